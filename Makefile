@@ -1,0 +1,46 @@
+# libmcp top-level Makefile: a thin wrapper around CMake.
+#   make demo    install missing Debian packages, build, run the demo server
+#   make check   install missing packages, build with ASan+UBSan, run every test
+#   make         build (release) into build/
+#   make install install library, headers, pkg-config and CMake package
+#   make bench   build and run the benchmarks (on demand, not part of check)
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+CHECK_BUILD ?= build/check
+PREFIX ?= /usr/local
+DEMO_ARGS ?=
+
+.PHONY: all deps configure build demo check install bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@$(BUILD)/bin/mcp-demo-server --banner $(DEMO_ARGS)
+
+check: deps
+	cmake -S . -B $(CHECK_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMCP_SANITIZE=ON -DMCP_WERROR=ON
+	cmake --build $(CHECK_BUILD) -j $(JOBS)
+	cd $(CHECK_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 600
+
+install: build
+	cmake --install $(BUILD)
+
+bench: build
+	bench/run-all $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)

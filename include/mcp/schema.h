@@ -1,0 +1,198 @@
+/* schema.h - JSON Schema (draft 2020-12) compile + validate, and a builder.
+ *
+ * Compile a schema once into an immutable mcp_schema_t, then validate any
+ * number of instances against it, from any number of threads at once.
+ * $ref never touches the network: only documents registered in an
+ * mcp_schema_registry_t (plus the built-in meta-schemas) resolve.
+ *
+ * Thread safety: mcp_schema_t is immutable after compile and safe to share.
+ * A registry and an options object may be used by one thread at a time while
+ * they are being filled; compile only reads them. A builder belongs to one
+ * thread. mcp_validation_t belongs to the caller that received it.
+ *
+ * Ownership words follow docs/architecture.md: "copies", "borrows",
+ * "steals (even on failure)", "returns new".
+ */
+#ifndef MCP_SCHEMA_H
+#define MCP_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "mcp/export.h"
+#include "mcp/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mcp_schema mcp_schema_t;
+typedef struct mcp_schema_registry mcp_schema_registry_t;
+typedef struct mcp_schema_options mcp_schema_options_t;
+typedef struct mcp_validation mcp_validation_t;
+
+/* ---- registry of documents reachable through $ref ----------------------- */
+
+/* Returns new; free with mcp_schema_registry_free. */
+MCP_API mcp_status mcp_schema_registry_new(mcp_schema_registry_t **out);
+/* NULL is a no-op. Must outlive no compiled schema: compiled schemas keep
+ * what they need. */
+MCP_API void mcp_schema_registry_free(mcp_schema_registry_t *registry);
+/* Registers document under uri (copied). document: steals, even on failure;
+ * NULL means "allocation failed" and gives MCP_ERR_NOMEM. Embedded $id values
+ * inside the document are registered as well. */
+MCP_API mcp_status mcp_schema_registry_add(mcp_schema_registry_t *registry,
+                                           const char *uri, json_t *document,
+                                           mcp_error_t *err);
+
+/* ---- compile options --------------------------------------------------- */
+
+MCP_API mcp_status mcp_schema_options_new(mcp_schema_options_t **out);
+MCP_API void mcp_schema_options_free(mcp_schema_options_t *options);
+/* format is an annotation by default; true turns it into an assertion. */
+MCP_API mcp_status mcp_schema_options_set_format_assertion(
+    mcp_schema_options_t *options, bool assert_formats);
+/* Borrows registry; it must stay alive until compile returns. */
+MCP_API mcp_status mcp_schema_options_set_registry(
+    mcp_schema_options_t *options, const mcp_schema_registry_t *registry);
+/* Base URI for a schema without $id (copied). Default: none. */
+MCP_API mcp_status mcp_schema_options_set_base_uri(mcp_schema_options_t *options,
+                                                   const char *uri);
+/* PCRE2 match limit per pattern match (bounds hostile regexes). */
+MCP_API mcp_status mcp_schema_options_set_regex_match_limit(
+    mcp_schema_options_t *options, uint32_t limit);
+
+/* ---- compile / free ------------------------------------------------------ */
+
+/* Compiles schema (borrowed; the compiled schema keeps its own reference)
+ * into *out (returns new). options may be NULL for defaults. An unknown
+ * $schema dialect, a malformed keyword or an unresolvable $ref gives
+ * MCP_ERR_SCHEMA with err->message and err->pointer filled. */
+MCP_API mcp_status mcp_schema_compile(json_t *schema,
+                                      const mcp_schema_options_t *options,
+                                      mcp_schema_t **out, mcp_error_t *err);
+/* Same from JSON text (len bytes; not NUL-terminated necessarily). */
+MCP_API mcp_status mcp_schema_compile_text(const char *text, size_t len,
+                                           const mcp_schema_options_t *options,
+                                           mcp_schema_t **out,
+                                           mcp_error_t *err);
+/* NULL is a no-op. */
+MCP_API void mcp_schema_free(mcp_schema_t *schema);
+/* The root schema document as given to compile (borrowed, valid while the
+ * compiled schema lives). */
+MCP_API json_t *mcp_schema_document(const mcp_schema_t *schema);
+
+/* ---- validate ------------------------------------------------------------ */
+
+/* Fast path: true when instance (borrowed) is valid. Stops at the first
+ * failure and allocates nothing in the common case. */
+MCP_API bool mcp_schema_is_valid(const mcp_schema_t *schema,
+                                 const json_t *instance);
+
+/* Detailed path: MCP_OK when valid (and *out set to NULL when out is
+ * non-NULL); MCP_ERR_INVALID when not, with *out (returns new) listing every
+ * error. MCP_ERR_NOMEM on allocation failure. */
+MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
+                                       const json_t *instance,
+                                       mcp_validation_t **out);
+
+/* Checks a schema document against the built-in meta-schema of its dialect
+ * (2020-12 unless $schema says otherwise). Same return convention as
+ * mcp_schema_validate. */
+MCP_API mcp_status mcp_schema_check_meta(json_t *schema,
+                                         mcp_validation_t **out);
+
+/* Errors of one validation, in document order. Strings are borrowed and live
+ * as long as the mcp_validation_t. */
+MCP_API size_t mcp_validation_count(const mcp_validation_t *v);
+/* JSON Pointer into the instance, "" for the root. */
+MCP_API const char *mcp_validation_instance_location(const mcp_validation_t *v,
+                                                     size_t index);
+/* JSON Pointer into the schema ("/properties/a/type"). */
+MCP_API const char *mcp_validation_keyword_location(const mcp_validation_t *v,
+                                                    size_t index);
+/* One human sentence ("expected integer, got string"). */
+MCP_API const char *mcp_validation_message(const mcp_validation_t *v,
+                                           size_t index);
+MCP_API void mcp_validation_free(mcp_validation_t *v);
+
+/* ---- builder --------------------------------------------------------------
+ * Mirrors the seeds' ZCL_MCP_SCHEMA_BUILDER: an object schema to which
+ * properties are added one call each. Property calls return a borrowed handle
+ * (valid while the builder lives) to refine the property; on allocation
+ * failure they return NULL, refiners ignore NULL, and mcp_schema_builder_build
+ * reports MCP_ERR_NOMEM, so call chains need no checks in between.
+ * The result is a 2020-12 schema that passes the meta-schema.
+ */
+typedef struct mcp_schema_builder mcp_schema_builder_t;
+typedef struct mcp_schema_prop mcp_schema_prop_t;
+
+MCP_API mcp_status mcp_schema_builder_new(mcp_schema_builder_t **out);
+MCP_API void mcp_schema_builder_free(mcp_schema_builder_t *builder);
+
+/* name and description are copied; description may be NULL. */
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_string(
+    mcp_schema_builder_t *b, const char *name, const char *description,
+    bool required);
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_integer(
+    mcp_schema_builder_t *b, const char *name, const char *description,
+    bool required);
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_number(
+    mcp_schema_builder_t *b, const char *name, const char *description,
+    bool required);
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_boolean(
+    mcp_schema_builder_t *b, const char *name, const char *description,
+    bool required);
+/* An array property; refine its items with mcp_schema_prop_items(). */
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_array(
+    mcp_schema_builder_t *b, const char *name, const char *description,
+    bool required);
+/* A nested object property; add its own properties through the returned
+ * builder (borrowed, owned by the parent). */
+MCP_API mcp_schema_builder_t *mcp_schema_builder_add_object(
+    mcp_schema_builder_t *b, const char *name, const char *description,
+    bool required);
+/* additionalProperties: false when allow is false. Default: not emitted. */
+MCP_API void mcp_schema_builder_set_additional_properties(
+    mcp_schema_builder_t *b, bool allow);
+/* Description of the object itself (copied). */
+MCP_API void mcp_schema_builder_set_description(mcp_schema_builder_t *b,
+                                                const char *description);
+
+/* Refiners. All copy their arguments; all ignore a NULL prop. */
+MCP_API void mcp_schema_prop_set_title(mcp_schema_prop_t *p, const char *title);
+MCP_API void mcp_schema_prop_set_enum(mcp_schema_prop_t *p,
+                                      const char *const *values, size_t count);
+MCP_API void mcp_schema_prop_set_minimum(mcp_schema_prop_t *p, double minimum);
+MCP_API void mcp_schema_prop_set_maximum(mcp_schema_prop_t *p, double maximum);
+MCP_API void mcp_schema_prop_set_min_length(mcp_schema_prop_t *p, size_t n);
+MCP_API void mcp_schema_prop_set_max_length(mcp_schema_prop_t *p, size_t n);
+MCP_API void mcp_schema_prop_set_min_items(mcp_schema_prop_t *p, size_t n);
+MCP_API void mcp_schema_prop_set_max_items(mcp_schema_prop_t *p, size_t n);
+MCP_API void mcp_schema_prop_set_pattern(mcp_schema_prop_t *p,
+                                         const char *ecma_regex);
+MCP_API void mcp_schema_prop_set_format(mcp_schema_prop_t *p,
+                                        const char *format);
+/* value: steals, even on failure. */
+MCP_API void mcp_schema_prop_set_default(mcp_schema_prop_t *p, json_t *value);
+/* The item schema of an array property (borrowed). Its type is chosen by the
+ * first mcp_schema_prop_set_type call ("string", "integer", ...), or make it
+ * an object with mcp_schema_prop_items_object(). */
+MCP_API mcp_schema_prop_t *mcp_schema_prop_items(mcp_schema_prop_t *array_prop,
+                                                 const char *type);
+MCP_API mcp_schema_builder_t *
+mcp_schema_prop_items_object(mcp_schema_prop_t *array_prop);
+
+/* Builds the schema: *out returns new (json_decref it). MCP_ERR_NOMEM if an
+ * earlier call failed to allocate; MCP_ERR_INVALID_ARG for conflicting input
+ * (for example the same property name twice). The builder stays usable. */
+MCP_API mcp_status mcp_schema_builder_build(const mcp_schema_builder_t *b,
+                                            json_t **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
