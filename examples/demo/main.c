@@ -1,0 +1,102 @@
+/* main.c - mcp-demo-server: the reference demo of libmcp.
+ *
+ *   mcp-demo-server [--stdio] [--db PATH] [--workers N] [--page-size N]
+ *                   [--banner]
+ *
+ * Serves the demo tools over stdio. --banner prints how to talk to it on
+ * stderr (stdout carries only MCP messages).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mcp/mcp.h>
+
+#include "demo_db.h"
+#include "demo_tools.h"
+
+static void usage(FILE *f) {
+  fputs("usage: mcp-demo-server [--stdio] [--db PATH] [--workers N]\n"
+        "                       [--page-size N] [--banner]\n"
+        "  --stdio        serve MCP over stdin/stdout (default)\n"
+        "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
+        "  --workers N    handler threads (default 4)\n"
+        "  --page-size N  tools per tools/list page (default 50)\n"
+        "  --banner       print how to talk to the server on stderr\n",
+        f);
+}
+
+int main(int argc, char **argv) {
+  const char *db_path = "mcp-demo.db";
+  unsigned workers = 4;
+  size_t page_size = 50;
+  bool banner = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--stdio") == 0)
+      continue;
+    if (strcmp(a, "--banner") == 0)
+      banner = true;
+    else if (strcmp(a, "--db") == 0 && i + 1 < argc)
+      db_path = argv[++i];
+    else if (strcmp(a, "--workers") == 0 && i + 1 < argc)
+      workers = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (strcmp(a, "--page-size") == 0 && i + 1 < argc)
+      page_size = (size_t)strtoul(argv[++i], NULL, 10);
+    else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "mcp-demo-server: unknown option %s\n", a);
+      usage(stderr);
+      return 2;
+    }
+  }
+
+  mcp_error_t err;
+  demo_db *db = NULL;
+  if (demo_db_open(db_path, &db, &err) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: %s\n", err.message);
+    return 1;
+  }
+  mcp_server_t *server = NULL;
+  mcp_status st = mcp_server_new("libmcp-demo", MCP_VERSION_STRING, &server);
+  if (st == MCP_OK) {
+    mcp_server_set_title(server, "libmcp Demo Server");
+    mcp_server_set_description(
+        server, "Customers, flights, orders and arithmetic, backed by SQLite");
+    mcp_server_set_website_url(server, "https://example.com/libmcp");
+    mcp_server_set_instructions(
+        server, "Use get_flight_details for schedules (airlines AA, LH, BA), "
+                "lookup_customer for structured customer records (ids C001-C004).");
+    st = mcp_server_set_worker_threads(server, workers);
+  }
+  if (st == MCP_OK)
+    st = mcp_server_set_page_size(server, page_size);
+  if (st == MCP_OK)
+    st = demo_register_tools(server, db, &err);
+  else
+    mcp_error_set(&err, st, "%s", mcp_strerror(st));
+  if (st != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: %s\n", err.message);
+    mcp_server_free(server);
+    demo_db_close(db);
+    return 1;
+  }
+  if (banner)
+    fprintf(stderr,
+            "libmcp demo server %s on stdio (database %s)\n"
+            "Type one JSON-RPC message per line, e.g.:\n"
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+            "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+            "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+            "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
+            "End with Ctrl-D.\n",
+            MCP_VERSION_STRING, db_path);
+  st = mcp_server_serve_stdio(server);
+  mcp_server_free(server);
+  demo_db_close(db);
+  return st == MCP_OK ? 0 : 1;
+}

@@ -1,0 +1,14 @@
+/* mcp.h - umbrella header for libmcp. See docs/ for a guide per header. */
+#ifndef MCP_MCP_H
+#define MCP_MCP_H
+
+#include "mcp/call.h"
+#include "mcp/result.h"
+#include "mcp/schema.h"
+#include "mcp/server.h"
+#include "mcp/status.h"
+#include "mcp/stdio.h"
+#include "mcp/tool.h"
+#include "mcp/version.h"
+
+#endif

@@ -1,0 +1,100 @@
+/* server.h - the MCP server object.
+ *
+ * An mcp_server_t holds what the server offers (tools, and later resources,
+ * prompts, tasks), its identity (serverInfo) and its limits. Transports
+ * (stdio.h, http.h) connect clients to it; one server can serve several
+ * transports and sessions at once.
+ *
+ * Thread safety: configure the server on one thread; once serving, every
+ * function may be called from any thread (adding or removing tools while
+ * serving is supported and announces notifications/tools/list_changed).
+ * Handlers run concurrently on transport worker threads and must be
+ * reentrant.
+ */
+#ifndef MCP_SERVER_H
+#define MCP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "mcp/call.h"
+#include "mcp/export.h"
+#include "mcp/status.h"
+#include "mcp/tool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returns new; free with mcp_server_free. name and version (serverInfo) are
+ * copied. */
+MCP_API mcp_status mcp_server_new(const char *name, const char *version,
+                                  mcp_server_t **out);
+/* Stops nothing: stop transports first. NULL is a no-op. */
+MCP_API void mcp_server_free(mcp_server_t *server);
+
+/* serverInfo fields and instructions; all copy. */
+MCP_API mcp_status mcp_server_set_title(mcp_server_t *s, const char *title);
+MCP_API mcp_status mcp_server_set_description(mcp_server_t *s,
+                                              const char *description);
+MCP_API mcp_status mcp_server_set_website_url(mcp_server_t *s,
+                                              const char *url);
+MCP_API mcp_status mcp_server_set_instructions(mcp_server_t *s,
+                                               const char *instructions);
+/* Icon on serverInfo; same rules as mcp_tool_add_icon. */
+MCP_API mcp_status mcp_server_add_icon(mcp_server_t *s, const char *src,
+                                       const char *mime_type,
+                                       const char *sizes, const char *theme);
+
+/* ---- limits and behaviour ---------------------------------------------- */
+/* Items per page of tools/list (and other lists). Default 50; >= 1. */
+MCP_API mcp_status mcp_server_set_page_size(mcp_server_t *s, size_t items);
+/* Largest accepted message in bytes (default 4 MiB). */
+MCP_API mcp_status mcp_server_set_max_message_bytes(mcp_server_t *s,
+                                                    size_t bytes);
+/* Deepest accepted JSON nesting (default 64). */
+MCP_API mcp_status mcp_server_set_max_json_depth(mcp_server_t *s,
+                                                 size_t depth);
+/* Worker threads that run handlers concurrently (default 4). */
+MCP_API mcp_status mcp_server_set_worker_threads(mcp_server_t *s,
+                                                 unsigned threads);
+/* Default wait for a client's answer to a server-to-client request
+ * (default 60000 ms). */
+MCP_API mcp_status mcp_server_set_request_timeout_ms(mcp_server_t *s,
+                                                     int timeout_ms);
+/* Declare tools.listChanged (default true). */
+MCP_API mcp_status mcp_server_set_tools_list_changed(mcp_server_t *s,
+                                                     bool declared);
+
+/* Diagnostics of the library itself (not MCP log notifications). The
+ * default writes warnings and worse to stderr, never to stdout. */
+typedef void (*mcp_log_fn)(mcp_log_level level, const char *message,
+                           void *user_data);
+MCP_API void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
+                                        void *user_data);
+MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
+
+/* ---- tools ------------------------------------------------------------------ */
+/* Adds tool (steals, even on failure). Compiles its schemas and checks them
+ * against the JSON Schema meta-schema: MCP_ERR_SCHEMA with err filled when a
+ * schema is invalid; MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE
+ * when no handler was set. Tools are listed in registration order. */
+MCP_API mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
+                                       mcp_error_t *err);
+/* Removes the named tool; calls already running finish normally.
+ * MCP_ERR_NOT_FOUND when absent. */
+MCP_API mcp_status mcp_server_remove_tool(mcp_server_t *s, const char *name);
+MCP_API size_t mcp_server_tool_count(const mcp_server_t *s);
+
+/* ---- server-initiated notifications -----------------------------------------
+ * Sends a notification to every live session that finished initialization
+ * (on its standalone stream). params: steals, even on failure; may be NULL. */
+MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
+                                        json_t *params);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,149 @@
+/* decode.c - parse and classify one JSON-RPC message.
+ *
+ * Depth is checked by a linear pre-scan so that hostile input (100,000 open
+ * brackets) is refused before jansson allocates anything for it.
+ */
+#include "jsonrpc/jsonrpc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mcp/call.h"
+
+/* Returns false when brackets nest deeper than max_depth outside strings. */
+static bool depth_within(const char *p, size_t len, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = p[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return false;
+    } else if ((c == ']' || c == '}') && depth > 0)
+      depth--;
+  }
+  return true;
+}
+
+bool mcp__jsonrpc_id_is_valid(const json_t *id) {
+  return id != NULL && (json_is_string(id) || json_is_integer(id));
+}
+
+static mcp_status fail(mcp__decode_error *err, mcp_status st, int code,
+                       json_t *id, bool reply, const char *message) {
+  err->code = code;
+  snprintf(err->message, sizeof err->message, "%.*s",
+           (int)sizeof err->message - 1, message);
+  err->id = id ? json_incref(id) : NULL;
+  err->reply = reply;
+  return st;
+}
+
+mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
+                               mcp__message *out, mcp__decode_error *err) {
+  memset(out, 0, sizeof *out);
+  memset(err, 0, sizeof *err);
+  if (max_depth && !depth_within(bytes, len, max_depth)) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "Parse error: JSON nesting deeper than %zu",
+             max_depth);
+    return fail(err, MCP_ERR_TOO_DEEP, MCP_RPC_PARSE_ERROR, NULL, true, msg);
+  }
+  json_error_t jerr;
+  json_t *root = json_loadb(bytes, len, JSON_DECODE_ANY, &jerr);
+  if (root == NULL) {
+    char msg[240];
+    snprintf(msg, sizeof msg, "Parse error: %.120s (line %d, column %d)", jerr.text,
+             jerr.line, jerr.column);
+    return fail(err, MCP_ERR_PARSE, MCP_RPC_PARSE_ERROR, NULL, true, msg);
+  }
+  mcp_status st = MCP_ERR_INVALID_REQUEST;
+  if (json_is_array(root)) {
+    fail(err, st, MCP_RPC_INVALID_REQUEST, NULL, true,
+         "Invalid Request: batch arrays are not supported");
+    goto bad;
+  }
+  if (!json_is_object(root)) {
+    fail(err, st, MCP_RPC_INVALID_REQUEST, NULL, true,
+         "Invalid Request: a message must be a JSON object");
+    goto bad;
+  }
+  json_t *id = json_object_get(root, "id");
+  json_t *method = json_object_get(root, "method");
+  json_t *version = json_object_get(root, "jsonrpc");
+  bool id_ok = mcp__jsonrpc_id_is_valid(id);
+  /* A message with a method and no id is a notification: never answered,
+   * not even with an error. */
+  bool notification_shaped = method != NULL && id == NULL;
+  if (!json_is_string(version) || strcmp(json_string_value(version), "2.0")) {
+    fail(err, st, MCP_RPC_INVALID_REQUEST, id_ok ? id : NULL,
+         !notification_shaped, "Invalid Request: jsonrpc must be \"2.0\"");
+    goto bad;
+  }
+  if (method != NULL) {
+    if (!json_is_string(method)) {
+      fail(err, st, MCP_RPC_INVALID_REQUEST, id_ok ? id : NULL,
+           !notification_shaped, "Invalid Request: method must be a string");
+      goto bad;
+    }
+    if (id != NULL && !id_ok) {
+      fail(err, st, MCP_RPC_INVALID_REQUEST, NULL, true,
+           "Invalid Request: id must be a string or an integer");
+      goto bad;
+    }
+    json_t *params = json_object_get(root, "params");
+    if (params != NULL && !json_is_object(params)) {
+      fail(err, MCP_ERR_INVALID_PARAMS, MCP_RPC_INVALID_PARAMS,
+           id_ok ? id : NULL, !notification_shaped,
+           "Invalid params: params must be an object");
+      goto bad;
+    }
+    out->kind = id ? MCP__MSG_REQUEST : MCP__MSG_NOTIFICATION;
+    out->root = root;
+    out->id = id;
+    out->method = json_string_value(method);
+    out->params = params;
+    return MCP_OK;
+  }
+  json_t *result = json_object_get(root, "result");
+  json_t *error = json_object_get(root, "error");
+  if ((result != NULL) != (error != NULL) && (id_ok || error != NULL)) {
+    if (error != NULL &&
+        (!json_is_object(error) ||
+         !json_is_integer(json_object_get(error, "code")))) {
+      fail(err, st, MCP_RPC_INVALID_REQUEST, NULL, false,
+           "Invalid Request: malformed error object");
+      goto bad;
+    }
+    out->kind = result ? MCP__MSG_RESULT : MCP__MSG_ERROR;
+    out->root = root;
+    out->id = id_ok ? id : NULL;
+    out->result = result;
+    out->error = error;
+    return MCP_OK;
+  }
+  fail(err, st, MCP_RPC_INVALID_REQUEST, id_ok ? id : NULL, true,
+       "Invalid Request: not a request, notification or response");
+bad:
+  json_decref(root);
+  return err->code == MCP_RPC_INVALID_PARAMS ? MCP_ERR_INVALID_PARAMS : st;
+}
+
+void mcp__message_clear(mcp__message *m) {
+  json_decref(m->root);
+  memset(m, 0, sizeof *m);
+}
+
+void mcp__decode_error_clear(mcp__decode_error *err) {
+  json_decref(err->id);
+  err->id = NULL;
+}

@@ -1,0 +1,389 @@
+/* call.c - the per-request context (mcp_call_t) and what a handler can do
+ * with it: read who is asking, report progress, log, fail with a chosen
+ * JSON-RPC error, and ask the client something (server-to-client requests).
+ */
+#include "server/internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const level_names[] = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert",
+    "emergency"};
+
+const char *mcp_log_level_name(mcp_log_level level) {
+  return (unsigned)level <= MCP_LOG_EMERGENCY ? level_names[level] : NULL;
+}
+
+mcp_status mcp_log_level_parse(const char *name, mcp_log_level *out) {
+  for (int i = 0; name && i <= MCP_LOG_EMERGENCY; i++)
+    if (strcmp(name, level_names[i]) == 0) {
+      *out = (mcp_log_level)i;
+      return MCP_OK;
+    }
+  return MCP_ERR_INVALID_ARG;
+}
+
+mcp_server_t *mcp_call_server(const mcp_call_t *c) {
+  return c ? c->server : NULL;
+}
+mcp_session_t *mcp_call_session(const mcp_call_t *c) {
+  return c && !c->stateless ? c->session : NULL;
+}
+const char *mcp_call_method(const mcp_call_t *c) {
+  return c ? c->msg.method : NULL;
+}
+json_t *mcp_call_request_id(const mcp_call_t *c) {
+  return c ? c->msg.id : NULL;
+}
+json_t *mcp_call_params(const mcp_call_t *c) { return c ? c->params : NULL; }
+json_t *mcp_call_meta(const mcp_call_t *c) {
+  json_t *meta = c ? json_object_get(c->params, "_meta") : NULL;
+  return json_is_object(meta) ? meta : NULL;
+}
+json_t *mcp_call_progress_token(const mcp_call_t *c) {
+  return c ? c->progress_token : NULL;
+}
+const char *mcp_call_protocol_version(const mcp_call_t *c) {
+  return c ? c->protocol_version : NULL;
+}
+bool mcp_call_is_stateless(const mcp_call_t *c) {
+  return c ? c->stateless : false;
+}
+json_t *mcp_call_client_capabilities(const mcp_call_t *c) {
+  return c ? c->client_capabilities : NULL;
+}
+json_t *mcp_call_client_info(const mcp_call_t *c) {
+  return c ? c->client_info : NULL;
+}
+bool mcp_call_client_has(const mcp_call_t *c, const char *name) {
+  return c && name && json_object_get(c->client_capabilities, name) != NULL;
+}
+const char *mcp_call_subject(const mcp_call_t *c) {
+  return c ? c->peer.subject : NULL;
+}
+bool mcp_call_is_cancelled(const mcp_call_t *c) {
+  return c ? atomic_load(&c->cancelled) : true;
+}
+
+mcp_status mcp__call_send(mcp_call_t *call, const mcp__buf *msg) {
+  if (atomic_load(&call->cancelled))
+    return MCP_ERR_CANCELLED;
+  pthread_mutex_lock(&call->send_lock);
+  mcp_status st = call->reply.send(call->reply.ctx, msg->data, msg->len,
+                                   MCP__SEND_NOTIFICATION);
+  pthread_mutex_unlock(&call->send_lock);
+  return st;
+}
+
+mcp_status mcp_call_progress(mcp_call_t *call, double progress, double total,
+                             const char *message) {
+  if (call == NULL)
+    return MCP_ERR_INVALID_ARG;
+  if (call->progress_token == NULL)
+    return MCP_OK;
+  pthread_mutex_lock(&call->send_lock);
+  bool increasing = !call->has_progress || progress > call->last_progress;
+  if (increasing) {
+    call->has_progress = true;
+    call->last_progress = progress;
+  }
+  pthread_mutex_unlock(&call->send_lock);
+  if (!increasing)
+    return MCP_ERR_INVALID_ARG;
+  json_t *params = json_pack("{s:O,s:f}", "progressToken", call->progress_token,
+                             "progress", progress);
+  if (params && total >= 0)
+    json_object_set_new(params, "total", json_real(total));
+  if (params && message)
+    json_object_set_new(params, "message", json_string(message));
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  mcp_status st = MCP_ERR_NOMEM;
+  if (params &&
+      mcp__jsonrpc_encode_notification(&msg, "notifications/progress", params))
+    st = mcp__call_send(call, &msg);
+  json_decref(params);
+  mcp__buf_free(&msg);
+  return st;
+}
+
+/* The level below which messages are dropped for this call. */
+static int effective_log_level(mcp_call_t *call) {
+  if (call->stateless) {
+    json_t *meta = mcp_call_meta(call);
+    mcp_log_level lvl;
+    const char *name = json_string_value(
+        json_object_get(meta, "io.modelcontextprotocol/logLevel"));
+    /* 2026-07-28: no logLevel in the request means the client wants none. */
+    return name && mcp_log_level_parse(name, &lvl) == MCP_OK ? (int)lvl
+                                                             : MCP_LOG_EMERGENCY + 1;
+  }
+  if (call->session == NULL)
+    return 0;
+  pthread_mutex_lock(&call->session->lock);
+  int lvl = call->session->log_level;
+  pthread_mutex_unlock(&call->session->lock);
+  return lvl < 0 ? 0 : lvl;
+}
+
+mcp_status mcp_call_log(mcp_call_t *call, mcp_log_level level,
+                        const char *logger, json_t *data) {
+  if (call == NULL || mcp_log_level_name(level) == NULL) {
+    json_decref(data);
+    return MCP_ERR_INVALID_ARG;
+  }
+  if (data == NULL)
+    return MCP_ERR_NOMEM;
+  if ((int)level < effective_log_level(call)) {
+    json_decref(data);
+    return MCP_OK;
+  }
+  json_t *params =
+      json_pack("{s:s,s:o}", "level", mcp_log_level_name(level), "data", data);
+  if (params && logger)
+    json_object_set_new(params, "logger", json_string(logger));
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  mcp_status st = MCP_ERR_NOMEM;
+  if (params &&
+      mcp__jsonrpc_encode_notification(&msg, "notifications/message", params))
+    st = mcp__call_send(call, &msg);
+  json_decref(params);
+  mcp__buf_free(&msg);
+  return st;
+}
+
+mcp_status mcp_call_logf(mcp_call_t *call, mcp_log_level level,
+                         const char *logger, const char *fmt, ...) {
+  if (fmt == NULL)
+    return MCP_ERR_INVALID_ARG;
+  char *text = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vasprintf(&text, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return MCP_ERR_NOMEM;
+  json_t *data = json_string(text);
+  free(text);
+  return mcp_call_log(call, level, logger, data);
+}
+
+mcp_status mcp_call_set_error(mcp_call_t *call, int code, const char *message,
+                              json_t *data) {
+  if (call == NULL || message == NULL) {
+    json_decref(data);
+    return MCP_ERR_INVALID_ARG;
+  }
+  char *copy = strdup(message);
+  if (copy == NULL) {
+    json_decref(data);
+    return MCP_ERR_NOMEM;
+  }
+  free(call->error_message);
+  json_decref(call->error_data);
+  call->error_code = code;
+  call->error_message = copy;
+  call->error_data = data;
+  return MCP_OK;
+}
+
+int mcp__rpc_code_for_status(mcp_status st) {
+  switch (st) {
+  case MCP_ERR_PARSE:
+  case MCP_ERR_TOO_DEEP:
+    return MCP_RPC_PARSE_ERROR;
+  case MCP_ERR_INVALID_REQUEST:
+  case MCP_ERR_TOO_LARGE:
+    return MCP_RPC_INVALID_REQUEST;
+  case MCP_ERR_METHOD_NOT_FOUND:
+    return MCP_RPC_METHOD_NOT_FOUND;
+  case MCP_ERR_INVALID_PARAMS:
+  case MCP_ERR_INVALID_ARG:
+  case MCP_ERR_NOT_FOUND:
+  case MCP_ERR_ARG_MISSING:
+  case MCP_ERR_ARG_NULL:
+  case MCP_ERR_ARG_TYPE:
+    return MCP_RPC_INVALID_PARAMS;
+  case MCP_ERR_RESOURCE_NOT_FOUND:
+    return MCP_RPC_RESOURCE_NOT_FOUND;
+  default:
+    return MCP_RPC_INTERNAL_ERROR;
+  }
+}
+
+static mcp_status status_for_code(int code) {
+  switch (code) {
+  case MCP_RPC_INVALID_PARAMS:
+    return MCP_ERR_INVALID_PARAMS;
+  case MCP_RPC_METHOD_NOT_FOUND:
+    return MCP_ERR_METHOD_NOT_FOUND;
+  case MCP_RPC_INVALID_REQUEST:
+    return MCP_ERR_INVALID_REQUEST;
+  case MCP_RPC_RESOURCE_NOT_FOUND:
+    return MCP_ERR_RESOURCE_NOT_FOUND;
+  default:
+    return MCP_ERR_INTERNAL;
+  }
+}
+
+mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message) {
+  mcp_status st = mcp_call_set_error(call, code, message, NULL);
+  return st == MCP_OK ? status_for_code(code) : st;
+}
+
+void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
+                                const char **message, json_t **data) {
+  if (call->error_message != NULL) {
+    *code = call->error_code;
+    *message = call->error_message;
+    *data = call->error_data;
+    return;
+  }
+  *code = mcp__rpc_code_for_status(st);
+  *message = *code == MCP_RPC_INTERNAL_ERROR ? "Internal error"
+                                             : mcp_strerror(st);
+  *data = NULL;
+}
+
+/* ---- server-to-client requests ------------------------------------------- */
+
+static const char *capability_for(const char *method) {
+  if (strcmp(method, "sampling/createMessage") == 0)
+    return "sampling";
+  if (strcmp(method, "elicitation/create") == 0)
+    return "elicitation";
+  if (strcmp(method, "roots/list") == 0)
+    return "roots";
+  return NULL;
+}
+
+static void deadline_after(struct timespec *ts, int ms) {
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  ts->tv_sec += ms / 1000;
+  ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L) {
+    ts->tv_sec++;
+    ts->tv_nsec -= 1000000000L;
+  }
+}
+
+static void send_cancel(mcp_call_t *call, int64_t id, const char *reason) {
+  json_t *params = json_pack("{s:I,s:s}", "requestId", (json_int_t)id,
+                             "reason", reason);
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  if (params &&
+      mcp__jsonrpc_encode_notification(&msg, "notifications/cancelled", params)) {
+    pthread_mutex_lock(&call->send_lock);
+    call->reply.send(call->reply.ctx, msg.data, msg.len,
+                     MCP__SEND_NOTIFICATION);
+    pthread_mutex_unlock(&call->send_lock);
+  }
+  json_decref(params);
+  mcp__buf_free(&msg);
+}
+
+mcp_status mcp_call_request(mcp_call_t *call, const char *method,
+                            json_t *params, int timeout_ms, json_t **result,
+                            mcp_error_t *err) {
+  if (result)
+    *result = NULL;
+  if (call == NULL || method == NULL || result == NULL) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  }
+  if (call->stateless || call->session == NULL) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "server-to-client requests are not available on a "
+                         "stateless request");
+  }
+  const char *cap = capability_for(method);
+  if (cap && !mcp_call_client_has(call, cap)) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_CAPABILITY,
+                         "the client did not declare the '%s' capability", cap);
+  }
+  mcp_session_t *se = call->session;
+  mcp__outbound *o = calloc(1, sizeof *o);
+  if (o == NULL) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  pthread_mutex_lock(&se->lock);
+  o->id = se->next_outbound_id++;
+  o->next = se->outbound;
+  se->outbound = o;
+  pthread_mutex_unlock(&se->lock);
+
+  json_t *id = json_integer((json_int_t)o->id);
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  mcp_status st = MCP_OK;
+  if (id == NULL || !mcp__jsonrpc_encode_request(&msg, id, method, params))
+    st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  json_decref(id);
+  json_decref(params);
+  if (st == MCP_OK) {
+    pthread_mutex_lock(&call->send_lock);
+    st = call->reply.send(call->reply.ctx, msg.data, msg.len,
+                          MCP__SEND_REQUEST);
+    pthread_mutex_unlock(&call->send_lock);
+    if (st != MCP_OK)
+      mcp_error_set(err, st, "cannot send %s to the client", method);
+  }
+  mcp__buf_free(&msg);
+
+  if (timeout_ms <= 0)
+    timeout_ms = call->server->request_timeout_ms;
+  struct timespec deadline;
+  deadline_after(&deadline, timeout_ms);
+  pthread_mutex_lock(&se->lock);
+  while (st == MCP_OK && !o->done) {
+    if (atomic_load(&call->cancelled))
+      st = MCP_ERR_CANCELLED;
+    else if (se->state == MCP__SESSION_CLOSED || se->input_closed)
+      st = MCP_ERR_CLOSED;
+    else if (pthread_cond_timedwait(&se->cond, &se->lock, &deadline) ==
+             ETIMEDOUT)
+      st = o->done ? MCP_OK : MCP_ERR_TIMEOUT;
+  }
+  for (mcp__outbound **p = &se->outbound; *p; p = &(*p)->next)
+    if (*p == o) {
+      *p = o->next;
+      break;
+    }
+  pthread_mutex_unlock(&se->lock);
+
+  if (st == MCP_ERR_TIMEOUT || st == MCP_ERR_CANCELLED) {
+    send_cancel(call, o->id,
+                st == MCP_ERR_TIMEOUT ? "timed out" : "request cancelled");
+    mcp_error_set(err, st, "no answer to %s: %s", method, mcp_strerror(st));
+  } else if (st == MCP_ERR_CLOSED)
+    mcp_error_set(err, st, "session closed while waiting for %s", method);
+  if (st == MCP_OK) {
+    json_t *res = json_object_get(o->response, "result");
+    json_t *error = json_object_get(o->response, "error");
+    if (res) {
+      *result = json_incref(res);
+    } else {
+      st = MCP_ERR_PEER;
+      if (err) {
+        mcp_error_set(err, MCP_ERR_PEER, "%s",
+                      json_string_value(json_object_get(error, "message"))
+                          ? json_string_value(json_object_get(error, "message"))
+                          : "error");
+        err->rpc_code = (int)json_integer_value(json_object_get(error, "code"));
+      }
+    }
+  }
+  json_decref(o->response);
+  free(o);
+  return st;
+}

@@ -1,0 +1,297 @@
+/* dispatch.c - from bytes to a running handler and back.
+ *
+ * mcp__server_accept classifies each message once: client responses and
+ * notifications are handled on the spot (they only flip flags or wake
+ * waiters, so a transport can call this from its reader thread and never
+ * stall behind busy workers); requests become prepared calls. Era selection
+ * (2025-11-25 session vs 2026-07-28 stateless) happens here too, so handlers
+ * see one uniform mcp_call_t either way.
+ */
+#include "server/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_INFO "io.modelcontextprotocol/clientInfo"
+
+json_t *mcp__supported_versions_json(void);
+
+typedef mcp_status (*method_fn)(mcp_call_t *call, json_t **result);
+
+static mcp_status handle_ping(mcp_call_t *call, json_t **result) {
+  (void)call;
+  *result = json_object();
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+/* Which era a method exists in. */
+#define ERA_LEGACY 1
+#define ERA_MODERN 2
+
+static const struct {
+  const char *method;
+  method_fn fn;
+  int eras;
+} methods[] = {
+    {"initialize", mcp__handle_initialize, ERA_LEGACY},
+    {"ping", handle_ping, ERA_LEGACY},
+    {"server/discover", mcp__handle_discover, ERA_MODERN},
+    {"tools/list", mcp__handle_tools_list, ERA_LEGACY | ERA_MODERN},
+    {"tools/call", mcp__handle_tools_call, ERA_LEGACY | ERA_MODERN},
+    {"logging/setLevel", mcp__handle_set_level, ERA_LEGACY},
+};
+
+static method_fn find_method(const char *name, bool stateless) {
+  int era = stateless ? ERA_MODERN : ERA_LEGACY;
+  for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+    if (strcmp(methods[i].method, name) == 0 && (methods[i].eras & era))
+      return methods[i].fn;
+  return NULL;
+}
+
+static void send_error(mcp__channel reply, const json_t *id, int code,
+                       const char *message, const json_t *data) {
+  mcp__buf out;
+  mcp__buf_init(&out);
+  if (mcp__jsonrpc_encode_error(&out, id, code, message, data))
+    reply.send(reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+  mcp__buf_free(&out);
+}
+
+void mcp__reply_error(mcp__channel reply, int code, const char *message) {
+  send_error(reply, NULL, code, message, NULL);
+}
+
+static void handle_notification(mcp_server_t *s, mcp_session_t *se,
+                                mcp__message *msg) {
+  (void)s;
+  if (se == NULL)
+    return;
+  if (strcmp(msg->method, "notifications/initialized") == 0) {
+    pthread_mutex_lock(&se->lock);
+    if (se->state == MCP__SESSION_INITIALIZED)
+      se->state = MCP__SESSION_READY;
+    pthread_mutex_unlock(&se->lock);
+  } else if (strcmp(msg->method, "notifications/cancelled") == 0) {
+    mcp__session_cancel(se, json_object_get(msg->params, "requestId"));
+  }
+  /* Other notifications (roots/list_changed, progress, ...) need no action
+   * here; unknown ones are ignored as JSON-RPC requires. */
+}
+
+static void call_free(mcp_call_t *call) {
+  if (call->session) {
+    mcp__session_remove_inflight(call->session, call);
+    mcp__session_release(call->session);
+  }
+  if (call->owns_params)
+    json_decref(call->params);
+  mcp__message_clear(&call->msg);
+  free(call->error_message);
+  json_decref(call->error_data);
+  pthread_mutex_destroy(&call->send_lock);
+  free(call);
+}
+
+/* Fills era facts from _meta (2026-07-28). Returns false after answering
+ * with an error. */
+static bool bind_modern(mcp_call_t *call, json_t *meta, const char *header) {
+  json_t *v = json_object_get(meta, META_VERSION);
+  const char *version = json_is_string(v) ? json_string_value(v) : header;
+  if (version == NULL || !json_is_object(meta) ||
+      !json_is_object(json_object_get(meta, META_CAPS))) {
+    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_PARAMS,
+               "Invalid params: _meta must carry " META_VERSION " and " META_CAPS,
+               NULL);
+    return false;
+  }
+  if (!mcp__version_is_modern(version)) {
+    json_t *data = json_pack("{s:o,s:s}", "supported",
+                             mcp__supported_versions_json(), "requested",
+                             version);
+    send_error(call->reply, call->msg.id, MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
+               "Unsupported protocol version", data);
+    json_decref(data);
+    return false;
+  }
+  call->stateless = true;
+  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
+           version);
+  call->client_capabilities = json_object_get(meta, META_CAPS);
+  json_t *info = json_object_get(meta, META_INFO);
+  call->client_info = json_is_object(info) ? info : NULL;
+  return true;
+}
+
+/* Binds a legacy request to its session. false after answering. */
+static bool bind_legacy(mcp_call_t *call) {
+  mcp_session_t *se = call->session;
+  const char *method = call->msg.method;
+  if (se == NULL) {
+    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_REQUEST,
+               "Invalid Request: no session for this request", NULL);
+    return false;
+  }
+  pthread_mutex_lock(&se->lock);
+  mcp__session_state state = se->state;
+  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
+           se->protocol_version);
+  call->client_capabilities = se->client_capabilities;
+  call->client_info = se->client_info;
+  pthread_mutex_unlock(&se->lock);
+  bool always_allowed =
+      strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0;
+  if (state == MCP__SESSION_NEW && !always_allowed) {
+    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_REQUEST,
+               "Invalid Request: server not initialized; send initialize first",
+               NULL);
+    return false;
+  }
+  if (state == MCP__SESSION_CLOSED) {
+    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_REQUEST,
+               "Invalid Request: session closed", NULL);
+    return false;
+  }
+  return true;
+}
+
+mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
+                               const mcp__peer *peer, const char *bytes,
+                               size_t len, mcp__channel reply,
+                               mcp_call_t **out) {
+  *out = NULL;
+  if (len > s->max_message_bytes) {
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "Invalid Request: message of %zu bytes exceeds the limit of %zu",
+             len, s->max_message_bytes);
+    mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
+    return MCP__ACCEPT_REJECTED;
+  }
+  mcp__message msg;
+  mcp__decode_error derr;
+  if (mcp__jsonrpc_decode(bytes, len, s->max_json_depth, &msg, &derr) !=
+      MCP_OK) {
+    if (derr.reply)
+      send_error(reply, derr.id, derr.code, derr.message, NULL);
+    mcp__decode_error_clear(&derr);
+    return MCP__ACCEPT_REJECTED;
+  }
+  if (msg.kind == MCP__MSG_RESULT || msg.kind == MCP__MSG_ERROR) {
+    if (session)
+      mcp__session_deliver_response(session, &msg);
+    mcp__message_clear(&msg);
+    return MCP__ACCEPT_HANDLED;
+  }
+  if (msg.kind == MCP__MSG_NOTIFICATION) {
+    handle_notification(s, session, &msg);
+    mcp__message_clear(&msg);
+    return MCP__ACCEPT_HANDLED;
+  }
+
+  mcp_call_t *call = calloc(1, sizeof *call);
+  if (call == NULL) {
+    send_error(reply, msg.id, MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
+    mcp__message_clear(&msg);
+    return MCP__ACCEPT_REJECTED;
+  }
+  call->server = s;
+  call->msg = msg;
+  call->reply = reply;
+  if (peer)
+    call->peer = *peer;
+  pthread_mutex_init(&call->send_lock, NULL);
+  atomic_init(&call->cancelled, false);
+  call->params = msg.params;
+  if (call->params == NULL) {
+    call->params = json_object();
+    call->owns_params = true;
+    if (call->params == NULL) {
+      send_error(reply, msg.id, MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
+      call_free(call);
+      return MCP__ACCEPT_REJECTED;
+    }
+  }
+  json_t *meta = json_object_get(call->params, "_meta");
+  call->progress_token = json_object_get(meta, "progressToken");
+  if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
+    call->progress_token = NULL;
+
+  const char *header = peer ? peer->protocol_header : NULL;
+  bool modern = mcp__version_is_modern(header) ||
+                json_object_get(meta, META_VERSION) != NULL;
+  bool ok;
+  if (modern) {
+    ok = bind_modern(call, meta, header);
+  } else {
+    if (session) {
+      mcp__session_retain(session);
+      call->session = session;
+    }
+    ok = bind_legacy(call);
+  }
+  if (!ok) {
+    call_free(call);
+    return MCP__ACCEPT_REJECTED;
+  }
+  if (call->session)
+    mcp__session_add_inflight(call->session, call);
+  *out = call;
+  return MCP__ACCEPT_REQUEST;
+}
+
+const char *mcp__call_method(const mcp_call_t *call) { return call->msg.method; }
+
+void mcp__call_cancel(mcp_call_t *call) { atomic_store(&call->cancelled, true); }
+
+void mcp__call_run(mcp_call_t *call) {
+  json_t *result = NULL;
+  mcp_status st;
+  method_fn fn = find_method(call->msg.method, call->stateless);
+  if (fn == NULL) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);
+    st = mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
+  } else if (atomic_load(&call->cancelled)) {
+    st = MCP_ERR_CANCELLED;
+  } else {
+    st = fn(call, &result);
+  }
+  /* A cancelled request gets no response at all (spec: cancellation). */
+  if (!atomic_load(&call->cancelled)) {
+    mcp__buf out;
+    mcp__buf_init(&out);
+    bool encoded;
+    if (st == MCP_OK) {
+      if (call->stateless && json_object_get(result, "resultType") == NULL)
+        json_object_set_new(result, "resultType", json_string("complete"));
+      encoded = mcp__jsonrpc_encode_result(&out, call->msg.id, result);
+    } else {
+      int code;
+      const char *message;
+      json_t *data;
+      mcp__call_error_for_status(call, st, &code, &message, &data);
+      encoded =
+          mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data);
+    }
+    pthread_mutex_lock(&call->send_lock);
+    if (encoded)
+      call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    else {
+      mcp__buf_reset(&out);
+      if (mcp__jsonrpc_encode_error(&out, call->msg.id, MCP_RPC_INTERNAL_ERROR,
+                                    "Internal error", NULL))
+        call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    }
+    pthread_mutex_unlock(&call->send_lock);
+    mcp__buf_free(&out);
+  }
+  json_decref(result);
+  mcp__channel reply = call->reply;
+  call_free(call);
+  if (reply.done)
+    reply.done(reply.ctx);
+}

@@ -1,0 +1,81 @@
+/* dispatch.h - the one way into a server, for transports.
+ *
+ * A transport decodes nothing itself: it hands bytes to mcp__server_accept,
+ * which parses them, answers client responses and notifications at once, and
+ * for a request returns a prepared call that the transport runs (now, or on
+ * a worker) with mcp__call_run. Everything a request produces - the response
+ * and the notifications and server-to-client requests tied to it - goes to
+ * the reply channel the transport supplied; session-wide messages go to the
+ * session's notify channel.
+ */
+#ifndef MCP_SERVER_DISPATCH_H
+#define MCP_SERVER_DISPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mcp/call.h"
+#include "mcp/server.h"
+
+/* Flags for mcp__channel.send */
+#define MCP__SEND_FINAL 1u        /* the response that ends the exchange */
+#define MCP__SEND_NOTIFICATION 2u /* a notification */
+#define MCP__SEND_REQUEST 4u      /* a server-to-client request */
+
+/* Where messages go. send must accept one whole message (no newline) and may
+ * be called from any thread; it must not call back into the server. */
+typedef struct mcp__channel {
+  mcp_status (*send)(void *ctx, const char *msg, size_t len, unsigned flags);
+  /* Optional: called exactly once when a prepared call is finished with the
+   * channel (after its final send, or when a cancelled call sends nothing). */
+  void (*done)(void *ctx);
+  void *ctx;
+} mcp__channel;
+
+/* Facts the transport knows about the sender. */
+typedef struct mcp__peer {
+  const char *subject;          /* authenticated subject or NULL */
+  const char *protocol_header;  /* MCP-Protocol-Version header or NULL */
+} mcp__peer;
+
+/* Creates a session (returns a counted reference, release with
+ * mcp__session_release) registered with the server. notify may have a NULL
+ * send. */
+mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
+                            mcp_session_t **out);
+void mcp__session_set_notify(mcp_session_t *s, mcp__channel notify);
+/* Marks the session closed: pending outbound requests fail, in-flight calls
+ * see cancellation. */
+void mcp__session_close(mcp_session_t *s);
+void mcp__session_release(mcp_session_t *s);
+/* The client can no longer answer (its input ended): server-to-client
+ * requests fail at once with MCP_ERR_CLOSED, running calls go on. */
+void mcp__session_input_closed(mcp_session_t *s);
+
+/* Outcome of mcp__server_accept. */
+typedef enum mcp__accept {
+  MCP__ACCEPT_REQUEST = 1, /* *call is set: run it with mcp__call_run */
+  MCP__ACCEPT_HANDLED,     /* a notification or response; nothing to send */
+  MCP__ACCEPT_REJECTED     /* malformed; an error reply (if any) was sent */
+} mcp__accept;
+
+/* Parses len bytes and routes them. session may be NULL only for stateless
+ * (2026-07-28) traffic. For MCP__ACCEPT_REQUEST the call owns the message and
+ * holds a session reference; it is registered as in flight so that a
+ * notifications/cancelled arriving before it runs is honoured. */
+mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
+                               const mcp__peer *peer, const char *bytes,
+                               size_t len, mcp__channel reply,
+                               mcp_call_t **call);
+/* Runs the handler on the calling thread, sends the response (unless the
+ * call was cancelled) and frees the call. */
+void mcp__call_run(mcp_call_t *call);
+/* The method of a prepared call (borrowed). */
+const char *mcp__call_method(const mcp_call_t *call);
+/* Cancels a prepared call's flag (transport shutdown). */
+void mcp__call_cancel(mcp_call_t *call);
+
+/* Sends a JSON-RPC error with no id to reply (e.g. an oversize line). */
+void mcp__reply_error(mcp__channel reply, int code, const char *message);
+
+#endif

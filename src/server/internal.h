@@ -1,0 +1,155 @@
+/* internal.h - the server's private structures, shared by the files of src/server and
+ * src/tools. Transports include dispatch.h instead.
+ *
+ * Locking: server->lock guards the session list and configuration read at
+ * request time; the tool registry has its own rwlock (registry.h); each
+ * session has its own mutex for its state, in-flight calls and pending
+ * outbound requests. Lock order: server->lock before session->lock; never
+ * call a channel's send while holding a session lock.
+ */
+#ifndef MCP_SERVER_INTERNAL_H
+#define MCP_SERVER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "jsonrpc/jsonrpc.h"
+#include "mcp/server.h"
+#include "server/dispatch.h"
+#include "tools/registry.h"
+
+#define MCP__MAX_VERSION_LEN 16
+
+struct mcp_server {
+  char *name, *version, *title, *description, *website_url, *instructions;
+  json_t *icons; /* array or NULL */
+  size_t page_size;
+  size_t max_message_bytes;
+  size_t max_json_depth;
+  unsigned worker_threads;
+  int request_timeout_ms;
+  bool tools_list_changed;
+
+  mcp_log_fn log_fn;
+  void *log_user_data;
+  mcp_log_level log_min;
+
+  mcp__registry tools;
+
+  pthread_mutex_t lock;
+  mcp_session_t *sessions; /* doubly linked via next/prev */
+};
+
+/* A pending server-to-client request, waiting for the client's answer. */
+typedef struct mcp__outbound {
+  struct mcp__outbound *next;
+  int64_t id;
+  bool done;
+  json_t *response; /* the whole response message (new reference) */
+} mcp__outbound;
+
+typedef enum mcp__session_state {
+  MCP__SESSION_NEW = 0,     /* no initialize yet */
+  MCP__SESSION_INITIALIZED, /* initialize answered */
+  MCP__SESSION_READY,       /* notifications/initialized received */
+  MCP__SESSION_CLOSED
+} mcp__session_state;
+
+struct mcp_session {
+  atomic_int refs;
+  mcp_server_t *server;
+  mcp_session_t *next, *prev; /* server->sessions */
+
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* outbound answers */
+  mcp__session_state state;
+  bool input_closed; /* the client cannot answer requests any more */
+  char protocol_version[MCP__MAX_VERSION_LEN];
+  json_t *client_capabilities; /* never NULL once initialized */
+  json_t *client_info;
+  int log_level; /* -1: client never set one */
+  mcp__channel notify; /* standalone stream; send may be NULL */
+  mcp_call_t *inflight; /* requests being handled, linked via next */
+  int64_t next_outbound_id;
+  mcp__outbound *outbound;
+  char *id; /* transport session id (HTTP) or NULL */
+  void *transport_data;
+};
+
+struct mcp_call {
+  mcp_server_t *server;
+  mcp_session_t *session; /* counted reference, or NULL (stateless) */
+  mcp_call_t *next;       /* session->inflight */
+  mcp__message msg;       /* owns the request */
+  json_t *params;         /* borrowed from msg, or an owned {} */
+  bool owns_params;
+  mcp__channel reply;
+  mcp__peer peer;
+  bool stateless;
+  char protocol_version[MCP__MAX_VERSION_LEN];
+  json_t *client_capabilities; /* borrowed (session or _meta) */
+  json_t *client_info;
+  json_t *progress_token;
+  double last_progress;
+  bool has_progress;
+  atomic_bool cancelled;
+  pthread_mutex_t send_lock; /* serializes progress/log from many threads */
+  /* protocol error chosen by the handler */
+  int error_code;
+  char *error_message;
+  json_t *error_data;
+};
+
+/* ---- server.c --------------------------------------------------------------- */
+void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* serverInfo object (returns new). */
+json_t *mcp__server_info_json(const mcp_server_t *s);
+/* ServerCapabilities derived from what is registered (returns new). */
+json_t *mcp__server_capabilities_json(const mcp_server_t *s);
+bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
+                      const char *sizes, const char *theme);
+
+/* ---- session.c ----------------------------------------------------------- */
+void mcp__session_retain(mcp_session_t *s);
+/* Sends msg to the session's standalone stream (if any). */
+void mcp__session_notify(mcp_session_t *s, const char *msg, size_t len);
+void mcp__session_add_inflight(mcp_session_t *s, mcp_call_t *call);
+void mcp__session_remove_inflight(mcp_session_t *s, mcp_call_t *call);
+/* notifications/cancelled: raise the flag of the matching in-flight call. */
+void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
+/* A client response: wake the waiting outbound request. */
+void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
+bool mcp__session_is_ready(mcp_session_t *s);
+
+/* ---- lifecycle.c ------------------------------------------------------------ */
+bool mcp__version_is_supported(const char *version);
+bool mcp__version_is_modern(const char *version);
+mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result);
+
+/* ---- call.c -------------------------------------------------------------- */
+/* Sends a message related to this call on its stream (progress, logs,
+ * server-to-client requests). */
+mcp_status mcp__call_send(mcp_call_t *call, const mcp__buf *msg);
+/* The JSON-RPC error a failed handler produces. */
+void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
+                                const char **message, json_t **data);
+int mcp__rpc_code_for_status(mcp_status st);
+/* Sets the call's protocol error and returns the matching status, so a
+ * handler can `return mcp__call_fail(call, -32602, "...")`. */
+mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
+
+/* ---- tools (src/tools/invoke.c) ---------------------------------------------- */
+mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
+
+#endif

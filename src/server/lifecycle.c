@@ -1,0 +1,125 @@
+/* lifecycle.c - initialize and version negotiation (legacy era),
+ * server/discover (2026-07-28 era), logging/setLevel.
+ *
+ * Negotiation follows the spec's normative path: a supported requested
+ * version is echoed; anything else is answered with our latest version
+ * (never an error), and the client decides whether to continue.
+ */
+#include "server/internal.h"
+
+#include <string.h>
+
+#include "mcp/version.h"
+
+static const char *const legacy_versions[] = {"2025-11-25", "2025-06-18",
+                                              "2025-03-26", "2024-11-05"};
+static const char *const modern_versions[] = {"2026-07-28"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+bool mcp__version_is_supported(const char *v) {
+  for (size_t i = 0; v && i < COUNT(legacy_versions); i++)
+    if (strcmp(v, legacy_versions[i]) == 0)
+      return true;
+  return false;
+}
+
+bool mcp__version_is_modern(const char *v) {
+  for (size_t i = 0; v && i < COUNT(modern_versions); i++)
+    if (strcmp(v, modern_versions[i]) == 0)
+      return true;
+  return false;
+}
+
+json_t *mcp__supported_versions_json(void);
+json_t *mcp__supported_versions_json(void) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && i < COUNT(modern_versions); i++)
+    json_array_append_new(a, json_string(modern_versions[i]));
+  for (size_t i = 0; a && i < COUNT(legacy_versions); i++)
+    json_array_append_new(a, json_string(legacy_versions[i]));
+  return a;
+}
+
+mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
+  mcp_session_t *se = call->session;
+  json_t *version = json_object_get(call->params, "protocolVersion");
+  json_t *caps = json_object_get(call->params, "capabilities");
+  json_t *info = json_object_get(call->params, "clientInfo");
+  if (!json_is_string(version))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: protocolVersion must be a string");
+  if (caps != NULL && !json_is_object(caps))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: capabilities must be an object");
+  if (info != NULL && !json_is_object(info))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: clientInfo must be an object");
+  const char *requested = json_string_value(version);
+  const char *chosen =
+      mcp__version_is_supported(requested) ? requested : MCP_PROTOCOL_LATEST;
+  json_t *caps_copy = caps ? json_incref(caps) : json_object();
+  if (caps_copy == NULL)
+    return MCP_ERR_NOMEM;
+
+  pthread_mutex_lock(&se->lock);
+  if (se->state != MCP__SESSION_NEW) {
+    pthread_mutex_unlock(&se->lock);
+    json_decref(caps_copy);
+    return mcp__call_fail(call, MCP_RPC_INVALID_REQUEST,
+                          "Invalid Request: the session is already initialized");
+  }
+  se->state = MCP__SESSION_INITIALIZED;
+  strncpy(se->protocol_version, chosen, sizeof se->protocol_version - 1);
+  se->client_capabilities = caps_copy;
+  se->client_info = info ? json_incref(info) : NULL;
+  pthread_mutex_unlock(&se->lock);
+
+  mcp_server_t *s = call->server;
+  json_t *res = json_pack("{s:s,s:o,s:o}", "protocolVersion", chosen,
+                          "capabilities", mcp__server_capabilities_json(s),
+                          "serverInfo", mcp__server_info_json(s));
+  if (res == NULL)
+    return MCP_ERR_NOMEM;
+  pthread_mutex_lock(&s->lock);
+  if (s->instructions)
+    json_object_set_new(res, "instructions", json_string(s->instructions));
+  pthread_mutex_unlock(&s->lock);
+  *result = res;
+  return MCP_OK;
+}
+
+mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
+  mcp_server_t *s = call->server;
+  json_t *res = json_pack(
+      "{s:o,s:o,s:s,s:i,s:s,s:{s:o}}", "supportedVersions",
+      mcp__supported_versions_json(), "capabilities",
+      mcp__server_capabilities_json(s), "resultType", "complete", "ttlMs", 0,
+      "cacheScope", "public", "_meta", "io.modelcontextprotocol/serverInfo",
+      mcp__server_info_json(s));
+  if (res == NULL)
+    return MCP_ERR_NOMEM;
+  /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
+  json_object_del(json_object_get(res, "capabilities"), "logging");
+  pthread_mutex_lock(&s->lock);
+  if (s->instructions)
+    json_object_set_new(res, "instructions", json_string(s->instructions));
+  pthread_mutex_unlock(&s->lock);
+  *result = res;
+  return MCP_OK;
+}
+
+mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result) {
+  mcp_log_level level;
+  json_t *name = json_object_get(call->params, "level");
+  if (!json_is_string(name) ||
+      mcp_log_level_parse(json_string_value(name), &level) != MCP_OK)
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: level must be one of debug, info, "
+                          "notice, warning, error, critical, alert, emergency");
+  pthread_mutex_lock(&call->session->lock);
+  call->session->log_level = (int)level;
+  pthread_mutex_unlock(&call->session->lock);
+  *result = json_object();
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}

@@ -1,0 +1,153 @@
+/* session.c - per-client state of the legacy (initialize-based) era.
+ *
+ * A session holds what initialize negotiated, the log level, the requests in
+ * flight (so notifications/cancelled can find them) and the server-to-client
+ * requests awaiting an answer. It is reference-counted: the transport holds
+ * one reference, each running call another, so a session outlives a closed
+ * connection until its last call has finished.
+ */
+#include "server/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
+                            mcp_session_t **out) {
+  mcp_session_t *se = calloc(1, sizeof *se);
+  if (se == NULL)
+    return MCP_ERR_NOMEM;
+  atomic_init(&se->refs, 1);
+  se->server = s;
+  pthread_mutex_init(&se->lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&se->cond, &attr);
+  pthread_condattr_destroy(&attr);
+  se->log_level = -1;
+  se->notify = notify;
+  se->next_outbound_id = 1;
+  pthread_mutex_lock(&s->lock);
+  se->next = s->sessions;
+  if (s->sessions)
+    s->sessions->prev = se;
+  s->sessions = se;
+  pthread_mutex_unlock(&s->lock);
+  *out = se;
+  return MCP_OK;
+}
+
+void mcp__session_set_notify(mcp_session_t *se, mcp__channel notify) {
+  pthread_mutex_lock(&se->lock);
+  se->notify = notify;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_retain(mcp_session_t *se) {
+  atomic_fetch_add_explicit(&se->refs, 1, memory_order_relaxed);
+}
+
+void mcp__session_release(mcp_session_t *se) {
+  if (se == NULL ||
+      atomic_fetch_sub_explicit(&se->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  mcp_server_t *s = se->server;
+  pthread_mutex_lock(&s->lock);
+  if (se->prev)
+    se->prev->next = se->next;
+  else if (s->sessions == se)
+    s->sessions = se->next;
+  if (se->next)
+    se->next->prev = se->prev;
+  pthread_mutex_unlock(&s->lock);
+  for (mcp__outbound *o = se->outbound, *next; o; o = next) {
+    next = o->next;
+    json_decref(o->response);
+    free(o);
+  }
+  json_decref(se->client_capabilities);
+  json_decref(se->client_info);
+  free(se->id);
+  pthread_mutex_destroy(&se->lock);
+  pthread_cond_destroy(&se->cond);
+  free(se);
+}
+
+void mcp__session_close(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  se->state = MCP__SESSION_CLOSED;
+  se->notify.send = NULL;
+  for (mcp_call_t *c = se->inflight; c; c = c->next)
+    atomic_store(&c->cancelled, true);
+  pthread_cond_broadcast(&se->cond);
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_input_closed(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  se->input_closed = true;
+  pthread_cond_broadcast(&se->cond);
+  pthread_mutex_unlock(&se->lock);
+}
+
+bool mcp__session_is_ready(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool ready = se->state == MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+  return ready;
+}
+
+void mcp__session_notify(mcp_session_t *se, const char *msg, size_t len) {
+  pthread_mutex_lock(&se->lock);
+  mcp__channel ch = se->notify;
+  pthread_mutex_unlock(&se->lock);
+  if (ch.send)
+    ch.send(ch.ctx, msg, len, MCP__SEND_NOTIFICATION);
+}
+
+void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
+  pthread_mutex_lock(&se->lock);
+  call->next = se->inflight;
+  se->inflight = call;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_remove_inflight(mcp_session_t *se, mcp_call_t *call) {
+  pthread_mutex_lock(&se->lock);
+  for (mcp_call_t **p = &se->inflight; *p; p = &(*p)->next)
+    if (*p == call) {
+      *p = call->next;
+      break;
+    }
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
+  if (!mcp__jsonrpc_id_is_valid(request_id))
+    return; /* malformed cancels are ignored silently (spec: SHOULD) */
+  pthread_mutex_lock(&se->lock);
+  for (mcp_call_t *c = se->inflight; c; c = c->next)
+    if (json_equal(c->msg.id, (json_t *)request_id) &&
+        strcmp(c->msg.method, "initialize") != 0) {
+      atomic_store(&c->cancelled, true);
+      break;
+    }
+  /* Wake handlers blocked on a server-to-client request so they can see it. */
+  pthread_cond_broadcast(&se->cond);
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
+  if (!json_is_integer(msg->id))
+    return; /* we only issue integer ids; anything else is not ours */
+  int64_t id = (int64_t)json_integer_value(msg->id);
+  pthread_mutex_lock(&se->lock);
+  for (mcp__outbound *o = se->outbound; o; o = o->next)
+    if (o->id == id && !o->done) {
+      o->done = true;
+      o->response = json_incref(msg->root);
+      pthread_cond_broadcast(&se->cond);
+      break;
+    }
+  pthread_mutex_unlock(&se->lock);
+}

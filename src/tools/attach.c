@@ -1,0 +1,96 @@
+/* attach.c - adding tools to and removing them from a server.
+ *
+ * Schemas are checked against the meta-schema and compiled here, once, so a
+ * broken schema fails at registration rather than at the first call, and
+ * tools/call never compiles anything.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mcp/schema.h"
+#include "server/internal.h"
+#include "tools/tool_internal.h"
+
+static mcp_status compile_one(json_t *schema, const char *which,
+                              mcp_schema_t **out, mcp_error_t *err) {
+  mcp_validation_t *v = NULL;
+  mcp_status st = mcp_schema_check_meta(schema, &v);
+  if (st == MCP_ERR_INVALID) {
+    mcp_error_set(err, MCP_ERR_SCHEMA, "%s is not a valid JSON Schema: %s: %s",
+                  which, mcp_validation_instance_location(v, 0),
+                  mcp_validation_message(v, 0));
+    if (err)
+      snprintf(err->pointer, sizeof err->pointer, "%s",
+               mcp_validation_instance_location(v, 0));
+    mcp_validation_free(v);
+    return MCP_ERR_SCHEMA;
+  }
+  mcp_validation_free(v);
+  if (st != MCP_OK)
+    return mcp_error_set(err, st == MCP_ERR_NOMEM ? st : MCP_ERR_SCHEMA,
+                         "%s: %s", which, mcp_strerror(st));
+  mcp_error_t detail;
+  memset(&detail, 0, sizeof detail);
+  st = mcp_schema_compile(schema, NULL, out, &detail);
+  if (st != MCP_OK) {
+    mcp_error_set(err, st, "%s: %s", which, detail.message);
+    if (err)
+      snprintf(err->pointer, sizeof err->pointer, "%s", detail.pointer);
+  }
+  return st;
+}
+
+mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
+                               mcp_error_t *err) {
+  mcp_status st;
+  if (s == NULL || tool == NULL) {
+    st = mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and tool required");
+    goto fail;
+  }
+  if (tool->fn == NULL) {
+    st = mcp_error_set(err, MCP_ERR_STATE, "tool '%s' has no handler",
+                       tool->name);
+    goto fail;
+  }
+  st = compile_one(tool->input_schema, "inputSchema", &tool->input_compiled,
+                   err);
+  if (st != MCP_OK)
+    goto fail;
+  if (tool->output_schema) {
+    st = compile_one(tool->output_schema, "outputSchema",
+                     &tool->output_compiled, err);
+    if (st != MCP_OK)
+      goto fail;
+  }
+  tool->listing = mcp_tool_to_json(tool);
+  if (tool->listing == NULL) {
+    st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  st = mcp__registry_add(&s->tools, tool);
+  if (st != MCP_OK) {
+    mcp_error_set(err, st, st == MCP_ERR_EXISTS ? "tool '%s' already exists"
+                                                : "cannot add tool '%s'",
+                  tool->name);
+    goto fail;
+  }
+  if (s->tools_list_changed)
+    mcp_server_broadcast(s, "notifications/tools/list_changed", NULL);
+  return MCP_OK;
+fail:
+  mcp_tool_free(tool);
+  return st;
+}
+
+mcp_status mcp_server_remove_tool(mcp_server_t *s, const char *name) {
+  if (s == NULL || name == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_status st = mcp__registry_remove(&s->tools, name);
+  if (st == MCP_OK && s->tools_list_changed)
+    mcp_server_broadcast(s, "notifications/tools/list_changed", NULL);
+  return st;
+}
+
+size_t mcp_server_tool_count(const mcp_server_t *s) {
+  return s ? mcp__registry_count((mcp__registry *)&s->tools) : 0;
+}

@@ -1,0 +1,184 @@
+/* invoke.c - tools/list and tools/call.
+ *
+ * tools/call order (SEP-1303): unknown tool is a protocol error (-32602);
+ * arguments failing the input schema become an isError result naming every
+ * violation and the handler is not called; a handler failure status is a
+ * protocol error; a structuredContent failing the output schema is reported
+ * as an isError result and logged as a server bug.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/schema.h"
+#include "server/cursor.h"
+#include "server/internal.h"
+#include "tools/result_internal.h"
+#include "tools/tool_internal.h"
+#include "util/buf.h"
+
+/* Caps the detail text so a hostile payload cannot produce a huge answer. */
+#define MAX_LISTED_VIOLATIONS 25
+
+mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
+  mcp_server_t *s = call->server;
+  uint64_t from;
+  if (!mcp__cursor_decode("tools", json_object_get(call->params, "cursor"),
+                          &from))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: unknown or malformed cursor");
+  json_t *tools = json_array();
+  json_t *res = json_object();
+  if (tools == NULL || res == NULL) {
+    json_decref(tools);
+    json_decref(res);
+    return MCP_ERR_NOMEM;
+  }
+  uint64_t next = 0;
+  mcp_status st =
+      mcp__registry_page(&s->tools, from, s->page_size, tools, &next);
+  json_object_set_new(res, "tools", tools);
+  if (st == MCP_OK && next != 0) {
+    json_t *cursor = mcp__cursor_encode("tools", next);
+    if (cursor == NULL || json_object_set_new(res, "nextCursor", cursor) != 0)
+      st = MCP_ERR_NOMEM;
+  }
+  if (st != MCP_OK) {
+    json_decref(res);
+    return st;
+  }
+  *result = res;
+  return MCP_OK;
+}
+
+/* Appends "- <pointer>: <message> (<keyword location>)" lines. */
+static void describe_violations(mcp__buf *text, const mcp_validation_t *v) {
+  size_t n = mcp_validation_count(v);
+  for (size_t i = 0; i < n && i < MAX_LISTED_VIOLATIONS; i++) {
+    const char *where = mcp_validation_instance_location(v, i);
+    mcp__buf_append_str(text, "\n- ");
+    mcp__buf_append_str(text, where && *where ? where : "(root)");
+    mcp__buf_append_str(text, ": ");
+    mcp__buf_append_str(text, mcp_validation_message(v, i));
+    mcp__buf_append_str(text, " (");
+    mcp__buf_append_str(text, mcp_validation_keyword_location(v, i));
+    mcp__buf_append_str(text, ")");
+  }
+  if (n > MAX_LISTED_VIOLATIONS) {
+    char more[64];
+    snprintf(more, sizeof more, "\n- ... and %zu more",
+             n - MAX_LISTED_VIOLATIONS);
+    mcp__buf_append_str(text, more);
+  }
+}
+
+/* SEP-1303: a schema violation is an isError result the model can read. */
+static mcp_status input_error_result(mcp_tool_t *tool, const json_t *args,
+                                     json_t **result) {
+  mcp_validation_t *v = NULL;
+  mcp_status st = mcp_schema_validate(tool->input_compiled, args, &v);
+  if (st == MCP_ERR_NOMEM)
+    return st;
+  mcp__buf text;
+  mcp__buf_init(&text);
+  mcp__buf_append_str(&text, "Invalid arguments for tool '");
+  mcp__buf_append_str(&text, tool->name);
+  mcp__buf_append_str(&text, "':");
+  if (v)
+    describe_violations(&text, v);
+  mcp_validation_free(v);
+  if (text.data == NULL)
+    return MCP_ERR_NOMEM;
+  *result = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text",
+                      text.data, "isError", 1);
+  mcp__buf_free(&text);
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+/* Checks structuredContent against the output schema; on violation the
+ * result becomes an isError result (the tool broke its own contract). */
+static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
+  if (tool->output_compiled == NULL || r->is_error)
+    return;
+  mcp__buf text;
+  mcp__buf_init(&text);
+  if (r->structured == NULL) {
+    mcp__buf_append_str(&text, "Tool '");
+    mcp__buf_append_str(&text, tool->name);
+    mcp__buf_append_str(&text, "' declares an outputSchema but returned no "
+                               "structuredContent (server error)");
+  } else if (!mcp_schema_is_valid(tool->output_compiled, r->structured)) {
+    mcp_validation_t *v = NULL;
+    mcp_schema_validate(tool->output_compiled, r->structured, &v);
+    mcp__buf_append_str(&text, "Tool '");
+    mcp__buf_append_str(&text, tool->name);
+    mcp__buf_append_str(&text, "' returned structuredContent that does not "
+                               "match its outputSchema (server error):");
+    if (v)
+      describe_violations(&text, v);
+    mcp_validation_free(v);
+  } else
+    return;
+  mcp__log(call->server, MCP_LOG_ERROR, "%s",
+           text.data ? text.data : "output schema violation");
+  mcp__result_reset_to_error(r, text.data ? text.data : "output schema "
+                                                        "violation");
+  mcp__buf_free(&text);
+}
+
+mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
+  json_t *name = json_object_get(call->params, "name");
+  json_t *args = json_object_get(call->params, "arguments");
+  if (!json_is_string(name))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: name must be a string");
+  if (args != NULL && !json_is_object(args) && !json_is_null(args))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: arguments must be an object");
+  mcp_tool_t *tool = mcp__registry_find(&call->server->tools,
+                                        json_string_value(name));
+  if (tool == NULL) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
+  }
+  json_t *empty = NULL;
+  if (!json_is_object(args)) {
+    empty = json_object();
+    if (empty == NULL) {
+      mcp__tool_release(tool);
+      return MCP_ERR_NOMEM;
+    }
+    args = empty;
+  }
+  mcp_status st;
+  if (!mcp_schema_is_valid(tool->input_compiled, args)) {
+    st = input_error_result(tool, args, result);
+    json_decref(empty);
+    mcp__tool_release(tool);
+    return st;
+  }
+  mcp_result_t r;
+  if (!mcp__result_init(&r)) {
+    json_decref(empty);
+    mcp__tool_release(tool);
+    return MCP_ERR_NOMEM;
+  }
+  st = tool->fn(call, args, &r, tool->user_data);
+  if (st == MCP_OK && r.failed)
+    st = MCP_ERR_NOMEM;
+  if (st == MCP_OK) {
+    check_output(call, tool, &r);
+    if (!mcp__result_add_structured_mirror(&r))
+      st = MCP_ERR_NOMEM;
+  }
+  if (st == MCP_OK) {
+    *result = mcp_result_to_json(&r);
+    if (*result == NULL)
+      st = MCP_ERR_NOMEM;
+  }
+  mcp__result_clear(&r);
+  json_decref(empty);
+  mcp__tool_release(tool);
+  return st;
+}

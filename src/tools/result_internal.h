@@ -1,0 +1,29 @@
+/* result_internal.h - the CallToolResult under construction. */
+#ifndef MCP_RESULT_INTERNAL_H
+#define MCP_RESULT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "mcp/result.h"
+
+struct mcp_result {
+  json_t *content;    /* array of content block objects */
+  json_t *structured; /* object or NULL */
+  json_t *meta;       /* object or NULL */
+  bool is_error;
+  bool has_text;   /* a text block was added by the handler */
+  bool failed;     /* an allocation failed somewhere: answer -32603 */
+};
+
+/* Initializes a result embedded in a call (no separate allocation). */
+bool mcp__result_init(mcp_result_t *r);
+void mcp__result_clear(mcp_result_t *r);
+/* Appends the JSON text of structuredContent as a text block when the
+ * handler added none. */
+bool mcp__result_add_structured_mirror(mcp_result_t *r);
+/* Replaces everything with a single isError text block. */
+void mcp__result_reset_to_error(mcp_result_t *r, const char *text);
+
+#endif

@@ -1,0 +1,252 @@
+/* tool.c - tool definitions: validation at set time, JSON for tools/list.
+ *
+ * Schemas are kept as the caller gave them and emitted unchanged ($schema,
+ * $defs, allOf, ... all preserved), as the spec requires.
+ */
+#include "tools/tool_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+
+bool mcp_tool_name_is_valid(const char *name) {
+  if (name == NULL)
+    return false;
+  size_t n = 0;
+  for (const char *p = name; *p; p++, n++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    if (!ok || n >= 128)
+      return false;
+  }
+  return n > 0;
+}
+
+mcp_status mcp_tool_new(const char *name, mcp_tool_t **out) {
+  if (out == NULL)
+    return MCP_ERR_INVALID_ARG;
+  *out = NULL;
+  if (!mcp_tool_name_is_valid(name))
+    return MCP_ERR_INVALID_ARG;
+  mcp_tool_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return MCP_ERR_NOMEM;
+  atomic_init(&t->refs, 1);
+  memset(t->hints, -1, sizeof t->hints);
+  t->name = strdup(name);
+  t->input_schema = json_pack("{s:s}", "type", "object");
+  if (t->name == NULL || t->input_schema == NULL) {
+    mcp_tool_free(t);
+    return MCP_ERR_NOMEM;
+  }
+  *out = t;
+  return MCP_OK;
+}
+
+static void tool_destroy(mcp_tool_t *t) {
+  if (t->free_user_data)
+    t->free_user_data(t->user_data);
+  free(t->name);
+  free(t->title);
+  free(t->description);
+  free(t->annotation_title);
+  json_decref(t->input_schema);
+  json_decref(t->output_schema);
+  json_decref(t->icons);
+  json_decref(t->meta);
+  json_decref(t->listing);
+  mcp_schema_free(t->input_compiled);
+  mcp_schema_free(t->output_compiled);
+  free(t);
+}
+
+void mcp_tool_free(mcp_tool_t *tool) {
+  if (tool != NULL)
+    mcp__tool_release(tool);
+}
+
+void mcp__tool_retain(mcp_tool_t *tool) {
+  atomic_fetch_add_explicit(&tool->refs, 1, memory_order_relaxed);
+}
+
+void mcp__tool_release(mcp_tool_t *tool) {
+  if (atomic_fetch_sub_explicit(&tool->refs, 1, memory_order_acq_rel) == 1)
+    tool_destroy(tool);
+}
+
+const char *mcp_tool_name(const mcp_tool_t *tool) {
+  return tool ? tool->name : NULL;
+}
+
+static mcp_status replace_string(char **slot, const char *value) {
+  char *copy = NULL;
+  if (value != NULL && (copy = strdup(value)) == NULL)
+    return MCP_ERR_NOMEM;
+  free(*slot);
+  *slot = copy;
+  return MCP_OK;
+}
+
+mcp_status mcp_tool_set_title(mcp_tool_t *tool, const char *title) {
+  return tool ? replace_string(&tool->title, title) : MCP_ERR_INVALID_ARG;
+}
+
+mcp_status mcp_tool_set_description(mcp_tool_t *tool, const char *description) {
+  return tool ? replace_string(&tool->description, description)
+              : MCP_ERR_INVALID_ARG;
+}
+
+mcp_status mcp_tool_set_annotation_title(mcp_tool_t *tool, const char *title) {
+  return tool ? replace_string(&tool->annotation_title, title)
+              : MCP_ERR_INVALID_ARG;
+}
+
+/* Tool schemas must be objects whose root declares "type":"object". */
+static mcp_status set_schema(mcp_tool_t *tool, json_t **slot, json_t *schema) {
+  if (schema == NULL)
+    return MCP_ERR_NOMEM;
+  if (tool == NULL) {
+    json_decref(schema);
+    return MCP_ERR_INVALID_ARG;
+  }
+  json_t *type = json_object_get(schema, "type");
+  if (!json_is_object(schema) || !json_is_string(type) ||
+      strcmp(json_string_value(type), "object") != 0) {
+    json_decref(schema);
+    return MCP_ERR_SCHEMA;
+  }
+  json_decref(*slot);
+  *slot = schema;
+  return MCP_OK;
+}
+
+mcp_status mcp_tool_set_input_schema(mcp_tool_t *tool, json_t *schema) {
+  return set_schema(tool, tool ? &tool->input_schema : NULL, schema);
+}
+
+mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool, json_t *schema) {
+  return set_schema(tool, tool ? &tool->output_schema : NULL, schema);
+}
+
+static mcp_status set_schema_text(mcp_tool_t *tool, bool output,
+                                  const char *text) {
+  if (tool == NULL || text == NULL)
+    return MCP_ERR_INVALID_ARG;
+  json_t *schema = json_loads(text, 0, NULL);
+  if (schema == NULL)
+    return MCP_ERR_PARSE;
+  return output ? mcp_tool_set_output_schema(tool, schema)
+                : mcp_tool_set_input_schema(tool, schema);
+}
+
+mcp_status mcp_tool_set_input_schema_text(mcp_tool_t *tool, const char *text) {
+  return set_schema_text(tool, false, text);
+}
+
+mcp_status mcp_tool_set_output_schema_text(mcp_tool_t *tool, const char *text) {
+  return set_schema_text(tool, true, text);
+}
+
+mcp_status mcp_tool_set_hint(mcp_tool_t *tool, mcp_tool_hint hint, bool value) {
+  if (tool == NULL || (unsigned)hint > MCP_HINT_OPEN_WORLD)
+    return MCP_ERR_INVALID_ARG;
+  tool->hints[hint] = value ? 1 : 0;
+  return MCP_OK;
+}
+
+mcp_status mcp_tool_add_icon(mcp_tool_t *tool, const char *src,
+                             const char *mime_type, const char *sizes,
+                             const char *theme) {
+  if (tool == NULL)
+    return MCP_ERR_INVALID_ARG;
+  if (!mcp__icon_append(&tool->icons, src, mime_type, sizes, theme))
+    return MCP_ERR_INVALID_ARG;
+  return MCP_OK;
+}
+
+mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
+                                     mcp_task_support support) {
+  if (tool == NULL || (unsigned)support > MCP_TASK_REQUIRED)
+    return MCP_ERR_INVALID_ARG;
+  tool->task_support = support;
+  return MCP_OK;
+}
+
+mcp_task_support mcp_tool_task_support(const mcp_tool_t *tool) {
+  return tool ? tool->task_support : MCP_TASK_FORBIDDEN;
+}
+
+mcp_status mcp_tool_set_meta(mcp_tool_t *tool, json_t *meta) {
+  if (meta == NULL)
+    return MCP_ERR_NOMEM;
+  if (tool == NULL || !json_is_object(meta)) {
+    json_decref(meta);
+    return MCP_ERR_INVALID_ARG;
+  }
+  json_decref(tool->meta);
+  tool->meta = meta;
+  return MCP_OK;
+}
+
+mcp_status mcp_tool_set_handler(mcp_tool_t *tool, mcp_tool_fn fn,
+                                void *user_data,
+                                void (*free_user_data)(void *)) {
+  if (tool == NULL || fn == NULL)
+    return MCP_ERR_INVALID_ARG;
+  if (tool->free_user_data)
+    tool->free_user_data(tool->user_data);
+  tool->fn = fn;
+  tool->user_data = user_data;
+  tool->free_user_data = free_user_data;
+  return MCP_OK;
+}
+
+static const char *const hint_names[] = {"readOnlyHint", "destructiveHint",
+                                         "idempotentHint", "openWorldHint"};
+
+json_t *mcp_tool_to_json(const mcp_tool_t *t) {
+  if (t == NULL)
+    return NULL;
+  json_t *o = json_object();
+  if (o == NULL)
+    return NULL;
+  int bad = json_object_set_new(o, "name", json_string(t->name));
+  if (t->title)
+    bad |= json_object_set_new(o, "title", json_string(t->title));
+  if (t->description)
+    bad |= json_object_set_new(o, "description", json_string(t->description));
+  bad |= json_object_set(o, "inputSchema", t->input_schema);
+  if (t->output_schema)
+    bad |= json_object_set(o, "outputSchema", t->output_schema);
+  json_t *ann = json_object();
+  if (ann == NULL)
+    bad = -1;
+  else {
+    if (t->annotation_title)
+      bad |= json_object_set_new(ann, "title", json_string(t->annotation_title));
+    for (int i = 0; i < 4; i++)
+      if (t->hints[i] >= 0)
+        bad |= json_object_set_new(ann, hint_names[i], json_boolean(t->hints[i]));
+    if (json_object_size(ann) > 0)
+      bad |= json_object_set_new(o, "annotations", ann);
+    else
+      json_decref(ann);
+  }
+  if (t->task_support != MCP_TASK_FORBIDDEN)
+    bad |= json_object_set_new(
+        o, "execution",
+        json_pack("{s:s}", "taskSupport",
+                  t->task_support == MCP_TASK_REQUIRED ? "required"
+                                                       : "optional"));
+  if (t->icons)
+    bad |= json_object_set(o, "icons", t->icons);
+  if (t->meta)
+    bad |= json_object_set(o, "_meta", t->meta);
+  if (bad) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}

@@ -1,0 +1,323 @@
+/* stdio.c - MCP over newline-delimited JSON on two file descriptors.
+ *
+ * Threads: the caller's thread reads and classifies lines (client responses
+ * and notifications such as notifications/cancelled are handled right there,
+ * so they are never stuck behind busy workers); requests go to a pool of
+ * worker threads. Output uses flat combining: a sender appends its line to a
+ * shared buffer, and whichever sender finds no write in progress writes out
+ * everything pending. Under load many responses leave in one write(2);
+ * when idle each response is written at once.
+ */
+#include "mcp/stdio.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/dispatch.h"
+#include "server/internal.h"
+#include "util/buf.h"
+
+/* Pending output above this blocks senders until the writer catches up, so a
+ * client that stops reading cannot make the server buffer without bound. */
+#define OUTPUT_HIGH_WATER (8u << 20)
+#define READ_CHUNK 65536
+
+typedef struct job {
+  struct job *next;
+  mcp_call_t *call;
+} job;
+
+typedef struct stdio_transport {
+  mcp_server_t *server;
+  int in_fd, out_fd;
+  mcp_session_t *session;
+
+  /* output */
+  pthread_mutex_t out_lock;
+  pthread_cond_t out_drained;
+  mcp__buf pending, writing;
+  bool flushing;
+  bool out_broken; /* write failed (EPIPE): drop further output */
+
+  /* work queue */
+  pthread_mutex_t q_lock;
+  pthread_cond_t q_nonempty, q_idle;
+  job *head, *tail;
+  unsigned idle_workers, busy;
+  bool stopping;
+  pthread_t *workers;
+  unsigned nworkers;
+} stdio_transport;
+
+static bool write_all(int fd, const char *p, size_t len) {
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    p += w;
+    len -= (size_t)w;
+  }
+  return true;
+}
+
+static mcp_status out_send(void *ctx, const char *msg, size_t len,
+                           unsigned flags) {
+  (void)flags;
+  stdio_transport *t = ctx;
+  pthread_mutex_lock(&t->out_lock);
+  while (t->pending.len > OUTPUT_HIGH_WATER && t->flushing && !t->out_broken)
+    pthread_cond_wait(&t->out_drained, &t->out_lock);
+  if (t->out_broken) {
+    pthread_mutex_unlock(&t->out_lock);
+    return MCP_ERR_IO;
+  }
+  if (!mcp__buf_reserve(&t->pending, len + 1)) {
+    pthread_mutex_unlock(&t->out_lock);
+    return MCP_ERR_NOMEM;
+  }
+  mcp__buf_append(&t->pending, msg, len);
+  mcp__buf_append_char(&t->pending, '\n');
+  if (t->flushing) { /* the active writer will take our line */
+    pthread_mutex_unlock(&t->out_lock);
+    return MCP_OK;
+  }
+  t->flushing = true;
+  mcp_status st = MCP_OK;
+  while (t->pending.len > 0 && !t->out_broken) {
+    mcp__buf tmp = t->writing;
+    t->writing = t->pending;
+    t->pending = tmp;
+    mcp__buf_reset(&t->pending);
+    pthread_mutex_unlock(&t->out_lock);
+    bool ok = write_all(t->out_fd, t->writing.data, t->writing.len);
+    pthread_mutex_lock(&t->out_lock);
+    mcp__buf_reset(&t->writing);
+    if (!ok) {
+      t->out_broken = true;
+      st = MCP_ERR_IO;
+    }
+    pthread_cond_broadcast(&t->out_drained);
+  }
+  t->flushing = false;
+  pthread_cond_broadcast(&t->out_drained);
+  pthread_mutex_unlock(&t->out_lock);
+  return st;
+}
+
+static void *worker_main(void *arg) {
+  stdio_transport *t = arg;
+  pthread_mutex_lock(&t->q_lock);
+  for (;;) {
+    while (t->head == NULL && !t->stopping) {
+      t->idle_workers++;
+      pthread_cond_wait(&t->q_nonempty, &t->q_lock);
+      t->idle_workers--;
+    }
+    if (t->head == NULL)
+      break;
+    job *j = t->head;
+    t->head = j->next;
+    if (t->head == NULL)
+      t->tail = NULL;
+    t->busy++;
+    pthread_mutex_unlock(&t->q_lock);
+    mcp__call_run(j->call);
+    free(j);
+    pthread_mutex_lock(&t->q_lock);
+    t->busy--;
+    if (t->head == NULL && t->busy == 0)
+      pthread_cond_broadcast(&t->q_idle);
+  }
+  pthread_mutex_unlock(&t->q_lock);
+  return NULL;
+}
+
+static void enqueue(stdio_transport *t, mcp_call_t *call) {
+  job *j = malloc(sizeof *j);
+  if (j == NULL) { /* run inline rather than drop the request */
+    mcp__call_run(call);
+    return;
+  }
+  j->call = call;
+  j->next = NULL;
+  pthread_mutex_lock(&t->q_lock);
+  if (t->tail)
+    t->tail->next = j;
+  else
+    t->head = j;
+  t->tail = j;
+  bool wake = t->idle_workers > 0;
+  pthread_mutex_unlock(&t->q_lock);
+  if (wake)
+    pthread_cond_signal(&t->q_nonempty);
+}
+
+static void handle_line(stdio_transport *t, const char *line, size_t len) {
+  while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+                     line[len - 1] == '\t'))
+    len--;
+  size_t start = 0;
+  while (start < len && (line[start] == ' ' || line[start] == '\t'))
+    start++;
+  if (start == len)
+    return; /* blank lines carry no message */
+  mcp__channel reply = {out_send, NULL, t};
+  mcp_call_t *call = NULL;
+  if (mcp__server_accept(t->server, t->session, NULL, line + start,
+                         len - start, reply, &call) != MCP__ACCEPT_REQUEST)
+    return;
+  /* initialize runs here, in input order: requests pipelined behind it must
+   * find the session initialized. ping is answered at once, even when all
+   * workers are busy. */
+  const char *method = mcp__call_method(call);
+  if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0)
+    mcp__call_run(call);
+  else
+    enqueue(t, call);
+}
+
+static void report_oversize(stdio_transport *t) {
+  char msg[128];
+  snprintf(msg, sizeof msg,
+           "Invalid Request: message exceeds the limit of %zu bytes",
+           t->server->max_message_bytes);
+  mcp__channel reply = {out_send, NULL, t};
+  mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
+}
+
+/* Reads until EOF, splitting lines. A line longer than the limit is
+ * discarded as it streams by (never buffered whole) and answered with an
+ * error once its end is seen. */
+static mcp_status read_loop(stdio_transport *t) {
+  size_t limit = t->server->max_message_bytes;
+  mcp__buf line;
+  mcp__buf_init(&line);
+  bool discarding = false;
+  char *chunk = malloc(READ_CHUNK);
+  if (chunk == NULL)
+    return MCP_ERR_NOMEM;
+  mcp_status st = MCP_OK;
+  for (;;) {
+    ssize_t got = read(t->in_fd, chunk, READ_CHUNK);
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      st = MCP_ERR_IO;
+      break;
+    }
+    if (got == 0)
+      break;
+    const char *p = chunk, *end = chunk + got;
+    while (p < end) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+      if (!discarding) {
+        if (line.len == 0 && nl) {
+          if (n > limit + 1) /* +1: a trailing \r is not content */
+            report_oversize(t);
+          else
+            handle_line(t, p, n); /* whole line in this chunk: no copy */
+        } else if (line.len + n > limit + 1) {
+          discarding = true;
+          mcp__buf_reset(&line);
+        } else if (!mcp__buf_append(&line, p, n)) {
+          st = MCP_ERR_NOMEM;
+          goto out;
+        } else if (nl) {
+          handle_line(t, line.data, line.len);
+          mcp__buf_reset(&line);
+        }
+      }
+      if (nl && discarding) {
+        discarding = false;
+        report_oversize(t);
+      }
+      p = nl ? nl + 1 : end;
+    }
+  }
+  if (!discarding && line.len > 0) /* last line without a newline */
+    handle_line(t, line.data, line.len);
+  else if (discarding)
+    report_oversize(t);
+out:
+  free(chunk);
+  mcp__buf_free(&line);
+  return st;
+}
+
+mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
+  if (s == NULL || in_fd < 0 || out_fd < 0)
+    return MCP_ERR_INVALID_ARG;
+  stdio_transport *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return MCP_ERR_NOMEM;
+  t->server = s;
+  t->in_fd = in_fd;
+  t->out_fd = out_fd;
+  pthread_mutex_init(&t->out_lock, NULL);
+  pthread_cond_init(&t->out_drained, NULL);
+  pthread_mutex_init(&t->q_lock, NULL);
+  pthread_cond_init(&t->q_nonempty, NULL);
+  pthread_cond_init(&t->q_idle, NULL);
+  mcp__buf_init(&t->pending);
+  mcp__buf_init(&t->writing);
+  /* A vanished client must not kill the process with SIGPIPE; write()
+   * reports EPIPE instead. */
+  signal(SIGPIPE, SIG_IGN);
+
+  mcp__channel notify = {out_send, NULL, t};
+  mcp_status st = mcp__session_new(s, notify, &t->session);
+  if (st != MCP_OK)
+    goto cleanup;
+  t->workers = calloc(s->worker_threads, sizeof *t->workers);
+  if (t->workers == NULL) {
+    st = MCP_ERR_NOMEM;
+    goto cleanup;
+  }
+  for (; t->nworkers < s->worker_threads; t->nworkers++)
+    if (pthread_create(&t->workers[t->nworkers], NULL, worker_main, t) != 0)
+      break;
+  if (t->nworkers == 0) {
+    st = MCP_ERR_NOMEM;
+    goto cleanup;
+  }
+
+  st = read_loop(t);
+
+  /* Orderly shutdown: no more answers can come from the client, but the
+   * requests already received finish and are answered. */
+  mcp__session_input_closed(t->session);
+  pthread_mutex_lock(&t->q_lock);
+  t->stopping = true;
+  pthread_cond_broadcast(&t->q_nonempty);
+  pthread_mutex_unlock(&t->q_lock);
+  for (unsigned i = 0; i < t->nworkers; i++)
+    pthread_join(t->workers[i], NULL);
+cleanup:
+  if (t->session) {
+    mcp__session_close(t->session);
+    mcp__session_release(t->session);
+  }
+  free(t->workers);
+  mcp__buf_free(&t->pending);
+  mcp__buf_free(&t->writing);
+  pthread_mutex_destroy(&t->out_lock);
+  pthread_cond_destroy(&t->out_drained);
+  pthread_mutex_destroy(&t->q_lock);
+  pthread_cond_destroy(&t->q_nonempty);
+  pthread_cond_destroy(&t->q_idle);
+  free(t);
+  return st;
+}
+
+mcp_status mcp_server_serve_stdio(mcp_server_t *s) {
+  return mcp_server_serve_fds(s, STDIN_FILENO, STDOUT_FILENO);
+}

@@ -1,0 +1,18 @@
+/* base64.h - RFC 4648 base64 (standard alphabet, padded) for image, audio and
+ * blob contents, and for opaque pagination cursors. */
+#ifndef MCP_UTIL_BASE64_H
+#define MCP_UTIL_BASE64_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Returns a malloc'd NUL-terminated encoding, or NULL on allocation failure. */
+char *mcp__base64_encode(const void *data, size_t len);
+/* Decodes text (len bytes) into a malloc'd buffer (*out_len bytes, plus a NUL
+ * for convenience). NULL when text is not valid padded base64. */
+unsigned char *mcp__base64_decode(const char *text, size_t len,
+                                  size_t *out_len);
+/* True when text is valid padded base64. */
+bool mcp__base64_is_valid(const char *text, size_t len);
+
+#endif

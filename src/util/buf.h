@@ -1,0 +1,36 @@
+/* buf.h - a growable byte buffer used for encoding and line I/O.
+ *
+ * Invariant: data[len] == '\0' whenever data != NULL, so a buffer can be
+ * handed to string functions without copying. Growth doubles the capacity.
+ */
+#ifndef MCP_UTIL_BUF_H
+#define MCP_UTIL_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+typedef struct mcp__buf {
+  char *data;
+  size_t len; /* bytes used, excluding the trailing NUL */
+  size_t cap; /* bytes allocated, including room for the NUL */
+} mcp__buf;
+
+void mcp__buf_init(mcp__buf *b);
+void mcp__buf_free(mcp__buf *b);
+/* Empties the buffer but keeps its memory for reuse. */
+void mcp__buf_reset(mcp__buf *b);
+/* Ensures room for extra more bytes; false on allocation failure. */
+bool mcp__buf_reserve(mcp__buf *b, size_t extra);
+bool mcp__buf_append(mcp__buf *b, const void *data, size_t len);
+bool mcp__buf_append_str(mcp__buf *b, const char *s);
+bool mcp__buf_append_char(mcp__buf *b, char c);
+/* Appends the compact JSON text of value (jansson dump flags added). */
+bool mcp__buf_append_json(mcp__buf *b, const json_t *value, size_t flags);
+/* Appends s as a JSON string literal (with quotes, escaped). */
+bool mcp__buf_append_json_string(mcp__buf *b, const char *s);
+/* Hands the bytes to the caller (free with free()); the buffer becomes empty. */
+char *mcp__buf_steal(mcp__buf *b, size_t *len);
+
+#endif

@@ -1,0 +1,14 @@
+/* clock.h - monotonic and wall clocks, RFC 3339 timestamps. */
+#ifndef MCP_UTIL_CLOCK_H
+#define MCP_UTIL_CLOCK_H
+
+#include <stdint.h>
+
+/* Milliseconds since an arbitrary point; never goes backwards. */
+int64_t mcp__monotonic_ms(void);
+/* Milliseconds since the Unix epoch. */
+int64_t mcp__wall_ms(void);
+/* Formats epoch milliseconds as "2025-11-25T10:30:00.123Z" (25 bytes + NUL). */
+void mcp__format_rfc3339_ms(int64_t epoch_ms, char out[32]);
+
+#endif
