@@ -59,7 +59,16 @@ mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
     return fail(err, MCP_ERR_TOO_DEEP, MCP_RPC_PARSE_ERROR, NULL, true, msg);
   }
   json_error_t jerr;
-  json_t *root = json_loadb(bytes, len, JSON_DECODE_ANY, &jerr);
+  /* JSON_ALLOW_NUL: "\u0000" inside string values is valid JSON. C-string
+   * views of such values end at the NUL; names that matter (method, tool
+   * name) are checked for embedded NULs where they are used. */
+  json_t *root =
+      json_loadb(bytes, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+  if (root == NULL && json_error_code(&jerr) == json_error_null_byte_in_key)
+    return fail(err, MCP_ERR_INVALID_REQUEST, MCP_RPC_INVALID_REQUEST, NULL,
+                true,
+                "Invalid Request: object keys containing U+0000 are not "
+                "supported");
   if (root == NULL) {
     char msg[240];
     snprintf(msg, sizeof msg, "Parse error: %.120s (line %d, column %d)", jerr.text,
@@ -90,7 +99,8 @@ mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
     goto bad;
   }
   if (method != NULL) {
-    if (!json_is_string(method)) {
+    if (!json_is_string(method) ||
+        strlen(json_string_value(method)) != json_string_length(method)) {
       fail(err, st, MCP_RPC_INVALID_REQUEST, id_ok ? id : NULL,
            !notification_shaped, "Invalid Request: method must be a string");
       goto bad;

@@ -129,7 +129,8 @@ static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   json_t *name = json_object_get(call->params, "name");
   json_t *args = json_object_get(call->params, "arguments");
-  if (!json_is_string(name))
+  if (!json_is_string(name) ||
+      strlen(json_string_value(name)) != json_string_length(name))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: name must be a string");
   if (args != NULL && !json_is_object(args) && !json_is_null(args))

@@ -65,8 +65,24 @@ bool mcp__buf_append_json(mcp__buf *b, const json_t *value, size_t flags) {
                             flags | JSON_COMPACT | JSON_ENCODE_ANY) == 0;
 }
 
+/* Copies s replacing every byte that is not printable ASCII by '?'. Used
+ * only when s is not valid UTF-8 (e.g. a parser error quoting the broken
+ * input), so the reply itself stays valid JSON. */
+static char *ascii_only(const char *s) {
+  char *copy = strdup(s);
+  for (char *p = copy; p && *p; p++)
+    if ((unsigned char)*p >= 0x80)
+      *p = '?';
+  return copy;
+}
+
 bool mcp__buf_append_json_string(mcp__buf *b, const char *s) {
   json_t *str = json_string(s);
+  if (str == NULL) {
+    char *clean = ascii_only(s);
+    str = clean ? json_string(clean) : NULL;
+    free(clean);
+  }
   if (str == NULL)
     return false;
   bool ok = mcp__buf_append_json(b, str, 0);

@@ -179,3 +179,112 @@ int tu_proc_finish(tu_proc *p, int timeout_ms) {
   p->buf = NULL;
   return status;
 }
+
+/* ---- in-process driving ----------------------------------------------- */
+
+void tu_capture_init(tu_capture *c) {
+  pthread_mutex_init(&c->lock, NULL);
+  pthread_cond_init(&c->cond, NULL);
+  c->messages = json_array();
+  c->finals = 0;
+  c->done_calls = 0;
+}
+
+void tu_capture_destroy(tu_capture *c) {
+  json_decref(c->messages);
+  pthread_mutex_destroy(&c->lock);
+  pthread_cond_destroy(&c->cond);
+}
+
+static mcp_status capture_send(void *ctx, const char *msg, size_t len,
+                               unsigned flags) {
+  tu_capture *c = ctx;
+  json_error_t err;
+  json_t *v = json_loadb(msg, len, 0, &err);
+  if (v == NULL) {
+    fprintf(stderr, "capture: server sent invalid JSON: %.*s\n", (int)len, msg);
+    v = json_string("<invalid JSON>");
+  }
+  if (memchr(msg, '\n', len) != NULL)
+    fprintf(stderr, "capture: message contains a newline\n");
+  pthread_mutex_lock(&c->lock);
+  json_array_append_new(c->messages, v);
+  if (flags & MCP__SEND_FINAL)
+    c->finals++;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  return MCP_OK;
+}
+
+static void capture_done(void *ctx) {
+  tu_capture *c = ctx;
+  pthread_mutex_lock(&c->lock);
+  c->done_calls++;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+}
+
+mcp__channel tu_capture_channel(tu_capture *c) {
+  mcp__channel ch = {capture_send, capture_done, c};
+  return ch;
+}
+
+size_t tu_capture_wait(tu_capture *c, size_t n, int timeout_ms) {
+  long long deadline = now_ms() + timeout_ms;
+  pthread_mutex_lock(&c->lock);
+  while (json_array_size(c->messages) < n && now_ms() < deadline) {
+    pthread_mutex_unlock(&c->lock);
+    struct timespec ts = {0, 2 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    pthread_mutex_lock(&c->lock);
+  }
+  size_t got = json_array_size(c->messages);
+  pthread_mutex_unlock(&c->lock);
+  return got;
+}
+
+mcp_session_t *tu_session(mcp_server_t *server, tu_capture *notify) {
+  mcp__channel ch = {NULL, NULL, NULL};
+  if (notify)
+    ch = tu_capture_channel(notify);
+  mcp_session_t *s = NULL;
+  if (mcp__session_new(server, ch, &s) != MCP_OK)
+    return NULL;
+  return s;
+}
+
+int tu_send(mcp_server_t *server, mcp_session_t *session, tu_capture *reply,
+            const char *text) {
+  mcp_call_t *call = NULL;
+  mcp__accept a = mcp__server_accept(server, session, NULL, text, strlen(text),
+                                     tu_capture_channel(reply), &call);
+  if (a == MCP__ACCEPT_REQUEST)
+    mcp__call_run(call);
+  return (int)a;
+}
+
+json_t *tu_rpc(mcp_server_t *server, mcp_session_t *session, const char *text) {
+  tu_capture c;
+  tu_capture_init(&c);
+  tu_send(server, session, &c, text);
+  size_t n = json_array_size(c.messages);
+  json_t *last = n ? json_incref(json_array_get(c.messages, n - 1)) : NULL;
+  tu_capture_destroy(&c);
+  return last;
+}
+
+void tu_initialize(mcp_server_t *server, mcp_session_t *session,
+                   const char *caps) {
+  char buf[2048];
+  snprintf(buf, sizeof buf,
+           "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\","
+           "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":%s,"
+           "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}",
+           caps ? caps : "{}");
+  json_t *r = tu_rpc(server, session, buf);
+  json_decref(r);
+  json_t *n = tu_rpc(server, session,
+                     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+                     "initialized\"}");
+  json_decref(n);
+}

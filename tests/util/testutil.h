@@ -41,3 +41,39 @@ char *tu_proc_read_line(tu_proc *p, int timeout_ms);
 int tu_proc_finish(tu_proc *p, int timeout_ms);
 
 #endif
+
+/* ---- in-process server driving (white-box: uses src/server/dispatch.h) --- */
+#include <jansson.h>
+#include <pthread.h>
+
+#include "mcp/mcp.h"
+#include "server/dispatch.h"
+
+/* Collects every message a channel receives, parsed, in order. */
+typedef struct tu_capture {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  json_t *messages; /* array */
+  int finals;       /* MCP__SEND_FINAL count */
+  int done_calls;   /* channel done() count */
+} tu_capture;
+
+void tu_capture_init(tu_capture *c);
+void tu_capture_destroy(tu_capture *c);
+mcp__channel tu_capture_channel(tu_capture *c);
+/* Waits until at least n messages arrived (timeout_ms); returns count. */
+size_t tu_capture_wait(tu_capture *c, size_t n, int timeout_ms);
+
+/* A session on server whose notify channel is notify (may be NULL). */
+mcp_session_t *tu_session(mcp_server_t *server, tu_capture *notify);
+/* Sends text through mcp__server_accept and runs the call inline.
+ * Returns the accept outcome. */
+int tu_send(mcp_server_t *server, mcp_session_t *session, tu_capture *reply,
+            const char *text);
+/* Sends text and returns the last message captured for it (new reference),
+ * or NULL when nothing was sent back. */
+json_t *tu_rpc(mcp_server_t *server, mcp_session_t *session, const char *text);
+/* initialize (version 2025-11-25, given capabilities JSON or NULL) +
+ * notifications/initialized. */
+void tu_initialize(mcp_server_t *server, mcp_session_t *session,
+                   const char *capabilities_json);

@@ -1,0 +1,211 @@
+/* stdio_test.c - the stdio transport over real pipes: concurrent calls that
+ * complete out of order, whole lines, oversize lines, orderly shutdown at end
+ * of input with in-flight requests still answered. */
+#include "testutil.h"
+
+#include <string.h>
+#include <unistd.h>
+
+typedef struct served {
+  mcp_server_t *server;
+  int to_server[2], from_server[2];
+  pthread_t thread;
+  mcp_status result;
+  tu_proc io; /* reuses the line reader: pid unused */
+} served;
+
+static mcp_status sleep_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                             void *ud) {
+  (void)call, (void)ud;
+  int64_t ms = 0;
+  mcp_arg_integer(args, "ms", &ms);
+  usleep((useconds_t)ms * 1000);
+  mcp_result_add_textf(r, "slept %lld", (long long)ms);
+  return MCP_OK;
+}
+
+static mcp_status big_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)call, (void)args, (void)ud;
+  size_t n = 300000;
+  char *s = malloc(n + 1);
+  memset(s, 'x', n);
+  s[n] = '\0';
+  mcp_result_add_text(r, s);
+  free(s);
+  return MCP_OK;
+}
+
+static void *serve_thread(void *p) {
+  served *sv = p;
+  sv->result =
+      mcp_server_serve_fds(sv->server, sv->to_server[0], sv->from_server[1]);
+  close(sv->from_server[1]); /* the client sees EOF once we are done */
+  return NULL;
+}
+
+static void start(served *sv, size_t max_bytes) {
+  memset(sv, 0, sizeof *sv);
+  assert_int_equal(mcp_server_new("stdio-test", "1", &sv->server), MCP_OK);
+  if (max_bytes)
+    mcp_server_set_max_message_bytes(sv->server, max_bytes);
+  mcp_tool_t *t;
+  mcp_tool_new("sleep", &t);
+  mcp_tool_set_input_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"}}}");
+  mcp_tool_set_handler(t, sleep_tool, NULL, NULL);
+  assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  mcp_tool_new("big", &t);
+  mcp_tool_set_handler(t, big_tool, NULL, NULL);
+  assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  assert_int_equal(pipe(sv->to_server), 0);
+  assert_int_equal(pipe(sv->from_server), 0);
+  sv->io.in_fd = sv->to_server[1];
+  sv->io.out_fd = sv->from_server[0];
+  pthread_create(&sv->thread, NULL, serve_thread, sv);
+}
+
+static void stop(served *sv) {
+  close(sv->to_server[1]);
+  pthread_join(sv->thread, NULL);
+  assert_int_equal(sv->result, MCP_OK);
+  close(sv->to_server[0]);
+  close(sv->from_server[0]);
+  free(sv->io.buf);
+  mcp_server_free(sv->server);
+}
+
+static json_t *read_msg(served *sv) {
+  char *line = tu_proc_read_line(&sv->io, 5000);
+  assert_non_null(line);
+  json_error_t err;
+  json_t *v = json_loads(line, 0, &err);
+  if (v == NULL)
+    fprintf(stderr, "not JSON: %s\n", line);
+  assert_non_null(v);
+  free(line);
+  return v;
+}
+
+static void handshake(served *sv) {
+  tu_proc_send_line(&sv->io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+                    "\"params\":{\"protocolVersion\":\"2025-11-25\","
+                    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+                    "\"version\":\"1\"}}}");
+  json_decref(read_msg(sv));
+  tu_proc_send_line(&sv->io, "{\"jsonrpc\":\"2.0\",\"method\":"
+                             "\"notifications/initialized\"}");
+}
+
+static void test_concurrent_calls_complete_out_of_order(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  /* one pipelined write: slow first, fast second, ping third */
+  const char *batch =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"sleep\",\"arguments\":{\"ms\":400}}}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}\r\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n";
+  tu_proc_write(&sv.io, batch, strlen(batch));
+  json_t *a = read_msg(&sv), *b = read_msg(&sv), *c = read_msg(&sv);
+  assert_int_equal(json_integer_value(json_object_get(a, "id")), 3);
+  assert_int_equal(json_integer_value(json_object_get(b, "id")), 2);
+  assert_int_equal(json_integer_value(json_object_get(c, "id")), 1);
+  json_decref(a);
+  json_decref(b);
+  json_decref(c);
+  stop(&sv);
+}
+
+static void test_large_responses_are_written_whole(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  for (int i = 0; i < 8; i++) {
+    char buf[128];
+    snprintf(buf, sizeof buf,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+             "\"params\":{\"name\":\"big\"}}",
+             i);
+    tu_proc_send_line(&sv.io, buf);
+  }
+  for (int i = 0; i < 8; i++) {
+    json_t *m = read_msg(&sv); /* a torn line would not parse */
+    const char *text = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(m, "result"), "content"),
+                       0),
+        "text"));
+    assert_int_equal(strlen(text), 300000);
+    json_decref(m);
+  }
+  stop(&sv);
+}
+
+static void test_oversize_line_gets_an_error_and_serving_continues(void **s) {
+  (void)s;
+  served sv;
+  start(&sv, 1024);
+  handshake(&sv);
+  char *huge = malloc(200000);
+  memset(huge, ' ', 200000);
+  memcpy(huge, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"", 46);
+  huge[199998] = '"';
+  huge[199999] = '}';
+  tu_proc_write(&sv.io, huge, 200000);
+  tu_proc_write(&sv.io, "\n", 1);
+  free(huge);
+  json_t *m = read_msg(&sv);
+  assert_int_equal(json_integer_value(json_object_get(
+                       json_object_get(m, "error"), "code")),
+                   MCP_RPC_INVALID_REQUEST);
+  assert_null(json_object_get(m, "id"));
+  json_decref(m);
+  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  m = read_msg(&sv);
+  assert_int_equal(json_integer_value(json_object_get(m, "id")), 2);
+  json_decref(m);
+  stop(&sv);
+}
+
+static void test_end_of_input_finishes_in_flight_requests(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":200}}}");
+  /* last line without newline is still a message */
+  tu_proc_write(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}",
+                41);
+  close(sv.to_server[1]);
+  sv.to_server[1] = -1;
+  json_t *a = read_msg(&sv), *b = read_msg(&sv);
+  assert_int_equal(json_integer_value(json_object_get(a, "id")) +
+                       json_integer_value(json_object_get(b, "id")),
+                   19);
+  json_decref(a);
+  json_decref(b);
+  assert_null(tu_proc_read_line(&sv.io, 2000)); /* EOF: server finished */
+  pthread_join(sv.thread, NULL);
+  assert_int_equal(sv.result, MCP_OK);
+  close(sv.to_server[0]);
+  close(sv.from_server[0]);
+  free(sv.io.buf);
+  mcp_server_free(sv.server);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_concurrent_calls_complete_out_of_order),
+      cmocka_unit_test(test_large_responses_are_written_whole),
+      cmocka_unit_test(test_oversize_line_gets_an_error_and_serving_continues),
+      cmocka_unit_test(test_end_of_input_finishes_in_flight_requests),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,153 @@
+/* jsonrpc_test.c - JSON-RPC 2.0 framing: classification, the exact error a
+ * malformed message gets, and envelope encoding. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "jsonrpc/jsonrpc.h"
+
+static mcp_status decode(const char *text, mcp__message *m,
+                         mcp__decode_error *e) {
+  return mcp__jsonrpc_decode(text, strlen(text), 64, m, e);
+}
+
+static void expect_error(const char *text, int code, bool reply,
+                         const char *id_json) {
+  mcp__message m;
+  mcp__decode_error e;
+  assert_int_not_equal(decode(text, &m, &e), MCP_OK);
+  assert_int_equal(e.code, code);
+  assert_int_equal(e.reply, reply);
+  if (id_json == NULL)
+    assert_null(e.id);
+  else {
+    json_t *want = json_loads(id_json, JSON_DECODE_ANY, NULL);
+    assert_true(json_equal(want, e.id));
+    json_decref(want);
+  }
+  mcp__decode_error_clear(&e);
+}
+
+static void test_classifies_the_four_message_kinds(void **state) {
+  (void)state;
+  mcp__message m;
+  mcp__decode_error e;
+  assert_int_equal(decode("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
+                          &m, &e),
+                   MCP_OK);
+  assert_int_equal(m.kind, MCP__MSG_REQUEST);
+  assert_string_equal(m.method, "ping");
+  assert_int_equal(json_integer_value(m.id), 7);
+  assert_null(m.params);
+  mcp__message_clear(&m);
+
+  assert_int_equal(
+      decode("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+             &m, &e),
+      MCP_OK);
+  assert_int_equal(m.kind, MCP__MSG_NOTIFICATION);
+  assert_null(m.id);
+  mcp__message_clear(&m);
+
+  assert_int_equal(
+      decode("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{}}", &m, &e),
+      MCP_OK);
+  assert_int_equal(m.kind, MCP__MSG_RESULT);
+  mcp__message_clear(&m);
+
+  assert_int_equal(decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,"
+                          "\"message\":\"no\"}}",
+                          &m, &e),
+                   MCP_OK);
+  assert_int_equal(m.kind, MCP__MSG_ERROR);
+  mcp__message_clear(&m);
+}
+
+static void test_rejects_malformed_messages_with_exact_codes(void **state) {
+  (void)state;
+  expect_error("{", MCP_RPC_PARSE_ERROR, true, NULL);
+  expect_error("", MCP_RPC_PARSE_ERROR, true, NULL);
+  expect_error("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+               MCP_RPC_INVALID_REQUEST, true, NULL);
+  expect_error("42", MCP_RPC_INVALID_REQUEST, true, NULL);
+  expect_error("{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}",
+               MCP_RPC_INVALID_REQUEST, true, "3");
+  expect_error("{\"id\":3,\"method\":\"ping\"}", MCP_RPC_INVALID_REQUEST, true,
+               "3");
+  /* null, fractional and boolean ids are not valid MCP ids: the id cannot be
+   * echoed, so the error carries none */
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
+               MCP_RPC_INVALID_REQUEST, true, NULL);
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
+               MCP_RPC_INVALID_REQUEST, true, NULL);
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}",
+               MCP_RPC_INVALID_REQUEST, true, NULL);
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":5}",
+               MCP_RPC_INVALID_REQUEST, true, "\"x\"");
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}",
+               MCP_RPC_INVALID_PARAMS, true, "9");
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":9}", MCP_RPC_INVALID_REQUEST, true,
+               "9");
+  /* a broken notification is never answered */
+  expect_error("{\"jsonrpc\":\"1.0\",\"method\":\"notifications/x\"}",
+               MCP_RPC_INVALID_REQUEST, false, NULL);
+  expect_error("{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":3}",
+               MCP_RPC_INVALID_PARAMS, false, NULL);
+  /* invalid UTF-8 is a parse error */
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+               MCP_RPC_PARSE_ERROR, true, NULL);
+}
+
+static void test_depth_limit_refuses_before_parsing(void **state) {
+  (void)state;
+  char deep[400];
+  memset(deep, '[', 200);
+  memset(deep + 200, ']', 200);
+  mcp__message m;
+  mcp__decode_error e;
+  assert_int_equal(mcp__jsonrpc_decode(deep, sizeof deep, 64, &m, &e),
+                   MCP_ERR_TOO_DEEP);
+  assert_int_equal(e.code, MCP_RPC_PARSE_ERROR);
+  /* brackets inside strings do not count */
+  const char *s = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"[[[[[[[[[[[[\"}";
+  assert_int_equal(mcp__jsonrpc_decode(s, strlen(s), 4, &m, &e), MCP_OK);
+  mcp__message_clear(&m);
+}
+
+static void test_encoders_write_exact_envelopes(void **state) {
+  (void)state;
+  mcp__buf b;
+  mcp__buf_init(&b);
+  json_t *id = json_integer(5);
+  json_t *res = json_pack("{s:i}", "x", 1);
+  assert_true(mcp__jsonrpc_encode_result(&b, id, res));
+  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"x\":1}}");
+  mcp__buf_reset(&b);
+  assert_true(mcp__jsonrpc_encode_error(&b, NULL, -32700, "Parse \"error\"", NULL));
+  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,"
+                              "\"message\":\"Parse \\\"error\\\"\"}}");
+  mcp__buf_reset(&b);
+  assert_true(mcp__jsonrpc_encode_error(&b, id, -32602, "bad", res));
+  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":"
+                              "-32602,\"message\":\"bad\",\"data\":{\"x\":1}}}");
+  mcp__buf_reset(&b);
+  assert_true(mcp__jsonrpc_encode_notification(&b, "notifications/x", NULL));
+  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}");
+  mcp__buf_reset(&b);
+  assert_true(mcp__jsonrpc_encode_request(&b, id, "roots/list", res));
+  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/"
+                              "list\",\"params\":{\"x\":1}}");
+  json_decref(id);
+  json_decref(res);
+  mcp__buf_free(&b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_classifies_the_four_message_kinds),
+      cmocka_unit_test(test_rejects_malformed_messages_with_exact_codes),
+      cmocka_unit_test(test_depth_limit_refuses_before_parsing),
+      cmocka_unit_test(test_encoders_write_exact_envelopes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
