@@ -92,6 +92,7 @@ static void call_free(mcp_call_t *call) {
   mcp__message_clear(&call->msg);
   free(call->error_message);
   json_decref(call->error_data);
+  mcp__buf_free(&call->raw_result);
   pthread_mutex_destroy(&call->send_lock);
   free(call);
 }
@@ -264,11 +265,22 @@ void mcp__call_run(mcp_call_t *call) {
   if (!atomic_load(&call->cancelled)) {
     mcp__buf out;
     mcp__buf_init(&out);
-    bool encoded;
-    if (st == MCP_OK) {
+    bool encoded = mcp__buf_reserve(&out, 512 + call->raw_result.len);
+    if (st == MCP_OK && call->raw_result.len > 0) {
+      mcp__buf *raw = &call->raw_result;
+      if (call->stateless) { /* raw ends with '}': add resultType inside */
+        raw->len--;
+        encoded = mcp__buf_append_str(raw, ",\"resultType\":\"complete\"}");
+      }
+      encoded = encoded && mcp__buf_append_str(&out, "{\"jsonrpc\":\"2.0\",\"id\":") &&
+                mcp__buf_append_json(&out, call->msg.id, 0) &&
+                mcp__buf_append_str(&out, ",\"result\":") &&
+                mcp__buf_append(&out, raw->data, raw->len) &&
+                mcp__buf_append_char(&out, '}');
+    } else if (st == MCP_OK) {
       if (call->stateless && json_object_get(result, "resultType") == NULL)
         json_object_set_new(result, "resultType", json_string("complete"));
-      encoded = mcp__jsonrpc_encode_result(&out, call->msg.id, result);
+      encoded = encoded && mcp__jsonrpc_encode_result(&out, call->msg.id, result);
     } else {
       int code;
       const char *message;

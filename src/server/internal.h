@@ -74,6 +74,11 @@ struct mcp_session {
   int log_level; /* -1: client never set one */
   mcp__channel notify; /* standalone stream; send may be NULL */
   mcp_call_t *inflight; /* requests being handled, linked via next */
+  /* Ids named by notifications/cancelled before their request was accepted
+   * (it may still sit in a transport queue): a small ring, consulted when a
+   * request is registered. Ids are never reused within a session. */
+  json_t *early_cancels[16];
+  unsigned early_cancel_next;
   int64_t next_outbound_id;
   mcp__outbound *outbound;
   char *id; /* transport session id (HTTP) or NULL */
@@ -83,7 +88,7 @@ struct mcp_session {
 struct mcp_call {
   mcp_server_t *server;
   mcp_session_t *session; /* counted reference, or NULL (stateless) */
-  mcp_call_t *next;       /* session->inflight */
+  mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
   mcp__message msg;       /* owns the request */
   json_t *params;         /* borrowed from msg, or an owned {} */
   bool owns_params;
@@ -98,6 +103,10 @@ struct mcp_call {
   bool has_progress;
   atomic_bool cancelled;
   pthread_mutex_t send_lock; /* serializes progress/log from many threads */
+  /* A method may encode its result itself (tools/call does, to avoid
+   * building a JSON tree only to serialize it): non-empty means "use this
+   * text as the result object". */
+  mcp__buf raw_result;
   /* protocol error chosen by the handler */
   int error_code;
   char *error_message;

@@ -65,6 +65,8 @@ void mcp__session_release(mcp_session_t *se) {
     json_decref(o->response);
     free(o);
   }
+  for (size_t i = 0; i < 16; i++)
+    json_decref(se->early_cancels[i]);
   json_decref(se->client_capabilities);
   json_decref(se->client_info);
   free(se->id);
@@ -107,18 +109,29 @@ void mcp__session_notify(mcp_session_t *se, const char *msg, size_t len) {
 
 void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
   pthread_mutex_lock(&se->lock);
+  for (size_t i = 0; i < 16; i++)
+    if (se->early_cancels[i] && json_equal(se->early_cancels[i], call->msg.id)) {
+      atomic_store(&call->cancelled, true);
+      json_decref(se->early_cancels[i]);
+      se->early_cancels[i] = NULL;
+    }
+  call->prev = NULL;
   call->next = se->inflight;
+  if (se->inflight)
+    se->inflight->prev = call;
   se->inflight = call;
   pthread_mutex_unlock(&se->lock);
 }
 
 void mcp__session_remove_inflight(mcp_session_t *se, mcp_call_t *call) {
   pthread_mutex_lock(&se->lock);
-  for (mcp_call_t **p = &se->inflight; *p; p = &(*p)->next)
-    if (*p == call) {
-      *p = call->next;
-      break;
-    }
+  if (call->prev)
+    call->prev->next = call->next;
+  else if (se->inflight == call)
+    se->inflight = call->next;
+  if (call->next)
+    call->next->prev = call->prev;
+  call->next = call->prev = NULL;
   pthread_mutex_unlock(&se->lock);
 }
 
@@ -126,12 +139,19 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   if (!mcp__jsonrpc_id_is_valid(request_id))
     return; /* malformed cancels are ignored silently (spec: SHOULD) */
   pthread_mutex_lock(&se->lock);
+  bool found = false;
   for (mcp_call_t *c = se->inflight; c; c = c->next)
-    if (json_equal(c->msg.id, (json_t *)request_id) &&
-        strcmp(c->msg.method, "initialize") != 0) {
-      atomic_store(&c->cancelled, true);
+    if (json_equal(c->msg.id, (json_t *)request_id)) {
+      found = true;
+      if (strcmp(c->msg.method, "initialize") != 0) /* never cancellable */
+        atomic_store(&c->cancelled, true);
       break;
     }
+  if (!found) {
+    unsigned slot = se->early_cancel_next++ % 16;
+    json_decref(se->early_cancels[slot]);
+    se->early_cancels[slot] = json_deep_copy(request_id);
+  }
   /* Wake handlers blocked on a server-to-client request so they can see it. */
   pthread_cond_broadcast(&se->cond);
   pthread_mutex_unlock(&se->lock);

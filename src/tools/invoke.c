@@ -170,12 +170,7 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     st = MCP_ERR_NOMEM;
   if (st == MCP_OK) {
     check_output(call, tool, &r);
-    if (!mcp__result_add_structured_mirror(&r))
-      st = MCP_ERR_NOMEM;
-  }
-  if (st == MCP_OK) {
-    *result = mcp_result_to_json(&r);
-    if (*result == NULL)
+    if (!mcp__result_encode(&r, &call->raw_result))
       st = MCP_ERR_NOMEM;
   }
   mcp__result_clear(&r);

@@ -252,6 +252,52 @@ bool mcp__result_add_structured_mirror(mcp_result_t *r) {
   return block != NULL && json_array_append_new(r->content, block) == 0;
 }
 
+bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
+  if (!mcp__buf_append_str(out, "{\"content\":["))
+    return false;
+  size_t i;
+  json_t *block;
+  json_array_foreach(r->content, i, block) {
+    if ((i > 0 && !mcp__buf_append_char(out, ',')) ||
+        !mcp__buf_append_json(out, block, 0))
+      return false;
+  }
+  if (r->structured) {
+    /* serialize once; use the text both as the mirror and the member */
+    size_t mark = out->len;
+    bool mirror = !r->has_text;
+    if (mirror && json_array_size(r->content) > 0 &&
+        !mcp__buf_append_char(out, ','))
+      return false;
+    size_t start = out->len;
+    if (!mcp__buf_append_json(out, r->structured, 0))
+      return false;
+    size_t n = out->len - start;
+    char *text = malloc(n ? n : 1);
+    if (text == NULL)
+      return false;
+    memcpy(text, out->data + start, n);
+    out->len = mirror ? start : mark;
+    bool ok = true;
+    if (mirror)
+      ok = mcp__buf_append_str(out, "{\"type\":\"text\",\"text\":") &&
+           mcp__buf_append_escaped(out, text, n) &&
+           mcp__buf_append_char(out, '}');
+    ok = ok && mcp__buf_append_str(out, "],\"structuredContent\":") &&
+         mcp__buf_append(out, text, n);
+    free(text);
+    if (!ok)
+      return false;
+  } else if (!mcp__buf_append_char(out, ']'))
+    return false;
+  if (r->is_error && !mcp__buf_append_str(out, ",\"isError\":true"))
+    return false;
+  if (r->meta && (!mcp__buf_append_str(out, ",\"_meta\":") ||
+                  !mcp__buf_append_json(out, r->meta, 0)))
+    return false;
+  return mcp__buf_append_char(out, '}');
+}
+
 void mcp__result_reset_to_error(mcp_result_t *r, const char *text) {
   json_array_clear(r->content);
   json_decref(r->structured);

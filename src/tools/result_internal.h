@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "mcp/result.h"
+#include "util/buf.h"
 
 struct mcp_result {
   json_t *content;    /* array of content block objects */
@@ -23,6 +24,9 @@ void mcp__result_clear(mcp_result_t *r);
 /* Appends the JSON text of structuredContent as a text block when the
  * handler added none. */
 bool mcp__result_add_structured_mirror(mcp_result_t *r);
+/* Writes the CallToolResult JSON text to out, adding the structuredContent
+ * text mirror on the fly when the handler added no text block. */
+bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out);
 /* Replaces everything with a single isError text block. */
 void mcp__result_reset_to_error(mcp_result_t *r, const char *text);
 

@@ -15,7 +15,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/dispatch.h"
@@ -26,10 +28,19 @@
  * client that stops reading cannot make the server buffer without bound. */
 #define OUTPUT_HIGH_WATER (8u << 20)
 #define READ_CHUNK 65536
+/* Requests waiting for a worker above which the reader pauses. Bounds memory
+ * under a flood; see wait_for_room() for why the pause is never permanent. */
+#define QUEUE_HIGH_WATER 1024
 
+/* A request line handed to a worker. The worker parses it: memory a
+ * message allocates is then allocated and freed on one thread, which keeps
+ * glibc's arenas uncontended (parsing on the reader and freeing on a worker
+ * made malloc locks the top cost in profiles). */
 typedef struct job {
   struct job *next;
-  mcp_call_t *call;
+  mcp_call_t *call; /* already accepted by the reader, or NULL: parse bytes */
+  size_t len;
+  char bytes[]; /* the line, NUL-terminated */
 } job;
 
 typedef struct stdio_transport {
@@ -49,7 +60,11 @@ typedef struct stdio_transport {
   pthread_cond_t q_nonempty, q_idle;
   job *head, *tail;
   unsigned idle_workers, busy;
+  size_t queued;      /* jobs in head..tail */
+  uint64_t completed; /* jobs finished, for progress detection */
+  pthread_cond_t q_room;
   bool stopping;
+  job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
   pthread_t *workers;
   unsigned nworkers;
 } stdio_transport;
@@ -127,12 +142,21 @@ static void *worker_main(void *arg) {
     t->head = j->next;
     if (t->head == NULL)
       t->tail = NULL;
+    t->queued--;
     t->busy++;
     pthread_mutex_unlock(&t->q_lock);
-    mcp__call_run(j->call);
+    mcp__channel reply = {out_send, NULL, t};
+    mcp_call_t *call = j->call;
+    if (call != NULL ||
+        mcp__server_accept(t->server, t->session, NULL, j->bytes, j->len,
+                           reply, &call) == MCP__ACCEPT_REQUEST)
+      mcp__call_run(call);
     free(j);
     pthread_mutex_lock(&t->q_lock);
     t->busy--;
+    t->completed++;
+    if (t->queued == QUEUE_HIGH_WATER / 2)
+      pthread_cond_signal(&t->q_room);
     if (t->head == NULL && t->busy == 0)
       pthread_cond_broadcast(&t->q_idle);
   }
@@ -140,23 +164,60 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-static void enqueue(stdio_transport *t, mcp_call_t *call) {
-  job *j = malloc(sizeof *j);
-  if (j == NULL) { /* run inline rather than drop the request */
-    mcp__call_run(call);
-    return;
-  }
+/* Requests parsed from one read(2) chunk are published to the workers
+ * together: one lock and at most one wake-up per chunk instead of per
+ * message, which is what keeps pipelined traffic cheap. */
+static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
+                    size_t len) {
+  job *j = malloc(sizeof *j + len + 1);
+  if (j == NULL)
+    return false;
+  memcpy(j->bytes, line, len);
+  j->bytes[len] = '\0';
+  j->len = len;
   j->call = call;
   j->next = NULL;
-  pthread_mutex_lock(&t->q_lock);
-  if (t->tail)
-    t->tail->next = j;
+  if (t->batch_tail)
+    t->batch_tail->next = j;
   else
-    t->head = j;
-  t->tail = j;
-  bool wake = t->idle_workers > 0;
+    t->batch_head = j;
+  t->batch_tail = j;
+  return true;
+}
+
+/* Which lines the reader handles itself: everything that is not plainly an
+ * ordinary request. Client responses (no "method") and notifications
+ * (cancellations above all) must never wait behind busy workers, and
+ * initialize must run before the requests pipelined behind it. The test is
+ * deliberately coarse: a request that merely mentions these words is also
+ * handled here, which costs a little speed and nothing else. */
+static bool handle_inline(const char *line, size_t len) {
+  return memmem(line, len, "\"method\"", 8) == NULL ||
+         memmem(line, len, "notifications/", 14) != NULL ||
+         memmem(line, len, "\"initialize\"", 12) != NULL ||
+         memmem(line, len, "\"ping\"", 6) != NULL;
+}
+
+static void publish(stdio_transport *t) {
+  if (t->batch_head == NULL)
+    return;
+  size_t n = 0;
+  for (job *j = t->batch_head; j; j = j->next)
+    n++;
+  pthread_mutex_lock(&t->q_lock);
+  t->queued += n;
+  if (t->tail)
+    t->tail->next = t->batch_head;
+  else
+    t->head = t->batch_head;
+  t->tail = t->batch_tail;
+  unsigned idle = t->idle_workers;
+  bool several = t->batch_head != t->batch_tail;
   pthread_mutex_unlock(&t->q_lock);
-  if (wake)
+  t->batch_head = t->batch_tail = NULL;
+  if (idle > 1 && several)
+    pthread_cond_broadcast(&t->q_nonempty);
+  else if (idle > 0)
     pthread_cond_signal(&t->q_nonempty);
 }
 
@@ -169,19 +230,25 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     start++;
   if (start == len)
     return; /* blank lines carry no message */
+  line += start;
+  len -= start;
+  if (!handle_inline(line, len) && enqueue(t, NULL, line, len))
+    return;
   mcp__channel reply = {out_send, NULL, t};
   mcp_call_t *call = NULL;
-  if (mcp__server_accept(t->server, t->session, NULL, line + start,
-                         len - start, reply, &call) != MCP__ACCEPT_REQUEST)
+  if (mcp__server_accept(t->server, t->session, NULL, line, len, reply,
+                         &call) != MCP__ACCEPT_REQUEST)
     return;
   /* initialize runs here, in input order: requests pipelined behind it must
    * find the session initialized. ping is answered at once, even when all
-   * workers are busy. */
+   * workers are busy. Any other request goes to the workers: a handler must
+   * never block the reader. */
   const char *method = mcp__call_method(call);
-  if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0)
+  if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
+    publish(t); /* keep earlier requests ahead of this one */
     mcp__call_run(call);
-  else
-    enqueue(t, call);
+  } else if (!enqueue(t, call, "", 0))
+    mcp__call_run(call); /* out of memory: still answer it */
 }
 
 static void report_oversize(stdio_transport *t) {
@@ -191,6 +258,28 @@ static void report_oversize(stdio_transport *t) {
            t->server->max_message_bytes);
   mcp__channel reply = {out_send, NULL, t};
   mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
+}
+
+/* Pauses the reader while too many requests wait. If no worker finishes
+ * anything for a while (all may be blocked waiting for this very client to
+ * answer a server-to-client request), reading resumes anyway: an answer in
+ * the input must never be stuck behind the pause. */
+static void wait_for_room(stdio_transport *t) {
+  pthread_mutex_lock(&t->q_lock);
+  while (t->queued > QUEUE_HIGH_WATER) {
+    uint64_t before = t->completed;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&t->q_room, &t->q_lock, &ts);
+    if (t->completed == before)
+      break;
+  }
+  pthread_mutex_unlock(&t->q_lock);
 }
 
 /* Reads until EOF, splitting lines. A line longer than the limit is
@@ -206,6 +295,7 @@ static mcp_status read_loop(stdio_transport *t) {
     return MCP_ERR_NOMEM;
   mcp_status st = MCP_OK;
   for (;;) {
+    wait_for_room(t);
     ssize_t got = read(t->in_fd, chunk, READ_CHUNK);
     if (got < 0) {
       if (errno == EINTR)
@@ -242,12 +332,14 @@ static mcp_status read_loop(stdio_transport *t) {
       }
       p = nl ? nl + 1 : end;
     }
+    publish(t);
   }
   if (!discarding && line.len > 0) /* last line without a newline */
     handle_line(t, line.data, line.len);
   else if (discarding)
     report_oversize(t);
 out:
+  publish(t);
   free(chunk);
   mcp__buf_free(&line);
   return st;
@@ -267,6 +359,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   pthread_mutex_init(&t->q_lock, NULL);
   pthread_cond_init(&t->q_nonempty, NULL);
   pthread_cond_init(&t->q_idle, NULL);
+  pthread_cond_init(&t->q_room, NULL);
   mcp__buf_init(&t->pending);
   mcp__buf_init(&t->writing);
   /* A vanished client must not kill the process with SIGPIPE; write()
@@ -314,6 +407,7 @@ cleanup:
   pthread_mutex_destroy(&t->q_lock);
   pthread_cond_destroy(&t->q_nonempty);
   pthread_cond_destroy(&t->q_idle);
+  pthread_cond_destroy(&t->q_room);
   free(t);
   return st;
 }

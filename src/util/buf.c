@@ -99,3 +99,40 @@ char *mcp__buf_steal(mcp__buf *b, size_t *len) {
   mcp__buf_init(b);
   return data;
 }
+
+bool mcp__buf_append_escaped(mcp__buf *b, const char *s, size_t len) {
+  static const char hex[] = "0123456789abcdef";
+  if (!mcp__buf_reserve(b, len + 2))
+    return false;
+  b->data[b->len++] = '"';
+  size_t run = 0; /* bytes copied verbatim in one go */
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    if (!mcp__buf_append(b, s + run, i - run))
+      return false;
+    char esc[6] = {'\\', 0, 0, 0, 0, 0};
+    size_t n = 2;
+    switch (c) {
+    case '"': esc[1] = '"'; break;
+    case '\\': esc[1] = '\\'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\t': esc[1] = 't'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    default:
+      esc[1] = 'u';
+      esc[2] = '0';
+      esc[3] = '0';
+      esc[4] = hex[c >> 4];
+      esc[5] = hex[c & 15];
+      n = 6;
+    }
+    if (!mcp__buf_append(b, esc, n))
+      return false;
+    run = i + 1;
+  }
+  return mcp__buf_append(b, s + run, len - run) && mcp__buf_append_char(b, '"');
+}

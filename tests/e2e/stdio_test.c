@@ -44,9 +44,11 @@ static void *serve_thread(void *p) {
   return NULL;
 }
 
-static void start(served *sv, size_t max_bytes) {
+static void start_with(served *sv, size_t max_bytes, unsigned workers) {
   memset(sv, 0, sizeof *sv);
   assert_int_equal(mcp_server_new("stdio-test", "1", &sv->server), MCP_OK);
+  if (workers)
+    mcp_server_set_worker_threads(sv->server, workers);
   if (max_bytes)
     mcp_server_set_max_message_bytes(sv->server, max_bytes);
   mcp_tool_t *t;
@@ -63,6 +65,10 @@ static void start(served *sv, size_t max_bytes) {
   sv->io.in_fd = sv->to_server[1];
   sv->io.out_fd = sv->from_server[0];
   pthread_create(&sv->thread, NULL, serve_thread, sv);
+}
+
+static void start(served *sv, size_t max_bytes) {
+  start_with(sv, max_bytes, 0);
 }
 
 static void stop(served *sv) {
@@ -200,12 +206,60 @@ static void test_end_of_input_finishes_in_flight_requests(void **state) {
   mcp_server_free(sv.server);
 }
 
+static void test_requests_never_block_the_reader(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  /* mentions "notifications/" so the reader parses it itself; it must still
+   * run on a worker */
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":400,"
+                    "\"note\":\"notifications/x\"}}}");
+  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  json_t *a = read_msg(&sv), *b = read_msg(&sv);
+  assert_int_equal(json_integer_value(json_object_get(a, "id")), 2);
+  assert_int_equal(json_integer_value(json_object_get(b, "id")), 1);
+  json_decref(a);
+  json_decref(b);
+  stop(&sv);
+}
+
+static void test_cancel_of_a_queued_request_suppresses_it(void **state) {
+  (void)state;
+  served sv;
+  start_with(&sv, 0, 1); /* one worker: the second call waits in the queue */
+  handshake(&sv);
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":300}}}");
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}");
+  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+                            "cancelled\",\"params\":{\"requestId\":2}}");
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}");
+  json_t *a = read_msg(&sv), *b = read_msg(&sv);
+  assert_int_equal(json_integer_value(json_object_get(a, "id")), 1);
+  assert_int_equal(json_integer_value(json_object_get(b, "id")), 3);
+  json_decref(a);
+  json_decref(b);
+  char *extra = tu_proc_read_line(&sv.io, 300);
+  assert_null(extra); /* nothing for the cancelled id 2 */
+  stop(&sv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_calls_complete_out_of_order),
       cmocka_unit_test(test_large_responses_are_written_whole),
       cmocka_unit_test(test_oversize_line_gets_an_error_and_serving_continues),
       cmocka_unit_test(test_end_of_input_finishes_in_flight_requests),
+      cmocka_unit_test(test_requests_never_block_the_reader),
+      cmocka_unit_test(test_cancel_of_a_queued_request_suppresses_it),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
