@@ -64,6 +64,11 @@ MCP_API mcp_status mcp_schema_options_set_base_uri(mcp_schema_options_t *options
 /* PCRE2 match limit per pattern match (bounds hostile regexes). */
 MCP_API mcp_status mcp_schema_options_set_regex_match_limit(
     mcp_schema_options_t *options, uint32_t limit);
+/* Deepest nesting of schemas compile and validation follow before giving up
+ * with an error (MCP_ERR_SCHEMA at compile, an "exceeds the nesting limit"
+ * validation error at validation). Bounds the C stack. Default: 1000. */
+MCP_API mcp_status mcp_schema_options_set_max_depth(
+    mcp_schema_options_t *options, unsigned depth);
 
 /* ---- compile / free ------------------------------------------------------ */
 

@@ -1,0 +1,2 @@
+/* builder.c - placeholder */
+#include "schema/internal.h"
