@@ -59,16 +59,16 @@ MCP_API mcp_status mcp_schema_options_set_format_assertion(
 MCP_API mcp_status mcp_schema_options_set_registry(
     mcp_schema_options_t *options, const mcp_schema_registry_t *registry);
 /* Base URI for a schema without $id (copied). Default: none. */
-MCP_API mcp_status mcp_schema_options_set_base_uri(mcp_schema_options_t *options,
-                                                   const char *uri);
+MCP_API mcp_status
+mcp_schema_options_set_base_uri(mcp_schema_options_t *options, const char *uri);
 /* PCRE2 match limit per pattern match (bounds hostile regexes). */
 MCP_API mcp_status mcp_schema_options_set_regex_match_limit(
     mcp_schema_options_t *options, uint32_t limit);
 /* Deepest nesting of schemas compile and validation follow before giving up
  * with an error (MCP_ERR_SCHEMA at compile, an "exceeds the nesting limit"
  * validation error at validation). Bounds the C stack. Default: 1000. */
-MCP_API mcp_status mcp_schema_options_set_max_depth(
-    mcp_schema_options_t *options, unsigned depth);
+MCP_API mcp_status
+mcp_schema_options_set_max_depth(mcp_schema_options_t *options, unsigned depth);
 
 /* ---- compile / free ------------------------------------------------------ */
 
@@ -139,30 +139,32 @@ MCP_API mcp_status mcp_schema_builder_new(mcp_schema_builder_t **out);
 MCP_API void mcp_schema_builder_free(mcp_schema_builder_t *builder);
 
 /* name and description are copied; description may be NULL. */
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_string(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_integer(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_number(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_boolean(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_string(mcp_schema_builder_t *b, const char *name,
+                              const char *description, bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_integer(mcp_schema_builder_t *b, const char *name,
+                               const char *description, bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_number(mcp_schema_builder_t *b, const char *name,
+                              const char *description, bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_boolean(mcp_schema_builder_t *b, const char *name,
+                               const char *description, bool required);
 /* An array property; refine its items with mcp_schema_prop_items(). */
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_array(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_array(mcp_schema_builder_t *b,
+                                                        const char *name,
+                                                        const char *description,
+                                                        bool required);
 /* A nested object property; add its own properties through the returned
  * builder (borrowed, owned by the parent). */
-MCP_API mcp_schema_builder_t *mcp_schema_builder_add_object(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
+MCP_API mcp_schema_builder_t *
+mcp_schema_builder_add_object(mcp_schema_builder_t *b, const char *name,
+                              const char *description, bool required);
 /* additionalProperties: false when allow is false. Default: not emitted. */
-MCP_API void mcp_schema_builder_set_additional_properties(
-    mcp_schema_builder_t *b, bool allow);
+MCP_API void
+mcp_schema_builder_set_additional_properties(mcp_schema_builder_t *b,
+                                             bool allow);
 /* Description of the object itself (copied). */
 MCP_API void mcp_schema_builder_set_description(mcp_schema_builder_t *b,
                                                 const char *description);

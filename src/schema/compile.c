@@ -15,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema/formats.h"
 #include "schema/jsonval.h"
 #include "schema/uri.h"
 
-#define URI_2020 "https://json-schema.org/draft/2020-12/schema"
-#define URI_DRAFT7 "http://json-schema.org/draft-07/schema"
+#define URI_2020     "https://json-schema.org/draft/2020-12/schema"
+#define URI_DRAFT7   "http://json-schema.org/draft-07/schema"
 #define VOCAB_PREFIX "https://json-schema.org/draft/2020-12/vocab/"
 
 typedef struct info {
@@ -61,8 +62,7 @@ static bool fail(cctx *c, const char *where, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
     va_end(ap);
-    snprintf(c->err->pointer, sizeof c->err->pointer, "%s",
-             where ? where : "");
+    snprintf(c->err->pointer, sizeof c->err->pointer, "%s", where ? where : "");
   }
   return false;
 }
@@ -170,7 +170,8 @@ static bool dialect_for(cctx *c, const char *uri, const char *where,
   return true;
 }
 
-/* ---- indexing -------------------------------------------------------------- */
+/* ---- indexing --------------------------------------------------------------
+ */
 
 static mcp__resource *new_resource(cctx *c, const char *uri) {
   mcp__resource *r = mcp__map_get(&c->res_objs, uri);
@@ -281,7 +282,8 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
     bool ref_only =
         d.draft == MCP__DRAFT_7 && json_object_get(js, "$ref") != NULL;
     json_t *sch = json_object_get(js, "$schema");
-    if (json_is_string(sch) && (doc_root || (json_is_string(id) && !ref_only))) {
+    if (json_is_string(sch) &&
+        (doc_root || (json_is_string(id) && !ref_only))) {
       if (!dialect_for(c, json_string_value(sch), "/$schema", &d, 0))
         return false;
       ref_only = d.draft == MCP__DRAFT_7 && json_object_get(js, "$ref");
@@ -344,11 +346,18 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
   }
   static const char *const maps[] = {"$defs", "definitions", "properties",
                                      "patternProperties", "dependentSchemas"};
-  static const char *const singles[] = {
-      "additionalProperties", "propertyNames", "unevaluatedProperties",
-      "unevaluatedItems",     "contains",      "not",
-      "if",                   "then",          "else",
-      "additionalItems",      "contentSchema", "items"};
+  static const char *const singles[] = {"additionalProperties",
+                                        "propertyNames",
+                                        "unevaluatedProperties",
+                                        "unevaluatedItems",
+                                        "contains",
+                                        "not",
+                                        "if",
+                                        "then",
+                                        "else",
+                                        "additionalItems",
+                                        "contentSchema",
+                                        "items"};
   static const char *const lists[] = {"allOf", "anyOf", "oneOf", "prefixItems",
                                       "items"};
   for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
@@ -361,10 +370,8 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
     if (!index_list(c, json_object_get(js, lists[i]), base, res, d, depth))
       return false;
-  if (d.draft == MCP__DRAFT_7)
-    if (!index_map(c, json_object_get(js, "dependencies"), base, res, d,
-                   depth))
-      return false;
+  if (!index_map(c, json_object_get(js, "dependencies"), base, res, d, depth))
+    return false;
   return true;
 }
 
@@ -506,8 +513,8 @@ static json_t *resolve_ref(cctx *c, const char *base, const char *ref,
   json_t *target = NULL;
   if (root == NULL) {
     if (!c->failed)
-      fail(c, where, "cannot resolve $ref \"%s\": unknown resource \"%s\"",
-           ref, full);
+      fail(c, where, "cannot resolve $ref \"%s\": unknown resource \"%s\"", ref,
+           full);
     free(full);
     return NULL;
   }
@@ -525,8 +532,8 @@ static json_t *resolve_ref(cctx *c, const char *base, const char *ref,
         w.last != NULL) {
       /* A subschema under an unknown keyword: index it in the scope of its
        * nearest known ancestor. */
-      if (!index_schema(c, target, w.last->base, w.last->res, w.last->d,
-                        false, 0)) {
+      if (!index_schema(c, target, w.last->base, w.last->res, w.last->d, false,
+                        0)) {
         free(full);
         return NULL;
       }
@@ -554,7 +561,8 @@ static json_t *resolve_ref(cctx *c, const char *base, const char *ref,
   return target;
 }
 
-/* ---- keyword compilation --------------------------------------------------- */
+/* ---- keyword compilation ---------------------------------------------------
+ */
 
 static mcp__node *compile_node(cctx *c, json_t *js, const char *where);
 
@@ -746,8 +754,7 @@ static mcp__regex *compile_regex(cctx *c, json_t *v, const char *where) {
     fail(c, where, "%s", msg);
     return NULL;
   }
-  mcp__regex **nr =
-      realloc(c->s->regexes, (c->s->nregexes + 1) * sizeof *nr);
+  mcp__regex **nr = realloc(c->s->regexes, (c->s->nregexes + 1) * sizeof *nr);
   if (nr == NULL) {
     mcp__regex_free(re);
     oom(c);
@@ -840,7 +847,9 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
   const unsigned V = d.vocab;
   json_t *v;
   char *kp = NULL; /* pointer of the keyword being compiled */
-#define KW(name) ((v = json_object_get(js, name)) != NULL && (kp = path_join(c, where, name)) != NULL)
+#define KW(name)                                                               \
+  ((v = json_object_get(js, name)) != NULL &&                                  \
+   (kp = path_join(c, where, name)) != NULL)
 #define CHECK(expr)                                                            \
   do {                                                                         \
     if (!(expr))                                                               \
@@ -878,7 +887,8 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       free(frag);
       goto done;
     }
-    json_t *da = json_is_object(t) ? json_object_get(t, "$dynamicAnchor") : NULL;
+    json_t *da =
+        json_is_object(t) ? json_object_get(t, "$dynamicAnchor") : NULL;
     if (frag != NULL && frag[0] != '/' && json_is_string(da) &&
         strcmp(json_string_value(da), frag) == 0) {
       k->u.ref.dynamic = true;
@@ -1039,12 +1049,14 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
     if (!d7 && KW("dependentSchemas")) {
       mcp__ptable t = {0};
       CHECK(build_ptable(c, &t, v, where, "dependentSchemas", true));
-      mcp__kw *k = kw_add(c, &l, MCP__OP_DEP_SCHEMAS, MCP__T_OBJECT,
-                          "dependentSchemas");
+      mcp__kw *k =
+          kw_add(c, &l, MCP__OP_DEP_SCHEMAS, MCP__T_OBJECT, "dependentSchemas");
       CHECK(k != NULL);
       k->u.deps = t;
     }
-    if (d7 && KW("dependencies")) {
+    /* draft-07 "dependencies"; also honoured in 2020-12 documents for
+     * compatibility (optional suite: dependencies-compatibility). */
+    if (KW("dependencies")) {
       if (!json_is_object(v)) {
         fail(c, kp, "\"dependencies\" must be an object");
         goto done;
@@ -1071,13 +1083,6 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
         goto done;
       }
       if (nsch > 0) {
-        /* subschemas were indexed in place; index the copies' entries too */
-        const char *sk;
-        json_t *sv;
-        json_object_foreach(sch, sk, sv) {
-          (void)sk;
-          (void)sv;
-        }
         mcp__ptable t = {0};
         CHECK(build_ptable(c, &t, sch, where, "dependencies", true));
         mcp__kw *k =
@@ -1101,16 +1106,16 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
           dr->name = mcp__arena_strndup(&c->s->arena, rk, rkl);
           dr->len = rkl;
           CHECK(dr->name != NULL);
-          CHECK(string_array(c, arr, kp, "dependencies", &dr->req,
-                             &dr->req_len, &dr->nreq));
+          CHECK(string_array(c, arr, kp, "dependencies", &dr->req, &dr->req_len,
+                             &dr->nreq));
         }
       }
     }
     if (KW("propertyNames")) {
       mcp__node *pn = compile_child(c, v, where, "propertyNames");
       CHECK(pn != NULL);
-      mcp__kw *k = kw_add(c, &l, MCP__OP_PROPERTY_NAMES, MCP__T_OBJECT,
-                          "propertyNames");
+      mcp__kw *k =
+          kw_add(c, &l, MCP__OP_PROPERTY_NAMES, MCP__T_OBJECT, "propertyNames");
       CHECK(k != NULL);
       k->u.one.node = pn;
     }
@@ -1119,8 +1124,9 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
     json_t *addl = json_object_get(js, "additionalProperties");
     if (props || pprops || addl) {
       mcp__kw tmp = {.op = MCP__OP_PROPERTIES, .tmask = MCP__T_OBJECT};
-      tmp.loc = props ? "properties" : pprops ? "patternProperties"
-                                              : "additionalProperties";
+      tmp.loc = props    ? "properties"
+                : pprops ? "patternProperties"
+                         : "additionalProperties";
       if (props) {
         CHECK(build_ptable(c, &tmp.u.props.table, props, where, "properties",
                            true));
@@ -1134,7 +1140,8 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
           goto done;
         }
         size_t n = json_object_size(pprops), i = 0;
-        tmp.u.props.patterns = aalloc(c, (n ? n : 1) * sizeof(mcp__pattern_prop));
+        tmp.u.props.patterns =
+            aalloc(c, (n ? n : 1) * sizeof(mcp__pattern_prop));
         CHECK(tmp.u.props.patterns != NULL);
         tmp.u.props.npatterns = n;
         const char *key;
@@ -1158,8 +1165,8 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
         }
       }
       if (addl) {
-        tmp.u.props.additional = compile_child(c, addl, where,
-                                               "additionalProperties");
+        tmp.u.props.additional =
+            compile_child(c, addl, where, "additionalProperties");
         CHECK(tmp.u.props.additional != NULL);
         tmp.u.props.additional_loc = "additionalProperties";
       }
@@ -1167,13 +1174,15 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       CHECK(k != NULL);
       *k = tmp;
     }
-    /* Arrays: 2020-12 prefixItems + items; draft-07 items[] + additionalItems */
+    /* Arrays: 2020-12 prefixItems + items; draft-07 items[] + additionalItems
+     */
     json_t *items = json_object_get(js, "items");
     json_t *prefix = d7 ? (json_is_array(items) ? items : NULL)
                         : json_object_get(js, "prefixItems");
-    json_t *rest = d7 ? (json_is_array(items) ? json_object_get(js, "additionalItems")
-                                              : items)
-                      : items;
+    json_t *rest =
+        d7 ? (json_is_array(items) ? json_object_get(js, "additionalItems")
+                                   : items)
+           : items;
     if (prefix || rest) {
       mcp__kw tmp = {.op = MCP__OP_ITEMS, .tmask = MCP__T_ARRAY};
       const char *pkw = d7 ? "items" : "prefixItems";
@@ -1225,8 +1234,8 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
     if (KW("unevaluatedItems")) {
       mcp__node *un = compile_child(c, v, where, "unevaluatedItems");
       CHECK(un != NULL);
-      mcp__kw *k = kw_add(c, &l, MCP__OP_UNEVAL_ITEMS, MCP__T_ARRAY,
-                          "unevaluatedItems");
+      mcp__kw *k =
+          kw_add(c, &l, MCP__OP_UNEVAL_ITEMS, MCP__T_ARRAY, "unevaluatedItems");
       CHECK(k != NULL);
       k->u.one.node = un;
       node->uneval = true;
@@ -1242,8 +1251,8 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
     }
   }
   if (KW("format")) {
-    bool assert_fmt = (c->opt && c->opt->assert_formats) ||
-                      (V & MCP__V_FORMAT_ASSERTION);
+    bool assert_fmt =
+        (c->opt && c->opt->assert_formats) || (V & MCP__V_FORMAT_ASSERTION);
     if (!json_is_string(v)) {
       fail(c, kp, "\"format\" must be a string");
       goto done;
@@ -1299,8 +1308,8 @@ static mcp__node *compile_node(cctx *c, json_t *js, const char *where) {
     /* Reached through a keyword index() does not walk (draft-07 copies of
      * "dependencies" entries): inherits nothing better than the root's. */
     inf = mcp__map_get(&c->infos, c->s->document);
-    if (inf == NULL || !index_schema(c, js, inf->base, inf->res, inf->d, false,
-                                     0))
+    if (inf == NULL ||
+        !index_schema(c, js, inf->base, inf->res, inf->d, false, 0))
       return NULL;
     inf = mcp__map_get(&c->infos, js);
   }
@@ -1354,7 +1363,8 @@ static bool compile_dynamic_anchors(cctx *c) {
   return !c->failed;
 }
 
-/* ---- public ------------------------------------------------------------------ */
+/* ---- public
+ * ------------------------------------------------------------------ */
 
 mcp_status mcp_schema_compile(json_t *schema,
                               const mcp_schema_options_t *options,
@@ -1371,9 +1381,8 @@ mcp_status mcp_schema_compile(json_t *schema,
   if (s == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   s->document = json_incref(schema);
-  s->match_limit =
-      options && options->match_limit ? options->match_limit
-                                      : MCP__DEFAULT_MATCH_LIMIT;
+  s->match_limit = options && options->match_limit ? options->match_limit
+                                                   : MCP__DEFAULT_MATCH_LIMIT;
   s->max_depth = options && options->max_depth ? options->max_depth
                                                : MCP__DEFAULT_MAX_DEPTH;
   cctx c = {.s = s, .opt = options, .err = err, .max_depth = s->max_depth};

@@ -99,7 +99,8 @@ typedef enum mcp__op {
   MCP__OP_IF,
   MCP__OP_DEP_SCHEMAS,
   MCP__OP_PROPERTY_NAMES,
-  MCP__OP_PROPERTIES, /* properties + patternProperties + additionalProperties */
+  MCP__OP_PROPERTIES, /* properties + patternProperties + additionalProperties
+                       */
   MCP__OP_ITEMS,      /* prefixItems + items (or items[] + additionalItems) */
   MCP__OP_CONTAINS,   /* with minContains / maxContains */
   MCP__OP_UNEVAL_ITEMS,
@@ -139,7 +140,7 @@ typedef bool (*mcp__format_fn)(const char *s, size_t len);
 
 typedef struct mcp__kw {
   mcp__op op;
-  unsigned tmask; /* instance types this keyword looks at */
+  unsigned tmask;  /* instance types this keyword looks at */
   const char *loc; /* keyword location relative to the node, "minimum" */
   union {
     struct {
@@ -208,8 +209,8 @@ enum { MCP__NODE_SCHEMA, MCP__NODE_TRUE, MCP__NODE_FALSE };
 
 struct mcp__node {
   uint8_t kind;
-  bool uneval;     /* has unevaluated*: collects annotations of its keywords */
-  bool compiled;   /* false while its keywords are being compiled */
+  bool uneval;   /* has unevaluated*: collects annotations of its keywords */
+  bool compiled; /* false while its keywords are being compiled */
   uint16_t nkw;
   mcp__kw *kw;
   mcp__resource *res;
@@ -218,13 +219,13 @@ struct mcp__node {
 
 struct mcp_schema {
   mcp__arena arena;
-  json_t *document;   /* root, one reference held */
-  json_t **docs;      /* every other document used, references held */
+  json_t *document; /* root, one reference held */
+  json_t **docs;    /* every other document used, references held */
   size_t ndocs;
   mcp__regex **regexes; /* freed with the schema */
   size_t nregexes;
   mcp__node *root;
-  bool has_dynamic;    /* any $dynamicRef that needs the dynamic scope */
+  bool has_dynamic; /* any $dynamicRef that needs the dynamic scope */
   unsigned max_depth;
   uint32_t match_limit;
   void *match_context; /* pcre2_match_context*, read-only after compile */
@@ -234,7 +235,7 @@ struct mcp_schema_registry {
   struct reg_doc {
     char *uri;
     json_t *doc;
-  } *docs;
+  } * docs;
   size_t count, cap;
 };
 
@@ -276,6 +277,6 @@ typedef struct mcp__builtin_doc {
 const mcp__builtin_doc *mcp__metaschemas(size_t *count);
 
 #define MCP__DEFAULT_MATCH_LIMIT 1000000u
-#define MCP__DEFAULT_MAX_DEPTH 1000u
+#define MCP__DEFAULT_MAX_DEPTH   1000u
 
 #endif

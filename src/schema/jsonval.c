@@ -87,8 +87,8 @@ uint64_t mcp__json_hash(const json_t *v) {
   switch (json_typeof(v)) {
   case JSON_INTEGER:
   case JSON_REAL: {
-    double d = json_is_integer(v) ? (double)json_integer_value(v)
-                                  : json_real_value(v);
+    double d =
+        json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
     if (d == 0)
       d = 0; /* -0.0 == 0 */
     uint64_t bits;

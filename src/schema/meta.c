@@ -11,8 +11,8 @@ mcp_status mcp_schema_check_meta(json_t *schema, mcp_validation_t **out) {
   if (schema == NULL)
     return MCP_ERR_INVALID_ARG;
   const char *uri = "https://json-schema.org/draft/2020-12/schema";
-  json_t *ms = json_is_object(schema) ? json_object_get(schema, "$schema")
-                                      : NULL;
+  json_t *ms =
+      json_is_object(schema) ? json_object_get(schema, "$schema") : NULL;
   if (json_is_string(ms))
     uri = json_string_value(ms);
   size_t ul = strlen(uri);
@@ -27,8 +27,8 @@ mcp_status mcp_schema_check_meta(json_t *schema, mcp_validation_t **out) {
   if (found == NULL || strstr(found->uri, "/meta/") != NULL)
     return MCP_ERR_UNSUPPORTED;
   mcp_schema_t *meta = NULL;
-  mcp_status st =
-      mcp_schema_compile_text(found->text, strlen(found->text), NULL, &meta, NULL);
+  mcp_status st = mcp_schema_compile_text(found->text, strlen(found->text),
+                                          NULL, &meta, NULL);
   if (st != MCP_OK)
     return st == MCP_ERR_NOMEM ? st : MCP_ERR_INTERNAL;
   st = mcp_schema_validate(meta, schema, out);

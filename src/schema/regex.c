@@ -39,7 +39,9 @@ static void bput(buf *b, const char *s, size_t n) {
   b->p[b->len] = '\0';
 }
 
-static void bputs(buf *b, const char *s) { bput(b, s, strlen(s)); }
+static void bputs(buf *b, const char *s) {
+  bput(b, s, strlen(s));
+}
 
 static void bcode(buf *b, unsigned long cp) {
   char tmp[24];
@@ -340,12 +342,12 @@ static bool translate(const char *src, size_t len, bool strict, buf *out,
       if (i + 1 < len && src[i + 1] == '?') {
         const char *g = src + i + 2;
         size_t rem = len - i - 2;
-        bool ok = (rem >= 1 && (g[0] == ':' || g[0] == '=' || g[0] == '!')) ||
-                  (rem >= 2 && g[0] == '<' && (g[1] == '=' || g[1] == '!')) ||
-                  (rem >= 2 && g[0] == '<' &&
-                   (g[1] == '_' || g[1] == '$' ||
-                    (g[1] >= 'a' && g[1] <= 'z') ||
-                    (g[1] >= 'A' && g[1] <= 'Z') || (unsigned char)g[1] >= 0x80));
+        bool ok =
+            (rem >= 1 && (g[0] == ':' || g[0] == '=' || g[0] == '!')) ||
+            (rem >= 2 && g[0] == '<' && (g[1] == '=' || g[1] == '!')) ||
+            (rem >= 2 && g[0] == '<' &&
+             (g[1] == '_' || g[1] == '$' || (g[1] >= 'a' && g[1] <= 'z') ||
+              (g[1] >= 'A' && g[1] <= 'Z') || (unsigned char)g[1] >= 0x80));
         if (!ok) {
           *why = "unsupported group syntax";
           return false;
@@ -385,10 +387,10 @@ static pcre2_code *compile_translated(const char *src, size_t len, bool strict,
   }
   int ec;
   PCRE2_SIZE off;
-  pcre2_code *code = pcre2_compile(
-      (PCRE2_SPTR)(out.p ? out.p : ""), out.len,
-      PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALLOW_EMPTY_CLASS, &ec, &off,
-      NULL);
+  pcre2_code *code =
+      pcre2_compile((PCRE2_SPTR)(out.p ? out.p : ""), out.len,
+                    PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALLOW_EMPTY_CLASS,
+                    &ec, &off, NULL);
   free(out.p);
   if (code == NULL) {
     PCRE2_UCHAR msg[160];
@@ -469,15 +471,16 @@ int mcp__regex_search(const mcp__regex *re, const char *s, size_t len,
                       mcp__regex_scratch *sc, void *mcontext) {
   if (sc->match_data == NULL) {
     sc->used = 0;
-    sc->gcontext = pcre2_general_context_create(scratch_malloc, scratch_free, sc);
+    sc->gcontext =
+        pcre2_general_context_create(scratch_malloc, scratch_free, sc);
     if (sc->gcontext == NULL)
       return -1;
     sc->match_data = pcre2_match_data_create(1, sc->gcontext);
     if (sc->match_data == NULL)
       return -1;
   }
-  int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, sc->match_data,
-                       mcontext);
+  int rc =
+      pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, sc->match_data, mcontext);
   if (rc >= 0)
     return 1;
   if (rc == PCRE2_ERROR_NOMATCH)
@@ -506,4 +509,6 @@ bool mcp__regex_is_valid_ecma(const char *src, size_t len) {
   return ec == PCRE2_ERROR_LOOKBEHIND_NOT_FIXED_LENGTH;
 }
 
-const char *mcp__regex_source(const mcp__regex *re) { return re->source; }
+const char *mcp__regex_source(const mcp__regex *re) {
+  return re->source;
+}

@@ -37,8 +37,7 @@ mcp_status mcp_schema_registry_add(mcp_schema_registry_t *r, const char *uri,
   }
   size_t ul = mcp__uri_strip_len(uri);
   for (size_t i = 0; i < r->count; i++) {
-    if (strlen(r->docs[i].uri) == ul &&
-        strncmp(r->docs[i].uri, uri, ul) == 0) {
+    if (strlen(r->docs[i].uri) == ul && strncmp(r->docs[i].uri, uri, ul) == 0) {
       json_decref(document);
       return mcp_error_set(err, MCP_ERR_EXISTS, "\"%s\" is already registered",
                            uri);

@@ -63,7 +63,8 @@ typedef struct vctx {
   mcp__regex_scratch *rx;
 } vctx;
 
-/* ---- annotation sets --------------------------------------------------------- */
+/* ---- annotation sets
+ * --------------------------------------------------------- */
 
 static void ev_init(vctx *c, evset *e, const json_t *inst) {
   size_t n = json_is_array(inst)    ? json_array_size(inst)
@@ -104,7 +105,8 @@ static void ev_merge(evset *dst, const evset *src) {
     dst->bits[i] |= src->bits[i];
 }
 
-/* ---- error recording ------------------------------------------------------------ */
+/* ---- error recording
+ * ------------------------------------------------------------ */
 
 typedef struct sbuf {
   char *p;
@@ -198,7 +200,9 @@ static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
     c->oom = true;
 }
 
-static size_t mark(const vctx *c) { return c->out ? c->out->count : 0; }
+static size_t mark(const vctx *c) {
+  return c->out ? c->out->count : 0;
+}
 
 static void rewind_to(vctx *c, size_t m) {
   if (c->out)
@@ -249,7 +253,8 @@ static void num_text(const json_t *v, char *buf, size_t len) {
     snprintf(buf, len, "%.17g", json_real_value(v));
 }
 
-/* ---- evaluation --------------------------------------------------------------------- */
+/* ---- evaluation
+ * --------------------------------------------------------------------- */
 
 static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann);
@@ -288,8 +293,9 @@ static bool eval_ref(vctx *c, const mcp__node *target, const json_t *inst,
                      evset *ann) {
   for (const refframe *f = c->refs; f != NULL; f = f->up) {
     if (f->node == target && f->inst == inst) {
-      report(c, ip, kp, kw, "infinite $ref loop: the schema refers back to "
-                            "itself without consuming the instance");
+      report(c, ip, kp, kw,
+             "infinite $ref loop: the schema refers back to "
+             "itself without consuming the instance");
       return false;
     }
   }
@@ -505,8 +511,8 @@ static bool eval_unique(vctx *c, const mcp__kw *kw, json_t *inst,
   if (h != stack_h)
     free(h);
   if (!ok)
-    report(c, ip, kp, kw->loc, "items %zu and %zu are equal; items must be unique",
-           di, dj);
+    report(c, ip, kp, kw->loc,
+           "items %zu and %zu are equal; items must be unique", di, dj);
   return ok;
 }
 
@@ -624,8 +630,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     if (kw->op == MCP__OP_MIN_LENGTH && len / 4 >= kw->u.count)
       return true;
     size_t cps = mcp__utf8_length(json_string_value(inst), len);
-    if (kw->op == MCP__OP_MAX_LENGTH ? cps <= kw->u.count
-                                     : cps >= kw->u.count)
+    if (kw->op == MCP__OP_MAX_LENGTH ? cps <= kw->u.count : cps >= kw->u.count)
       return true;
     report(c, ip, kp, kw->loc, "string is %zu characters long, %s %zu", cps,
            kw->op == MCP__OP_MAX_LENGTH ? "at most" : "at least", kw->u.count);
@@ -661,8 +666,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   case MCP__OP_MAX_PROPERTIES:
   case MCP__OP_MIN_PROPERTIES: {
     size_t n = json_object_size(inst);
-    if (kw->op == MCP__OP_MAX_PROPERTIES ? n <= kw->u.count
-                                         : n >= kw->u.count)
+    if (kw->op == MCP__OP_MAX_PROPERTIES ? n <= kw->u.count : n >= kw->u.count)
       return true;
     report(c, ip, kp, kw->loc, "object has %zu properties, %s %zu", n,
            kw->op == MCP__OP_MAX_PROPERTIES ? "at most" : "at least",
@@ -788,8 +792,8 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     } else {
       rewind_to(c, m);
       report(c, ip, kp, kw->loc,
-             "value matches more than one schema in oneOf (%zu and %zu)",
-             first, second);
+             "value matches more than one schema in oneOf (%zu and %zu)", first,
+             second);
     }
     return false;
   }

@@ -1,7 +1,7 @@
 /* runner.c - runs JSON-Schema-Test-Suite draft2020-12 against libmcp.
  *
- * Required tests (every file of tests/draft2020-12) must all pass; optional ones
- * (optional/ and optional/format/, run with format assertion on) must pass
+ * Required tests (every file of tests/draft2020-12) must all pass; optional
+ * ones (optional/ and optional/format/, run with format assertion on) must pass
  * at 98% or more. Every file under remotes/ is registered at
  * http://localhost:1234/<relative path>. Prints counts and each failure.
  * Usage: schema_suite_runner [-v] [substring-filter]
@@ -25,8 +25,8 @@ static json_t *load_json(const char *path) {
   json_error_t e;
   json_t *j = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
   if (j == NULL) /* bignums: retry reading every integer as a double */
-    j = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL,
-                       &e);
+    j = json_load_file(
+        path, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &e);
   if (j == NULL)
     fprintf(stderr, "cannot parse %s: %s\n", path, e.text);
   return j;
@@ -89,13 +89,12 @@ static void run_file(const char *path, const char *label,
     json_t *tests = json_object_get(g, "tests");
     mcp_schema_t *s = NULL;
     mcp_error_t err = {0};
-    mcp_status st = mcp_schema_compile(json_object_get(g, "schema"), opts, &s,
-                                       &err);
+    mcp_status st =
+        mcp_schema_compile(json_object_get(g, "schema"), opts, &s, &err);
     size_t ti;
     json_t *tc;
     json_array_foreach(tests, ti, tc) {
-      const char *tdesc =
-          json_string_value(json_object_get(tc, "description"));
+      const char *tdesc = json_string_value(json_object_get(tc, "description"));
       bool want = json_is_true(json_object_get(tc, "valid"));
       if (st != MCP_OK) {
         printf("FAIL %s | %s | %s: compile error %s: %s (at %s)\n", label,
