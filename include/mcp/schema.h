@@ -110,8 +110,10 @@ MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
 MCP_API mcp_status mcp_schema_check_meta(json_t *schema,
                                          mcp_validation_t **out);
 
-/* Errors of one validation, in document order. Strings are borrowed and live
- * as long as the mcp_validation_t. */
+/* Errors of one validation, in evaluation order: within one schema object
+ * "type" first, then the other assertions, then the applicators ($ref, allOf,
+ * ...), unevaluated* last; array items and object members in instance order.
+ * Strings are borrowed and live as long as the mcp_validation_t. */
 MCP_API size_t mcp_validation_count(const mcp_validation_t *v);
 /* JSON Pointer into the instance, "" for the root. */
 MCP_API const char *mcp_validation_instance_location(const mcp_validation_t *v,
@@ -185,11 +187,17 @@ MCP_API void mcp_schema_prop_set_format(mcp_schema_prop_t *p,
                                         const char *format);
 /* value: steals, even on failure. */
 MCP_API void mcp_schema_prop_set_default(mcp_schema_prop_t *p, json_t *value);
-/* The item schema of an array property (borrowed). Its type is chosen by the
- * first mcp_schema_prop_set_type call ("string", "integer", ...), or make it
- * an object with mcp_schema_prop_items_object(). */
+/* The item schema of an array property (borrowed, valid while the builder
+ * lives), refined with the same mcp_schema_prop_set_* calls. Its type is the
+ * type argument ("string", "integer", "number", "boolean", "array" or
+ * "object"); calling again returns the same item schema with the type
+ * replaced. An unknown type makes mcp_schema_builder_build fail with
+ * MCP_ERR_INVALID_ARG. For object items with properties of their own use
+ * mcp_schema_prop_items_object(). */
 MCP_API mcp_schema_prop_t *mcp_schema_prop_items(mcp_schema_prop_t *array_prop,
                                                  const char *type);
+/* Makes the items of an array property objects and returns their builder
+ * (borrowed, owned by the array property). */
 MCP_API mcp_schema_builder_t *
 mcp_schema_prop_items_object(mcp_schema_prop_t *array_prop);
 
