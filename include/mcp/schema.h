@@ -59,11 +59,16 @@ MCP_API mcp_status mcp_schema_options_set_format_assertion(
 MCP_API mcp_status mcp_schema_options_set_registry(
     mcp_schema_options_t *options, const mcp_schema_registry_t *registry);
 /* Base URI for a schema without $id (copied). Default: none. */
-MCP_API mcp_status mcp_schema_options_set_base_uri(mcp_schema_options_t *options,
-                                                   const char *uri);
+MCP_API mcp_status
+mcp_schema_options_set_base_uri(mcp_schema_options_t *options, const char *uri);
 /* PCRE2 match limit per pattern match (bounds hostile regexes). */
 MCP_API mcp_status mcp_schema_options_set_regex_match_limit(
     mcp_schema_options_t *options, uint32_t limit);
+/* Deepest nesting of schemas compile and validation follow before giving up
+ * with an error (MCP_ERR_SCHEMA at compile, an "exceeds the nesting limit"
+ * validation error at validation). Bounds the C stack. Default: 1000. */
+MCP_API mcp_status
+mcp_schema_options_set_max_depth(mcp_schema_options_t *options, unsigned depth);
 
 /* ---- compile / free ------------------------------------------------------ */
 
@@ -105,8 +110,10 @@ MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
 MCP_API mcp_status mcp_schema_check_meta(json_t *schema,
                                          mcp_validation_t **out);
 
-/* Errors of one validation, in document order. Strings are borrowed and live
- * as long as the mcp_validation_t. */
+/* Errors of one validation, in evaluation order: within one schema object
+ * "type" first, then the other assertions, then the applicators ($ref, allOf,
+ * ...), unevaluated* last; array items and object members in instance order.
+ * Strings are borrowed and live as long as the mcp_validation_t. */
 MCP_API size_t mcp_validation_count(const mcp_validation_t *v);
 /* JSON Pointer into the instance, "" for the root. */
 MCP_API const char *mcp_validation_instance_location(const mcp_validation_t *v,
@@ -134,30 +141,32 @@ MCP_API mcp_status mcp_schema_builder_new(mcp_schema_builder_t **out);
 MCP_API void mcp_schema_builder_free(mcp_schema_builder_t *builder);
 
 /* name and description are copied; description may be NULL. */
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_string(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_integer(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_number(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_boolean(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_string(mcp_schema_builder_t *b, const char *name,
+                              const char *description, bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_integer(mcp_schema_builder_t *b, const char *name,
+                               const char *description, bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_number(mcp_schema_builder_t *b, const char *name,
+                              const char *description, bool required);
+MCP_API mcp_schema_prop_t *
+mcp_schema_builder_add_boolean(mcp_schema_builder_t *b, const char *name,
+                               const char *description, bool required);
 /* An array property; refine its items with mcp_schema_prop_items(). */
-MCP_API mcp_schema_prop_t *mcp_schema_builder_add_array(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
+MCP_API mcp_schema_prop_t *mcp_schema_builder_add_array(mcp_schema_builder_t *b,
+                                                        const char *name,
+                                                        const char *description,
+                                                        bool required);
 /* A nested object property; add its own properties through the returned
  * builder (borrowed, owned by the parent). */
-MCP_API mcp_schema_builder_t *mcp_schema_builder_add_object(
-    mcp_schema_builder_t *b, const char *name, const char *description,
-    bool required);
+MCP_API mcp_schema_builder_t *
+mcp_schema_builder_add_object(mcp_schema_builder_t *b, const char *name,
+                              const char *description, bool required);
 /* additionalProperties: false when allow is false. Default: not emitted. */
-MCP_API void mcp_schema_builder_set_additional_properties(
-    mcp_schema_builder_t *b, bool allow);
+MCP_API void
+mcp_schema_builder_set_additional_properties(mcp_schema_builder_t *b,
+                                             bool allow);
 /* Description of the object itself (copied). */
 MCP_API void mcp_schema_builder_set_description(mcp_schema_builder_t *b,
                                                 const char *description);
@@ -178,11 +187,17 @@ MCP_API void mcp_schema_prop_set_format(mcp_schema_prop_t *p,
                                         const char *format);
 /* value: steals, even on failure. */
 MCP_API void mcp_schema_prop_set_default(mcp_schema_prop_t *p, json_t *value);
-/* The item schema of an array property (borrowed). Its type is chosen by the
- * first mcp_schema_prop_set_type call ("string", "integer", ...), or make it
- * an object with mcp_schema_prop_items_object(). */
+/* The item schema of an array property (borrowed, valid while the builder
+ * lives), refined with the same mcp_schema_prop_set_* calls. Its type is the
+ * type argument ("string", "integer", "number", "boolean", "array" or
+ * "object"); calling again returns the same item schema with the type
+ * replaced. An unknown type makes mcp_schema_builder_build fail with
+ * MCP_ERR_INVALID_ARG. For object items with properties of their own use
+ * mcp_schema_prop_items_object(). */
 MCP_API mcp_schema_prop_t *mcp_schema_prop_items(mcp_schema_prop_t *array_prop,
                                                  const char *type);
+/* Makes the items of an array property objects and returns their builder
+ * (borrowed, owned by the array property). */
 MCP_API mcp_schema_builder_t *
 mcp_schema_prop_items_object(mcp_schema_prop_t *array_prop);
 

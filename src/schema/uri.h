@@ -1,0 +1,30 @@
+/* uri.h - RFC 3986 reference resolution for $id/$ref, and JSON Pointer
+ * helpers. Nothing here touches the network. */
+#ifndef MCP_SCHEMA_URI_H
+#define MCP_SCHEMA_URI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Resolves ref against base (either may be ""); returns new (malloc) or NULL
+ * when out of memory. An empty base leaves ref as it is. */
+char *mcp__uri_resolve(const char *base, const char *ref);
+/* Length of uri without its "#fragment" part. */
+size_t mcp__uri_strip_len(const char *uri);
+/* True when s has a scheme ("http:", "urn:"). */
+bool mcp__uri_is_absolute(const char *s);
+/* Percent-decodes in place; false on a malformed escape. */
+bool mcp__uri_percent_decode(char *s);
+
+/* Follows a JSON Pointer ("" or "/a/0") from root; NULL when it leads
+ * nowhere. The callback, when non-NULL, sees every value passed on the way
+ * (root first) so callers can track the innermost known scope. */
+json_t *mcp__pointer_get(json_t *root, const char *pointer,
+                         void (*visit)(json_t *v, void *ud), void *ud);
+/* Appends token escaped (~0, ~1) to buf at *len, growing it; false on OOM. */
+bool mcp__pointer_append(char **buf, size_t *len, size_t *cap,
+                         const char *token);
+
+#endif

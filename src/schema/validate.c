@@ -1,0 +1,1012 @@
+/* validate.c - evaluates an instance against the compiled node graph.
+ *
+ * One recursive evaluator serves both paths: with c->out == NULL it is the
+ * fast path (stops at the first failure, records nothing, allocates nothing
+ * unless propertyNames or big unevaluated* sets need it); with c->out set it
+ * keeps going and records every error. Instance and keyword locations are
+ * chains of stack frames turned into JSON Pointers only when an error is
+ * recorded.
+ *
+ * Annotations for unevaluated* are bit sets over array indexes / object
+ * member positions (jansson keeps insertion order). Only nodes that contain
+ * unevaluated* (known at compile time) ask their in-place applicators for
+ * them; everywhere else the set pointer is NULL and nothing is tracked.
+ *
+ * Termination: every node entry counts against max_depth, and re-entering
+ * the same $ref target on the same instance value while it is still being
+ * evaluated is reported as an infinite $ref loop. */
+#include "schema/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/jsonval.h"
+
+typedef struct ipath {
+  const struct ipath *up;
+  const char *key; /* NULL: array index */
+  size_t idx;
+} ipath;
+
+typedef struct kpath {
+  const struct kpath *up;
+  const char *seg; /* relative, already escaped: "properties/a" */
+} kpath;
+
+typedef struct scope {
+  const struct scope *up;
+  const mcp__resource *res;
+} scope;
+
+typedef struct refframe {
+  const struct refframe *up;
+  const mcp__node *node;
+  const json_t *inst;
+} refframe;
+
+typedef struct evset {
+  bool all;
+  size_t nwords;
+  uint64_t *bits;
+  uint64_t inl[4];
+} evset;
+
+typedef struct vctx {
+  const mcp_schema_t *s;
+  mcp_validation_t *out; /* NULL on the fast path */
+  bool oom;
+  unsigned depth;
+  const scope *scope;
+  const refframe *refs;
+  mcp__regex_scratch *rx;
+} vctx;
+
+/* ---- annotation sets
+ * --------------------------------------------------------- */
+
+static void ev_init(vctx *c, evset *e, const json_t *inst) {
+  size_t n = json_is_array(inst)    ? json_array_size(inst)
+             : json_is_object(inst) ? json_object_size(inst)
+                                    : 0;
+  e->all = false;
+  e->nwords = (n + 63) / 64;
+  if (e->nwords <= 4) {
+    e->bits = e->inl;
+    memset(e->inl, 0, sizeof e->inl);
+  } else {
+    e->bits = calloc(e->nwords, sizeof *e->bits);
+    if (e->bits == NULL) {
+      c->oom = true;
+      e->nwords = 0;
+    }
+  }
+}
+
+static void ev_free(evset *e) {
+  if (e->bits != e->inl)
+    free(e->bits);
+}
+
+static void ev_set(evset *e, size_t i) {
+  if (i / 64 < e->nwords)
+    e->bits[i / 64] |= 1ull << (i % 64);
+}
+
+static bool ev_test(const evset *e, size_t i) {
+  return e->all || (i / 64 < e->nwords && (e->bits[i / 64] >> (i % 64)) & 1);
+}
+
+static void ev_merge(evset *dst, const evset *src) {
+  dst->all |= src->all;
+  size_t n = dst->nwords < src->nwords ? dst->nwords : src->nwords;
+  for (size_t i = 0; i < n; i++)
+    dst->bits[i] |= src->bits[i];
+}
+
+/* ---- error recording
+ * ------------------------------------------------------------ */
+
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+  bool oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n) {
+  if (b->oom)
+    return;
+  if (b->len + n + 1 > b->cap) {
+    size_t nc = b->cap ? b->cap * 2 : 64;
+    while (nc < b->len + n + 1)
+      nc *= 2;
+    char *np = realloc(b->p, nc);
+    if (np == NULL) {
+      b->oom = true;
+      return;
+    }
+    b->p = np;
+    b->cap = nc;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+static void build_ipath(sbuf *b, const ipath *p) {
+  if (p == NULL)
+    return;
+  build_ipath(b, p->up);
+  sb_put(b, "/", 1);
+  if (p->key == NULL) {
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%zu", p->idx);
+    sb_put(b, tmp, (size_t)n);
+    return;
+  }
+  for (const char *k = p->key; *k; k++) {
+    if (*k == '~')
+      sb_put(b, "~0", 2);
+    else if (*k == '/')
+      sb_put(b, "~1", 2);
+    else
+      sb_put(b, k, 1);
+  }
+}
+
+static void build_kpath(sbuf *b, const kpath *p) {
+  if (p == NULL)
+    return;
+  build_kpath(b, p->up);
+  sb_put(b, "/", 1);
+  sb_put(b, p->seg, strlen(p->seg));
+}
+
+static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
+                   const char *fmt, ...) {
+  if (c->out == NULL)
+    return;
+  sbuf ib = {0}, kb = {0};
+  sb_put(&ib, "", 0);
+  build_ipath(&ib, ip);
+  sb_put(&kb, "", 0);
+  build_kpath(&kb, kp);
+  if (kw != NULL) {
+    sb_put(&kb, "/", 1);
+    sb_put(&kb, kw, strlen(kw));
+  }
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char *m = strdup(msg);
+  if (ib.oom || kb.oom || m == NULL) {
+    free(ib.p);
+    free(kb.p);
+    free(m);
+    c->oom = true;
+    return;
+  }
+  if (!mcp__validation_push(c->out, ib.p, kb.p, m))
+    c->oom = true;
+}
+
+static size_t mark(const vctx *c) {
+  return c->out ? c->out->count : 0;
+}
+
+static void rewind_to(vctx *c, size_t m) {
+  if (c->out)
+    mcp__validation_truncate(c->out, m);
+}
+
+static const char *type_name(const json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    return "object";
+  case JSON_ARRAY:
+    return "array";
+  case JSON_STRING:
+    return "string";
+  case JSON_INTEGER:
+    return "integer";
+  case JSON_REAL:
+    return mcp__num_is_integral(v) ? "integer" : "number";
+  case JSON_TRUE:
+  case JSON_FALSE:
+    return "boolean";
+  default:
+    return "null";
+  }
+}
+
+static void types_text(unsigned mask, char *buf, size_t len) {
+  static const char *const names[] = {"null",   "boolean", "integer", "number",
+                                      "string", "array",   "object"};
+  size_t o = 0;
+  int n = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < 7; i++) {
+    if (!(mask & (1u << i)))
+      continue;
+    int w = snprintf(buf + o, len - o, "%s%s", n ? " or " : "", names[i]);
+    if (w < 0 || (size_t)w >= len - o)
+      break;
+    o += (size_t)w;
+    n++;
+  }
+}
+
+static void num_text(const json_t *v, char *buf, size_t len) {
+  if (json_is_integer(v))
+    snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+  else
+    snprintf(buf, len, "%.17g", json_real_value(v));
+}
+
+/* ---- evaluation
+ * --------------------------------------------------------------------- */
+
+static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
+                 const ipath *ip, const kpath *kp, evset *ann);
+
+static unsigned type_bit(const json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    return MCP__T_OBJECT;
+  case JSON_ARRAY:
+    return MCP__T_ARRAY;
+  case JSON_STRING:
+    return MCP__T_STRING;
+  case JSON_INTEGER:
+  case JSON_REAL:
+    return MCP__T_NUMBER;
+  case JSON_TRUE:
+  case JSON_FALSE:
+    return MCP__T_BOOL;
+  default:
+    return MCP__T_NULL;
+  }
+}
+
+/* Evaluates a node for its verdict only: errors suppressed. */
+static bool probe(vctx *c, const mcp__node *n, const json_t *inst,
+                  const ipath *ip, const kpath *kp, evset *ann) {
+  mcp_validation_t *saved = c->out;
+  c->out = NULL;
+  bool ok = eval(c, n, inst, ip, kp, ann);
+  c->out = saved;
+  return ok;
+}
+
+static bool eval_ref(vctx *c, const mcp__node *target, const json_t *inst,
+                     const ipath *ip, const kpath *kp, const char *kw,
+                     evset *ann) {
+  for (const refframe *f = c->refs; f != NULL; f = f->up) {
+    if (f->node == target && f->inst == inst) {
+      report(c, ip, kp, kw,
+             "infinite $ref loop: the schema refers back to "
+             "itself without consuming the instance");
+      return false;
+    }
+  }
+  refframe rf = {c->refs, target, inst};
+  c->refs = &rf;
+  kpath k = {kp, kw};
+  bool ok = eval(c, target, inst, ip, &k, ann);
+  c->refs = rf.up;
+  return ok;
+}
+
+static const mcp__node *dynamic_target(const vctx *c, const mcp__kw *kw) {
+  const mcp__node *t = kw->u.ref.target;
+  if (!kw->u.ref.dynamic)
+    return t;
+  /* The outermost resource in the dynamic scope that has the anchor. */
+  for (const scope *s = c->scope; s != NULL; s = s->up) {
+    const mcp__resource *r = s->res;
+    for (size_t i = 0; i < r->ndyn; i++)
+      if (strcmp(r->dyn[i].name, kw->u.ref.name) == 0 && r->dyn[i].node)
+        t = r->dyn[i].node;
+  }
+  return t;
+}
+
+static const mcp__prop *ptable_find(const mcp__ptable *t, const char *key,
+                                    size_t len) {
+  if (t->count == 0)
+    return NULL;
+  uint64_t h = mcp__hash_bytes(key, len);
+  for (size_t s = h & t->mask;; s = (s + 1) & t->mask) {
+    uint32_t i = t->slots[s];
+    if (i == 0)
+      return NULL;
+    const mcp__prop *p = &t->props[i - 1];
+    if (p->hash == h && p->len == len && memcmp(p->name, key, len) == 0)
+      return p;
+  }
+}
+
+static bool regex_ok(vctx *c, const mcp__regex *re, const char *s, size_t len,
+                     const ipath *ip, const kpath *kp, const char *kw,
+                     bool *matched) {
+  int rc = mcp__regex_search(re, s, len, c->rx, c->s->match_context);
+  if (rc < 0) {
+    report(c, ip, kp, kw,
+           "pattern /%s/ could not be matched within the match limit",
+           mcp__regex_source(re));
+    return false;
+  }
+  *matched = rc == 1;
+  return true;
+}
+
+static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
+                            const ipath *ip, const kpath *kp, evset *ann) {
+  bool ok = true;
+  size_t idx = 0;
+  const char *key;
+  size_t klen;
+  json_t *val;
+  json_object_keylen_foreach(inst, key, klen, val) {
+    ipath child = {ip, key, 0};
+    bool matched = false;
+    const mcp__prop *p = ptable_find(&kw->u.props.table, key, klen);
+    if (p != NULL) {
+      matched = true;
+      kpath k = {kp, p->loc};
+      if (!eval(c, p->node, val, &child, &k, NULL)) {
+        ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    for (size_t i = 0; i < kw->u.props.npatterns; i++) {
+      const mcp__pattern_prop *pp = &kw->u.props.patterns[i];
+      bool m;
+      if (!regex_ok(c, pp->re, key, klen, &child, kp, pp->loc, &m)) {
+        ok = false;
+        if (!c->out)
+          return false;
+        continue;
+      }
+      if (!m)
+        continue;
+      matched = true;
+      kpath k = {kp, pp->loc};
+      if (!eval(c, pp->node, val, &child, &k, NULL)) {
+        ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    if (!matched && kw->u.props.additional != NULL) {
+      const mcp__node *an = kw->u.props.additional;
+      if (an->kind == MCP__NODE_FALSE) {
+        report(c, &child, kp, kw->u.props.additional_loc,
+               "property \"%s\" is not allowed", key);
+        ok = false;
+        if (!c->out)
+          return false;
+      } else {
+        kpath k = {kp, kw->u.props.additional_loc};
+        if (!eval(c, an, val, &child, &k, NULL)) {
+          ok = false;
+          if (!c->out)
+            return false;
+        }
+      }
+      matched = true;
+    }
+    if (ann != NULL && matched)
+      ev_set(ann, idx);
+    idx++;
+  }
+  return ok;
+}
+
+static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
+                       const ipath *ip, const kpath *kp, evset *ann) {
+  bool ok = true;
+  size_t n = json_array_size(inst);
+  size_t np = kw->u.items.nprefix;
+  for (size_t i = 0; i < n; i++) {
+    const mcp__node *node;
+    const char *loc;
+    char idxloc[64];
+    if (i < np) {
+      node = kw->u.items.prefix[i];
+      snprintf(idxloc, sizeof idxloc, "%s/%zu", kw->u.items.prefix_kw, i);
+      loc = idxloc;
+    } else if (kw->u.items.rest != NULL) {
+      node = kw->u.items.rest;
+      loc = kw->u.items.rest_loc;
+    } else {
+      break;
+    }
+    ipath child = {ip, NULL, i};
+    kpath k = {kp, loc};
+    if (node->kind == MCP__NODE_FALSE) {
+      report(c, &child, kp, loc, "array item %zu is not allowed", i);
+      ok = false;
+    } else if (!eval(c, node, json_array_get(inst, i), &child, &k, NULL)) {
+      ok = false;
+    }
+    if (!ok && !c->out)
+      return false;
+    if (ann != NULL)
+      ev_set(ann, i);
+  }
+  if (ann != NULL && kw->u.items.rest != NULL)
+    ann->all = true;
+  return ok;
+}
+
+static bool eval_contains(vctx *c, const mcp__kw *kw, json_t *inst,
+                          const ipath *ip, const kpath *kp, evset *ann) {
+  size_t n = json_array_size(inst), count = 0;
+  size_t mn = kw->u.contains.min, mx = kw->u.contains.max;
+  kpath k = {kp, "contains"};
+  for (size_t i = 0; i < n; i++) {
+    ipath child = {ip, NULL, i};
+    if (probe(c, kw->u.contains.node, json_array_get(inst, i), &child, &k,
+              NULL)) {
+      count++;
+      if (ann != NULL)
+        ev_set(ann, i);
+      else if (count >= mn && mx == SIZE_MAX)
+        break;
+      if (count > mx && !c->out && ann == NULL)
+        break;
+    }
+  }
+  if (count < mn) {
+    report(c, ip, kp, kw->u.contains.min_loc,
+           "array must contain at least %zu matching item%s, found %zu", mn,
+           mn == 1 ? "" : "s", count);
+    return false;
+  }
+  if (count > mx) {
+    report(c, ip, kp, kw->u.contains.max_loc,
+           "array must contain at most %zu matching item%s, found %zu", mx,
+           mx == 1 ? "" : "s", count);
+    return false;
+  }
+  return true;
+}
+
+static bool eval_unique(vctx *c, const mcp__kw *kw, json_t *inst,
+                        const ipath *ip, const kpath *kp) {
+  size_t n = json_array_size(inst);
+  if (n < 2)
+    return true;
+  uint64_t stack_h[64];
+  uint64_t *h = n <= 64 ? stack_h : malloc(n * sizeof *h);
+  if (h == NULL) {
+    c->oom = true;
+    return false;
+  }
+  for (size_t i = 0; i < n; i++)
+    h[i] = mcp__json_hash(json_array_get(inst, i));
+  bool ok = true;
+  size_t di = 0, dj = 0;
+  for (size_t i = 0; i < n && ok; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (h[i] == h[j] &&
+          mcp__json_equal(json_array_get(inst, i), json_array_get(inst, j))) {
+        ok = false;
+        di = i;
+        dj = j;
+        break;
+      }
+  if (h != stack_h)
+    free(h);
+  if (!ok)
+    report(c, ip, kp, kw->loc,
+           "items %zu and %zu are equal; items must be unique", di, dj);
+  return ok;
+}
+
+static bool eval_property_names(vctx *c, const mcp__kw *kw, json_t *inst,
+                                const ipath *ip, const kpath *kp) {
+  bool ok = true;
+  const char *key;
+  size_t klen;
+  json_t *val;
+  kpath k = {kp, "propertyNames"};
+  const mcp__node *pn = kw->u.one.node;
+  if (pn->kind == MCP__NODE_TRUE)
+    return true;
+  json_object_keylen_foreach(inst, key, klen, val) {
+    (void)val;
+    json_t *name = json_stringn_nocheck(key, klen);
+    if (name == NULL) {
+      c->oom = true;
+      return false;
+    }
+    ipath child = {ip, key, 0};
+    bool r = eval(c, pn, name, &child, &k, NULL);
+    json_decref(name);
+    if (!r) {
+      ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  return ok;
+}
+
+static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
+                    const ipath *ip, const kpath *kp, evset *ann) {
+  json_t *inst = (json_t *)cinst; /* jansson iterators want non-const */
+  char a[64], b[64];
+  switch (kw->op) {
+  case MCP__OP_TYPE: {
+    unsigned t = type_bit(inst);
+    if (kw->u.types & t)
+      return true;
+    if ((kw->u.types & MCP__T_INTEGER) && t == MCP__T_NUMBER &&
+        mcp__num_is_integral(inst))
+      return true;
+    if (c->out) {
+      types_text(kw->u.types, a, sizeof a);
+      report(c, ip, kp, kw->loc, "expected %s, got %s", a, type_name(inst));
+    }
+    return false;
+  }
+  case MCP__OP_CONST:
+    if (mcp__json_equal(inst, kw->u.value))
+      return true;
+    report(c, ip, kp, kw->loc, "value does not equal the constant");
+    return false;
+  case MCP__OP_ENUM: {
+    size_t n = kw->u.en.count;
+    if (json_is_string(inst) && n <= 16) {
+      /* common case: short string enums, compare directly */
+      const char *s = json_string_value(inst);
+      size_t len = json_string_length(inst);
+      for (size_t i = 0; i < n; i++) {
+        const json_t *e = kw->u.en.values[i];
+        if (json_is_string(e) && json_string_length(e) == len &&
+            memcmp(json_string_value(e), s, len) == 0)
+          return true;
+      }
+    } else {
+      uint64_t h = mcp__json_hash(inst);
+      for (size_t i = 0; i < n; i++)
+        if (kw->u.en.hashes[i] == h &&
+            mcp__json_equal(inst, kw->u.en.values[i]))
+          return true;
+    }
+    report(c, ip, kp, kw->loc, "value is not one of the %zu allowed values", n);
+    return false;
+  }
+  case MCP__OP_MULTIPLE_OF:
+    if (mcp__num_is_multiple(inst, kw->u.value))
+      return true;
+    if (c->out) {
+      num_text(inst, a, sizeof a);
+      num_text(kw->u.value, b, sizeof b);
+      report(c, ip, kp, kw->loc, "%s is not a multiple of %s", a, b);
+    }
+    return false;
+  case MCP__OP_MAXIMUM:
+  case MCP__OP_EXCL_MAXIMUM:
+  case MCP__OP_MINIMUM:
+  case MCP__OP_EXCL_MINIMUM: {
+    int r = mcp__num_cmp(inst, kw->u.value);
+    bool ok = kw->op == MCP__OP_MAXIMUM        ? r <= 0
+              : kw->op == MCP__OP_EXCL_MAXIMUM ? r < 0
+              : kw->op == MCP__OP_MINIMUM      ? r >= 0
+                                               : r > 0;
+    if (ok)
+      return true;
+    if (c->out) {
+      static const char *const rel[] = {"less than or equal to", "less than",
+                                        "greater than or equal to",
+                                        "greater than"};
+      num_text(inst, a, sizeof a);
+      num_text(kw->u.value, b, sizeof b);
+      report(c, ip, kp, kw->loc, "%s must be %s %s", a,
+             rel[kw->op - MCP__OP_MAXIMUM], b);
+    }
+    return false;
+  }
+  case MCP__OP_MAX_LENGTH:
+  case MCP__OP_MIN_LENGTH: {
+    size_t len = json_string_length(inst);
+    /* bytes bound code points from above and from below (4 per cp) */
+    if (kw->op == MCP__OP_MAX_LENGTH && len <= kw->u.count)
+      return true;
+    if (kw->op == MCP__OP_MIN_LENGTH && len / 4 >= kw->u.count)
+      return true;
+    size_t cps = mcp__utf8_length(json_string_value(inst), len);
+    if (kw->op == MCP__OP_MAX_LENGTH ? cps <= kw->u.count : cps >= kw->u.count)
+      return true;
+    report(c, ip, kp, kw->loc, "string is %zu characters long, %s %zu", cps,
+           kw->op == MCP__OP_MAX_LENGTH ? "at most" : "at least", kw->u.count);
+    return false;
+  }
+  case MCP__OP_PATTERN: {
+    bool m;
+    if (!regex_ok(c, kw->u.re, json_string_value(inst),
+                  json_string_length(inst), ip, kp, kw->loc, &m))
+      return false;
+    if (m)
+      return true;
+    report(c, ip, kp, kw->loc, "string does not match pattern /%s/",
+           mcp__regex_source(kw->u.re));
+    return false;
+  }
+  case MCP__OP_FORMAT:
+    if (kw->u.format.fn(json_string_value(inst), json_string_length(inst)))
+      return true;
+    report(c, ip, kp, kw->loc, "string is not a valid %s", kw->u.format.name);
+    return false;
+  case MCP__OP_MAX_ITEMS:
+  case MCP__OP_MIN_ITEMS: {
+    size_t n = json_array_size(inst);
+    if (kw->op == MCP__OP_MAX_ITEMS ? n <= kw->u.count : n >= kw->u.count)
+      return true;
+    report(c, ip, kp, kw->loc, "array has %zu items, %s %zu", n,
+           kw->op == MCP__OP_MAX_ITEMS ? "at most" : "at least", kw->u.count);
+    return false;
+  }
+  case MCP__OP_UNIQUE_ITEMS:
+    return eval_unique(c, kw, inst, ip, kp);
+  case MCP__OP_MAX_PROPERTIES:
+  case MCP__OP_MIN_PROPERTIES: {
+    size_t n = json_object_size(inst);
+    if (kw->op == MCP__OP_MAX_PROPERTIES ? n <= kw->u.count : n >= kw->u.count)
+      return true;
+    report(c, ip, kp, kw->loc, "object has %zu properties, %s %zu", n,
+           kw->op == MCP__OP_MAX_PROPERTIES ? "at most" : "at least",
+           kw->u.count);
+    return false;
+  }
+  case MCP__OP_REQUIRED: {
+    bool ok = true;
+    for (size_t i = 0; i < kw->u.req.count; i++) {
+      if (json_object_getn(inst, kw->u.req.names[i], kw->u.req.lens[i]) ==
+          NULL) {
+        report(c, ip, kp, kw->loc, "required property \"%s\" is missing",
+               kw->u.req.names[i]);
+        ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    return ok;
+  }
+  case MCP__OP_DEP_REQUIRED: {
+    bool ok = true;
+    for (size_t i = 0; i < kw->u.depreq.count; i++) {
+      const mcp__dep_req *d = &kw->u.depreq.deps[i];
+      if (json_object_getn(inst, d->name, d->len) == NULL)
+        continue;
+      for (size_t j = 0; j < d->nreq; j++) {
+        if (json_object_getn(inst, d->req[j], d->req_len[j]) == NULL) {
+          report(c, ip, kp, kw->loc,
+                 "property \"%s\" is required when \"%s\" is present",
+                 d->req[j], d->name);
+          ok = false;
+          if (!c->out)
+            return false;
+        }
+      }
+    }
+    return ok;
+  }
+  case MCP__OP_REF:
+    return eval_ref(c, kw->u.ref.target, inst, ip, kp, kw->loc, ann);
+  case MCP__OP_DYNREF:
+    return eval_ref(c, dynamic_target(c, kw), inst, ip, kp, kw->loc, ann);
+  case MCP__OP_ALLOF: {
+    bool ok = true;
+    for (size_t i = 0; i < kw->u.list.count; i++) {
+      kpath k = {kp, kw->u.list.locs[i]};
+      if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
+        ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    return ok;
+  }
+  case MCP__OP_ANYOF: {
+    size_t m = mark(c);
+    bool any = false;
+    for (size_t i = 0; i < kw->u.list.count; i++) {
+      kpath k = {kp, kw->u.list.locs[i]};
+      if (ann != NULL) {
+        evset t;
+        ev_init(c, &t, inst);
+        if (eval(c, kw->u.list.nodes[i], inst, ip, &k, &t)) {
+          any = true;
+          ev_merge(ann, &t);
+        }
+        ev_free(&t);
+      } else if (eval(c, kw->u.list.nodes[i], inst, ip, &k, NULL)) {
+        any = true;
+        break;
+      }
+    }
+    if (any) {
+      rewind_to(c, m);
+      return true;
+    }
+    report(c, ip, kp, kw->loc, "value does not match any schema in anyOf");
+    return false;
+  }
+  case MCP__OP_ONEOF: {
+    size_t m = mark(c);
+    size_t valid = 0, first = 0, second = 0;
+    evset keep = {0};
+    bool have_keep = false;
+    for (size_t i = 0; i < kw->u.list.count; i++) {
+      kpath k = {kp, kw->u.list.locs[i]};
+      evset t;
+      if (ann != NULL)
+        ev_init(c, &t, inst);
+      bool r = eval(c, kw->u.list.nodes[i], inst, ip, &k, ann ? &t : NULL);
+      if (r) {
+        if (valid == 0)
+          first = i;
+        else
+          second = i;
+        valid++;
+        if (ann != NULL && !have_keep) {
+          keep = t;
+          have_keep = true;
+          if (keep.bits == t.inl)
+            keep.bits = keep.inl;
+        } else if (ann != NULL) {
+          ev_free(&t);
+        }
+        if (valid > 1)
+          break;
+      } else if (ann != NULL) {
+        ev_free(&t);
+      }
+    }
+    if (valid == 1) {
+      rewind_to(c, m);
+      if (have_keep)
+        ev_merge(ann, &keep);
+    }
+    if (have_keep)
+      ev_free(&keep);
+    if (valid == 1)
+      return true;
+    if (valid == 0) {
+      report(c, ip, kp, kw->loc, "value does not match any schema in oneOf");
+    } else {
+      rewind_to(c, m);
+      report(c, ip, kp, kw->loc,
+             "value matches more than one schema in oneOf (%zu and %zu)", first,
+             second);
+    }
+    return false;
+  }
+  case MCP__OP_NOT: {
+    kpath k = {kp, "not"};
+    if (!probe(c, kw->u.one.node, inst, ip, &k, NULL))
+      return true;
+    report(c, ip, kp, kw->loc, "value must not match the \"not\" schema");
+    return false;
+  }
+  case MCP__OP_IF: {
+    if (ann == NULL && kw->u.cond.then_node == NULL &&
+        kw->u.cond.else_node == NULL)
+      return true;
+    kpath k = {kp, "if"};
+    bool cond;
+    if (ann != NULL) {
+      evset t;
+      ev_init(c, &t, inst);
+      cond = probe(c, kw->u.cond.if_node, inst, ip, &k, &t);
+      if (cond)
+        ev_merge(ann, &t);
+      ev_free(&t);
+    } else {
+      cond = probe(c, kw->u.cond.if_node, inst, ip, &k, NULL);
+    }
+    const mcp__node *next = cond ? kw->u.cond.then_node : kw->u.cond.else_node;
+    if (next == NULL)
+      return true;
+    kpath k2 = {kp, cond ? "then" : "else"};
+    return eval(c, next, inst, ip, &k2, ann);
+  }
+  case MCP__OP_DEP_SCHEMAS: {
+    bool ok = true;
+    for (size_t i = 0; i < kw->u.deps.count; i++) {
+      const mcp__prop *p = &kw->u.deps.props[i];
+      if (json_object_getn(inst, p->name, p->len) == NULL)
+        continue;
+      kpath k = {kp, p->loc};
+      if (!eval(c, p->node, inst, ip, &k, ann)) {
+        ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    return ok;
+  }
+  case MCP__OP_PROPERTY_NAMES:
+    return eval_property_names(c, kw, inst, ip, kp);
+  case MCP__OP_PROPERTIES:
+    return eval_properties(c, kw, inst, ip, kp, ann);
+  case MCP__OP_ITEMS:
+    return eval_items(c, kw, inst, ip, kp, ann);
+  case MCP__OP_CONTAINS:
+    return eval_contains(c, kw, inst, ip, kp, ann);
+  case MCP__OP_UNEVAL_ITEMS: {
+    bool ok = true;
+    size_t n = json_array_size(inst);
+    const mcp__node *un = kw->u.one.node;
+    kpath k = {kp, kw->loc};
+    for (size_t i = 0; i < n; i++) {
+      if (ann != NULL && ev_test(ann, i))
+        continue;
+      ipath child = {ip, NULL, i};
+      if (un->kind == MCP__NODE_FALSE) {
+        report(c, &child, kp, kw->loc, "unevaluated item %zu is not allowed",
+               i);
+        ok = false;
+      } else if (!eval(c, un, json_array_get(inst, i), &child, &k, NULL)) {
+        ok = false;
+      }
+      if (!ok && !c->out)
+        return false;
+    }
+    if (ann != NULL)
+      ann->all = true;
+    return ok;
+  }
+  case MCP__OP_UNEVAL_PROPS: {
+    bool ok = true;
+    size_t idx = 0;
+    const char *key;
+    size_t klen;
+    json_t *val;
+    const mcp__node *un = kw->u.one.node;
+    kpath k = {kp, kw->loc};
+    json_object_keylen_foreach(inst, key, klen, val) {
+      (void)klen;
+      if (ann == NULL || !ev_test(ann, idx)) {
+        ipath child = {ip, key, 0};
+        if (un->kind == MCP__NODE_FALSE) {
+          report(c, &child, kp, kw->loc,
+                 "unevaluated property \"%s\" is not allowed", key);
+          ok = false;
+        } else if (!eval(c, un, val, &child, &k, NULL)) {
+          ok = false;
+        }
+        if (!ok && !c->out)
+          return false;
+      }
+      idx++;
+    }
+    if (ann != NULL)
+      ann->all = true;
+    return ok;
+  }
+  }
+  return true;
+}
+
+static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
+                 const ipath *ip, const kpath *kp, evset *ann) {
+  if (n->kind == MCP__NODE_TRUE)
+    return true;
+  if (n->kind == MCP__NODE_FALSE) {
+    report(c, ip, kp, NULL, "no value is allowed here (false schema)");
+    return false;
+  }
+  if (c->depth >= c->s->max_depth) {
+    report(c, ip, kp, NULL,
+           "evaluation exceeds the nesting limit of %u schemas",
+           c->s->max_depth);
+    return false;
+  }
+  c->depth++;
+  scope sc;
+  const scope *saved_scope = c->scope;
+  if (c->s->has_dynamic && (c->scope == NULL || c->scope->res != n->res)) {
+    sc.up = c->scope;
+    sc.res = n->res;
+    c->scope = &sc;
+  }
+  evset local;
+  evset *a = ann;
+  if (n->uneval) {
+    ev_init(c, &local, inst);
+    a = &local;
+  }
+  bool ok = true;
+  unsigned t = type_bit(inst);
+  for (uint16_t i = 0; i < n->nkw; i++) {
+    const mcp__kw *kw = &n->kw[i];
+    if (!(kw->tmask & t))
+      continue;
+    if (!eval_kw(c, kw, inst, ip, kp, a)) {
+      ok = false;
+      if (!c->out)
+        break;
+    }
+  }
+  if (n->uneval) {
+    if (ok && ann != NULL)
+      ev_merge(ann, &local);
+    ev_free(&local);
+  }
+  c->scope = saved_scope;
+  c->depth--;
+  return ok;
+}
+
+bool mcp_schema_is_valid(const mcp_schema_t *schema, const json_t *instance) {
+  if (schema == NULL || instance == NULL)
+    return false;
+  mcp__regex_scratch rx;
+  rx.gcontext = rx.match_data = NULL;
+  rx.used = 0;
+  vctx c = {.s = schema, .rx = &rx};
+  bool ok = eval(&c, schema->root, instance, NULL, NULL, NULL);
+  mcp__regex_scratch_release(&rx);
+  return ok && !c.oom;
+}
+
+mcp_status mcp_schema_validate(const mcp_schema_t *schema,
+                               const json_t *instance, mcp_validation_t **out) {
+  if (out != NULL)
+    *out = NULL;
+  if (schema == NULL || instance == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_validation_t *v = calloc(1, sizeof *v);
+  if (v == NULL)
+    return MCP_ERR_NOMEM;
+  mcp__regex_scratch rx;
+  rx.gcontext = rx.match_data = NULL;
+  rx.used = 0;
+  vctx c = {.s = schema, .out = v, .rx = &rx};
+  bool ok = eval(&c, schema->root, instance, NULL, NULL, NULL);
+  mcp__regex_scratch_release(&rx);
+  if (c.oom) {
+    mcp_validation_free(v);
+    return MCP_ERR_NOMEM;
+  }
+  if (ok) {
+    mcp_validation_free(v);
+    return MCP_OK;
+  }
+  if (v->count == 0) {
+    char *il = strdup(""), *kl = strdup(""),
+         *m = strdup("instance does not match the schema");
+    if (il == NULL || kl == NULL || m == NULL) {
+      free(il);
+      free(kl);
+      free(m);
+      mcp_validation_free(v);
+      return MCP_ERR_NOMEM;
+    }
+    if (!mcp__validation_push(v, il, kl, m)) {
+      mcp_validation_free(v);
+      return MCP_ERR_NOMEM;
+    }
+  }
+  if (out != NULL)
+    *out = v;
+  else
+    mcp_validation_free(v);
+  return MCP_ERR_INVALID;
+}
