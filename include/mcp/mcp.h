@@ -3,9 +3,15 @@
 #define MCP_MCP_H
 
 #include "mcp/call.h"
+#include "mcp/completion.h"
+#include "mcp/elicit.h"
 #include "mcp/event_store.h"
 #include "mcp/http.h"
+#include "mcp/prompt.h"
+#include "mcp/resource.h"
 #include "mcp/result.h"
+#include "mcp/roots.h"
+#include "mcp/sampling.h"
 #include "mcp/schema.h"
 #include "mcp/server.h"
 #include "mcp/status.h"

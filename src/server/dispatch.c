@@ -42,6 +42,15 @@ static const struct {
     {"tools/list", mcp__handle_tools_list, ERA_LEGACY | ERA_MODERN},
     {"tools/call", mcp__handle_tools_call, ERA_LEGACY | ERA_MODERN},
     {"logging/setLevel", mcp__handle_set_level, ERA_LEGACY},
+    {"resources/list", mcp__handle_resources_list, ERA_LEGACY | ERA_MODERN},
+    {"resources/templates/list", mcp__handle_templates_list,
+     ERA_LEGACY | ERA_MODERN},
+    {"resources/read", mcp__handle_resources_read, ERA_LEGACY | ERA_MODERN},
+    {"resources/subscribe", mcp__handle_subscribe, ERA_LEGACY},
+    {"resources/unsubscribe", mcp__handle_unsubscribe, ERA_LEGACY},
+    {"prompts/list", mcp__handle_prompts_list, ERA_LEGACY | ERA_MODERN},
+    {"prompts/get", mcp__handle_prompts_get, ERA_LEGACY | ERA_MODERN},
+    {"completion/complete", mcp__handle_complete, ERA_LEGACY | ERA_MODERN},
 };
 
 static method_fn find_method(const char *name, bool stateless) {
@@ -67,7 +76,6 @@ void mcp__reply_error(mcp__channel reply, int code, const char *message) {
 
 static void handle_notification(mcp_server_t *s, mcp_session_t *se,
                                 mcp__message *msg) {
-  (void)s;
   if (se == NULL)
     return;
   if (strcmp(msg->method, "notifications/initialized") == 0) {
@@ -77,6 +85,8 @@ static void handle_notification(mcp_server_t *s, mcp_session_t *se,
     pthread_mutex_unlock(&se->lock);
   } else if (strcmp(msg->method, "notifications/cancelled") == 0) {
     mcp__session_cancel(se, json_object_get(msg->params, "requestId"));
+  } else if (strcmp(msg->method, "notifications/roots/list_changed") == 0) {
+    mcp__roots_list_changed(s, se);
   }
   /* Other notifications (roots/list_changed, progress, ...) need no action
    * here; unknown ones are ignored as JSON-RPC requires. */

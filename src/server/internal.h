@@ -17,7 +17,9 @@
 
 #include <jansson.h>
 
+#include "catalog/catalog.h"
 #include "jsonrpc/jsonrpc.h"
+#include "mcp/roots.h"
 #include "mcp/server.h"
 #include "server/dispatch.h"
 #include "tools/registry.h"
@@ -39,6 +41,11 @@ struct mcp_server {
   mcp_log_level log_min;
 
   mcp__registry tools;
+  /* resources, resource templates, prompts (src/resources, src/prompts) */
+  mcp__catalog resources, templates, prompts;
+  bool resources_subscribe, resources_list_changed, prompts_list_changed;
+  mcp_roots_changed_fn roots_changed_fn; /* roots.h; may be NULL */
+  void *roots_changed_user_data;
 
   pthread_mutex_t lock;
   mcp_session_t *sessions; /* doubly linked via next/prev */
@@ -82,6 +89,8 @@ struct mcp_session {
   int64_t next_outbound_id;
   mcp__outbound *outbound;
   char *id; /* transport session id (HTTP) or NULL */
+  json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
+  json_t *url_elicitations; /* elicitationId -> true, sent to this client */
   void *transport_data;
 };
 
@@ -160,5 +169,25 @@ mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
 /* ---- tools (src/tools/invoke.c) ---------------------------------------------- */
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
+
+/* ---- resources, prompts, completion (src/resources, src/prompts) ------------ */
+mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_subscribe(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_unsubscribe(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_prompts_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result);
+/* Adds resources, prompts and completions to a ServerCapabilities object
+ * according to what is registered now. */
+void mcp__features_capabilities(mcp_server_t *s, json_t *caps);
+/* A paginated list result {field: [...], nextCursor?} of catalog c; list
+ * names the cursor's namespace. */
+mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,
+                             const char *list, const char *field,
+                             json_t **result);
+/* notifications/roots/list_changed from a client. */
+void mcp__roots_list_changed(mcp_server_t *s, mcp_session_t *session);
 
 #endif

@@ -43,6 +43,11 @@ mcp_status mcp_server_new(const char *name, const char *version,
   s->log_fn = default_log;
   s->log_min = MCP_LOG_WARNING;
   mcp__registry_init(&s->tools);
+  mcp__catalog_init(&s->resources);
+  mcp__catalog_init(&s->templates);
+  mcp__catalog_init(&s->prompts);
+  s->resources_list_changed = true;
+  s->prompts_list_changed = true;
   pthread_mutex_init(&s->lock, NULL);
   *out = s;
   return MCP_OK;
@@ -52,6 +57,9 @@ void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
   mcp__registry_destroy(&s->tools);
+  mcp__catalog_destroy(&s->resources);
+  mcp__catalog_destroy(&s->templates);
+  mcp__catalog_destroy(&s->prompts);
   pthread_mutex_destroy(&s->lock);
   free(s->name);
   free(s->version);
@@ -236,6 +244,7 @@ json_t *mcp__server_capabilities_json(const mcp_server_t *s) {
     json_object_set_new(tools, "listChanged", json_true());
   json_object_set_new(caps, "tools", tools);
   json_object_set_new(caps, "logging", json_object());
+  mcp__features_capabilities((mcp_server_t *)s, caps);
   return caps;
 }
 

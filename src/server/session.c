@@ -91,6 +91,8 @@ void mcp__session_release(mcp_session_t *se) {
     json_decref(se->early_cancels[i]);
   json_decref(se->client_capabilities);
   json_decref(se->client_info);
+  json_decref(se->subscriptions);
+  json_decref(se->url_elicitations);
   free(se->id);
   pthread_mutex_destroy(&se->lock);
   pthread_cond_destroy(&se->cond);

@@ -1,0 +1,44 @@
+/* roots.c - roots/list from a handler and the roots-changed callback. */
+#include <string.h>
+
+#include "mcp/roots.h"
+#include "server/internal.h"
+
+void mcp_server_set_roots_changed_handler(mcp_server_t *s,
+                                          mcp_roots_changed_fn fn,
+                                          void *user_data) {
+  if (s == NULL)
+    return;
+  s->roots_changed_fn = fn;
+  s->roots_changed_user_data = user_data;
+}
+
+void mcp__roots_list_changed(mcp_server_t *s, mcp_session_t *se) {
+  if (s->roots_changed_fn && se)
+    s->roots_changed_fn(s, se, s->roots_changed_user_data);
+}
+
+mcp_status mcp_call_list_roots(mcp_call_t *call, int timeout_ms, json_t **roots,
+                               mcp_error_t *err) {
+  if (roots)
+    *roots = NULL;
+  if (call == NULL || roots == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  json_t *result = NULL;
+  mcp_status st =
+      mcp_call_request(call, "roots/list", NULL, timeout_ms, &result, err);
+  if (st != MCP_OK)
+    return st;
+  json_t *list = json_object_get(result, "roots");
+  bool ok = json_is_array(list);
+  size_t i;
+  json_t *r;
+  json_array_foreach(list, i, r) if (!json_is_string(json_object_get(r, "uri")))
+      ok = false;
+  if (ok)
+    *roots = json_incref(list);
+  json_decref(result);
+  return ok ? MCP_OK
+            : mcp_error_set(err, MCP_ERR_PEER,
+                            "the client's ListRootsResult is malformed");
+}

@@ -1,0 +1,41 @@
+/* prompt_internal.h - the objects behind mcp_prompt_t and
+ * mcp_prompt_result_t. A prompt embeds an mcp__entry (catalog/catalog.h);
+ * once added to a server it is immutable and reference-counted. */
+#ifndef MCP_PROMPT_INTERNAL_H
+#define MCP_PROMPT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "catalog/catalog.h"
+#include "completion/completion_internal.h"
+#include "mcp/prompt.h"
+#include "tools/result_internal.h"
+
+typedef struct mcp__prompt_arg {
+  char *name, *title, *description;
+  bool required;
+  mcp__completer comp; /* comp.fn NULL: no completion handler */
+} mcp__prompt_arg;
+
+struct mcp_prompt {
+  mcp__entry entry; /* key: name */
+  char *title, *description;
+  mcp__prompt_arg *args;
+  size_t nargs;
+  json_t *icons, *meta;
+  mcp_prompt_fn fn;
+  void *user_data;
+  void (*free_user_data)(void *);
+};
+
+struct mcp_prompt_result {
+  mcp_result_t blocks; /* one content block per message, in order */
+  json_t *roles;       /* array of "user" / "assistant", parallel */
+  char *description;
+};
+
+/* The argument named name, or NULL. */
+const mcp__prompt_arg *mcp__prompt_arg_find(const mcp_prompt_t *p,
+                                            const char *name);
+
+#endif

@@ -1,0 +1,206 @@
+/* attach.c - resources and templates on a server: adding, removing,
+ * settings, and who hears about updates (resources/subscribe,
+ * resources/unsubscribe, notifications/resources/updated). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "resources/resource_internal.h"
+#include "server/internal.h"
+
+static void announce(mcp_server_t *s) {
+  if (s->resources_list_changed)
+    mcp_server_broadcast(s, "notifications/resources/list_changed", NULL);
+}
+
+static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
+                            bool has_handler, json_t *listing) {
+  mcp_status st = MCP_OK;
+  if (!has_handler)
+    st = MCP_ERR_STATE;
+  else if ((e->listing = listing) == NULL)
+    st = MCP_ERR_NOMEM;
+  else
+    st = mcp__catalog_add(c, e);
+  if (st != MCP_OK) {
+    if (e->listing == NULL)
+      json_decref(listing);
+    mcp__entry_release(e);
+    return st;
+  }
+  announce(s);
+  return MCP_OK;
+}
+
+mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
+  if (s == NULL || r == NULL) {
+    mcp_resource_free(r);
+    return MCP_ERR_INVALID_ARG;
+  }
+  return add_entry(s, &s->resources, &r->entry, r->h.fn != NULL,
+                   r->h.fn ? mcp_resource_to_json(r) : NULL);
+}
+
+mcp_status mcp_server_add_resource_template(mcp_server_t *s,
+                                            mcp_resource_template_t *t) {
+  if (s == NULL || t == NULL) {
+    mcp_resource_template_free(t);
+    return MCP_ERR_INVALID_ARG;
+  }
+  return add_entry(s, &s->templates, &t->entry, t->h.fn != NULL,
+                   t->h.fn ? mcp_resource_template_to_json(t) : NULL);
+}
+
+mcp_status mcp_server_remove_resource(mcp_server_t *s, const char *uri) {
+  if (s == NULL || uri == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_status st = mcp__catalog_remove(&s->resources, uri);
+  if (st == MCP_OK)
+    announce(s);
+  return st;
+}
+
+mcp_status mcp_server_remove_resource_template(mcp_server_t *s,
+                                               const char *uri_template) {
+  if (s == NULL || uri_template == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_status st = mcp__catalog_remove(&s->templates, uri_template);
+  if (st == MCP_OK)
+    announce(s);
+  return st;
+}
+
+size_t mcp_server_resource_count(const mcp_server_t *s) {
+  return s ? mcp__catalog_count((mcp__catalog *)&s->resources) : 0;
+}
+
+size_t mcp_server_resource_template_count(const mcp_server_t *s) {
+  return s ? mcp__catalog_count((mcp__catalog *)&s->templates) : 0;
+}
+
+mcp_status mcp_server_set_resources_subscribe(mcp_server_t *s, bool enabled) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  s->resources_subscribe = enabled;
+  return MCP_OK;
+}
+
+mcp_status mcp_server_set_resources_list_changed(mcp_server_t *s,
+                                                 bool declared) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  s->resources_list_changed = declared;
+  return MCP_OK;
+}
+
+/* ---- subscriptions
+ * ------------------------------------------------------------ */
+
+static mcp_status subscription_request(mcp_call_t *call, json_t **result,
+                                       bool subscribe) {
+  mcp_server_t *s = call->server;
+  if (!s->resources_subscribe || (mcp__catalog_count(&s->resources) == 0 &&
+                                  mcp__catalog_count(&s->templates) == 0))
+    return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND,
+                          "Method not found: the server does not offer "
+                          "resource subscriptions");
+  json_t *uri = json_object_get(call->params, "uri");
+  if (!json_is_string(uri) || json_string_length(uri) == 0)
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: uri must be a non-empty string");
+  mcp_session_t *se = call->session;
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&se->lock);
+  if (subscribe) {
+    if (se->subscriptions == NULL)
+      se->subscriptions = json_object();
+    if (se->subscriptions == NULL ||
+        json_object_set_new(se->subscriptions, json_string_value(uri),
+                            json_true()) != 0)
+      st = MCP_ERR_NOMEM;
+  } else if (se->subscriptions) {
+    json_object_del(se->subscriptions, json_string_value(uri));
+  }
+  pthread_mutex_unlock(&se->lock);
+  if (st != MCP_OK)
+    return st;
+  *result = json_object();
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+mcp_status mcp__handle_subscribe(mcp_call_t *call, json_t **result) {
+  return subscription_request(call, result, true);
+}
+
+mcp_status mcp__handle_unsubscribe(mcp_call_t *call, json_t **result) {
+  return subscription_request(call, result, false);
+}
+
+/* True when a subscription to sub covers uri: the same resource, or one
+ * below it in the path hierarchy. */
+static bool covers(const char *sub, const char *uri) {
+  size_t n = strlen(sub);
+  if (strncmp(sub, uri, n) != 0)
+    return false;
+  return uri[n] == '\0' || uri[n] == '/' || (n > 0 && sub[n - 1] == '/');
+}
+
+static bool session_wants(mcp_session_t *se, const char *uri) {
+  bool wants = false;
+  pthread_mutex_lock(&se->lock);
+  if (se->state == MCP__SESSION_READY && se->subscriptions) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(se->subscriptions, key, v) {
+      if (covers(key, uri)) {
+        wants = true;
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&se->lock);
+  return wants;
+}
+
+mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,
+                                              const char *uri) {
+  if (s == NULL || uri == NULL)
+    return MCP_ERR_INVALID_ARG;
+  json_t *params = json_pack("{s:s}", "uri", uri);
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  bool ok = params && mcp__jsonrpc_encode_notification(
+                          &msg, "notifications/resources/updated", params);
+  json_decref(params);
+  if (!ok) {
+    mcp__buf_free(&msg);
+    return MCP_ERR_NOMEM;
+  }
+  /* Collect subscribers under the lock, send outside it (internal.h). */
+  size_t n = 0, cap = 16;
+  mcp_session_t **list = malloc(cap * sizeof *list);
+  mcp_status st = list ? MCP_OK : MCP_ERR_NOMEM;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it && st == MCP_OK; it = it->next) {
+    if (!session_wants(it, uri))
+      continue;
+    if (n == cap) {
+      mcp_session_t **grown = realloc(list, cap * 2 * sizeof *grown);
+      if (grown == NULL) {
+        st = MCP_ERR_NOMEM;
+        break;
+      }
+      list = grown;
+      cap *= 2;
+    }
+    mcp__session_retain(it);
+    list[n++] = it;
+  }
+  pthread_mutex_unlock(&s->lock);
+  for (size_t i = 0; i < n; i++) {
+    mcp__session_notify(list[i], msg.data, msg.len);
+    mcp__session_release(list[i]);
+  }
+  free(list);
+  mcp__buf_free(&msg);
+  return st;
+}

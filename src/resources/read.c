@@ -1,0 +1,103 @@
+/* read.c - resources/list, resources/templates/list and resources/read.
+ *
+ * resources/read looks the URI up among static resources first (exact
+ * match), then tries the templates in registration order. A URI that
+ * nothing serves, or whose handler reports MCP_ERR_RESOURCE_NOT_FOUND, gets
+ * -32002 with data {uri} (spec: resources, error handling).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "resources/resource_internal.h"
+#include "server/internal.h"
+
+static bool offers_resources(mcp_server_t *s) {
+  return mcp__catalog_count(&s->resources) || mcp__catalog_count(&s->templates);
+}
+
+static mcp_status not_offered(mcp_call_t *call) {
+  char msg[160];
+  snprintf(msg, sizeof msg,
+           "Method not found: %s (the server offers no "
+           "resources)",
+           call->msg.method);
+  return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
+}
+
+mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result) {
+  if (!offers_resources(call->server))
+    return not_offered(call);
+  return mcp__list_catalog(call, &call->server->resources, "resources",
+                           "resources", result);
+}
+
+mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result) {
+  if (!offers_resources(call->server))
+    return not_offered(call);
+  return mcp__list_catalog(call, &call->server->templates, "templates",
+                           "resourceTemplates", result);
+}
+
+typedef struct match_ctx {
+  const char *uri;
+  json_t *vars;
+} match_ctx;
+
+static bool template_matches(mcp__entry *e, void *ctx) {
+  match_ctx *m = ctx;
+  return mcp__uritpl_match(((mcp_resource_template_t *)e)->tpl, m->uri,
+                           &m->vars);
+}
+
+static mcp_status resource_not_found(mcp_call_t *call, const char *uri) {
+  mcp_call_set_error(call, MCP_RPC_RESOURCE_NOT_FOUND, "Resource not found",
+                     json_pack("{s:s}", "uri", uri));
+  return MCP_ERR_RESOURCE_NOT_FOUND;
+}
+
+mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
+  mcp_server_t *s = call->server;
+  if (!offers_resources(s))
+    return not_offered(call);
+  json_t *juri = json_object_get(call->params, "uri");
+  if (!json_is_string(juri) || json_string_length(juri) == 0)
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: uri must be a non-empty string");
+  const char *uri = json_string_value(juri);
+  if (strlen(uri) != json_string_length(juri))
+    return resource_not_found(call, uri); /* embedded NUL: names nothing */
+
+  mcp__handler h = {0};
+  json_t *vars = NULL;
+  mcp__entry *e = mcp__catalog_find(&s->resources, uri);
+  if (e) {
+    h = ((mcp_resource_t *)e)->h;
+    vars = json_object();
+  } else {
+    match_ctx m = {uri, NULL};
+    e = mcp__catalog_find_if(&s->templates, template_matches, &m);
+    if (e)
+      h = ((mcp_resource_template_t *)e)->h;
+    vars = m.vars;
+  }
+  if (e == NULL) {
+    json_decref(vars);
+    return resource_not_found(call, uri);
+  }
+  mcp_read_result_t out = {uri, json_array(), false};
+  mcp_status st = MCP_ERR_NOMEM;
+  if (out.contents && vars)
+    st = h.fn(call, uri, vars, &out, h.user_data);
+  json_decref(vars);
+  mcp__entry_release(e);
+  if (st == MCP_OK && out.failed)
+    st = MCP_ERR_NOMEM;
+  if (st == MCP_ERR_RESOURCE_NOT_FOUND && call->error_message == NULL)
+    st = resource_not_found(call, uri);
+  if (st == MCP_OK && (*result = json_pack("{s:o}", "contents", out.contents)))
+    return MCP_OK;
+  if (st == MCP_OK)
+    return MCP_ERR_NOMEM; /* json_pack stole contents */
+  json_decref(out.contents);
+  return st;
+}
