@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# usage: run-conformance.sh SERVER_BINARY CONFORMANCE_SCRIPT
+# Starts the conformance server on a free loopback port, runs the suite's
+# server scenarios against http://127.0.0.1:PORT/mcp and fails unless the
+# summary line says "N passed, 0 failed". Exit 77 = skipped (no node/npm,
+# or the suite cannot be installed, outside CI).
+set -uo pipefail
+SERVER=${1:?server binary}
+SUITE=${2:?conformance script}
+
+skip_or_fail() {
+  if [ "${CI:-}" = "true" ]; then
+    echo "conformance: FAIL (CI=true): $*" >&2
+    exit 1
+  fi
+  echo "conformance: SKIPPED: $*" >&2
+  exit 77
+}
+
+command -v node >/dev/null && command -v npm >/dev/null ||
+  skip_or_fail "node and npm are required to run the MCP conformance suite"
+[ -x "$SUITE" ] || skip_or_fail "$SUITE not found"
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+LOG=$(mktemp /tmp/conformance-server.XXXXXX)
+PID=
+cleanup() {
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  rm -f "$LOG"
+}
+trap cleanup EXIT
+
+for attempt in 1 2 3 4 5; do
+  PORT=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+  port_free "$PORT" || continue
+  "$SERVER" --http "127.0.0.1:$PORT" >"$LOG" 2>&1 &
+  PID=$!
+  for _ in $(seq 1 100); do
+    if ! kill -0 "$PID" 2>/dev/null; then PID=; break; fi
+    if ! port_free "$PORT"; then break 2; fi
+    sleep 0.05
+  done
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  PID=
+done
+[ -n "$PID" ] || { echo "conformance: the server did not start" >&2; cat "$LOG" >&2; exit 1; }
+
+OUT=$("$SUITE" "http://127.0.0.1:$PORT/mcp" 2>&1)
+RC=$?
+echo "$OUT"
+if [ $RC -eq 2 ] && echo "$OUT" | grep -q "npm install failed\|node and npm are required"; then
+  skip_or_fail "the conformance suite could not be installed"
+fi
+LAST=$(echo "$OUT" | tail -n 1)
+case "$LAST" in
+  *" passed, 0 failed") ;;
+  *) echo "conformance: failures (exit $RC)" >&2; exit 1 ;;
+esac
+# The server must stop cleanly (sanitizer reports show up as a non-zero exit).
+kill -TERM "$PID"
+wait "$PID"
+SRC=$?
+PID=
+if [ $SRC -ne 0 ]; then
+  echo "conformance: the server exited with status $SRC" >&2
+  cat "$LOG" >&2
+  exit 1
+fi
+exit 0
