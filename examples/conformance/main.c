@@ -26,7 +26,8 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-/* ---- tools ------------------------------------------------------------------ */
+/* ---- tools ------------------------------------------------------------------
+ */
 
 static mcp_status simple_text(mcp_call_t *call, json_t *args, mcp_result_t *r,
                               void *ud) {
@@ -35,15 +36,15 @@ static mcp_status simple_text(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static mcp_status image_content(mcp_call_t *call, json_t *args,
-                                mcp_result_t *r, void *ud) {
+static mcp_status image_content(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                                void *ud) {
   (void)call, (void)args, (void)ud;
   mcp_result_add_image(r, PNG_B64, "image/png");
   return MCP_OK;
 }
 
-static mcp_status audio_content(mcp_call_t *call, json_t *args,
-                                mcp_result_t *r, void *ud) {
+static mcp_status audio_content(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                                void *ud) {
   (void)call, (void)args, (void)ud;
   mcp_result_add_audio(r, WAV_B64, "audio/wav");
   return MCP_OK;
@@ -81,8 +82,8 @@ static mcp_status with_logging(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static mcp_status with_progress(mcp_call_t *call, json_t *args,
-                                mcp_result_t *r, void *ud) {
+static mcp_status with_progress(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                                void *ud) {
   (void)args, (void)ud;
   for (int step = 0; step <= 100; step += 50) {
     if (mcp_call_is_cancelled(call))
@@ -228,31 +229,33 @@ static const struct {
 } tools[] = {
     {"test_simple_text", "Tests simple text content response", NULL,
      simple_text},
-    {"test_image_content", "Tests image content response", NULL,
-     image_content},
-    {"test_audio_content", "Tests audio content response", NULL,
-     audio_content},
-    {"test_embedded_resource", "Tests embedded resource content response",
-     NULL, embedded_resource},
+    {"test_image_content", "Tests image content response", NULL, image_content},
+    {"test_audio_content", "Tests audio content response", NULL, audio_content},
+    {"test_embedded_resource", "Tests embedded resource content response", NULL,
+     embedded_resource},
     {"test_multiple_content_types",
-     "Tests response with multiple content types (text, image, resource)",
-     NULL, multiple_content},
-    {"test_tool_with_logging", "Tests tool that emits log messages during "
-                               "execution",
+     "Tests response with multiple content types (text, image, resource)", NULL,
+     multiple_content},
+    {"test_tool_with_logging",
+     "Tests tool that emits log messages during "
+     "execution",
      NULL, with_logging},
-    {"test_tool_with_progress", "Tests tool that reports progress "
-                                "notifications",
+    {"test_tool_with_progress",
+     "Tests tool that reports progress "
+     "notifications",
      NULL, with_progress},
     {"test_error_handling", "Tests error response handling", NULL,
      error_handling},
-    {"test_sampling", "Tests server-initiated sampling (LLM completion "
-                      "request)",
+    {"test_sampling",
+     "Tests server-initiated sampling (LLM completion "
+     "request)",
      "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\","
      "\"description\":\"The prompt to send to the LLM\"}},\"required\":["
      "\"prompt\"]}",
      sampling},
-    {"test_elicitation", "Tests server-initiated elicitation (user input "
-                         "request)",
+    {"test_elicitation",
+     "Tests server-initiated elicitation (user input "
+     "request)",
      "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","
      "\"description\":\"The message to show the user\"}},\"required\":["
      "\"message\"]}",
@@ -271,12 +274,14 @@ static const struct {
      "\"address\":{\"$ref\":\"#/$defs/address\"}},\"additionalProperties\":"
      "false}",
      schema_2020_12},
-    {"test_reconnection", "Tests SSE stream reconnection (SEP-1699): answers "
-                          "after a short delay",
+    {"test_reconnection",
+     "Tests SSE stream reconnection (SEP-1699): answers "
+     "after a short delay",
      NULL, reconnection},
 };
 
-/* ---- resources -------------------------------------------------------------- */
+/* ---- resources --------------------------------------------------------------
+ */
 
 static mcp_status read_static_text(mcp_call_t *call, const char *uri,
                                    json_t *vars, mcp_read_result_t *out,
@@ -309,9 +314,8 @@ static mcp_status read_watched(mcp_call_t *call, const char *uri, json_t *vars,
                                   "text/plain");
 }
 
-static mcp_status read_template(mcp_call_t *call, const char *uri,
-                                json_t *vars, mcp_read_result_t *out,
-                                void *ud) {
+static mcp_status read_template(mcp_call_t *call, const char *uri, json_t *vars,
+                                mcp_read_result_t *out, void *ud) {
   (void)call, (void)ud;
   json_t *doc = json_pack("{s:O,s:b,s:s++}", "id", json_object_get(vars, "id"),
                           "templateTest", 1, "data", "Data for ID: ",
@@ -386,7 +390,8 @@ static mcp_status add_resources(mcp_server_t *s) {
   return st == MCP_OK ? mcp_server_add_resource_template(s, t) : st;
 }
 
-/* ---- prompts ---------------------------------------------------------------- */
+/* ---- prompts ----------------------------------------------------------------
+ */
 
 static mcp_status simple_prompt(mcp_call_t *call, json_t *args,
                                 mcp_prompt_result_t *out, void *ud) {
@@ -404,8 +409,7 @@ static mcp_status prompt_with_args(mcp_call_t *call, json_t *args,
   snprintf(text, sizeof text, "Prompt with arguments: arg1='%s', arg2='%s'",
            mcp_arg_string_or(args, "arg1", ""),
            mcp_arg_string_or(args, "arg2", ""));
-  return mcp_prompt_add_text(out, MCP_ROLE_USER, text) ? MCP_OK
-                                                       : MCP_ERR_NOMEM;
+  return mcp_prompt_add_text(out, MCP_ROLE_USER, text) ? MCP_OK : MCP_ERR_NOMEM;
 }
 
 static mcp_status prompt_with_resource(mcp_call_t *call, json_t *args,
@@ -425,7 +429,8 @@ static mcp_status prompt_with_image(mcp_call_t *call, json_t *args,
                                     mcp_prompt_result_t *out, void *ud) {
   (void)call, (void)args, (void)ud;
   if (!mcp_prompt_add_image(out, MCP_ROLE_USER, PNG_B64, "image/png") ||
-      !mcp_prompt_add_text(out, MCP_ROLE_USER, "Please analyze the image above."))
+      !mcp_prompt_add_text(out, MCP_ROLE_USER,
+                           "Please analyze the image above."))
     return MCP_ERR_NOMEM;
   return MCP_OK;
 }
@@ -434,8 +439,8 @@ static mcp_status complete_words(mcp_call_t *call, const char *argument,
                                  const char *value, json_t *context,
                                  mcp_completion_t *out, void *ud) {
   (void)call, (void)argument, (void)context, (void)ud;
-  static const char *const words[] = {"paris", "park", "party", "test",
-                                      "testing", "tested"};
+  static const char *const words[] = {"paris", "park",    "party",
+                                      "test",  "testing", "tested"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strncmp(words[i], value, strlen(value)) == 0)
       mcp_completion_add(out, words[i]);
@@ -468,9 +473,9 @@ static mcp_status add_prompts(mcp_server_t *s) {
                                     "Second test argument", NULL};
   static const char *const uri[] = {"resourceUri",
                                     "URI of the resource to embed", NULL};
-  mcp_status st = add_prompt(s, "test_simple_prompt",
-                             "A simple prompt without arguments",
-                             simple_prompt, NULL, false);
+  mcp_status st =
+      add_prompt(s, "test_simple_prompt", "A simple prompt without arguments",
+                 simple_prompt, NULL, false);
   if (st == MCP_OK)
     st = add_prompt(s, "test_prompt_with_arguments",
                     "A prompt with required arguments", prompt_with_args, two,
@@ -486,7 +491,8 @@ static mcp_status add_prompts(mcp_server_t *s) {
   return st;
 }
 
-/* ---- main ------------------------------------------------------------------- */
+/* ---- main -------------------------------------------------------------------
+ */
 
 static mcp_status build(mcp_server_t *s) {
   mcp_status st = MCP_OK;
