@@ -14,6 +14,7 @@
 #include <mcp/mcp.h>
 
 #include "demo_db.h"
+#include "demo_resources.h"
 #include "demo_tools.h"
 
 static void usage(FILE *f) {
@@ -144,6 +145,7 @@ int main(int argc, char **argv) {
     st = demo_register_tools(server, db, &err);
   else
     mcp_error_set(&err, st, "%s", mcp_strerror(st));
+  if (st == MCP_OK) st = demo_register_resources(server, db, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
