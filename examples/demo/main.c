@@ -67,8 +67,9 @@ int main(int argc, char **argv) {
         server, "Customers, flights, orders and arithmetic, backed by SQLite");
     mcp_server_set_website_url(server, "https://example.com/libmcp");
     mcp_server_set_instructions(
-        server, "Use get_flight_details for schedules (airlines AA, LH, BA), "
-                "lookup_customer for structured customer records (ids C001-C004).");
+        server,
+        "Use get_flight_details for schedules (airlines AA, LH, BA), "
+        "lookup_customer for structured customer records (ids C001-C004).");
     st = mcp_server_set_worker_threads(server, workers);
   }
   if (st == MCP_OK)
@@ -84,17 +85,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (banner)
-    fprintf(stderr,
-            "libmcp demo server %s on stdio (database %s)\n"
-            "Type one JSON-RPC message per line, e.g.:\n"
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-            "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-            "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
-            "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
-            "End with Ctrl-D.\n",
-            MCP_VERSION_STRING, db_path);
+    fprintf(
+        stderr,
+        "libmcp demo server %s on stdio (database %s)\n"
+        "Type one JSON-RPC message per line, e.g.:\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+        "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+        "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+        "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
+        "End with Ctrl-D.\n",
+        MCP_VERSION_STRING, db_path);
   st = mcp_server_serve_stdio(server);
   mcp_server_free(server);
   demo_db_close(db);

@@ -3,11 +3,11 @@
 #ifndef MCP_TESTUTIL_H
 #define MCP_TESTUTIL_H
 
+#include <cmocka.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <sys/types.h>
 
 /* Reads a whole file; returns malloc'd NUL-terminated bytes (or NULL), *len
