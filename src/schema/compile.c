@@ -276,7 +276,6 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
   if (depth > c->max_depth)
     return fail(c, "", "schema nesting exceeds the depth limit of %u",
                 c->max_depth);
-  char *owned_base = NULL;
   if (json_is_object(js)) {
     json_t *id = json_object_get(js, "$id");
     bool ref_only =
@@ -306,7 +305,6 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
           }
         }
         full[sl] = '\0';
-        owned_base = full;
         base = astrdup(c, full);
         free(full);
         if (base == NULL)
@@ -319,7 +317,6 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
           return oom(c);
       }
     }
-    (void)owned_base;
   }
   info *inf = aalloc(c, sizeof *inf);
   if (inf == NULL)
@@ -428,15 +425,6 @@ static json_t *find_document(cctx *c, const char *uri, char **doc_uri) {
         return NULL;
       *doc_uri = strdup(du);
       return doc;
-    }
-  }
-  /* Embedded $id inside a registered document. */
-  if (reg != NULL) {
-    for (size_t i = 0; i < reg->count; i++) {
-      if (mcp__map_get(&c->infos, reg->docs[i].doc) != NULL)
-        continue;
-      json_t *ids = json_object_get(reg->docs[i].doc, "$id");
-      (void)ids;
     }
   }
   return NULL;
