@@ -36,8 +36,8 @@ check: deps
 install: build
 	cmake --install $(BUILD)
 
-bench: build
-	bench/run-all $(BUILD)
+bench: deps
+	bench/run-all
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
