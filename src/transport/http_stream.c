@@ -98,8 +98,8 @@ mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll) {
   char id[MCP_EVENT_ID_MAX];
   mcp_http_server_t *h = st->h;
   pthread_mutex_lock(&st->lock);
-  mcp_status s = h->store.ops->append(h->store.impl, st->session->id, st->id,
-                                      "", 0, id);
+  mcp_status s =
+      h->store.ops->append(h->store.impl, st->session->id, st->id, "", 0, id);
   if (s == MCP_OK && st->conn) {
     if (!mcp__sse_append_priming(&st->out, id, h->o->retry_ms))
       s = MCP_ERR_NOMEM;

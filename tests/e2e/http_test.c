@@ -14,10 +14,11 @@
 
 #define ACCEPT "Accept: application/json, text/event-stream\r\n"
 #define INIT                                                                   \
-  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"      \
+  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"       \
   "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"  \
   "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
-#define INITIALIZED "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+#define INITIALIZED                                                            \
+  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
 #define ADD(id)                                                                \
   "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{" \
   "\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}}}"
@@ -48,8 +49,7 @@ static mcp_status tool_chatty(mcp_call_t *call, json_t *args, mcp_result_t *r,
   (void)args;
   (void)ud;
   mcp_call_logf(call, MCP_LOG_INFO, "t", "line one");
-  mcp_call_log(call, MCP_LOG_INFO, "t",
-               json_string("multi\nline\r\nvalue"));
+  mcp_call_log(call, MCP_LOG_INFO, "t", json_string("multi\nline\r\nvalue"));
   mcp_result_add_text(r, "chatty done");
   return MCP_OK;
 }
@@ -60,11 +60,11 @@ static mcp_status tool_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
   (void)ud;
   json_t *res = NULL;
   mcp_error_t err;
-  mcp_status st = mcp_call_request(
-      call, "elicitation/create",
-      json_pack("{s:s,s:{s:s,s:{}}}", "message", "name?", "requestedSchema",
-                "type", "object", "properties"),
-      3000, &res, &err);
+  mcp_status st = mcp_call_request(call, "elicitation/create",
+                                   json_pack("{s:s,s:{s:s,s:{}}}", "message",
+                                             "name?", "requestedSchema", "type",
+                                             "object", "properties"),
+                                   3000, &res, &err);
   if (st != MCP_OK) {
     mcp_result_set_error(r, "no answer: %s", err.message);
     return MCP_OK;
@@ -76,8 +76,8 @@ static mcp_status tool_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
 }
 
 /* Three logs, wait for the gate, three logs, result. */
-static mcp_status tool_stepper(mcp_call_t *call, json_t *args,
-                               mcp_result_t *r, void *ud) {
+static mcp_status tool_stepper(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                               void *ud) {
   (void)args;
   (void)ud;
   for (int i = 1; i <= 3; i++)
@@ -175,7 +175,8 @@ static void session_hdr(char *out, size_t n, const char *sid) {
            sid);
 }
 
-/* ---- tests ---------------------------------------------------------------- */
+/* ---- tests ----------------------------------------------------------------
+ */
 
 static void test_session_lifecycle(void **state) {
   (void)state;
@@ -215,9 +216,9 @@ static void test_status_codes(void **state) {
   open_session(f.port, sid);
   session_hdr(hdr, sizeof hdr, sid);
   /* 406: Accept without text/event-stream */
-  assert_int_equal(tc_do(f.port, "POST", "Accept: application/json\r\n", INIT,
-                         NULL, NULL),
-                   406);
+  assert_int_equal(
+      tc_do(f.port, "POST", "Accept: application/json\r\n", INIT, NULL, NULL),
+      406);
   /* 405: other methods */
   assert_int_equal(tc_do(f.port, "PUT", hdr, ADD(1), NULL, NULL), 405);
   /* 400 + parse error body */
@@ -264,16 +265,16 @@ static void test_status_codes(void **state) {
                          NULL),
                    202);
   /* 200 JSON for a plain request; ping answers inline */
-  assert_int_equal(
-      tc_do(f.port, "POST", hdr, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}",
-            &body, NULL),
-      200);
+  assert_int_equal(tc_do(f.port, "POST", hdr,
+                         "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}",
+                         &body, NULL),
+                   200);
   assert_non_null(strstr(body, "\"result\":{}"));
   free(body);
   /* GET without a session id */
-  assert_int_equal(tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL,
-                         NULL, NULL),
-                   400);
+  assert_int_equal(
+      tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL, NULL, NULL),
+      400);
   /* 406 on GET without text/event-stream */
   char gh[256];
   snprintf(gh, sizeof gh, "Accept: application/json\r\nMcp-Session-Id: %s\r\n",
@@ -287,8 +288,9 @@ static void test_origin_and_host(void **state) {
   fixture f;
   start(&f, base_options());
   char *body = NULL, hdr[256];
-  assert_int_equal(tc_do(f.port, "POST", ACCEPT "Origin: http://evil.example\r\n",
-                         INIT, &body, NULL),
+  assert_int_equal(tc_do(f.port, "POST",
+                         ACCEPT "Origin: http://evil.example\r\n", INIT, &body,
+                         NULL),
                    403);
   assert_non_null(strstr(body, "\"error\""));
   assert_null(strstr(body, "\"id\""));
@@ -314,8 +316,7 @@ static void test_origin_and_host(void **state) {
 }
 
 /* Splits "id: X\n..." lines of one event. */
-static void event_field(const char *ev, const char *name, char *out,
-                        size_t n) {
+static void event_field(const char *ev, const char *name, char *out, size_t n) {
   out[0] = '\0';
   size_t nl = strlen(name);
   for (const char *p = ev; p && *p;) {
@@ -361,8 +362,8 @@ static void test_sse_upgrade_and_framing(void **state) {
   assert_string_equal(data, "");
   free(ev);
   char prefix[64];
-  snprintf(prefix, sizeof prefix, "%.*s", (int)(strrchr(first_id, '-') - first_id),
-           first_id);
+  snprintf(prefix, sizeof prefix, "%.*s",
+           (int)(strrchr(first_id, '-') - first_id), first_id);
   int notes = 0;
   bool got_result = false;
   char seen[8][64];
@@ -519,10 +520,9 @@ static void test_get_stream_and_disconnect(void **state) {
   free(ev);
   /* a second GET stream is refused while the first is open */
   assert_int_equal(tc_do(f.port, "GET", gh, NULL, NULL, NULL), 409);
-  assert_int_equal(mcp_server_broadcast(f.server,
-                                        "notifications/tools/list_changed",
-                                        NULL),
-                   MCP_OK);
+  assert_int_equal(
+      mcp_server_broadcast(f.server, "notifications/tools/list_changed", NULL),
+      MCP_OK);
   ev = tc_next_event(&g, 5000);
   assert_non_null(ev);
   event_field(ev, "data", data, sizeof data);
@@ -631,29 +631,31 @@ static void test_stateless_mode(void **state) {
   free(body);
   /* modern request: _meta carries the version */
   assert_int_equal(
-      tc_do(f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
-            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
-            "{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3},\"_meta\":{"
-            "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-            "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
-            &body, NULL),
+      tc_do(
+          f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+          "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+          "{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3},\"_meta\":{"
+          "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+          "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+          &body, NULL),
       200);
   assert_non_null(strstr(body, "\"resultType\":\"complete\""));
   free(body);
   /* modern unknown method: 404 with -32601 */
   assert_int_equal(
-      tc_do(f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
-            "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{"
-            "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-            "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
-            &body, NULL),
+      tc_do(
+          f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+          "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{"
+          "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+          "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+          &body, NULL),
       404);
   assert_non_null(strstr(body, "-32601"));
   free(body);
   /* no GET stream, no DELETE */
-  assert_int_equal(tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL,
-                         NULL, NULL),
-                   405);
+  assert_int_equal(
+      tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL, NULL, NULL),
+      405);
   assert_int_equal(tc_do(f.port, "DELETE", "", NULL, NULL, NULL), 405);
   stop(&f);
 }
