@@ -36,7 +36,8 @@ check: deps
 install: build
 	cmake --install $(BUILD)
 
-bench: deps
+bench:
+	@scripts/install-deps --bench
 	bench/run-all
 
 format:
