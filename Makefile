@@ -36,8 +36,9 @@ check: deps
 install: build
 	cmake --install $(BUILD)
 
-bench: build
-	bench/run-all $(BUILD)
+bench:
+	@scripts/install-deps --bench
+	bench/run-all
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -55,10 +55,9 @@ mcp_status demo_db_open(const char *path, demo_db **out, mcp_error_t *err) {
   demo_db *d = calloc(1, sizeof *d);
   if (d == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
-  int rc = sqlite3_open_v2(path, &d->db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                               SQLITE_OPEN_FULLMUTEX,
-                           NULL);
+  int rc = sqlite3_open_v2(
+      path, &d->db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
   if (rc != SQLITE_OK)
     goto fail;
   sqlite3_busy_timeout(d->db, 5000);
@@ -71,8 +70,8 @@ mcp_status demo_db_open(const char *path, demo_db **out, mcp_error_t *err) {
     goto fail;
   bool empty = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
   sqlite3_finalize(st);
-  if (empty && (rc = sqlite3_exec(d->db, seed_sql, NULL, NULL, NULL)) !=
-                   SQLITE_OK) {
+  if (empty &&
+      (rc = sqlite3_exec(d->db, seed_sql, NULL, NULL, NULL)) != SQLITE_OK) {
     sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
     goto fail;
   }
@@ -93,4 +92,6 @@ void demo_db_close(demo_db *d) {
   free(d);
 }
 
-sqlite3 *demo_db_handle(demo_db *d) { return d->db; }
+sqlite3 *demo_db_handle(demo_db *d) {
+  return d->db;
+}

@@ -14,18 +14,18 @@
 #include <time.h>
 
 #define ICON_CLOCK                                                             \
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' "             \
-  "viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='7' fill='none' "          \
-  "stroke='black'/%3E%3Cpath d='M8 3v5h4' stroke='black' "                    \
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' "              \
+  "viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='7' fill='none' "           \
+  "stroke='black'/%3E%3Cpath d='M8 3v5h4' stroke='black' "                     \
   "fill='none'/%3E%3C/svg%3E"
 #define ICON_PLANE                                                             \
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' "             \
-  "viewBox='0 0 16 16'%3E%3Cpath d='M1 9l14-6-4 12-3-4z' "                    \
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' "              \
+  "viewBox='0 0 16 16'%3E%3Cpath d='M1 9l14-6-4 12-3-4z' "                     \
   "fill='black'/%3E%3C/svg%3E"
 #define ICON_CALC                                                              \
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' "             \
-  "viewBox='0 0 16 16'%3E%3Crect x='2' y='1' width='12' height='14' "         \
-  "fill='none' stroke='black'/%3E%3Cpath d='M5 5h6M5 9h2M9 9h2M5 12h2M9 "     \
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' "              \
+  "viewBox='0 0 16 16'%3E%3Crect x='2' y='1' width='12' height='14' "          \
+  "fill='none' stroke='black'/%3E%3Cpath d='M5 5h6M5 9h2M9 9h2M5 12h2M9 "      \
   "12h2' stroke='black'/%3E%3C/svg%3E"
 
 /* ---- get_server_time ---------------------------------------------------- */
@@ -174,10 +174,12 @@ static mcp_status get_flight_details(mcp_call_t *call, json_t *args,
     sqlite3_finalize(st);
     return MCP_ERR_NOMEM;
   }
-  fputs("## Flight Connection Details\n\n"
-        "| Airline | Connection | Flight Date | Price | Currency | Plane Type |\n"
-        "|---------|------------|-------------|-------|----------|------------|\n",
-        out);
+  fputs(
+      "## Flight Connection Details\n\n"
+      "| Airline | Connection | Flight Date | Price | Currency | Plane Type |\n"
+      "|---------|------------|-------------|-------|----------|------------|"
+      "\n",
+      out);
   int rows = 0, rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     fprintf(out, "| %s | %d | %s | %.2f | %s | %s |\n",
@@ -223,8 +225,7 @@ static mcp_status process_order(mcp_call_t *call, json_t *args,
   char message[160];
   const char *status = changed ? "processed" : "rejected";
   snprintf(message, sizeof message,
-           changed ? "Order %s processed"
-                   : "Order %s is unknown or not open",
+           changed ? "Order %s processed" : "Order %s is unknown or not open",
            id);
   return mcp_result_set_structured(
       result, json_pack("{s:s,s:s}", "status", status, "message", message));
@@ -238,7 +239,8 @@ static mcp_status build_report(mcp_call_t *call, json_t *args,
   mcp_result_add_textf(result, "Sales report for %s is ready.", period);
   char uri[160];
   snprintf(uri, sizeof uri, "reports://sales/%s", period);
-  mcp_content_t *link = mcp_result_add_resource_link(result, uri, "sales-report");
+  mcp_content_t *link =
+      mcp_result_add_resource_link(result, uri, "sales-report");
   mcp_content_set_title(link, "Sales report");
   mcp_content_set_description(link, "Sales figures for the requested period");
   mcp_content_set_mime_type(link, "text/csv");
@@ -254,8 +256,8 @@ static mcp_status add(mcp_call_t *call, json_t *args, mcp_result_t *result,
   mcp_arg_integer(args, "a", &a);
   mcp_arg_integer(args, "b", &b);
   if (__builtin_add_overflow(a, b, &sum)) {
-    mcp_result_set_error(result, "Integer overflow adding %" PRId64
-                                 " and %" PRId64, a, b);
+    mcp_result_set_error(
+        result, "Integer overflow adding %" PRId64 " and %" PRId64, a, b);
     return MCP_OK;
   }
   return mcp_result_set_structured(result,
@@ -276,7 +278,8 @@ static mcp_status divide(mcp_call_t *call, json_t *args, mcp_result_t *result,
                                    json_pack("{s:f}", "quotient", a / b));
 }
 
-/* ---- registration --------------------------------------------------------- */
+/* ---- registration ---------------------------------------------------------
+ */
 static json_t *flight_schema(void) {
   mcp_schema_builder_t *b = NULL;
   json_t *schema = NULL;
@@ -307,7 +310,8 @@ static const tool_spec specs[] = {
      get_server_time, ICON_CLOCK},
     {"get_customer_info", "Customer Information Lookup",
      "Retrieve customer information by ID",
-     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\","
+     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":"
+     "\"string\","
      "\"description\":\"Customer ID to look up\"}},\"required\":[\"customer_"
      "id\"]}",
      NULL, get_customer_info, NULL},
@@ -315,7 +319,8 @@ static const tool_spec specs[] = {
      "Look up the scheduled flights of a connection", NULL, NULL,
      get_flight_details, ICON_PLANE},
     {"update_customer", "Customer Update", "Update customer information",
-     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\"}"
+     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":"
+     "\"string\"}"
      ",\"name\":{\"type\":\"string\",\"minLength\":1},\"city\":{\"type\":"
      "\"string\"},\"email\":{\"type\":\"string\",\"format\":\"email\"}},"
      "\"required\":[\"customer_id\"],\"additionalProperties\":false}",
@@ -383,8 +388,8 @@ mcp_status demo_register_tools(mcp_server_t *server, demo_db *db,
       mcp_tool_set_annotation_title(t, "Customer Update");
       st = mcp_tool_set_hint(t, MCP_HINT_DESTRUCTIVE, true);
     }
-    if (st == MCP_OK && (strcmp(sp->name, "add") == 0 ||
-                         strcmp(sp->name, "divide") == 0)) {
+    if (st == MCP_OK &&
+        (strcmp(sp->name, "add") == 0 || strcmp(sp->name, "divide") == 0)) {
       /* pure functions: explicitly not destructive, not open-world */
       mcp_tool_set_hint(t, MCP_HINT_READ_ONLY, true);
       mcp_tool_set_hint(t, MCP_HINT_DESTRUCTIVE, false);

@@ -18,22 +18,22 @@
 #include "demo_tools.h"
 
 static void usage(FILE *f) {
-  fputs("usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
-        "                       [--workers N] [--page-size N] [--stateless]\n"
-        "                       [--banner]\n"
-        "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
-        "  --stdio        serve MCP over stdin/stdout\n"
-        "  --stateless    HTTP without sessions (every request self-contained)\n"
-        "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
-        "  --workers N    handler threads (default 4)\n"
-        "  --page-size N  tools per tools/list page (default 50)\n"
-        "  --banner       print how to talk to the server on stderr\n",
-        f);
+  fputs(
+      "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
+      "                       [--workers N] [--page-size N] [--stateless]\n"
+      "                       [--banner]\n"
+      "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
+      "  --stdio        serve MCP over stdin/stdout\n"
+      "  --stateless    HTTP without sessions (every request self-contained)\n"
+      "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
+      "  --workers N    handler threads (default 4)\n"
+      "  --page-size N  tools per tools/list page (default 50)\n"
+      "  --banner       print how to talk to the server on stderr\n",
+      f);
 }
 
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
-                             bool stateless, bool banner,
-                             const char *db_path) {
+                             bool stateless, bool banner, const char *db_path) {
   if (!stateless && !banner)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
@@ -42,7 +42,8 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   char host[256];
   unsigned port = 0;
   const char *colon = strrchr(host_port, ':');
-  if (st == MCP_OK && (colon == NULL || (size_t)(colon - host_port) >= sizeof host))
+  if (st == MCP_OK &&
+      (colon == NULL || (size_t)(colon - host_port) >= sizeof host))
     st = MCP_ERR_INVALID_ARG;
   if (st == MCP_OK) {
     const char *h0 = host_port;
@@ -65,24 +66,28 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   }
   if (banner) {
     const char *sess = stateless ? "" : " -D - ";
-    fprintf(stderr,
-            "libmcp demo server %s on http://%s/mcp%s (database %s)\n"
-            "Try:\n"
-            "curl -s%shttp://%s/mcp -H 'Content-Type: application/json' "
-            "-H 'Accept: application/json, text/event-stream' -d "
-            "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-            "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-            "\"clientInfo\":{\"name\":\"curl\",\"version\":\"1\"}}}'\n"
-            "curl -s http://%s/mcp -H 'Content-Type: application/json' "
-            "-H 'Accept: application/json, text/event-stream' %s-d "
-            "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
-            "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}'\n"
-            "%sStop with Ctrl-C.\n",
-            MCP_VERSION_STRING, host_port, stateless ? " (stateless)" : "",
-            db_path, sess, host_port, host_port,
-            stateless ? "" : "-H 'Mcp-Session-Id: <id from the first reply>' "
-                             "-H 'MCP-Protocol-Version: 2025-11-25' ",
-            stateless ? "" : "(the first reply's Mcp-Session-Id header names the session)\n");
+    fprintf(
+        stderr,
+        "libmcp demo server %s on http://%s/mcp%s (database %s)\n"
+        "Try:\n"
+        "curl -s%shttp://%s/mcp -H 'Content-Type: application/json' "
+        "-H 'Accept: application/json, text/event-stream' -d "
+        "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+        "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+        "\"clientInfo\":{\"name\":\"curl\",\"version\":\"1\"}}}'\n"
+        "curl -s http://%s/mcp -H 'Content-Type: application/json' "
+        "-H 'Accept: application/json, text/event-stream' %s-d "
+        "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+        "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}'\n"
+        "%sStop with Ctrl-C.\n",
+        MCP_VERSION_STRING, host_port, stateless ? " (stateless)" : "", db_path,
+        sess, host_port, host_port,
+        stateless ? ""
+                  : "-H 'Mcp-Session-Id: <id from the first reply>' "
+                    "-H 'MCP-Protocol-Version: 2025-11-25' ",
+        stateless
+            ? ""
+            : "(the first reply's Mcp-Session-Id header names the session)\n");
   }
   st = mcp_server_serve_http_options(server, o);
   mcp_http_options_free(o);
@@ -135,8 +140,9 @@ int main(int argc, char **argv) {
         server, "Customers, flights, orders and arithmetic, backed by SQLite");
     mcp_server_set_website_url(server, "https://example.com/libmcp");
     mcp_server_set_instructions(
-        server, "Use get_flight_details for schedules (airlines AA, LH, BA), "
-                "lookup_customer for structured customer records (ids C001-C004).");
+        server,
+        "Use get_flight_details for schedules (airlines AA, LH, BA), "
+        "lookup_customer for structured customer records (ids C001-C004).");
     st = mcp_server_set_worker_threads(server, workers);
   }
   if (st == MCP_OK)
@@ -154,17 +160,18 @@ int main(int argc, char **argv) {
   }
   if (use_stdio) {
     if (banner)
-      fprintf(stderr,
-              "libmcp demo server %s on stdio (database %s)\n"
-              "Type one JSON-RPC message per line, e.g.:\n"
-              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-              "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-              "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
-              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
-              "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
-              "End with Ctrl-D.\n",
-              MCP_VERSION_STRING, db_path);
+      fprintf(
+          stderr,
+          "libmcp demo server %s on stdio (database %s)\n"
+          "Type one JSON-RPC message per line, e.g.:\n"
+          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+          "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+          "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
+          "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+          "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
+          "End with Ctrl-D.\n",
+          MCP_VERSION_STRING, db_path);
     st = mcp_server_serve_stdio(server);
   } else {
     st = serve_http(server, http, stateless, banner, db_path);

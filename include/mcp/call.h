@@ -30,15 +30,15 @@ extern "C" {
 #endif
 
 /* JSON-RPC and MCP error codes (MCP 2025-11-25). */
-#define MCP_RPC_PARSE_ERROR -32700
-#define MCP_RPC_INVALID_REQUEST -32600
-#define MCP_RPC_METHOD_NOT_FOUND -32601
-#define MCP_RPC_INVALID_PARAMS -32602
-#define MCP_RPC_INTERNAL_ERROR -32603
-#define MCP_RPC_RESOURCE_NOT_FOUND -32002
+#define MCP_RPC_PARSE_ERROR              -32700
+#define MCP_RPC_INVALID_REQUEST          -32600
+#define MCP_RPC_METHOD_NOT_FOUND         -32601
+#define MCP_RPC_INVALID_PARAMS           -32602
+#define MCP_RPC_INTERNAL_ERROR           -32603
+#define MCP_RPC_RESOURCE_NOT_FOUND       -32002
 #define MCP_RPC_URL_ELICITATION_REQUIRED -32042
 /* 2026-07-28 era only. */
-#define MCP_RPC_MISSING_CLIENT_CAPABILITY -32021
+#define MCP_RPC_MISSING_CLIENT_CAPABILITY    -32021
 #define MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION -32022
 
 typedef struct mcp_call mcp_call_t;
@@ -76,7 +76,8 @@ MCP_API json_t *mcp_call_meta(const mcp_call_t *call);
 /* params._meta.progressToken (borrowed) or NULL. */
 MCP_API json_t *mcp_call_progress_token(const mcp_call_t *call);
 
-/* ---- who is asking --------------------------------------------------------- */
+/* ---- who is asking ---------------------------------------------------------
+ */
 /* Negotiated protocol version, e.g. "2025-11-25". */
 MCP_API const char *mcp_call_protocol_version(const mcp_call_t *call);
 /* True when the request was served statelessly (2026-07-28 era). */
@@ -128,15 +129,16 @@ MCP_API mcp_status mcp_call_logf(mcp_call_t *call, mcp_log_level level,
 MCP_API mcp_status mcp_call_set_error(mcp_call_t *call, int code,
                                       const char *message, json_t *data);
 
-/* ---- server-to-client requests ------------------------------------------------
- * Sends a request (e.g. "elicitation/create", "sampling/createMessage",
- * "roots/list") to the client on this request's stream and waits for the
- * answer. params: steals, even on failure. timeout_ms <= 0 uses the server
- * default. On MCP_OK *result is a new reference to the client's result. A
- * JSON-RPC error from the client gives MCP_ERR_PEER with err filled (rpc_code,
- * message). MCP_ERR_CAPABILITY when the client did not declare the capability
- * the method needs, MCP_ERR_TIMEOUT, MCP_ERR_CANCELLED, MCP_ERR_UNSUPPORTED on
- * a stateless request (2026-07-28 forbids server-to-client requests). */
+/* ---- server-to-client requests
+ * ------------------------------------------------ Sends a request (e.g.
+ * "elicitation/create", "sampling/createMessage", "roots/list") to the client
+ * on this request's stream and waits for the answer. params: steals, even on
+ * failure. timeout_ms <= 0 uses the server default. On MCP_OK *result is a new
+ * reference to the client's result. A JSON-RPC error from the client gives
+ * MCP_ERR_PEER with err filled (rpc_code, message). MCP_ERR_CAPABILITY when the
+ * client did not declare the capability the method needs, MCP_ERR_TIMEOUT,
+ * MCP_ERR_CANCELLED, MCP_ERR_UNSUPPORTED on a stateless request (2026-07-28
+ * forbids server-to-client requests). */
 MCP_API mcp_status mcp_call_request(mcp_call_t *call, const char *method,
                                     json_t *params, int timeout_ms,
                                     json_t **result, mcp_error_t *err);

@@ -75,9 +75,8 @@ typedef struct mcp_event_store_memory_limits {
 /* Creates an in-memory store (returns new; release with
  * out->ops->close(out->impl)). limits may be NULL for the defaults. Event
  * ids have the form "<stream_id>-<n>", n increasing per session. */
-MCP_API mcp_status
-mcp_event_store_memory_new(const mcp_event_store_memory_limits *limits,
-                           mcp_event_store *out);
+MCP_API mcp_status mcp_event_store_memory_new(
+    const mcp_event_store_memory_limits *limits, mcp_event_store *out);
 
 #ifdef __cplusplus
 }

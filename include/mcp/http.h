@@ -110,9 +110,8 @@ MCP_API mcp_status mcp_http_options_set_sse_poll(mcp_http_options_t *o,
 MCP_API mcp_status mcp_http_options_set_heartbeat_ms(mcp_http_options_t *o,
                                                      int ms);
 /* Close connections idle (no bytes) for this long (default 30 s). */
-MCP_API mcp_status
-mcp_http_options_set_connection_timeout_s(mcp_http_options_t *o,
-                                          unsigned seconds);
+MCP_API mcp_status mcp_http_options_set_connection_timeout_s(
+    mcp_http_options_t *o, unsigned seconds);
 /* How long mcp_http_server_stop lets in-flight requests finish before it
  * cancels them (default 5000 ms). */
 MCP_API mcp_status

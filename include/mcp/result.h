@@ -36,7 +36,7 @@ typedef struct mcp_result mcp_result_t;
 typedef struct mcp_content mcp_content_t;
 
 /* Audience flags for content annotations. */
-#define MCP_AUDIENCE_USER 1u
+#define MCP_AUDIENCE_USER      1u
 #define MCP_AUDIENCE_ASSISTANT 2u
 
 /* A standalone result (handlers get one from the server; use these to build
@@ -54,15 +54,13 @@ MCP_API mcp_content_t *mcp_result_add_textf(mcp_result_t *r, const char *fmt,
     ;
 /* Image block from base64 text (copied, checked to be valid base64) or from
  * raw bytes (encoded here). mime_type is required ("image/png"). */
-MCP_API mcp_content_t *mcp_result_add_image(mcp_result_t *r,
-                                            const char *base64,
+MCP_API mcp_content_t *mcp_result_add_image(mcp_result_t *r, const char *base64,
                                             const char *mime_type);
 MCP_API mcp_content_t *mcp_result_add_image_bytes(mcp_result_t *r,
                                                   const void *data, size_t len,
                                                   const char *mime_type);
 /* Audio block, as for images ("audio/wav"). */
-MCP_API mcp_content_t *mcp_result_add_audio(mcp_result_t *r,
-                                            const char *base64,
+MCP_API mcp_content_t *mcp_result_add_audio(mcp_result_t *r, const char *base64,
                                             const char *mime_type);
 MCP_API mcp_content_t *mcp_result_add_audio_bytes(mcp_result_t *r,
                                                   const void *data, size_t len,
@@ -78,11 +76,9 @@ MCP_API mcp_content_t *mcp_result_add_text_resource(mcp_result_t *r,
                                                     const char *text,
                                                     const char *mime_type);
 /* Embedded resource with binary contents (base64-encoded here). */
-MCP_API mcp_content_t *mcp_result_add_blob_resource(mcp_result_t *r,
-                                                    const char *uri,
-                                                    const void *data,
-                                                    size_t len,
-                                                    const char *mime_type);
+MCP_API mcp_content_t *
+mcp_result_add_blob_resource(mcp_result_t *r, const char *uri, const void *data,
+                             size_t len, const char *mime_type);
 /* Appends an arbitrary content block (steals, even on failure). Use for
  * blocks this API does not model yet; it must carry a "type". */
 MCP_API mcp_content_t *mcp_result_add_content_json(mcp_result_t *r,
@@ -104,7 +100,8 @@ MCP_API mcp_status mcp_result_set_meta(mcp_result_t *r, json_t *meta);
 /* The CallToolResult as JSON (returns new). */
 MCP_API json_t *mcp_result_to_json(const mcp_result_t *r);
 
-/* ---- content refinements (all copy strings; all ignore NULL content) ------ */
+/* ---- content refinements (all copy strings; all ignore NULL content) ------
+ */
 MCP_API mcp_status mcp_content_set_audience(mcp_content_t *c,
                                             unsigned audience);
 /* priority in [0, 1]. */

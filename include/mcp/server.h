@@ -39,14 +39,13 @@ MCP_API void mcp_server_free(mcp_server_t *server);
 MCP_API mcp_status mcp_server_set_title(mcp_server_t *s, const char *title);
 MCP_API mcp_status mcp_server_set_description(mcp_server_t *s,
                                               const char *description);
-MCP_API mcp_status mcp_server_set_website_url(mcp_server_t *s,
-                                              const char *url);
+MCP_API mcp_status mcp_server_set_website_url(mcp_server_t *s, const char *url);
 MCP_API mcp_status mcp_server_set_instructions(mcp_server_t *s,
                                                const char *instructions);
 /* Icon on serverInfo; same rules as mcp_tool_add_icon. */
 MCP_API mcp_status mcp_server_add_icon(mcp_server_t *s, const char *src,
-                                       const char *mime_type,
-                                       const char *sizes, const char *theme);
+                                       const char *mime_type, const char *sizes,
+                                       const char *theme);
 
 /* ---- limits and behaviour ---------------------------------------------- */
 /* Items per page of tools/list (and other lists). Default 50; >= 1. */
@@ -55,8 +54,7 @@ MCP_API mcp_status mcp_server_set_page_size(mcp_server_t *s, size_t items);
 MCP_API mcp_status mcp_server_set_max_message_bytes(mcp_server_t *s,
                                                     size_t bytes);
 /* Deepest accepted JSON nesting (default 64). */
-MCP_API mcp_status mcp_server_set_max_json_depth(mcp_server_t *s,
-                                                 size_t depth);
+MCP_API mcp_status mcp_server_set_max_json_depth(mcp_server_t *s, size_t depth);
 /* Worker threads that run handlers concurrently (default 4). */
 MCP_API mcp_status mcp_server_set_worker_threads(mcp_server_t *s,
                                                  unsigned threads);
@@ -76,7 +74,8 @@ MCP_API void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
                                         void *user_data);
 MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
 
-/* ---- tools ------------------------------------------------------------------ */
+/* ---- tools ------------------------------------------------------------------
+ */
 /* Adds tool (steals, even on failure). Compiles its schemas and checks them
  * against the JSON Schema meta-schema: MCP_ERR_SCHEMA with err filled when a
  * schema is invalid; MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE

@@ -74,8 +74,7 @@ MCP_API mcp_status mcp_tool_set_description(mcp_tool_t *tool,
  * "type":"object". They are emitted unchanged in tools/list and compiled when
  * the tool is added to a server. */
 MCP_API mcp_status mcp_tool_set_input_schema(mcp_tool_t *tool, json_t *schema);
-MCP_API mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool,
-                                              json_t *schema);
+MCP_API mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool, json_t *schema);
 /* Same from JSON text; MCP_ERR_PARSE when the text is not JSON. */
 MCP_API mcp_status mcp_tool_set_input_schema_text(mcp_tool_t *tool,
                                                   const char *json_text);
@@ -105,12 +104,13 @@ MCP_API mcp_status mcp_tool_set_handler(mcp_tool_t *tool, mcp_tool_fn fn,
 /* The Tool object as listed by tools/list (returns new). */
 MCP_API json_t *mcp_tool_to_json(const mcp_tool_t *tool);
 
-/* ---- typed access to arguments ------------------------------------------------
- * Each getter looks up name in the object args and returns MCP_OK,
- * MCP_ERR_ARG_MISSING (no such member), MCP_ERR_ARG_NULL (member is null) or
- * MCP_ERR_ARG_TYPE (another type). Strings and JSON values are borrowed from
- * args. An integer accepts a real with an integral value (JSON Schema counts
- * 1.0 as an integer); a number accepts integers too. */
+/* ---- typed access to arguments
+ * ------------------------------------------------ Each getter looks up name in
+ * the object args and returns MCP_OK, MCP_ERR_ARG_MISSING (no such member),
+ * MCP_ERR_ARG_NULL (member is null) or MCP_ERR_ARG_TYPE (another type). Strings
+ * and JSON values are borrowed from args. An integer accepts a real with an
+ * integral value (JSON Schema counts 1.0 as an integer); a number accepts
+ * integers too. */
 MCP_API mcp_status mcp_arg_string(const json_t *args, const char *name,
                                   const char **out);
 MCP_API mcp_status mcp_arg_integer(const json_t *args, const char *name,

@@ -8,9 +8,9 @@
 extern "C" {
 #endif
 
-#define MCP_VERSION_MAJOR 0
-#define MCP_VERSION_MINOR 1
-#define MCP_VERSION_PATCH 0
+#define MCP_VERSION_MAJOR  0
+#define MCP_VERSION_MINOR  1
+#define MCP_VERSION_PATCH  0
 #define MCP_VERSION_STRING "0.1.0"
 #define MCP_VERSION_NUMBER                                                     \
   (MCP_VERSION_MAJOR * 10000 + MCP_VERSION_MINOR * 100 + MCP_VERSION_PATCH)

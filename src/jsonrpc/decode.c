@@ -71,8 +71,8 @@ mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
                 "supported");
   if (root == NULL) {
     char msg[240];
-    snprintf(msg, sizeof msg, "Parse error: %.120s (line %d, column %d)", jerr.text,
-             jerr.line, jerr.column);
+    snprintf(msg, sizeof msg, "Parse error: %.120s (line %d, column %d)",
+             jerr.text, jerr.line, jerr.column);
     return fail(err, MCP_ERR_PARSE, MCP_RPC_PARSE_ERROR, NULL, true, msg);
   }
   mcp_status st = MCP_ERR_INVALID_REQUEST;
@@ -127,9 +127,8 @@ mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
   json_t *result = json_object_get(root, "result");
   json_t *error = json_object_get(root, "error");
   if ((result != NULL) != (error != NULL) && (id_ok || error != NULL)) {
-    if (error != NULL &&
-        (!json_is_object(error) ||
-         !json_is_integer(json_object_get(error, "code")))) {
+    if (error != NULL && (!json_is_object(error) ||
+                          !json_is_integer(json_object_get(error, "code")))) {
       fail(err, st, MCP_RPC_INVALID_REQUEST, NULL, false,
            "Invalid Request: malformed error object");
       goto bad;

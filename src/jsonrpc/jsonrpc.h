@@ -20,8 +20,8 @@
 typedef enum mcp__msg_kind {
   MCP__MSG_REQUEST = 1,
   MCP__MSG_NOTIFICATION,
-  MCP__MSG_RESULT,   /* a response carrying "result" */
-  MCP__MSG_ERROR     /* a response carrying "error" */
+  MCP__MSG_RESULT, /* a response carrying "result" */
+  MCP__MSG_ERROR   /* a response carrying "error" */
 } mcp__msg_kind;
 
 typedef struct mcp__message {

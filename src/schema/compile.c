@@ -276,7 +276,6 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
   if (depth > c->max_depth)
     return fail(c, "", "schema nesting exceeds the depth limit of %u",
                 c->max_depth);
-  char *owned_base = NULL;
   if (json_is_object(js)) {
     json_t *id = json_object_get(js, "$id");
     bool ref_only =
@@ -306,7 +305,6 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
           }
         }
         full[sl] = '\0';
-        owned_base = full;
         base = astrdup(c, full);
         free(full);
         if (base == NULL)
@@ -319,7 +317,6 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
           return oom(c);
       }
     }
-    (void)owned_base;
   }
   info *inf = aalloc(c, sizeof *inf);
   if (inf == NULL)
@@ -428,15 +425,6 @@ static json_t *find_document(cctx *c, const char *uri, char **doc_uri) {
         return NULL;
       *doc_uri = strdup(du);
       return doc;
-    }
-  }
-  /* Embedded $id inside a registered document. */
-  if (reg != NULL) {
-    for (size_t i = 0; i < reg->count; i++) {
-      if (mcp__map_get(&c->infos, reg->docs[i].doc) != NULL)
-        continue;
-      json_t *ids = json_object_get(reg->docs[i].doc, "$id");
-      (void)ids;
     }
   }
   return NULL;
@@ -835,6 +823,44 @@ static unsigned op_rank(mcp__op op) {
     return 2;
   default:
     return 1;
+  }
+}
+
+/* Moves "required" names that "properties" also lists into the properties
+ * table, so one pass over the members checks both; errors keep the
+ * "required" keyword location. */
+static void fuse_required(kwlist *l) {
+  mcp__kw *props = NULL, *req = NULL;
+  for (size_t i = 0; i < l->count; i++) {
+    if (l->items[i].op == MCP__OP_PROPERTIES)
+      props = &l->items[i];
+    if (l->items[i].op == MCP__OP_REQUIRED)
+      req = &l->items[i];
+  }
+  if (props == NULL || req == NULL)
+    return;
+  mcp__ptable *t = &props->u.props.table;
+  size_t kept = 0;
+  for (size_t i = 0; i < req->u.req.count; i++) {
+    mcp__prop *found = NULL;
+    for (size_t k = 0; k < t->count; k++)
+      if (t->props[k].len == req->u.req.lens[i] &&
+          memcmp(t->props[k].name, req->u.req.names[i], t->props[k].len) == 0)
+        found = &t->props[k];
+    if (found != NULL && !found->required) {
+      found->required = true;
+      props->u.props.nrequired++;
+    } else if (found == NULL) {
+      req->u.req.names[kept] = req->u.req.names[i];
+      req->u.req.lens[kept] = req->u.req.lens[i];
+      kept++;
+    }
+  }
+  req->u.req.count = kept;
+  if (kept == 0) {
+    size_t idx = (size_t)(req - l->items);
+    memmove(req, req + 1, (l->count - idx - 1) * sizeof *req);
+    l->count--;
   }
 }
 
@@ -1248,6 +1274,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       CHECK(k != NULL);
       k->u.one.node = un;
       node->uneval = true;
+      node->uneval_props = true;
     }
   }
   if (KW("format")) {
@@ -1269,6 +1296,8 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
 done:
 #undef KW
 #undef CHECK
+  if (ok)
+    fuse_required(&l);
   if (ok) {
     /* stable sort by rank: cheap assertions first, unevaluated* last */
     for (size_t i = 1; i < l.count; i++) {

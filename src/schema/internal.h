@@ -109,6 +109,7 @@ typedef enum mcp__op {
 
 typedef struct mcp__prop {
   const char *name; /* NUL-terminated; len bytes (may contain NUL) */
+  bool required;    /* also listed in the sibling "required" */
   size_t len;
   uint64_t hash;
   const char *loc; /* "properties/<escaped name>" */
@@ -185,6 +186,7 @@ typedef struct mcp__kw {
     struct {
       mcp__ptable table;
       bool has_properties;
+      size_t nrequired; /* table entries with required set */
       mcp__pattern_prop *patterns;
       size_t npatterns;
       mcp__node *additional;
@@ -209,8 +211,9 @@ enum { MCP__NODE_SCHEMA, MCP__NODE_TRUE, MCP__NODE_FALSE };
 
 struct mcp__node {
   uint8_t kind;
-  bool uneval;   /* has unevaluated*: collects annotations of its keywords */
-  bool compiled; /* false while its keywords are being compiled */
+  bool uneval; /* has unevaluated*: collects annotations of its keywords */
+  bool uneval_props; /* has unevaluatedProperties: indexes object members */
+  bool compiled;     /* false while its keywords are being compiled */
   uint16_t nkw;
   mcp__kw *kw;
   mcp__resource *res;

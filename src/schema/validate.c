@@ -46,12 +46,41 @@ typedef struct refframe {
   const json_t *inst;
 } refframe;
 
+/* Members of one object instance in jansson's (insertion) order, hashed
+ * once, so properties / unevaluatedProperties under annotation tracking
+ * find a member's position without walking the object again. */
+typedef struct objdir {
+  size_t n;
+  const char **keys;
+  size_t *lens;
+  json_t **vals;
+  uint64_t *hashes;
+  uint32_t *slots; /* index+1, 0 empty */
+  size_t mask;
+  void *heap;
+  const char *ikeys[16];
+  size_t ilens[16];
+  json_t *ivals[16];
+  uint64_t ihashes[16];
+  uint32_t islots[32];
+} objdir;
+
 typedef struct evset {
   bool all;
   size_t nwords;
   uint64_t *bits;
+  const objdir *dir; /* set when an unevaluatedProperties reads the bits */
   uint64_t inl[4];
 } evset;
+
+/* Walks object members with the plain iterator API: four calls per member
+ * instead of the seven json_object_keylen_foreach makes. */
+#define OBJ_FOREACH(obj, it, key, klen, val)                                   \
+  for (void *it = json_object_iter(obj);                                       \
+       it != NULL && ((key) = json_object_iter_key(it),                        \
+                     (klen) = json_object_iter_key_len(it),                    \
+                     (val) = json_object_iter_value(it), 1);                   \
+       it = json_object_iter_next(obj, it))
 
 typedef struct vctx {
   const mcp_schema_t *s;
@@ -66,11 +95,81 @@ typedef struct vctx {
 /* ---- annotation sets
  * --------------------------------------------------------- */
 
+static bool dir_build(vctx *c, objdir *d, json_t *obj) {
+  size_t n = json_object_size(obj), cap = 32;
+  while (cap < n * 2)
+    cap *= 2;
+  d->n = n;
+  d->heap = NULL;
+  if (n <= 16) {
+    d->keys = d->ikeys;
+    d->lens = d->ilens;
+    d->vals = d->ivals;
+    d->hashes = d->ihashes;
+    d->slots = d->islots;
+  } else {
+    char *m = calloc(1, n * (sizeof(char *) + sizeof(size_t) +
+                             sizeof(json_t *) + sizeof(uint64_t)) +
+                            cap * sizeof(uint32_t));
+    if (m == NULL) {
+      c->oom = true;
+      return false;
+    }
+    d->heap = m;
+    d->keys = (const char **)(void *)m;
+    d->lens = (size_t *)(void *)(m + n * sizeof(char *));
+    d->vals = (json_t **)(void *)(m + n * (sizeof(char *) + sizeof(size_t)));
+    d->hashes = (uint64_t *)(void *)(m + n * (sizeof(char *) + sizeof(size_t) +
+                                              sizeof(json_t *)));
+    d->slots =
+        (uint32_t *)(void *)(m + n * (sizeof(char *) + sizeof(size_t) +
+                                      sizeof(json_t *) + sizeof(uint64_t)));
+  }
+  d->mask = cap - 1;
+  memset(d->slots, 0, cap * sizeof(uint32_t));
+  size_t i = 0;
+  const char *key;
+  size_t klen;
+  json_t *val;
+  OBJ_FOREACH(obj, it, key, klen, val) {
+    if (i >= n)
+      break;
+    d->keys[i] = key;
+    d->lens[i] = klen;
+    d->vals[i] = val;
+    d->hashes[i] = mcp__hash_bytes(key, klen);
+    size_t sl = d->hashes[i] & d->mask;
+    while (d->slots[sl] != 0)
+      sl = (sl + 1) & d->mask;
+    d->slots[sl] = (uint32_t)(i + 1);
+    i++;
+  }
+  return true;
+}
+
+static void dir_free(objdir *d) {
+  free(d->heap);
+}
+
+/* Position of a member, or SIZE_MAX. */
+static size_t dir_find(const objdir *d, uint64_t h, const char *name,
+                       size_t len) {
+  for (size_t sl = h & d->mask;; sl = (sl + 1) & d->mask) {
+    uint32_t i = d->slots[sl];
+    if (i == 0)
+      return SIZE_MAX;
+    if (d->hashes[i - 1] == h && d->lens[i - 1] == len &&
+        memcmp(d->keys[i - 1], name, len) == 0)
+      return i - 1;
+  }
+}
+
 static void ev_init(vctx *c, evset *e, const json_t *inst) {
   size_t n = json_is_array(inst)    ? json_array_size(inst)
              : json_is_object(inst) ? json_object_size(inst)
                                     : 0;
   e->all = false;
+  e->dir = NULL;
   e->nwords = (n + 63) / 64;
   if (e->nwords <= 4) {
     e->bits = e->inl;
@@ -268,6 +367,7 @@ static unsigned type_bit(const json_t *v) {
   case JSON_STRING:
     return MCP__T_STRING;
   case JSON_INTEGER:
+    return MCP__T_NUMBER | MCP__T_INTEGER;
   case JSON_REAL:
     return MCP__T_NUMBER;
   case JSON_TRUE:
@@ -350,19 +450,73 @@ static bool regex_ok(vctx *c, const mcp__regex *re, const char *s, size_t len,
   return true;
 }
 
+static bool missing_required(vctx *c, const mcp__kw *kw, json_t *inst,
+                             const ipath *ip, const kpath *kp) {
+  const mcp__ptable *t = &kw->u.props.table;
+  for (size_t i = 0; i < t->count; i++)
+    if (t->props[i].required &&
+        json_object_getn(inst, t->props[i].name, t->props[i].len) == NULL) {
+      report(c, ip, kp, "required", "required property \"%s\" is missing",
+             t->props[i].name);
+      if (!c->out)
+        break;
+    }
+  return false;
+}
+
+/* properties + patternProperties + additionalProperties (+ the "required"
+ * names fused into the table at compile time). Without patterns or
+ * additionalProperties it looks the schema's names up (in the member
+ * directory when annotations are tracked); otherwise it walks the members. */
 static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
                             const ipath *ip, const kpath *kp, evset *ann) {
   bool ok = true;
-  size_t idx = 0;
+  const mcp__ptable *t = &kw->u.props.table;
+  const objdir *dir = ann != NULL ? ann->dir : NULL;
+  if (kw->u.props.npatterns == 0 && kw->u.props.additional == NULL) {
+    for (size_t i = 0; i < t->count; i++) {
+      const mcp__prop *p = &t->props[i];
+      json_t *val;
+      size_t pos = SIZE_MAX;
+      if (dir != NULL) {
+        pos = dir_find(dir, p->hash, p->name, p->len);
+        val = pos == SIZE_MAX ? NULL : dir->vals[pos];
+      } else {
+        val = json_object_getn(inst, p->name, p->len);
+      }
+      if (val == NULL) {
+        if (p->required) {
+          report(c, ip, kp, "required", "required property \"%s\" is missing",
+                 p->name);
+          ok = false;
+          if (!c->out)
+            return false;
+        }
+        continue;
+      }
+      ipath child = {ip, p->name, 0};
+      kpath k = {kp, p->loc};
+      if (!eval(c, p->node, val, &child, &k, NULL)) {
+        ok = false;
+        if (!c->out)
+          return false;
+      }
+      if (pos != SIZE_MAX)
+        ev_set(ann, pos);
+    }
+    return ok;
+  }
+  size_t idx = 0, seen_required = 0;
   const char *key;
   size_t klen;
   json_t *val;
-  json_object_keylen_foreach(inst, key, klen, val) {
+  OBJ_FOREACH(inst, it, key, klen, val) {
     ipath child = {ip, key, 0};
     bool matched = false;
-    const mcp__prop *p = ptable_find(&kw->u.props.table, key, klen);
+    const mcp__prop *p = ptable_find(t, key, klen);
     if (p != NULL) {
       matched = true;
+      seen_required += p->required;
       kpath k = {kp, p->loc};
       if (!eval(c, p->node, val, &child, &k, NULL)) {
         ok = false;
@@ -407,10 +561,12 @@ static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
       }
       matched = true;
     }
-    if (ann != NULL && matched)
+    if (dir != NULL && matched)
       ev_set(ann, idx);
     idx++;
   }
+  if (seen_required < kw->u.props.nrequired)
+    ok = missing_required(c, kw, inst, ip, kp);
   return ok;
 }
 
@@ -554,7 +710,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     unsigned t = type_bit(inst);
     if (kw->u.types & t)
       return true;
-    if ((kw->u.types & MCP__T_INTEGER) && t == MCP__T_NUMBER &&
+    if ((kw->u.types & MCP__T_INTEGER) && json_is_real(inst) &&
         mcp__num_is_integral(inst))
       return true;
     if (c->out) {
@@ -577,6 +733,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       for (size_t i = 0; i < n; i++) {
         const json_t *e = kw->u.en.values[i];
         if (json_is_string(e) && json_string_length(e) == len &&
+            (len == 0 || json_string_value(e)[0] == s[0]) &&
             memcmp(json_string_value(e), s, len) == 0)
           return true;
       }
@@ -730,6 +887,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       if (ann != NULL) {
         evset t;
         ev_init(c, &t, inst);
+        t.dir = ann->dir;
         if (eval(c, kw->u.list.nodes[i], inst, ip, &k, &t)) {
           any = true;
           ev_merge(ann, &t);
@@ -755,8 +913,10 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     for (size_t i = 0; i < kw->u.list.count; i++) {
       kpath k = {kp, kw->u.list.locs[i]};
       evset t;
-      if (ann != NULL)
+      if (ann != NULL) {
         ev_init(c, &t, inst);
+        t.dir = ann->dir;
+      }
       bool r = eval(c, kw->u.list.nodes[i], inst, ip, &k, ann ? &t : NULL);
       if (r) {
         if (valid == 0)
@@ -813,6 +973,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     if (ann != NULL) {
       evset t;
       ev_init(c, &t, inst);
+      t.dir = ann->dir;
       cond = probe(c, kw->u.cond.if_node, inst, ip, &k, &t);
       if (cond)
         ev_merge(ann, &t);
@@ -874,34 +1035,67 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   }
   case MCP__OP_UNEVAL_PROPS: {
     bool ok = true;
-    size_t idx = 0;
-    const char *key;
-    size_t klen;
-    json_t *val;
     const mcp__node *un = kw->u.one.node;
     kpath k = {kp, kw->loc};
-    json_object_keylen_foreach(inst, key, klen, val) {
-      (void)klen;
-      if (ann == NULL || !ev_test(ann, idx)) {
-        ipath child = {ip, key, 0};
-        if (un->kind == MCP__NODE_FALSE) {
-          report(c, &child, kp, kw->loc,
-                 "unevaluated property \"%s\" is not allowed", key);
-          ok = false;
-        } else if (!eval(c, un, val, &child, &k, NULL)) {
-          ok = false;
-        }
-        if (!ok && !c->out)
-          return false;
+    const objdir *d = ann != NULL ? ann->dir : NULL;
+    if (d == NULL) /* only when the directory could not be allocated */
+      return false;
+    for (size_t i = 0; i < d->n; i++) {
+      if (ev_test(ann, i))
+        continue;
+      ipath child = {ip, d->keys[i], 0};
+      if (un->kind == MCP__NODE_FALSE) {
+        report(c, &child, kp, kw->loc,
+               "unevaluated property \"%s\" is not allowed", d->keys[i]);
+        ok = false;
+      } else if (!eval(c, un, d->vals[i], &child, &k, NULL)) {
+        ok = false;
       }
-      idx++;
+      if (!ok && !c->out)
+        return false;
     }
-    if (ann != NULL)
-      ann->all = true;
+    ann->all = true;
     return ok;
   }
   }
   return true;
+}
+
+/* The keywords of a node that has unevaluated*: it collects the annotations
+ * of its own keywords in a local set (sharing the parent's member directory
+ * or building one) and merges them upward when it passes. Kept out of eval()
+ * so the common path has a small stack frame. */
+static __attribute__((noinline)) bool
+eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
+                const ipath *ip, const kpath *kp, evset *ann, unsigned t) {
+  evset local;
+  objdir dir;
+  bool own_dir = false;
+  ev_init(c, &local, inst);
+  if (ann != NULL && ann->dir != NULL) {
+    local.dir = ann->dir;
+  } else if (n->uneval_props && json_is_object(inst) &&
+             dir_build(c, &dir, (json_t *)inst)) {
+    local.dir = &dir;
+    own_dir = true;
+  }
+  bool ok = true;
+  for (uint16_t i = 0; i < n->nkw; i++) {
+    const mcp__kw *kw = &n->kw[i];
+    if (!(kw->tmask & t))
+      continue;
+    if (!eval_kw(c, kw, inst, ip, kp, &local)) {
+      ok = false;
+      if (!c->out)
+        break;
+    }
+  }
+  if (ok && ann != NULL)
+    ev_merge(ann, &local);
+  ev_free(&local);
+  if (own_dir)
+    dir_free(&dir);
+  return ok;
 }
 
 static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
@@ -926,28 +1120,21 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
     sc.res = n->res;
     c->scope = &sc;
   }
-  evset local;
-  evset *a = ann;
-  if (n->uneval) {
-    ev_init(c, &local, inst);
-    a = &local;
-  }
   bool ok = true;
   unsigned t = type_bit(inst);
-  for (uint16_t i = 0; i < n->nkw; i++) {
-    const mcp__kw *kw = &n->kw[i];
-    if (!(kw->tmask & t))
-      continue;
-    if (!eval_kw(c, kw, inst, ip, kp, a)) {
-      ok = false;
-      if (!c->out)
-        break;
-    }
-  }
   if (n->uneval) {
-    if (ok && ann != NULL)
-      ev_merge(ann, &local);
-    ev_free(&local);
+    ok = eval_collecting(c, n, inst, ip, kp, ann, t);
+  } else {
+    for (uint16_t i = 0; i < n->nkw; i++) {
+      const mcp__kw *kw = &n->kw[i];
+      if (!(kw->tmask & t))
+        continue;
+      if (!eval_kw(c, kw, inst, ip, kp, ann)) {
+        ok = false;
+        if (!c->out)
+          break;
+      }
+    }
   }
   c->scope = saved_scope;
   c->depth--;

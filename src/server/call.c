@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const level_names[] = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert",
-    "emergency"};
+static const char *const level_names[] = {"debug",   "info",     "notice",
+                                          "warning", "error",    "critical",
+                                          "alert",   "emergency"};
 
 const char *mcp_log_level_name(mcp_log_level level) {
   return (unsigned)level <= MCP_LOG_EMERGENCY ? level_names[level] : NULL;
@@ -40,7 +40,9 @@ const char *mcp_call_method(const mcp_call_t *c) {
 json_t *mcp_call_request_id(const mcp_call_t *c) {
   return c ? c->msg.id : NULL;
 }
-json_t *mcp_call_params(const mcp_call_t *c) { return c ? c->params : NULL; }
+json_t *mcp_call_params(const mcp_call_t *c) {
+  return c ? c->params : NULL;
+}
 json_t *mcp_call_meta(const mcp_call_t *c) {
   json_t *meta = c ? json_object_get(c->params, "_meta") : NULL;
   return json_is_object(meta) ? meta : NULL;
@@ -120,8 +122,9 @@ static int effective_log_level(mcp_call_t *call) {
     const char *name = json_string_value(
         json_object_get(meta, "io.modelcontextprotocol/logLevel"));
     /* 2026-07-28: no logLevel in the request means the client wants none. */
-    return name && mcp_log_level_parse(name, &lvl) == MCP_OK ? (int)lvl
-                                                             : MCP_LOG_EMERGENCY + 1;
+    return name && mcp_log_level_parse(name, &lvl) == MCP_OK
+               ? (int)lvl
+               : MCP_LOG_EMERGENCY + 1;
   }
   if (call->session == NULL)
     return 0;
@@ -246,8 +249,8 @@ void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
     return;
   }
   *code = mcp__rpc_code_for_status(st);
-  *message = *code == MCP_RPC_INTERNAL_ERROR ? "Internal error"
-                                             : mcp_strerror(st);
+  *message =
+      *code == MCP_RPC_INTERNAL_ERROR ? "Internal error" : mcp_strerror(st);
   *data = NULL;
 }
 
@@ -274,12 +277,12 @@ static void deadline_after(struct timespec *ts, int ms) {
 }
 
 static void send_cancel(mcp_call_t *call, int64_t id, const char *reason) {
-  json_t *params = json_pack("{s:I,s:s}", "requestId", (json_int_t)id,
-                             "reason", reason);
+  json_t *params =
+      json_pack("{s:I,s:s}", "requestId", (json_int_t)id, "reason", reason);
   mcp__buf msg;
   mcp__buf_init(&msg);
-  if (params &&
-      mcp__jsonrpc_encode_notification(&msg, "notifications/cancelled", params)) {
+  if (params && mcp__jsonrpc_encode_notification(
+                    &msg, "notifications/cancelled", params)) {
     pthread_mutex_lock(&call->send_lock);
     call->reply.send(call->reply.ctx, msg.data, msg.len,
                      MCP__SEND_NOTIFICATION);
@@ -332,8 +335,8 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
   json_decref(params);
   if (st == MCP_OK) {
     pthread_mutex_lock(&call->send_lock);
-    st = call->reply.send(call->reply.ctx, msg.data, msg.len,
-                          MCP__SEND_REQUEST);
+    st =
+        call->reply.send(call->reply.ctx, msg.data, msg.len, MCP__SEND_REQUEST);
     pthread_mutex_unlock(&call->send_lock);
     if (st != MCP_OK)
       mcp_error_set(err, st, "cannot send %s to the client", method);

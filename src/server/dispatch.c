@@ -14,8 +14,8 @@
 #include <string.h>
 
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
-#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
-#define META_INFO "io.modelcontextprotocol/clientInfo"
+#define META_CAPS    "io.modelcontextprotocol/clientCapabilities"
+#define META_INFO    "io.modelcontextprotocol/clientInfo"
 
 json_t *mcp__supported_versions_json(void);
 
@@ -115,14 +115,15 @@ static bool bind_modern(mcp_call_t *call, json_t *meta, const char *header) {
   if (version == NULL || !json_is_object(meta) ||
       !json_is_object(json_object_get(meta, META_CAPS))) {
     send_error(call->reply, call->msg.id, MCP_RPC_INVALID_PARAMS,
-               "Invalid params: _meta must carry " META_VERSION " and " META_CAPS,
+               "Invalid params: _meta must carry " META_VERSION
+               " and " META_CAPS,
                NULL);
     return false;
   }
   if (!mcp__version_is_modern(version)) {
-    json_t *data = json_pack("{s:o,s:s}", "supported",
-                             mcp__supported_versions_json(), "requested",
-                             version);
+    json_t *data =
+        json_pack("{s:o,s:s}", "supported", mcp__supported_versions_json(),
+                  "requested", version);
     send_error(call->reply, call->msg.id, MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                "Unsupported protocol version", data);
     json_decref(data);
@@ -254,9 +255,13 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   return MCP__ACCEPT_REQUEST;
 }
 
-const char *mcp__call_method(const mcp_call_t *call) { return call->msg.method; }
+const char *mcp__call_method(const mcp_call_t *call) {
+  return call->msg.method;
+}
 
-void mcp__call_cancel(mcp_call_t *call) { atomic_store(&call->cancelled, true); }
+void mcp__call_cancel(mcp_call_t *call) {
+  atomic_store(&call->cancelled, true);
+}
 
 void mcp__call_run(mcp_call_t *call) {
   json_t *result = NULL;
@@ -282,7 +287,8 @@ void mcp__call_run(mcp_call_t *call) {
         raw->len--;
         encoded = mcp__buf_append_str(raw, ",\"resultType\":\"complete\"}");
       }
-      encoded = encoded && mcp__buf_append_str(&out, "{\"jsonrpc\":\"2.0\",\"id\":") &&
+      encoded = encoded &&
+                mcp__buf_append_str(&out, "{\"jsonrpc\":\"2.0\",\"id\":") &&
                 mcp__buf_append_json(&out, call->msg.id, 0) &&
                 mcp__buf_append_str(&out, ",\"result\":") &&
                 mcp__buf_append(&out, raw->data, raw->len) &&
@@ -290,7 +296,8 @@ void mcp__call_run(mcp_call_t *call) {
     } else if (st == MCP_OK) {
       if (call->stateless && json_object_get(result, "resultType") == NULL)
         json_object_set_new(result, "resultType", json_string("complete"));
-      encoded = encoded && mcp__jsonrpc_encode_result(&out, call->msg.id, result);
+      encoded =
+          encoded && mcp__jsonrpc_encode_result(&out, call->msg.id, result);
     } else {
       int code;
       const char *message;

@@ -18,9 +18,9 @@
 #include "mcp/server.h"
 
 /* Flags for mcp__channel.send */
-#define MCP__SEND_FINAL 1u        /* the response that ends the exchange */
+#define MCP__SEND_FINAL        1u /* the response that ends the exchange */
 #define MCP__SEND_NOTIFICATION 2u /* a notification */
-#define MCP__SEND_REQUEST 4u      /* a server-to-client request */
+#define MCP__SEND_REQUEST      4u /* a server-to-client request */
 
 /* Where messages go. send must accept one whole message (no newline) and may
  * be called from any thread; it must not call back into the server. */
@@ -34,8 +34,8 @@ typedef struct mcp__channel {
 
 /* Facts the transport knows about the sender. */
 typedef struct mcp__peer {
-  const char *subject;          /* authenticated subject or NULL */
-  const char *protocol_header;  /* MCP-Protocol-Version header or NULL */
+  const char *subject;         /* authenticated subject or NULL */
+  const char *protocol_header; /* MCP-Protocol-Version header or NULL */
 } mcp__peer;
 
 /* Creates a session (returns a counted reference, release with

@@ -1,5 +1,5 @@
-/* internal.h - the server's private structures, shared by the files of src/server and
- * src/tools. Transports include dispatch.h instead.
+/* internal.h - the server's private structures, shared by the files of
+ * src/server and src/tools. Transports include dispatch.h instead.
  *
  * Locking: server->lock guards the session list and configuration read at
  * request time; the tool registry has its own rwlock (registry.h); each
@@ -78,8 +78,8 @@ struct mcp_session {
   char protocol_version[MCP__MAX_VERSION_LEN];
   json_t *client_capabilities; /* never NULL once initialized */
   json_t *client_info;
-  int log_level; /* -1: client never set one */
-  mcp__channel notify; /* standalone stream; send may be NULL */
+  int log_level;        /* -1: client never set one */
+  mcp__channel notify;  /* standalone stream; send may be NULL */
   mcp_call_t *inflight; /* requests being handled, linked via next */
   /* Ids named by notifications/cancelled before their request was accepted
    * (it may still sit in a transport queue): a small ring, consulted when a
@@ -96,10 +96,10 @@ struct mcp_session {
 
 struct mcp_call {
   mcp_server_t *server;
-  mcp_session_t *session; /* counted reference, or NULL (stateless) */
+  mcp_session_t *session;  /* counted reference, or NULL (stateless) */
   mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
-  mcp__message msg;       /* owns the request */
-  json_t *params;         /* borrowed from msg, or an owned {} */
+  mcp__message msg;        /* owns the request */
+  json_t *params;          /* borrowed from msg, or an owned {} */
   bool owns_params;
   mcp__channel reply;
   mcp__peer peer;
@@ -122,7 +122,8 @@ struct mcp_call {
   json_t *error_data;
 };
 
-/* ---- server.c --------------------------------------------------------------- */
+/* ---- server.c ---------------------------------------------------------------
+ */
 void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -147,7 +148,8 @@ void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
 void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
 
-/* ---- lifecycle.c ------------------------------------------------------------ */
+/* ---- lifecycle.c ------------------------------------------------------------
+ */
 bool mcp__version_is_supported(const char *version);
 bool mcp__version_is_modern(const char *version);
 mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result);
@@ -166,7 +168,8 @@ int mcp__rpc_code_for_status(mcp_status st);
  * handler can `return mcp__call_fail(call, -32602, "...")`. */
 mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
 
-/* ---- tools (src/tools/invoke.c) ---------------------------------------------- */
+/* ---- tools (src/tools/invoke.c)
+ * ---------------------------------------------- */
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
 

@@ -66,8 +66,9 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
   if (se->state != MCP__SESSION_NEW) {
     pthread_mutex_unlock(&se->lock);
     json_decref(caps_copy);
-    return mcp__call_fail(call, MCP_RPC_INVALID_REQUEST,
-                          "Invalid Request: the session is already initialized");
+    return mcp__call_fail(
+        call, MCP_RPC_INVALID_REQUEST,
+        "Invalid Request: the session is already initialized");
   }
   se->state = MCP__SESSION_INITIALIZED;
   strncpy(se->protocol_version, chosen, sizeof se->protocol_version - 1);
@@ -91,12 +92,12 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
 
 mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   mcp_server_t *s = call->server;
-  json_t *res = json_pack(
-      "{s:o,s:o,s:s,s:i,s:s,s:{s:o}}", "supportedVersions",
-      mcp__supported_versions_json(), "capabilities",
-      mcp__server_capabilities_json(s), "resultType", "complete", "ttlMs", 0,
-      "cacheScope", "public", "_meta", "io.modelcontextprotocol/serverInfo",
-      mcp__server_info_json(s));
+  json_t *res =
+      json_pack("{s:o,s:o,s:s,s:i,s:s,s:{s:o}}", "supportedVersions",
+                mcp__supported_versions_json(), "capabilities",
+                mcp__server_capabilities_json(s), "resultType", "complete",
+                "ttlMs", 0, "cacheScope", "public", "_meta",
+                "io.modelcontextprotocol/serverInfo", mcp__server_info_json(s));
   if (res == NULL)
     return MCP_ERR_NOMEM;
   /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */

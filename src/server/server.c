@@ -106,7 +106,8 @@ bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
                       const char *sizes, const char *theme) {
   if (src == NULL || !(has_prefix(src, "https://") || has_prefix(src, "data:")))
     return false;
-  if (theme != NULL && strcmp(theme, "light") != 0 && strcmp(theme, "dark") != 0)
+  if (theme != NULL && strcmp(theme, "light") != 0 &&
+      strcmp(theme, "dark") != 0)
     return false;
   json_t *icon = json_pack("{s:s}", "src", src);
   if (icon == NULL)

@@ -134,7 +134,8 @@ void mcp__session_notify(mcp_session_t *se, const char *msg, size_t len) {
 void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
   pthread_mutex_lock(&se->lock);
   for (size_t i = 0; i < 16; i++)
-    if (se->early_cancels[i] && json_equal(se->early_cancels[i], call->msg.id)) {
+    if (se->early_cancels[i] &&
+        json_equal(se->early_cancels[i], call->msg.id)) {
       atomic_store(&call->cancelled, true);
       json_decref(se->early_cancels[i]);
       se->early_cancels[i] = NULL;

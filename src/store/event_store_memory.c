@@ -83,10 +83,9 @@ static void evict_oldest(mem_session *s) {
 
 static void enforce_limits(const mcp_event_store_memory_limits *l,
                            mem_session *s, int64_t now) {
-  while (s->head &&
-         ((l->max_events && s->count > l->max_events) ||
-          (l->max_bytes && s->bytes > l->max_bytes) ||
-          (l->max_age_ms && now - s->head->at_ms > l->max_age_ms)))
+  while (s->head && ((l->max_events && s->count > l->max_events) ||
+                     (l->max_bytes && s->bytes > l->max_bytes) ||
+                     (l->max_age_ms && now - s->head->at_ms > l->max_age_ms)))
     evict_oldest(s);
 }
 

@@ -31,8 +31,7 @@ mcp_status mcp_arg_string(const json_t *args, const char *name,
   return MCP_OK;
 }
 
-mcp_status mcp_arg_integer(const json_t *args, const char *name,
-                           int64_t *out) {
+mcp_status mcp_arg_integer(const json_t *args, const char *name, int64_t *out) {
   json_t *v;
   mcp_status st = lookup(args, name, &v);
   if (st != MCP_OK)

@@ -69,8 +69,9 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
   }
   st = mcp__registry_add(&s->tools, tool);
   if (st != MCP_OK) {
-    mcp_error_set(err, st, st == MCP_ERR_EXISTS ? "tool '%s' already exists"
-                                                : "cannot add tool '%s'",
+    mcp_error_set(err, st,
+                  st == MCP_ERR_EXISTS ? "tool '%s' already exists"
+                                       : "cannot add tool '%s'",
                   tool->name);
     goto fail;
   }

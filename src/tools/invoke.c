@@ -121,8 +121,9 @@ static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
     return;
   mcp__log(call->server, MCP_LOG_ERROR, "%s",
            text.data ? text.data : "output schema violation");
-  mcp__result_reset_to_error(r, text.data ? text.data : "output schema "
-                                                        "violation");
+  mcp__result_reset_to_error(r, text.data ? text.data
+                                          : "output schema "
+                                            "violation");
   mcp__buf_free(&text);
 }
 
@@ -136,8 +137,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   if (args != NULL && !json_is_object(args) && !json_is_null(args))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object");
-  mcp_tool_t *tool = mcp__registry_find(&call->server->tools,
-                                        json_string_value(name));
+  mcp_tool_t *tool =
+      mcp__registry_find(&call->server->tools, json_string_value(name));
   if (tool == NULL) {
     char msg[200];
     snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));

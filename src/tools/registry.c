@@ -140,8 +140,8 @@ size_t mcp__registry_count(mcp__registry *r) {
   return n;
 }
 
-mcp_status mcp__registry_page(mcp__registry *r, uint64_t from_seq,
-                              size_t limit, json_t *array, uint64_t *next_seq) {
+mcp_status mcp__registry_page(mcp__registry *r, uint64_t from_seq, size_t limit,
+                              json_t *array, uint64_t *next_seq) {
   mcp_status st = MCP_OK;
   *next_seq = 0;
   pthread_rwlock_rdlock(&r->lock);

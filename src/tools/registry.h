@@ -38,7 +38,7 @@ size_t mcp__registry_count(mcp__registry *r);
 /* Appends up to limit listings (cached Tool objects, increfed) of tools with
  * seq >= from_seq to array. *next_seq is the seq to continue from, or 0 when
  * the page reached the end. */
-mcp_status mcp__registry_page(mcp__registry *r, uint64_t from_seq,
-                              size_t limit, json_t *array, uint64_t *next_seq);
+mcp_status mcp__registry_page(mcp__registry *r, uint64_t from_seq, size_t limit,
+                              json_t *array, uint64_t *next_seq);
 
 #endif

@@ -178,11 +178,13 @@ mcp_content_t *mcp_result_add_content_json(mcp_result_t *r, json_t *block) {
       r->failed = true;
     return NULL;
   }
-  if (!json_is_object(block) || !json_is_string(json_object_get(block, "type"))) {
+  if (!json_is_object(block) ||
+      !json_is_string(json_object_get(block, "type"))) {
     json_decref(block);
     return NULL;
   }
-  if (r && strcmp(json_string_value(json_object_get(block, "type")), "text") == 0)
+  if (r &&
+      strcmp(json_string_value(json_object_get(block, "type")), "text") == 0)
     r->has_text = true;
   return append(r, block);
 }
@@ -327,7 +329,8 @@ json_t *mcp_result_to_json(const mcp_result_t *r) {
   return o;
 }
 
-/* ---- refinements ----------------------------------------------------------- */
+/* ---- refinements -----------------------------------------------------------
+ */
 
 static json_t *annotations_of(mcp_content_t *c) {
   json_t *ann = json_object_get(BLOCK(c), "annotations");

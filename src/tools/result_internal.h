@@ -14,8 +14,8 @@ struct mcp_result {
   json_t *structured; /* object or NULL */
   json_t *meta;       /* object or NULL */
   bool is_error;
-  bool has_text;   /* a text block was added by the handler */
-  bool failed;     /* an allocation failed somewhere: answer -32603 */
+  bool has_text; /* a text block was added by the handler */
+  bool failed;   /* an allocation failed somewhere: answer -32603 */
 };
 
 /* Initializes a result embedded in a call (no separate allocation). */

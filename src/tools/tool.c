@@ -225,21 +225,23 @@ json_t *mcp_tool_to_json(const mcp_tool_t *t) {
     bad = -1;
   else {
     if (t->annotation_title)
-      bad |= json_object_set_new(ann, "title", json_string(t->annotation_title));
+      bad |=
+          json_object_set_new(ann, "title", json_string(t->annotation_title));
     for (int i = 0; i < 4; i++)
       if (t->hints[i] >= 0)
-        bad |= json_object_set_new(ann, hint_names[i], json_boolean(t->hints[i]));
+        bad |=
+            json_object_set_new(ann, hint_names[i], json_boolean(t->hints[i]));
     if (json_object_size(ann) > 0)
       bad |= json_object_set_new(o, "annotations", ann);
     else
       json_decref(ann);
   }
   if (t->task_support != MCP_TASK_FORBIDDEN)
-    bad |= json_object_set_new(
-        o, "execution",
-        json_pack("{s:s}", "taskSupport",
-                  t->task_support == MCP_TASK_REQUIRED ? "required"
-                                                       : "optional"));
+    bad |= json_object_set_new(o, "execution",
+                               json_pack("{s:s}", "taskSupport",
+                                         t->task_support == MCP_TASK_REQUIRED
+                                             ? "required"
+                                             : "optional"));
   if (t->icons)
     bad |= json_object_set(o, "icons", t->icons);
   if (t->meta)

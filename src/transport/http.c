@@ -34,10 +34,10 @@
 #include "transport/http_internal.h"
 #include "util/clock.h"
 
-#define META_VERSION "io.modelcontextprotocol/protocolVersion"
-#define HDR_SESSION "Mcp-Session-Id"
-#define HDR_VERSION "MCP-Protocol-Version"
-#define HDR_LAST_EVENT "Last-Event-ID"
+#define META_VERSION           "io.modelcontextprotocol/protocolVersion"
+#define HDR_SESSION            "Mcp-Session-Id"
+#define HDR_VERSION            "MCP-Protocol-Version"
+#define HDR_LAST_EVENT         "Last-Event-ID"
 #define DEFAULT_LEGACY_VERSION "2025-03-26"
 /* JSON-RPC code for transport-level refusals that have no standard code. */
 #define RPC_SERVER_BUSY -32000
@@ -103,9 +103,9 @@ static enum MHD_Result queue_buf(struct MHD_Connection *conn, unsigned status,
 }
 
 /* An HTTP error with a JSON-RPC error body (no id). */
-static enum MHD_Result reply_error(struct MHD_Connection *conn,
-                                   unsigned status, int code,
-                                   const char *message, json_t *data) {
+static enum MHD_Result reply_error(struct MHD_Connection *conn, unsigned status,
+                                   int code, const char *message,
+                                   json_t *data) {
   mcp__buf b;
   mcp__buf_init(&b);
   mcp__jsonrpc_encode_error(&b, NULL, code, message, data);
@@ -115,8 +115,8 @@ static enum MHD_Result reply_error(struct MHD_Connection *conn,
   return ret;
 }
 
-static enum MHD_Result reply_empty(struct MHD_Connection *conn,
-                                   unsigned status, const char *allow) {
+static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
+                                   const char *allow) {
   struct MHD_Response *resp =
       MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
   if (resp == NULL)
@@ -188,7 +188,8 @@ static enum MHD_Result queue_answer(hs_req *r) {
   return queue_buf(r->conn, status, &r->resp, "application/json", sid);
 }
 
-/* ---- the reply channel of a call ------------------------------------------ */
+/* ---- the reply channel of a call ------------------------------------------
+ */
 
 /* Upgrades the answer to SSE. r->lock held. */
 static mcp_status upgrade(hs_req *r) {
@@ -197,8 +198,8 @@ static mcp_status upgrade(hs_req *r) {
   bool resumable = r->hs && h->store.ops && !r->modern;
   if (resumable && !mcp__hs_session_next_stream_id(r->hs, id))
     return MCP_ERR_CLOSED;
-  hs_stream *st = mcp__hs_stream_new(h, resumable ? r->hs : NULL, id,
-                                     resumable, r->conn);
+  hs_stream *st =
+      mcp__hs_stream_new(h, resumable ? r->hs : NULL, id, resumable, r->conn);
   if (st == NULL)
     return MCP_ERR_NOMEM;
   if (resumable)
@@ -273,18 +274,18 @@ static void req_done(void *ctx) {
   req_release(r);
 }
 
-/* ---- POST ------------------------------------------------------------------ */
+/* ---- POST ------------------------------------------------------------------
+ */
 
 /* Parses just enough to know whether a body is an initialize request. */
 static bool is_initialize(const mcp__buf *body) {
   if (strstr(body->data, "\"initialize\"") == NULL)
     return false;
   json_t *msg = json_loadb(body->data, body->len, 0, NULL);
-  bool yes =
-      json_is_string(json_object_get(msg, "method")) &&
-      strcmp(json_string_value(json_object_get(msg, "method")), "initialize") ==
-          0 &&
-      json_object_get(msg, "id") != NULL;
+  bool yes = json_is_string(json_object_get(msg, "method")) &&
+             strcmp(json_string_value(json_object_get(msg, "method")),
+                    "initialize") == 0 &&
+             json_object_get(msg, "id") != NULL;
   json_decref(msg);
   return yes;
 }
@@ -304,8 +305,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
                        "Invalid Request: batches (JSON arrays) are not "
                        "supported",
                        NULL);
-  if (h->max_depth && mcp__json_too_deep(r->body.data, r->body.len,
-                                         h->max_depth))
+  if (h->max_depth &&
+      mcp__json_too_deep(r->body.data, r->body.len, h->max_depth))
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
@@ -379,7 +380,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   return MHD_YES;
 }
 
-/* ---- GET and DELETE --------------------------------------------------------- */
+/* ---- GET and DELETE ---------------------------------------------------------
+ */
 
 /* "<stream>-<n>" -> "<stream>" */
 static bool stream_of_event(const char *event_id, char out[HS_STREAM_ID_MAX]) {
@@ -450,11 +452,10 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   if (busy) {
     pthread_mutex_unlock(&hs->lock);
     return reply_error(conn, MHD_HTTP_CONFLICT, MCP_RPC_INVALID_REQUEST,
-                       "Conflict: this session already has a GET stream",
-                       NULL);
+                       "Conflict: this session already has a GET stream", NULL);
   }
-  hs_stream *st = mcp__hs_stream_new(h, hs, HS_GET_STREAM_ID,
-                                     h->store.ops != NULL, conn);
+  hs_stream *st =
+      mcp__hs_stream_new(h, hs, HS_GET_STREAM_ID, h->store.ops != NULL, conn);
   if (st)
     hs->get_stream = st;
   else
@@ -483,8 +484,7 @@ static bool origin_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
 static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
   if (h->o->nhosts == 0)
     return true;
-  const char *host =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+  const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
   return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
 }
 
@@ -506,7 +506,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (atomic_load(&h->stopping))
     return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
                        "Service Unavailable: shutting down", NULL);
-  const char *allow = h->o->stateless ? "POST"
+  const char *allow = h->o->stateless    ? "POST"
                       : h->o->get_stream ? "GET, POST, DELETE"
                                          : "POST, DELETE";
   if (r->method == M_OTHER ||
@@ -518,9 +518,9 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_VERSION);
   if (proto && !mcp__version_is_supported(proto) &&
       !mcp__version_is_modern(proto)) {
-    json_t *data = json_pack("{s:o,s:s}", "supported",
-                             mcp__supported_versions_json(), "requested",
-                             proto);
+    json_t *data =
+        json_pack("{s:o,s:s}", "supported", mcp__supported_versions_json(),
+                  "requested", proto);
     return reply_error(conn, MHD_HTTP_BAD_REQUEST,
                        MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                        "Bad Request: unsupported MCP-Protocol-Version", data);
@@ -534,8 +534,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
     if (!mcp__http_accepts(accept, "application/json") ||
         !mcp__http_accepts(accept, "text/event-stream"))
-      return reply_error(conn, MHD_HTTP_NOT_ACCEPTABLE,
-                         MCP_RPC_INVALID_REQUEST,
+      return reply_error(conn, MHD_HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                          "Not Acceptable: Accept must list application/json "
                          "and text/event-stream",
                          NULL);
@@ -578,9 +577,9 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
 }
 
 enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
-                                  const char *url, const char *method,
-                                  const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls) {
+                                   const char *url, const char *method,
+                                   const char *version, const char *upload,
+                                   size_t *upload_size, void **con_cls) {
   (void)version;
   mcp_http_server_t *h = cls;
   hs_req *r = *con_cls;
@@ -624,7 +623,7 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
 }
 
 void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
-                         void **con_cls, enum MHD_RequestTerminationCode toe) {
+                          void **con_cls, enum MHD_RequestTerminationCode toe) {
   (void)cls;
   (void)conn;
   (void)toe;
@@ -637,4 +636,3 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
   pthread_mutex_unlock(&r->lock);
   req_release(r);
 }
-

@@ -54,8 +54,7 @@ bool mcp__http_accepts(const char *accept, const char *type) {
 
 bool mcp__http_list_has(char *const *list, size_t count, const char *value) {
   for (size_t i = 0; i < count; i++)
-    if (strcmp(list[i], "*") == 0 ||
-        (value && strcasecmp(list[i], value) == 0))
+    if (strcmp(list[i], "*") == 0 || (value && strcasecmp(list[i], value) == 0))
       return true;
   return false;
 }

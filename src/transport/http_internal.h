@@ -23,8 +23,8 @@
 #include "util/buf.h"
 
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
-#define HS_STREAM_ID_MAX 16
-#define HS_GET_STREAM_ID "0"
+#define HS_STREAM_ID_MAX  16
+#define HS_GET_STREAM_ID  "0"
 
 typedef struct hs_session hs_session;
 typedef struct hs_stream hs_stream;
@@ -40,9 +40,9 @@ struct hs_stream {
   hs_session *session; /* counted; NULL for a stream without resumability */
   pthread_mutex_t lock;
   char id[HS_STREAM_ID_MAX];
-  bool resumable;  /* events get ids and go to the event store */
-  mcp__buf out;    /* bytes not yet handed to the attached connection */
-  size_t out_off;  /* consumed prefix of out */
+  bool resumable; /* events get ids and go to the event store */
+  mcp__buf out;   /* bytes not yet handed to the attached connection */
+  size_t out_off; /* consumed prefix of out */
   struct MHD_Connection *conn; /* attached connection or NULL */
   unsigned gen;                /* attachment generation */
   bool suspended;  /* conn is suspended in the reader, waiting for bytes */
@@ -120,21 +120,21 @@ struct hs_req {
   pthread_mutex_t lock;
   enum req_method method;
   enum req_state state;
-  bool suspended;   /* suspended by on_request while the call runs */
-  bool mhd_done;    /* MHD completed the request (client may be gone) */
-  bool too_large;   /* body over the limit: discard, then 413 */
-  bool modern;      /* served per 2026-07-28 */
-  bool rejected;    /* dispatch rejected the message: 400 */
-  const char *proto; /* MCP-Protocol-Version (points into proto_buf) or NULL */
+  bool suspended;     /* suspended by on_request while the call runs */
+  bool mhd_done;      /* MHD completed the request (client may be gone) */
+  bool too_large;     /* body over the limit: discard, then 413 */
+  bool modern;        /* served per 2026-07-28 */
+  bool rejected;      /* dispatch rejected the message: 400 */
+  const char *proto;  /* MCP-Protocol-Version (points into proto_buf) or NULL */
   char proto_buf[32]; /* a copy: the call may outlive the connection */
   mcp__buf body;
-  mcp__buf resp;    /* JSON answer */
+  mcp__buf resp; /* JSON answer */
   unsigned status;
-  hs_session *hs;          /* counted, or NULL */
-  bool new_session;        /* hs was created by this initialize */
-  mcp_session_t *temp;     /* stateless legacy session (counted) or NULL */
-  hs_stream *stream;       /* counted, once upgraded to SSE */
-  mcp_call_t *call;        /* queued call */
+  hs_session *hs;      /* counted, or NULL */
+  bool new_session;    /* hs was created by this initialize */
+  mcp_session_t *temp; /* stateless legacy session (counted) or NULL */
+  hs_stream *stream;   /* counted, once upgraded to SSE */
+  mcp_call_t *call;    /* queued call */
   hs_req *qnext;
 };
 
@@ -172,8 +172,7 @@ void mcp__hs_sessions_end_all(mcp_http_server_t *h);
 /* Finishes the GET stream of every session (stop). */
 void mcp__hs_sessions_finish_get_streams(mcp_http_server_t *h);
 /* The next stream id of the session, or false once it ended. */
-bool mcp__hs_session_next_stream_id(hs_session *hs,
-                                    char id[HS_STREAM_ID_MAX]);
+bool mcp__hs_session_next_stream_id(hs_session *hs, char id[HS_STREAM_ID_MAX]);
 /* Registers / unregisters a live POST stream for resumption. */
 void mcp__hs_session_add_stream(hs_session *hs, hs_stream *st);
 void mcp__hs_session_remove_stream(hs_session *hs, hs_stream *st);

@@ -88,8 +88,8 @@ static mcp_status set_string(char **field, const char *value) {
   return MCP_OK;
 }
 
-mcp_status mcp_http_options_set_bind(mcp_http_options_t *o,
-                                     const char *address, uint16_t port) {
+mcp_status mcp_http_options_set_bind(mcp_http_options_t *o, const char *address,
+                                     uint16_t port) {
   if (o == NULL || address == NULL || *address == '\0')
     return MCP_ERR_INVALID_ARG;
   o->port = port;
@@ -117,9 +117,8 @@ mcp_status mcp_http_options_add_allowed_origin(mcp_http_options_t *o,
                                                const char *origin) {
   if (o == NULL || !is_token(origin))
     return MCP_ERR_INVALID_ARG;
-  return mcp__http_list_add(&o->origins, &o->norigins, origin)
-             ? MCP_OK
-             : MCP_ERR_NOMEM;
+  return mcp__http_list_add(&o->origins, &o->norigins, origin) ? MCP_OK
+                                                               : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
@@ -230,9 +229,9 @@ mcp_status mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o,
 
 mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                             mcp_event_store store) {
-  if (o == NULL || (store.ops && (store.ops->version < 1 ||
-                                  store.ops->append == NULL ||
-                                  store.ops->replay_after == NULL)))
+  if (o == NULL ||
+      (store.ops && (store.ops->version < 1 || store.ops->append == NULL ||
+                     store.ops->replay_after == NULL)))
     return MCP_ERR_INVALID_ARG;
   o->store = store;
   o->store_set = true;

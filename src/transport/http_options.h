@@ -10,10 +10,10 @@
 #include "mcp/http.h"
 
 struct mcp_http_options {
-  char *address;    /* bind address (host name or literal) */
-  uint16_t port;    /* 0: any */
-  char *endpoint;   /* "/mcp" */
-  char **origins;   /* allow-list; empty: the default for the bind */
+  char *address;  /* bind address (host name or literal) */
+  uint16_t port;  /* 0: any */
+  char *endpoint; /* "/mcp" */
+  char **origins; /* allow-list; empty: the default for the bind */
   size_t norigins;
   char **hosts;
   size_t nhosts;

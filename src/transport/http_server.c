@@ -28,7 +28,8 @@
 
 #define IO_DRAIN_MS 2000
 
-/* ---- worker pool ------------------------------------------------------------ */
+/* ---- worker pool ------------------------------------------------------------
+ */
 
 static void *worker_main(void *arg) {
   mcp_http_server_t *h = arg;
@@ -74,7 +75,8 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
     pthread_cond_signal(&h->q_nonempty);
 }
 
-/* ---- housekeeping ------------------------------------------------------------ */
+/* ---- housekeeping
+ * ------------------------------------------------------------ */
 
 static void *housekeeper_main(void *arg) {
   mcp_http_server_t *h = arg;
@@ -347,7 +349,8 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   free_server(h);
 }
 
-/* ---- blocking convenience -------------------------------------------------- */
+/* ---- blocking convenience --------------------------------------------------
+ */
 
 static mcp_status parse_host_port(const char *s, char *host, size_t host_len,
                                   uint16_t *port) {

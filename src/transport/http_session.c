@@ -142,8 +142,7 @@ void mcp__hs_session_end(hs_session *hs) {
   mcp_http_server_t *h = hs->h;
   bool found = false;
   pthread_mutex_lock(&h->sess_lock);
-  for (hs_session **p = &h->buckets[bucket_of(h, hs->id)]; *p;
-       p = &(*p)->next)
+  for (hs_session **p = &h->buckets[bucket_of(h, hs->id)]; *p; p = &(*p)->next)
     if (*p == hs) {
       *p = hs->next;
       h->nsessions--;
@@ -233,8 +232,7 @@ void mcp__hs_sessions_finish_get_streams(mcp_http_server_t *h) {
   pthread_mutex_unlock(&h->sess_lock);
 }
 
-bool mcp__hs_session_next_stream_id(hs_session *hs,
-                                    char id[HS_STREAM_ID_MAX]) {
+bool mcp__hs_session_next_stream_id(hs_session *hs, char id[HS_STREAM_ID_MAX]) {
   pthread_mutex_lock(&hs->lock);
   bool ok = !hs->ended;
   snprintf(id, HS_STREAM_ID_MAX, "%u", hs->next_stream++);

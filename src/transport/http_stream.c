@@ -98,8 +98,8 @@ mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll) {
   char id[MCP_EVENT_ID_MAX];
   mcp_http_server_t *h = st->h;
   pthread_mutex_lock(&st->lock);
-  mcp_status s = h->store.ops->append(h->store.impl, st->session->id, st->id,
-                                      "", 0, id);
+  mcp_status s =
+      h->store.ops->append(h->store.impl, st->session->id, st->id, "", 0, id);
   if (s == MCP_OK && st->conn) {
     if (!mcp__sse_append_priming(&st->out, id, h->o->retry_ms))
       s = MCP_ERR_NOMEM;
@@ -242,6 +242,11 @@ struct MHD_Response *mcp__hs_stream_response(hs_stream *st) {
     free(r);
     return NULL;
   }
+  /* libmicrohttpd 0.9.75 keeps the last chunk of a chunked body in its
+   * buffer when the reader suspends the connection, stranding events until
+   * the next resume. A close-delimited body (HTTP/1.0 framing) is written
+   * at once; an SSE stream owns its connection anyway. */
+  MHD_set_response_options(resp, MHD_RF_HTTP_1_0_SERVER, MHD_RO_END);
   MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                           "text/event-stream");
   MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,

@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +27,7 @@
 /* Pending output above this blocks senders until the writer catches up, so a
  * client that stops reading cannot make the server buffer without bound. */
 #define OUTPUT_HIGH_WATER (8u << 20)
-#define READ_CHUNK 65536
+#define READ_CHUNK        65536
 /* Requests waiting for a worker above which the reader pauses. Bounds memory
  * under a flood; see wait_for_room() for why the pause is never permanent. */
 #define QUEUE_HIGH_WATER 1024
@@ -148,8 +148,8 @@ static void *worker_main(void *arg) {
     mcp__channel reply = {out_send, NULL, t};
     mcp_call_t *call = j->call;
     if (call != NULL ||
-        mcp__server_accept(t->server, t->session, NULL, j->bytes, j->len,
-                           reply, &call) == MCP__ACCEPT_REQUEST)
+        mcp__server_accept(t->server, t->session, NULL, j->bytes, j->len, reply,
+                           &call) == MCP__ACCEPT_REQUEST)
       mcp__call_run(call);
     free(j);
     pthread_mutex_lock(&t->q_lock);

@@ -33,7 +33,8 @@ bool mcp__buf_append_json_string(mcp__buf *b, const char *s);
 /* Appends len bytes of valid UTF-8 as a quoted JSON string literal, escaping
  * quotes, backslashes and control characters. No allocation beyond growth. */
 bool mcp__buf_append_escaped(mcp__buf *b, const char *s, size_t len);
-/* Hands the bytes to the caller (free with free()); the buffer becomes empty. */
+/* Hands the bytes to the caller (free with free()); the buffer becomes empty.
+ */
 char *mcp__buf_steal(mcp__buf *b, size_t *len);
 
 #endif

@@ -42,5 +42,9 @@ mcp_status mcp_error_set(mcp_error_t *err, mcp_status status, const char *fmt,
   return status;
 }
 
-int mcp_version_number(void) { return MCP_VERSION_NUMBER; }
-const char *mcp_version_string(void) { return MCP_VERSION_STRING; }
+int mcp_version_number(void) {
+  return MCP_VERSION_NUMBER;
+}
+const char *mcp_version_string(void) {
+  return MCP_VERSION_STRING;
+}

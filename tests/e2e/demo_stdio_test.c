@@ -52,10 +52,11 @@ static void handshake(tu_proc *p) {
 static json_t *call(tu_proc *p, const char *name, const char *args) {
   static int id = 100;
   char buf[1024];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
-           "{\"name\":\"%s\",\"arguments\":%s}}",
-           ++id, name, args);
+  snprintf(
+      buf, sizeof buf,
+      "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+      "{\"name\":\"%s\",\"arguments\":%s}}",
+      ++id, name, args);
   json_t *r = rpc(p, buf);
   assert_int_equal(json_integer_value(json_object_get(r, "id")), id);
   json_t *res = json_incref(json_object_get(r, "result"));
@@ -65,8 +66,8 @@ static json_t *call(tu_proc *p, const char *name, const char *args) {
 }
 
 static const char *first_text(json_t *res) {
-  return json_string_value(
-      json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
+  return json_string_value(json_object_get(
+      json_array_get(json_object_get(res, "content"), 0), "text"));
 }
 
 static void test_demo_tools_behave_as_documented(void **state) {
@@ -74,20 +75,26 @@ static void test_demo_tools_behave_as_documented(void **state) {
   tu_proc p;
   spawn_demo(&p);
   handshake(&p);
-  json_t *r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+  json_t *r =
+      rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
   json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
-  const char *names[] = {"get_server_time", "get_customer_info",
-                         "get_flight_details", "update_customer",
-                         "process_order", "lookup_customer", "build_report",
-                         "add", "divide"};
+  const char *names[] = {"get_server_time",
+                         "get_customer_info",
+                         "get_flight_details",
+                         "update_customer",
+                         "process_order",
+                         "lookup_customer",
+                         "build_report",
+                         "add",
+                         "divide"};
   assert_int_equal(json_array_size(tools), 9);
   for (size_t i = 0; i < 9; i++)
     assert_string_equal(
         json_string_value(json_object_get(json_array_get(tools, i), "name")),
         names[i]);
   json_t *flight = json_array_get(tools, 2);
-  json_t *props = json_object_get(json_object_get(flight, "inputSchema"),
-                                  "properties");
+  json_t *props =
+      json_object_get(json_object_get(flight, "inputSchema"), "properties");
   assert_int_equal(json_array_size(json_object_get(
                        json_object_get(props, "airline_code"), "enum")),
                    3);
@@ -166,8 +173,8 @@ static void test_demo_tools_behave_as_documented(void **state) {
  * for y_ files (valid JSON) newlines are only whitespace, so they are
  * replaced by spaces to keep one message per line; n_ files are sent as they
  * are and every resulting non-blank line must get its own error. */
-static int send_case(tu_proc *p, const char *name, const char *data,
-                     size_t len, bool *ok) {
+static int send_case(tu_proc *p, const char *name, const char *data, size_t len,
+                     bool *ok) {
   char kind = name[0];
   char *copy = malloc(len + 1);
   memcpy(copy, data, len);

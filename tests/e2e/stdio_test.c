@@ -54,7 +54,8 @@ static void start_with(served *sv, size_t max_bytes, unsigned workers) {
   mcp_tool_t *t;
   mcp_tool_new("sleep", &t);
   mcp_tool_set_input_schema_text(
-      t, "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"}}}");
+      t,
+      "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"}}}");
   mcp_tool_set_handler(t, sleep_tool, NULL, NULL);
   assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
   mcp_tool_new("big", &t);
@@ -159,19 +160,21 @@ static void test_oversize_line_gets_an_error_and_serving_continues(void **s) {
   handshake(&sv);
   char *huge = malloc(200000);
   memset(huge, ' ', 200000);
-  memcpy(huge, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"", 46);
+  memcpy(huge, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"",
+         46);
   huge[199998] = '"';
   huge[199999] = '}';
   tu_proc_write(&sv.io, huge, 200000);
   tu_proc_write(&sv.io, "\n", 1);
   free(huge);
   json_t *m = read_msg(&sv);
-  assert_int_equal(json_integer_value(json_object_get(
-                       json_object_get(m, "error"), "code")),
-                   MCP_RPC_INVALID_REQUEST);
+  assert_int_equal(
+      json_integer_value(json_object_get(json_object_get(m, "error"), "code")),
+      MCP_RPC_INVALID_REQUEST);
   assert_null(json_object_get(m, "id"));
   json_decref(m);
-  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
   m = read_msg(&sv);
   assert_int_equal(json_integer_value(json_object_get(m, "id")), 2);
   json_decref(m);
@@ -183,9 +186,9 @@ static void test_end_of_input_finishes_in_flight_requests(void **state) {
   served sv;
   start(&sv, 0);
   handshake(&sv);
-  tu_proc_send_line(&sv.io,
-                    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
-                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":200}}}");
+  tu_proc_send_line(
+      &sv.io, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":200}}}");
   /* last line without newline is still a message */
   tu_proc_write(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}",
                 41);
@@ -217,7 +220,8 @@ static void test_requests_never_block_the_reader(void **state) {
                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
                     "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":400,"
                     "\"note\":\"notifications/x\"}}}");
-  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
   json_t *a = read_msg(&sv), *b = read_msg(&sv);
   assert_int_equal(json_integer_value(json_object_get(a, "id")), 2);
   assert_int_equal(json_integer_value(json_object_get(b, "id")), 1);
@@ -231,17 +235,17 @@ static void test_cancel_of_a_queued_request_suppresses_it(void **state) {
   served sv;
   start_with(&sv, 0, 1); /* one worker: the second call waits in the queue */
   handshake(&sv);
-  tu_proc_send_line(&sv.io,
-                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
-                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":300}}}");
-  tu_proc_send_line(&sv.io,
-                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
-                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}");
+  tu_proc_send_line(
+      &sv.io, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":300}}}");
+  tu_proc_send_line(
+      &sv.io, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}");
   tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
                             "cancelled\",\"params\":{\"requestId\":2}}");
-  tu_proc_send_line(&sv.io,
-                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
-                    "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}");
+  tu_proc_send_line(
+      &sv.io, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":10}}}");
   json_t *a = read_msg(&sv), *b = read_msg(&sv);
   assert_int_equal(json_integer_value(json_object_get(a, "id")), 1);
   assert_int_equal(json_integer_value(json_object_get(b, "id")), 3);

@@ -32,9 +32,9 @@ static void test_classifies_the_four_message_kinds(void **state) {
   (void)state;
   mcp__message m;
   mcp__decode_error e;
-  assert_int_equal(decode("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
-                          &m, &e),
-                   MCP_OK);
+  assert_int_equal(
+      decode("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}", &m, &e),
+      MCP_OK);
   assert_int_equal(m.kind, MCP__MSG_REQUEST);
   assert_string_equal(m.method, "ping");
   assert_int_equal(json_integer_value(m.id), 7);
@@ -55,10 +55,11 @@ static void test_classifies_the_four_message_kinds(void **state) {
   assert_int_equal(m.kind, MCP__MSG_RESULT);
   mcp__message_clear(&m);
 
-  assert_int_equal(decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,"
-                          "\"message\":\"no\"}}",
-                          &m, &e),
-                   MCP_OK);
+  assert_int_equal(
+      decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,"
+             "\"message\":\"no\"}}",
+             &m, &e),
+      MCP_OK);
   assert_int_equal(m.kind, MCP__MSG_ERROR);
   mcp__message_clear(&m);
 }
@@ -84,8 +85,9 @@ static void test_rejects_malformed_messages_with_exact_codes(void **state) {
                MCP_RPC_INVALID_REQUEST, true, NULL);
   expect_error("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":5}",
                MCP_RPC_INVALID_REQUEST, true, "\"x\"");
-  expect_error("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}",
-               MCP_RPC_INVALID_PARAMS, true, "9");
+  expect_error(
+      "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}",
+      MCP_RPC_INVALID_PARAMS, true, "9");
   expect_error("{\"jsonrpc\":\"2.0\",\"id\":9}", MCP_RPC_INVALID_REQUEST, true,
                "9");
   /* a broken notification is never answered */
@@ -121,22 +123,27 @@ static void test_encoders_write_exact_envelopes(void **state) {
   json_t *id = json_integer(5);
   json_t *res = json_pack("{s:i}", "x", 1);
   assert_true(mcp__jsonrpc_encode_result(&b, id, res));
-  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"x\":1}}");
+  assert_string_equal(b.data,
+                      "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"x\":1}}");
   mcp__buf_reset(&b);
-  assert_true(mcp__jsonrpc_encode_error(&b, NULL, -32700, "Parse \"error\"", NULL));
+  assert_true(
+      mcp__jsonrpc_encode_error(&b, NULL, -32700, "Parse \"error\"", NULL));
   assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,"
                               "\"message\":\"Parse \\\"error\\\"\"}}");
   mcp__buf_reset(&b);
   assert_true(mcp__jsonrpc_encode_error(&b, id, -32602, "bad", res));
-  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":"
-                              "-32602,\"message\":\"bad\",\"data\":{\"x\":1}}}");
+  assert_string_equal(b.data,
+                      "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":"
+                      "-32602,\"message\":\"bad\",\"data\":{\"x\":1}}}");
   mcp__buf_reset(&b);
   assert_true(mcp__jsonrpc_encode_notification(&b, "notifications/x", NULL));
-  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}");
+  assert_string_equal(b.data,
+                      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}");
   mcp__buf_reset(&b);
   assert_true(mcp__jsonrpc_encode_request(&b, id, "roots/list", res));
-  assert_string_equal(b.data, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/"
-                              "list\",\"params\":{\"x\":1}}");
+  assert_string_equal(b.data,
+                      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/"
+                      "list\",\"params\":{\"x\":1}}");
   json_decref(id);
   json_decref(res);
   mcp__buf_free(&b);

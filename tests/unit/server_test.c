@@ -33,8 +33,8 @@ static mcp_status failing_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_ERR_IO;
 }
 
-static mcp_status progress_tool(mcp_call_t *call, json_t *args,
-                                mcp_result_t *r, void *ud) {
+static mcp_status progress_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                                void *ud) {
   (void)args, (void)ud;
   assert_int_equal(mcp_call_progress(call, 1, 2, "half"), MCP_OK);
   assert_int_equal(mcp_call_progress(call, 1, 2, "again"), MCP_ERR_INVALID_ARG);
@@ -104,8 +104,9 @@ static int setup(void **state) {
            "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}"
            "},\"required\":[\"text\"]}",
            NULL);
-  add_tool(s, "bad_output", bad_output_tool, NULL,
-           "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}}}");
+  add_tool(
+      s, "bad_output", bad_output_tool, NULL,
+      "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}}}");
   add_tool(s, "failing", failing_tool, NULL, NULL);
   add_tool(s, "progress", progress_tool, NULL, NULL);
   add_tool(s, "wait_cancel", wait_cancel_tool, NULL, NULL);
@@ -122,10 +123,11 @@ static int teardown(void **state) {
 static json_t *call_tool(mcp_server_t *s, mcp_session_t *se, const char *name,
                          const char *args) {
   char buf[1024];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":"
-           "{\"name\":\"%s\",\"arguments\":%s}}",
-           name, args);
+  snprintf(
+      buf, sizeof buf,
+      "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":"
+      "{\"name\":\"%s\",\"arguments\":%s}}",
+      name, args);
   return tu_rpc(s, se, buf);
 }
 
@@ -136,24 +138,24 @@ static int error_code(json_t *msg) {
 
 static void test_initialize_negotiates_versions(void **state) {
   mcp_server_t *s = *state;
-  const char *cases[][2] = {{"2025-11-25", "2025-11-25"},
-                            {"2025-06-18", "2025-06-18"},
-                            {"2025-03-26", "2025-03-26"},
-                            {"2024-11-05", "2024-11-05"},
-                            {"1999-01-01", "2025-11-25"},
-                            {"2026-07-28", "2025-11-25"}};
+  const char *cases[][2] = {
+      {"2025-11-25", "2025-11-25"}, {"2025-06-18", "2025-06-18"},
+      {"2025-03-26", "2025-03-26"}, {"2024-11-05", "2024-11-05"},
+      {"1999-01-01", "2025-11-25"}, {"2026-07-28", "2025-11-25"}};
   for (size_t i = 0; i < 6; i++) {
     mcp_session_t *se = tu_session(s, NULL);
     char buf[512];
-    snprintf(buf, sizeof buf,
-             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-             "{\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":{"
-             "\"name\":\"c\",\"version\":\"1\"}}}",
-             cases[i][0]);
+    snprintf(
+        buf, sizeof buf,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+        "{\"protocolVersion\":\"%s\",\"capabilities\":{},\"clientInfo\":{"
+        "\"name\":\"c\",\"version\":\"1\"}}}",
+        cases[i][0]);
     json_t *r = tu_rpc(s, se, buf);
     json_t *res = json_object_get(r, "result");
     assert_string_equal(
-        json_string_value(json_object_get(res, "protocolVersion")), cases[i][1]);
+        json_string_value(json_object_get(res, "protocolVersion")),
+        cases[i][1]);
     json_t *info = json_object_get(res, "serverInfo");
     assert_string_equal(json_string_value(json_object_get(info, "name")),
                         "test-server");
@@ -162,8 +164,8 @@ static void test_initialize_negotiates_versions(void **state) {
     assert_string_equal(json_string_value(json_object_get(info, "title")),
                         "Test Server");
     assert_non_null(json_object_get(info, "icons"));
-    assert_string_equal(
-        json_string_value(json_object_get(res, "instructions")), "Be nice");
+    assert_string_equal(json_string_value(json_object_get(res, "instructions")),
+                        "Be nice");
     assert_true(json_is_true(json_object_get(
         json_object_get(json_object_get(res, "capabilities"), "tools"),
         "listChanged")));
@@ -176,7 +178,8 @@ static void test_lifecycle_rules(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   /* ping works before initialize; other requests do not */
-  json_t *r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  json_t *r =
+      tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
   assert_true(json_is_object(json_object_get(r, "result")));
   assert_int_equal(json_object_size(json_object_get(r, "result")), 0);
   json_decref(r);
@@ -184,13 +187,15 @@ static void test_lifecycle_rules(void **state) {
   assert_int_equal(error_code(r), MCP_RPC_INVALID_REQUEST);
   json_decref(r);
   /* malformed initialize */
-  r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\","
-                    "\"params\":{\"capabilities\":{}}}");
+  r = tu_rpc(s, se,
+             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\","
+             "\"params\":{\"capabilities\":{}}}");
   assert_int_equal(error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
   tu_initialize(s, se, NULL);
-  r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"initialize\","
-                    "\"params\":{\"protocolVersion\":\"2025-11-25\"}}");
+  r = tu_rpc(s, se,
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"initialize\","
+             "\"params\":{\"protocolVersion\":\"2025-11-25\"}}");
   assert_int_equal(error_code(r), MCP_RPC_INVALID_REQUEST);
   json_decref(r);
   r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"nope/nope\"}");
@@ -199,7 +204,8 @@ static void test_lifecycle_rules(void **state) {
   json_decref(r);
   /* notifications are never answered, not even unknown or broken ones */
   assert_null(tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"method\":\"nope\"}"));
-  assert_null(tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":1}"));
+  assert_null(
+      tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":1}"));
   /* a client response to nothing we asked is ignored */
   assert_null(tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}"));
   mcp__session_release(se);
@@ -209,8 +215,8 @@ static void check_pagination(mcp_server_t *s, size_t page) {
   mcp_server_set_page_size(s, page);
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  const char *expected[] = {"echo", "bad_output", "failing", "progress",
-                            "wait_cancel", "roots"};
+  const char *expected[] = {"echo",     "bad_output",  "failing",
+                            "progress", "wait_cancel", "roots"};
   size_t seen = 0, pages = 0;
   json_t *cursor = NULL;
   do {
@@ -250,8 +256,9 @@ static void test_pagination_page_sizes_one_and_two(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  json_t *r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
-                            "list\",\"params\":{\"cursor\":\"bogus\"}}");
+  json_t *r = tu_rpc(s, se,
+                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+                     "list\",\"params\":{\"cursor\":\"bogus\"}}");
   assert_int_equal(error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
   mcp_server_set_page_size(s, 50);
@@ -278,8 +285,8 @@ static void test_tools_call_error_split(void **state) {
   r = call_tool(s, se, "echo", "{\"text\":5}");
   json_t *res = json_object_get(r, "result");
   assert_true(json_is_true(json_object_get(res, "isError")));
-  const char *text = json_string_value(
-      json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
+  const char *text = json_string_value(json_object_get(
+      json_array_get(json_object_get(res, "content"), 0), "text"));
   assert_non_null(strstr(text, "Invalid arguments for tool 'echo'"));
   assert_non_null(strstr(text, "/text"));
   assert_int_equal(handler_calls, 0);
@@ -303,10 +310,10 @@ static void test_tools_call_error_split(void **state) {
   json_decref(r);
   r = call_tool(s, se, "failing", "{\"custom\":true}");
   assert_int_equal(error_code(r), -32099);
-  assert_int_equal(json_integer_value(json_object_get(
-                       json_object_get(json_object_get(r, "error"), "data"),
-                       "detail")),
-                   1);
+  assert_int_equal(
+      json_integer_value(json_object_get(
+          json_object_get(json_object_get(r, "error"), "data"), "detail")),
+      1);
   json_decref(r);
   mcp__session_release(se);
 }
@@ -315,19 +322,22 @@ static void test_progress_and_logging_are_tied_to_the_request(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  json_t *r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
-                            "setLevel\",\"params\":{\"level\":\"verbose\"}}");
+  json_t *r = tu_rpc(s, se,
+                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
+                     "setLevel\",\"params\":{\"level\":\"verbose\"}}");
   assert_int_equal(error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
-  r = tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
-                    "setLevel\",\"params\":{\"level\":\"warning\"}}");
+  r = tu_rpc(s, se,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
+             "setLevel\",\"params\":{\"level\":\"warning\"}}");
   assert_non_null(json_object_get(r, "result"));
   json_decref(r);
   tu_capture c;
   tu_capture_init(&c);
-  tu_send(s, se, &c,
-          "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"tools/call\",\"params\":"
-          "{\"name\":\"progress\",\"_meta\":{\"progressToken\":\"tok\"}}}");
+  tu_send(
+      s, se, &c,
+      "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"tools/call\",\"params\":"
+      "{\"name\":\"progress\",\"_meta\":{\"progressToken\":\"tok\"}}}");
   /* progress 1, progress 2, the error log (info filtered), the response */
   assert_int_equal(json_array_size(c.messages), 4);
   json_t *p1 = json_array_get(c.messages, 0);
@@ -338,7 +348,8 @@ static void test_progress_and_logging_are_tied_to_the_request(void **state) {
                       "tok");
   assert_true(json_number_value(json_object_get(pp, "progress")) == 1.0);
   assert_true(json_number_value(json_object_get(pp, "total")) == 2.0);
-  assert_string_equal(json_string_value(json_object_get(pp, "message")), "half");
+  assert_string_equal(json_string_value(json_object_get(pp, "message")),
+                      "half");
   json_t *log = json_array_get(c.messages, 2);
   assert_string_equal(json_string_value(json_object_get(log, "method")),
                       "notifications/message");
@@ -379,9 +390,10 @@ static void test_cancelled_request_gets_no_response(void **state) {
   pthread_t th;
   pthread_create(&th, NULL, run_thread, &a);
   usleep(50000);
-  assert_null(tu_rpc(s, se, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
-                            "cancelled\",\"params\":{\"requestId\":77,"
-                            "\"reason\":\"user\"}}"));
+  assert_null(tu_rpc(s, se,
+                     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+                     "cancelled\",\"params\":{\"requestId\":77,"
+                     "\"reason\":\"user\"}}"));
   pthread_join(th, NULL);
   assert_int_equal(json_array_size(c.messages), 0);
   assert_int_equal(c.done_calls, 1); /* the transport still learns it ended */
@@ -423,7 +435,8 @@ static void test_server_to_client_request_round_trip(void **state) {
   tu_initialize(s, se, NULL);
   json_t *r = call_tool(s, se, "roots", "{}");
   const char *text = json_string_value(json_object_get(
-      json_array_get(json_object_get(json_object_get(r, "result"), "content"), 0),
+      json_array_get(json_object_get(json_object_get(r, "result"), "content"),
+                     0),
       "text"));
   assert_non_null(strstr(text, "MCP_ERR_CAPABILITY"));
   json_decref(r);
@@ -456,9 +469,8 @@ static void test_server_to_client_request_round_trip(void **state) {
   json_t *resp = json_array_get(c.messages, 1);
   assert_string_equal(
       json_string_value(json_object_get(
-          json_array_get(json_object_get(json_object_get(resp, "result"),
-                                         "content"),
-                         0),
+          json_array_get(
+              json_object_get(json_object_get(resp, "result"), "content"), 0),
           "text")),
       "file:///home/x");
   tu_capture_destroy(&c);
@@ -466,7 +478,8 @@ static void test_server_to_client_request_round_trip(void **state) {
   /* a client that never answers: the handler gets a timeout */
   r = call_tool(s, se, "roots", "{}");
   text = json_string_value(json_object_get(
-      json_array_get(json_object_get(json_object_get(r, "result"), "content"), 0),
+      json_array_get(json_object_get(json_object_get(r, "result"), "content"),
+                     0),
       "text"));
   assert_non_null(strstr(text, "MCP_ERR_TIMEOUT"));
   json_decref(r);
@@ -485,42 +498,47 @@ static void test_stateless_requests_carry_their_own_version(void **state) {
   assert_string_equal(json_string_value(json_object_get(res, "resultType")),
                       "complete");
   json_decref(r);
-  r = tu_rpc(s, NULL,
-             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":"
-             "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"v999\","
-             "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+  r = tu_rpc(
+      s, NULL,
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":"
+      "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"v999\","
+      "\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
   assert_int_equal(error_code(r), MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION);
   json_t *data = json_object_get(json_object_get(r, "error"), "data");
   assert_string_equal(json_string_value(json_object_get(data, "requested")),
                       "v999");
   assert_true(json_array_size(json_object_get(data, "supported")) >= 2);
   json_decref(r);
-  r = tu_rpc(s, NULL,
-             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":"
-             "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-             "\"2026-07-28\"}}}");
+  r = tu_rpc(
+      s, NULL,
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":"
+      "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\"}}}");
   assert_int_equal(error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
-  r = tu_rpc(s, NULL,
-             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":"
-             "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-             "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+  r = tu_rpc(
+      s, NULL,
+      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":"
+      "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
   assert_int_equal(error_code(r), MCP_RPC_METHOD_NOT_FOUND);
   json_decref(r);
-  r = tu_rpc(s, NULL,
-             "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"server/discover\","
-             "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-             "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+  r = tu_rpc(
+      s, NULL,
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"server/discover\","
+      "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
   res = json_object_get(r, "result");
   assert_non_null(json_object_get(res, "supportedVersions"));
-  assert_non_null(json_object_get(json_object_get(res, "capabilities"), "tools"));
+  assert_non_null(
+      json_object_get(json_object_get(res, "capabilities"), "tools"));
   json_decref(r);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_initialize_negotiates_versions, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_initialize_negotiates_versions,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_lifecycle_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pagination_page_sizes_one_and_two,
                                       setup, teardown),

@@ -57,28 +57,30 @@ static void test_tool_json_emits_explicit_false_hints(void **state) {
   assert_int_equal(mcp_tool_add_icon(t, "https://x.example/i.png", "image/png",
                                      "48x48 96x96", "dark"),
                    MCP_OK);
-  assert_int_equal(mcp_tool_add_icon(t, "http://insecure/i.png", NULL, NULL,
-                                     NULL),
-                   MCP_ERR_INVALID_ARG);
-  assert_int_equal(mcp_tool_add_icon(t, "javascript:alert(1)", NULL, NULL,
-                                     NULL),
-                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(
+      mcp_tool_add_icon(t, "http://insecure/i.png", NULL, NULL, NULL),
+      MCP_ERR_INVALID_ARG);
+  assert_int_equal(
+      mcp_tool_add_icon(t, "javascript:alert(1)", NULL, NULL, NULL),
+      MCP_ERR_INVALID_ARG);
   assert_int_equal(mcp_tool_set_meta(t, json_pack("{s:i}", "com.example/x", 1)),
                    MCP_OK);
   json_t *j = mcp_tool_to_json(t);
-  assert_json_eq(j, "{\"name\":\"calc\",\"title\":\"Calculator\",\"description\":"
-                    "\"Adds\",\"inputSchema\":{\"type\":\"object\"},"
-                    "\"annotations\":{\"title\":\"Calc\",\"readOnlyHint\":true,"
-                    "\"destructiveHint\":false,\"openWorldHint\":false},"
-                    "\"execution\":{\"taskSupport\":\"optional\"},"
-                    "\"icons\":[{\"src\":\"https://x.example/i.png\",\"mimeType\":"
-                    "\"image/png\",\"sizes\":[\"48x48\",\"96x96\"],\"theme\":"
-                    "\"dark\"}],\"_meta\":{\"com.example/x\":1}}");
+  assert_json_eq(j,
+                 "{\"name\":\"calc\",\"title\":\"Calculator\",\"description\":"
+                 "\"Adds\",\"inputSchema\":{\"type\":\"object\"},"
+                 "\"annotations\":{\"title\":\"Calc\",\"readOnlyHint\":true,"
+                 "\"destructiveHint\":false,\"openWorldHint\":false},"
+                 "\"execution\":{\"taskSupport\":\"optional\"},"
+                 "\"icons\":[{\"src\":\"https://x.example/i.png\",\"mimeType\":"
+                 "\"image/png\",\"sizes\":[\"48x48\",\"96x96\"],\"theme\":"
+                 "\"dark\"}],\"_meta\":{\"com.example/x\":1}}");
   json_decref(j);
   mcp_tool_free(t);
 }
 
-static void test_schemas_must_be_object_schemas_and_are_kept_verbatim(void **s) {
+static void
+test_schemas_must_be_object_schemas_and_are_kept_verbatim(void **s) {
   (void)s;
   mcp_tool_t *t;
   assert_int_equal(mcp_tool_new("x", &t), MCP_OK);
@@ -124,42 +126,46 @@ static void test_every_content_type_has_exact_fields(void **state) {
   assert_int_equal(
       mcp_content_add_icon(c, "data:image/png;base64,AA==", NULL, NULL, NULL),
       MCP_OK);
-  assert_non_null(mcp_result_add_text_resource(r, "test://t", "body", "text/plain"));
-  assert_non_null(mcp_result_add_blob_resource(r, "test://b", "\x01\x02\x03", 3,
-                                               NULL));
+  assert_non_null(
+      mcp_result_add_text_resource(r, "test://t", "body", "text/plain"));
+  assert_non_null(
+      mcp_result_add_blob_resource(r, "test://b", "\x01\x02\x03", 3, NULL));
   /* title on a text block is not a thing */
   assert_int_equal(mcp_content_set_title(mcp_result_add_text(r, "x"), "t"),
                    MCP_ERR_INVALID_ARG);
   json_t *j = result_json(r);
   assert_json_eq(
-      j, "{\"content\":["
-         "{\"type\":\"text\",\"text\":\"hello\",\"annotations\":{\"audience\":"
-         "[\"assistant\"],\"priority\":0.5,\"lastModified\":"
-         "\"2025-01-12T15:00:58Z\"}},"
-         "{\"type\":\"image\",\"data\":\"iVBORw0KGgo=\",\"mimeType\":\"image/png\"},"
-         "{\"type\":\"audio\",\"data\":\"UklGRg==\",\"mimeType\":\"audio/wav\"},"
-         "{\"type\":\"resource_link\",\"uri\":\"file:///a.txt\",\"name\":\"a\","
-         "\"title\":\"A\",\"description\":\"the a\",\"mimeType\":\"text/plain\","
-         "\"size\":1024,\"icons\":[{\"src\":\"data:image/png;base64,AA==\"}]},"
-         "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://t\",\"mimeType\":"
-         "\"text/plain\",\"text\":\"body\"}},"
-         "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://b\",\"blob\":"
-         "\"AQID\"}},"
-         "{\"type\":\"text\",\"text\":\"x\"}]}");
+      j,
+      "{\"content\":["
+      "{\"type\":\"text\",\"text\":\"hello\",\"annotations\":{\"audience\":"
+      "[\"assistant\"],\"priority\":0.5,\"lastModified\":"
+      "\"2025-01-12T15:00:58Z\"}},"
+      "{\"type\":\"image\",\"data\":\"iVBORw0KGgo=\",\"mimeType\":\"image/"
+      "png\"},"
+      "{\"type\":\"audio\",\"data\":\"UklGRg==\",\"mimeType\":\"audio/wav\"},"
+      "{\"type\":\"resource_link\",\"uri\":\"file:///a.txt\",\"name\":\"a\","
+      "\"title\":\"A\",\"description\":\"the a\",\"mimeType\":\"text/plain\","
+      "\"size\":1024,\"icons\":[{\"src\":\"data:image/png;base64,AA==\"}]},"
+      "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://t\",\"mimeType\":"
+      "\"text/plain\",\"text\":\"body\"}},"
+      "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://b\",\"blob\":"
+      "\"AQID\"}},"
+      "{\"type\":\"text\",\"text\":\"x\"}]}");
   json_decref(j);
   mcp_result_free(r);
 }
 
-static void test_structured_content_gets_a_text_mirror_unless_text_given(
-    void **state) {
+static void
+test_structured_content_gets_a_text_mirror_unless_text_given(void **state) {
   (void)state;
   mcp_result_t *r;
   assert_int_equal(mcp_result_new(&r), MCP_OK);
   assert_int_equal(mcp_result_set_structured(r, json_pack("{s:i}", "sum", 3)),
                    MCP_OK);
   json_t *j = result_json(r);
-  assert_json_eq(j, "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"sum\\\":3}\"}],"
-                    "\"structuredContent\":{\"sum\":3}}");
+  assert_json_eq(
+      j, "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"sum\\\":3}\"}],"
+         "\"structuredContent\":{\"sum\":3}}");
   json_decref(j);
   mcp_result_free(r);
 
@@ -207,7 +213,8 @@ static void test_typed_getters_distinguish_missing_null_and_type(void **s) {
   assert_int_equal(mcp_arg_string(args, "i", &str), MCP_ERR_ARG_TYPE);
   assert_int_equal(mcp_arg_integer(args, "i", &i), MCP_OK);
   assert_int_equal(i, 7);
-  assert_int_equal(mcp_arg_integer(args, "r", &i), MCP_OK); /* 2.0 is integral */
+  assert_int_equal(mcp_arg_integer(args, "r", &i),
+                   MCP_OK); /* 2.0 is integral */
   assert_int_equal(i, 2);
   assert_int_equal(mcp_arg_integer(args, "f", &i), MCP_ERR_ARG_TYPE);
   assert_int_equal(mcp_arg_integer(args, "big", &i), MCP_ERR_ARG_TYPE);
@@ -232,10 +239,11 @@ static void test_cursors_round_trip_and_reject_forgeries(void **state) {
   json_decref(c);
   assert_true(mcp__cursor_decode("tools", NULL, &seq));
   assert_int_equal(seq, 0);
-  json_t *bad[] = {json_string("garbage!"), json_string(""), json_integer(3),
-                   json_string("dG9vbHM6"),      /* "tools:" */
-                   json_string("dG9vbHM6eA=="),  /* "tools:x" */
-                   json_string("dG9vbHM6MA==")}; /* "tools:0" */
+  json_t *bad[] = {
+      json_string("garbage!"),     json_string(""), json_integer(3),
+      json_string("dG9vbHM6"),      /* "tools:" */
+      json_string("dG9vbHM6eA=="),  /* "tools:x" */
+      json_string("dG9vbHM6MA==")}; /* "tools:0" */
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     assert_false(mcp__cursor_decode("tools", bad[k], &seq));
     json_decref(bad[k]);
@@ -246,9 +254,11 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tool_names_follow_the_spec),
       cmocka_unit_test(test_tool_json_emits_explicit_false_hints),
-      cmocka_unit_test(test_schemas_must_be_object_schemas_and_are_kept_verbatim),
+      cmocka_unit_test(
+          test_schemas_must_be_object_schemas_and_are_kept_verbatim),
       cmocka_unit_test(test_every_content_type_has_exact_fields),
-      cmocka_unit_test(test_structured_content_gets_a_text_mirror_unless_text_given),
+      cmocka_unit_test(
+          test_structured_content_gets_a_text_mirror_unless_text_given),
       cmocka_unit_test(test_error_results_set_is_error),
       cmocka_unit_test(test_typed_getters_distinguish_missing_null_and_type),
       cmocka_unit_test(test_cursors_round_trip_and_reject_forgeries),

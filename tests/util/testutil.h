@@ -3,12 +3,14 @@
 #ifndef MCP_TESTUTIL_H
 #define MCP_TESTUTIL_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <sys/types.h>
+
+/* cmocka needs the headers above first */
+#include <cmocka.h>
 
 /* Reads a whole file; returns malloc'd NUL-terminated bytes (or NULL), *len
  * set to the byte count when non-NULL. */

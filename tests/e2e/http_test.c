@@ -1,0 +1,738 @@
+/* http_test.c - the Streamable HTTP transport over real sockets: status
+ * codes of SERVER-REQUIREMENTS 5.9, session lifecycle, SSE framing and
+ * upgrade, elicitation round trip, resumption, Origin/Host checks,
+ * concurrency, disconnects, stateless mode, limits and graceful stop. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "testutil.h"
+
+#include "http_client.h"
+#include "mcp/http.h"
+#include "mcp/mcp.h"
+
+#define ACCEPT "Accept: application/json, text/event-stream\r\n"
+#define INIT                                                                   \
+  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"       \
+  "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"  \
+  "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
+#define INITIALIZED                                                            \
+  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+#define ADD(id)                                                                \
+  "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{" \
+  "\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}}}"
+
+/* Gates for the stepping tools (tests run one at a time). */
+static atomic_int gate_open;
+static atomic_int tool_done;
+static atomic_int slow_started;
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static mcp_status tool_add(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)call;
+  (void)ud;
+  json_int_t a = json_integer_value(json_object_get(args, "a"));
+  json_int_t b = json_integer_value(json_object_get(args, "b"));
+  mcp_result_add_textf(r, "%lld", (long long)(a + b));
+  return MCP_OK;
+}
+
+/* Logs twice before answering: the answer must be upgraded to SSE. */
+static mcp_status tool_chatty(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)args;
+  (void)ud;
+  mcp_call_logf(call, MCP_LOG_INFO, "t", "line one");
+  mcp_call_log(call, MCP_LOG_INFO, "t", json_string("multi\nline\r\nvalue"));
+  mcp_result_add_text(r, "chatty done");
+  return MCP_OK;
+}
+
+static mcp_status tool_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)args;
+  (void)ud;
+  json_t *res = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_call_request(call, "elicitation/create",
+                                   json_pack("{s:s,s:{s:s,s:{}}}", "message",
+                                             "name?", "requestedSchema", "type",
+                                             "object", "properties"),
+                                   3000, &res, &err);
+  if (st != MCP_OK) {
+    mcp_result_set_error(r, "no answer: %s", err.message);
+    return MCP_OK;
+  }
+  mcp_result_add_textf(r, "answer=%s",
+                       json_string_value(json_object_get(res, "action")));
+  json_decref(res);
+  return MCP_OK;
+}
+
+/* Three logs, wait for the gate, three logs, result. */
+static mcp_status tool_stepper(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                               void *ud) {
+  (void)args;
+  (void)ud;
+  for (int i = 1; i <= 3; i++)
+    mcp_call_logf(call, MCP_LOG_INFO, "t", "step %d", i);
+  for (int i = 0; i < 500 && !atomic_load(&gate_open); i++)
+    sleep_ms(5);
+  for (int i = 4; i <= 6; i++)
+    mcp_call_logf(call, MCP_LOG_INFO, "t", "step %d", i);
+  mcp_result_add_text(r, "stepper done");
+  atomic_store(&tool_done, 1);
+  return MCP_OK;
+}
+
+static mcp_status tool_slow(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                            void *ud) {
+  (void)call;
+  (void)args;
+  (void)ud;
+  atomic_store(&slow_started, 1);
+  sleep_ms(300);
+  mcp_result_add_text(r, "slow done");
+  return MCP_OK;
+}
+
+static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn) {
+  mcp_tool_t *t = NULL;
+  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_input_schema_text(t, "{\"type\":\"object\"}"),
+                   MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
+}
+
+typedef struct fixture {
+  mcp_server_t *server;
+  mcp_http_server_t *http;
+  int port;
+} fixture;
+
+static void quiet_log(mcp_log_level l, const char *m, void *ud) {
+  (void)l;
+  (void)m;
+  (void)ud;
+}
+
+static mcp_http_options_t *base_options(void) {
+  mcp_http_options_t *o = NULL;
+  assert_int_equal(mcp_http_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_http_options_set_bind(o, "127.0.0.1", 0), MCP_OK);
+  mcp_http_options_set_shutdown_deadline_ms(o, 2000);
+  return o;
+}
+
+static void start(fixture *f, mcp_http_options_t *o) {
+  memset(f, 0, sizeof *f);
+  assert_int_equal(mcp_server_new("http-test", "1.0", &f->server), MCP_OK);
+  mcp_server_set_log_handler(f->server, quiet_log, NULL);
+  add_tool(f->server, "add", tool_add);
+  add_tool(f->server, "chatty", tool_chatty);
+  add_tool(f->server, "ask", tool_ask);
+  add_tool(f->server, "stepper", tool_stepper);
+  add_tool(f->server, "slow", tool_slow);
+  mcp_error_t err;
+  mcp_status st = mcp_http_server_start(f->server, o, &f->http, &err);
+  if (st != MCP_OK)
+    fail_msg("start: %s", err.message);
+  mcp_http_options_free(o);
+  f->port = mcp_http_server_port(f->http);
+  assert_true(f->port > 0);
+  atomic_store(&gate_open, 0);
+  atomic_store(&tool_done, 0);
+  atomic_store(&slow_started, 0);
+}
+
+static void stop(fixture *f) {
+  mcp_http_server_stop(f->http);
+  mcp_server_free(f->server);
+}
+
+/* initialize + initialized; returns the session id in sid. */
+static void open_session(int port, char sid[64]) {
+  char *body = NULL;
+  assert_int_equal(tc_do(port, "POST", ACCEPT, INIT, &body, sid), 200);
+  assert_non_null(strstr(body, "\"protocolVersion\""));
+  free(body);
+  assert_int_equal(strlen(sid), 36);
+  char hdr[256];
+  snprintf(hdr, sizeof hdr, ACCEPT "Mcp-Session-Id: %s\r\n", sid);
+  assert_int_equal(tc_do(port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
+}
+
+static void session_hdr(char *out, size_t n, const char *sid) {
+  snprintf(out, n,
+           ACCEPT "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+}
+
+/* ---- tests ----------------------------------------------------------------
+ */
+
+static void test_session_lifecycle(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char sid[64], hdr[256], *body = NULL;
+  open_session(f.port, sid);
+  for (char *p = sid; *p; p++)
+    assert_true(*p >= 0x21 && *p <= 0x7e);
+  session_hdr(hdr, sizeof hdr, sid);
+  assert_int_equal(tc_do(f.port, "POST", hdr, ADD(2), &body, NULL), 200);
+  assert_non_null(strstr(body, "\"text\":\"5\""));
+  free(body);
+  /* missing session id on a non-initialize request */
+  assert_int_equal(tc_do(f.port, "POST", ACCEPT, ADD(3), NULL, NULL), 400);
+  /* never-issued id */
+  assert_int_equal(
+      tc_do(f.port, "POST",
+            ACCEPT "Mcp-Session-Id: 00000000-0000-4000-8000-000000000000\r\n",
+            ADD(4), NULL, NULL),
+      404);
+  /* DELETE ends it; later requests get 404 */
+  assert_int_equal(tc_do(f.port, "DELETE", hdr, NULL, NULL, NULL), 204);
+  assert_int_equal(tc_do(f.port, "POST", hdr, ADD(5), NULL, NULL), 404);
+  assert_int_equal(tc_do(f.port, "DELETE", hdr, NULL, NULL, NULL), 404);
+  stop(&f);
+}
+
+static void test_status_codes(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  mcp_http_options_set_max_body_bytes(o, 2048);
+  mcp_http_options_set_max_json_depth(o, 16);
+  fixture f;
+  start(&f, o);
+  char sid[64], hdr[256], *body = NULL;
+  open_session(f.port, sid);
+  session_hdr(hdr, sizeof hdr, sid);
+  /* 406: Accept without text/event-stream */
+  assert_int_equal(
+      tc_do(f.port, "POST", "Accept: application/json\r\n", INIT, NULL, NULL),
+      406);
+  /* 405: other methods */
+  assert_int_equal(tc_do(f.port, "PUT", hdr, ADD(1), NULL, NULL), 405);
+  /* 400 + parse error body */
+  assert_int_equal(tc_do(f.port, "POST", hdr, "{not json", &body, NULL), 400);
+  assert_non_null(strstr(body, "-32700"));
+  free(body);
+  /* 400: batch */
+  assert_int_equal(tc_do(f.port, "POST", hdr, "[" ADD(1) "]", &body, NULL),
+                   400);
+  assert_non_null(strstr(body, "-32600"));
+  free(body);
+  /* 400: too deep */
+  char deep[256] = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\","
+                   "\"params\":{\"x\":";
+  for (int i = 0; i < 30; i++)
+    strcat(deep, "[");
+  for (int i = 0; i < 30; i++)
+    strcat(deep, "]");
+  strcat(deep, "}}");
+  assert_int_equal(tc_do(f.port, "POST", hdr, deep, NULL, NULL), 400);
+  /* 413: oversize body */
+  char *big = malloc(4096);
+  memset(big, ' ', 4095);
+  big[4095] = '\0';
+  memcpy(big, "{\"a\":1}", 7);
+  assert_int_equal(tc_do(f.port, "POST", hdr, big, NULL, NULL), 413);
+  free(big);
+  /* 400: unsupported MCP-Protocol-Version, with -32022 */
+  char badv[256];
+  snprintf(badv, sizeof badv,
+           ACCEPT "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 1999-01-01\r\n",
+           sid);
+  assert_int_equal(tc_do(f.port, "POST", badv, ADD(1), &body, NULL), 400);
+  assert_non_null(strstr(body, "-32022"));
+  free(body);
+  /* 404: wrong path */
+  tc_conn c;
+  assert_true(tc_open(&c, f.port, "POST", "/other", hdr, ADD(1), 5000));
+  assert_int_equal(c.status, 404);
+  tc_close(&c);
+  /* 202: a client response (to nothing pending) is accepted */
+  assert_int_equal(tc_do(f.port, "POST", hdr,
+                         "{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}", NULL,
+                         NULL),
+                   202);
+  /* 200 JSON for a plain request; ping answers inline */
+  assert_int_equal(tc_do(f.port, "POST", hdr,
+                         "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}",
+                         &body, NULL),
+                   200);
+  assert_non_null(strstr(body, "\"result\":{}"));
+  free(body);
+  /* GET without a session id */
+  assert_int_equal(
+      tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL, NULL, NULL),
+      400);
+  /* 406 on GET without text/event-stream */
+  char gh[256];
+  snprintf(gh, sizeof gh, "Accept: application/json\r\nMcp-Session-Id: %s\r\n",
+           sid);
+  assert_int_equal(tc_do(f.port, "GET", gh, NULL, NULL, NULL), 406);
+  stop(&f);
+}
+
+static void test_origin_and_host(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char *body = NULL, hdr[256];
+  assert_int_equal(tc_do(f.port, "POST",
+                         ACCEPT "Origin: http://evil.example\r\n", INIT, &body,
+                         NULL),
+                   403);
+  assert_non_null(strstr(body, "\"error\""));
+  assert_null(strstr(body, "\"id\""));
+  free(body);
+  snprintf(hdr, sizeof hdr, ACCEPT "Origin: http://localhost:%d\r\n", f.port);
+  char sid[64];
+  assert_int_equal(tc_do(f.port, "POST", hdr, INIT, NULL, sid), 200);
+  /* bogus Host: raw request with our own Host line */
+  tc_conn c;
+  memset(&c, 0, sizeof c);
+  c.fd = tc_connect(f.port);
+  const char *req = "POST /mcp HTTP/1.1\r\nHost: evil.example:80\r\n" ACCEPT
+                    "Content-Type: application/json\r\nContent-Length: 2\r\n"
+                    "\r\n{}";
+  assert_true(write(c.fd, req, strlen(req)) > 0);
+  while (!c.buf || !strstr(c.buf, "\r\n\r\n"))
+    assert_true(tc_fill(&c, 5000));
+  int status = 0;
+  sscanf(c.buf, "HTTP/1.1 %d", &status);
+  assert_int_equal(status, 403);
+  tc_close(&c);
+  stop(&f);
+}
+
+/* Splits "id: X\n..." lines of one event. */
+static void event_field(const char *ev, const char *name, char *out, size_t n) {
+  out[0] = '\0';
+  size_t nl = strlen(name);
+  for (const char *p = ev; p && *p;) {
+    if (strncmp(p, name, nl) == 0 && p[nl] == ':') {
+      const char *v = p + nl + 1;
+      if (*v == ' ')
+        v++;
+      size_t len = strcspn(v, "\n");
+      if (out[0] && strcmp(name, "data") == 0)
+        strncat(out, "\n", n - strlen(out) - 1);
+      strncat(out, v, len < n - strlen(out) - 1 ? len : n - strlen(out) - 1);
+    }
+    p = strchr(p, '\n');
+    if (p)
+      p++;
+  }
+}
+
+static void test_sse_upgrade_and_framing(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char sid[64], hdr[256], ctype[64];
+  open_session(f.port, sid);
+  session_hdr(hdr, sizeof hdr, sid);
+  tc_conn c;
+  assert_true(tc_open(&c, f.port, "POST", "/mcp", hdr,
+                      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+                      "\"params\":{\"name\":\"chatty\",\"arguments\":{}}}",
+                      5000));
+  assert_int_equal(c.status, 200);
+  assert_string_equal(tc_header(&c, "Content-Type", ctype, sizeof ctype),
+                      "text/event-stream");
+  char *ev, id[64], data[512], retry[16], first_id[64] = "";
+  /* priming: id, retry, empty data */
+  ev = tc_next_event(&c, 5000);
+  assert_non_null(ev);
+  event_field(ev, "id", first_id, sizeof first_id);
+  event_field(ev, "retry", retry, sizeof retry);
+  event_field(ev, "data", data, sizeof data);
+  assert_true(first_id[0] != '\0');
+  assert_string_equal(retry, "1000");
+  assert_string_equal(data, "");
+  free(ev);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "%.*s",
+           (int)(strrchr(first_id, '-') - first_id), first_id);
+  int notes = 0;
+  bool got_result = false;
+  char seen[8][64];
+  int nseen = 0;
+  while ((ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "id", id, sizeof id);
+    event_field(ev, "data", data, sizeof data);
+    assert_true(strncmp(id, prefix, strlen(prefix)) == 0);
+    for (int i = 0; i < nseen; i++)
+      assert_string_not_equal(seen[i], id);
+    snprintf(seen[nseen++], 64, "%s", id);
+    json_t *msg = json_loads(data, 0, NULL);
+    assert_non_null(msg); /* each data payload is one whole JSON message */
+    if (json_object_get(msg, "method")) {
+      notes++;
+      if (notes == 2)
+        assert_string_equal(json_string_value(json_object_get(
+                                json_object_get(msg, "params"), "data")),
+                            "multi\nline\r\nvalue");
+    } else {
+      got_result = strstr(data, "chatty done") != NULL;
+    }
+    json_decref(msg);
+    free(ev);
+  }
+  assert_int_equal(notes, 2);
+  assert_true(got_result);
+  tc_close(&c);
+  stop(&f);
+}
+
+static void test_elicitation_round_trip(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char sid[64], hdr[256], data[1024], *ev;
+  open_session(f.port, sid);
+  session_hdr(hdr, sizeof hdr, sid);
+  tc_conn c;
+  assert_true(tc_open(&c, f.port, "POST", "/mcp", hdr,
+                      "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\","
+                      "\"params\":{\"name\":\"ask\",\"arguments\":{}}}",
+                      5000));
+  assert_int_equal(c.status, 200);
+  json_t *req = NULL;
+  while (req == NULL && (ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    free(ev);
+    json_t *m = json_loads(data, 0, NULL);
+    if (m && json_object_get(m, "method"))
+      req = m;
+    else
+      json_decref(m);
+  }
+  assert_non_null(req);
+  assert_string_equal(json_string_value(json_object_get(req, "method")),
+                      "elicitation/create");
+  char answer[256];
+  snprintf(answer, sizeof answer,
+           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
+           "\"accept\",\"content\":{}}}",
+           (long long)json_integer_value(json_object_get(req, "id")));
+  json_decref(req);
+  assert_int_equal(tc_do(f.port, "POST", hdr, answer, NULL, NULL), 202);
+  bool ok = false;
+  while ((ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    ok = ok || strstr(data, "answer=accept") != NULL;
+    free(ev);
+  }
+  assert_true(ok);
+  tc_close(&c);
+  stop(&f);
+}
+
+static void test_resume_after_disconnect(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char sid[64], hdr[256], data[512], id[64], last[64] = "", *ev;
+  open_session(f.port, sid);
+  session_hdr(hdr, sizeof hdr, sid);
+  tc_conn c;
+  assert_true(tc_open(&c, f.port, "POST", "/mcp", hdr,
+                      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                      "\"params\":{\"name\":\"stepper\",\"arguments\":{}}}",
+                      5000));
+  /* priming + steps 1..3, then drop the connection */
+  int steps = 0;
+  while (steps < 3 && (ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "id", id, sizeof id);
+    event_field(ev, "data", data, sizeof data);
+    if (id[0])
+      snprintf(last, sizeof last, "%s", id);
+    if (strstr(data, "step "))
+      steps++;
+    free(ev);
+  }
+  assert_int_equal(steps, 3);
+  tc_close(&c);
+  atomic_store(&gate_open, 1);
+  for (int i = 0; i < 400 && !atomic_load(&tool_done); i++)
+    sleep_ms(5);
+  assert_true(atomic_load(&tool_done));
+  sleep_ms(20);
+  /* resume: exactly steps 4..6 and the result, then the stream ends */
+  char rh[512];
+  snprintf(rh, sizeof rh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "Last-Event-ID: %s\r\n",
+           sid, last);
+  assert_true(tc_open(&c, f.port, "GET", "/mcp", rh, NULL, 5000));
+  assert_int_equal(c.status, 200);
+  int expect = 4;
+  bool result = false;
+  while ((ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    char want[16];
+    snprintf(want, sizeof want, "step %d", expect);
+    if (strstr(data, "step ")) {
+      assert_non_null(strstr(data, want));
+      expect++;
+    } else if (strstr(data, "stepper done")) {
+      result = true;
+    }
+    free(ev);
+  }
+  assert_int_equal(expect, 7);
+  assert_true(result);
+  tc_close(&c);
+  /* an unknown Last-Event-ID is refused */
+  snprintf(rh, sizeof rh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "Last-Event-ID: 99-12345\r\n",
+           sid);
+  assert_int_equal(tc_do(f.port, "GET", rh, NULL, NULL, NULL), 400);
+  stop(&f);
+}
+
+static void test_get_stream_and_disconnect(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char sid[64], gh[256], hdr[256], data[512], *ev, *body = NULL;
+  open_session(f.port, sid);
+  session_hdr(hdr, sizeof hdr, sid);
+  snprintf(gh, sizeof gh, "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n",
+           sid);
+  tc_conn g;
+  assert_true(tc_open(&g, f.port, "GET", "/mcp", gh, NULL, 5000));
+  assert_int_equal(g.status, 200);
+  ev = tc_next_event(&g, 5000); /* priming */
+  assert_non_null(ev);
+  free(ev);
+  /* a second GET stream is refused while the first is open */
+  assert_int_equal(tc_do(f.port, "GET", gh, NULL, NULL, NULL), 409);
+  assert_int_equal(
+      mcp_server_broadcast(f.server, "notifications/tools/list_changed", NULL),
+      MCP_OK);
+  ev = tc_next_event(&g, 5000);
+  assert_non_null(ev);
+  event_field(ev, "data", data, sizeof data);
+  assert_non_null(strstr(data, "list_changed"));
+  free(ev);
+  /* the client vanishes mid-stream; the server keeps serving */
+  tc_close(&g);
+  for (int i = 0; i < 5; i++) {
+    mcp_server_broadcast(f.server, "notifications/tools/list_changed", NULL);
+    assert_int_equal(tc_do(f.port, "POST", hdr, ADD(9), &body, NULL), 200);
+    free(body);
+  }
+  /* and a new GET stream can be opened once the old one is detected gone */
+  int st = 0;
+  for (int i = 0; i < 100 && st != 200; i++) {
+    tc_conn g2;
+    assert_true(tc_open(&g2, f.port, "GET", "/mcp", gh, NULL, 5000));
+    st = g2.status;
+    tc_close(&g2);
+    if (st != 200) {
+      mcp_server_broadcast(f.server, "notifications/tools/list_changed", NULL);
+      sleep_ms(10);
+    }
+  }
+  assert_int_equal(st, 200);
+  stop(&f);
+}
+
+static void test_get_disabled(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  mcp_http_options_set_get_stream(o, false);
+  fixture f;
+  start(&f, o);
+  char sid[64], gh[256];
+  open_session(f.port, sid);
+  snprintf(gh, sizeof gh, "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n",
+           sid);
+  assert_int_equal(tc_do(f.port, "GET", gh, NULL, NULL, NULL), 405);
+  stop(&f);
+}
+
+typedef struct worker_arg {
+  int port;
+  int sessions;
+  int calls;
+  atomic_int *failures;
+} worker_arg;
+
+static void *session_worker(void *p) {
+  worker_arg *a = p;
+  for (int s = 0; s < a->sessions; s++) {
+    char sid[64], hdr[256], *body = NULL;
+    if (tc_do(a->port, "POST", ACCEPT, INIT, NULL, sid) != 200) {
+      atomic_fetch_add(a->failures, 1);
+      continue;
+    }
+    session_hdr(hdr, sizeof hdr, sid);
+    tc_do(a->port, "POST", hdr, INITIALIZED, NULL, NULL);
+    for (int i = 0; i < a->calls; i++) {
+      if (tc_do(a->port, "POST", hdr, ADD(11), &body, NULL) != 200 ||
+          strstr(body, "\"text\":\"5\"") == NULL)
+        atomic_fetch_add(a->failures, 1);
+      free(body);
+      body = NULL;
+    }
+    tc_do(a->port, "DELETE", hdr, NULL, NULL, NULL);
+  }
+  return NULL;
+}
+
+static void test_many_concurrent_sessions(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  atomic_int failures = 0;
+  enum { THREADS = 10 };
+  pthread_t t[THREADS];
+  worker_arg a = {f.port, 5, 20, &failures}; /* 50 sessions x 20 calls */
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&t[i], NULL, session_worker, &a);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(t[i], NULL);
+  assert_int_equal(atomic_load(&failures), 0);
+  stop(&f);
+}
+
+static void test_stateless_mode(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  mcp_http_options_set_stateless(o, true);
+  fixture f;
+  start(&f, o);
+  char sid[64], *body = NULL;
+  /* a legacy request without initialize runs on a temporary session */
+  assert_int_equal(tc_do(f.port, "POST",
+                         ACCEPT "MCP-Protocol-Version: 2025-06-18\r\n", ADD(1),
+                         &body, sid),
+                   200);
+  assert_non_null(strstr(body, "\"text\":\"5\""));
+  assert_string_equal(sid, "");
+  free(body);
+  /* initialize works, but issues no session id */
+  assert_int_equal(tc_do(f.port, "POST", ACCEPT, INIT, &body, sid), 200);
+  assert_string_equal(sid, "");
+  free(body);
+  /* modern request: _meta carries the version */
+  assert_int_equal(
+      tc_do(
+          f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+          "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+          "{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3},\"_meta\":{"
+          "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+          "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+          &body, NULL),
+      200);
+  assert_non_null(strstr(body, "\"resultType\":\"complete\""));
+  free(body);
+  /* modern unknown method: 404 with -32601 */
+  assert_int_equal(
+      tc_do(
+          f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+          "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{"
+          "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+          "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+          &body, NULL),
+      404);
+  assert_non_null(strstr(body, "-32601"));
+  free(body);
+  /* no GET stream, no DELETE */
+  assert_int_equal(
+      tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL, NULL, NULL),
+      405);
+  assert_int_equal(tc_do(f.port, "DELETE", "", NULL, NULL, NULL), 405);
+  stop(&f);
+}
+
+static void test_session_limit_and_expiry(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  mcp_http_options_set_max_sessions(o, 2);
+  mcp_http_options_set_session_idle_timeout_ms(o, 150);
+  fixture f;
+  start(&f, o);
+  char s1[64], s2[64], hdr[256], *body = NULL;
+  open_session(f.port, s1);
+  open_session(f.port, s2);
+  assert_int_equal(tc_do(f.port, "POST", ACCEPT, INIT, &body, NULL), 503);
+  assert_non_null(strstr(body, "\"error\""));
+  free(body);
+  sleep_ms(600);
+  session_hdr(hdr, sizeof hdr, s1);
+  assert_int_equal(tc_do(f.port, "POST", hdr, ADD(1), NULL, NULL), 404);
+  char s3[64];
+  open_session(f.port, s3); /* room again */
+  stop(&f);
+}
+
+typedef struct slow_arg {
+  int port;
+  char sid[64];
+  int status;
+  char *body;
+} slow_arg;
+
+static void *slow_client(void *p) {
+  slow_arg *a = p;
+  char hdr[256];
+  session_hdr(hdr, sizeof hdr, a->sid);
+  a->status = tc_do(a->port, "POST", hdr,
+                    "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"slow\",\"arguments\":{}}}",
+                    &a->body, NULL);
+  return NULL;
+}
+
+static void test_graceful_stop_with_inflight_request(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  slow_arg a = {.port = f.port};
+  open_session(f.port, a.sid);
+  pthread_t t;
+  pthread_create(&t, NULL, slow_client, &a);
+  for (int i = 0; i < 400 && !atomic_load(&slow_started); i++)
+    sleep_ms(5);
+  assert_true(atomic_load(&slow_started));
+  int port = f.port;
+  stop(&f); /* must let the in-flight call answer */
+  pthread_join(t, NULL);
+  assert_int_equal(a.status, 200);
+  assert_non_null(strstr(a.body, "slow done"));
+  free(a.body);
+  assert_true(tc_connect(port) < 0); /* no longer accepting */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_session_lifecycle),
+      cmocka_unit_test(test_status_codes),
+      cmocka_unit_test(test_origin_and_host),
+      cmocka_unit_test(test_sse_upgrade_and_framing),
+      cmocka_unit_test(test_elicitation_round_trip),
+      cmocka_unit_test(test_resume_after_disconnect),
+      cmocka_unit_test(test_get_stream_and_disconnect),
+      cmocka_unit_test(test_get_disabled),
+      cmocka_unit_test(test_many_concurrent_sessions),
+      cmocka_unit_test(test_stateless_mode),
+      cmocka_unit_test(test_session_limit_and_expiry),
+      cmocka_unit_test(test_graceful_stop_with_inflight_request),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
