@@ -51,6 +51,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
 void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
+  mcp__tasks_shutdown(s); /* its threads still use the server */
   mcp__registry_destroy(&s->tools);
   pthread_mutex_destroy(&s->lock);
   free(s->name);
@@ -236,6 +237,8 @@ json_t *mcp__server_capabilities_json(const mcp_server_t *s) {
     json_object_set_new(tools, "listChanged", json_true());
   json_object_set_new(caps, "tools", tools);
   json_object_set_new(caps, "logging", json_object());
+  if (s->tasks)
+    json_object_set_new(caps, "tasks", mcp__tasks_capabilities_json(s));
   return caps;
 }
 
