@@ -299,15 +299,17 @@ static void execute(task_run *r) {
   stopping = e->stopping;
   bool deferred = r->deferred;
   pthread_mutex_unlock(&e->lock);
-  if (st == MCP_OK && deferred) {
+  if (stopping) {
+    /* The handler saw the shutdown as a cancellation: whatever it returned
+     * is partial work. */
+    mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
+  } else if (st == MCP_OK && deferred) {
     /* the application completes it later */
   } else if (st == MCP_OK) {
     mcp__tasks_transition(
         &e->tasks, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
         is_error ? "The tool reported an error (isError result)" : NULL,
         out.data, NULL, NULL);
-  } else if (stopping && atomic_load(&call->cancelled)) {
-    mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
   } else {
     /* The original request would have got a JSON-RPC error: keep it, so
      * tasks/result can replay exactly that. */
