@@ -1,10 +1,14 @@
 /* main.c - mcp-demo-server: the reference demo of libmcp.
  *
- *   mcp-demo-server [--stdio] [--db PATH] [--workers N] [--page-size N]
- *                   [--banner]
+ *   mcp-demo-server [--stdio] [--db PATH] [--store memory|sqlite:PATH]
+ *                   [--no-tasks] [--cleanup-tasks] [--workers N]
+ *                   [--page-size N] [--banner]
  *
- * Serves the demo tools over stdio. --banner prints how to talk to it on
- * stderr (stdout carries only MCP messages).
+ * Serves the demo tools over stdio, with MCP tasks enabled (task store:
+ * --store, default sqlite:./mcp-demo.db; --db is the business data and may
+ * name the same file). --cleanup-tasks runs task cleanup once, prints what
+ * it removed and exits. --banner prints how to talk to it on stderr (stdout
+ * carries only MCP messages).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,30 +17,94 @@
 #include <mcp/mcp.h>
 
 #include "demo_db.h"
+#include "demo_tasks.h"
 #include "demo_tools.h"
 
+#define DEMO_NAME "libmcp-demo"
+
 static void usage(FILE *f) {
-  fputs("usage: mcp-demo-server [--stdio] [--db PATH] [--workers N]\n"
+  fputs("usage: mcp-demo-server [--stdio] [--db PATH] [--store SPEC]\n"
+        "                       [--no-tasks] [--cleanup-tasks] [--workers N]\n"
         "                       [--page-size N] [--banner]\n"
         "  --stdio        serve MCP over stdin/stdout (default)\n"
         "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
+        "  --store SPEC   task store: memory or sqlite:PATH\n"
+        "                 (default sqlite:./mcp-demo.db)\n"
+        "  --no-tasks     serve without MCP tasks\n"
+        "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
         "  --workers N    handler threads (default 4)\n"
         "  --page-size N  tools per tools/list page (default 50)\n"
         "  --banner       print how to talk to the server on stderr\n",
         f);
 }
 
+/* Tasks: stdio has one client per process, so listing by session cannot
+ * leak another caller's tasks and tasks.list is declared. */
+static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
+                               mcp_error_t *err) {
+  mcp_task_options_t *o = NULL;
+  mcp_status st = mcp_task_options_new(&o);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_list(o, true);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_immediate_response(
+        o, "The %s tool is running as a background task; its result will "
+           "follow.");
+  if (st == MCP_OK)
+    st = mcp_server_enable_tasks(server, store, o, err);
+  else
+    mcp_error_set(err, st, "%s", mcp_strerror(st));
+  mcp_task_options_free(o);
+  return st;
+}
+
+static void print_removed(const char *task_id, const char *reason, void *ud) {
+  (void)ud;
+  printf("%-9s %s\n", reason, task_id);
+}
+
+/* Like the seed's ZMCP_CLEAR_MCP_TASKS report: one pass, then exit. */
+static int cleanup_tasks(const char *spec) {
+  mcp_error_t err;
+  mcp_store_t *store = NULL;
+  if (mcp_store_open(spec, &store, &err) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: task store: %s\n", err.message);
+    return 1;
+  }
+  mcp_tasks_t *tasks = NULL;
+  mcp_task_cleanup_report rep;
+  mcp_status st = mcp_tasks_open(store, DEMO_NAME, &tasks);
+  if (st == MCP_OK)
+    st = mcp_task_delete_outdated(tasks, NULL, print_removed, NULL, &rep);
+  if (st == MCP_OK)
+    printf("removed %zu expired and %zu outdated tasks; failed %zu stuck "
+           "tasks\n",
+           rep.expired, rep.retained, rep.stuck);
+  else
+    fprintf(stderr, "mcp-demo-server: cleanup failed: %s\n", mcp_strerror(st));
+  mcp_tasks_free(tasks);
+  mcp_store_free(store);
+  return st == MCP_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
   unsigned workers = 4;
   size_t page_size = 50;
-  bool banner = false;
+  bool banner = false, tasks = true, cleanup = false;
+  const char *store_spec = "sqlite:mcp-demo.db";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
       continue;
     if (strcmp(a, "--banner") == 0)
       banner = true;
+    else if (strcmp(a, "--store") == 0 && i + 1 < argc)
+      store_spec = argv[++i];
+    else if (strcmp(a, "--no-tasks") == 0)
+      tasks = false;
+    else if (strcmp(a, "--cleanup-tasks") == 0)
+      cleanup = true;
     else if (strcmp(a, "--db") == 0 && i + 1 < argc)
       db_path = argv[++i];
     else if (strcmp(a, "--workers") == 0 && i + 1 < argc)
@@ -54,13 +122,20 @@ int main(int argc, char **argv) {
   }
 
   mcp_error_t err;
+  if (cleanup)
+    return cleanup_tasks(store_spec);
+  mcp_store_t *store = NULL;
+  if (tasks && mcp_store_open(store_spec, &store, &err) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: task store: %s\n", err.message);
+    return 1;
+  }
   demo_db *db = NULL;
   if (demo_db_open(db_path, &db, &err) != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     return 1;
   }
   mcp_server_t *server = NULL;
-  mcp_status st = mcp_server_new("libmcp-demo", MCP_VERSION_STRING, &server);
+  mcp_status st = mcp_server_new(DEMO_NAME, MCP_VERSION_STRING, &server);
   if (st == MCP_OK) {
     mcp_server_set_title(server, "libmcp Demo Server");
     mcp_server_set_description(
@@ -77,10 +152,15 @@ int main(int argc, char **argv) {
     st = demo_register_tools(server, db, &err);
   else
     mcp_error_set(&err, st, "%s", mcp_strerror(st));
+  if (st == MCP_OK && tasks)
+    st = demo_register_task_tools(server, &err);
+  if (st == MCP_OK && tasks)
+    st = enable_tasks(server, store, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
     demo_db_close(db);
+    mcp_store_free(store);
     return 1;
   }
   if (banner)
@@ -98,5 +178,6 @@ int main(int argc, char **argv) {
   st = mcp_server_serve_stdio(server);
   mcp_server_free(server);
   demo_db_close(db);
+  mcp_store_free(store);
   return st == MCP_OK ? 0 : 1;
 }
