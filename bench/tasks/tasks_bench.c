@@ -69,11 +69,12 @@ static double run_server(mcp_store_t *store, int n) {
   double t0 = now_s();
   char line[256];
   for (int i = 0; i < n; i++) {
-    int len = snprintf(line, sizeof line,
-                       "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-                       "\"params\":{\"name\":\"quick\",\"arguments\":{},"
-                       "\"task\":{}}}",
-                       i + 1);
+    int len =
+        snprintf(line, sizeof line,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+                 "\"params\":{\"name\":\"quick\",\"arguments\":{},"
+                 "\"task\":{}}}",
+                 i + 1);
     if (mcp__server_accept(s, se, NULL, line, (size_t)len, ch, &call) ==
         MCP__ACCEPT_REQUEST)
       mcp__call_run(call);
@@ -132,8 +133,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tasks_bench: %s\n", err.message);
     return 1;
   }
-  double dt = strcmp(mode, "api") == 0 ? run_api(store, n)
-                                       : run_server(store, n);
+  double dt =
+      strcmp(mode, "api") == 0 ? run_api(store, n) : run_server(store, n);
   printf("tasks %s %s: %d tasks in %.3f s = %.0f tasks/s\n",
          mcp_store_name(store), mode, n, dt, n / dt);
   mcp_store_free(store);

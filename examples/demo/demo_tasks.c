@@ -19,8 +19,8 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-static mcp_status long_export(mcp_call_t *call, json_t *args,
-                              mcp_result_t *r, void *ud) {
+static mcp_status long_export(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
   (void)ud;
   const char *format = mcp_arg_string_or(args, "format", "csv");
   double seconds = 3;
@@ -43,12 +43,11 @@ static mcp_status long_export(mcp_call_t *call, json_t *args,
            task ? task : "inline", format);
   mcp_result_add_textf(r, "Exported %ld rows as %s.", rows, format);
   mcp_content_t *link = mcp_result_add_resource_link(r, uri, "export");
-  mcp_content_set_mime_type(link, strcmp(format, "json") == 0
-                                      ? "application/json"
-                                      : "text/csv");
-  mcp_result_set_structured(r, json_pack("{s:I,s:s,s:s}", "rows",
-                                         (json_int_t)rows, "format", format,
-                                         "uri", uri));
+  mcp_content_set_mime_type(
+      link, strcmp(format, "json") == 0 ? "application/json" : "text/csv");
+  mcp_result_set_structured(r,
+                            json_pack("{s:I,s:s,s:s}", "rows", (json_int_t)rows,
+                                      "format", format, "uri", uri));
   return MCP_OK;
 }
 
@@ -67,9 +66,9 @@ static mcp_status reindex(mcp_call_t *call, json_t *args, mcp_result_t *r,
   }
   clock_gettime(CLOCK_MONOTONIC, &b);
   double secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
-  return mcp_result_set_structured(
-      r, json_pack("{s:s,s:i,s:f}", "section", section, "documents",
-                   documents, "seconds", secs));
+  return mcp_result_set_structured(r, json_pack("{s:s,s:i,s:f}", "section",
+                                                section, "documents", documents,
+                                                "seconds", secs));
 }
 
 static mcp_status archive_orders(mcp_call_t *call, json_t *args,
@@ -146,11 +145,10 @@ mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
          "\"string\",\"description\":\"Catalog section to reindex\","
          "\"enum\":[\"products\",\"articles\",\"media\"]}},"
          "\"required\":[\"section\"]}");
-  mcp_tool_set_output_schema_text(
-      t, "{\"type\":\"object\",\"properties\":{"
-         "\"section\":{\"type\":\"string\"},"
-         "\"documents\":{\"type\":\"integer\"},"
-         "\"seconds\":{\"type\":\"number\"}}}");
+  mcp_tool_set_output_schema_text(t, "{\"type\":\"object\",\"properties\":{"
+                                     "\"section\":{\"type\":\"string\"},"
+                                     "\"documents\":{\"type\":\"integer\"},"
+                                     "\"seconds\":{\"type\":\"number\"}}}");
   mcp_tool_set_handler(t, reindex, NULL, NULL);
   if ((st = add(s, t, err)) != MCP_OK)
     return st;

@@ -28,19 +28,19 @@ extern "C" {
  * are NUL-terminated; the ones marked "or NULL" may be NULL. Records a store
  * returns own their strings: release with mcp_task_record_clear. */
 typedef struct mcp_task_record {
-  char *scope;           /* server name */
-  char *task_id;         /* unique within the scope */
-  char *owner;           /* authenticated subject, or NULL */
-  char *session;         /* key of the creating session, or NULL */
-  char *tool;            /* tool name, or NULL */
+  char *scope;   /* server name */
+  char *task_id; /* unique within the scope */
+  char *owner;   /* authenticated subject, or NULL */
+  char *session; /* key of the creating session, or NULL */
+  char *tool;    /* tool name, or NULL */
   mcp_task_status status;
-  char *status_message;  /* or NULL */
-  int64_t created_ms;    /* Unix epoch milliseconds */
-  int64_t updated_ms;    /* lastUpdatedAt */
-  int64_t ttl_ms;        /* < 0: unlimited; counted from created_ms */
+  char *status_message;     /* or NULL */
+  int64_t created_ms;       /* Unix epoch milliseconds */
+  int64_t updated_ms;       /* lastUpdatedAt */
+  int64_t ttl_ms;           /* < 0: unlimited; counted from created_ms */
   int64_t poll_interval_ms; /* < 0: none */
-  char *result;          /* CallToolResult JSON text, or NULL */
-  char *error;           /* JSON-RPC error object JSON text, or NULL */
+  char *result;             /* CallToolResult JSON text, or NULL */
+  char *error;              /* JSON-RPC error object JSON text, or NULL */
 } mcp_task_record;
 
 /* Frees the strings of a record filled by a store and zeroes it. */
@@ -129,8 +129,8 @@ MCP_API mcp_status mcp_store_task_put(mcp_store_t *s,
                                       const mcp_task_record *rec,
                                       mcp_error_t *err);
 MCP_API mcp_status mcp_store_task_get(mcp_store_t *s, const char *scope,
-                                      const char *task_id,
-                                      mcp_task_record *out, mcp_error_t *err);
+                                      const char *task_id, mcp_task_record *out,
+                                      mcp_error_t *err);
 MCP_API mcp_status mcp_store_task_update(mcp_store_t *s,
                                          const mcp_task_record *rec,
                                          mcp_task_status *current,
@@ -140,8 +140,7 @@ MCP_API mcp_status mcp_store_task_list(mcp_store_t *s, const char *scope,
                                        size_t limit, mcp_task_visit_fn fn,
                                        void *ud, mcp_error_t *err);
 MCP_API mcp_status mcp_store_task_delete(mcp_store_t *s, const char *scope,
-                                         const char *task_id,
-                                         mcp_error_t *err);
+                                         const char *task_id, mcp_error_t *err);
 MCP_API mcp_status mcp_store_task_sweep(mcp_store_t *s, const char *scope,
                                         int64_t now_ms, int64_t retention_ms,
                                         mcp_task_removed_fn fn, void *ud,

@@ -81,8 +81,7 @@ MCP_API mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
  * unlimited, sent as null) and the largest ttl granted (default 86400000 ms;
  * < 0: no maximum). Requested ttls are clamped to the maximum. */
 MCP_API mcp_status mcp_task_options_set_ttl(mcp_task_options_t *o,
-                                            int64_t default_ms,
-                                            int64_t max_ms);
+                                            int64_t default_ms, int64_t max_ms);
 /* pollInterval suggested to clients (default 1000 ms; < 0: not sent). */
 MCP_API mcp_status mcp_task_options_set_poll_interval(mcp_task_options_t *o,
                                                       int64_t ms);
@@ -127,7 +126,8 @@ MCP_API mcp_status mcp_task_options_set_resume_hook(mcp_task_options_t *o,
                                                     mcp_task_resume_fn fn,
                                                     void *user_data);
 
-/* ---- the server's engine -------------------------------------------------- */
+/* ---- the server's engine --------------------------------------------------
+ */
 /* Turns tasks on. store is borrowed and must outlive the server; options
  * (may be NULL for the defaults) are copied. Recovers interrupted tasks (see
  * the resume hook) and starts the executor and the sweeper. Call before
@@ -151,7 +151,8 @@ MCP_API const char *mcp_call_task_id(const mcp_call_t *call);
  * MCP_ERR_STATE when the call is not a task. */
 MCP_API mcp_status mcp_call_task_defer(mcp_call_t *call);
 
-/* ---- the application's task API -------------------------------------------- */
+/* ---- the application's task API --------------------------------------------
+ */
 /* Returns new: a task manager on store (borrowed, must outlive it) for the
  * tasks of scope (the server name, copied). Free with mcp_tasks_free. */
 MCP_API mcp_status mcp_tasks_open(mcp_store_t *store, const char *scope,
@@ -168,8 +169,7 @@ MCP_API mcp_status mcp_task_create(mcp_tasks_t *tasks, const char *tool_name,
 /* The Task object (returns new). MCP_ERR_NOT_FOUND when unknown or expired. */
 MCP_API mcp_status mcp_task_get(mcp_tasks_t *tasks, const char *task_id,
                                 json_t **task_out);
-MCP_API mcp_status mcp_task_get_status(mcp_tasks_t *tasks,
-                                       const char *task_id,
+MCP_API mcp_status mcp_task_get_status(mcp_tasks_t *tasks, const char *task_id,
                                        mcp_task_status *out);
 /* A page of every task of the scope, oldest first: {"tasks": [...],
  * "nextCursor"?} (returns new). cursor: NULL or a previous nextCursor;
@@ -202,8 +202,8 @@ MCP_API mcp_status mcp_task_update_status(mcp_tasks_t *tasks,
                                           const char *message);
 /* Stores a CallToolResult object (steals, even on failure) as the task's
  * payload without changing its status. MCP_ERR_STATE when terminal. */
-MCP_API mcp_status mcp_task_set_payload(mcp_tasks_t *tasks,
-                                        const char *task_id, json_t *payload);
+MCP_API mcp_status mcp_task_set_payload(mcp_tasks_t *tasks, const char *task_id,
+                                        json_t *payload);
 /* Deletes a task outright. */
 MCP_API mcp_status mcp_task_delete(mcp_tasks_t *tasks, const char *task_id);
 

@@ -37,9 +37,10 @@ bool mcp__task_record_copy(mcp_task_record *dst, const mcp_task_record *src) {
   dst->updated_ms = src->updated_ms;
   dst->ttl_ms = src->ttl_ms;
   dst->poll_interval_ms = src->poll_interval_ms;
-  if (dup_opt(&dst->scope, src->scope) && dup_opt(&dst->task_id, src->task_id) &&
-      dup_opt(&dst->owner, src->owner) && dup_opt(&dst->session, src->session) &&
-      dup_opt(&dst->tool, src->tool) &&
+  if (dup_opt(&dst->scope, src->scope) &&
+      dup_opt(&dst->task_id, src->task_id) &&
+      dup_opt(&dst->owner, src->owner) &&
+      dup_opt(&dst->session, src->session) && dup_opt(&dst->tool, src->tool) &&
       dup_opt(&dst->status_message, src->status_message) &&
       dup_opt(&dst->result, src->result) && dup_opt(&dst->error, src->error))
     return true;
@@ -85,7 +86,9 @@ const char *mcp_store_name(const mcp_store_t *s) {
 const mcp_store_ops *mcp_store_get_ops(const mcp_store_t *s) {
   return s ? s->ops : NULL;
 }
-void *mcp_store_impl(const mcp_store_t *s) { return s ? s->impl : NULL; }
+void *mcp_store_impl(const mcp_store_t *s) {
+  return s ? s->impl : NULL;
+}
 
 mcp_status mcp_store_open(const char *spec, mcp_store_t **out,
                           mcp_error_t *err) {

@@ -95,8 +95,8 @@ static mcp_status mem_get(void *impl, const char *scope, const char *id,
     st = MCP_ERR_NOMEM;
   pthread_mutex_unlock(&m->lock);
   if (st != MCP_OK)
-    mcp_error_set(err, st, st == MCP_ERR_NOT_FOUND ? "task not found"
-                                                   : "out of memory");
+    mcp_error_set(err, st,
+                  st == MCP_ERR_NOT_FOUND ? "task not found" : "out of memory");
   return st;
 }
 
@@ -175,7 +175,8 @@ static mcp_status mem_list(void *impl, const char *scope,
   }
   for (size_t i = 0; i < m->nbuckets; i++)
     for (entry *e = m->buckets[i]; e; e = e->next)
-      if (strcmp(e->rec.scope, scope) == 0 && mcp__task_filter_match(f, &e->rec))
+      if (strcmp(e->rec.scope, scope) == 0 &&
+          mcp__task_filter_match(f, &e->rec))
         hits[n++] = &e->rec;
   qsort(hits, n, sizeof *hits, cmp_rec);
   if (limit > 0 && n > limit)

@@ -57,7 +57,8 @@ static const char *const sql[S_COUNT] = {
                  " error = COALESCE(?7, error)"
                  " WHERE scope = ?1 AND task_id = ?2"
                  " AND status IN ('working', 'input_required')",
-    [S_STATUS] = "SELECT status FROM mcp_tasks WHERE scope = ?1 AND task_id = ?2",
+    [S_STATUS] =
+        "SELECT status FROM mcp_tasks WHERE scope = ?1 AND task_id = ?2",
     [S_DELETE] = "DELETE FROM mcp_tasks WHERE scope = ?1 AND task_id = ?2",
     [S_BEGIN] = "BEGIN IMMEDIATE",
     [S_COMMIT] = "COMMIT",
@@ -500,10 +501,9 @@ mcp_status mcp_store_sqlite_open(const char *path, mcp_store_t **out,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   pthread_mutex_init(&q->lock, NULL);
   /* NOMUTEX: our own lock serializes use of the connection. */
-  int rc = sqlite3_open_v2(path, &q->db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                               SQLITE_OPEN_NOMUTEX,
-                           NULL);
+  int rc = sqlite3_open_v2(
+      path, &q->db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   mcp_status st = MCP_OK;
   if (rc != SQLITE_OK) {
     st = mcp_error_set(err, MCP_ERR_IO, "cannot open %s: %s", path,
@@ -511,8 +511,7 @@ mcp_status mcp_store_sqlite_open(const char *path, mcp_store_t **out,
     goto fail;
   }
   sqlite3_busy_timeout(q->db, 5000);
-  if (sqlite3_exec(q->db,
-                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+  if (sqlite3_exec(q->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
                    NULL, NULL, NULL) != SQLITE_OK) {
     st = db_error(q, err, "pragmas");
     goto fail;

@@ -75,7 +75,8 @@ struct mcp__task_engine {
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
 };
 
-/* ---- small helpers -------------------------------------------------------- */
+/* ---- small helpers --------------------------------------------------------
+ */
 static unsigned bucket_of(const char *id) {
   unsigned h = 5381;
   for (const char *p = id; *p; p++)
@@ -173,7 +174,8 @@ static const char *task_id_param(mcp_call_t *call) {
   return json_is_string(id) ? json_string_value(id) : NULL;
 }
 
-/* ---- change reporting ------------------------------------------------------- */
+/* ---- change reporting -------------------------------------------------------
+ */
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
@@ -216,7 +218,8 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
     mcp__session_release(se);
 }
 
-/* ---- the task channel ---------------------------------------------------------- */
+/* ---- the task channel
+ * ---------------------------------------------------------- */
 static mcp_status task_send(void *ctx, const char *msg, size_t len,
                             unsigned flags) {
   task_run *r = ctx;
@@ -243,13 +246,13 @@ static void task_input(mcp_call_t *call, bool waiting) {
   bool change = waiting ? r->input_waits++ == 0 : --r->input_waits == 0;
   pthread_mutex_unlock(&e->lock);
   if (change) /* a cancelled task stays cancelled: the CAS refuses */
-    mcp__tasks_transition(&e->tasks, r->id,
-                          waiting ? MCP_TASK_INPUT_REQUIRED : MCP_TASK_WORKING,
-                          waiting ? "Waiting for input from the client" : NULL,
-                          NULL, NULL, NULL);
+    mcp__tasks_transition(
+        &e->tasks, r->id, waiting ? MCP_TASK_INPUT_REQUIRED : MCP_TASK_WORKING,
+        waiting ? "Waiting for input from the client" : NULL, NULL, NULL, NULL);
 }
 
-/* ---- running ------------------------------------------------------------------ */
+/* ---- running
+ * ------------------------------------------------------------------ */
 static void finish_run(task_run *r) {
   mcp__task_engine *e = r->e;
   pthread_mutex_lock(&e->lock);
@@ -382,7 +385,8 @@ static void start_run(mcp_call_t *call, void *ctx) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* ---- tools/call ------------------------------------------------------------ */
+/* ---- tools/call ------------------------------------------------------------
+ */
 static mcp_status support_error(mcp_call_t *call, mcp_tool_t *tool,
                                 bool required) {
   char msg[256];
@@ -440,8 +444,7 @@ static void give_slot(mcp__task_engine *e, const char *key) {
 }
 
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
-                                 json_t *args, json_t **result,
-                                 bool *handled) {
+                                 json_t *args, json_t **result, bool *handled) {
   mcp__task_engine *e = call->server->tasks;
   *handled = false;
   if (e == NULL || call->stateless || call->session == NULL)
@@ -538,7 +541,8 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   return MCP_OK;
 }
 
-/* ---- tasks/get, tasks/list, tasks/cancel ------------------------------------- */
+/* ---- tasks/get, tasks/list, tasks/cancel
+ * ------------------------------------- */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
   mcp__task_engine *e = call->server->tasks;
   if (e == NULL)
@@ -625,7 +629,8 @@ mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
 
-/* ---- tasks/result -------------------------------------------------------------- */
+/* ---- tasks/result
+ * -------------------------------------------------------------- */
 static void add_waiter(mcp__task_engine *e, const char *id, waiter *w) {
   pthread_mutex_lock(&e->lock);
   task_run *r = find_run(e, id);
@@ -664,9 +669,9 @@ static mcp_status replay(mcp_call_t *call, const mcp_task_record *rec,
     snprintf(msg, sizeof msg,
              "Invalid params: task %.64s was cancelled and has no result",
              rec->task_id);
-    mcp_call_set_error(call, MCP_RPC_INVALID_PARAMS, msg,
-                       json_pack("{s:s,s:s}", "taskId", rec->task_id, "status",
-                                 "cancelled"));
+    mcp_call_set_error(
+        call, MCP_RPC_INVALID_PARAMS, msg,
+        json_pack("{s:s,s:s}", "taskId", rec->task_id, "status", "cancelled"));
     return MCP_ERR_INVALID_PARAMS;
   }
   if (rec->error) {
@@ -764,10 +769,11 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
   return st;
 }
 
-/* ---- capabilities, accessors ------------------------------------------------- */
+/* ---- capabilities, accessors
+ * ------------------------------------------------- */
 json_t *mcp__tasks_capabilities_json(const mcp_server_t *s) {
-  json_t *caps = json_pack("{s:{},s:{s:{s:{}}}}", "cancel", "requests",
-                           "tools", "call");
+  json_t *caps =
+      json_pack("{s:{},s:{s:{s:{}}}}", "cancel", "requests", "tools", "call");
   if (caps && s->tasks->opts.list)
     json_object_set_new(caps, "list", json_object());
   return caps;
@@ -791,7 +797,8 @@ mcp_status mcp_call_task_defer(mcp_call_t *call) {
   return MCP_OK;
 }
 
-/* ---- enable, recovery, sweeper, shutdown --------------------------------------- */
+/* ---- enable, recovery, sweeper, shutdown
+ * --------------------------------------- */
 static bool collect_task(const mcp_task_record *rec, void *ud) {
   json_array_append_new((json_t *)ud, mcp__task_json(rec));
   return true;
@@ -814,8 +821,8 @@ static void recover(mcp__task_engine *e) {
     const char *id = json_string_value(json_object_get(task, "taskId"));
     if (id == NULL)
       continue;
-    if (e->opts.resume_fn && e->opts.resume_fn(&e->tasks, task,
-                                               e->opts.resume_ud))
+    if (e->opts.resume_fn &&
+        e->opts.resume_fn(&e->tasks, task, e->opts.resume_ud))
       continue;
     mcp_task_fail(&e->tasks, id, INTERRUPTED);
   }
@@ -911,8 +918,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot start task threads");
   }
   if (e->opts.sweep_interval_ms > 0)
-    e->has_sweeper =
-        pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
+    e->has_sweeper = pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
   s->tasks = e;
   return MCP_OK;
 }

@@ -80,9 +80,9 @@ json_t *mcp__task_json(const mcp_task_record *r) {
   char created[32], updated[32];
   mcp__format_rfc3339_ms(r->created_ms, created);
   mcp__format_rfc3339_ms(r->updated_ms, updated);
-  json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o}", "taskId", r->task_id,
-                        "status", mcp_task_status_name(r->status), "createdAt",
-                        created, "lastUpdatedAt", updated, "ttl",
+  json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o}", "taskId", r->task_id, "status",
+                        mcp_task_status_name(r->status), "createdAt", created,
+                        "lastUpdatedAt", updated, "ttl",
                         r->ttl_ms >= 0 ? json_integer(r->ttl_ms) : json_null());
   if (o && r->status_message)
     json_object_set_new(o, "statusMessage", json_string(r->status_message));
@@ -187,7 +187,8 @@ mcp_status mcp_task_get_status(mcp_tasks_t *t, const char *id,
   return st;
 }
 
-/* ---- listing ---------------------------------------------------------------- */
+/* ---- listing ----------------------------------------------------------------
+ */
 typedef struct list_ctx {
   json_t *tasks;
   size_t limit, seen;
@@ -195,8 +196,8 @@ typedef struct list_ctx {
   int64_t last_created; /* last task put on the page */
   char last_id[MCP_TASK_ID_SIZE];
   bool more;
-  size_t raw;             /* rows the store returned in this round */
-  int64_t raw_created;    /* last row the store returned */
+  size_t raw;          /* rows the store returned in this round */
+  int64_t raw_created; /* last row the store returned */
   char raw_id[MCP_TASK_ID_SIZE];
 } list_ctx;
 
@@ -307,7 +308,8 @@ mcp_status mcp_task_list(mcp_tasks_t *t, const char *cursor, size_t limit,
   return mcp__tasks_page(t, &f, cursor, limit, out);
 }
 
-/* ---- changes ------------------------------------------------------------------ */
+/* ---- changes
+ * ------------------------------------------------------------------ */
 static mcp_status complete_text(mcp_tasks_t *t, const char *id,
                                 const char *text, bool is_error) {
   return mcp__tasks_transition(
@@ -333,8 +335,7 @@ mcp_status mcp_task_complete(mcp_tasks_t *t, const char *id,
   return st;
 }
 
-mcp_status mcp_task_complete_json(mcp_tasks_t *t, const char *id,
-                                  json_t *r) {
+mcp_status mcp_task_complete_json(mcp_tasks_t *t, const char *id, json_t *r) {
   if (t == NULL || id == NULL || !json_is_object(r) ||
       !json_is_array(json_object_get(r, "content"))) {
     json_decref(r);
@@ -356,9 +357,8 @@ mcp_status mcp_task_fail(mcp_tasks_t *t, const char *id, const char *message) {
   char *text = mcp__error_result_text(message);
   if (text == NULL)
     return MCP_ERR_NOMEM;
-  mcp_status st = mcp__tasks_transition(t, id, MCP_TASK_FAILED,
-                                        message ? message : "failed", text,
-                                        NULL, NULL);
+  mcp_status st = mcp__tasks_transition(
+      t, id, MCP_TASK_FAILED, message ? message : "failed", text, NULL, NULL);
   free(text);
   return st;
 }
@@ -366,16 +366,15 @@ mcp_status mcp_task_fail(mcp_tasks_t *t, const char *id, const char *message) {
 mcp_status mcp_task_cancel(mcp_tasks_t *t, const char *id) {
   if (t == NULL || id == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp_status st = mcp__tasks_transition(t, id, MCP_TASK_CANCELLED,
-                                        "Cancelled", NULL, NULL, NULL);
+  mcp_status st = mcp__tasks_transition(t, id, MCP_TASK_CANCELLED, "Cancelled",
+                                        NULL, NULL, NULL);
   if (st == MCP_OK && t->engine)
     mcp__engine_cancel_run(t->engine, id);
   return st;
 }
 
 mcp_status mcp_task_update_status(mcp_tasks_t *t, const char *id,
-                                  mcp_task_status status,
-                                  const char *message) {
+                                  mcp_task_status status, const char *message) {
   if (t == NULL || id == NULL || mcp_task_status_name(status) == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_status st =
@@ -421,7 +420,8 @@ mcp_status mcp_task_delete(mcp_tasks_t *t, const char *id) {
   return st;
 }
 
-/* ---- cleanup ---------------------------------------------------------------- */
+/* ---- cleanup ----------------------------------------------------------------
+ */
 typedef struct fail_ctx {
   char **ids;
   size_t n, cap;
@@ -504,9 +504,8 @@ mcp_status mcp_task_delete_outdated(mcp_tasks_t *t,
   }
   int64_t now = mcp__wall_ms();
   sweep_ctx c = {t, fn, user_data, report};
-  mcp_status st = mcp_store_task_sweep(t->store, t->scope, now,
-                                       options->retention_ms, on_removed, &c,
-                                       NULL);
+  mcp_status st = mcp_store_task_sweep(
+      t->store, t->scope, now, options->retention_ms, on_removed, &c, NULL);
   if (st != MCP_OK)
     return st;
   report->stuck = mcp__tasks_fail_active(

@@ -155,8 +155,7 @@ static void test_long_export_end_to_end(void **state) {
     json_t *params = json_object_get(m, "params");
     if (method && strcmp(method, "notifications/progress") == 0) {
       assert_string_equal(
-          json_string_value(json_object_get(params, "progressToken")),
-          "exp-1");
+          json_string_value(json_object_get(params, "progressToken")), "exp-1");
       progress++;
     } else if (method && strcmp(method, "notifications/tasks/status") == 0)
       status++;
@@ -172,8 +171,8 @@ static void test_long_export_end_to_end(void **state) {
   assert_int_equal(code_of(r), -32602);
   json_decref(r);
   /* cancel a working export */
-  char *id2 = start_task(&p, "start_long_export", "{\"seconds\":20}", "{}",
-                         "exp-2");
+  char *id2 =
+      start_task(&p, "start_long_export", "{\"seconds\":20}", "{}", "exp-2");
   r = task_rpc(&p, "tasks/cancel", id2, NULL);
   assert_string_equal(status_of(r), "cancelled");
   json_decref(r);
@@ -182,9 +181,9 @@ static void test_long_export_end_to_end(void **state) {
   json_decref(r);
   /* tasks/list shows this session's tasks */
   r = rpc(&p, "tasks/list", "{}", NULL);
-  assert_int_equal(json_array_size(json_object_get(
-                       json_object_get(r, "result"), "tasks")),
-                   2);
+  assert_int_equal(
+      json_array_size(json_object_get(json_object_get(r, "result"), "tasks")),
+      2);
   json_decref(r);
   free(id);
   free(id2);
@@ -196,8 +195,8 @@ static void test_elicitation_mid_task(void **state) {
   tu_proc p;
   spawn(&p);
   handshake(&p);
-  char *id = start_task(&p, "archive_orders", "{\"older_than_days\":30}",
-                        "{}", "arc");
+  char *id =
+      start_task(&p, "archive_orders", "{\"older_than_days\":30}", "{}", "arc");
   int result_id = next_id++;
   char buf[256];
   snprintf(buf, sizeof buf,
@@ -219,9 +218,9 @@ static void test_elicitation_mid_task(void **state) {
   }
   assert_string_equal(
       json_string_value(json_object_get(
-          json_object_get(json_object_get(json_object_get(req, "params"),
-                                          "_meta"),
-                          "io.modelcontextprotocol/related-task"),
+          json_object_get(
+              json_object_get(json_object_get(req, "params"), "_meta"),
+              "io.modelcontextprotocol/related-task"),
           "taskId")),
       id);
   json_t *g = task_rpc(&p, "tasks/get", id, NULL);
@@ -255,11 +254,11 @@ static void test_ttl_expiry_and_cleanup_command(void **state) {
   char *id = start_task(&p, "reindex_catalog", "{\"section\":\"media\"}",
                         "{\"ttl\":400}", "rx");
   json_t *r = task_rpc(&p, "tasks/result", id, NULL);
-  assert_int_equal(json_integer_value(json_object_get(
-                       json_object_get(json_object_get(r, "result"),
-                                       "structuredContent"),
-                       "documents")),
-                   85);
+  assert_int_equal(
+      json_integer_value(json_object_get(
+          json_object_get(json_object_get(r, "result"), "structuredContent"),
+          "documents")),
+      85);
   json_decref(r);
   usleep(500000);
   r = task_rpc(&p, "tasks/get", id, NULL);
@@ -294,8 +293,8 @@ static void test_crash_keeps_results_and_fails_interrupted(void **state) {
   tu_proc p;
   spawn(&p);
   handshake(&p);
-  char *working = start_task(&p, "start_long_export", "{\"seconds\":60}",
-                             "{}", "w");
+  char *working =
+      start_task(&p, "start_long_export", "{\"seconds\":60}", "{}", "w");
   char *done = start_task(&p, "reindex_catalog", "{\"section\":\"products\"}",
                           "{}", "d");
   json_t *before = task_rpc(&p, "tasks/result", done, NULL);
@@ -330,8 +329,8 @@ static void test_crash_keeps_results_and_fails_interrupted(void **state) {
                          "Interrupted"));
   json_decref(g);
   json_t *r = task_rpc(&q, "tasks/result", working, NULL);
-  assert_true(json_is_true(
-      json_object_get(json_object_get(r, "result"), "isError")));
+  assert_true(
+      json_is_true(json_object_get(json_object_get(r, "result"), "isError")));
   json_decref(r);
   free(working);
   free(done);
@@ -339,8 +338,7 @@ static void test_crash_keeps_results_and_fails_interrupted(void **state) {
 }
 
 int main(void) {
-  snprintf(db_path, sizeof db_path, "/tmp/mcp-demo-tasks-%d.db",
-           (int)getpid());
+  snprintf(db_path, sizeof db_path, "/tmp/mcp-demo-tasks-%d.db", (int)getpid());
   reset_db();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_long_export_end_to_end),

@@ -252,9 +252,9 @@ static void case_concurrent_cas(mcp_store_t *s) {
   assert_int_equal(rs[0].wins + rs[1].wins + rs[2].wins + rs[3].wins, 100);
 }
 
-static void (*const cases[])(mcp_store_t *) = {
-    case_round_trip, case_cas, case_list, case_delete_and_sweep,
-    case_concurrent_cas};
+static void (*const cases[])(mcp_store_t *) = {case_round_trip, case_cas,
+                                               case_list, case_delete_and_sweep,
+                                               case_concurrent_cas};
 
 static void run_all(mcp_store_t *(*open)(void)) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

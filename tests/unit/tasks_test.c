@@ -14,12 +14,14 @@
 
 #include "server/internal.h"
 
-/* ---- tools ------------------------------------------------------------------ */
+/* ---- tools ------------------------------------------------------------------
+ */
 static mcp_status quick_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                              void *ud) {
   (void)ud;
   if (json_object_get(args, "fail_rpc")) {
-    mcp_call_set_error(call, -32099, "custom failure", json_pack("{s:i}", "d", 7));
+    mcp_call_set_error(call, -32099, "custom failure",
+                       json_pack("{s:i}", "d", 7));
     return MCP_ERR_INTERNAL;
   }
   if (json_object_get(args, "is_error")) {
@@ -27,8 +29,8 @@ static mcp_status quick_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
     return MCP_OK;
   }
   mcp_result_add_text(r, mcp_arg_string_or(args, "text", "done"));
-  mcp_result_set_structured(r, json_pack("{s:b}", "task",
-                                         mcp_call_task_id(call) != NULL));
+  mcp_result_set_structured(
+      r, json_pack("{s:b}", "task", mcp_call_task_id(call) != NULL));
   return MCP_OK;
 }
 
@@ -67,8 +69,7 @@ static mcp_status ask_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
     mcp_result_set_error(r, "%s", err.message);
     return MCP_OK;
   }
-  mcp_result_add_text(
-      r, json_string_value(json_object_get(res, "action")));
+  mcp_result_add_text(r, json_string_value(json_object_get(res, "action")));
   json_decref(res);
   return MCP_OK;
 }
@@ -131,7 +132,8 @@ static void teardown(fixture *f) {
   tu_capture_destroy(&f->notify);
 }
 
-/* ---- JSON-RPC helpers ----------------------------------------------------- */
+/* ---- JSON-RPC helpers -----------------------------------------------------
+ */
 static json_t *rpc_as(fixture *f, mcp_session_t *se, const char *subject,
                       const char *text) {
   tu_capture c;
@@ -150,8 +152,7 @@ static json_t *rpc_as(fixture *f, mcp_session_t *se, const char *subject,
 static int next_id = 1000;
 
 static json_t *call_tool(fixture *f, mcp_session_t *se, const char *subject,
-                         const char *name, const char *args,
-                         const char *task) {
+                         const char *name, const char *args, const char *task) {
   char buf[1024];
   snprintf(buf, sizeof buf,
            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
@@ -177,7 +178,9 @@ static int error_code(json_t *msg) {
       json_object_get(json_object_get(msg, "error"), "code"));
 }
 
-static json_t *result_of(json_t *msg) { return json_object_get(msg, "result"); }
+static json_t *result_of(json_t *msg) {
+  return json_object_get(msg, "result");
+}
 
 /* Starts a task and returns its id (malloc'd). */
 static char *start(fixture *f, mcp_session_t *se, const char *subject,
@@ -194,7 +197,8 @@ static const char *status_of(json_t *msg) {
   return json_string_value(json_object_get(result_of(msg), "status"));
 }
 
-/* ---- tests ----------------------------------------------------------------- */
+/* ---- tests -----------------------------------------------------------------
+ */
 static void test_capabilities_follow_the_switch(void **state) {
   (void)state;
   fixture f;
@@ -204,8 +208,8 @@ static void test_capabilities_follow_the_switch(void **state) {
                      "\"params\":{\"protocolVersion\":\"2025-11-25\","
                      "\"capabilities\":{},\"clientInfo\":{\"name\":\"a\","
                      "\"version\":\"1\"}}}");
-  assert_null(json_object_get(
-      json_object_get(result_of(r), "capabilities"), "tasks"));
+  assert_null(
+      json_object_get(json_object_get(result_of(r), "capabilities"), "tasks"));
   json_decref(r);
   /* disabled: params.task is ignored, the tasks methods are unknown */
   r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":1000}");
@@ -285,7 +289,8 @@ static bool matches(const char *re, const char *s) {
   return ok;
 }
 
-#define RFC3339_MS "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+#define RFC3339_MS                                                             \
+  "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
 
 static void test_create_task_result_and_task_shape(void **state) {
   (void)state;
@@ -302,11 +307,10 @@ static void test_create_task_result_and_task_shape(void **state) {
   json_t *r = call_tool(&f, f.session, NULL, "slow", "{}", "{\"ttl\":999999}");
   json_t *res = result_of(r);
   json_t *task = json_object_get(res, "task");
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_object_get(res, "_meta"),
-          "io.modelcontextprotocol/model-immediate-response")),
-      "Started slow in the background");
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(res, "_meta"),
+                          "io.modelcontextprotocol/model-immediate-response")),
+                      "Started slow in the background");
   const char *id = json_string_value(json_object_get(task, "taskId"));
   assert_true(matches("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
                       "[0-9a-f]{12}$",
@@ -315,15 +319,15 @@ static void test_create_task_result_and_task_shape(void **state) {
                       "working");
   assert_true(matches(RFC3339_MS,
                       json_string_value(json_object_get(task, "createdAt"))));
-  assert_true(matches(RFC3339_MS, json_string_value(
-                                      json_object_get(task, "lastUpdatedAt"))));
+  assert_true(matches(
+      RFC3339_MS, json_string_value(json_object_get(task, "lastUpdatedAt"))));
   assert_int_equal(json_integer_value(json_object_get(task, "ttl")), 120000);
   assert_int_equal(json_integer_value(json_object_get(task, "pollInterval")),
                    500);
   /* tasks/get is flat and equal in shape */
   json_t *g = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(json_string_value(json_object_get(result_of(g), "taskId")),
-                      id);
+  assert_string_equal(
+      json_string_value(json_object_get(result_of(g), "taskId")), id);
   assert_null(json_object_get(result_of(g), "task"));
   json_decref(g);
   g = task_method(&f, f.session, NULL, "tasks/cancel", id);
@@ -386,7 +390,8 @@ static void test_result_replays_the_outcome(void **state) {
   assert_string_equal(json_string_value(json_object_get(err, "message")),
                       "custom failure");
   assert_int_equal(
-      json_integer_value(json_object_get(json_object_get(err, "data"), "d")), 7);
+      json_integer_value(json_object_get(json_object_get(err, "data"), "d")),
+      7);
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
   assert_string_equal(status_of(r), "failed");
@@ -416,10 +421,10 @@ static size_t count_method(tu_capture *c, const char *method,
   json_array_foreach(c->messages, i, m) {
     const char *mm = json_string_value(json_object_get(m, "method"));
     json_t *params = json_object_get(m, "params");
-    const char *rel = json_string_value(json_object_get(
-        json_object_get(json_object_get(params, "_meta"),
-                        "io.modelcontextprotocol/related-task"),
-        "taskId"));
+    const char *rel = json_string_value(
+        json_object_get(json_object_get(json_object_get(params, "_meta"),
+                                        "io.modelcontextprotocol/related-task"),
+                        "taskId"));
     const char *tid = json_string_value(json_object_get(params, "taskId"));
     if (mm && strcmp(mm, method) == 0 &&
         (task_id == NULL || (rel && strcmp(rel, task_id) == 0) ||
@@ -440,8 +445,8 @@ static void test_cancel_progress_and_notifications(void **state) {
       json_object_get(json_object_get(result_of(r), "task"), "taskId")));
   json_decref(r);
   /* progress with the original token, carrying the related task */
-  for (int i = 0; i < 500 && count_method(&f.notify, "notifications/progress",
-                                          id) < 2;
+  for (int i = 0;
+       i < 500 && count_method(&f.notify, "notifications/progress", id) < 2;
        i++)
     usleep(2000);
   assert_true(count_method(&f.notify, "notifications/progress", id) >= 2);
@@ -499,8 +504,8 @@ static void *bg_main(void *arg) {
   mcp__peer peer = {b->subject, NULL};
   mcp_call_t *call = NULL;
   if (mcp__server_accept(b->f->server, b->se, &peer, buf, strlen(buf),
-                         tu_capture_channel(&b->cap), &call) ==
-      MCP__ACCEPT_REQUEST)
+                         tu_capture_channel(&b->cap),
+                         &call) == MCP__ACCEPT_REQUEST)
     mcp__call_run(call);
   return NULL;
 }
@@ -536,9 +541,9 @@ static void test_input_required_via_tasks_result_stream(void **state) {
   assert_non_null(req);
   assert_string_equal(
       json_string_value(json_object_get(
-          json_object_get(json_object_get(json_object_get(req, "params"),
-                                          "_meta"),
-                          "io.modelcontextprotocol/related-task"),
+          json_object_get(
+              json_object_get(json_object_get(req, "params"), "_meta"),
+              "io.modelcontextprotocol/related-task"),
           "taskId")),
       id);
   json_t *g = task_method(&f, f.session, NULL, "tasks/get", id);
@@ -673,9 +678,8 @@ static void test_ttl_expiry_and_sweeper(void **state) {
   json_decref(r);
   /* the sweeper removed it from the store */
   mcp_task_record rec;
-  assert_int_equal(
-      mcp_store_task_get(f.store, "tasks-test", id, &rec, NULL),
-      MCP_ERR_NOT_FOUND);
+  assert_int_equal(mcp_store_task_get(f.store, "tasks-test", id, &rec, NULL),
+                   MCP_ERR_NOT_FOUND);
   free(id);
   teardown(&f);
 }
@@ -692,10 +696,10 @@ static void test_per_caller_cap(void **state) {
   char *b = start(&f, f.session, NULL, "slow", "{}");
   json_t *r = call_tool(&f, f.session, NULL, "slow", "{}", "{}");
   assert_int_equal(error_code(r), -32603);
-  assert_int_equal(json_integer_value(json_object_get(
-                       json_object_get(json_object_get(r, "error"), "data"),
-                       "limit")),
-                   2);
+  assert_int_equal(
+      json_integer_value(json_object_get(
+          json_object_get(json_object_get(r, "error"), "data"), "limit")),
+      2);
   json_decref(r);
   /* another caller has its own budget */
   char *c = start(&f, f.session, "carol", "slow", "{}");
@@ -863,13 +867,13 @@ static void test_application_api(void **state) {
       mcp_task_update_status(t, id, MCP_TASK_INPUT_REQUIRED, "need"), MCP_OK);
   assert_int_equal(mcp_task_update_status(t, id, MCP_TASK_WORKING, NULL),
                    MCP_OK);
-  assert_int_equal(
-      mcp_task_set_payload(t, id, json_pack("{s:[]}", "content")), MCP_OK);
-  assert_int_equal(mcp_task_complete_json(
-                       t, id,
-                       json_pack("{s:[{s:s,s:s}],s:b}", "content", "type",
-                                 "text", "text", "nope", "isError", 1)),
+  assert_int_equal(mcp_task_set_payload(t, id, json_pack("{s:[]}", "content")),
                    MCP_OK);
+  assert_int_equal(
+      mcp_task_complete_json(t, id,
+                             json_pack("{s:[{s:s,s:s}],s:b}", "content", "type",
+                                       "text", "text", "nope", "isError", 1)),
+      MCP_OK);
   assert_int_equal(mcp_task_get_status(t, id, &s), MCP_OK);
   assert_int_equal(s, MCP_TASK_FAILED);
   r = task_method(&f, f.session, NULL, "tasks/result", id);
@@ -896,8 +900,7 @@ static void test_application_api(void **state) {
   assert_int_equal(json_array_size(json_object_get(page2, "tasks")), 2);
   json_decref(page2);
   json_decref(page);
-  assert_int_equal(mcp_task_list(t, "garbage", 10, &page),
-                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_task_list(t, "garbage", 10, &page), MCP_ERR_INVALID_ARG);
   assert_int_equal(mcp_task_delete(t, id), MCP_OK);
   assert_int_equal(mcp_task_get(t, id, &task), MCP_ERR_NOT_FOUND);
 
@@ -964,8 +967,9 @@ static void test_recovery_and_cleanup(void **state) {
   assert_int_equal(mcp_task_get(t, a, &task), MCP_OK);
   assert_string_equal(json_string_value(json_object_get(task, "status")),
                       "failed");
-  assert_non_null(strstr(
-      json_string_value(json_object_get(task, "statusMessage")), "Interrupted"));
+  assert_non_null(
+      strstr(json_string_value(json_object_get(task, "statusMessage")),
+             "Interrupted"));
   json_decref(task);
   mcp_server_free(s);
   /* cleanup: stuck working tasks fail, expired and retained ones go */
