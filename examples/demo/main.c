@@ -1,10 +1,15 @@
 /* main.c - mcp-demo-server: the reference demo of libmcp.
  *
- *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH] [--workers N]
- *                   [--page-size N] [--stateless] [--banner]
+ *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
+ *                   [--store memory|sqlite:PATH] [--no-tasks]
+ *                   [--cleanup-tasks] [--workers N] [--page-size N]
+ *                   [--stateless] [--banner]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
- * stdio. --banner prints how to talk to it on stderr (with stdio, stdout
+ * stdio, with MCP tasks enabled (task store: --store, default
+ * sqlite:./mcp-demo.db; --db is the business data and may name the same
+ * file). --cleanup-tasks runs task cleanup once, prints what it removed and
+ * exits. --banner prints how to talk to it on stderr (with stdio, stdout
  * carries only MCP messages).
  */
 #include <stdio.h>
@@ -15,17 +20,25 @@
 
 #include "demo_db.h"
 #include "demo_resources.h"
+#include "demo_tasks.h"
 #include "demo_tools.h"
+
+#define DEMO_NAME "libmcp-demo"
 
 static void usage(FILE *f) {
   fputs(
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
+      "                       [--store SPEC] [--no-tasks] [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--banner]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
       "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
+      "  --store SPEC   task store: memory or sqlite:PATH\n"
+      "                 (default sqlite:./mcp-demo.db)\n"
+      "  --no-tasks     serve without MCP tasks\n"
+      "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
       "  --banner       print how to talk to the server on stderr\n",
@@ -94,12 +107,64 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   return st;
 }
 
+/* Tasks: without authentication tasks/list shows only the tasks created in
+ * the calling session, so listing cannot leak another caller's tasks as
+ * long as there are sessions: declared except in stateless HTTP mode. */
+static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
+                               bool list, mcp_error_t *err) {
+  mcp_task_options_t *o = NULL;
+  mcp_status st = mcp_task_options_new(&o);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_list(o, list);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_immediate_response(
+        o, "The %s tool is running as a background task; its result will "
+           "follow.");
+  if (st == MCP_OK)
+    st = mcp_server_enable_tasks(server, store, o, err);
+  else
+    mcp_error_set(err, st, "%s", mcp_strerror(st));
+  mcp_task_options_free(o);
+  return st;
+}
+
+static void print_removed(const char *task_id, const char *reason, void *ud) {
+  (void)ud;
+  printf("%-9s %s\n", reason, task_id);
+}
+
+/* Like the seed's ZMCP_CLEAR_MCP_TASKS report: one pass, then exit. */
+static int cleanup_tasks(const char *spec) {
+  mcp_error_t err;
+  mcp_store_t *store = NULL;
+  if (mcp_store_open(spec, &store, &err) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: task store: %s\n", err.message);
+    return 1;
+  }
+  mcp_tasks_t *tasks = NULL;
+  mcp_task_cleanup_report rep;
+  mcp_status st = mcp_tasks_open(store, DEMO_NAME, &tasks);
+  if (st == MCP_OK)
+    st = mcp_task_delete_outdated(tasks, NULL, print_removed, NULL, &rep);
+  if (st == MCP_OK)
+    printf("removed %zu expired and %zu outdated tasks; failed %zu stuck "
+           "tasks\n",
+           rep.expired, rep.retained, rep.stuck);
+  else
+    fprintf(stderr, "mcp-demo-server: cleanup failed: %s\n", mcp_strerror(st));
+  mcp_tasks_free(tasks);
+  mcp_store_free(store);
+  return st == MCP_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
   unsigned workers = 4;
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
+  bool tasks = true, cleanup = false;
   const char *http = "127.0.0.1:8808";
+  const char *store_spec = "sqlite:mcp-demo.db";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
@@ -110,6 +175,12 @@ int main(int argc, char **argv) {
       stateless = true;
     else if (strcmp(a, "--banner") == 0)
       banner = true;
+    else if (strcmp(a, "--store") == 0 && i + 1 < argc)
+      store_spec = argv[++i];
+    else if (strcmp(a, "--no-tasks") == 0)
+      tasks = false;
+    else if (strcmp(a, "--cleanup-tasks") == 0)
+      cleanup = true;
     else if (strcmp(a, "--db") == 0 && i + 1 < argc)
       db_path = argv[++i];
     else if (strcmp(a, "--workers") == 0 && i + 1 < argc)
@@ -127,13 +198,21 @@ int main(int argc, char **argv) {
   }
 
   mcp_error_t err;
+  if (cleanup)
+    return cleanup_tasks(store_spec);
+  mcp_store_t *store = NULL;
+  if (tasks && mcp_store_open(store_spec, &store, &err) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: task store: %s\n", err.message);
+    return 1;
+  }
   demo_db *db = NULL;
   if (demo_db_open(db_path, &db, &err) != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
+    mcp_store_free(store);
     return 1;
   }
   mcp_server_t *server = NULL;
-  mcp_status st = mcp_server_new("libmcp-demo", MCP_VERSION_STRING, &server);
+  mcp_status st = mcp_server_new(DEMO_NAME, MCP_VERSION_STRING, &server);
   if (st == MCP_OK) {
     mcp_server_set_title(server, "libmcp Demo Server");
     mcp_server_set_description(
@@ -151,11 +230,17 @@ int main(int argc, char **argv) {
     st = demo_register_tools(server, db, &err);
   else
     mcp_error_set(&err, st, "%s", mcp_strerror(st));
-  if (st == MCP_OK) st = demo_register_resources(server, db, &err);
+  if (st == MCP_OK)
+    st = demo_register_resources(server, db, &err);
+  if (st == MCP_OK && tasks)
+    st = demo_register_task_tools(server, &err);
+  if (st == MCP_OK && tasks)
+    st = enable_tasks(server, store, use_stdio || !stateless, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
     demo_db_close(db);
+    mcp_store_free(store);
     return 1;
   }
   if (use_stdio) {
@@ -178,5 +263,6 @@ int main(int argc, char **argv) {
   }
   mcp_server_free(server);
   demo_db_close(db);
+  mcp_store_free(store);
   return st == MCP_OK ? 0 : 1;
 }

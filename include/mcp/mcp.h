@@ -16,6 +16,8 @@
 #include "mcp/server.h"
 #include "mcp/status.h"
 #include "mcp/stdio.h"
+#include "mcp/store.h"
+#include "mcp/task.h"
 #include "mcp/tool.h"
 #include "mcp/version.h"
 

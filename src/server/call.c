@@ -72,6 +72,21 @@ bool mcp_call_is_cancelled(const mcp_call_t *c) {
   return c ? atomic_load(&c->cancelled) : true;
 }
 
+/* Spec (tasks): every notification and request tied to a task carries
+ * _meta["io.modelcontextprotocol/related-task"] = {taskId}. */
+static void add_related_task(mcp_call_t *call, json_t *params) {
+  if (call->task_id == NULL || !json_is_object(params))
+    return;
+  json_t *meta = json_object_get(params, "_meta");
+  if (!json_is_object(meta)) {
+    meta = json_object();
+    if (meta == NULL || json_object_set_new(params, "_meta", meta) != 0)
+      return;
+  }
+  json_object_set_new(meta, "io.modelcontextprotocol/related-task",
+                      json_pack("{s:s}", "taskId", call->task_id));
+}
+
 mcp_status mcp__call_send(mcp_call_t *call, const mcp__buf *msg) {
   if (atomic_load(&call->cancelled))
     return MCP_ERR_CANCELLED;
@@ -103,6 +118,7 @@ mcp_status mcp_call_progress(mcp_call_t *call, double progress, double total,
     json_object_set_new(params, "total", json_real(total));
   if (params && message)
     json_object_set_new(params, "message", json_string(message));
+  add_related_task(call, params);
   mcp__buf msg;
   mcp__buf_init(&msg);
   mcp_status st = MCP_ERR_NOMEM;
@@ -150,6 +166,7 @@ mcp_status mcp_call_log(mcp_call_t *call, mcp_log_level level,
       json_pack("{s:s,s:o}", "level", mcp_log_level_name(level), "data", data);
   if (params && logger)
     json_object_set_new(params, "logger", json_string(logger));
+  add_related_task(call, params);
   mcp__buf msg;
   mcp__buf_init(&msg);
   mcp_status st = MCP_ERR_NOMEM;
@@ -325,6 +342,13 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
   se->outbound = o;
   pthread_mutex_unlock(&se->lock);
 
+  if (call->task_id) {
+    if (params == NULL)
+      params = json_object();
+    add_related_task(call, params);
+    if (call->task_input)
+      call->task_input(call, true);
+  }
   json_t *id = json_integer((json_int_t)o->id);
   mcp__buf msg;
   mcp__buf_init(&msg);
@@ -363,6 +387,8 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
       break;
     }
   pthread_mutex_unlock(&se->lock);
+  if (call->task_id && call->task_input)
+    call->task_input(call, false);
 
   if (st == MCP_ERR_TIMEOUT || st == MCP_ERR_CANCELLED) {
     send_cancel(call, o->id,

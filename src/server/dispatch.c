@@ -51,6 +51,12 @@ static const struct {
     {"prompts/list", mcp__handle_prompts_list, ERA_LEGACY | ERA_MODERN},
     {"prompts/get", mcp__handle_prompts_get, ERA_LEGACY | ERA_MODERN},
     {"completion/complete", mcp__handle_complete, ERA_LEGACY | ERA_MODERN},
+    /* Tasks exist only in 2025-11-25 (an extension in 2026-07-28); the
+     * handlers answer -32601 unless tasks are enabled. */
+    {"tasks/get", mcp__handle_tasks_get, ERA_LEGACY},
+    {"tasks/result", mcp__handle_tasks_result, ERA_LEGACY},
+    {"tasks/list", mcp__handle_tasks_list, ERA_LEGACY},
+    {"tasks/cancel", mcp__handle_tasks_cancel, ERA_LEGACY},
 };
 
 static method_fn find_method(const char *name, bool stateless) {
@@ -105,6 +111,11 @@ static void call_free(mcp_call_t *call) {
   mcp__buf_free(&call->raw_result);
   pthread_mutex_destroy(&call->send_lock);
   free(call);
+}
+
+void mcp__call_release(mcp_call_t *call) {
+  if (call)
+    call_free(call);
 }
 
 /* Fills era facts from _meta (2026-07-28). Returns false after answering
@@ -320,6 +331,16 @@ void mcp__call_run(mcp_call_t *call) {
   }
   json_decref(result);
   mcp__channel reply = call->reply;
+  void (*handoff)(mcp_call_t *, void *) = st == MCP_OK ? call->handoff : NULL;
+  if (handoff) {
+    /* A task took the call over: the exchange with the transport ends here
+     * (the CreateTaskResult was its response), the call lives on. */
+    call->handoff = NULL;
+    if (reply.done)
+      reply.done(reply.ctx);
+    handoff(call, call->handoff_ctx);
+    return;
+  }
   call_free(call);
   if (reply.done)
     reply.done(reply.ctx);

@@ -49,6 +49,8 @@ struct mcp_server {
 
   pthread_mutex_t lock;
   mcp_session_t *sessions; /* doubly linked via next/prev */
+
+  struct mcp__task_engine *tasks; /* NULL unless tasks are enabled */
 };
 
 /* A pending server-to-client request, waiting for the client's answer. */
@@ -92,6 +94,9 @@ struct mcp_session {
   json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
   json_t *url_elicitations; /* elicitationId -> true, sent to this client */
   void *transport_data;
+  /* Random key naming this session as the creator of tasks (tasks/list
+   * without authentication); set lazily by src/tasks under lock. */
+  char tasks_key[40];
 };
 
 struct mcp_call {
@@ -120,6 +125,16 @@ struct mcp_call {
   int error_code;
   char *error_message;
   json_t *error_data;
+  /* Task-run calls (src/tasks). A handler that sets handoff takes the call
+   * over: mcp__call_run sends the response (CreateTaskResult), ends the
+   * transport exchange and calls handoff instead of freeing the call; the
+   * new owner frees it later with mcp__call_release. */
+  void (*handoff)(mcp_call_t *call, void *ctx);
+  void *handoff_ctx;
+  const char *task_id; /* the task this call runs as, or NULL */
+  /* Told before (waiting true) and after a server-to-client request, so a
+   * task can move to input_required and back. */
+  void (*task_input)(mcp_call_t *call, bool waiting);
 };
 
 /* ---- server.c ---------------------------------------------------------------
@@ -168,10 +183,37 @@ int mcp__rpc_code_for_status(mcp_status st);
  * handler can `return mcp__call_fail(call, -32602, "...")`. */
 mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
 
-/* ---- tools (src/tools/invoke.c)
- * ---------------------------------------------- */
+/* ---- dispatch.c --------------------------------------------------------- */
+/* Frees a call taken over through handoff (its reply channel is already
+ * done). */
+void mcp__call_release(mcp_call_t *call);
+
+/* ---- tools (src/tools/invoke.c) ---------------------------------------------- */
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
+/* Validates args (borrowed; NULL means {}) against the tool's input schema,
+ * runs the handler and checks its output. On MCP_OK out holds the
+ * CallToolResult JSON text (an isError one for invalid arguments) and
+ * *is_error tells whether it is a tool error. */
+mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
+                             mcp__buf *out, bool *is_error);
+
+/* ---- tasks (src/tasks/engine.c) ------------------------------------------- */
+mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result);
+/* tools/call with tasks enabled: enforces taskSupport and, for a
+ * task-augmented call, creates the task and sets *result to the
+ * CreateTaskResult (*handled true). Otherwise *handled is false and the
+ * call runs normally. */
+mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                 json_t *args, json_t **result, bool *handled);
+/* The tasks capability object (returns new). */
+json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
+/* Stops the engine: running handlers see cancellation, queued tasks fail,
+ * threads are joined. Called by mcp_server_free before anything else. */
+void mcp__tasks_shutdown(mcp_server_t *s);
 
 /* ---- resources, prompts, completion (src/resources, src/prompts) ------------ */
 mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result);

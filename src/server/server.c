@@ -56,6 +56,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
 void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
+  mcp__tasks_shutdown(s); /* its threads still use the server */
   mcp__registry_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);
   mcp__catalog_destroy(&s->templates);
@@ -246,6 +247,8 @@ json_t *mcp__server_capabilities_json(const mcp_server_t *s) {
   json_object_set_new(caps, "tools", tools);
   json_object_set_new(caps, "logging", json_object());
   mcp__features_capabilities((mcp_server_t *)s, caps);
+  if (s->tasks)
+    json_object_set_new(caps, "tasks", mcp__tasks_capabilities_json(s));
   return caps;
 }
 

@@ -127,6 +127,45 @@ static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
   mcp__buf_free(&text);
 }
 
+mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
+                             mcp__buf *out, bool *is_error) {
+  *is_error = false;
+  json_t *empty = NULL;
+  if (!json_is_object(args)) {
+    if ((empty = json_object()) == NULL)
+      return MCP_ERR_NOMEM;
+    args = empty;
+  }
+  mcp_status st;
+  if (!mcp_schema_is_valid(tool->input_compiled, args)) {
+    json_t *res = NULL;
+    st = input_error_result(tool, args, &res);
+    if (st == MCP_OK && !mcp__buf_append_json(out, res, 0))
+      st = MCP_ERR_NOMEM;
+    *is_error = true;
+    json_decref(res);
+    json_decref(empty);
+    return st;
+  }
+  mcp_result_t r;
+  if (!mcp__result_init(&r)) {
+    json_decref(empty);
+    return MCP_ERR_NOMEM;
+  }
+  st = tool->fn(call, args, &r, tool->user_data);
+  if (st == MCP_OK && r.failed)
+    st = MCP_ERR_NOMEM;
+  if (st == MCP_OK) {
+    check_output(call, tool, &r);
+    *is_error = r.is_error;
+    if (!mcp__result_encode(&r, out))
+      st = MCP_ERR_NOMEM;
+  }
+  mcp__result_clear(&r);
+  json_decref(empty);
+  return st;
+}
+
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   json_t *name = json_object_get(call->params, "name");
   json_t *args = json_object_get(call->params, "arguments");
@@ -144,38 +183,18 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
   }
-  json_t *empty = NULL;
-  if (!json_is_object(args)) {
-    empty = json_object();
-    if (empty == NULL) {
-      mcp__tool_release(tool);
-      return MCP_ERR_NOMEM;
-    }
-    args = empty;
-  }
   mcp_status st;
-  if (!mcp_schema_is_valid(tool->input_compiled, args)) {
-    st = input_error_result(tool, args, result);
-    json_decref(empty);
-    mcp__tool_release(tool);
-    return st;
+  /* Without the tasks capability params.task is ignored (spec 8.2). */
+  if (call->server->tasks != NULL) {
+    bool handled = false;
+    st = mcp__tasks_tools_call(call, tool, args, result, &handled);
+    if (st != MCP_OK || handled) {
+      mcp__tool_release(tool);
+      return st;
+    }
   }
-  mcp_result_t r;
-  if (!mcp__result_init(&r)) {
-    json_decref(empty);
-    mcp__tool_release(tool);
-    return MCP_ERR_NOMEM;
-  }
-  st = tool->fn(call, args, &r, tool->user_data);
-  if (st == MCP_OK && r.failed)
-    st = MCP_ERR_NOMEM;
-  if (st == MCP_OK) {
-    check_output(call, tool, &r);
-    if (!mcp__result_encode(&r, &call->raw_result))
-      st = MCP_ERR_NOMEM;
-  }
-  mcp__result_clear(&r);
-  json_decref(empty);
+  bool is_error;
+  st = mcp__tool_execute(call, tool, args, &call->raw_result, &is_error);
   mcp__tool_release(tool);
   return st;
 }

@@ -16,7 +16,9 @@ static char db_path[256];
 static void spawn_demo(tu_proc *p) {
   char bin[512];
   snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  char *argv[] = {bin, "--stdio", "--db", db_path, NULL};
+  char store[300];
+  snprintf(store, sizeof store, "sqlite:%s", db_path);
+  char *argv[] = {bin, "--stdio", "--db", db_path, "--store", store, NULL};
   assert_int_equal(tu_proc_spawn(p, argv), 0);
 }
 
@@ -78,17 +80,13 @@ static void test_demo_tools_behave_as_documented(void **state) {
   json_t *r =
       rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
   json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
-  const char *names[] = {"get_server_time",
-                         "get_customer_info",
-                         "get_flight_details",
-                         "update_customer",
-                         "process_order",
-                         "lookup_customer",
-                         "build_report",
-                         "add",
-                         "divide"};
-  assert_int_equal(json_array_size(tools), 9);
-  for (size_t i = 0; i < 9; i++)
+  const char *names[] = {"get_server_time", "get_customer_info",
+                         "get_flight_details", "update_customer",
+                         "process_order", "lookup_customer", "build_report",
+                         "add", "divide", "start_long_export",
+                         "reindex_catalog", "archive_orders"};
+  assert_int_equal(json_array_size(tools), 12);
+  for (size_t i = 0; i < 12; i++)
     assert_string_equal(
         json_string_value(json_object_get(json_array_get(tools, i), "name")),
         names[i]);

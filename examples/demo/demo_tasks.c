@@ -1,0 +1,169 @@
+/* demo_tasks.c - tools meant to run as MCP tasks.
+ *
+ * start_long_export must be called as a task: it works for a few seconds,
+ * reports progress on the caller's original progressToken, honours
+ * tasks/cancel and returns structuredContent plus a resource_link.
+ * reindex_catalog may run either way (one handler serves both paths).
+ * archive_orders asks the user to confirm through elicitation; as a task,
+ * the question travels on the client's tasks/result stream and the task
+ * shows input_required until it is answered.
+ */
+#include "demo_tasks.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static mcp_status long_export(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)ud;
+  const char *format = mcp_arg_string_or(args, "format", "csv");
+  double seconds = 3;
+  mcp_arg_number(args, "seconds", &seconds);
+  int steps = 20;
+  long step_ms = (long)(seconds * 1000 / steps);
+  long rows = 0;
+  for (int i = 1; i <= steps; i++) {
+    if (mcp_call_is_cancelled(call)) {
+      mcp_result_set_error(r, "Export stopped after %ld rows: cancelled", rows);
+      return MCP_OK;
+    }
+    sleep_ms(step_ms);
+    rows += 500;
+    mcp_call_progress(call, i, steps, "exporting rows");
+  }
+  const char *task = mcp_call_task_id(call);
+  char uri[160];
+  snprintf(uri, sizeof uri, "file:///exports/export-%s.%s",
+           task ? task : "inline", format);
+  mcp_result_add_textf(r, "Exported %ld rows as %s.", rows, format);
+  mcp_content_t *link = mcp_result_add_resource_link(r, uri, "export");
+  mcp_content_set_mime_type(
+      link, strcmp(format, "json") == 0 ? "application/json" : "text/csv");
+  mcp_result_set_structured(r,
+                            json_pack("{s:I,s:s,s:s}", "rows", (json_int_t)rows,
+                                      "format", format, "uri", uri));
+  return MCP_OK;
+}
+
+static mcp_status reindex(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                          void *ud) {
+  (void)ud;
+  const char *section = mcp_arg_string_or(args, "section", "products");
+  int documents = strcmp(section, "products") == 0   ? 1200
+                  : strcmp(section, "articles") == 0 ? 340
+                                                     : 85;
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (int i = 1; i <= 5 && !mcp_call_is_cancelled(call); i++) {
+    sleep_ms(60);
+    mcp_call_progress(call, i, 5, NULL);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+  return mcp_result_set_structured(r, json_pack("{s:s,s:i,s:f}", "section",
+                                                section, "documents", documents,
+                                                "seconds", secs));
+}
+
+static mcp_status archive_orders(mcp_call_t *call, json_t *args,
+                                 mcp_result_t *r, void *ud) {
+  (void)ud;
+  int64_t days = 365;
+  mcp_arg_integer(args, "older_than_days", &days);
+  json_t *answer = NULL;
+  mcp_error_t err;
+  char question[160];
+  snprintf(question, sizeof question,
+           "Archive all orders older than %lld days? This cannot be undone.",
+           (long long)days);
+  mcp_status st = mcp_call_request(
+      call, "elicitation/create",
+      json_pack("{s:s,s:{s:s,s:{s:{s:s,s:s}},s:[s]}}", "message", question,
+                "requestedSchema", "type", "object", "properties", "confirm",
+                "type", "boolean", "title", "Archive the orders", "required",
+                "confirm"),
+      0, &answer, &err);
+  if (st != MCP_OK) {
+    mcp_result_set_error(r, "Could not ask for confirmation: %s", err.message);
+    return MCP_OK;
+  }
+  const char *action = json_string_value(json_object_get(answer, "action"));
+  bool confirm = json_is_true(
+      json_object_get(json_object_get(answer, "content"), "confirm"));
+  if (action && strcmp(action, "accept") == 0 && confirm)
+    mcp_result_add_textf(r, "Archived 42 orders older than %lld days.",
+                         (long long)days);
+  else
+    mcp_result_add_text(r, "Nothing archived: the user did not confirm.");
+  json_decref(answer);
+  return MCP_OK;
+}
+
+static mcp_status add(mcp_server_t *s, mcp_tool_t *t, mcp_error_t *err) {
+  return mcp_server_add_tool(s, t, err);
+}
+
+mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
+  mcp_tool_t *t = NULL;
+  mcp_status st = mcp_tool_new("start_long_export", &t);
+  if (st != MCP_OK)
+    return mcp_error_set(err, st, "start_long_export");
+  mcp_tool_set_title(t, "Start a long export");
+  mcp_tool_set_description(
+      t, "Exports the order book in the background (a few seconds). Must be "
+         "called as a task; poll tasks/get and fetch tasks/result.");
+  mcp_tool_set_input_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{"
+         "\"format\":{\"type\":\"string\",\"enum\":[\"csv\",\"json\"]},"
+         "\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":120}}}");
+  mcp_tool_set_output_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{\"rows\":{\"type\":\"integer\"},"
+         "\"format\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},"
+         "\"required\":[\"rows\",\"format\",\"uri\"]}");
+  mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
+  mcp_tool_set_handler(t, long_export, NULL, NULL);
+  if ((st = add(s, t, err)) != MCP_OK)
+    return st;
+
+  if ((st = mcp_tool_new("reindex_catalog", &t)) != MCP_OK)
+    return mcp_error_set(err, st, "reindex_catalog");
+  mcp_tool_set_title(t, "Reindex catalog");
+  mcp_tool_set_description(t,
+                           "Rebuilds the search index for one catalog section");
+  mcp_tool_set_hint(t, MCP_HINT_DESTRUCTIVE, false);
+  mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true);
+  mcp_tool_set_hint(t, MCP_HINT_OPEN_WORLD, false);
+  mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
+  mcp_tool_set_input_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{\"section\":{\"type\":"
+         "\"string\",\"description\":\"Catalog section to reindex\","
+         "\"enum\":[\"products\",\"articles\",\"media\"]}},"
+         "\"required\":[\"section\"]}");
+  mcp_tool_set_output_schema_text(t, "{\"type\":\"object\",\"properties\":{"
+                                     "\"section\":{\"type\":\"string\"},"
+                                     "\"documents\":{\"type\":\"integer\"},"
+                                     "\"seconds\":{\"type\":\"number\"}}}");
+  mcp_tool_set_handler(t, reindex, NULL, NULL);
+  if ((st = add(s, t, err)) != MCP_OK)
+    return st;
+
+  if ((st = mcp_tool_new("archive_orders", &t)) != MCP_OK)
+    return mcp_error_set(err, st, "archive_orders");
+  mcp_tool_set_title(t, "Archive old orders");
+  mcp_tool_set_description(
+      t, "Archives old orders after asking the user to confirm (elicitation). "
+         "May run as a task.");
+  mcp_tool_set_hint(t, MCP_HINT_DESTRUCTIVE, true);
+  mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
+  mcp_tool_set_input_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{\"older_than_days\":{"
+         "\"type\":\"integer\",\"minimum\":1}}}");
+  mcp_tool_set_handler(t, archive_orders, NULL, NULL);
+  return add(s, t, err);
+}

@@ -1,0 +1,140 @@
+/* options.c - the task engine's knobs (mcp_task_options_t) and defaults. */
+#include "tasks/tasks_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DAY_MS (24 * 60 * 60 * 1000LL)
+
+void mcp__task_options_defaults(mcp_task_options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->threads = 4;
+  o->max_per_caller = 16;
+  o->default_ttl_ms = 60 * 60 * 1000LL;
+  o->max_ttl_ms = DAY_MS;
+  o->poll_interval_ms = 1000;
+  o->retention_ms = 7 * DAY_MS;
+  o->stuck_ms = DAY_MS;
+  o->sweep_interval_ms = 60000;
+}
+
+bool mcp__task_options_copy(mcp_task_options_t *dst,
+                            const mcp_task_options_t *src) {
+  *dst = *src;
+  dst->immediate_response = NULL;
+  if (src->immediate_response &&
+      (dst->immediate_response = strdup(src->immediate_response)) == NULL)
+    return false;
+  return true;
+}
+
+void mcp__task_options_clear(mcp_task_options_t *o) {
+  free(o->immediate_response);
+  o->immediate_response = NULL;
+}
+
+mcp_status mcp_task_options_new(mcp_task_options_t **out) {
+  if (out == NULL)
+    return MCP_ERR_INVALID_ARG;
+  *out = calloc(1, sizeof **out);
+  if (*out == NULL)
+    return MCP_ERR_NOMEM;
+  mcp__task_options_defaults(*out);
+  return MCP_OK;
+}
+
+void mcp_task_options_free(mcp_task_options_t *o) {
+  if (o == NULL)
+    return;
+  mcp__task_options_clear(o);
+  free(o);
+}
+
+mcp_status mcp_task_options_set_threads(mcp_task_options_t *o,
+                                        unsigned threads) {
+  if (o == NULL || threads == 0 || threads > 1024)
+    return MCP_ERR_INVALID_ARG;
+  o->threads = threads;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
+                                               unsigned tasks) {
+  if (o == NULL || tasks == 0)
+    return MCP_ERR_INVALID_ARG;
+  o->max_per_caller = tasks;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_ttl(mcp_task_options_t *o, int64_t default_ms,
+                                    int64_t max_ms) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->default_ttl_ms = default_ms < 0 ? -1 : default_ms;
+  o->max_ttl_ms = max_ms < 0 ? -1 : max_ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_poll_interval(mcp_task_options_t *o,
+                                              int64_t ms) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->poll_interval_ms = ms < 0 ? -1 : ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_list(mcp_task_options_t *o, bool declared) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->list = declared;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_cleanup(mcp_task_options_t *o,
+                                        int64_t retention_ms, int64_t stuck_ms,
+                                        int64_t interval_ms) {
+  if (o == NULL || stuck_ms <= 0 || interval_ms < 0)
+    return MCP_ERR_INVALID_ARG;
+  o->retention_ms = retention_ms < 0 ? -1 : retention_ms;
+  o->stuck_ms = stuck_ms;
+  o->sweep_interval_ms = interval_ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_immediate_response(mcp_task_options_t *o,
+                                                   const char *text) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  /* At most one conversion, and only %s: the text is used as a format. */
+  if (text) {
+    const char *p = strchr(text, '%');
+    if (p && (p[1] != 's' || strchr(p + 2, '%') != NULL))
+      return MCP_ERR_INVALID_ARG;
+  }
+  char *copy = NULL;
+  if (text && (copy = strdup(text)) == NULL)
+    return MCP_ERR_NOMEM;
+  free(o->immediate_response);
+  o->immediate_response = copy;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_cancel_hook(mcp_task_options_t *o,
+                                            mcp_task_cancel_fn fn,
+                                            void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->cancel_fn = fn;
+  o->cancel_ud = user_data;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_resume_hook(mcp_task_options_t *o,
+                                            mcp_task_resume_fn fn,
+                                            void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->resume_fn = fn;
+  o->resume_ud = user_data;
+  return MCP_OK;
+}

@@ -1,0 +1,86 @@
+/* tasks_internal.h - shared by the files of src/tasks.
+ *
+ * mcp_tasks_t (tasks.c) is the store-backed task manager: every state change
+ * goes through the store's compare-and-set, so terminal states stay final
+ * whoever writes (a handler, another thread, another process). When the
+ * manager belongs to a server's engine (engine.c), each change is also
+ * reported to the engine, which wakes tasks/result waiters, sends
+ * notifications/tasks/status and raises cancellation flags.
+ */
+#ifndef MCP_TASKS_INTERNAL_H
+#define MCP_TASKS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "mcp/store.h"
+#include "mcp/task.h"
+
+#define MCP__RELATED_TASK "io.modelcontextprotocol/related-task"
+
+struct mcp_task_options {
+  unsigned threads;
+  unsigned max_per_caller;
+  int64_t default_ttl_ms, max_ttl_ms;
+  int64_t poll_interval_ms;
+  bool list;
+  int64_t retention_ms, stuck_ms, sweep_interval_ms;
+  char *immediate_response;
+  mcp_task_cancel_fn cancel_fn;
+  void *cancel_ud;
+  mcp_task_resume_fn resume_fn;
+  void *resume_ud;
+};
+
+typedef struct mcp__task_engine mcp__task_engine;
+
+struct mcp_tasks {
+  mcp_store_t *store; /* borrowed */
+  char *scope;
+  mcp__task_engine *engine; /* NULL for a standalone manager */
+};
+
+/* options.c */
+void mcp__task_options_defaults(mcp_task_options_t *o);
+/* Deep copy into dst (zeroed first); false on allocation failure. */
+bool mcp__task_options_copy(mcp_task_options_t *dst,
+                            const mcp_task_options_t *src);
+void mcp__task_options_clear(mcp_task_options_t *o);
+
+/* tasks.c */
+mcp_status mcp__tasks_init(mcp_tasks_t *t, mcp_store_t *store,
+                           const char *scope);
+void mcp__tasks_clear(mcp_tasks_t *t);
+/* The Task object of a record (returns new). */
+json_t *mcp__task_json(const mcp_task_record *rec);
+/* True when the record's ttl has elapsed at now_ms. */
+bool mcp__task_expired(const mcp_task_record *rec, int64_t now_ms);
+/* Reads a live (not expired) task. */
+mcp_status mcp__tasks_load(mcp_tasks_t *t, const char *id,
+                           mcp_task_record *out);
+/* Moves a task to status (CAS in the store) with optional message, result
+ * text and error text (all borrowed), then reports the change. */
+mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
+                                 mcp_task_status status, const char *message,
+                                 const char *result, const char *error,
+                                 mcp_task_status *current);
+/* Fails every active task created before before_ms with message, storing an
+ * isError result; counts them and tells fn ("stuck"). */
+size_t mcp__tasks_fail_active(mcp_tasks_t *t, int64_t before_ms,
+                              const char *message, mcp_task_cleanup_fn fn,
+                              void *ud);
+/* One page of tasks under filter f (cursor may be NULL): {"tasks",
+ * "nextCursor"?}. MCP_ERR_INVALID_ARG for a malformed cursor. */
+mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
+                           const char *cursor, size_t limit, json_t **out);
+/* An isError CallToolResult JSON text with one text block (malloc'd). */
+char *mcp__error_result_text(const char *message);
+
+/* engine.c: a state change made through the manager. */
+void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);
+/* engine.c: raise the cancellation flag of a task running here. */
+void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
+
+#endif
