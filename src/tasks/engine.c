@@ -179,27 +179,31 @@ static const char *task_id_param(mcp_call_t *call) {
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
-  e->change_seq++;
-  pthread_cond_broadcast(&e->changed);
   task_run *r = find_run(e, rec->task_id);
   if (r && r->call && r->call->session) {
     se = r->call->session;
     mcp__session_retain(se);
   }
   pthread_mutex_unlock(&e->lock);
-  if (se == NULL)
-    return;
   /* notifications/tasks/status on the creator's standalone stream; the spec
-   * says requestors must not rely on it, so a closed stream just drops it. */
-  json_t *params = mcp__task_json(rec);
-  mcp__buf msg;
-  mcp__buf_init(&msg);
-  if (params && mcp__jsonrpc_encode_notification(
-                    &msg, "notifications/tasks/status", params))
-    mcp__session_notify(se, msg.data, msg.len);
-  mcp__buf_free(&msg);
-  json_decref(params);
-  mcp__session_release(se);
+   * says requestors must not rely on it, so a closed stream just drops it.
+   * It goes out before waiters (tasks/result) are woken, so a client sees
+   * the status change before the result it announces. */
+  if (se != NULL) {
+    json_t *params = mcp__task_json(rec);
+    mcp__buf msg;
+    mcp__buf_init(&msg);
+    if (params && mcp__jsonrpc_encode_notification(
+                      &msg, "notifications/tasks/status", params))
+      mcp__session_notify(se, msg.data, msg.len);
+    mcp__buf_free(&msg);
+    json_decref(params);
+    mcp__session_release(se);
+  }
+  pthread_mutex_lock(&e->lock);
+  e->change_seq++;
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
 }
 
 void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
