@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CHECK_BUILD ?= build/check
 PREFIX ?= /usr/local
-DEMO_ARGS ?=
+DEMO_ARGS ?= --http 127.0.0.1:8808
 
 .PHONY: all deps configure build demo check install bench format clean
 

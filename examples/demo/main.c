@@ -1,10 +1,11 @@
 /* main.c - mcp-demo-server: the reference demo of libmcp.
  *
- *   mcp-demo-server [--stdio] [--db PATH] [--workers N] [--page-size N]
- *                   [--banner]
+ *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH] [--workers N]
+ *                   [--page-size N] [--stateless] [--banner]
  *
- * Serves the demo tools over stdio. --banner prints how to talk to it on
- * stderr (stdout carries only MCP messages).
+ * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
+ * stdio. --banner prints how to talk to it on stderr (with stdio, stdout
+ * carries only MCP messages).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,12 @@
 #include "demo_tools.h"
 
 static void usage(FILE *f) {
-  fputs("usage: mcp-demo-server [--stdio] [--db PATH] [--workers N]\n"
-        "                       [--page-size N] [--banner]\n"
-        "  --stdio        serve MCP over stdin/stdout (default)\n"
+  fputs("usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
+        "                       [--workers N] [--page-size N] [--stateless]\n"
+        "                       [--banner]\n"
+        "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
+        "  --stdio        serve MCP over stdin/stdout\n"
+        "  --stateless    HTTP without sessions (every request self-contained)\n"
         "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
         "  --workers N    handler threads (default 4)\n"
         "  --page-size N  tools per tools/list page (default 50)\n"
@@ -26,16 +30,79 @@ static void usage(FILE *f) {
         f);
 }
 
+static mcp_status serve_http(mcp_server_t *server, const char *host_port,
+                             bool stateless, bool banner,
+                             const char *db_path) {
+  if (!stateless && !banner)
+    return mcp_server_serve_http(server, host_port);
+  mcp_http_options_t *o = NULL;
+  mcp_status st = mcp_http_options_new(&o);
+  /* HOST:PORT, or [V6ADDR]:PORT */
+  char host[256];
+  unsigned port = 0;
+  const char *colon = strrchr(host_port, ':');
+  if (st == MCP_OK && (colon == NULL || (size_t)(colon - host_port) >= sizeof host))
+    st = MCP_ERR_INVALID_ARG;
+  if (st == MCP_OK) {
+    const char *h0 = host_port;
+    size_t n = (size_t)(colon - host_port);
+    if (n >= 2 && h0[0] == '[' && h0[n - 1] == ']') {
+      h0++;
+      n -= 2;
+    }
+    memcpy(host, h0, n);
+    host[n] = '\0';
+    port = (unsigned)strtoul(colon + 1, NULL, 10);
+    st = mcp_http_options_set_bind(o, host, (uint16_t)port);
+  }
+  if (st == MCP_OK)
+    st = mcp_http_options_set_stateless(o, stateless);
+  if (st != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
+    mcp_http_options_free(o);
+    return st;
+  }
+  if (banner) {
+    const char *sess = stateless ? "" : " -D - ";
+    fprintf(stderr,
+            "libmcp demo server %s on http://%s/mcp%s (database %s)\n"
+            "Try:\n"
+            "curl -s%shttp://%s/mcp -H 'Content-Type: application/json' "
+            "-H 'Accept: application/json, text/event-stream' -d "
+            "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+            "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+            "\"clientInfo\":{\"name\":\"curl\",\"version\":\"1\"}}}'\n"
+            "curl -s http://%s/mcp -H 'Content-Type: application/json' "
+            "-H 'Accept: application/json, text/event-stream' %s-d "
+            "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+            "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}'\n"
+            "%sStop with Ctrl-C.\n",
+            MCP_VERSION_STRING, host_port, stateless ? " (stateless)" : "",
+            db_path, sess, host_port, host_port,
+            stateless ? "" : "-H 'Mcp-Session-Id: <id from the first reply>' "
+                             "-H 'MCP-Protocol-Version: 2025-11-25' ",
+            stateless ? "" : "(the first reply's Mcp-Session-Id header names the session)\n");
+  }
+  st = mcp_server_serve_http_options(server, o);
+  mcp_http_options_free(o);
+  return st;
+}
+
 int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
   unsigned workers = 4;
   size_t page_size = 50;
-  bool banner = false;
+  bool banner = false, use_stdio = false, stateless = false;
+  const char *http = "127.0.0.1:8808";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
-      continue;
-    if (strcmp(a, "--banner") == 0)
+      use_stdio = true;
+    else if (strcmp(a, "--http") == 0 && i + 1 < argc)
+      http = argv[++i];
+    else if (strcmp(a, "--stateless") == 0)
+      stateless = true;
+    else if (strcmp(a, "--banner") == 0)
       banner = true;
     else if (strcmp(a, "--db") == 0 && i + 1 < argc)
       db_path = argv[++i];
@@ -67,9 +134,8 @@ int main(int argc, char **argv) {
         server, "Customers, flights, orders and arithmetic, backed by SQLite");
     mcp_server_set_website_url(server, "https://example.com/libmcp");
     mcp_server_set_instructions(
-        server,
-        "Use get_flight_details for schedules (airlines AA, LH, BA), "
-        "lookup_customer for structured customer records (ids C001-C004).");
+        server, "Use get_flight_details for schedules (airlines AA, LH, BA), "
+                "lookup_customer for structured customer records (ids C001-C004).");
     st = mcp_server_set_worker_threads(server, workers);
   }
   if (st == MCP_OK)
@@ -84,20 +150,23 @@ int main(int argc, char **argv) {
     demo_db_close(db);
     return 1;
   }
-  if (banner)
-    fprintf(
-        stderr,
-        "libmcp demo server %s on stdio (database %s)\n"
-        "Type one JSON-RPC message per line, e.g.:\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-        "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-        "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
-        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
-        "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
-        "End with Ctrl-D.\n",
-        MCP_VERSION_STRING, db_path);
-  st = mcp_server_serve_stdio(server);
+  if (use_stdio) {
+    if (banner)
+      fprintf(stderr,
+              "libmcp demo server %s on stdio (database %s)\n"
+              "Type one JSON-RPC message per line, e.g.:\n"
+              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+              "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+              "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
+              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
+              "End with Ctrl-D.\n",
+              MCP_VERSION_STRING, db_path);
+    st = mcp_server_serve_stdio(server);
+  } else {
+    st = serve_http(server, http, stateless, banner, db_path);
+  }
   mcp_server_free(server);
   demo_db_close(db);
   return st == MCP_OK ? 0 : 1;

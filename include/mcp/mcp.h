@@ -3,6 +3,8 @@
 #define MCP_MCP_H
 
 #include "mcp/call.h"
+#include "mcp/event_store.h"
+#include "mcp/http.h"
 #include "mcp/result.h"
 #include "mcp/schema.h"
 #include "mcp/server.h"

@@ -43,6 +43,12 @@ typedef struct mcp__peer {
  * send. */
 mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
                             mcp_session_t **out);
+/* A session for one self-contained legacy request (stateless HTTP): already
+ * initialized with protocol version `version` (NULL: "2025-03-26"), empty
+ * client capabilities, and input closed (no client can answer a
+ * server-to-client request). Returns a counted reference. */
+mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
+                                      mcp_session_t **out);
 void mcp__session_set_notify(mcp_session_t *s, mcp__channel notify);
 /* Marks the session closed: pending outbound requests fail, in-flight calls
  * see cancellation. */
@@ -74,6 +80,13 @@ void mcp__call_run(mcp_call_t *call);
 const char *mcp__call_method(const mcp_call_t *call);
 /* Cancels a prepared call's flag (transport shutdown). */
 void mcp__call_cancel(mcp_call_t *call);
+
+/* True for a legacy (2024-11-05 .. 2025-11-25) / modern (2026-07-28)
+ * protocol version this server serves. */
+bool mcp__version_is_supported(const char *version);
+bool mcp__version_is_modern(const char *version);
+/* Every served version, modern first (returns new JSON array). */
+json_t *mcp__supported_versions_json(void);
 
 /* Sends a JSON-RPC error with no id to reply (e.g. an oversize line). */
 void mcp__reply_error(mcp__channel reply, int code, const char *message);

@@ -8,6 +8,7 @@
  */
 #include "server/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,27 @@ mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
   s->sessions = se;
   pthread_mutex_unlock(&s->lock);
   *out = se;
+  return MCP_OK;
+}
+
+mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
+                                      mcp_session_t **out) {
+  mcp__channel none = {NULL, NULL, NULL};
+  mcp_status st = mcp__session_new(s, none, out);
+  if (st != MCP_OK)
+    return st;
+  mcp_session_t *se = *out;
+  se->client_capabilities = json_object();
+  if (se->client_capabilities == NULL) {
+    mcp__session_release(se);
+    *out = NULL;
+    return MCP_ERR_NOMEM;
+  }
+  /* Treated as initialized and ready: the request carries everything. */
+  se->state = MCP__SESSION_READY;
+  se->input_closed = true;
+  snprintf(se->protocol_version, sizeof se->protocol_version, "%s",
+           version ? version : "2025-03-26");
   return MCP_OK;
 }
 

@@ -1,0 +1,153 @@
+/* http.h - serving MCP over Streamable HTTP (MCP 2025-11-25 and 2026-07-28).
+ *
+ * One endpoint (default "/mcp") takes POST (one JSON-RPC message per
+ * request), GET (the session's standalone SSE stream for server-initiated
+ * messages, and resumption with Last-Event-ID) and DELETE (end a session).
+ * Built on libmicrohttpd in epoll mode with an internal thread pool; SSE
+ * connections are suspended while idle, so there is no thread per
+ * connection. Handlers never run on the network threads: requests go to a
+ * worker pool and their connection is resumed when output is ready.
+ *
+ * Ownership: options are owned by the caller (the server copies them at
+ * start); the handle returned by mcp_http_server_start is owned by the caller
+ * and released by mcp_http_server_stop. The mcp_server_t is borrowed and must
+ * outlive the handle.
+ *
+ * Thread safety: an mcp_http_options_t is used by one thread at a time.
+ * mcp_http_server_port may be called from any thread; mcp_http_server_stop
+ * once, from any thread that is not a handler.
+ */
+#ifndef MCP_HTTP_H
+#define MCP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/event_store.h"
+#include "mcp/export.h"
+#include "mcp/server.h"
+#include "mcp/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mcp_http_options mcp_http_options_t;
+typedef struct mcp_http_server mcp_http_server_t;
+
+/* Returns new, with the defaults listed at each setter; free with
+ * mcp_http_options_free (NULL is a no-op). */
+MCP_API mcp_status mcp_http_options_new(mcp_http_options_t **out);
+MCP_API void mcp_http_options_free(mcp_http_options_t *opts);
+
+/* Address to bind: an IPv4 or IPv6 literal or a host name resolved at start
+ * (copied; default "127.0.0.1"), and the TCP port (default 8808; 0 picks a
+ * free port, see mcp_http_server_port). */
+MCP_API mcp_status mcp_http_options_set_bind(mcp_http_options_t *o,
+                                             const char *address,
+                                             uint16_t port);
+/* Endpoint path, starting with '/' (copied; default "/mcp"). */
+MCP_API mcp_status mcp_http_options_set_endpoint(mcp_http_options_t *o,
+                                                 const char *path);
+/* Adds an allowed Origin, e.g. "https://app.example" (copied). Once any is
+ * added only listed origins (and requests without Origin) pass; others get
+ * 403. Default: on a loopback bind, http://localhost:PORT,
+ * http://127.0.0.1:PORT and http://[::1]:PORT; elsewhere every origin. "*"
+ * allows every origin. */
+MCP_API mcp_status mcp_http_options_add_allowed_origin(mcp_http_options_t *o,
+                                                       const char *origin);
+/* Adds an allowed Host header value, e.g. "mcp.example:443" (copied). Once
+ * any is added other Hosts get 403. Default: on a loopback bind,
+ * localhost:PORT, 127.0.0.1:PORT and [::1]:PORT; elsewhere every host. "*"
+ * allows every host. */
+MCP_API mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
+                                                     const char *host);
+/* Stateless mode (default false): no session ids, every POST is
+ * self-contained, GET and DELETE get 405, no resumability. */
+MCP_API mcp_status mcp_http_options_set_stateless(mcp_http_options_t *o,
+                                                  bool stateless);
+/* Offer the GET standalone stream (default true; false: GET gets 405). */
+MCP_API mcp_status mcp_http_options_set_get_stream(mcp_http_options_t *o,
+                                                   bool enabled);
+/* Answer every request as text/event-stream (default false: JSON unless the
+ * handler sends something before its response). */
+MCP_API mcp_status mcp_http_options_set_always_sse(mcp_http_options_t *o,
+                                                   bool always);
+/* Largest POST body in bytes (default 4 MiB; beyond: 413). */
+MCP_API mcp_status mcp_http_options_set_max_body_bytes(mcp_http_options_t *o,
+                                                       size_t bytes);
+/* Memory for one request's headers in bytes (default 16 KiB; beyond: 431). */
+MCP_API mcp_status mcp_http_options_set_max_header_bytes(mcp_http_options_t *o,
+                                                         size_t bytes);
+/* Deepest JSON nesting accepted in a body (default 0: the server's
+ * mcp_server_set_max_json_depth); deeper bodies get 400. */
+MCP_API mcp_status mcp_http_options_set_max_json_depth(mcp_http_options_t *o,
+                                                       size_t depth);
+/* A session without requests for this long ends (default 600000 ms; 0:
+ * never). Later requests with its id get 404. */
+MCP_API mcp_status
+mcp_http_options_set_session_idle_timeout_ms(mcp_http_options_t *o, int64_t ms);
+/* Live sessions at most (default 1024); initialize beyond gets 503 with a
+ * JSON-RPC error. */
+MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
+                                                     size_t count);
+/* Threads that run handlers (default 0: the server's worker_threads). */
+MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
+                                                       unsigned threads);
+/* Network threads of libmicrohttpd (default 2). */
+MCP_API mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
+                                                   unsigned threads);
+/* The retry: hint in ms sent on SSE streams (default 1000). */
+MCP_API mcp_status mcp_http_options_set_sse_retry_ms(mcp_http_options_t *o,
+                                                     int ms);
+/* Polling (SEP-1699): close each POST SSE stream after its priming event;
+ * the client resumes with GET + Last-Event-ID (default false). */
+MCP_API mcp_status mcp_http_options_set_sse_poll(mcp_http_options_t *o,
+                                                 bool poll);
+/* Interval of ": ping" comments on idle SSE streams (default 15000 ms; 0:
+ * none). */
+MCP_API mcp_status mcp_http_options_set_heartbeat_ms(mcp_http_options_t *o,
+                                                     int ms);
+/* Close connections idle (no bytes) for this long (default 30 s). */
+MCP_API mcp_status
+mcp_http_options_set_connection_timeout_s(mcp_http_options_t *o,
+                                          unsigned seconds);
+/* How long mcp_http_server_stop lets in-flight requests finish before it
+ * cancels them (default 5000 ms). */
+MCP_API mcp_status
+mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o, int ms);
+/* Event store for resumability (borrowed: it must outlive every server
+ * started with these options; the caller closes it). Default: each server
+ * creates and owns a memory store with the default limits. A store with NULL
+ * ops disables resumability (no event ids, no replay). */
+MCP_API mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
+                                                    mcp_event_store store);
+
+/* Starts serving server and returns at once (returns new *out). options is
+ * borrowed for the call (NULL: defaults). Errors: MCP_ERR_INVALID_ARG,
+ * MCP_ERR_IO (address unresolvable, port taken; err says which),
+ * MCP_ERR_NOMEM. */
+MCP_API mcp_status mcp_http_server_start(mcp_server_t *server,
+                                         const mcp_http_options_t *options,
+                                         mcp_http_server_t **out,
+                                         mcp_error_t *err);
+/* The bound TCP port (the actual one when 0 was asked). */
+MCP_API uint16_t mcp_http_server_port(const mcp_http_server_t *h);
+/* Graceful stop: refuses new connections, lets in-flight requests finish
+ * within the shutdown deadline, then cancels the rest, ends every SSE stream
+ * cleanly and frees h. NULL is a no-op. Must not be called from a handler. */
+MCP_API void mcp_http_server_stop(mcp_http_server_t *h);
+
+/* Blocking convenience: serves on "HOST:PORT" ("[::1]:8808" for IPv6) with
+ * default options until SIGINT or SIGTERM, then stops gracefully. */
+MCP_API mcp_status mcp_server_serve_http(mcp_server_t *server,
+                                         const char *host_port);
+/* Same with options (borrowed); their bind address is used. */
+MCP_API mcp_status mcp_server_serve_http_options(mcp_server_t *server,
+                                                 const mcp_http_options_t *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,640 @@
+/* http.c - MCP Streamable HTTP on libmicrohttpd.
+ *
+ * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool
+ * and calls on_request for every request. Those threads never run handlers:
+ * a POST's body is classified there (mcp__server_accept only parses and
+ * answers notifications and client responses), then the request's call goes
+ * to a worker pool and the connection is suspended. The worker's response
+ * (or first notification, which upgrades the answer to SSE) resumes it.
+ * initialize and ping run inline: they never block and must be ordered
+ * before what follows on the session. SSE connections stay suspended while
+ * idle (http_stream.c), so no thread is tied to a connection.
+ *
+ * Era: a POST whose MCP-Protocol-Version header is modern, or whose body
+ * carries the modern _meta version, runs without a session (2026-07-28);
+ * everything else follows the 2025-11-25 session rules.
+ */
+#include "mcp/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/internal.h"
+#include "transport/http_guard.h"
+#include "transport/http_internal.h"
+#include "util/clock.h"
+
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define HDR_SESSION "Mcp-Session-Id"
+#define HDR_VERSION "MCP-Protocol-Version"
+#define HDR_LAST_EVENT "Last-Event-ID"
+#define DEFAULT_LEGACY_VERSION "2025-03-26"
+/* JSON-RPC code for transport-level refusals that have no standard code. */
+#define RPC_SERVER_BUSY -32000
+
+/* ---- requests ------------------------------------------------------------ */
+
+static hs_req *req_new(mcp_http_server_t *h, struct MHD_Connection *conn) {
+  hs_req *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  atomic_init(&r->refs, 1);
+  r->h = h;
+  r->conn = conn;
+  pthread_mutex_init(&r->lock, NULL);
+  mcp__buf_init(&r->body);
+  mcp__buf_init(&r->resp);
+  r->status = MHD_HTTP_OK;
+  atomic_fetch_add(&h->live_reqs, 1);
+  return r;
+}
+
+static void req_release(hs_req *r) {
+  if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  if (r->hs) {
+    mcp__hs_session_touch(r->hs, -1);
+    mcp__hs_session_release(r->hs);
+  }
+  if (r->temp) {
+    mcp__session_close(r->temp);
+    mcp__session_release(r->temp);
+  }
+  mcp__hs_stream_release(r->stream);
+  mcp__buf_free(&r->body);
+  mcp__buf_free(&r->resp);
+  pthread_mutex_destroy(&r->lock);
+  atomic_fetch_sub(&r->h->live_reqs, 1);
+  free(r);
+}
+
+/* ---- responses ----------------------------------------------------------- */
+
+static enum MHD_Result queue_buf(struct MHD_Connection *conn, unsigned status,
+                                 mcp__buf *body, const char *type,
+                                 const char *session_id) {
+  size_t len = 0;
+  char *data = body->len ? mcp__buf_steal(body, &len) : NULL;
+  struct MHD_Response *resp =
+      data ? MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE)
+           : MHD_create_response_from_buffer(0, (void *)"",
+                                             MHD_RESPMEM_PERSISTENT);
+  if (resp == NULL) {
+    free(data);
+    return MHD_NO;
+  }
+  if (data && type)
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  if (session_id)
+    MHD_add_response_header(resp, HDR_SESSION, session_id);
+  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+/* An HTTP error with a JSON-RPC error body (no id). */
+static enum MHD_Result reply_error(struct MHD_Connection *conn,
+                                   unsigned status, int code,
+                                   const char *message, json_t *data) {
+  mcp__buf b;
+  mcp__buf_init(&b);
+  mcp__jsonrpc_encode_error(&b, NULL, code, message, data);
+  json_decref(data);
+  enum MHD_Result ret = queue_buf(conn, status, &b, "application/json", NULL);
+  mcp__buf_free(&b);
+  return ret;
+}
+
+static enum MHD_Result reply_empty(struct MHD_Connection *conn,
+                                   unsigned status, const char *allow) {
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+  if (resp == NULL)
+    return MHD_NO;
+  if (allow)
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+/* Modern-era errors carry HTTP meaning (DELTA 6): the client tells a modern
+ * server from a legacy one by these statuses. */
+static unsigned modern_status(const mcp__buf *resp) {
+  if (resp->len == 0 || strstr(resp->data, "\"error\"") == NULL)
+    return MHD_HTTP_OK;
+  json_t *msg = json_loadb(resp->data, resp->len, 0, NULL);
+  json_t *err = json_object_get(msg, "error");
+  int code = json_is_object(err)
+                 ? (int)json_integer_value(json_object_get(err, "code"))
+                 : 0;
+  json_decref(msg);
+  if (code == MCP_RPC_METHOD_NOT_FOUND)
+    return MHD_HTTP_NOT_FOUND;
+  if (code == MCP_RPC_INVALID_PARAMS || code == MCP_RPC_INVALID_REQUEST ||
+      code == MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION ||
+      code == MCP_RPC_MISSING_CLIENT_CAPABILITY || code == -32020)
+    return MHD_HTTP_BAD_REQUEST;
+  return MHD_HTTP_OK;
+}
+
+/* Queues the answer of a request whose call produced output. */
+static enum MHD_Result queue_answer(hs_req *r) {
+  pthread_mutex_lock(&r->lock);
+  enum req_state state = r->state;
+  if (state == R_JSON || state == R_SSE)
+    r->state = R_QUEUED;
+  pthread_mutex_unlock(&r->lock);
+  const char *sid = NULL;
+  if (r->new_session) {
+    /* Only a successful initialize opens the session. */
+    mcp_session_t *se = r->hs->se;
+    pthread_mutex_lock(&se->lock);
+    bool ok = se->state == MCP__SESSION_INITIALIZED ||
+              se->state == MCP__SESSION_READY;
+    pthread_mutex_unlock(&se->lock);
+    if (ok)
+      sid = r->hs->id;
+    else
+      mcp__hs_session_end(r->hs);
+  }
+  if (state == R_SSE) {
+    struct MHD_Response *resp = mcp__hs_stream_response(r->stream);
+    if (resp == NULL)
+      return MHD_NO;
+    if (sid)
+      MHD_add_response_header(resp, HDR_SESSION, sid);
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_OK, resp);
+    MHD_destroy_response(resp);
+    return ret;
+  }
+  if (state != R_JSON)
+    return MHD_YES;
+  unsigned status = r->status;
+  if (r->rejected)
+    status = MHD_HTTP_BAD_REQUEST;
+  else if (r->modern && status == MHD_HTTP_OK)
+    status = modern_status(&r->resp);
+  return queue_buf(r->conn, status, &r->resp, "application/json", sid);
+}
+
+/* ---- the reply channel of a call ------------------------------------------ */
+
+/* Upgrades the answer to SSE. r->lock held. */
+static mcp_status upgrade(hs_req *r) {
+  mcp_http_server_t *h = r->h;
+  char id[HS_STREAM_ID_MAX] = "";
+  bool resumable = r->hs && h->store.ops && !r->modern;
+  if (resumable && !mcp__hs_session_next_stream_id(r->hs, id))
+    return MCP_ERR_CLOSED;
+  hs_stream *st = mcp__hs_stream_new(h, resumable ? r->hs : NULL, id,
+                                     resumable, r->conn);
+  if (st == NULL)
+    return MCP_ERR_NOMEM;
+  if (resumable)
+    mcp__hs_session_add_stream(r->hs, st);
+  r->stream = st;
+  r->state = R_SSE;
+  return mcp__hs_stream_prime(st, h->o->sse_poll);
+}
+
+static void resume_if_suspended(hs_req *r) {
+  if (r->suspended) {
+    r->suspended = false;
+    MHD_resume_connection(r->conn);
+  }
+}
+
+static mcp_status req_send(void *ctx, const char *msg, size_t len,
+                           unsigned flags) {
+  hs_req *r = ctx;
+  bool final = flags & MCP__SEND_FINAL;
+  pthread_mutex_lock(&r->lock);
+  if (r->stream == NULL) {
+    if (r->mhd_done || r->state >= R_JSON) {
+      pthread_mutex_unlock(&r->lock);
+      return MCP_ERR_CLOSED;
+    }
+    if (final && !r->h->o->always_sse) {
+      mcp__buf_reset(&r->resp);
+      bool ok = mcp__buf_append(&r->resp, msg, len);
+      r->state = R_JSON;
+      resume_if_suspended(r);
+      pthread_mutex_unlock(&r->lock);
+      return ok ? MCP_OK : MCP_ERR_NOMEM;
+    }
+    mcp_status s = upgrade(r);
+    if (s != MCP_OK && r->stream == NULL) {
+      pthread_mutex_unlock(&r->lock);
+      return s;
+    }
+    resume_if_suspended(r);
+  }
+  hs_stream *st = r->stream;
+  mcp__hs_stream_retain(st);
+  pthread_mutex_unlock(&r->lock);
+  mcp_status s = mcp__hs_stream_send(st, msg, len, final);
+  if (final && st->session)
+    mcp__hs_session_remove_stream(st->session, st);
+  mcp__hs_stream_release(st);
+  return s;
+}
+
+/* The call is over. A cancelled call sends nothing: end the HTTP exchange
+ * anyway (204 or the end of the stream). */
+static void req_done(void *ctx) {
+  hs_req *r = ctx;
+  pthread_mutex_lock(&r->lock);
+  if (r->state == R_RUNNING) {
+    r->state = R_JSON;
+    r->status = MHD_HTTP_NO_CONTENT;
+    resume_if_suspended(r);
+  }
+  hs_stream *st = r->stream;
+  if (st)
+    mcp__hs_stream_retain(st);
+  pthread_mutex_unlock(&r->lock);
+  if (st) {
+    mcp__hs_stream_finish(st);
+    if (st->session)
+      mcp__hs_session_remove_stream(st->session, st);
+    mcp__hs_stream_release(st);
+  }
+  req_release(r);
+}
+
+/* ---- POST ------------------------------------------------------------------ */
+
+/* Parses just enough to know whether a body is an initialize request. */
+static bool is_initialize(const mcp__buf *body) {
+  if (strstr(body->data, "\"initialize\"") == NULL)
+    return false;
+  json_t *msg = json_loadb(body->data, body->len, 0, NULL);
+  bool yes =
+      json_is_string(json_object_get(msg, "method")) &&
+      strcmp(json_string_value(json_object_get(msg, "method")), "initialize") ==
+          0 &&
+      json_object_get(msg, "id") != NULL;
+  json_decref(msg);
+  return yes;
+}
+
+static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
+  struct MHD_Connection *conn = r->conn;
+  if (r->too_large)
+    return reply_error(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+                       MCP_RPC_INVALID_REQUEST,
+                       "Invalid Request: body exceeds the size limit", NULL);
+  mcp__buf_append(&r->body, "", 0); /* NUL-terminated even when empty */
+  if (r->body.data == NULL || r->body.len == 0)
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_PARSE_ERROR,
+                       "Parse error: empty body", NULL);
+  if (mcp__json_is_array(r->body.data, r->body.len))
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       "Invalid Request: batches (JSON arrays) are not "
+                       "supported",
+                       NULL);
+  if (h->max_depth && mcp__json_too_deep(r->body.data, r->body.len,
+                                         h->max_depth))
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       "Invalid Request: JSON nesting exceeds the depth limit",
+                       NULL);
+  r->modern = mcp__version_is_modern(r->proto) ||
+              (r->proto == NULL && strstr(r->body.data, META_VERSION));
+
+  mcp_session_t *se = NULL;
+  if (r->modern) {
+    se = NULL;
+  } else if (h->o->stateless) {
+    mcp_status s;
+    if (is_initialize(&r->body)) {
+      mcp__channel none = {NULL, NULL, NULL};
+      s = mcp__session_new(h->server, none, &r->temp);
+    } else {
+      s = mcp__session_new_stateless(
+          h->server, r->proto ? r->proto : DEFAULT_LEGACY_VERSION, &r->temp);
+    }
+    if (s != MCP_OK)
+      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                         MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
+    se = r->temp;
+  } else if (r->hs) {
+    se = r->hs->se;
+  } else if (is_initialize(&r->body)) {
+    hs_session *hs;
+    mcp_status s = mcp__hs_session_create(h, &hs);
+    if (s == MCP_ERR_LIMIT)
+      return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
+                         "Server busy: the session limit is reached", NULL);
+    if (s != MCP_OK)
+      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                         MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
+    mcp__hs_session_touch(hs, 1);
+    r->hs = hs;
+    r->new_session = true;
+    se = hs->se;
+  } else {
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       "Bad Request: Mcp-Session-Id header is required", NULL);
+  }
+
+  mcp__peer peer = {NULL, r->proto};
+  mcp__channel reply = {req_send, req_done, r};
+  mcp_call_t *call = NULL;
+  r->state = R_RUNNING;
+  mcp__accept a = mcp__server_accept(h->server, se, &peer, r->body.data,
+                                     r->body.len, reply, &call);
+  if (a == MCP__ACCEPT_HANDLED) {
+    r->state = R_QUEUED;
+    return reply_empty(conn, MHD_HTTP_ACCEPTED, NULL);
+  }
+  if (a == MCP__ACCEPT_REJECTED) {
+    r->rejected = true;
+    if (r->state == R_RUNNING)
+      r->state = R_JSON;
+    return queue_answer(r);
+  }
+  atomic_fetch_add(&r->refs, 1); /* the call's, released by req_done */
+  const char *method = mcp__call_method(call);
+  if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
+    mcp__call_run(call);
+    return queue_answer(r);
+  }
+  r->call = call;
+  pthread_mutex_lock(&r->lock);
+  r->suspended = true;
+  MHD_suspend_connection(conn);
+  pthread_mutex_unlock(&r->lock);
+  mcp__hs_enqueue(h, r);
+  return MHD_YES;
+}
+
+/* ---- GET and DELETE --------------------------------------------------------- */
+
+/* "<stream>-<n>" -> "<stream>" */
+static bool stream_of_event(const char *event_id, char out[HS_STREAM_ID_MAX]) {
+  const char *dash = strrchr(event_id, '-');
+  if (dash == NULL || dash == event_id ||
+      (size_t)(dash - event_id) >= HS_STREAM_ID_MAX)
+    return false;
+  memcpy(out, event_id, (size_t)(dash - event_id));
+  out[dash - event_id] = '\0';
+  return true;
+}
+
+static enum MHD_Result queue_stream(struct MHD_Connection *conn,
+                                    hs_stream *st) {
+  struct MHD_Response *resp = mcp__hs_stream_response(st);
+  if (resp == NULL)
+    return MHD_NO;
+  enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
+                                     const char *last_id) {
+  char sid[HS_STREAM_ID_MAX];
+  if (!stream_of_event(last_id, sid))
+    return reply_error(r->conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       "Bad Request: malformed Last-Event-ID", NULL);
+  hs_stream *st = mcp__hs_session_find_stream(r->hs, sid);
+  if (st == NULL) {
+    /* The stream ended: replay what the client missed, then end. */
+    st = mcp__hs_stream_new(h, r->hs, sid, false, NULL);
+    if (st == NULL)
+      return MHD_NO;
+    mcp__hs_stream_finish(st);
+  }
+  mcp_status s = mcp__hs_stream_attach(st, r->conn, last_id);
+  enum MHD_Result ret =
+      s == MCP_OK
+          ? queue_stream(r->conn, st)
+          : reply_error(r->conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                        "Bad Request: unknown or expired Last-Event-ID", NULL);
+  mcp__hs_stream_release(st);
+  return ret;
+}
+
+static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
+  struct MHD_Connection *conn = r->conn;
+  const char *accept =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+  if (!mcp__http_accepts(accept, "text/event-stream"))
+    return reply_error(conn, MHD_HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
+                       "Not Acceptable: Accept must include text/event-stream",
+                       NULL);
+  const char *last_id =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_LAST_EVENT);
+  if (last_id && h->store.ops)
+    return handle_resume(h, r, last_id);
+  hs_session *hs = r->hs;
+  pthread_mutex_lock(&hs->lock);
+  hs_stream *old = hs->get_stream;
+  bool busy = false;
+  if (old) {
+    pthread_mutex_lock(&old->lock);
+    busy = old->conn != NULL && !old->finished;
+    pthread_mutex_unlock(&old->lock);
+  }
+  if (busy) {
+    pthread_mutex_unlock(&hs->lock);
+    return reply_error(conn, MHD_HTTP_CONFLICT, MCP_RPC_INVALID_REQUEST,
+                       "Conflict: this session already has a GET stream",
+                       NULL);
+  }
+  hs_stream *st = mcp__hs_stream_new(h, hs, HS_GET_STREAM_ID,
+                                     h->store.ops != NULL, conn);
+  if (st)
+    hs->get_stream = st;
+  else
+    hs->get_stream = old, old = NULL;
+  pthread_mutex_unlock(&hs->lock);
+  if (old) {
+    mcp__hs_stream_finish(old);
+    mcp__hs_stream_release(old);
+  }
+  if (st == NULL)
+    return MHD_NO;
+  mcp__hs_stream_prime(st, false);
+  return queue_stream(conn, st);
+}
+
+/* ---- request entry ------------------------------------------------------- */
+
+static bool origin_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
+  const char *origin =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+  if (origin == NULL || h->o->norigins == 0)
+    return true;
+  return mcp__http_list_has(h->o->origins, h->o->norigins, origin);
+}
+
+static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
+  if (h->o->nhosts == 0)
+    return true;
+  const char *host =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+  return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
+}
+
+/* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
+ * queuing a response, or -1 to go on. */
+static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
+  struct MHD_Connection *conn = r->conn;
+  if (strcmp(url, h->o->endpoint) != 0)
+    return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
+                       "Not Found", NULL);
+  /* Both checks defend against DNS rebinding; 403 for both keeps one rule
+   * for clients (documented in docs/http.md). */
+  if (!host_ok(h, conn))
+    return reply_error(conn, MHD_HTTP_FORBIDDEN, MCP_RPC_INVALID_REQUEST,
+                       "Forbidden: Host not allowed", NULL);
+  if (!origin_ok(h, conn))
+    return reply_error(conn, MHD_HTTP_FORBIDDEN, MCP_RPC_INVALID_REQUEST,
+                       "Forbidden: Origin not allowed", NULL);
+  if (atomic_load(&h->stopping))
+    return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
+                       "Service Unavailable: shutting down", NULL);
+  const char *allow = h->o->stateless ? "POST"
+                      : h->o->get_stream ? "GET, POST, DELETE"
+                                         : "POST, DELETE";
+  if (r->method == M_OTHER ||
+      (r->method == M_GET && (h->o->stateless || !h->o->get_stream)) ||
+      (r->method == M_DELETE && h->o->stateless))
+    return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, allow);
+
+  const char *proto =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_VERSION);
+  if (proto && !mcp__version_is_supported(proto) &&
+      !mcp__version_is_modern(proto)) {
+    json_t *data = json_pack("{s:o,s:s}", "supported",
+                             mcp__supported_versions_json(), "requested",
+                             proto);
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST,
+                       MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
+                       "Bad Request: unsupported MCP-Protocol-Version", data);
+  }
+  if (proto) { /* known versions are short */
+    snprintf(r->proto_buf, sizeof r->proto_buf, "%s", proto);
+    r->proto = r->proto_buf;
+  }
+  if (r->method == M_POST) {
+    const char *accept =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+    if (!mcp__http_accepts(accept, "application/json") ||
+        !mcp__http_accepts(accept, "text/event-stream"))
+      return reply_error(conn, MHD_HTTP_NOT_ACCEPTABLE,
+                         MCP_RPC_INVALID_REQUEST,
+                         "Not Acceptable: Accept must list application/json "
+                         "and text/event-stream",
+                         NULL);
+    const char *type = MHD_lookup_connection_value(
+        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (type == NULL || strncasecmp(type, "application/json", 16) != 0)
+      return reply_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                         MCP_RPC_INVALID_REQUEST,
+                         "Unsupported Media Type: use application/json", NULL);
+    const char *cl = MHD_lookup_connection_value(
+        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl && strtoull(cl, NULL, 10) > h->o->max_body)
+      return reply_error(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+                         MCP_RPC_INVALID_REQUEST,
+                         "Invalid Request: body exceeds the size limit", NULL);
+  }
+  if (!h->o->stateless) {
+    const char *sid =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_SESSION);
+    bool modern_post = r->method == M_POST && mcp__version_is_modern(r->proto);
+    if (sid && !modern_post) {
+      r->hs = mcp__hs_session_find(h, sid);
+      if (r->hs == NULL)
+        return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
+                           "Not Found: unknown or terminated session", NULL);
+      mcp__hs_session_touch(r->hs, 1);
+    } else if (r->method != M_POST) {
+      return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                         "Bad Request: Mcp-Session-Id header is required",
+                         NULL);
+    }
+  }
+  if (r->method == M_GET)
+    return handle_get(h, r);
+  if (r->method == M_DELETE) {
+    mcp__hs_session_end(r->hs);
+    return reply_empty(conn, MHD_HTTP_NO_CONTENT, NULL);
+  }
+  return -1;
+}
+
+enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls) {
+  (void)version;
+  mcp_http_server_t *h = cls;
+  hs_req *r = *con_cls;
+  if (r == NULL) {
+    r = req_new(h, conn);
+    if (r == NULL)
+      return MHD_NO;
+    *con_cls = r;
+    r->method = strcmp(method, "POST") == 0     ? M_POST
+                : strcmp(method, "GET") == 0    ? M_GET
+                : strcmp(method, "DELETE") == 0 ? M_DELETE
+                                                : M_OTHER;
+    int ret = first_call(h, r, url);
+    if (ret >= 0) {
+      r->state = R_QUEUED;
+      return (enum MHD_Result)ret;
+    }
+    return MHD_YES; /* a POST: the body follows */
+  }
+  if (r->state == R_READING) {
+    if (*upload_size > 0) {
+      if (r->too_large || r->body.len + *upload_size > h->o->max_body) {
+        r->too_large = true;
+        mcp__buf_free(&r->body);
+      } else if (!mcp__buf_append(&r->body, upload, *upload_size)) {
+        return MHD_NO;
+      }
+      *upload_size = 0;
+      return MHD_YES;
+    }
+    return post_complete(h, r);
+  }
+  /* Resumed after the call produced its answer. */
+  pthread_mutex_lock(&r->lock);
+  enum req_state state = r->state;
+  pthread_mutex_unlock(&r->lock);
+  if (state == R_JSON || state == R_SSE)
+    return queue_answer(r);
+  *upload_size = 0; /* a body after an early answer is discarded */
+  return MHD_YES;
+}
+
+void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
+                         void **con_cls, enum MHD_RequestTerminationCode toe) {
+  (void)cls;
+  (void)conn;
+  (void)toe;
+  hs_req *r = *con_cls;
+  if (r == NULL)
+    return;
+  *con_cls = NULL;
+  pthread_mutex_lock(&r->lock);
+  r->mhd_done = true;
+  pthread_mutex_unlock(&r->lock);
+  req_release(r);
+}
+

@@ -1,0 +1,93 @@
+/* http_guard.c - stateless request checks of the HTTP transport. */
+#include "transport/http_guard.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *skip_ws(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  return p;
+}
+
+/* q=0 on a media range means "not acceptable" (RFC 9110 12.5.1). */
+static bool q_is_zero(const char *params, const char *end) {
+  for (const char *p = params; p < end; p++) {
+    if (*p != ';')
+      continue;
+    const char *q = skip_ws(p + 1, end);
+    if (end - q >= 2 && (q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
+      double v = strtod(q + 2, NULL);
+      return v <= 0.0;
+    }
+  }
+  return false;
+}
+
+bool mcp__http_accepts(const char *accept, const char *type) {
+  if (accept == NULL)
+    return false;
+  const char *slash = strchr(type, '/');
+  size_t major_len = slash ? (size_t)(slash - type) : strlen(type);
+  const char *p = accept;
+  while (*p) {
+    const char *end = strchr(p, ',');
+    if (end == NULL)
+      end = p + strlen(p);
+    const char *s = skip_ws(p, end);
+    const char *semi = memchr(s, ';', (size_t)(end - s));
+    const char *range_end = semi ? semi : end;
+    while (range_end > s && (range_end[-1] == ' ' || range_end[-1] == '\t'))
+      range_end--;
+    size_t n = (size_t)(range_end - s);
+    bool match = (n == strlen(type) && strncasecmp(s, type, n) == 0) ||
+                 (n == 3 && strncmp(s, "*/*", 3) == 0) ||
+                 (n == major_len + 2 && strncasecmp(s, type, major_len) == 0 &&
+                  s[major_len] == '/' && s[major_len + 1] == '*');
+    if (match && !q_is_zero(range_end, end))
+      return true;
+    p = *end ? end + 1 : end;
+  }
+  return false;
+}
+
+bool mcp__http_list_has(char *const *list, size_t count, const char *value) {
+  for (size_t i = 0; i < count; i++)
+    if (strcmp(list[i], "*") == 0 ||
+        (value && strcasecmp(list[i], value) == 0))
+      return true;
+  return false;
+}
+
+bool mcp__json_too_deep(const char *text, size_t len, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth)
+        return true;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+bool mcp__json_is_array(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+      continue;
+    return c == '[';
+  }
+  return false;
+}

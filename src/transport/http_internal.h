@@ -1,0 +1,210 @@
+/* http_internal.h - the HTTP transport's private structures, shared by
+ * http.c (libmicrohttpd glue, POST/GET/DELETE, workers, lifecycle),
+ * http_session.c (the session table) and http_stream.c (SSE streams).
+ *
+ * Lock order: req->lock, then hs_session->lock, then stream->lock, then the
+ * event store's own lock. h->sess_lock and h->streams_lock are leaves except
+ * that streams_lock is taken before a stream's lock by the housekeeper.
+ * MHD_resume_connection never calls back into us, so it may be called with
+ * any of these held.
+ */
+#ifndef MCP_TRANSPORT_HTTP_INTERNAL_H
+#define MCP_TRANSPORT_HTTP_INTERNAL_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mcp/http.h"
+#include "server/dispatch.h"
+#include "transport/http_options.h"
+#include "util/buf.h"
+
+#define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
+#define HS_STREAM_ID_MAX 16
+#define HS_GET_STREAM_ID "0"
+
+typedef struct hs_session hs_session;
+typedef struct hs_stream hs_stream;
+typedef struct hs_req hs_req;
+
+/* A logical SSE stream: the events of one POST (or the GET stream) of a
+ * session. It outlives its HTTP connection, so a client can reattach with
+ * GET + Last-Event-ID. At most one connection is attached at a time; gen
+ * counts attachments so that a replaced connection's reader ends. */
+struct hs_stream {
+  atomic_int refs;
+  mcp_http_server_t *h;
+  hs_session *session; /* counted; NULL for a stream without resumability */
+  pthread_mutex_t lock;
+  char id[HS_STREAM_ID_MAX];
+  bool resumable;  /* events get ids and go to the event store */
+  mcp__buf out;    /* bytes not yet handed to the attached connection */
+  size_t out_off;  /* consumed prefix of out */
+  struct MHD_Connection *conn; /* attached connection or NULL */
+  unsigned gen;                /* attachment generation */
+  bool suspended;  /* conn is suspended in the reader, waiting for bytes */
+  bool finished;   /* the last event is queued: end after the flush */
+  bool poll_close; /* end this connection after the flush; stream lives on */
+  int64_t last_write_ms;
+  hs_stream *prev, *next; /* h->streams */
+  hs_stream *snext;       /* hs_session->streams (live POST streams) */
+};
+
+/* An HTTP-level session: the core session plus its streams. */
+struct hs_session {
+  atomic_int refs;
+  hs_session *next; /* hash chain */
+  char id[HS_SESSION_ID_LEN + 1];
+  mcp_session_t *se; /* counted */
+  mcp_http_server_t *h;
+  pthread_mutex_t lock;
+  hs_stream *get_stream; /* counted, or NULL */
+  hs_stream *streams;    /* live POST streams, counted */
+  unsigned next_stream;
+  int64_t last_active_ms;
+  int active; /* HTTP requests in progress */
+  bool ended;
+};
+
+struct mcp_http_server {
+  mcp_server_t *server;
+  mcp_http_options_t *o; /* own copy */
+  struct MHD_Daemon *daemon;
+  uint16_t port;
+  mcp_event_store store;
+  bool owns_store;
+  size_t max_depth;
+  atomic_bool stopping;
+  atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
+
+  pthread_mutex_t sess_lock;
+  hs_session **buckets;
+  size_t nbuckets, nsessions;
+
+  pthread_mutex_t streams_lock;
+  hs_stream *streams;
+
+  pthread_mutex_t q_lock;
+  pthread_cond_t q_nonempty, q_idle;
+  hs_req *qhead, *qtail;
+  unsigned idle_workers, busy;
+  bool q_stop;
+  pthread_t *workers;
+  unsigned nworkers;
+
+  pthread_mutex_t hk_lock;
+  pthread_cond_t hk_cond;
+  bool hk_stop, hk_started;
+  pthread_t hk;
+};
+
+enum req_method { M_POST = 1, M_GET, M_DELETE, M_OTHER };
+enum req_state {
+  R_READING = 0, /* receiving the body */
+  R_RUNNING,     /* the call runs; the connection is suspended */
+  R_JSON,        /* resp holds the whole answer */
+  R_SSE,         /* answered through stream */
+  R_QUEUED       /* a response was queued; nothing left to do */
+};
+
+/* One HTTP request (MHD's per-request context). Counted: MHD holds one
+ * reference until its completion callback, a running call another until
+ * its channel's done. */
+struct hs_req {
+  atomic_int refs;
+  mcp_http_server_t *h;
+  struct MHD_Connection *conn;
+  pthread_mutex_t lock;
+  enum req_method method;
+  enum req_state state;
+  bool suspended;   /* suspended by on_request while the call runs */
+  bool mhd_done;    /* MHD completed the request (client may be gone) */
+  bool too_large;   /* body over the limit: discard, then 413 */
+  bool modern;      /* served per 2026-07-28 */
+  bool rejected;    /* dispatch rejected the message: 400 */
+  const char *proto; /* MCP-Protocol-Version (points into proto_buf) or NULL */
+  char proto_buf[32]; /* a copy: the call may outlive the connection */
+  mcp__buf body;
+  mcp__buf resp;    /* JSON answer */
+  unsigned status;
+  hs_session *hs;          /* counted, or NULL */
+  bool new_session;        /* hs was created by this initialize */
+  mcp_session_t *temp;     /* stateless legacy session (counted) or NULL */
+  hs_stream *stream;       /* counted, once upgraded to SSE */
+  mcp_call_t *call;        /* queued call */
+  hs_req *qnext;
+};
+
+/* ---- http.c ------------------------------------------------------------ */
+enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
+                                   const char *url, const char *method,
+                                   const char *version, const char *upload,
+                                   size_t *upload_size, void **con_cls);
+void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
+                          void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* ---- http_server.c ------------------------------------------------------- */
+/* Hands r (whose call is set) to a worker. */
+void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r);
+
+/* ---- http_session.c ------------------------------------------------------ */
+mcp_status mcp__hs_sessions_init(mcp_http_server_t *h);
+void mcp__hs_sessions_destroy(mcp_http_server_t *h);
+/* A new session registered in the table (returns a counted reference; the
+ * table holds another). MCP_ERR_LIMIT when max_sessions are live. */
+mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out);
+/* Looks id up (returns a counted reference) or NULL. */
+hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id);
+void mcp__hs_session_retain(hs_session *hs);
+void mcp__hs_session_release(hs_session *hs);
+/* Ends a session (DELETE, expiry, stop): later lookups fail, calls are
+ * cancelled, streams end, stored events are dropped. Idempotent. */
+void mcp__hs_session_end(hs_session *hs);
+/* Request accounting for the idle timeout. */
+void mcp__hs_session_touch(hs_session *hs, int delta);
+/* Ends sessions idle for longer than the idle timeout. */
+void mcp__hs_sessions_expire(mcp_http_server_t *h, int64_t now);
+/* Ends every session (stop). */
+void mcp__hs_sessions_end_all(mcp_http_server_t *h);
+/* Finishes the GET stream of every session (stop). */
+void mcp__hs_sessions_finish_get_streams(mcp_http_server_t *h);
+/* The next stream id of the session, or false once it ended. */
+bool mcp__hs_session_next_stream_id(hs_session *hs,
+                                    char id[HS_STREAM_ID_MAX]);
+/* Registers / unregisters a live POST stream for resumption. */
+void mcp__hs_session_add_stream(hs_session *hs, hs_stream *st);
+void mcp__hs_session_remove_stream(hs_session *hs, hs_stream *st);
+/* The live stream with this id (counted) or NULL. */
+hs_stream *mcp__hs_session_find_stream(hs_session *hs, const char *id);
+
+/* ---- http_stream.c ------------------------------------------------------- */
+/* A stream attached to conn (may be NULL). session: retained when given
+ * (resumable streams need one). Returns a counted reference or NULL. */
+hs_stream *mcp__hs_stream_new(mcp_http_server_t *h, hs_session *session,
+                              const char *id, bool resumable,
+                              struct MHD_Connection *conn);
+void mcp__hs_stream_retain(hs_stream *st);
+void mcp__hs_stream_release(hs_stream *st);
+/* Queues the priming event (id + retry + empty data) of a resumable
+ * stream; with poll, the connection then ends (SEP-1699). */
+mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll);
+/* Queues one message as an event (stored when resumable); final marks the
+ * stream finished. MCP_ERR_CLOSED once finished. */
+mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
+                               bool final);
+/* Ends the stream: attached connections end after the flush. */
+void mcp__hs_stream_finish(hs_stream *st);
+/* Attaches conn (replacing any previous connection) after queuing the
+ * stored events that follow last_event_id (none when NULL).
+ * MCP_ERR_NOT_FOUND when the store does not know the id. */
+mcp_status mcp__hs_stream_attach(hs_stream *st, struct MHD_Connection *conn,
+                                 const char *last_event_id);
+/* A response that drains the stream into its attached connection. */
+struct MHD_Response *mcp__hs_stream_response(hs_stream *st);
+/* Heartbeat for every attached idle stream; finishes all when finish_all. */
+void mcp__hs_streams_tick(mcp_http_server_t *h, int64_t now, bool finish_all);
+
+#endif

@@ -1,0 +1,240 @@
+/* http_options.c - setters and defaults of mcp_http_options_t. Every setter
+ * validates at once, so a bad value fails where it is set, not at start. */
+#include "transport/http_options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+mcp_status mcp_http_options_new(mcp_http_options_t **out) {
+  if (out == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_http_options_t *o = calloc(1, sizeof *o);
+  if (o == NULL || (o->address = strdup("127.0.0.1")) == NULL ||
+      (o->endpoint = strdup("/mcp")) == NULL) {
+    mcp_http_options_free(o);
+    *out = NULL;
+    return MCP_ERR_NOMEM;
+  }
+  o->port = 8808;
+  o->get_stream = true;
+  o->max_body = 4u << 20;
+  o->max_header = 16u << 10;
+  o->max_sessions = 1024;
+  o->idle_ms = 600000;
+  o->io_threads = 2;
+  o->conn_timeout_s = 30;
+  o->retry_ms = 1000;
+  o->heartbeat_ms = 15000;
+  o->shutdown_ms = 5000;
+  *out = o;
+  return MCP_OK;
+}
+
+static void list_free(char **list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(list[i]);
+  free(list);
+}
+
+void mcp_http_options_free(mcp_http_options_t *o) {
+  if (o == NULL)
+    return;
+  free(o->address);
+  free(o->endpoint);
+  list_free(o->origins, o->norigins);
+  list_free(o->hosts, o->nhosts);
+  free(o);
+}
+
+bool mcp__http_list_add(char ***list, size_t *count, const char *value) {
+  char **grown = realloc(*list, (*count + 1) * sizeof *grown);
+  if (grown == NULL)
+    return false;
+  *list = grown;
+  if ((grown[*count] = strdup(value)) == NULL)
+    return false;
+  (*count)++;
+  return true;
+}
+
+mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
+  mcp_http_options_t *c = malloc(sizeof *c);
+  if (c == NULL)
+    return NULL;
+  *c = *o;
+  c->address = strdup(o->address);
+  c->endpoint = strdup(o->endpoint);
+  c->origins = NULL;
+  c->hosts = NULL;
+  c->norigins = c->nhosts = 0;
+  bool ok = c->address && c->endpoint;
+  for (size_t i = 0; ok && i < o->norigins; i++)
+    ok = mcp__http_list_add(&c->origins, &c->norigins, o->origins[i]);
+  for (size_t i = 0; ok && i < o->nhosts; i++)
+    ok = mcp__http_list_add(&c->hosts, &c->nhosts, o->hosts[i]);
+  if (!ok) {
+    mcp_http_options_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static mcp_status set_string(char **field, const char *value) {
+  char *copy = strdup(value);
+  if (copy == NULL)
+    return MCP_ERR_NOMEM;
+  free(*field);
+  *field = copy;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_bind(mcp_http_options_t *o,
+                                     const char *address, uint16_t port) {
+  if (o == NULL || address == NULL || *address == '\0')
+    return MCP_ERR_INVALID_ARG;
+  o->port = port;
+  return set_string(&o->address, address);
+}
+
+mcp_status mcp_http_options_set_endpoint(mcp_http_options_t *o,
+                                         const char *path) {
+  if (o == NULL || path == NULL || path[0] != '/')
+    return MCP_ERR_INVALID_ARG;
+  return set_string(&o->endpoint, path);
+}
+
+/* Header values we compare against must be visible ASCII. */
+static bool is_token(const char *s) {
+  if (s == NULL || *s == '\0')
+    return false;
+  for (; *s; s++)
+    if (*s < 0x21 || *s > 0x7e)
+      return false;
+  return true;
+}
+
+mcp_status mcp_http_options_add_allowed_origin(mcp_http_options_t *o,
+                                               const char *origin) {
+  if (o == NULL || !is_token(origin))
+    return MCP_ERR_INVALID_ARG;
+  return mcp__http_list_add(&o->origins, &o->norigins, origin)
+             ? MCP_OK
+             : MCP_ERR_NOMEM;
+}
+
+mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
+                                             const char *host) {
+  if (o == NULL || !is_token(host))
+    return MCP_ERR_INVALID_ARG;
+  return mcp__http_list_add(&o->hosts, &o->nhosts, host) ? MCP_OK
+                                                         : MCP_ERR_NOMEM;
+}
+
+#define BOOL_SETTER(fn, field)                                                 \
+  mcp_status fn(mcp_http_options_t *o, bool v) {                               \
+    if (o == NULL)                                                             \
+      return MCP_ERR_INVALID_ARG;                                              \
+    o->field = v;                                                              \
+    return MCP_OK;                                                             \
+  }
+BOOL_SETTER(mcp_http_options_set_stateless, stateless)
+BOOL_SETTER(mcp_http_options_set_get_stream, get_stream)
+BOOL_SETTER(mcp_http_options_set_always_sse, always_sse)
+BOOL_SETTER(mcp_http_options_set_sse_poll, sse_poll)
+
+mcp_status mcp_http_options_set_max_body_bytes(mcp_http_options_t *o,
+                                               size_t bytes) {
+  if (o == NULL || bytes < 64)
+    return MCP_ERR_INVALID_ARG;
+  o->max_body = bytes;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_max_header_bytes(mcp_http_options_t *o,
+                                                 size_t bytes) {
+  if (o == NULL || bytes < 1024 || bytes > (64u << 20))
+    return MCP_ERR_INVALID_ARG;
+  o->max_header = bytes;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_max_json_depth(mcp_http_options_t *o,
+                                               size_t depth) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->max_depth = depth;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_session_idle_timeout_ms(mcp_http_options_t *o,
+                                                        int64_t ms) {
+  if (o == NULL || ms < 0)
+    return MCP_ERR_INVALID_ARG;
+  o->idle_ms = ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
+                                             size_t count) {
+  if (o == NULL || count == 0)
+    return MCP_ERR_INVALID_ARG;
+  o->max_sessions = count;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
+                                               unsigned threads) {
+  if (o == NULL || threads > 1024)
+    return MCP_ERR_INVALID_ARG;
+  o->workers = threads;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
+                                           unsigned threads) {
+  if (o == NULL || threads == 0 || threads > 256)
+    return MCP_ERR_INVALID_ARG;
+  o->io_threads = threads;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_sse_retry_ms(mcp_http_options_t *o, int ms) {
+  if (o == NULL || ms < 0)
+    return MCP_ERR_INVALID_ARG;
+  o->retry_ms = ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_heartbeat_ms(mcp_http_options_t *o, int ms) {
+  if (o == NULL || ms < 0)
+    return MCP_ERR_INVALID_ARG;
+  o->heartbeat_ms = ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_connection_timeout_s(mcp_http_options_t *o,
+                                                     unsigned seconds) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->conn_timeout_s = seconds;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o,
+                                                     int ms) {
+  if (o == NULL || ms < 0)
+    return MCP_ERR_INVALID_ARG;
+  o->shutdown_ms = ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
+                                            mcp_event_store store) {
+  if (o == NULL || (store.ops && (store.ops->version < 1 ||
+                                  store.ops->append == NULL ||
+                                  store.ops->replay_after == NULL)))
+    return MCP_ERR_INVALID_ARG;
+  o->store = store;
+  o->store_set = true;
+  return MCP_OK;
+}

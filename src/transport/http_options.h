@@ -1,0 +1,34 @@
+/* http_options.h - the HTTP transport's configuration record, shared by
+ * http_options.c (setters, defaults, copy) and http.c (reader). */
+#ifndef MCP_TRANSPORT_HTTP_OPTIONS_H
+#define MCP_TRANSPORT_HTTP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/http.h"
+
+struct mcp_http_options {
+  char *address;    /* bind address (host name or literal) */
+  uint16_t port;    /* 0: any */
+  char *endpoint;   /* "/mcp" */
+  char **origins;   /* allow-list; empty: the default for the bind */
+  size_t norigins;
+  char **hosts;
+  size_t nhosts;
+  bool stateless, get_stream, always_sse, sse_poll;
+  size_t max_body, max_header, max_depth, max_sessions;
+  int64_t idle_ms;
+  unsigned workers, io_threads, conn_timeout_s;
+  int retry_ms, heartbeat_ms, shutdown_ms;
+  bool store_set;        /* store was chosen (maybe "none") */
+  mcp_event_store store; /* borrowed */
+};
+
+/* Deep copy (returns new, NULL on allocation failure). */
+mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o);
+/* Appends a copy of value to a string list. */
+bool mcp__http_list_add(char ***list, size_t *count, const char *value);
+
+#endif

@@ -1,0 +1,423 @@
+/* http_server.c - life of an HTTP transport: start (bind, libmicrohttpd
+ * daemon, worker pool, housekeeper), graceful stop, and the blocking
+ * convenience that serves until SIGINT/SIGTERM.
+ *
+ * Stop order matters: refuse new work, end GET streams, let calls finish
+ * until the deadline, then cancel (closing sessions wakes handlers blocked
+ * on a client answer), end every stream, wait for MHD to complete the
+ * requests it holds (no connection may stay suspended), and only then stop
+ * the daemon and free the sessions.
+ */
+#include "mcp/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/internal.h"
+#include "transport/http_internal.h"
+#include "util/clock.h"
+
+#define IO_DRAIN_MS 2000
+
+/* ---- worker pool ------------------------------------------------------------ */
+
+static void *worker_main(void *arg) {
+  mcp_http_server_t *h = arg;
+  pthread_mutex_lock(&h->q_lock);
+  for (;;) {
+    while (h->qhead == NULL && !h->q_stop) {
+      h->idle_workers++;
+      pthread_cond_wait(&h->q_nonempty, &h->q_lock);
+      h->idle_workers--;
+    }
+    if (h->qhead == NULL)
+      break;
+    hs_req *r = h->qhead;
+    h->qhead = r->qnext;
+    if (h->qhead == NULL)
+      h->qtail = NULL;
+    h->busy++;
+    pthread_mutex_unlock(&h->q_lock);
+    mcp_call_t *call = r->call;
+    if (h->q_stop)
+      mcp__call_cancel(call);
+    mcp__call_run(call); /* may free r through done */
+    pthread_mutex_lock(&h->q_lock);
+    h->busy--;
+    if (h->qhead == NULL && h->busy == 0)
+      pthread_cond_broadcast(&h->q_idle);
+  }
+  pthread_mutex_unlock(&h->q_lock);
+  return NULL;
+}
+
+void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
+  r->qnext = NULL;
+  pthread_mutex_lock(&h->q_lock);
+  if (h->qtail)
+    h->qtail->qnext = r;
+  else
+    h->qhead = r;
+  h->qtail = r;
+  bool wake = h->idle_workers > 0;
+  pthread_mutex_unlock(&h->q_lock);
+  if (wake)
+    pthread_cond_signal(&h->q_nonempty);
+}
+
+/* ---- housekeeping ------------------------------------------------------------ */
+
+static void *housekeeper_main(void *arg) {
+  mcp_http_server_t *h = arg;
+  int64_t period = 1000;
+  if (h->o->heartbeat_ms > 0 && h->o->heartbeat_ms < period)
+    period = h->o->heartbeat_ms;
+  if (h->o->idle_ms > 0 && h->o->idle_ms / 2 < period)
+    period = h->o->idle_ms / 2;
+  if (period < 10)
+    period = 10;
+  pthread_mutex_lock(&h->hk_lock);
+  while (!h->hk_stop) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += period / 1000;
+    ts.tv_nsec += (period % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&h->hk_cond, &h->hk_lock, &ts);
+    if (h->hk_stop)
+      break;
+    pthread_mutex_unlock(&h->hk_lock);
+    int64_t now = mcp__monotonic_ms();
+    mcp__hs_streams_tick(h, now, false);
+    mcp__hs_sessions_expire(h, now);
+    pthread_mutex_lock(&h->hk_lock);
+  }
+  pthread_mutex_unlock(&h->hk_lock);
+  return NULL;
+}
+
+static void deadline_after(struct timespec *ts, int ms) {
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  ts->tv_sec += ms / 1000;
+  ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L) {
+    ts->tv_sec++;
+    ts->tv_nsec -= 1000000000L;
+  }
+}
+
+static bool is_loopback(const struct sockaddr *sa) {
+  if (sa->sa_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (sa->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+    return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+  }
+  return false;
+}
+
+/* Loopback binds get DNS-rebinding protection unless lists were given. */
+static bool add_loopback_defaults(mcp_http_options_t *o, uint16_t port) {
+  static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+  char buf[64];
+  bool ok = true;
+  bool hosts = o->nhosts == 0, origins = o->norigins == 0;
+  for (size_t i = 0; ok && i < 3; i++) {
+    if (hosts) {
+      snprintf(buf, sizeof buf, "%s:%u", names[i], port);
+      ok = mcp__http_list_add(&o->hosts, &o->nhosts, buf);
+    }
+    if (ok && origins) {
+      snprintf(buf, sizeof buf, "http://%s:%u", names[i], port);
+      ok = mcp__http_list_add(&o->origins, &o->norigins, buf);
+      snprintf(buf, sizeof buf, "https://%s:%u", names[i], port);
+      ok = ok && mcp__http_list_add(&o->origins, &o->norigins, buf);
+    }
+  }
+  return ok;
+}
+
+static void free_server(mcp_http_server_t *h) {
+  if (h->owns_store && h->store.ops)
+    h->store.ops->close(h->store.impl);
+  if (h->buckets)
+    mcp__hs_sessions_destroy(h);
+  pthread_mutex_destroy(&h->streams_lock);
+  pthread_mutex_destroy(&h->q_lock);
+  pthread_cond_destroy(&h->q_nonempty);
+  pthread_cond_destroy(&h->q_idle);
+  pthread_mutex_destroy(&h->hk_lock);
+  pthread_cond_destroy(&h->hk_cond);
+  free(h->workers);
+  mcp_http_options_free(h->o);
+  free(h);
+}
+
+static void stop_threads(mcp_http_server_t *h) {
+  pthread_mutex_lock(&h->hk_lock);
+  h->hk_stop = true;
+  pthread_cond_broadcast(&h->hk_cond);
+  pthread_mutex_unlock(&h->hk_lock);
+  if (h->hk_started)
+    pthread_join(h->hk, NULL);
+  h->hk_started = false;
+  pthread_mutex_lock(&h->q_lock);
+  h->q_stop = true;
+  pthread_cond_broadcast(&h->q_nonempty);
+  pthread_mutex_unlock(&h->q_lock);
+  for (unsigned i = 0; i < h->nworkers; i++)
+    pthread_join(h->workers[i], NULL);
+  h->nworkers = 0;
+}
+
+mcp_status mcp_http_server_start(mcp_server_t *server,
+                                 const mcp_http_options_t *options,
+                                 mcp_http_server_t **out, mcp_error_t *err) {
+  if (out)
+    *out = NULL;
+  if (server == NULL || out == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_http_options_t *defaults = NULL;
+  if (options == NULL) {
+    if (mcp_http_options_new(&defaults) != MCP_OK)
+      return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+    options = defaults;
+  }
+  mcp_http_server_t *h = calloc(1, sizeof *h);
+  if (h == NULL || (h->o = mcp__http_options_copy(options)) == NULL) {
+    mcp_http_options_free(defaults);
+    free(h);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  mcp_http_options_free(defaults);
+  h->server = server;
+  pthread_mutex_init(&h->streams_lock, NULL);
+  pthread_mutex_init(&h->q_lock, NULL);
+  pthread_cond_init(&h->q_nonempty, NULL);
+  pthread_cond_init(&h->q_idle, NULL);
+  pthread_mutex_init(&h->hk_lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&h->hk_cond, &ca);
+  pthread_cond_destroy(&h->q_idle);
+  pthread_cond_init(&h->q_idle, &ca);
+  pthread_condattr_destroy(&ca);
+  atomic_init(&h->stopping, false);
+  atomic_init(&h->live_reqs, 0);
+  h->max_depth = h->o->max_depth;
+
+  mcp_status st = mcp__hs_sessions_init(h);
+  if (st != MCP_OK) {
+    free_server(h);
+    return mcp_error_set(err, st, "out of memory");
+  }
+  if (h->o->store_set) {
+    h->store = h->o->store;
+  } else if (!h->o->stateless) {
+    st = mcp_event_store_memory_new(NULL, &h->store);
+    if (st != MCP_OK) {
+      free_server(h);
+      return mcp_error_set(err, st, "cannot create the event store");
+    }
+    h->owns_store = true;
+  }
+  if (h->o->stateless && !h->owns_store)
+    h->store.ops = NULL; /* no sessions, nothing to resume */
+
+  /* Resolve the bind address. */
+  char portstr[8];
+  snprintf(portstr, sizeof portstr, "%u", h->o->port);
+  struct addrinfo hints = {0}, *ai = NULL;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int gai = getaddrinfo(h->o->address, portstr, &hints, &ai);
+  if (gai != 0 || ai == NULL) {
+    mcp_error_set(err, MCP_ERR_IO, "cannot resolve %s: %s", h->o->address,
+                  gai_strerror(gai));
+    free_server(h);
+    return MCP_ERR_IO;
+  }
+  bool v6 = ai->ai_family == AF_INET6;
+  bool loopback = is_loopback(ai->ai_addr);
+  struct sockaddr_storage addr;
+  memcpy(&addr, ai->ai_addr, ai->ai_addrlen);
+  freeaddrinfo(ai);
+
+  unsigned workers = h->o->workers ? h->o->workers : server->worker_threads;
+  if (workers == 0)
+    workers = 1;
+  h->workers = calloc(workers, sizeof *h->workers);
+  if (h->workers == NULL) {
+    free_server(h);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  for (; h->nworkers < workers; h->nworkers++)
+    if (pthread_create(&h->workers[h->nworkers], NULL, worker_main, h) != 0)
+      break;
+  if (h->nworkers == 0) {
+    free_server(h);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "cannot create worker threads");
+  }
+
+  /* A vanished client must not kill the process: writes report EPIPE. */
+  signal(SIGPIPE, SIG_IGN);
+  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                   MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
+  size_t mem_limit = h->o->max_header + 16384;
+  h->daemon = MHD_start_daemon(
+      flags, h->o->port, NULL, NULL, mcp__hs_on_request, h,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+      MHD_OPTION_THREAD_POOL_SIZE, (unsigned)h->o->io_threads,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
+      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  if (h->daemon == NULL) {
+    int e = errno;
+    stop_threads(h);
+    free_server(h);
+    return mcp_error_set(err, MCP_ERR_IO, "cannot listen on %s port %s: %s",
+                         options->address, portstr, strerror(e));
+  }
+  const union MHD_DaemonInfo *info =
+      MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  h->port = info ? info->port : h->o->port;
+  if (loopback && !add_loopback_defaults(h->o, h->port)) {
+    MHD_stop_daemon(h->daemon);
+    stop_threads(h);
+    free_server(h);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  if (pthread_create(&h->hk, NULL, housekeeper_main, h) == 0)
+    h->hk_started = true;
+  *out = h;
+  return MCP_OK;
+}
+
+uint16_t mcp_http_server_port(const mcp_http_server_t *h) {
+  return h ? h->port : 0;
+}
+
+void mcp_http_server_stop(mcp_http_server_t *h) {
+  if (h == NULL)
+    return;
+  atomic_store(&h->stopping, true);
+  MHD_socket lfd = MHD_quiesce_daemon(h->daemon);
+  mcp__hs_sessions_finish_get_streams(h);
+
+  /* In-flight calls get until the deadline. */
+  struct timespec deadline;
+  deadline_after(&deadline, h->o->shutdown_ms);
+  pthread_mutex_lock(&h->q_lock);
+  while ((h->qhead || h->busy) &&
+         pthread_cond_timedwait(&h->q_idle, &h->q_lock, &deadline) == 0)
+    ;
+  pthread_mutex_unlock(&h->q_lock);
+
+  /* Then cancel what is left and wait for the workers. */
+  mcp__hs_sessions_end_all(h);
+  stop_threads(h);
+
+  /* End every stream and let MHD finish the requests it holds. */
+  int64_t until = mcp__monotonic_ms() + IO_DRAIN_MS;
+  do {
+    mcp__hs_streams_tick(h, 0, true);
+    if (atomic_load(&h->live_reqs) == 0)
+      break;
+    nanosleep(&(struct timespec){0, 2000000L}, NULL);
+  } while (mcp__monotonic_ms() < until);
+  MHD_stop_daemon(h->daemon);
+  if (lfd != MHD_INVALID_SOCKET)
+    close(lfd);
+  free_server(h);
+}
+
+/* ---- blocking convenience -------------------------------------------------- */
+
+static mcp_status parse_host_port(const char *s, char *host, size_t host_len,
+                                  uint16_t *port) {
+  const char *colon;
+  const char *h0 = s;
+  size_t n;
+  if (s[0] == '[') {
+    const char *close_br = strchr(s, ']');
+    if (close_br == NULL || close_br[1] != ':')
+      return MCP_ERR_INVALID_ARG;
+    h0 = s + 1;
+    n = (size_t)(close_br - h0);
+    colon = close_br + 1;
+  } else {
+    colon = strrchr(s, ':');
+    if (colon == NULL)
+      return MCP_ERR_INVALID_ARG;
+    n = (size_t)(colon - s);
+  }
+  if (n == 0 || n >= host_len)
+    return MCP_ERR_INVALID_ARG;
+  char *end;
+  unsigned long p = strtoul(colon + 1, &end, 10);
+  if (*end != '\0' || colon[1] == '\0' || p > 65535)
+    return MCP_ERR_INVALID_ARG;
+  memcpy(host, h0, n);
+  host[n] = '\0';
+  *port = (uint16_t)p;
+  return MCP_OK;
+}
+
+mcp_status mcp_server_serve_http_options(mcp_server_t *server,
+                                         const mcp_http_options_t *o) {
+  /* Block the signals before any thread exists so that only sigwait below
+   * receives them. */
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  mcp_http_server_t *h = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_http_server_start(server, o, &h, &err);
+  if (st != MCP_OK) {
+    mcp__log(server, MCP_LOG_ERROR, "http: %s", err.message);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return st;
+  }
+  int sig;
+  while (sigwait(&set, &sig) != 0)
+    ;
+  mcp_http_server_stop(h);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return MCP_OK;
+}
+
+mcp_status mcp_server_serve_http(mcp_server_t *server, const char *host_port) {
+  if (server == NULL || host_port == NULL)
+    return MCP_ERR_INVALID_ARG;
+  char host[256];
+  uint16_t port;
+  mcp_status st = parse_host_port(host_port, host, sizeof host, &port);
+  if (st != MCP_OK)
+    return st;
+  mcp_http_options_t *o;
+  st = mcp_http_options_new(&o);
+  if (st == MCP_OK)
+    st = mcp_http_options_set_bind(o, host, port);
+  if (st == MCP_OK)
+    st = mcp_server_serve_http_options(server, o);
+  mcp_http_options_free(o);
+  return st;
+}

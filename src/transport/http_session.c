@@ -1,0 +1,281 @@
+/* http_session.c - the HTTP transport's session table.
+ *
+ * Session ids are UUIDv4 from the kernel CSPRNG (they are bearer
+ * capabilities for the session's state). The table is a fixed-size hash
+ * sized from max_sessions, under one mutex held only for lookups and links.
+ * Ending a session removes it from the table first, so every later request
+ * with its id gets 404, then closes the core session (cancelling its calls)
+ * and ends its streams.
+ */
+#include "transport/http_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/internal.h"
+#include "util/clock.h"
+#include "util/rand.h"
+
+static size_t bucket_of(const mcp_http_server_t *h, const char *id) {
+  size_t x = 5381;
+  for (; *id; id++)
+    x = x * 33 + (unsigned char)*id;
+  return x & (h->nbuckets - 1);
+}
+
+mcp_status mcp__hs_sessions_init(mcp_http_server_t *h) {
+  size_t n = 16;
+  while (n < h->o->max_sessions && n < (1u << 20))
+    n <<= 1;
+  h->buckets = calloc(n, sizeof *h->buckets);
+  if (h->buckets == NULL)
+    return MCP_ERR_NOMEM;
+  h->nbuckets = n;
+  pthread_mutex_init(&h->sess_lock, NULL);
+  return MCP_OK;
+}
+
+void mcp__hs_sessions_destroy(mcp_http_server_t *h) {
+  free(h->buckets);
+  pthread_mutex_destroy(&h->sess_lock);
+}
+
+void mcp__hs_session_retain(hs_session *hs) {
+  atomic_fetch_add_explicit(&hs->refs, 1, memory_order_relaxed);
+}
+
+void mcp__hs_session_release(hs_session *hs) {
+  if (hs == NULL ||
+      atomic_fetch_sub_explicit(&hs->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  mcp__session_release(hs->se);
+  pthread_mutex_destroy(&hs->lock);
+  free(hs);
+}
+
+/* The core session's notify channel: its ctx is the core session, which the
+ * broadcaster keeps alive while sending; transport_data leads to us and is
+ * cleared (under the session lock) when we end. */
+static mcp_status notify_send(void *ctx, const char *msg, size_t len,
+                              unsigned flags) {
+  (void)flags;
+  mcp_session_t *se = ctx;
+  pthread_mutex_lock(&se->lock);
+  hs_session *hs = se->transport_data;
+  if (hs)
+    mcp__hs_session_retain(hs);
+  pthread_mutex_unlock(&se->lock);
+  if (hs == NULL)
+    return MCP_ERR_CLOSED;
+  pthread_mutex_lock(&hs->lock);
+  hs_stream *st = hs->get_stream;
+  if (st)
+    mcp__hs_stream_retain(st);
+  pthread_mutex_unlock(&hs->lock);
+  mcp_status s = MCP_ERR_CLOSED;
+  if (st) {
+    s = mcp__hs_stream_send(st, msg, len, false);
+    mcp__hs_stream_release(st);
+  }
+  mcp__hs_session_release(hs);
+  return s;
+}
+
+mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
+  *out = NULL;
+  hs_session *hs = calloc(1, sizeof *hs);
+  if (hs == NULL)
+    return MCP_ERR_NOMEM;
+  mcp_status s = mcp__random_uuid(hs->id);
+  if (s != MCP_OK) {
+    free(hs);
+    return s;
+  }
+  mcp__channel none = {NULL, NULL, NULL};
+  s = mcp__session_new(h->server, none, &hs->se);
+  if (s != MCP_OK) {
+    free(hs);
+    return s;
+  }
+  atomic_init(&hs->refs, 2); /* the table's and the caller's */
+  hs->h = h;
+  pthread_mutex_init(&hs->lock, NULL);
+  hs->next_stream = 1;
+  hs->last_active_ms = mcp__monotonic_ms();
+  hs->se->id = strdup(hs->id);
+  hs->se->transport_data = hs;
+  mcp__channel notify = {notify_send, NULL, hs->se};
+  mcp__session_set_notify(hs->se, notify);
+
+  pthread_mutex_lock(&h->sess_lock);
+  if (h->nsessions >= h->o->max_sessions) {
+    pthread_mutex_unlock(&h->sess_lock);
+    hs->se->transport_data = NULL;
+    mcp__session_close(hs->se);
+    atomic_store(&hs->refs, 1);
+    mcp__hs_session_release(hs);
+    return MCP_ERR_LIMIT;
+  }
+  size_t b = bucket_of(h, hs->id);
+  hs->next = h->buckets[b];
+  h->buckets[b] = hs;
+  h->nsessions++;
+  pthread_mutex_unlock(&h->sess_lock);
+  *out = hs;
+  return MCP_OK;
+}
+
+hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id) {
+  if (strlen(id) != HS_SESSION_ID_LEN)
+    return NULL;
+  pthread_mutex_lock(&h->sess_lock);
+  hs_session *hs = h->buckets[bucket_of(h, id)];
+  while (hs && strcmp(hs->id, id) != 0)
+    hs = hs->next;
+  if (hs)
+    mcp__hs_session_retain(hs);
+  pthread_mutex_unlock(&h->sess_lock);
+  return hs;
+}
+
+void mcp__hs_session_end(hs_session *hs) {
+  mcp_http_server_t *h = hs->h;
+  bool found = false;
+  pthread_mutex_lock(&h->sess_lock);
+  for (hs_session **p = &h->buckets[bucket_of(h, hs->id)]; *p;
+       p = &(*p)->next)
+    if (*p == hs) {
+      *p = hs->next;
+      h->nsessions--;
+      found = true;
+      break;
+    }
+  pthread_mutex_unlock(&h->sess_lock);
+  if (!found)
+    return;
+  pthread_mutex_lock(&hs->se->lock);
+  hs->se->transport_data = NULL;
+  pthread_mutex_unlock(&hs->se->lock);
+  mcp__session_close(hs->se);
+  pthread_mutex_lock(&hs->lock);
+  hs->ended = true;
+  hs_stream *get = hs->get_stream, *list = hs->streams;
+  hs->get_stream = NULL;
+  hs->streams = NULL;
+  pthread_mutex_unlock(&hs->lock);
+  if (get) {
+    mcp__hs_stream_finish(get);
+    mcp__hs_stream_release(get);
+  }
+  for (hs_stream *st = list, *next; st; st = next) {
+    next = st->snext;
+    mcp__hs_stream_finish(st);
+    mcp__hs_stream_release(st);
+  }
+  if (h->store.ops && h->store.ops->drop_session)
+    h->store.ops->drop_session(h->store.impl, hs->id);
+  mcp__hs_session_release(hs); /* the table's reference */
+}
+
+void mcp__hs_session_touch(hs_session *hs, int delta) {
+  pthread_mutex_lock(&hs->lock);
+  hs->active += delta;
+  hs->last_active_ms = mcp__monotonic_ms();
+  pthread_mutex_unlock(&hs->lock);
+}
+
+/* Collects (retained) the idle sessions, or all, then ends them outside
+ * the table lock. */
+static void end_matching(mcp_http_server_t *h, int64_t now, bool all) {
+  size_t count = 0;
+  hs_session **list = NULL;
+  pthread_mutex_lock(&h->sess_lock);
+  list = malloc((h->nsessions + 1) * sizeof *list);
+  for (size_t b = 0; list && b < h->nbuckets; b++)
+    for (hs_session *hs = h->buckets[b]; hs; hs = hs->next) {
+      bool take = all;
+      if (!take) {
+        pthread_mutex_lock(&hs->lock);
+        take = hs->active == 0 && now - hs->last_active_ms > h->o->idle_ms;
+        pthread_mutex_unlock(&hs->lock);
+      }
+      if (take) {
+        mcp__hs_session_retain(hs);
+        list[count++] = hs;
+      }
+    }
+  pthread_mutex_unlock(&h->sess_lock);
+  for (size_t i = 0; i < count; i++) {
+    mcp__hs_session_end(list[i]);
+    mcp__hs_session_release(list[i]);
+  }
+  free(list);
+}
+
+void mcp__hs_sessions_expire(mcp_http_server_t *h, int64_t now) {
+  if (h->o->idle_ms > 0)
+    end_matching(h, now, false);
+}
+
+void mcp__hs_sessions_end_all(mcp_http_server_t *h) {
+  end_matching(h, 0, true);
+}
+
+void mcp__hs_sessions_finish_get_streams(mcp_http_server_t *h) {
+  pthread_mutex_lock(&h->sess_lock);
+  for (size_t b = 0; b < h->nbuckets; b++)
+    for (hs_session *hs = h->buckets[b]; hs; hs = hs->next) {
+      pthread_mutex_lock(&hs->lock);
+      if (hs->get_stream)
+        mcp__hs_stream_finish(hs->get_stream);
+      pthread_mutex_unlock(&hs->lock);
+    }
+  pthread_mutex_unlock(&h->sess_lock);
+}
+
+bool mcp__hs_session_next_stream_id(hs_session *hs,
+                                    char id[HS_STREAM_ID_MAX]) {
+  pthread_mutex_lock(&hs->lock);
+  bool ok = !hs->ended;
+  snprintf(id, HS_STREAM_ID_MAX, "%u", hs->next_stream++);
+  pthread_mutex_unlock(&hs->lock);
+  return ok;
+}
+
+void mcp__hs_session_add_stream(hs_session *hs, hs_stream *st) {
+  pthread_mutex_lock(&hs->lock);
+  if (!hs->ended) {
+    mcp__hs_stream_retain(st);
+    st->snext = hs->streams;
+    hs->streams = st;
+  }
+  pthread_mutex_unlock(&hs->lock);
+}
+
+void mcp__hs_session_remove_stream(hs_session *hs, hs_stream *st) {
+  bool found = false;
+  pthread_mutex_lock(&hs->lock);
+  for (hs_stream **p = &hs->streams; *p; p = &(*p)->snext)
+    if (*p == st) {
+      *p = st->snext;
+      found = true;
+      break;
+    }
+  pthread_mutex_unlock(&hs->lock);
+  if (found)
+    mcp__hs_stream_release(st);
+}
+
+hs_stream *mcp__hs_session_find_stream(hs_session *hs, const char *id) {
+  hs_stream *found = NULL;
+  pthread_mutex_lock(&hs->lock);
+  if (hs->get_stream && strcmp(hs->get_stream->id, id) == 0)
+    found = hs->get_stream;
+  for (hs_stream *st = hs->streams; st && !found; st = st->snext)
+    if (strcmp(st->id, id) == 0)
+      found = st;
+  if (found)
+    mcp__hs_stream_retain(found);
+  pthread_mutex_unlock(&hs->lock);
+  return found;
+}
