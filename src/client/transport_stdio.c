@@ -157,9 +157,10 @@ static void stdio_close(mcp__ctransport *t) {
   s->in_fd = -1;
   pthread_mutex_unlock(&s->write_lock);
   if (s->pid > 0 && !wait_child(s->pid, 2000)) {
-    kill(s->pid, SIGTERM);
+    /* the whole process group: a shell wrapper may have forked the server */
+    kill(-s->pid, SIGTERM);
     if (!wait_child(s->pid, 2000)) {
-      kill(s->pid, SIGKILL);
+      kill(-s->pid, SIGKILL);
       wait_child(s->pid, 5000);
     }
   }
@@ -202,7 +203,14 @@ mcp_status mcp__ctransport_stdio_new(mcp_client_t *c, char *const *argv,
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
   posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-  int rc = posix_spawnp(&s->pid, argv[0], &fa, NULL, argv, environ);
+  /* Own process group, so shutdown signals reach everything the command
+   * started (a "sh -c" wrapper forks its children). */
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  int rc = posix_spawnp(&s->pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(in_pipe[0]);
   close(out_pipe[1]);
