@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/internal.h"
 #include "client/sse.h"
@@ -24,9 +26,15 @@ enum { MAX_IDLE_RESUMES = 5, DEFAULT_RETRY_MS = 1000 };
 
 typedef struct http_transport {
   mcp__ctransport base;
-  pthread_mutex_t lock; /* guards session_id and protocol_version */
+  pthread_mutex_t lock; /* guards the fields below */
   char *session_id;
   char *protocol_version;
+  /* The standalone GET stream, for server-initiated requests and
+   * notifications (the only way they reach a client outside a request). */
+  pthread_t listener;
+  bool listening;
+  bool stopping;
+  int get_fd; /* socket of the GET stream, -1 when none */
 } http_transport;
 
 /* State of one HTTP exchange. */
@@ -35,9 +43,11 @@ typedef struct exchange {
   long status;
   bool is_sse;
   bool saw_content_type;
-  mcp__buf body; /* non-SSE body */
-  mcp__sse *sse; /* persists across resumptions of one stream */
-  size_t events; /* SSE events with data seen in this exchange */
+  mcp__buf body;         /* non-SSE body */
+  mcp__sse *sse;         /* persists across resumptions of one stream */
+  size_t events;         /* SSE events with data seen in this exchange */
+  const json_t *wait_id; /* the request this stream answers, or NULL */
+  bool answered;         /* wait_id got its response: stop reading */
 } exchange;
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -99,6 +109,13 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud) {
   size_t len = size * n;
   bool ok = x->is_sse ? mcp__sse_feed(x->sse, buf, len)
                       : mcp__buf_append(&x->body, buf, len);
+  /* A stream may stay open after the response (a resumed GET usually
+   * does); once the answer is in, stop reading instead of waiting. */
+  if (ok && x->is_sse && x->wait_id != NULL &&
+      !mcp__client_is_pending(x->t->base.client, x->wait_id)) {
+    x->answered = true;
+    return 0;
+  }
   return ok ? len : 0;
 }
 
@@ -160,10 +177,36 @@ fail:
   return NULL;
 }
 
+/* The listener's socket is recorded so close() can shut it down: a
+ * blocked GET then returns at once instead of at its next timeout. */
+static curl_socket_t open_listener_socket(void *ud, curlsocktype purpose,
+                                          struct curl_sockaddr *a) {
+  http_transport *t = ud;
+  curl_socket_t fd = socket(a->family, a->socktype, a->protocol);
+  pthread_mutex_lock(&t->lock);
+  if (t->stopping && fd >= 0) {
+    close(fd);
+    fd = CURL_SOCKET_BAD;
+  }
+  t->get_fd = fd;
+  pthread_mutex_unlock(&t->lock);
+  return fd;
+}
+
+static int close_listener_socket(void *ud, curl_socket_t fd) {
+  http_transport *t = ud;
+  pthread_mutex_lock(&t->lock);
+  if (t->get_fd == fd)
+    t->get_fd = -1;
+  pthread_mutex_unlock(&t->lock);
+  return close(fd);
+}
+
 /* Runs one HTTP exchange: POST body (when non-NULL), GET with
- * Last-Event-ID, or DELETE. */
-static mcp_status perform(http_transport *t, const char *verb, const char *body,
-                          size_t len, exchange *x, mcp_error_t *err) {
+ * Last-Event-ID, or DELETE. listener: the GET is the standalone stream. */
+static mcp_status perform_ex(http_transport *t, const char *verb,
+                             const char *body, size_t len, exchange *x,
+                             bool listener, mcp_error_t *err) {
   mcp_client_options_t *o = &t->base.client->opts;
   CURL *curl = curl_easy_init();
   struct curl_slist *h =
@@ -184,8 +227,17 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-  if (o->timeout_ms > 0)
+  if (listener) {
+    curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_listener_socket);
+    curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, t);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, close_listener_socket);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, t);
+    /* its own connection: a reused socket would escape the shutdown */
+    curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+  } else if (o->timeout_ms > 0) {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
+  }
   if (body != NULL) {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
@@ -198,12 +250,19 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   curl_easy_cleanup(curl);
   curl_slist_free_all(h);
   /* A stream the server closes is the normal end of an SSE exchange. */
+  if (rc == CURLE_WRITE_ERROR && x->answered)
+    rc = CURLE_OK;
   if (rc != CURLE_OK && !(x->is_sse && x->status == 200 &&
                           (rc == CURLE_PARTIAL_FILE || rc == CURLE_RECV_ERROR)))
     return mcp_error_set(
         err, rc == CURLE_OPERATION_TIMEDOUT ? MCP_ERR_TIMEOUT : MCP_ERR_IO,
         "%s %s: %s", verb, o->url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
   return MCP_OK;
+}
+
+static mcp_status perform(http_transport *t, const char *verb, const char *body,
+                          size_t len, exchange *x, mcp_error_t *err) {
+  return perform_ex(t, verb, body, len, x, false, err);
 }
 
 static void sleep_ms(long ms) {
@@ -227,7 +286,7 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
                             mcp_error_t *err) {
   http_transport *t = (http_transport *)base;
   mcp__sse sse;
-  exchange x = {.t = t, .sse = &sse};
+  exchange x = {.t = t, .sse = &sse, .wait_id = request_id};
   mcp__buf_init(&x.body);
   mcp__sse_init(&sse, on_event, &x);
   mcp_status st = perform(t, "POST", bytes, len, &x, err);
@@ -270,6 +329,51 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
   return st;
 }
 
+static bool stopping(http_transport *t) {
+  pthread_mutex_lock(&t->lock);
+  bool s = t->stopping;
+  pthread_mutex_unlock(&t->lock);
+  return s;
+}
+
+/* Waits ms, returning early (false) once the transport is stopping. */
+static bool pause_unless_stopping(http_transport *t, long ms) {
+  for (long waited = 0; waited < ms; waited += 50) {
+    if (stopping(t))
+      return false;
+    sleep_ms(ms - waited < 50 ? ms - waited : 50);
+  }
+  return !stopping(t);
+}
+
+/* The standalone GET stream: reconnects (with Last-Event-ID, after the
+ * retry: interval) when the server ends it; stops for good when the server
+ * offers none (405 or any non-stream answer) or after repeated failures. */
+static void *listener_main(void *arg) {
+  http_transport *t = arg;
+  mcp__sse sse;
+  exchange x = {.t = t, .sse = &sse};
+  mcp__buf_init(&x.body);
+  mcp__sse_init(&sse, on_event, &x);
+  int failures = 0;
+  while (!stopping(t) && failures < MAX_IDLE_RESUMES) {
+    x.status = 0;
+    x.is_sse = false;
+    x.events = 0;
+    mcp__buf_reset(&x.body);
+    mcp_status st = perform_ex(t, "GET", NULL, 0, &x, true, NULL);
+    if (stopping(t) || (st == MCP_OK && (x.status != 200 || !x.is_sse)))
+      break;
+    failures = st == MCP_OK ? 0 : failures + 1;
+    if (!pause_unless_stopping(t, sse.retry_ms >= 0 ? sse.retry_ms
+                                                    : DEFAULT_RETRY_MS))
+      break;
+  }
+  mcp__sse_free(&sse);
+  mcp__buf_free(&x.body);
+  return NULL;
+}
+
 static void http_set_version(mcp__ctransport *base, const char *version) {
   http_transport *t = (http_transport *)base;
   char *v = strdup(version);
@@ -277,6 +381,10 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
   free(t->protocol_version);
   t->protocol_version = v;
   pthread_mutex_unlock(&t->lock);
+  /* initialize succeeded: from now on the server may talk first */
+  if (!t->listening &&
+      pthread_create(&t->listener, NULL, listener_main, t) == 0)
+    t->listening = true;
 }
 
 static const char *http_session_id(mcp__ctransport *base) {
@@ -285,6 +393,13 @@ static const char *http_session_id(mcp__ctransport *base) {
 
 static void http_close(mcp__ctransport *base) {
   http_transport *t = (http_transport *)base;
+  pthread_mutex_lock(&t->lock);
+  t->stopping = true;
+  if (t->get_fd >= 0)
+    shutdown(t->get_fd, SHUT_RDWR);
+  pthread_mutex_unlock(&t->lock);
+  if (t->listening)
+    pthread_join(t->listener, NULL);
   if (t->session_id != NULL) {
     /* spec: S send DELETE to end the session; 405 means "not allowed" and
      * is fine, so the outcome is ignored */
@@ -317,6 +432,7 @@ mcp_status mcp__ctransport_http_new(mcp_client_t *c, mcp__ctransport **out,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   t->base.ops = &HTTP_OPS;
   t->base.client = c;
+  t->get_fd = -1;
   pthread_mutex_init(&t->lock, NULL);
   *out = &t->base;
   return MCP_OK;
