@@ -108,6 +108,12 @@ static void test_demo_stdio(void **state) {
   RUN(3, NULL, "-c", demo_cmd, "complete", "--prompt", "p", "a", "v");
   RUN(3, NULL, "-c", demo_cmd, "log-level", "loud");
   RUN(0, NULL, "-c", demo_cmd, "log-level", "debug");
+  RUN(0, &out, "-c", demo_cmd, "--format", "json", "inspect");
+  j = json_loads(out, 0, NULL);
+  assert_int_equal(json_integer_value(json_object_get(j, "failures")), 0);
+  assert_true(json_array_size(json_object_get(j, "findings")) > 9);
+  json_decref(j);
+  free(out);
   /* exit 3: transport (the server cannot start) */
   RUN(3, NULL, "-c", "/nonexistent/server", "ping");
   /* exit 2: usage */
