@@ -3,6 +3,7 @@
 #define MCP_MCP_H
 
 #include "mcp/call.h"
+#include "mcp/client.h"
 #include "mcp/completion.h"
 #include "mcp/elicit.h"
 #include "mcp/event_store.h"

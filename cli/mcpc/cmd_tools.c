@@ -1,0 +1,177 @@
+/* cmd_tools.c - tools list, tools call (plain, with progress, or as a task
+ * with --task [--ttl MS] [--wait]). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+int mcpc_cmd_tools_list(mcpc_ctx *ctx, int argc, char **argv) {
+  if (argc != 0)
+    return mcpc_usage("tools list");
+  int rc;
+  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  if (c == NULL)
+    return rc;
+  json_t *tools = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_client_list_tools(c, &tools, &err);
+  if (st != MCP_OK) {
+    rc = mcpc_fail("tools/list", st, &err);
+  } else if (ctx->json) {
+    json_t *o = json_pack("{s:O}", "tools", tools);
+    mcpc_print_json(o);
+    json_decref(o);
+  } else {
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t) {
+      const char *d = json_string_value(json_object_get(t, "description"));
+      /* first line of the description only */
+      int len = d ? (int)strcspn(d, "\n") : 0;
+      printf("%-28s %.*s\n", json_string_value(json_object_get(t, "name")), len,
+             d ? d : "");
+    }
+  }
+  json_decref(tools);
+  mcp_client_close(c);
+  return rc;
+}
+
+/* What the task display needs between polls. */
+typedef struct task_view {
+  mcpc_progress bar;
+  int polls;
+} task_view;
+
+static void on_task_status(json_t *task, void *user_data) {
+  task_view *v = user_data;
+  const char *status = json_string_value(json_object_get(task, "status"));
+  const char *msg = json_string_value(json_object_get(task, "statusMessage"));
+  char line[256];
+  snprintf(line, sizeof line, "%s%s%s", status ? status : "?", msg ? ": " : "",
+           msg ? msg : "");
+  /* a task reports no fraction: an indeterminate bar that moves per poll */
+  mcpc_progress_update(&v->bar, v->polls++, -1, line);
+}
+
+int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
+  task_view v = {.polls = 0};
+  mcpc_progress_init(&v.bar, ctx);
+  json_t *task = NULL;
+  mcp_error_t err;
+  mcp_status st =
+      mcp_client_task_wait(c, task_id, 1000, on_task_status, &v, &task, &err);
+  mcpc_progress_done(&v.bar);
+  if (st != MCP_OK)
+    return mcpc_fail("tasks/get", st, &err);
+  const char *status = json_string_value(json_object_get(task, "status"));
+  int rc;
+  if (status != NULL && strcmp(status, "cancelled") == 0) {
+    fprintf(stderr, "mcpc: task %s was cancelled\n", task_id);
+    rc = MCPC_FAIL;
+  } else {
+    /* completed, failed or input_required: tasks/result gives the outcome
+     * (blocking for input_required until the server is done) */
+    json_t *result = NULL;
+    st = mcp_client_task_result(c, task_id, &result, &err);
+    rc = st == MCP_OK ? mcpc_print_tool_result(ctx, result)
+                      : mcpc_fail("tasks/result", st, &err);
+    json_decref(result);
+  }
+  json_decref(task);
+  return rc;
+}
+
+int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
+  const char *syn = "tools call NAME [--args JSON | key=value ...] [--task "
+                    "[--ttl MS]] [--wait]";
+  if (argc < 1 || argv[0][0] == '-')
+    return mcpc_usage(syn);
+  const char *name = argv[0];
+  json_t *args = NULL;
+  bool task = false, wait = false;
+  long long ttl = 0;
+  int nkv = 0;
+  char **kv = calloc((size_t)argc, sizeof *kv);
+  for (int i = 1; kv != NULL && i < argc; i++) {
+    if (strcmp(argv[i], "--args") == 0 && i + 1 < argc && args == NULL) {
+      json_error_t je;
+      args = json_loads(argv[++i], 0, &je);
+      if (!json_is_object(args)) {
+        fprintf(stderr, "mcpc: --args needs a JSON object: %s\n",
+                args ? "not an object" : je.text);
+        json_decref(args);
+        free(kv);
+        return MCPC_USAGE;
+      }
+    } else if (strcmp(argv[i], "--task") == 0) {
+      task = true;
+    } else if (strcmp(argv[i], "--wait") == 0) {
+      wait = true;
+    } else if (strcmp(argv[i], "--ttl") == 0 && i + 1 < argc) {
+      char *end;
+      ttl = strtoll(argv[++i], &end, 10);
+      if (*end != '\0' || ttl <= 0) {
+        free(kv);
+        json_decref(args);
+        return mcpc_usage(syn);
+      }
+    } else if (argv[i][0] != '-' && strchr(argv[i], '=') != NULL) {
+      kv[nkv++] = argv[i];
+    } else {
+      free(kv);
+      json_decref(args);
+      return mcpc_usage(syn);
+    }
+  }
+  if (kv == NULL || (args != NULL && nkv > 0) || (ttl > 0 && !task)) {
+    free(kv);
+    json_decref(args);
+    return mcpc_usage(syn);
+  }
+  if (args == NULL)
+    args = mcpc_parse_kv(nkv, kv, false);
+  free(kv);
+  if (args == NULL)
+    return mcpc_usage(syn);
+
+  int rc;
+  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  if (c == NULL) {
+    json_decref(args);
+    return rc;
+  }
+  mcpc_progress p;
+  mcpc_progress_init(&p, ctx);
+  json_t *result = NULL;
+  mcp_error_t err;
+  mcp_status st =
+      task ? mcp_client_call_tool_task(c, name, args, ttl, mcpc_progress_cb, &p,
+                                       &result, &err)
+           : mcp_client_call_tool(c, name, args, mcpc_progress_cb, &p, &result,
+                                  &err);
+  mcpc_progress_done(&p);
+  json_t *t = json_object_get(result, "task");
+  const char *task_id = json_string_value(json_object_get(t, "taskId"));
+  if (st != MCP_OK) {
+    rc = mcpc_fail("tools/call", st, &err);
+  } else if (task_id != NULL && wait) {
+    if (!ctx->json)
+      fprintf(stderr, "mcpc: task %s created\n", task_id);
+    rc = mcpc_wait_task(ctx, c, task_id);
+  } else if (task_id != NULL) {
+    if (ctx->json)
+      mcpc_print_json(result);
+    else
+      printf("task %s %s\n", task_id,
+             json_string_value(json_object_get(t, "status")));
+  } else {
+    /* also the answer of a server that ignored the task request */
+    rc = mcpc_print_tool_result(ctx, result);
+  }
+  json_decref(result);
+  json_decref(args);
+  mcp_client_close(c);
+  return rc;
+}

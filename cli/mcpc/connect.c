@@ -1,0 +1,190 @@
+/* connect.c - turning mcpc's global options and profile into a connected
+ * client, plus the handlers mcpc offers a server: log notifications go to
+ * stderr, elicitation is answered per --elicit, roots name the current
+ * directory. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "mcp/version.h"
+
+int mcpc_usage(const char *synopsis) {
+  fprintf(stderr, "usage: mcpc %s\n", synopsis);
+  return MCPC_USAGE;
+}
+
+int mcpc_fail(const char *what, mcp_status st, const mcp_error_t *err) {
+  if (err != NULL && err->message[0] != '\0') {
+    if (err->rpc_code != 0)
+      fprintf(stderr, "mcpc: %s: %s (JSON-RPC error %d)\n", what, err->message,
+              err->rpc_code);
+    else
+      fprintf(stderr, "mcpc: %s: %s\n", what, err->message);
+  } else {
+    fprintf(stderr, "mcpc: %s: %s\n", what, mcp_strerror(st));
+  }
+  return MCPC_PROTOCOL;
+}
+
+static void on_notification(mcp_client_t *client, const char *method,
+                            json_t *params, void *user_data) {
+  if (strcmp(method, "notifications/message") != 0)
+    return;
+  const char *level = json_string_value(json_object_get(params, "level"));
+  const char *logger = json_string_value(json_object_get(params, "logger"));
+  json_t *data = json_object_get(params, "data");
+  char *text = json_is_string(data)
+                   ? NULL
+                   : json_dumps(data, JSON_COMPACT | JSON_ENCODE_ANY);
+  fprintf(stderr, "[%s]%s%s %s\n", level ? level : "?", logger ? " " : "",
+          logger ? logger : "",
+          json_is_string(data) ? json_string_value(data) : (text ? text : ""));
+  free(text);
+}
+
+/* Elicitation per --elicit: "accept" answers with the schema's defaults
+ * (SEP-1034), "cancel" cancels, anything else declines. */
+static mcp_status on_elicit(mcp_client_t *client, const char *method,
+                            json_t *params, json_t **result, mcp_error_t *err,
+                            void *user_data) {
+  const char *mode = user_data;
+  const char *message = json_string_value(json_object_get(params, "message"));
+  fprintf(stderr, "mcpc: the server asks: %s (answer: %s)\n",
+          message ? message : "(no message)", mode);
+  if (strcmp(mode, "accept") != 0) {
+    *result = json_pack("{s:s}", "action", mode);
+    return *result ? MCP_OK : MCP_ERR_NOMEM;
+  }
+  json_t *content = json_object();
+  json_t *props =
+      json_object_get(json_object_get(params, "requestedSchema"), "properties");
+  const char *key;
+  json_t *prop;
+  json_object_foreach(props, key, prop) {
+    json_t *def = json_object_get(prop, "default");
+    if (def != NULL)
+      json_object_set(content, key, def);
+  }
+  *result = json_pack("{s:s,s:o}", "action", "accept", "content", content);
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+static mcp_status on_roots(mcp_client_t *client, const char *method,
+                           json_t *params, json_t **result, mcp_error_t *err,
+                           void *user_data) {
+  char cwd[PATH_MAX], uri[PATH_MAX + 16];
+  if (getcwd(cwd, sizeof cwd) == NULL)
+    snprintf(cwd, sizeof cwd, "/");
+  snprintf(uri, sizeof uri, "file://%s", cwd);
+  *result = json_pack("{s:[{s:s,s:s}]}", "roots", "uri", uri, "name",
+                      "current directory");
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+/* Fills url/command/headers/bearer from the named profile where the command
+ * line did not set them. The strings stay alive in ctx->owned. */
+static bool apply_profile(mcpc_ctx *ctx) {
+  json_t *config = mcpc_config_load(ctx);
+  if (config == NULL)
+    return false;
+  json_array_append_new(ctx->owned, config);
+  json_t *p =
+      json_object_get(json_object_get(config, "profiles"), ctx->profile);
+  if (!json_is_object(p)) {
+    fprintf(stderr, "mcpc: no profile \"%s\" in %s\n", ctx->profile,
+            mcpc_config_path(ctx));
+    return false;
+  }
+  if (ctx->url == NULL && ctx->command == NULL) {
+    ctx->url = json_string_value(json_object_get(p, "url"));
+    ctx->command = json_string_value(json_object_get(p, "command"));
+  }
+  if (ctx->bearer == NULL)
+    ctx->bearer = json_string_value(json_object_get(p, "bearer"));
+  const char *name;
+  json_t *v;
+  json_object_foreach(json_object_get(p, "headers"), name, v) {
+    if (!json_is_string(v) ||
+        ctx->nheaders >= (int)(sizeof ctx->headers / sizeof *ctx->headers))
+      continue;
+    char line[1024];
+    snprintf(line, sizeof line, "%s: %s", name, json_string_value(v));
+    json_t *s = json_string(line);
+    if (s == NULL)
+      continue;
+    json_array_append_new(ctx->owned, s);
+    ctx->headers[ctx->nheaders++] = json_string_value(s);
+  }
+  return true;
+}
+
+mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
+  *exit_code = MCPC_PROTOCOL;
+  if (ctx->profile != NULL && !apply_profile(ctx)) {
+    *exit_code = MCPC_USAGE;
+    return NULL;
+  }
+  if ((ctx->url == NULL) == (ctx->command == NULL)) {
+    fprintf(stderr, "mcpc: say where the server is: -u URL, -c COMMAND or "
+                    "-p PROFILE (exactly one of -u and -c)\n");
+    *exit_code = MCPC_USAGE;
+    return NULL;
+  }
+  mcp_client_options_t *o = NULL;
+  mcp_status st = mcp_client_options_new(&o);
+  if (st == MCP_OK)
+    st = mcp_client_options_set_info(o, "mcpc", MCP_VERSION_STRING);
+  if (st == MCP_OK && ctx->url != NULL)
+    st = mcp_client_options_set_url(o, ctx->url);
+  if (st == MCP_OK && ctx->command != NULL) {
+    const char *argv[] = {"/bin/sh", "-c", ctx->command, NULL};
+    st = mcp_client_options_set_command(o, argv);
+  }
+  for (int i = 0; st == MCP_OK && i < ctx->nheaders; i++) {
+    char name[256];
+    const char *colon = strchr(ctx->headers[i], ':');
+    size_t n = (size_t)(colon - ctx->headers[i]);
+    if (n == 0 || n >= sizeof name) {
+      st = MCP_ERR_INVALID_ARG;
+      break;
+    }
+    memcpy(name, ctx->headers[i], n);
+    name[n] = '\0';
+    const char *value = colon + 1;
+    while (*value == ' ')
+      value++;
+    st = mcp_client_options_add_header(o, name, value);
+  }
+  if (st == MCP_OK && ctx->bearer != NULL)
+    st = mcp_client_options_set_bearer(o, ctx->bearer);
+  if (st == MCP_OK)
+    st = mcp_client_options_set_timeout_ms(o, ctx->timeout_ms);
+  if (st == MCP_OK)
+    st = mcp_client_options_set_notification_handler(o, on_notification, NULL);
+  if (st == MCP_OK)
+    st = mcp_client_options_set_elicitation_handler(
+        o, on_elicit, NULL, (void *)(ctx->elicit ? ctx->elicit : "decline"));
+  if (st == MCP_OK)
+    st = mcp_client_options_set_roots_handler(o, on_roots, NULL, NULL);
+  if (st == MCP_OK && ctx->observer != NULL)
+    st = mcp_client_options_set_observer(o, ctx->observer, ctx->observer_ud);
+  if (st != MCP_OK) {
+    mcp_client_options_free(o);
+    fprintf(stderr, "mcpc: invalid connection options: %s\n", mcp_strerror(st));
+    *exit_code = MCPC_USAGE;
+    return NULL;
+  }
+  mcp_client_t *c = NULL;
+  mcp_error_t err;
+  st = mcp_client_connect(o, &c, &err);
+  mcp_client_options_free(o);
+  if (st != MCP_OK) {
+    mcpc_fail("cannot connect", st, &err);
+    return NULL;
+  }
+  *exit_code = MCPC_OK;
+  return c;
+}

@@ -1,0 +1,87 @@
+/* output.c - how mcpc prints results: JSON (the MCP result object, indented,
+ * one document per command) or text for people. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+void mcpc_print_json(const json_t *value) {
+  char *text = json_dumps(value, JSON_INDENT(2) | JSON_ENCODE_ANY);
+  if (text != NULL)
+    printf("%s\n", text);
+  free(text);
+}
+
+static void print_content(const json_t *block) {
+  const char *type = json_string_value(json_object_get(block, "type"));
+  const char *mime = json_string_value(json_object_get(block, "mimeType"));
+  if (type == NULL)
+    type = "?";
+  if (strcmp(type, "text") == 0) {
+    printf("%s\n", json_string_value(json_object_get(block, "text")));
+  } else if (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) {
+    const char *data = json_string_value(json_object_get(block, "data"));
+    printf("[%s %s, %zu bytes of base64]\n", type, mime ? mime : "?",
+           data ? strlen(data) : 0);
+  } else if (strcmp(type, "resource_link") == 0) {
+    const char *uri = json_string_value(json_object_get(block, "uri"));
+    const char *name = json_string_value(json_object_get(block, "name"));
+    printf("[resource_link %s %s]\n", uri ? uri : "?", name ? name : "");
+  } else if (strcmp(type, "resource") == 0) {
+    json_t *r = json_object_get(block, "resource");
+    const char *uri = json_string_value(json_object_get(r, "uri"));
+    const char *text = json_string_value(json_object_get(r, "text"));
+    if (text != NULL)
+      printf("[resource %s]\n%s\n", uri ? uri : "?", text);
+    else
+      printf("[resource %s, blob]\n", uri ? uri : "?");
+  } else {
+    printf("[%s content]\n", type);
+  }
+}
+
+int mcpc_print_tool_result(const mcpc_ctx *ctx, json_t *result) {
+  bool is_error = json_is_true(json_object_get(result, "isError"));
+  if (ctx->json) {
+    mcpc_print_json(result);
+  } else {
+    size_t i;
+    json_t *block;
+    json_array_foreach(json_object_get(result, "content"), i, block)
+        print_content(block);
+    json_t *sc = json_object_get(result, "structuredContent");
+    if (sc != NULL) {
+      char *text = json_dumps(sc, JSON_COMPACT | JSON_ENCODE_ANY);
+      printf("structuredContent: %s\n", text ? text : "");
+      free(text);
+    }
+  }
+  if (is_error)
+    fprintf(stderr, "mcpc: the tool reported an error (isError: true)\n");
+  return is_error ? MCPC_FAIL : MCPC_OK;
+}
+
+json_t *mcpc_parse_kv(int argc, char **argv, bool strings_only) {
+  json_t *obj = json_object();
+  for (int i = 0; obj != NULL && i < argc; i++) {
+    const char *eq = strchr(argv[i], '=');
+    if (eq == NULL || eq == argv[i]) {
+      fprintf(stderr, "mcpc: expected key=value, got \"%s\"\n", argv[i]);
+      json_decref(obj);
+      return NULL;
+    }
+    char *key = strndup(argv[i], (size_t)(eq - argv[i]));
+    json_t *v = NULL;
+    if (!strings_only)
+      v = json_loads(eq + 1, JSON_DECODE_ANY, NULL);
+    if (v == NULL)
+      v = json_string(eq + 1);
+    if (key == NULL || v == NULL || json_object_set_new(obj, key, v) != 0) {
+      json_decref(obj);
+      obj = NULL;
+    }
+    free(key);
+  }
+  return obj;
+}

@@ -1,0 +1,431 @@
+/* client.c - the client core: connect + initialize, request ids and the
+ * table of requests waiting for answers, routing of incoming messages
+ * (responses to their waiter, progress to its callback, server requests to
+ * the application's handlers), timeouts with notifications/cancelled. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/internal.h"
+#include "mcp/call.h"
+#include "mcp/version.h"
+#include "util/buf.h"
+
+/* Protocol revisions this client can speak; version strings compare exactly. */
+static const char *const KNOWN_VERSIONS[] = {"2025-11-25", "2025-06-18",
+                                             "2025-03-26", "2024-11-05"};
+
+static void observe(mcp_client_t *c, bool incoming, json_t *msg) {
+  if (c->opts.observer != NULL)
+    c->opts.observer(c, incoming, msg, c->opts.observer_ud);
+}
+
+mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
+                            const json_t *request_id, mcp_error_t *err) {
+  observe(c, false, msg);
+  char *text = json_dumps(msg, JSON_COMPACT);
+  if (text == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  mcp_status st = c->transport->ops->send(c->transport, text, strlen(text),
+                                          request_id, err);
+  free(text);
+  return st;
+}
+
+/* ---- the pending table (callers hold c->lock) -------------------------- */
+
+static mcp__pending *find_pending(mcp_client_t *c, int64_t id) {
+  for (mcp__pending *p = c->pending; p != NULL; p = p->next)
+    if (p->id == id)
+      return p;
+  return NULL;
+}
+
+static void unlink_pending(mcp_client_t *c, mcp__pending *p) {
+  for (mcp__pending **pp = &c->pending; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == p) {
+      *pp = p->next;
+      return;
+    }
+}
+
+bool mcp__client_is_pending(mcp_client_t *c, const json_t *id) {
+  if (!json_is_integer(id))
+    return false;
+  pthread_mutex_lock(&c->lock);
+  mcp__pending *p = find_pending(c, json_integer_value(id));
+  bool waiting = p != NULL && !p->done;
+  pthread_mutex_unlock(&c->lock);
+  return waiting;
+}
+
+void mcp__client_closed(mcp_client_t *c) {
+  pthread_mutex_lock(&c->lock);
+  c->closed = true;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- incoming ----------------------------------------------------------- */
+
+static void answer_error(mcp_client_t *c, json_t *id, int code,
+                         const char *message) {
+  json_t *msg = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id,
+                          "error", "code", code, "message", message);
+  if (msg != NULL)
+    mcp__client_send(c, msg, NULL, NULL);
+  json_decref(msg);
+}
+
+static void handle_server_request(mcp_client_t *c, json_t *msg,
+                                  const char *method, json_t *id) {
+  json_t *params = json_object_get(msg, "params");
+  json_t *empty = NULL;
+  if (!json_is_object(params))
+    params = empty = json_object();
+  mcp_client_request_fn fn = NULL;
+  void *ud = NULL;
+  if (strcmp(method, "sampling/createMessage") == 0) {
+    fn = c->opts.sampling;
+    ud = c->opts.sampling_ud;
+  } else if (strcmp(method, "elicitation/create") == 0) {
+    fn = c->opts.elicitation;
+    ud = c->opts.elicitation_ud;
+  } else if (strcmp(method, "roots/list") == 0) {
+    fn = c->opts.roots;
+    ud = c->opts.roots_ud;
+  }
+  json_t *result = NULL;
+  if (strcmp(method, "ping") == 0) {
+    result = json_object();
+  } else if (fn == NULL) {
+    answer_error(c, id, MCP_RPC_METHOD_NOT_FOUND, "Method not found");
+    json_decref(empty);
+    return;
+  } else {
+    mcp_error_t e = {0};
+    mcp_status st = fn(c, method, params, &result, &e, ud);
+    if (st != MCP_OK || result == NULL) {
+      json_decref(result);
+      answer_error(c, id, e.rpc_code ? e.rpc_code : MCP_RPC_INTERNAL_ERROR,
+                   e.message[0] ? e.message : mcp_strerror(st));
+      json_decref(empty);
+      return;
+    }
+  }
+  json_decref(empty);
+  json_t *reply =
+      json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result);
+  if (reply != NULL)
+    mcp__client_send(c, reply, NULL, NULL);
+  json_decref(reply);
+}
+
+static void handle_progress(mcp_client_t *c, json_t *params) {
+  json_t *token = json_object_get(params, "progressToken");
+  json_t *progress = json_object_get(params, "progress");
+  if (!json_is_integer(token) || !json_is_number(progress))
+    return;
+  json_t *total = json_object_get(params, "total");
+  const char *message = json_string_value(json_object_get(params, "message"));
+  /* The callback runs under the lock so the waiter cannot return (and its
+   * stack entry vanish) while it runs; callbacks must not call the client. */
+  pthread_mutex_lock(&c->lock);
+  for (mcp__pending *p = c->pending; p != NULL; p = p->next)
+    if (p->progress_token == json_integer_value(token) && p->progress != NULL &&
+        !p->done) {
+      p->progress(json_number_value(progress),
+                  json_is_number(total) ? json_number_value(total) : -1.0,
+                  message, p->progress_ud);
+      break;
+    }
+  pthread_mutex_unlock(&c->lock);
+}
+
+void mcp__client_receive(mcp_client_t *c, json_t *msg) {
+  if (!json_is_object(msg)) {
+    json_decref(msg);
+    return;
+  }
+  observe(c, true, msg);
+  const char *method = json_string_value(json_object_get(msg, "method"));
+  json_t *id = json_object_get(msg, "id");
+  if (method != NULL && id != NULL) {
+    handle_server_request(c, msg, method, id);
+  } else if (method != NULL) {
+    json_t *params = json_object_get(msg, "params");
+    if (strcmp(method, "notifications/progress") == 0)
+      handle_progress(c, params);
+    if (c->opts.on_notification != NULL)
+      c->opts.on_notification(c, method, params, c->opts.notification_ud);
+  } else if (json_is_integer(id)) {
+    pthread_mutex_lock(&c->lock);
+    mcp__pending *p = find_pending(c, json_integer_value(id));
+    if (p != NULL && !p->done) {
+      p->done = true;
+      p->response = json_incref(msg);
+      pthread_cond_broadcast(&c->cond);
+    }
+    /* else: late answer of a timed-out request, ignored (spec: S ignore) */
+    pthread_mutex_unlock(&c->lock);
+  }
+  json_decref(msg);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static mcp_status wait_for(mcp_client_t *c, mcp__pending *p) {
+  struct timespec deadline;
+  int timeout = c->opts.timeout_ms;
+  if (timeout > 0) {
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout / 1000;
+    deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000L;
+    }
+  }
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&c->lock);
+  while (!p->done && !c->closed) {
+    if (timeout > 0) {
+      if (pthread_cond_timedwait(&c->cond, &c->lock, &deadline) == ETIMEDOUT) {
+        if (!p->done)
+          st = MCP_ERR_TIMEOUT;
+        break;
+      }
+    } else {
+      pthread_cond_wait(&c->cond, &c->lock);
+    }
+  }
+  if (st == MCP_OK && !p->done)
+    st = MCP_ERR_CLOSED;
+  unlink_pending(c, p);
+  pthread_mutex_unlock(&c->lock);
+  return st;
+}
+
+static mcp_status request_impl(mcp_client_t *c, const char *method,
+                               json_t *params, mcp_client_progress_fn progress,
+                               void *ud, json_t **result, mcp_error_t *err) {
+  if (result != NULL)
+    *result = NULL;
+  if (params == NULL)
+    params = json_object();
+  if (!json_is_object(params)) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "params must be an object");
+  }
+  mcp__pending p = {0};
+  pthread_mutex_lock(&c->lock);
+  if (c->closed) {
+    pthread_mutex_unlock(&c->lock);
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_CLOSED, "the connection is closed");
+  }
+  p.id = ++c->next_id;
+  p.progress = progress;
+  p.progress_ud = ud;
+  p.next = c->pending;
+  c->pending = &p;
+  pthread_mutex_unlock(&c->lock);
+  if (progress != NULL) {
+    /* The request id doubles as progress token: unique among active
+     * requests by construction. */
+    p.progress_token = p.id;
+    json_t *meta = json_object_get(params, "_meta");
+    if (!json_is_object(meta)) {
+      meta = json_object();
+      json_object_set_new(params, "_meta", meta);
+    }
+    json_object_set_new(meta, "progressToken", json_integer(p.id));
+  }
+  json_t *id = json_integer(p.id);
+  json_t *msg = json_pack("{s:s,s:O,s:s,s:o}", "jsonrpc", "2.0", "id", id,
+                          "method", method, "params", params);
+  mcp_status st = msg ? mcp__client_send(c, msg, id, err) : MCP_ERR_NOMEM;
+  json_decref(msg);
+  if (st != MCP_OK) {
+    pthread_mutex_lock(&c->lock);
+    unlink_pending(c, &p);
+    pthread_mutex_unlock(&c->lock);
+    json_decref(p.response);
+    json_decref(id);
+    if (err != NULL && err->status == st)
+      return st;
+    return mcp_error_set(err, st, "cannot send %s: %s", method,
+                         mcp_strerror(st));
+  }
+  st = wait_for(c, &p);
+  if (st == MCP_ERR_TIMEOUT) {
+    json_t *cancel =
+        json_pack("{s:O,s:s}", "requestId", id, "reason", "request timed out");
+    mcp_client_notify(c, "notifications/cancelled", cancel);
+    json_decref(id);
+    return mcp_error_set(err, st, "%s timed out after %d ms", method,
+                         c->opts.timeout_ms);
+  }
+  json_decref(id);
+  if (st != MCP_OK)
+    return mcp_error_set(err, st, "%s: the connection closed before the answer",
+                         method);
+  json_t *error = json_object_get(p.response, "error");
+  json_t *res = json_object_get(p.response, "result");
+  if (error != NULL) {
+    json_t *code = json_object_get(error, "code");
+    const char *message = json_string_value(json_object_get(error, "message"));
+    st = mcp_error_set(err, MCP_ERR_PEER, "%s", message ? message : "error");
+    if (err != NULL)
+      err->rpc_code = json_is_integer(code) ? (int)json_integer_value(code) : 0;
+  } else if (!json_is_object(res)) {
+    st = mcp_error_set(err, MCP_ERR_PARSE,
+                       "%s: the response has no result object", method);
+  } else if (result != NULL) {
+    *result = json_incref(res);
+  }
+  json_decref(p.response);
+  return st;
+}
+
+mcp_status mcp_client_request(mcp_client_t *c, const char *method,
+                              json_t *params, mcp_client_progress_fn progress,
+                              void *user_data, json_t **result,
+                              mcp_error_t *err) {
+  if (c == NULL || method == NULL) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  }
+  return request_impl(c, method, params, progress, user_data, result, err);
+}
+
+mcp_status mcp_client_notify(mcp_client_t *c, const char *method,
+                             json_t *params) {
+  if (c == NULL || method == NULL) {
+    json_decref(params);
+    return MCP_ERR_INVALID_ARG;
+  }
+  json_t *msg = json_pack("{s:s,s:s}", "jsonrpc", "2.0", "method", method);
+  if (msg == NULL) {
+    json_decref(params);
+    return MCP_ERR_NOMEM;
+  }
+  if (params != NULL)
+    json_object_set_new(msg, "params", params);
+  mcp_status st = mcp__client_send(c, msg, NULL, NULL);
+  json_decref(msg);
+  return st;
+}
+
+/* ---- connect / close ------------------------------------------------------
+ */
+
+static json_t *client_capabilities(const mcp_client_options_t *o) {
+  json_t *caps = json_object();
+  if (o->sampling_caps)
+    json_object_set(caps, "sampling", o->sampling_caps);
+  if (o->elicitation_caps)
+    json_object_set(caps, "elicitation", o->elicitation_caps);
+  if (o->roots_caps)
+    json_object_set(caps, "roots", o->roots_caps);
+  return caps;
+}
+
+static mcp_status initialize(mcp_client_t *c, mcp_error_t *err) {
+  json_t *params = json_pack("{s:s,s:o,s:{s:s,s:s}}", "protocolVersion",
+                             c->opts.protocol_version, "capabilities",
+                             client_capabilities(&c->opts), "clientInfo",
+                             "name", c->opts.name, "version", c->opts.version);
+  json_t *result = NULL;
+  mcp_status st =
+      request_impl(c, "initialize", params, NULL, NULL, &result, err);
+  if (st != MCP_OK)
+    return st;
+  const char *v = json_string_value(json_object_get(result, "protocolVersion"));
+  bool known = false;
+  for (size_t i = 0;
+       v != NULL && i < sizeof KNOWN_VERSIONS / sizeof *KNOWN_VERSIONS; i++)
+    known = known || strcmp(v, KNOWN_VERSIONS[i]) == 0;
+  if (!known) {
+    json_decref(result);
+    /* spec: the client SHOULD disconnect on a version it does not speak */
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "the server chose protocol version %s, which this "
+                         "client does not support",
+                         v ? v : "(none)");
+  }
+  c->init_result = result;
+  c->protocol_version = strdup(v);
+  if (c->protocol_version == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  if (c->transport->ops->set_protocol_version != NULL)
+    c->transport->ops->set_protocol_version(c->transport, v);
+  return mcp_client_notify(c, "notifications/initialized", NULL);
+}
+
+mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
+                              mcp_error_t *err) {
+  if (err != NULL)
+    memset(err, 0, sizeof *err);
+  if (o == NULL || out == NULL || (o->argv == NULL) == (o->url == NULL))
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "set exactly one of a command or a URL");
+  *out = NULL;
+  mcp_client_t *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  if (mcp__client_options_copy(&c->opts, o) != MCP_OK) {
+    free(c);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  pthread_mutex_init(&c->lock, NULL);
+  pthread_cond_init(&c->cond, NULL);
+  mcp_status st =
+      c->opts.argv
+          ? mcp__ctransport_stdio_new(c, c->opts.argv, &c->transport, err)
+          : mcp__ctransport_http_new(c, &c->transport, err);
+  if (st == MCP_OK)
+    st = initialize(c, err);
+  if (st != MCP_OK) {
+    mcp_client_close(c);
+    return st;
+  }
+  *out = c;
+  return MCP_OK;
+}
+
+void mcp_client_close(mcp_client_t *c) {
+  if (c == NULL)
+    return;
+  if (c->transport != NULL)
+    c->transport->ops->close(c->transport);
+  json_decref(c->init_result);
+  free(c->protocol_version);
+  mcp__client_options_clear(&c->opts);
+  pthread_cond_destroy(&c->cond);
+  pthread_mutex_destroy(&c->lock);
+  free(c);
+}
+
+json_t *mcp_client_initialize_result(const mcp_client_t *c) {
+  return c ? c->init_result : NULL;
+}
+
+const char *mcp_client_protocol_version(const mcp_client_t *c) {
+  return c ? c->protocol_version : NULL;
+}
+
+bool mcp_client_server_has(const mcp_client_t *c, const char *capability) {
+  if (c == NULL || capability == NULL)
+    return false;
+  json_t *caps = json_object_get(c->init_result, "capabilities");
+  return json_object_get(caps, capability) != NULL;
+}
+
+const char *mcp_client_session_id(const mcp_client_t *c) {
+  if (c == NULL || c->transport == NULL ||
+      c->transport->ops->session_id == NULL)
+    return NULL;
+  return c->transport->ops->session_id(c->transport);
+}

@@ -1,0 +1,100 @@
+/* internal.h - the client object and the transport interface it drives.
+ *
+ * The core (client.c) owns request ids, the table of requests waiting for an
+ * answer, and the routing of every incoming message. A transport only moves
+ * bytes: send() hands it one serialized message, and it calls
+ * mcp__client_receive() for each message that arrives. Two transports exist,
+ * chosen at connect time, so they sit behind a small vtable. */
+#ifndef MCP_CLIENT_INTERNAL_H
+#define MCP_CLIENT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mcp/client.h"
+#include "util/buf.h"
+
+typedef struct mcp__ctransport mcp__ctransport;
+
+typedef struct mcp__ctransport_ops {
+  /* Sends one message (len bytes of compact JSON). request_id is the id when
+   * the message is a request (the transport may need to wait for its answer,
+   * HTTP does), else NULL. */
+  mcp_status (*send)(mcp__ctransport *t, const char *bytes, size_t len,
+                     const json_t *request_id, mcp_error_t *err);
+  /* The negotiated protocol version became known (HTTP sends it as a
+   * header from now on). */
+  void (*set_protocol_version)(mcp__ctransport *t, const char *version);
+  const char *(*session_id)(mcp__ctransport *t);
+  /* Ends the connection and frees the transport. */
+  void (*close)(mcp__ctransport *t);
+} mcp__ctransport_ops;
+
+struct mcp__ctransport {
+  const mcp__ctransport_ops *ops;
+  mcp_client_t *client;
+};
+
+struct mcp_client_options {
+  char **argv; /* NULL-terminated, or NULL */
+  char *url;
+  char **headers; /* "Name: value", NULL-terminated */
+  size_t nheaders;
+  char *bearer;
+  char *name, *version, *protocol_version;
+  int timeout_ms;
+  mcp_client_notification_fn on_notification;
+  void *notification_ud;
+  mcp_client_request_fn sampling, elicitation, roots;
+  void *sampling_ud, *elicitation_ud, *roots_ud;
+  json_t *sampling_caps, *elicitation_caps, *roots_caps;
+  mcp_client_observer_fn observer;
+  void *observer_ud;
+};
+
+/* One request waiting for its answer. Lives on the waiting thread's stack. */
+typedef struct mcp__pending {
+  struct mcp__pending *next;
+  int64_t id;
+  int64_t progress_token; /* 0: none */
+  mcp_client_progress_fn progress;
+  void *progress_ud;
+  bool done;
+  json_t *response; /* the whole response message once done */
+} mcp__pending;
+
+struct mcp_client {
+  mcp_client_options_t opts; /* deep copy */
+  mcp__ctransport *transport;
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* signalled when a pending request completes */
+  mcp__pending *pending;
+  int64_t next_id;
+  bool closed; /* the transport reported the end of the connection */
+  json_t *init_result;
+  char *protocol_version;
+};
+
+/* Called by transports for each incoming message (takes msg: steals). */
+void mcp__client_receive(mcp_client_t *c, json_t *msg);
+/* Called by transports when the connection ended (reader EOF). */
+void mcp__client_closed(mcp_client_t *c);
+/* True while the request with this id still waits for its answer. */
+bool mcp__client_is_pending(mcp_client_t *c, const json_t *id);
+/* Serializes and sends msg (borrowed) through the transport. */
+mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
+                            const json_t *request_id, mcp_error_t *err);
+
+/* Transport constructors (client.c picks one). */
+mcp_status mcp__ctransport_stdio_new(mcp_client_t *c, char *const *argv,
+                                     mcp__ctransport **out, mcp_error_t *err);
+mcp_status mcp__ctransport_http_new(mcp_client_t *c, mcp__ctransport **out,
+                                    mcp_error_t *err);
+
+/* Options deep copy / release (options.c). */
+mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
+                                    const mcp_client_options_t *src);
+void mcp__client_options_clear(mcp_client_options_t *o);
+
+#endif

@@ -1,0 +1,288 @@
+/* methods.c - typed wrappers over mcp_client_request for the MCP methods a
+ * client calls: pagination, tools, tasks, resources, prompts, completion,
+ * logging. Capability gates are checked here so an undeclared feature fails
+ * fast with MCP_ERR_CAPABILITY instead of a round trip. */
+#include <string.h>
+#include <time.h>
+
+#include "client/internal.h"
+
+static mcp_status need(mcp_client_t *c, const char *cap, const char *method,
+                       mcp_error_t *err) {
+  if (mcp_client_server_has(c, cap))
+    return MCP_OK;
+  return mcp_error_set(err, MCP_ERR_CAPABILITY,
+                       "the server did not declare the \"%s\" capability "
+                       "needed for %s",
+                       cap, method);
+}
+
+/* The capability that gates a method, by its first path segment. */
+static const char *gate_of(const char *method) {
+  if (strncmp(method, "tools/", 6) == 0)
+    return "tools";
+  if (strncmp(method, "resources/", 10) == 0)
+    return "resources";
+  if (strncmp(method, "prompts/", 8) == 0)
+    return "prompts";
+  if (strncmp(method, "tasks/", 6) == 0)
+    return "tasks";
+  return NULL;
+}
+
+mcp_status mcp_client_ping(mcp_client_t *c, mcp_error_t *err) {
+  json_t *r = NULL;
+  mcp_status st = mcp_client_request(c, "ping", NULL, NULL, NULL, &r, err);
+  json_decref(r);
+  return st;
+}
+
+mcp_status mcp_client_list_all(mcp_client_t *c, const char *method,
+                               const char *key, size_t max_pages,
+                               json_t **items, mcp_error_t *err) {
+  if (c == NULL || method == NULL || key == NULL || items == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  *items = NULL;
+  const char *gate = gate_of(method);
+  mcp_status st = gate ? need(c, gate, method, err) : MCP_OK;
+  if (st != MCP_OK)
+    return st;
+  if (max_pages == 0)
+    max_pages = 1000;
+  json_t *all = json_array();
+  json_t *seen = json_object(); /* cursors already followed */
+  char *cursor = NULL;
+  for (size_t page = 0; st == MCP_OK; page++) {
+    if (page >= max_pages) {
+      st = mcp_error_set(err, MCP_ERR_LIMIT, "%s: more than %zu pages", method,
+                         max_pages);
+      break;
+    }
+    json_t *params = json_object();
+    if (cursor != NULL)
+      json_object_set_new(params, "cursor", json_string(cursor));
+    json_t *r = NULL;
+    st = mcp_client_request(c, method, params, NULL, NULL, &r, err);
+    if (st != MCP_OK)
+      break;
+    json_t *list = json_object_get(r, key);
+    if (!json_is_array(list)) {
+      st = mcp_error_set(err, MCP_ERR_PARSE,
+                         "%s: the result has no \"%s\" array", method, key);
+      json_decref(r);
+      break;
+    }
+    json_array_extend(all, list);
+    /* The cursor is opaque: only compared for repetition, never parsed. */
+    const char *next = json_string_value(json_object_get(r, "nextCursor"));
+    free(cursor);
+    cursor = next ? strdup(next) : NULL;
+    json_decref(r);
+    if (cursor == NULL)
+      break;
+    if (json_object_get(seen, cursor) != NULL) {
+      st = mcp_error_set(err, MCP_ERR_LIMIT, "%s: cursor \"%.60s\" repeats",
+                         method, cursor);
+      break;
+    }
+    json_object_set_new(seen, cursor, json_true());
+  }
+  free(cursor);
+  json_decref(seen);
+  if (st != MCP_OK) {
+    json_decref(all);
+    return st;
+  }
+  *items = all;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_list_tools(mcp_client_t *c, json_t **tools,
+                                 mcp_error_t *err) {
+  return mcp_client_list_all(c, "tools/list", "tools", 0, tools, err);
+}
+
+static mcp_status call_tool(mcp_client_t *c, const char *name, json_t *args,
+                            bool task, int64_t ttl_ms,
+                            mcp_client_progress_fn progress, void *ud,
+                            json_t **result, mcp_error_t *err) {
+  if (c == NULL || name == NULL || result == NULL ||
+      (args != NULL && !json_is_object(args)))
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status st = need(c, "tools", "tools/call", err);
+  if (st != MCP_OK)
+    return st;
+  json_t *params = json_pack("{s:s}", "name", name);
+  if (params == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  json_object_set_new(params, "arguments",
+                      args ? json_deep_copy(args) : json_object());
+  if (task) {
+    json_t *meta = json_object();
+    if (ttl_ms > 0)
+      json_object_set_new(meta, "ttl", json_integer(ttl_ms));
+    json_object_set_new(params, "task", meta);
+  }
+  return mcp_client_request(c, "tools/call", params, progress, ud, result, err);
+}
+
+mcp_status mcp_client_call_tool(mcp_client_t *c, const char *name,
+                                json_t *arguments,
+                                mcp_client_progress_fn progress,
+                                void *user_data, json_t **result,
+                                mcp_error_t *err) {
+  return call_tool(c, name, arguments, false, 0, progress, user_data, result,
+                   err);
+}
+
+mcp_status mcp_client_call_tool_task(mcp_client_t *c, const char *name,
+                                     json_t *arguments, int64_t ttl_ms,
+                                     mcp_client_progress_fn progress,
+                                     void *user_data, json_t **result,
+                                     mcp_error_t *err) {
+  return call_tool(c, name, arguments, true, ttl_ms, progress, user_data,
+                   result, err);
+}
+
+static mcp_status task_op(mcp_client_t *c, const char *method,
+                          const char *task_id, json_t **out, mcp_error_t *err) {
+  if (c == NULL || task_id == NULL || out == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status st = need(c, "tasks", method, err);
+  if (st != MCP_OK)
+    return st;
+  return mcp_client_request(c, method, json_pack("{s:s}", "taskId", task_id),
+                            NULL, NULL, out, err);
+}
+
+mcp_status mcp_client_task_get(mcp_client_t *c, const char *task_id,
+                               json_t **task, mcp_error_t *err) {
+  return task_op(c, "tasks/get", task_id, task, err);
+}
+
+mcp_status mcp_client_task_result(mcp_client_t *c, const char *task_id,
+                                  json_t **result, mcp_error_t *err) {
+  return task_op(c, "tasks/result", task_id, result, err);
+}
+
+mcp_status mcp_client_task_cancel(mcp_client_t *c, const char *task_id,
+                                  json_t **task, mcp_error_t *err) {
+  return task_op(c, "tasks/cancel", task_id, task, err);
+}
+
+static bool is_final(const char *status) {
+  return status == NULL || strcmp(status, "completed") == 0 ||
+         strcmp(status, "failed") == 0 || strcmp(status, "cancelled") == 0 ||
+         strcmp(status, "input_required") == 0;
+}
+
+mcp_status mcp_client_task_wait(mcp_client_t *c, const char *task_id,
+                                int default_interval_ms,
+                                mcp_client_task_fn on_status, void *user_data,
+                                json_t **task, mcp_error_t *err) {
+  if (task == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  *task = NULL;
+  if (default_interval_ms <= 0)
+    default_interval_ms = 1000;
+  for (;;) {
+    json_t *t = NULL;
+    mcp_status st = mcp_client_task_get(c, task_id, &t, err);
+    if (st != MCP_OK)
+      return st;
+    if (on_status != NULL)
+      on_status(t, user_data);
+    if (is_final(json_string_value(json_object_get(t, "status")))) {
+      *task = t;
+      return MCP_OK;
+    }
+    json_t *pi = json_object_get(t, "pollInterval");
+    json_int_t ms = json_is_integer(pi) && json_integer_value(pi) > 0
+                        ? json_integer_value(pi)
+                        : default_interval_ms;
+    if (ms > 60000)
+      ms = 60000; /* bound a hostile interval; polling stays responsive */
+    json_decref(t);
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
+}
+
+mcp_status mcp_client_read_resource(mcp_client_t *c, const char *uri,
+                                    json_t **result, mcp_error_t *err) {
+  if (c == NULL || uri == NULL || result == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status st = need(c, "resources", "resources/read", err);
+  if (st != MCP_OK)
+    return st;
+  return mcp_client_request(c, "resources/read", json_pack("{s:s}", "uri", uri),
+                            NULL, NULL, result, err);
+}
+
+mcp_status mcp_client_subscribe(mcp_client_t *c, const char *uri,
+                                bool subscribe, mcp_error_t *err) {
+  if (c == NULL || uri == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  const char *method =
+      subscribe ? "resources/subscribe" : "resources/unsubscribe";
+  json_t *res = json_object_get(json_object_get(c->init_result, "capabilities"),
+                                "resources");
+  if (!json_is_true(json_object_get(res, "subscribe")))
+    return mcp_error_set(err, MCP_ERR_CAPABILITY,
+                         "the server did not declare resources.subscribe");
+  json_t *r = NULL;
+  mcp_status st = mcp_client_request(c, method, json_pack("{s:s}", "uri", uri),
+                                     NULL, NULL, &r, err);
+  json_decref(r);
+  return st;
+}
+
+mcp_status mcp_client_get_prompt(mcp_client_t *c, const char *name,
+                                 json_t *arguments, json_t **result,
+                                 mcp_error_t *err) {
+  if (c == NULL || name == NULL || result == NULL ||
+      (arguments != NULL && !json_is_object(arguments)))
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status st = need(c, "prompts", "prompts/get", err);
+  if (st != MCP_OK)
+    return st;
+  json_t *params = json_pack("{s:s}", "name", name);
+  if (arguments != NULL)
+    json_object_set_new(params, "arguments", json_deep_copy(arguments));
+  return mcp_client_request(c, "prompts/get", params, NULL, NULL, result, err);
+}
+
+mcp_status mcp_client_complete(mcp_client_t *c, json_t *ref,
+                               const char *argument, const char *value,
+                               json_t *context_arguments, json_t **result,
+                               mcp_error_t *err) {
+  if (c == NULL || !json_is_object(ref) || argument == NULL || value == NULL ||
+      result == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status st = need(c, "completions", "completion/complete", err);
+  if (st != MCP_OK)
+    return st;
+  json_t *params = json_pack("{s:O,s:{s:s,s:s}}", "ref", ref, "argument",
+                             "name", argument, "value", value);
+  if (params != NULL && context_arguments != NULL)
+    json_object_set_new(params, "context",
+                        json_pack("{s:O}", "arguments", context_arguments));
+  return mcp_client_request(c, "completion/complete", params, NULL, NULL,
+                            result, err);
+}
+
+mcp_status mcp_client_set_log_level(mcp_client_t *c, const char *level,
+                                    mcp_error_t *err) {
+  if (c == NULL || level == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status st = need(c, "logging", "logging/setLevel", err);
+  if (st != MCP_OK)
+    return st;
+  json_t *r = NULL;
+  st = mcp_client_request(c, "logging/setLevel",
+                          json_pack("{s:s}", "level", level), NULL, NULL, &r,
+                          err);
+  json_decref(r);
+  return st;
+}

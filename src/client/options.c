@@ -1,0 +1,240 @@
+/* options.c - mcp_client_options_t: where and how to connect (client.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/internal.h"
+#include "mcp/version.h"
+
+static void free_strv(char **v) {
+  if (v == NULL)
+    return;
+  for (size_t i = 0; v[i] != NULL; i++)
+    free(v[i]);
+  free(v);
+}
+
+static char **dup_strv(char *const *v) {
+  size_t n = 0;
+  while (v[n] != NULL)
+    n++;
+  char **out = calloc(n + 1, sizeof *out);
+  if (out == NULL)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    if ((out[i] = strdup(v[i])) == NULL) {
+      free_strv(out);
+      return NULL;
+    }
+  return out;
+}
+
+/* Replaces *slot with a copy of s (NULL clears). */
+static mcp_status set_str(char **slot, const char *s) {
+  char *copy = NULL;
+  if (s != NULL && (copy = strdup(s)) == NULL)
+    return MCP_ERR_NOMEM;
+  free(*slot);
+  *slot = copy;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_new(mcp_client_options_t **out) {
+  if (out == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_client_options_t *o = calloc(1, sizeof *o);
+  if (o == NULL)
+    return MCP_ERR_NOMEM;
+  o->timeout_ms = 60000;
+  *out = o;
+  return MCP_OK;
+}
+
+void mcp__client_options_clear(mcp_client_options_t *o) {
+  free_strv(o->argv);
+  free_strv(o->headers);
+  free(o->url);
+  free(o->bearer);
+  free(o->name);
+  free(o->version);
+  free(o->protocol_version);
+  json_decref(o->sampling_caps);
+  json_decref(o->elicitation_caps);
+  json_decref(o->roots_caps);
+  memset(o, 0, sizeof *o);
+}
+
+void mcp_client_options_free(mcp_client_options_t *o) {
+  if (o == NULL)
+    return;
+  mcp__client_options_clear(o);
+  free(o);
+}
+
+mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
+                                    const mcp_client_options_t *src) {
+  *dst = *src;
+  dst->argv = NULL;
+  dst->headers = NULL;
+  dst->url = dst->bearer = dst->name = dst->version = NULL;
+  dst->protocol_version = NULL;
+  dst->sampling_caps = json_incref(src->sampling_caps);
+  dst->elicitation_caps = json_incref(src->elicitation_caps);
+  dst->roots_caps = json_incref(src->roots_caps);
+  bool ok =
+      (src->argv == NULL || (dst->argv = dup_strv(src->argv)) != NULL) &&
+      (src->headers == NULL ||
+       (dst->headers = dup_strv(src->headers)) != NULL) &&
+      set_str(&dst->url, src->url) == MCP_OK &&
+      set_str(&dst->bearer, src->bearer) == MCP_OK &&
+      set_str(&dst->name, src->name ? src->name : "libmcp-client") == MCP_OK &&
+      set_str(&dst->version,
+              src->version ? src->version : MCP_VERSION_STRING) == MCP_OK &&
+      set_str(&dst->protocol_version, src->protocol_version
+                                          ? src->protocol_version
+                                          : MCP_PROTOCOL_LATEST) == MCP_OK;
+  if (!ok) {
+    mcp__client_options_clear(dst);
+    return MCP_ERR_NOMEM;
+  }
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_command(mcp_client_options_t *o,
+                                          const char *const *argv) {
+  if (o == NULL || argv == NULL || argv[0] == NULL)
+    return MCP_ERR_INVALID_ARG;
+  char **copy = dup_strv((char *const *)argv);
+  if (copy == NULL)
+    return MCP_ERR_NOMEM;
+  free_strv(o->argv);
+  o->argv = copy;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_url(mcp_client_options_t *o,
+                                      const char *url) {
+  if (o == NULL || url == NULL ||
+      (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
+    return MCP_ERR_INVALID_ARG;
+  return set_str(&o->url, url);
+}
+
+mcp_status mcp_client_options_add_header(mcp_client_options_t *o,
+                                         const char *name, const char *value) {
+  if (o == NULL || name == NULL || value == NULL || name[0] == '\0' ||
+      strpbrk(name, ":\r\n") != NULL || strpbrk(value, "\r\n") != NULL)
+    return MCP_ERR_INVALID_ARG;
+  size_t len = strlen(name) + strlen(value) + 3;
+  char *h = malloc(len);
+  char **v = realloc(o->headers, (o->nheaders + 2) * sizeof *v);
+  if (h == NULL || v == NULL) {
+    free(h);
+    if (v != NULL)
+      o->headers = v;
+    return MCP_ERR_NOMEM;
+  }
+  snprintf(h, len, "%s: %s", name, value);
+  o->headers = v;
+  o->headers[o->nheaders++] = h;
+  o->headers[o->nheaders] = NULL;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
+                                         const char *token) {
+  if (o == NULL || token == NULL || strpbrk(token, "\r\n") != NULL)
+    return MCP_ERR_INVALID_ARG;
+  return set_str(&o->bearer, token);
+}
+
+mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
+                                       const char *name, const char *version) {
+  if (o == NULL || name == NULL || version == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp_status st = set_str(&o->name, name);
+  return st == MCP_OK ? set_str(&o->version, version) : st;
+}
+
+mcp_status mcp_client_options_set_protocol_version(mcp_client_options_t *o,
+                                                   const char *version) {
+  if (o == NULL || version == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return set_str(&o->protocol_version, version);
+}
+
+mcp_status mcp_client_options_set_timeout_ms(mcp_client_options_t *o,
+                                             int timeout_ms) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->timeout_ms = timeout_ms;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_notification_handler(
+    mcp_client_options_t *o, mcp_client_notification_fn fn, void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->on_notification = fn;
+  o->notification_ud = user_data;
+  return MCP_OK;
+}
+
+static mcp_status set_handler(mcp_client_request_fn *slot, void **ud_slot,
+                              json_t **caps_slot, mcp_client_request_fn fn,
+                              json_t *caps, void *user_data) {
+  json_t *c = caps ? json_deep_copy(caps) : json_object();
+  if (c == NULL)
+    return MCP_ERR_NOMEM;
+  if (!json_is_object(c)) {
+    json_decref(c);
+    return MCP_ERR_INVALID_ARG;
+  }
+  json_decref(*caps_slot);
+  *caps_slot = fn ? c : NULL;
+  if (fn == NULL)
+    json_decref(c);
+  *slot = fn;
+  *ud_slot = user_data;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
+                                                   mcp_client_request_fn fn,
+                                                   json_t *capabilities,
+                                                   void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return set_handler(&o->sampling, &o->sampling_ud, &o->sampling_caps, fn,
+                     capabilities, user_data);
+}
+
+mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
+                                                      mcp_client_request_fn fn,
+                                                      json_t *capabilities,
+                                                      void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return set_handler(&o->elicitation, &o->elicitation_ud, &o->elicitation_caps,
+                     fn, capabilities, user_data);
+}
+
+mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
+                                                mcp_client_request_fn fn,
+                                                json_t *capabilities,
+                                                void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return set_handler(&o->roots, &o->roots_ud, &o->roots_caps, fn, capabilities,
+                     user_data);
+}
+
+mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
+                                           mcp_client_observer_fn fn,
+                                           void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->observer = fn;
+  o->observer_ud = user_data;
+  return MCP_OK;
+}

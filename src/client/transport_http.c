@@ -1,0 +1,439 @@
+/* transport_http.c - client side of Streamable HTTP on libcurl.
+ *
+ * Every message is its own POST. A request's answer comes back either as
+ * application/json or as a text/event-stream that carries the response
+ * (and, before it, notifications and server-to-client requests). When such
+ * a stream ends before the response arrived, the transport resumes it with
+ * GET + Last-Event-ID after waiting the stream's retry: interval (SEP-1699
+ * polling). The session id from the initialize answer and the negotiated
+ * protocol version go out as headers on every later request. */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/internal.h"
+#include "client/sse.h"
+
+/* How often one request's stream may be resumed without any event arriving
+ * in between, and the wait when the server never sent retry:. */
+enum { MAX_IDLE_RESUMES = 5, DEFAULT_RETRY_MS = 1000 };
+
+typedef struct http_transport {
+  mcp__ctransport base;
+  pthread_mutex_t lock; /* guards the fields below */
+  char *session_id;
+  char *protocol_version;
+  /* The standalone GET stream, for server-initiated requests and
+   * notifications (the only way they reach a client outside a request). */
+  pthread_t listener;
+  bool listening;
+  bool stopping;
+  int get_fd; /* socket of the GET stream, -1 when none */
+} http_transport;
+
+/* State of one HTTP exchange. */
+typedef struct exchange {
+  http_transport *t;
+  long status;
+  bool is_sse;
+  bool saw_content_type;
+  mcp__buf body;         /* non-SSE body */
+  mcp__sse *sse;         /* persists across resumptions of one stream */
+  size_t events;         /* SSE events with data seen in this exchange */
+  const json_t *wait_id; /* the request this stream answers, or NULL */
+  bool answered;         /* wait_id got its response: stop reading */
+} exchange;
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void curl_init_once(void) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void on_event(const char *event, const char *id, const char *data,
+                     size_t len, void *user_data) {
+  exchange *x = user_data;
+  x->events++;
+  if (len == 0 || strcmp(event, "message") != 0)
+    return; /* priming events carry an id and no data */
+  json_error_t je;
+  json_t *msg = json_loadb(data, len, 0, &je);
+  if (msg == NULL) {
+    mcp_client_t *c = x->t->base.client;
+    json_t *raw = json_stringn_nocheck(data, len);
+    if (raw != NULL && c->opts.observer != NULL)
+      c->opts.observer(c, true, raw, c->opts.observer_ud);
+    json_decref(raw);
+    return;
+  }
+  mcp__client_receive(x->t->base.client, msg);
+}
+
+static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
+  exchange *x = ud;
+  size_t len = size * n;
+  const char *colon = memchr(buf, ':', len);
+  if (colon == NULL)
+    return len;
+  size_t name_len = (size_t)(colon - buf);
+  const char *v = colon + 1;
+  const char *end = buf + len;
+  while (v < end && (*v == ' ' || *v == '\t'))
+    v++;
+  while (end > v && isspace((unsigned char)end[-1]))
+    end--;
+  if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
+    x->saw_content_type = true;
+    x->is_sse =
+        (size_t)(end - v) >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
+  } else if (name_len == 14 && strncasecmp(buf, "mcp-session-id", 14) == 0 &&
+             end > v) {
+    char *sid = strndup(v, (size_t)(end - v));
+    if (sid != NULL) {
+      pthread_mutex_lock(&x->t->lock);
+      free(x->t->session_id);
+      x->t->session_id = sid;
+      pthread_mutex_unlock(&x->t->lock);
+    }
+  }
+  return len;
+}
+
+static size_t on_body(char *buf, size_t size, size_t n, void *ud) {
+  exchange *x = ud;
+  size_t len = size * n;
+  bool ok = x->is_sse ? mcp__sse_feed(x->sse, buf, len)
+                      : mcp__buf_append(&x->body, buf, len);
+  /* A stream may stay open after the response (a resumed GET usually
+   * does); once the answer is in, stop reading instead of waiting. */
+  if (ok && x->is_sse && x->wait_id != NULL &&
+      !mcp__client_is_pending(x->t->base.client, x->wait_id)) {
+    x->answered = true;
+    return 0;
+  }
+  return ok ? len : 0;
+}
+
+static struct curl_slist *base_headers(http_transport *t, bool post,
+                                       const char *last_event_id) {
+  mcp_client_options_t *o = &t->base.client->opts;
+  struct curl_slist *h = NULL, *tmp;
+  char line[1024];
+#define ADD(s)                                                                 \
+  do {                                                                         \
+    tmp = curl_slist_append(h, (s));                                           \
+    if (tmp == NULL)                                                           \
+      goto fail;                                                               \
+    h = tmp;                                                                   \
+  } while (0)
+  if (post) {
+    ADD("Content-Type: application/json");
+    ADD("Accept: application/json, text/event-stream");
+  } else {
+    ADD("Accept: text/event-stream");
+  }
+  pthread_mutex_lock(&t->lock);
+  bool fits = true;
+  if (t->session_id != NULL)
+    fits = snprintf(line, sizeof line, "MCP-Session-Id: %s", t->session_id) <
+           (int)sizeof line;
+  pthread_mutex_unlock(&t->lock);
+  if (t->session_id != NULL && fits)
+    ADD(line);
+  pthread_mutex_lock(&t->lock);
+  fits = t->protocol_version != NULL &&
+         snprintf(line, sizeof line, "MCP-Protocol-Version: %s",
+                  t->protocol_version) < (int)sizeof line;
+  pthread_mutex_unlock(&t->lock);
+  if (fits)
+    ADD(line);
+  if (last_event_id != NULL && last_event_id[0] != '\0' &&
+      snprintf(line, sizeof line, "Last-Event-ID: %s", last_event_id) <
+          (int)sizeof line)
+    ADD(line);
+  if (o->bearer != NULL) {
+    size_t need = strlen(o->bearer) + 32;
+    char *auth = malloc(need);
+    if (auth == NULL)
+      goto fail;
+    snprintf(auth, need, "Authorization: Bearer %s", o->bearer);
+    tmp = curl_slist_append(h, auth);
+    free(auth);
+    if (tmp == NULL)
+      goto fail;
+    h = tmp;
+  }
+  for (size_t i = 0; o->headers != NULL && o->headers[i] != NULL; i++)
+    ADD(o->headers[i]);
+#undef ADD
+  return h;
+fail:
+  curl_slist_free_all(h);
+  return NULL;
+}
+
+/* The listener's socket is recorded so close() can shut it down: a
+ * blocked GET then returns at once instead of at its next timeout. */
+static curl_socket_t open_listener_socket(void *ud, curlsocktype purpose,
+                                          struct curl_sockaddr *a) {
+  http_transport *t = ud;
+  curl_socket_t fd = socket(a->family, a->socktype, a->protocol);
+  pthread_mutex_lock(&t->lock);
+  if (t->stopping && fd >= 0) {
+    close(fd);
+    fd = CURL_SOCKET_BAD;
+  }
+  t->get_fd = fd;
+  pthread_mutex_unlock(&t->lock);
+  return fd;
+}
+
+static int close_listener_socket(void *ud, curl_socket_t fd) {
+  http_transport *t = ud;
+  pthread_mutex_lock(&t->lock);
+  if (t->get_fd == fd)
+    t->get_fd = -1;
+  pthread_mutex_unlock(&t->lock);
+  return close(fd);
+}
+
+/* Runs one HTTP exchange: POST body (when non-NULL), GET with
+ * Last-Event-ID, or DELETE. listener: the GET is the standalone stream. */
+static mcp_status perform_ex(http_transport *t, const char *verb,
+                             const char *body, size_t len, exchange *x,
+                             bool listener, mcp_error_t *err) {
+  mcp_client_options_t *o = &t->base.client->opts;
+  CURL *curl = curl_easy_init();
+  struct curl_slist *h =
+      base_headers(t, body != NULL,
+                   strcmp(verb, "GET") == 0 ? mcp__sse_last_id(x->sse) : NULL);
+  if (curl == NULL || h == NULL) {
+    curl_easy_cleanup(curl);
+    curl_slist_free_all(h);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "cannot set up the HTTP request");
+  }
+  char errbuf[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(curl, CURLOPT_URL, o->url);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, x);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, x);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  if (listener) {
+    curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_listener_socket);
+    curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, t);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, close_listener_socket);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, t);
+    /* its own connection: a reused socket would escape the shutdown */
+    curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+  } else if (o->timeout_ms > 0) {
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
+  }
+  if (body != NULL) {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, (long)len);
+  } else if (strcmp(verb, "DELETE") == 0) {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+  }
+  CURLcode rc = curl_easy_perform(curl);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &x->status);
+  curl_easy_cleanup(curl);
+  curl_slist_free_all(h);
+  /* A stream the server closes is the normal end of an SSE exchange. */
+  if (rc == CURLE_WRITE_ERROR && x->answered)
+    rc = CURLE_OK;
+  if (rc != CURLE_OK && !(x->is_sse && x->status == 200 &&
+                          (rc == CURLE_PARTIAL_FILE || rc == CURLE_RECV_ERROR)))
+    return mcp_error_set(
+        err, rc == CURLE_OPERATION_TIMEDOUT ? MCP_ERR_TIMEOUT : MCP_ERR_IO,
+        "%s %s: %s", verb, o->url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+  return MCP_OK;
+}
+
+static mcp_status perform(http_transport *t, const char *verb, const char *body,
+                          size_t len, exchange *x, mcp_error_t *err) {
+  return perform_ex(t, verb, body, len, x, false, err);
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+static mcp_status http_status_error(http_transport *t, exchange *x,
+                                    const char *verb, mcp_error_t *err) {
+  if (x->status == 404 && t->session_id != NULL)
+    return mcp_error_set(err, MCP_ERR_CLOSED,
+                         "%s: HTTP 404: the session ended on the server", verb);
+  const char *body = x->body.data ? x->body.data : "";
+  return mcp_error_set(err, MCP_ERR_IO, "%s: HTTP %ld%s%.160s", verb, x->status,
+                       body[0] ? ": " : "", body);
+}
+
+static mcp_status http_send(mcp__ctransport *base, const char *bytes,
+                            size_t len, const json_t *request_id,
+                            mcp_error_t *err) {
+  http_transport *t = (http_transport *)base;
+  mcp__sse sse;
+  exchange x = {.t = t, .sse = &sse, .wait_id = request_id};
+  mcp__buf_init(&x.body);
+  mcp__sse_init(&sse, on_event, &x);
+  mcp_status st = perform(t, "POST", bytes, len, &x, err);
+  if (st == MCP_OK && (x.status < 200 || x.status >= 300))
+    st = http_status_error(t, &x, "POST", err);
+  if (st == MCP_OK && request_id != NULL && !x.is_sse) {
+    json_error_t je;
+    json_t *msg =
+        x.body.len ? json_loadb(x.body.data, x.body.len, 0, &je) : NULL;
+    if (msg == NULL)
+      st = mcp_error_set(err, MCP_ERR_PARSE,
+                         "POST: HTTP %ld without a JSON-RPC answer", x.status);
+    else
+      mcp__client_receive(t->base.client, msg);
+  }
+  /* The stream ended without the response: resume it (SEP-1699). */
+  int idle = 0;
+  while (st == MCP_OK && x.is_sse && request_id != NULL &&
+         mcp__client_is_pending(t->base.client, request_id)) {
+    if (mcp__sse_last_id(&sse)[0] == '\0' || idle >= MAX_IDLE_RESUMES) {
+      st = mcp_error_set(err, MCP_ERR_CLOSED,
+                         "the event stream ended before the response and "
+                         "cannot be resumed");
+      break;
+    }
+    sleep_ms(sse.retry_ms >= 0 ? sse.retry_ms : DEFAULT_RETRY_MS);
+    x.events = 0;
+    x.status = 0;
+    x.is_sse = false;
+    mcp__buf_reset(&x.body);
+    st = perform(t, "GET", NULL, 0, &x, err);
+    if (st == MCP_OK && x.status != 200)
+      st = http_status_error(t, &x, "GET", err);
+    if (st == MCP_OK && !x.is_sse)
+      st = mcp_error_set(err, MCP_ERR_IO, "GET: not an event stream");
+    idle = x.events > 0 ? 0 : idle + 1;
+  }
+  mcp__sse_free(&sse);
+  mcp__buf_free(&x.body);
+  return st;
+}
+
+static bool stopping(http_transport *t) {
+  pthread_mutex_lock(&t->lock);
+  bool s = t->stopping;
+  pthread_mutex_unlock(&t->lock);
+  return s;
+}
+
+/* Waits ms, returning early (false) once the transport is stopping. */
+static bool pause_unless_stopping(http_transport *t, long ms) {
+  for (long waited = 0; waited < ms; waited += 50) {
+    if (stopping(t))
+      return false;
+    sleep_ms(ms - waited < 50 ? ms - waited : 50);
+  }
+  return !stopping(t);
+}
+
+/* The standalone GET stream: reconnects (with Last-Event-ID, after the
+ * retry: interval) when the server ends it; stops for good when the server
+ * offers none (405 or any non-stream answer) or after repeated failures. */
+static void *listener_main(void *arg) {
+  http_transport *t = arg;
+  mcp__sse sse;
+  exchange x = {.t = t, .sse = &sse};
+  mcp__buf_init(&x.body);
+  mcp__sse_init(&sse, on_event, &x);
+  int failures = 0;
+  while (!stopping(t) && failures < MAX_IDLE_RESUMES) {
+    x.status = 0;
+    x.is_sse = false;
+    x.events = 0;
+    mcp__buf_reset(&x.body);
+    mcp_status st = perform_ex(t, "GET", NULL, 0, &x, true, NULL);
+    if (stopping(t) || (st == MCP_OK && (x.status != 200 || !x.is_sse)))
+      break;
+    failures = st == MCP_OK ? 0 : failures + 1;
+    if (!pause_unless_stopping(t, sse.retry_ms >= 0 ? sse.retry_ms
+                                                    : DEFAULT_RETRY_MS))
+      break;
+  }
+  mcp__sse_free(&sse);
+  mcp__buf_free(&x.body);
+  return NULL;
+}
+
+static void http_set_version(mcp__ctransport *base, const char *version) {
+  http_transport *t = (http_transport *)base;
+  char *v = strdup(version);
+  pthread_mutex_lock(&t->lock);
+  free(t->protocol_version);
+  t->protocol_version = v;
+  pthread_mutex_unlock(&t->lock);
+  /* initialize succeeded: from now on the server may talk first */
+  if (!t->listening &&
+      pthread_create(&t->listener, NULL, listener_main, t) == 0)
+    t->listening = true;
+}
+
+static const char *http_session_id(mcp__ctransport *base) {
+  return ((http_transport *)base)->session_id;
+}
+
+static void http_close(mcp__ctransport *base) {
+  http_transport *t = (http_transport *)base;
+  pthread_mutex_lock(&t->lock);
+  t->stopping = true;
+  if (t->get_fd >= 0)
+    shutdown(t->get_fd, SHUT_RDWR);
+  pthread_mutex_unlock(&t->lock);
+  if (t->listening)
+    pthread_join(t->listener, NULL);
+  if (t->session_id != NULL) {
+    /* spec: S send DELETE to end the session; 405 means "not allowed" and
+     * is fine, so the outcome is ignored */
+    mcp__sse sse;
+    exchange x = {.t = t, .sse = &sse};
+    mcp__buf_init(&x.body);
+    mcp__sse_init(&sse, NULL, NULL);
+    perform(t, "DELETE", NULL, 0, &x, NULL);
+    mcp__sse_free(&sse);
+    mcp__buf_free(&x.body);
+  }
+  mcp__client_closed(t->base.client);
+  free(t->session_id);
+  free(t->protocol_version);
+  pthread_mutex_destroy(&t->lock);
+  free(t);
+}
+
+static const mcp__ctransport_ops HTTP_OPS = {.send = http_send,
+                                             .set_protocol_version =
+                                                 http_set_version,
+                                             .session_id = http_session_id,
+                                             .close = http_close};
+
+mcp_status mcp__ctransport_http_new(mcp_client_t *c, mcp__ctransport **out,
+                                    mcp_error_t *err) {
+  pthread_once(&curl_once, curl_init_once);
+  http_transport *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  t->base.ops = &HTTP_OPS;
+  t->base.client = c;
+  t->get_fd = -1;
+  pthread_mutex_init(&t->lock, NULL);
+  *out = &t->base;
+  return MCP_OK;
+}
