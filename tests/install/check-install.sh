@@ -8,6 +8,13 @@ cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 libdir=$(ls -d "$tmp"/prefix/lib*/ | head -1)
 test -f "$tmp/prefix/include/mcp/mcp.h"
 test -f "$libdir/pkgconfig/libmcp.pc"
+test -f "$libdir/pkgconfig/libmcp-client.pc"
+ls "$libdir"/libmcp-client.so* >/dev/null
+# a server built on libmcp does not pull in the client's libcurl
+if readelf -d "$libdir/libmcp.so" | grep -q libcurl; then
+  echo "libmcp.so must not depend on libcurl"; exit 1
+fi
+PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --exists libmcp-client
 test -f "$libdir/cmake/libmcp/libmcpConfig.cmake"
 ls "$libdir"/libmcp.so* >/dev/null
 ls "$libdir"/libmcp.a >/dev/null
