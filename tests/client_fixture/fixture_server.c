@@ -1,13 +1,16 @@
 /* fixture_server.c - a small stdio MCP server for the client tests:
  * "slow" reports progress in 4 steps (readOnlyHint, outputSchema {steps}),
  * "bad_output" returns structuredContent violating its outputSchema
- * (readOnlyHint) and "echo" returns its arguments. Page size 2, so listing
+ * (readOnlyHint) and "echo" returns its arguments. The subscribable resource
+ * test://ticking is announced as updated every 100 ms. Page size 2, so listing
  * the tools takes two pages (cursor following).
  *
  * With --raw it is not a libmcp server but a hand-written JSON-RPC loop that
  * does what libmcp would refuse to (see raw_main): tools that break MUSTs
  * (invalid name, an http: icon, output against its schema), held requests
  * answered in reverse order, and cursors that repeat or never end. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +65,37 @@ static mcp_status add(mcp_server_t *s, const char *name, const char *desc,
     return st;
   }
   return mcp_server_add_tool(s, t, &err);
+}
+
+static atomic_bool stop_ticking;
+
+static void *ticker(void *arg) {
+  mcp_server_t *s = arg;
+  while (!atomic_load(&stop_ticking)) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+    mcp_server_notify_resource_updated(s, "test://ticking");
+  }
+  return NULL;
+}
+
+static mcp_status read_ticking(mcp_call_t *call, const char *uri, json_t *vars,
+                               mcp_read_result_t *out, void *ud) {
+  return mcp_read_result_add_text(out, uri, "tick", "text/plain");
+}
+
+static mcp_status add_ticking(mcp_server_t *s) {
+  mcp_resource_t *r = NULL;
+  mcp_status st = mcp_server_set_resources_subscribe(s, true);
+  if (st == MCP_OK)
+    st = mcp_resource_new("test://ticking", "ticking", &r);
+  if (st == MCP_OK)
+    st = mcp_resource_set_handler(r, read_ticking, NULL, NULL);
+  if (st != MCP_OK) {
+    mcp_resource_free(r);
+    return st;
+  }
+  return mcp_server_add_resource(s, r);
 }
 
 /* ---- --raw --------------------------------------------------------------- */
@@ -215,7 +249,14 @@ int main(int argc, char **argv) {
     st = add(s, "bad_output", "Breaks its own output schema", bad_output, steps,
              true);
   if (st == MCP_OK)
+    st = add_ticking(s);
+  pthread_t tick;
+  bool ticking = st == MCP_OK && pthread_create(&tick, NULL, ticker, s) == 0;
+  if (st == MCP_OK)
     st = mcp_server_serve_stdio(s);
+  atomic_store(&stop_ticking, true);
+  if (ticking)
+    pthread_join(tick, NULL);
   mcp_server_free(s);
   return st == MCP_OK ? 0 : 1;
 }
