@@ -190,7 +190,8 @@ static int raw_main(void) {
         json_array_append(held, msg);
         /* four waiting: answer newest first, each after its own progress
          * and an unrelated notification */
-        while (json_array_size(held) >= 4) {
+        bool drain = json_array_size(held) >= 4;
+        while (drain && json_array_size(held) > 0) {
           json_t *h =
               json_incref(json_array_get(held, json_array_size(held) - 1));
           json_array_remove(held, json_array_size(held) - 1);
@@ -211,8 +212,6 @@ static int raw_main(void) {
                            args ? args : "{}"));
           free(args);
           json_decref(h);
-          if (json_array_size(held) == 0)
-            break;
         }
       } else {
         put(json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id,
