@@ -1,7 +1,10 @@
-/* cmd_resources.c - resources list | read URI | templates, prompts list |
- * get NAME [key=value ...]. */
+/* cmd_resources.c - resources list | read URI | templates | subscribe URI,
+ * prompts list | get NAME [key=value ...]. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 
@@ -117,14 +120,109 @@ int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv) {
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(result, "messages"), i, m) {
-      json_t *content = json_object_get(m, "content");
-      const char *text = json_string_value(json_object_get(content, "text"));
-      printf("%s: %s\n", json_string_value(json_object_get(m, "role")),
-             text ? text : "[non-text content]");
+      printf("%s: ", json_string_value(json_object_get(m, "role")));
+      mcpc_print_content(json_object_get(m, "content"));
     }
   }
   json_decref(result);
   json_decref(args);
   mcp_client_close(c);
+  return rc;
+}
+
+/* What resources subscribe collects; the notification callback runs on the
+ * client's reader or HTTP thread. */
+typedef struct subscription {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  const mcpc_ctx *ctx;
+  json_t *updates; /* params of each notifications/resources/updated */
+} subscription;
+
+static void on_updated(mcp_client_t *client, const char *method, json_t *params,
+                       void *user_data) {
+  subscription *sub = user_data;
+  if (strcmp(method, "notifications/resources/updated") != 0)
+    return;
+  pthread_mutex_lock(&sub->lock);
+  json_array_append(sub->updates, params ? params : json_null());
+  if (!sub->ctx->json) {
+    const char *uri = json_string_value(json_object_get(params, "uri"));
+    printf("updated %s\n", uri ? uri : "?");
+    fflush(stdout);
+  }
+  pthread_cond_broadcast(&sub->cond);
+  pthread_mutex_unlock(&sub->lock);
+}
+
+int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
+  const char *syn = "resources subscribe URI [--wait-ms MS] [--count N]";
+  long wait_ms = 0, count = 0;
+  const char *uri = NULL;
+  for (int i = 0; i < argc; i++) {
+    long *slot = strcmp(argv[i], "--wait-ms") == 0 ? &wait_ms
+                 : strcmp(argv[i], "--count") == 0 ? &count
+                                                   : NULL;
+    if (slot != NULL && i + 1 < argc) {
+      char *end;
+      *slot = strtol(argv[++i], &end, 10);
+      if (*end != '\0' || *slot < 0)
+        return mcpc_usage(syn);
+    } else if (slot == NULL && argv[i][0] != '-' && uri == NULL) {
+      uri = argv[i];
+    } else {
+      return mcpc_usage(syn);
+    }
+  }
+  if (uri == NULL)
+    return mcpc_usage(syn);
+  subscription sub = {.ctx = ctx, .updates = json_array()};
+  pthread_mutex_init(&sub.lock, NULL);
+  pthread_cond_init(&sub.cond, NULL);
+  ctx->on_notification = on_updated;
+  ctx->notification_ud = &sub;
+  int rc;
+  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  mcp_error_t err;
+  mcp_status st = c ? mcp_client_subscribe(c, uri, true, &err) : MCP_OK;
+  if (c != NULL && st != MCP_OK) {
+    rc = mcpc_fail("resources/subscribe", st, &err);
+  } else if (c != NULL) {
+    if (!ctx->json) {
+      printf("subscribed to %s\n", uri);
+      fflush(stdout);
+    }
+    /* wait_ms 0: until count updates (or forever, until interrupted) */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += wait_ms / 1000;
+    deadline.tv_nsec += (wait_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&sub.lock);
+    while (count == 0 || (long)json_array_size(sub.updates) < count) {
+      int w = wait_ms > 0
+                  ? pthread_cond_timedwait(&sub.cond, &sub.lock, &deadline)
+                  : pthread_cond_wait(&sub.cond, &sub.lock);
+      if (w != 0)
+        break;
+    }
+    pthread_mutex_unlock(&sub.lock);
+    st = mcp_client_subscribe(c, uri, false, &err);
+    if (st != MCP_OK)
+      rc = mcpc_fail("resources/unsubscribe", st, &err);
+  }
+  mcp_client_close(c); /* no callback runs after this */
+  ctx->on_notification = NULL;
+  if (rc == MCPC_OK && ctx->json) {
+    json_t *o = json_pack("{s:s,s:O}", "uri", uri, "updates", sub.updates);
+    mcpc_print_json(o);
+    json_decref(o);
+  }
+  json_decref(sub.updates);
+  pthread_cond_destroy(&sub.cond);
+  pthread_mutex_destroy(&sub.lock);
   return rc;
 }

@@ -1,5 +1,6 @@
 /* cmd_tools.c - tools list, tools call (plain, with progress, or as a task
  * with --task [--ttl MS] [--wait]). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,31 +39,86 @@ int mcpc_cmd_tools_list(mcpc_ctx *ctx, int argc, char **argv) {
   return rc;
 }
 
-/* What the task display needs between polls. */
+/* What the task display needs between polls. Progress notifications for
+ * the task (sent on the original call's progressToken) arrive on the
+ * client's threads while the main thread polls, hence the lock. mcpc has
+ * one call in flight, so any progress notification is the task's. */
 typedef struct task_view {
+  pthread_mutex_t lock;
+  bool active; /* false: late notifications are ignored */
   mcpc_progress bar;
   int polls;
+  char status[200];       /* "working: statusMessage" from the last poll */
+  double progress, total; /* from notifications/progress; total < 0: none */
+  char message[120];
 } task_view;
+
+static void draw_task(task_view *v) {
+  char line[340];
+  snprintf(line, sizeof line, "%s%s%s", v->status, v->message[0] ? " - " : "",
+           v->message);
+  if (v->total > 0)
+    mcpc_progress_update(&v->bar, v->progress, v->total, line);
+  else /* a task reports no fraction: an indeterminate bar moving per poll */
+    mcpc_progress_update(&v->bar, v->polls, -1, line);
+}
 
 static void on_task_status(json_t *task, void *user_data) {
   task_view *v = user_data;
   const char *status = json_string_value(json_object_get(task, "status"));
   const char *msg = json_string_value(json_object_get(task, "statusMessage"));
-  char line[256];
-  snprintf(line, sizeof line, "%s%s%s", status ? status : "?", msg ? ": " : "",
-           msg ? msg : "");
-  /* a task reports no fraction: an indeterminate bar that moves per poll */
-  mcpc_progress_update(&v->bar, v->polls++, -1, line);
+  pthread_mutex_lock(&v->lock);
+  snprintf(v->status, sizeof v->status, "%s%s%s", status ? status : "?",
+           msg ? ": " : "", msg ? msg : "");
+  v->polls++;
+  draw_task(v);
+  pthread_mutex_unlock(&v->lock);
+}
+
+static void on_task_progress(mcp_client_t *client, const char *method,
+                             json_t *params, void *user_data) {
+  task_view *v = user_data;
+  json_t *progress = json_object_get(params, "progress");
+  if (strcmp(method, "notifications/progress") != 0 ||
+      !json_is_number(progress))
+    return;
+  json_t *total = json_object_get(params, "total");
+  const char *msg = json_string_value(json_object_get(params, "message"));
+  pthread_mutex_lock(&v->lock);
+  if (!v->active) {
+    pthread_mutex_unlock(&v->lock);
+    return;
+  }
+  v->progress = json_number_value(progress);
+  v->total = json_is_number(total) ? json_number_value(total) : -1;
+  snprintf(v->message, sizeof v->message, "%s", msg ? msg : "");
+  if (v->status[0] != '\0')
+    draw_task(v);
+  pthread_mutex_unlock(&v->lock);
 }
 
 int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
-  task_view v = {.polls = 0};
+  /* static: a notification callback may still run on the client's thread
+   * after this function returned (until the client is closed) */
+  static task_view v = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  pthread_mutex_lock(&v.lock);
+  v.active = true;
+  v.polls = 0;
+  v.total = -1;
+  v.status[0] = v.message[0] = '\0';
   mcpc_progress_init(&v.bar, ctx);
+  pthread_mutex_unlock(&v.lock);
+  ctx->notification_ud = &v;
+  ctx->on_notification = on_task_progress;
   json_t *task = NULL;
   mcp_error_t err;
+  /* 500 ms when the server suggests no pollInterval: a snappy display */
   mcp_status st =
-      mcp_client_task_wait(c, task_id, 1000, on_task_status, &v, &task, &err);
+      mcp_client_task_wait(c, task_id, 500, on_task_status, &v, &task, &err);
+  pthread_mutex_lock(&v.lock);
+  v.active = false;
   mcpc_progress_done(&v.bar);
+  pthread_mutex_unlock(&v.lock);
   if (st != MCP_OK)
     return mcpc_fail("tasks/get", st, &err);
   const char *status = json_string_value(json_object_get(task, "status"));
@@ -161,6 +217,10 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
       fprintf(stderr, "mcpc: task %s created\n", task_id);
     rc = mcpc_wait_task(ctx, c, task_id);
   } else if (task_id != NULL) {
+    if (ctx->command != NULL)
+      fprintf(stderr,
+              "mcpc: note: over stdio the server stops when mcpc exits, so "
+              "the task is interrupted; use --wait to see it finish\n");
     if (ctx->json)
       mcpc_print_json(result);
     else

@@ -25,6 +25,7 @@ typedef struct mcpc_ctx {
   const char *spec;        /* --spec schema.json for inspect */
   const char *bearer;      /* --bearer */
   const char *elicit;      /* --elicit decline|cancel|accept */
+  json_t *elicit_content;  /* --elicit-content JSON (owned), over defaults */
   const char *headers[32]; /* -H "Name: value" */
   int nheaders;
   bool json;      /* --format json */
@@ -33,6 +34,10 @@ typedef struct mcpc_ctx {
   /* set by inspect before connecting */
   mcp_client_observer_fn observer;
   void *observer_ud;
+  /* Notifications other than log messages go here when set (called on the
+   * client's threads): the task display and resources subscribe. */
+  mcp_client_notification_fn on_notification;
+  void *notification_ud;
 } mcpc_ctx;
 
 typedef struct mcpc_command {
@@ -53,6 +58,8 @@ int mcpc_usage(const char *synopsis);
 
 /* output.c */
 void mcpc_print_json(const json_t *value);
+/* One content block (text, image, audio, resource_link, resource) as text. */
+void mcpc_print_content(const json_t *block);
 /* Prints a CallToolResult / GetTaskPayloadResult as text or JSON; returns
  * 1 when it is an isError result, else 0. */
 int mcpc_print_tool_result(const mcpc_ctx *ctx, json_t *result);
@@ -100,6 +107,7 @@ int mcpc_cmd_tasks_cancel(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_read(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_templates(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);

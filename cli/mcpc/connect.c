@@ -31,8 +31,12 @@ int mcpc_fail(const char *what, mcp_status st, const mcp_error_t *err) {
 
 static void on_notification(mcp_client_t *client, const char *method,
                             json_t *params, void *user_data) {
-  if (strcmp(method, "notifications/message") != 0)
+  mcpc_ctx *ctx = user_data;
+  if (strcmp(method, "notifications/message") != 0) {
+    if (ctx->on_notification != NULL)
+      ctx->on_notification(client, method, params, ctx->notification_ud);
     return;
+  }
   const char *level = json_string_value(json_object_get(params, "level"));
   const char *logger = json_string_value(json_object_get(params, "logger"));
   json_t *data = json_object_get(params, "data");
@@ -46,11 +50,14 @@ static void on_notification(mcp_client_t *client, const char *method,
 }
 
 /* Elicitation per --elicit: "accept" answers with the schema's defaults
- * (SEP-1034), "cancel" cancels, anything else declines. */
+ * (SEP-1034) overlaid with --elicit-content, "cancel" cancels, anything
+ * else declines. Nothing is invented for a required field without either:
+ * the server then rejects the answer, which is the honest outcome. */
 static mcp_status on_elicit(mcp_client_t *client, const char *method,
                             json_t *params, json_t **result, mcp_error_t *err,
                             void *user_data) {
-  const char *mode = user_data;
+  const mcpc_ctx *ctx = user_data;
+  const char *mode = ctx->elicit ? ctx->elicit : "decline";
   const char *message = json_string_value(json_object_get(params, "message"));
   fprintf(stderr, "mcpc: the server asks: %s (answer: %s)\n",
           message ? message : "(no message)", mode);
@@ -68,6 +75,8 @@ static mcp_status on_elicit(mcp_client_t *client, const char *method,
     if (def != NULL)
       json_object_set(content, key, def);
   }
+  if (ctx->elicit_content != NULL)
+    json_object_update(content, ctx->elicit_content);
   *result = json_pack("{s:s,s:o}", "action", "accept", "content", content);
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
@@ -163,10 +172,9 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   if (st == MCP_OK)
     st = mcp_client_options_set_timeout_ms(o, ctx->timeout_ms);
   if (st == MCP_OK)
-    st = mcp_client_options_set_notification_handler(o, on_notification, NULL);
+    st = mcp_client_options_set_notification_handler(o, on_notification, ctx);
   if (st == MCP_OK)
-    st = mcp_client_options_set_elicitation_handler(
-        o, on_elicit, NULL, (void *)(ctx->elicit ? ctx->elicit : "decline"));
+    st = mcp_client_options_set_elicitation_handler(o, on_elicit, NULL, ctx);
   if (st == MCP_OK)
     st = mcp_client_options_set_roots_handler(o, on_roots, NULL, NULL);
   if (st == MCP_OK && ctx->observer != NULL)

@@ -30,6 +30,10 @@ static const mcpc_command COMMANDS[] = {
     {"resources", "read", mcpc_cmd_resources_read, "URI", "read a resource"},
     {"resources", "templates", mcpc_cmd_resources_templates, "",
      "list resource templates"},
+    {"resources", "subscribe", mcpc_cmd_resources_subscribe,
+     "URI [--wait-ms MS] [--count N]",
+     "subscribe and print notifications/resources/updated until MS elapsed "
+     "or N arrived"},
     {"prompts", "list", mcpc_cmd_prompts_list, "", "list prompts"},
     {"prompts", "get", mcpc_cmd_prompts_get, "NAME [key=value ...]",
      "get a prompt"},
@@ -52,8 +56,8 @@ static int usage(FILE *f) {
           "usage: mcpc [-u URL | -c \"COMMAND ARGS\"] [-p PROFILE] "
           "[-H 'Name: value']\n"
           "            [--bearer TOKEN] [--format text|json] [--config FILE]\n"
-          "            [--timeout MS] [--elicit decline|cancel|accept] "
-          "COMMAND ...\n\ncommands:\n");
+          "            [--timeout MS] [--elicit decline|cancel|accept]\n"
+          "            [--elicit-content JSON] COMMAND ...\n\ncommands:\n");
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     fprintf(f, "  mcpc %s%s%s %s\n      %s\n", COMMANDS[i].group,
             COMMANDS[i].name ? " " : "",
@@ -126,6 +130,16 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
         return -1;
       }
       ctx->json = strcmp(f, "json") == 0;
+    } else if (strcmp(a, "--elicit-content") == 0) {
+      const char *v = value_of(argc, argv, &i);
+      if (v == NULL)
+        return -1;
+      json_decref(ctx->elicit_content);
+      ctx->elicit_content = json_loads(v, 0, NULL);
+      if (!json_is_object(ctx->elicit_content)) {
+        fprintf(stderr, "mcpc: --elicit-content needs a JSON object\n");
+        return -1;
+      }
     } else if (strcmp(a, "--timeout") == 0) {
       const char *t = value_of(argc, argv, &i);
       char *end;
@@ -182,5 +196,6 @@ int main(int argc, char **argv) {
   int n = take_globals(&ctx, argc - 1, argv + 1);
   int rc = n < 0 ? usage(stderr) : dispatch(&ctx, n, argv + 1);
   json_decref(ctx.owned);
+  json_decref(ctx.elicit_content);
   return rc;
 }

@@ -13,7 +13,7 @@ void mcpc_print_json(const json_t *value) {
   free(text);
 }
 
-static void print_content(const json_t *block) {
+void mcpc_print_content(const json_t *block) {
   const char *type = json_string_value(json_object_get(block, "type"));
   const char *mime = json_string_value(json_object_get(block, "mimeType"));
   if (type == NULL)
@@ -49,7 +49,7 @@ int mcpc_print_tool_result(const mcpc_ctx *ctx, json_t *result) {
     size_t i;
     json_t *block;
     json_array_foreach(json_object_get(result, "content"), i, block)
-        print_content(block);
+        mcpc_print_content(block);
     json_t *sc = json_object_get(result, "structuredContent");
     if (sc != NULL) {
       char *text = json_dumps(sc, JSON_COMPACT | JSON_ENCODE_ANY);

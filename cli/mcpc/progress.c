@@ -27,11 +27,13 @@ void mcpc_progress_update(mcpc_progress *p, double progress, double total,
   if (message == NULL)
     message = "";
   if (!p->tty) {
+    const char *sep = message[0] ? " " : "";
     if (total > 0)
-      fprintf(stderr, "progress %g/%g %s (%.1fs)\n", progress, total, message,
-              elapsed);
+      fprintf(stderr, "progress %g/%g%s%s (%.1fs)\n", progress, total, sep,
+              message, elapsed);
     else
-      fprintf(stderr, "progress %g %s (%.1fs)\n", progress, message, elapsed);
+      fprintf(stderr, "progress %g%s%s (%.1fs)\n", progress, sep, message,
+              elapsed);
     return;
   }
   enum { WIDTH = 30 };

@@ -147,7 +147,10 @@ MCP_API const char *mcp_client_protocol_version(const mcp_client_t *client);
  * "resources", "prompts", "logging", "completions", "tasks"). */
 MCP_API bool mcp_client_server_has(const mcp_client_t *client,
                                    const char *capability);
-/* The HTTP session id, or NULL (stdio, or none issued). Borrowed. */
+/* The HTTP session id, or NULL (stdio, or none issued). Borrowed, valid
+ * until the next request: when the server answers 404 to a request in the
+ * session (restart, expiry) the client starts a new session (initialize
+ * without a session id) and resends the request once. */
 MCP_API const char *mcp_client_session_id(const mcp_client_t *client);
 
 /* ---- generic requests -----------------------------------------------------

@@ -3,6 +3,7 @@
  * (responses to their waiter, progress to its callback, server requests to
  * the application's handlers), timeouts with notifications/cancelled. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -207,6 +208,9 @@ static mcp_status wait_for(mcp_client_t *c, mcp__pending *p) {
   return st;
 }
 
+static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
+                                  mcp_error_t *err);
+
 static mcp_status request_impl(mcp_client_t *c, const char *method,
                                json_t *params, mcp_client_progress_fn progress,
                                void *ud, json_t **result, mcp_error_t *err) {
@@ -226,6 +230,7 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
     return mcp_error_set(err, MCP_ERR_CLOSED, "the connection is closed");
   }
   p.id = ++c->next_id;
+  uint64_t gen = c->session_gen;
   p.progress = progress;
   p.progress_ud = ud;
   p.next = c->pending;
@@ -246,6 +251,20 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
   json_t *msg = json_pack("{s:s,s:O,s:s,s:o}", "jsonrpc", "2.0", "id", id,
                           "method", method, "params", params);
   mcp_status st = msg ? mcp__client_send(c, msg, id, err) : MCP_ERR_NOMEM;
+  if (st == MCP_ERR_NOT_FOUND && strcmp(method, "initialize") != 0 &&
+      c->transport->ops->reset_session != NULL) {
+    /* spec (Streamable HTTP, session management): on 404 for a request
+     * with a session id, start a new session without one; the request is
+     * then sent once more, in the new session, with the same id. */
+    st = restart_session(c, gen, err);
+    if (st == MCP_OK)
+      st = mcp__client_send(c, msg, id, err);
+  }
+  if (st == MCP_ERR_NOT_FOUND) {
+    st = MCP_ERR_CLOSED; /* the session ended again, or cannot restart */
+    if (err != NULL)
+      err->status = st;
+  }
   json_decref(msg);
   if (st != MCP_OK) {
     pthread_mutex_lock(&c->lock);
@@ -355,13 +374,54 @@ static mcp_status initialize(mcp_client_t *c, mcp_error_t *err) {
                          "client does not support",
                          v ? v : "(none)");
   }
-  c->init_result = result;
-  c->protocol_version = strdup(v);
-  if (c->protocol_version == NULL)
+  char *version = strdup(v);
+  if (version == NULL) {
+    json_decref(result);
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  pthread_mutex_lock(&c->lock);
+  if (c->init_result != NULL) {
+    /* a restarted session: keep the old values alive (borrowed by callers) */
+    json_array_append_new(c->retired, c->init_result);
+    json_array_append_new(c->retired, json_string(c->protocol_version));
+    free(c->protocol_version);
+  }
+  c->init_result = result;
+  c->protocol_version = version;
+  pthread_mutex_unlock(&c->lock);
   if (c->transport->ops->set_protocol_version != NULL)
     c->transport->ops->set_protocol_version(c->transport, v);
   return mcp_client_notify(c, "notifications/initialized", NULL);
+}
+
+/* Starts a new session after the server forgot the one of generation gen:
+ * the first thread to get here re-initializes, later ones (whose request
+ * failed in the same old session) find the generation moved on and just
+ * retry. */
+static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
+                                  mcp_error_t *err) {
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&c->restart_lock);
+  pthread_mutex_lock(&c->lock);
+  bool current = c->session_gen == gen;
+  pthread_mutex_unlock(&c->lock);
+  if (current) {
+    c->transport->ops->reset_session(c->transport);
+    st = initialize(c, err);
+    pthread_mutex_lock(&c->lock);
+    c->session_gen++;
+    pthread_mutex_unlock(&c->lock);
+  }
+  pthread_mutex_unlock(&c->restart_lock);
+  if (st != MCP_OK && err != NULL) {
+    char reason[sizeof err->message];
+    snprintf(reason, sizeof reason, "%s", err->message);
+    mcp_error_set(err, st,
+                  "the server ended the session and a new one could not "
+                  "start: %s",
+                  reason);
+  }
+  return st;
 }
 
 mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
@@ -380,7 +440,9 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
   pthread_mutex_init(&c->lock, NULL);
+  pthread_mutex_init(&c->restart_lock, NULL);
   pthread_cond_init(&c->cond, NULL);
+  c->retired = json_array();
   mcp_status st =
       c->opts.argv
           ? mcp__ctransport_stdio_new(c, c->opts.argv, &c->transport, err)
@@ -401,9 +463,11 @@ void mcp_client_close(mcp_client_t *c) {
   if (c->transport != NULL)
     c->transport->ops->close(c->transport);
   json_decref(c->init_result);
+  json_decref(c->retired);
   free(c->protocol_version);
   mcp__client_options_clear(&c->opts);
   pthread_cond_destroy(&c->cond);
+  pthread_mutex_destroy(&c->restart_lock);
   pthread_mutex_destroy(&c->lock);
   free(c);
 }

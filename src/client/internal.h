@@ -20,13 +20,20 @@ typedef struct mcp__ctransport mcp__ctransport;
 typedef struct mcp__ctransport_ops {
   /* Sends one message (len bytes of compact JSON). request_id is the id when
    * the message is a request (the transport may need to wait for its answer,
-   * HTTP does), else NULL. */
+   * HTTP does), else NULL. MCP_ERR_NOT_FOUND means the server no longer
+   * knows the session the message was sent in (HTTP 404 to a request
+   * carrying a session id): the core then starts a new session. */
   mcp_status (*send)(mcp__ctransport *t, const char *bytes, size_t len,
                      const json_t *request_id, mcp_error_t *err);
   /* The negotiated protocol version became known (HTTP sends it as a
    * header from now on). */
   void (*set_protocol_version)(mcp__ctransport *t, const char *version);
   const char *(*session_id)(mcp__ctransport *t);
+  /* Forgets the session (id, protocol version, standalone stream) so the
+   * next message starts a new one; NULL when the transport has no sessions.
+   * Called with no request of this transport in its send step except the
+   * caller's own. */
+  void (*reset_session)(mcp__ctransport *t);
   /* Ends the connection and frees the transport. */
   void (*close)(mcp__ctransport *t);
 } mcp__ctransport_ops;
@@ -74,6 +81,15 @@ struct mcp_client {
   bool closed; /* the transport reported the end of the connection */
   json_t *init_result;
   char *protocol_version;
+  /* Session restarts (HTTP 404): restart_lock lets one thread re-initialize
+   * while the others wait; session_gen counts restarts (under lock), so a
+   * request that failed in an old session does not restart a new one.
+   * Results of earlier initializes stay in retired until close, since
+   * callers may still hold them (they are documented as borrowed for the
+   * client's lifetime). */
+  pthread_mutex_t restart_lock;
+  uint64_t session_gen;
+  json_t *retired;
 };
 
 /* Called by transports for each incoming message (takes msg: steals). */

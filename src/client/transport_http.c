@@ -138,12 +138,12 @@ static struct curl_slist *base_headers(http_transport *t, bool post,
     ADD("Accept: text/event-stream");
   }
   pthread_mutex_lock(&t->lock);
-  bool fits = true;
-  if (t->session_id != NULL)
-    fits = snprintf(line, sizeof line, "MCP-Session-Id: %s", t->session_id) <
-           (int)sizeof line;
+  /* decided under the lock: a session restart may clear the id meanwhile */
+  bool fits = t->session_id != NULL &&
+              snprintf(line, sizeof line, "MCP-Session-Id: %s", t->session_id) <
+                  (int)sizeof line;
   pthread_mutex_unlock(&t->lock);
-  if (t->session_id != NULL && fits)
+  if (fits)
     ADD(line);
   pthread_mutex_lock(&t->lock);
   fits = t->protocol_version != NULL &&
@@ -273,9 +273,15 @@ static void sleep_ms(long ms) {
 
 static mcp_status http_status_error(http_transport *t, exchange *x,
                                     const char *verb, mcp_error_t *err) {
-  if (x->status == 404 && t->session_id != NULL)
-    return mcp_error_set(err, MCP_ERR_CLOSED,
-                         "%s: HTTP 404: the session ended on the server", verb);
+  pthread_mutex_lock(&t->lock);
+  bool in_session = t->session_id != NULL;
+  pthread_mutex_unlock(&t->lock);
+  /* POST: the core starts a new session (MCP_ERR_NOT_FOUND, internal.h);
+   * a resumed GET cannot be replayed in another session. */
+  if (x->status == 404 && in_session)
+    return mcp_error_set(
+        err, strcmp(verb, "POST") == 0 ? MCP_ERR_NOT_FOUND : MCP_ERR_CLOSED,
+        "%s: HTTP 404: the session ended on the server", verb);
   const char *body = x->body.data ? x->body.data : "";
   return mcp_error_set(err, MCP_ERR_IO, "%s: HTTP %ld%s%.160s", verb, x->status,
                        body[0] ? ": " : "", body);
@@ -387,6 +393,28 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
     t->listening = true;
 }
 
+/* Stops the standalone stream of the old session and forgets the session:
+ * the next initialize goes out without MCP-Session-Id, and its answer
+ * (http_set_version) starts a new stream. */
+static void http_reset_session(mcp__ctransport *base) {
+  http_transport *t = (http_transport *)base;
+  pthread_mutex_lock(&t->lock);
+  t->stopping = true;
+  if (t->get_fd >= 0)
+    shutdown(t->get_fd, SHUT_RDWR);
+  pthread_mutex_unlock(&t->lock);
+  if (t->listening)
+    pthread_join(t->listener, NULL);
+  pthread_mutex_lock(&t->lock);
+  t->listening = false;
+  t->stopping = false;
+  free(t->session_id);
+  t->session_id = NULL;
+  free(t->protocol_version);
+  t->protocol_version = NULL;
+  pthread_mutex_unlock(&t->lock);
+}
+
 static const char *http_session_id(mcp__ctransport *base) {
   return ((http_transport *)base)->session_id;
 }
@@ -418,11 +446,12 @@ static void http_close(mcp__ctransport *base) {
   free(t);
 }
 
-static const mcp__ctransport_ops HTTP_OPS = {.send = http_send,
-                                             .set_protocol_version =
-                                                 http_set_version,
-                                             .session_id = http_session_id,
-                                             .close = http_close};
+static const mcp__ctransport_ops HTTP_OPS = {
+    .send = http_send,
+    .set_protocol_version = http_set_version,
+    .session_id = http_session_id,
+    .reset_session = http_reset_session,
+    .close = http_close};
 
 mcp_status mcp__ctransport_http_new(mcp_client_t *c, mcp__ctransport **out,
                                     mcp_error_t *err) {

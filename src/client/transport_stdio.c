@@ -176,6 +176,7 @@ static void stdio_close(mcp__ctransport *t) {
 static const mcp__ctransport_ops STDIO_OPS = {.send = stdio_send,
                                               .set_protocol_version = NULL,
                                               .session_id = NULL,
+                                              .reset_session = NULL,
                                               .close = stdio_close};
 
 mcp_status mcp__ctransport_stdio_new(mcp_client_t *c, char *const *argv,

@@ -113,8 +113,7 @@ static void test_demo_stdio(void **state) {
   free(out);
   RUN(3, NULL, "-c", demo_cmd, "resources", "read", "nope://x");
   RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "call",
-      "start_long_export", "--task", "--wait", "--args",
-      "{\"seconds\":0.2}");
+      "start_long_export", "--task", "--wait", "--args", "{\"seconds\":0.2}");
   j = json_loads(out, 0, NULL);
   assert_int_equal(json_integer_value(json_object_get(
                        json_object_get(j, "structuredContent"), "rows")),
@@ -180,6 +179,53 @@ static void test_fixture_cursors_progress(void **state) {
   assert_non_null(strstr(out, "\"steps\":4"));
   free(out);
   free(err);
+}
+
+/* inspect exits 1 when a MUST fails: the raw fixture lists a tool with an
+ * invalid name, one with an http: icon and a read-only one whose
+ * structuredContent breaks its outputSchema. */
+static void test_inspect_failures(void **state) {
+  char cmd[1100], *out = NULL;
+  snprintf(cmd, sizeof cmd, "%s --raw", fixture_cmd);
+  RUN(1, &out, "-c", cmd, "inspect");
+  assert_non_null(strstr(out, "FAIL name bad name!: "));
+  assert_non_null(strstr(out, "FAIL icons icon_tool: icon src must be https: "
+                              "or data:, got http://example.com/icon.png"));
+  assert_non_null(strstr(out,
+                         "FAIL structuredContent bad_output: does not match "
+                         "outputSchema"));
+  assert_non_null(strstr(out, "3 failures"));
+  free(out);
+  RUN(1, &out, "-c", cmd, "--format", "json", "inspect");
+  json_t *j = json_loads(out, 0, NULL);
+  assert_int_equal(json_integer_value(json_object_get(j, "failures")), 3);
+  json_decref(j);
+  free(out);
+  /* the libmcp fixture refuses to send bad output (isError): a WARN only */
+  snprintf(cmd, sizeof cmd, "%s --bad-output", fixture_cmd);
+  RUN(0, &out, "-c", cmd, "inspect");
+  assert_non_null(strstr(out, "WARN call bad_output"));
+  free(out);
+}
+
+/* subscribe prints each notifications/resources/updated */
+static void test_subscribe_updates(void **state) {
+  char *out = NULL;
+  RUN(0, &out, "-c", fixture_cmd, "resources", "subscribe", "test://ticking",
+      "--count", "2", "--wait-ms", "10000");
+  assert_string_equal(out, "subscribed to test://ticking\n"
+                           "updated test://ticking\nupdated test://ticking\n");
+  free(out);
+  RUN(0, &out, "-c", fixture_cmd, "--format", "json", "resources", "subscribe",
+      "test://ticking", "--count", "1");
+  json_t *j = json_loads(out, 0, NULL);
+  assert_int_equal(json_array_size(json_object_get(j, "updates")), 1);
+  json_decref(j);
+  free(out);
+  /* undeclared resources.subscribe: exit 3 before anything is sent */
+  char cmd[1100];
+  snprintf(cmd, sizeof cmd, "%s --raw", fixture_cmd);
+  RUN(3, NULL, "-c", cmd, "resources", "subscribe", "x://y");
 }
 
 static void test_progress_bar_pty(void **state) {
@@ -249,15 +295,18 @@ int main(void) {
   if (mkdtemp(tmpdir) == NULL)
     return 1;
   snprintf(mcpc, sizeof mcpc, "%s/mcpc", MCP_BIN_DIR);
-  snprintf(demo_cmd, sizeof demo_cmd,
-           "%s/mcp-demo-server --stdio --db %s/demo.db --store sqlite:%s/demo.db",
-           MCP_BIN_DIR, tmpdir, tmpdir);
+  snprintf(
+      demo_cmd, sizeof demo_cmd,
+      "%s/mcp-demo-server --stdio --db %s/demo.db --store sqlite:%s/demo.db",
+      MCP_BIN_DIR, tmpdir, tmpdir);
   snprintf(fixture_cmd, sizeof fixture_cmd, "%s/mcp-client-fixture",
            MCP_BIN_DIR);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_demo_stdio),
       cmocka_unit_test(test_profiles),
       cmocka_unit_test(test_fixture_cursors_progress),
+      cmocka_unit_test(test_inspect_failures),
+      cmocka_unit_test(test_subscribe_updates),
       cmocka_unit_test(test_progress_bar_pty),
       cmocka_unit_test(test_demo_http),
   };
