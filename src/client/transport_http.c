@@ -33,6 +33,11 @@ typedef struct http_transport {
    * notifications (the only way they reach a client outside a request). */
   pthread_t listener;
   bool listening;
+  /* The GET stream was answered (or gave up): connect waits for this so the
+   * standalone stream never races the first requests (a server, or the
+   * conformance suite, would otherwise take it for a resumption). */
+  bool listener_ready;
+  pthread_cond_t listener_cond;
   bool stopping;
   int get_fd; /* socket of the GET stream, -1 when none */
 } http_transport;
@@ -48,7 +53,15 @@ typedef struct exchange {
   size_t events;         /* SSE events with data seen in this exchange */
   const json_t *wait_id; /* the request this stream answers, or NULL */
   bool answered;         /* wait_id got its response: stop reading */
+  bool listener;         /* this is the standalone GET stream */
 } exchange;
+
+static void mark_listener_ready(http_transport *t) {
+  pthread_mutex_lock(&t->lock);
+  t->listener_ready = true;
+  pthread_cond_broadcast(&t->listener_cond);
+  pthread_mutex_unlock(&t->lock);
+}
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void curl_init_once(void) {
@@ -77,6 +90,8 @@ static void on_event(const char *event, const char *id, const char *data,
 static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
   exchange *x = ud;
   size_t len = size * n;
+  if (x->listener && (len == 2 || len == 1) && (buf[0] == '\r' || buf[0] == '\n'))
+    mark_listener_ready(x->t); /* end of the GET stream's headers */
   const char *colon = memchr(buf, ':', len);
   if (colon == NULL)
     return len;
@@ -358,7 +373,7 @@ static bool pause_unless_stopping(http_transport *t, long ms) {
 static void *listener_main(void *arg) {
   http_transport *t = arg;
   mcp__sse sse;
-  exchange x = {.t = t, .sse = &sse};
+  exchange x = {.t = t, .sse = &sse, .listener = true};
   mcp__buf_init(&x.body);
   mcp__sse_init(&sse, on_event, &x);
   int failures = 0;
@@ -375,6 +390,7 @@ static void *listener_main(void *arg) {
                                                     : DEFAULT_RETRY_MS))
       break;
   }
+  mark_listener_ready(t); /* never leave connect waiting */
   mcp__sse_free(&sse);
   mcp__buf_free(&x.body);
   return NULL;
@@ -388,9 +404,21 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
   t->protocol_version = v;
   pthread_mutex_unlock(&t->lock);
   /* initialize succeeded: from now on the server may talk first */
+  pthread_mutex_lock(&t->lock);
+  t->listener_ready = false;
+  pthread_mutex_unlock(&t->lock);
   if (!t->listening &&
-      pthread_create(&t->listener, NULL, listener_main, t) == 0)
+      pthread_create(&t->listener, NULL, listener_main, t) == 0) {
     t->listening = true;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 3; /* a server that never answers GET costs 3 s once */
+    pthread_mutex_lock(&t->lock);
+    while (!t->listener_ready &&
+           pthread_cond_timedwait(&t->listener_cond, &t->lock, &deadline) == 0)
+      ;
+    pthread_mutex_unlock(&t->lock);
+  }
 }
 
 /* Stops the standalone stream of the old session and forgets the session:
@@ -443,6 +471,7 @@ static void http_close(mcp__ctransport *base) {
   free(t->session_id);
   free(t->protocol_version);
   pthread_mutex_destroy(&t->lock);
+  pthread_cond_destroy(&t->listener_cond);
   free(t);
 }
 
@@ -463,6 +492,7 @@ mcp_status mcp__ctransport_http_new(mcp_client_t *c, mcp__ctransport **out,
   t->base.client = c;
   t->get_fd = -1;
   pthread_mutex_init(&t->lock, NULL);
+  pthread_cond_init(&t->listener_cond, NULL);
   *out = &t->base;
   return MCP_OK;
 }

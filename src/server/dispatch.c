@@ -287,6 +287,12 @@ void mcp__call_run(mcp_call_t *call) {
   } else {
     st = fn(call, &result);
   }
+  /* A call a task took over is no longer a request in flight: from now on
+   * only tasks/cancel may stop it, not notifications/cancelled for the
+   * original id nor the end of the session (DELETE), and that must hold
+   * before the client can see the task id in the response. */
+  if (st == MCP_OK && call->handoff != NULL && call->session != NULL)
+    mcp__session_remove_inflight(call->session, call);
   /* A cancelled request gets no response at all (spec: cancellation). */
   if (!atomic_load(&call->cancelled)) {
     mcp__buf out;

@@ -164,7 +164,7 @@ static inline pid_t mr_start_http(char *const *argv, const char *url) {
     execv(argv[0], argv);
     _exit(127);
   }
-  for (int i = 0; i < 100; i++) {
+  for (int i = 0; i < 600; i++) { /* up to 30 s on a loaded machine */
     struct timespec ts = {0, 50 * 1000000L};
     nanosleep(&ts, NULL);
     const char *a[] = {"-u", url, "--timeout", "2000", "ping", NULL};

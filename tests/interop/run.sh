@@ -24,7 +24,7 @@ PID=$!
 trap 'kill $PID 2>/dev/null' EXIT
 URL="http://127.0.0.1:$PORT/mcp"
 i=0; until "$MCPC" -u "$URL" ping >/dev/null 2>&1; do
-  i=$((i + 1)); [ $i -gt 50 ] && { echo "interop: server did not start" >&2; exit 1; }; sleep 0.2
+  i=$((i + 1)); [ $i -gt 150 ] && { echo "interop: server did not start" >&2; exit 1; }; sleep 0.2
 done
 fail=0
 out=$("$MCPC" -u "$URL" tools list) || fail=1

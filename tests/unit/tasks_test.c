@@ -435,6 +435,58 @@ static size_t count_method(tu_capture *c, const char *method,
   return n;
 }
 
+/* A task outlives the session that created it: a client may end its
+ * session (HTTP DELETE) the moment it reads the CreateTaskResult, before any
+ * executor thread picked the task up, and the task must go on. The channel
+ * below plays that client: it closes the session inside the send of the
+ * response, the earliest moment a real client could. */
+typedef struct closing_client {
+  mcp_session_t *session;
+  char task_id[64];
+} closing_client;
+
+static mcp_status close_on_response(void *ctx, const char *msg, size_t len,
+                                    unsigned flags) {
+  closing_client *c = ctx;
+  if (flags & MCP__SEND_FINAL) {
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    snprintf(c->task_id, sizeof c->task_id, "%s",
+             json_string_value(json_object_get(
+                 json_object_get(json_object_get(m, "result"), "task"),
+                 "taskId")));
+    json_decref(m);
+    mcp__session_close(c->session);
+  }
+  return MCP_OK;
+}
+
+static void test_session_end_does_not_cancel_tasks(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  closing_client client = {tu_session(f.server, NULL), ""};
+  tu_initialize(f.server, client.session, NULL);
+  const char *text = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"slow\",\"arguments\":{},"
+                     "\"task\":{}}}";
+  mcp__channel ch = {close_on_response, NULL, &client};
+  mcp_call_t *call = NULL;
+  assert_int_equal(mcp__server_accept(f.server, client.session, NULL, text,
+                                      strlen(text), ch, &call),
+                   MCP__ACCEPT_REQUEST);
+  mcp__call_run(call);
+  mcp__session_release(client.session);
+  assert_true(client.task_id[0] != '\0');
+  usleep(100000);
+  json_t *r = task_method(&f, f.session, NULL, "tasks/get", client.task_id);
+  assert_string_equal(status_of(r), "working");
+  json_decref(r);
+  r = task_method(&f, f.session, NULL, "tasks/cancel", client.task_id);
+  assert_string_equal(status_of(r), "cancelled");
+  json_decref(r);
+  teardown(&f);
+}
+
 static void test_cancel_progress_and_notifications(void **state) {
   (void)state;
   fixture f;
@@ -1030,6 +1082,7 @@ int main(void) {
       cmocka_unit_test(test_200_tasks_from_4_callers_are_isolated),
       cmocka_unit_test(test_cancel_racing_completion),
       cmocka_unit_test(test_application_api),
+      cmocka_unit_test(test_session_end_does_not_cancel_tasks),
       cmocka_unit_test(test_recovery_and_cleanup),
       cmocka_unit_test(test_shutdown_interrupts_running_tasks),
   };
