@@ -210,7 +210,7 @@ static mcp_status upgrade(hs_req *r) {
 }
 
 static void resume_if_suspended(hs_req *r) {
-  if (r->suspended) {
+  if (r->suspended && !r->hold) {
     r->suspended = false;
     MHD_resume_connection(r->conn);
   }
@@ -276,6 +276,19 @@ static void req_done(void *ctx) {
 
 /* ---- POST ------------------------------------------------------------------
  */
+
+/* Which bodies the network thread dispatches itself: everything that is
+ * not plainly an ordinary request. Client responses (no "method") and
+ * notifications (cancellations above all) must never wait behind busy
+ * workers; initialize and ping are answered at once. Coarse on purpose, as
+ * in stdio.c: a request that merely mentions these words is also handled
+ * here, which costs a little speed and nothing else. */
+static bool handle_inline(const char *body, size_t len) {
+  return memmem(body, len, "\"method\"", 8) == NULL ||
+         memmem(body, len, "notifications/", 14) != NULL ||
+         memmem(body, len, "\"initialize\"", 12) != NULL ||
+         memmem(body, len, "\"ping\"", 6) != NULL;
+}
 
 /* Parses just enough to know whether a body is an initialize request. */
 static bool is_initialize(const mcp__buf *body) {
@@ -349,10 +362,23 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
                        "Bad Request: Mcp-Session-Id header is required", NULL);
   }
 
+  r->se = se;
+  r->state = R_RUNNING;
+  if (!r->new_session && !handle_inline(r->body.data, r->body.len)) {
+    /* An ordinary request: the worker parses, runs and frees it, so its
+     * memory never crosses threads (glibc arenas stay uncontended). */
+    atomic_fetch_add(&r->refs, 1); /* the worker's */
+    r->call = NULL;
+    pthread_mutex_lock(&r->lock);
+    r->suspended = true;
+    MHD_suspend_connection(conn);
+    pthread_mutex_unlock(&r->lock);
+    mcp__hs_enqueue(h, r);
+    return MHD_YES;
+  }
   mcp__peer peer = {NULL, r->proto};
   mcp__channel reply = {req_send, req_done, r};
   mcp_call_t *call = NULL;
-  r->state = R_RUNNING;
   mcp__accept a = mcp__server_accept(h->server, se, &peer, r->body.data,
                                      r->body.len, reply, &call);
   if (a == MCP__ACCEPT_HANDLED) {
@@ -378,6 +404,43 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   pthread_mutex_unlock(&r->lock);
   mcp__hs_enqueue(h, r);
   return MHD_YES;
+}
+
+void mcp__hs_work(hs_req *r, bool cancel) {
+  mcp_call_t *call = r->call;
+  if (call == NULL) { /* parse here (see post_complete); r holds our ref */
+    mcp__peer peer = {NULL, r->proto};
+    mcp__channel reply = {req_send, req_done, r};
+    /* An error reply sent while parsing must not resume the connection
+     * before rejected is set. */
+    pthread_mutex_lock(&r->lock);
+    r->hold = true;
+    pthread_mutex_unlock(&r->lock);
+    mcp__accept a = mcp__server_accept(r->h->server, r->se, &peer,
+                                       r->body.data, r->body.len, reply, &call);
+    pthread_mutex_lock(&r->lock);
+    r->hold = false;
+    if (a == MCP__ACCEPT_REQUEST)
+      pthread_mutex_unlock(&r->lock);
+    else {
+      if (a == MCP__ACCEPT_HANDLED) {
+        mcp__buf_reset(&r->resp);
+        r->status = MHD_HTTP_ACCEPTED;
+      } else {
+        r->rejected = true;
+      }
+      if (r->state == R_RUNNING)
+        r->state = R_JSON;
+      resume_if_suspended(r);
+      pthread_mutex_unlock(&r->lock);
+      req_release(r);
+      return;
+    }
+    /* our reference becomes the call's, released by req_done */
+  }
+  if (cancel)
+    mcp__call_cancel(call);
+  mcp__call_run(call); /* may free r through done */
 }
 
 /* ---- GET and DELETE ---------------------------------------------------------

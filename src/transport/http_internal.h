@@ -90,7 +90,9 @@ struct mcp_http_server {
   pthread_mutex_t q_lock;
   pthread_cond_t q_nonempty, q_idle;
   hs_req *qhead, *qtail;
-  unsigned idle_workers, busy;
+  unsigned idle_workers, busy, qlen;
+  unsigned pollers; /* idle workers in a timed wait (see worker_main) */
+  uint64_t q_taken; /* requests taken so far (progress, see worker_main) */
   bool q_stop;
   pthread_t *workers;
   unsigned nworkers;
@@ -121,6 +123,7 @@ struct hs_req {
   enum req_method method;
   enum req_state state;
   bool suspended;     /* suspended by on_request while the call runs */
+  bool hold;          /* the worker is parsing: do not resume yet */
   bool mhd_done;      /* MHD completed the request (client may be gone) */
   bool too_large;     /* body over the limit: discard, then 413 */
   bool modern;        /* served per 2026-07-28 */
@@ -134,7 +137,8 @@ struct hs_req {
   bool new_session;    /* hs was created by this initialize */
   mcp_session_t *temp; /* stateless legacy session (counted) or NULL */
   hs_stream *stream;   /* counted, once upgraded to SSE */
-  mcp_call_t *call;    /* queued call */
+  mcp_session_t *se;   /* the session the body goes to (borrowed) or NULL */
+  mcp_call_t *call;    /* queued call, or NULL: the worker parses body */
   hs_req *qnext;
 };
 
@@ -145,6 +149,10 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                                    size_t *upload_size, void **con_cls);
 void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
                           void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* Worker side of a queued request: parses r->body when r->call is NULL,
+ * then runs the call (cancelled first when cancel). */
+void mcp__hs_work(hs_req *r, bool cancel);
 
 /* ---- http_server.c ------------------------------------------------------- */
 /* Hands r (whose call is set) to a worker. */
