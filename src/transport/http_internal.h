@@ -25,6 +25,7 @@
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
 #define HS_STREAM_ID_MAX  16
 #define HS_GET_STREAM_ID  "0"
+#define HS_INLINE_SLOTS   256 /* tools tracked for running inline (http.c) */
 
 typedef struct hs_session hs_session;
 typedef struct hs_stream hs_stream;
@@ -79,6 +80,8 @@ struct mcp_http_server {
   size_t max_depth;
   atomic_bool stopping;
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
+  /* Per tool-name hash: recent fast runs, negative after a slow one. */
+  atomic_int inline_streak[HS_INLINE_SLOTS];
 
   pthread_mutex_t sess_lock;
   hs_session **buckets;
@@ -139,6 +142,9 @@ struct hs_req {
   hs_stream *stream;   /* counted, once upgraded to SSE */
   mcp_session_t *se;   /* the session the body goes to (borrowed) or NULL */
   mcp_call_t *call;    /* queued call, or NULL: the worker parses body */
+  int tool_slot;       /* inline_streak slot of a tracked tools/call or -1 */
+  bool ran_inline;     /* the call ran on the network thread */
+  int64_t started_ns;  /* when the tracked call was accepted */
   hs_req *qnext;
 };
 

@@ -58,9 +58,8 @@ static void *worker_main(void *arg) {
   bool stalled = false;
   pthread_mutex_lock(&h->q_lock);
   for (;;) {
-    if (h->qhead &&
-        (h->q_stop || stalled || h->busy == 0 ||
-         h->qlen > h->busy * QUEUE_PER_BUSY)) {
+    if (h->qhead && (h->q_stop || stalled || h->busy == 0 ||
+                     h->qlen > h->busy * QUEUE_PER_BUSY)) {
       stalled = false;
       hs_req *r = h->qhead;
       h->qhead = r->qnext;
@@ -108,9 +107,9 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
   h->qtail = r;
   h->qlen++;
   /* Someone must watch a request left to the busy workers. */
-  bool wake = h->idle_workers > 0 &&
-              (h->busy == 0 || h->qlen > h->busy * QUEUE_PER_BUSY ||
-               h->pollers == 0);
+  bool wake =
+      h->idle_workers > 0 &&
+      (h->busy == 0 || h->qlen > h->busy * QUEUE_PER_BUSY || h->pollers == 0);
   pthread_mutex_unlock(&h->q_lock);
   if (wake)
     pthread_cond_signal(&h->q_nonempty);
