@@ -5,8 +5,10 @@
  * messages, and resumption with Last-Event-ID) and DELETE (end a session).
  * Built on libmicrohttpd in epoll mode with an internal thread pool; SSE
  * connections are suspended while idle, so there is no thread per
- * connection. Handlers never run on the network threads: requests go to a
- * worker pool and their connection is resumed when output is ready.
+ * connection. Requests go to a worker pool and their connection is resumed
+ * when output is ready; only a tools/call that cannot need to reach the
+ * client before its response, of a tool whose recent runs were all fast and
+ * silent, runs on a network thread (docs/http.md, Threads).
  *
  * Ownership: options are owned by the caller (the server copies them at
  * start); the handle returned by mcp_http_server_start is owned by the caller

@@ -1,14 +1,17 @@
 /* http.c - MCP Streamable HTTP on libmicrohttpd.
  *
  * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool
- * and calls on_request for every request. Those threads never run handlers:
- * a POST's body is classified there (mcp__server_accept only parses and
- * answers notifications and client responses), then the request's call goes
- * to a worker pool and the connection is suspended. The worker's response
- * (or first notification, which upgrades the answer to SSE) resumes it.
- * initialize and ping run inline: they never block and must be ordered
- * before what follows on the session. SSE connections stay suspended while
- * idle (http_stream.c), so no thread is tied to a connection.
+ * and calls on_request for every request. Client responses, notifications,
+ * initialize and ping are dispatched there (they never block; initialize
+ * must be ordered before what follows on the session). An ordinary request
+ * goes to a worker pool, which parses and runs it, and the connection is
+ * suspended; the worker's response (or first notification, which upgrades
+ * the answer to SSE) resumes it. The one exception: a tools/call that cannot
+ * need to reach the client before its response and whose tool has proven
+ * fast runs on the network thread, without the two wake-ups of the
+ * hand-off (see "running calls on the network thread"). SSE connections
+ * stay suspended while idle (http_stream.c), so no thread is tied to a
+ * connection.
  *
  * Era: a POST whose MCP-Protocol-Version header is modern, or whose body
  * carries the modern _meta version, runs without a session (2026-07-28);
@@ -55,6 +58,7 @@ static hs_req *req_new(mcp_http_server_t *h, struct MHD_Connection *conn) {
   mcp__buf_init(&r->body);
   mcp__buf_init(&r->resp);
   r->status = MHD_HTTP_OK;
+  r->tool_slot = -1;
   atomic_fetch_add(&h->live_reqs, 1);
   return r;
 }
@@ -210,7 +214,7 @@ static mcp_status upgrade(hs_req *r) {
 }
 
 static void resume_if_suspended(hs_req *r) {
-  if (r->suspended) {
+  if (r->suspended && !r->hold) {
     r->suspended = false;
     MHD_resume_connection(r->conn);
   }
@@ -251,11 +255,15 @@ static mcp_status req_send(void *ctx, const char *msg, size_t len,
   return s;
 }
 
+static void inline_record(hs_req *r);
+
 /* The call is over. A cancelled call sends nothing: end the HTTP exchange
  * anyway (204 or the end of the stream). */
 static void req_done(void *ctx) {
   hs_req *r = ctx;
   pthread_mutex_lock(&r->lock);
+  if (r->tool_slot >= 0)
+    inline_record(r);
   if (r->state == R_RUNNING) {
     r->state = R_JSON;
     r->status = MHD_HTTP_NO_CONTENT;
@@ -274,8 +282,77 @@ static void req_done(void *ctx) {
   req_release(r);
 }
 
+/* ---- running calls on the network thread -----------------------------------
+ *
+ * The hand-off to a worker costs two thread wake-ups per request, more than
+ * a cheap tool itself. A call may run on libmicrohttpd's thread only when it
+ * cannot need that thread while it runs, and has shown that it is cheap:
+ *  - no event can have to reach the client before the response (a
+ *    server-to-client request would wait for an answer that the SSE stream,
+ *    queued only when the handler returns, never carried): tools/call only,
+ *    no progressToken, and a client that declared none of the capabilities
+ *    that server-to-client requests need (the core refuses them then);
+ *  - its tool finished its last INLINE_STREAK runs within INLINE_FAST_NS
+ *    without emitting anything but its response. A run on this thread that
+ *    turns out slow sends the tool back to the workers for
+ *    INLINE_PENALTY runs, so a tool that blocks (database, sleep) stalls
+ *    the other connections of one network thread at most once in a while.
+ * Tools are tracked by a hash of their name (collisions only make a tool
+ * run on workers more often). */
+#define INLINE_STREAK  32
+#define INLINE_PENALTY 1024
+#define INLINE_FAST_NS 200000
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The statistics slot of a tools/call, or -1 when it is not eligible. */
+static int inline_slot(const mcp_call_t *call) {
+  if (call->progress_token || strcmp(call->msg.method, "tools/call") != 0)
+    return -1;
+  const json_t *caps = call->client_capabilities;
+  if (json_object_get(caps, "elicitation") ||
+      json_object_get(caps, "sampling") || json_object_get(caps, "roots"))
+    return -1;
+  const char *name = json_string_value(json_object_get(call->params, "name"));
+  if (name == NULL)
+    return -1;
+  uint32_t x = 2166136261u;
+  for (; *name; name++)
+    x = (x ^ (unsigned char)*name) * 16777619u;
+  return (int)(x & (HS_INLINE_SLOTS - 1));
+}
+
+/* Records how a tracked call went. r->lock held. */
+static void inline_record(hs_req *r) {
+  atomic_int *streak = &r->h->inline_streak[r->tool_slot];
+  bool fast = r->stream == NULL && now_ns() - r->started_ns < INLINE_FAST_NS;
+  if (!fast)
+    atomic_store_explicit(streak, r->ran_inline ? -INLINE_PENALTY : 0,
+                          memory_order_relaxed);
+  else if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
+    atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
+  r->tool_slot = -1;
+}
+
 /* ---- POST ------------------------------------------------------------------
  */
+
+/* Which bodies the network thread dispatches itself: everything that is
+ * not plainly an ordinary request. Client responses (no "method") and
+ * notifications (cancellations above all) must never wait behind busy
+ * workers; initialize and ping are answered at once. Coarse on purpose, as
+ * in stdio.c: a request that merely mentions these words is also handled
+ * here, which costs a little speed and nothing else. */
+static bool handle_inline(const char *body, size_t len) {
+  return memmem(body, len, "\"method\"", 8) == NULL ||
+         memmem(body, len, "notifications/", 14) != NULL ||
+         memmem(body, len, "\"initialize\"", 12) != NULL ||
+         memmem(body, len, "\"ping\"", 6) != NULL;
+}
 
 /* Parses just enough to know whether a body is an initialize request. */
 static bool is_initialize(const mcp__buf *body) {
@@ -349,10 +426,24 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
                        "Bad Request: Mcp-Session-Id header is required", NULL);
   }
 
+  r->se = se;
+  r->state = R_RUNNING;
+  if (!r->new_session && !handle_inline(r->body.data, r->body.len) &&
+      memmem(r->body.data, r->body.len, "\"tools/call\"", 12) == NULL) {
+    /* An ordinary request: the worker parses, runs and frees it, so its
+     * memory never crosses threads (glibc arenas stay uncontended). */
+    atomic_fetch_add(&r->refs, 1); /* the worker's */
+    r->call = NULL;
+    pthread_mutex_lock(&r->lock);
+    r->suspended = true;
+    MHD_suspend_connection(conn);
+    pthread_mutex_unlock(&r->lock);
+    mcp__hs_enqueue(h, r);
+    return MHD_YES;
+  }
   mcp__peer peer = {NULL, r->proto};
   mcp__channel reply = {req_send, req_done, r};
   mcp_call_t *call = NULL;
-  r->state = R_RUNNING;
   mcp__accept a = mcp__server_accept(h->server, se, &peer, r->body.data,
                                      r->body.len, reply, &call);
   if (a == MCP__ACCEPT_HANDLED) {
@@ -371,6 +462,16 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     mcp__call_run(call);
     return queue_answer(r);
   }
+  r->tool_slot = inline_slot(call);
+  if (r->tool_slot >= 0) {
+    r->started_ns = now_ns();
+    if (atomic_load_explicit(&h->inline_streak[r->tool_slot],
+                             memory_order_relaxed) >= INLINE_STREAK) {
+      r->ran_inline = true;
+      mcp__call_run(call);
+      return queue_answer(r);
+    }
+  }
   r->call = call;
   pthread_mutex_lock(&r->lock);
   r->suspended = true;
@@ -378,6 +479,45 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   pthread_mutex_unlock(&r->lock);
   mcp__hs_enqueue(h, r);
   return MHD_YES;
+}
+
+void mcp__hs_work(hs_req *r, bool cancel) {
+  mcp_call_t *call = r->call;
+  if (call == NULL) { /* parse here (see post_complete); r holds our ref */
+    mcp__peer peer = {NULL, r->proto};
+    mcp__channel reply = {req_send, req_done, r};
+    /* An error reply sent while parsing must not resume the connection
+     * before rejected is set. */
+    pthread_mutex_lock(&r->lock);
+    r->hold = true;
+    pthread_mutex_unlock(&r->lock);
+    mcp__accept a = mcp__server_accept(r->h->server, r->se, &peer, r->body.data,
+                                       r->body.len, reply, &call);
+    pthread_mutex_lock(&r->lock);
+    r->hold = false;
+    if (a == MCP__ACCEPT_REQUEST)
+      pthread_mutex_unlock(&r->lock);
+    else {
+      if (a == MCP__ACCEPT_HANDLED) {
+        mcp__buf_reset(&r->resp);
+        r->status = MHD_HTTP_ACCEPTED;
+      } else {
+        r->rejected = true;
+      }
+      if (r->state == R_RUNNING)
+        r->state = R_JSON;
+      resume_if_suspended(r);
+      pthread_mutex_unlock(&r->lock);
+      req_release(r);
+      return;
+    }
+    /* our reference becomes the call's, released by req_done */
+  }
+  if (cancel)
+    mcp__call_cancel(call);
+  if (r->tool_slot >= 0)
+    r->started_ns = now_ns(); /* time the run, not the wait in the queue */
+  mcp__call_run(call);        /* may free r through done */
 }
 
 /* ---- GET and DELETE ---------------------------------------------------------

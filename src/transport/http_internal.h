@@ -25,6 +25,7 @@
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
 #define HS_STREAM_ID_MAX  16
 #define HS_GET_STREAM_ID  "0"
+#define HS_INLINE_SLOTS   256 /* tools tracked for running inline (http.c) */
 
 typedef struct hs_session hs_session;
 typedef struct hs_stream hs_stream;
@@ -79,6 +80,8 @@ struct mcp_http_server {
   size_t max_depth;
   atomic_bool stopping;
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
+  /* Per tool-name hash: recent fast runs, negative after a slow one. */
+  atomic_int inline_streak[HS_INLINE_SLOTS];
 
   pthread_mutex_t sess_lock;
   hs_session **buckets;
@@ -90,7 +93,9 @@ struct mcp_http_server {
   pthread_mutex_t q_lock;
   pthread_cond_t q_nonempty, q_idle;
   hs_req *qhead, *qtail;
-  unsigned idle_workers, busy;
+  unsigned idle_workers, busy, qlen;
+  unsigned pollers; /* idle workers in a timed wait (see worker_main) */
+  uint64_t q_taken; /* requests taken so far (progress, see worker_main) */
   bool q_stop;
   pthread_t *workers;
   unsigned nworkers;
@@ -121,6 +126,7 @@ struct hs_req {
   enum req_method method;
   enum req_state state;
   bool suspended;     /* suspended by on_request while the call runs */
+  bool hold;          /* the worker is parsing: do not resume yet */
   bool mhd_done;      /* MHD completed the request (client may be gone) */
   bool too_large;     /* body over the limit: discard, then 413 */
   bool modern;        /* served per 2026-07-28 */
@@ -134,7 +140,11 @@ struct hs_req {
   bool new_session;    /* hs was created by this initialize */
   mcp_session_t *temp; /* stateless legacy session (counted) or NULL */
   hs_stream *stream;   /* counted, once upgraded to SSE */
-  mcp_call_t *call;    /* queued call */
+  mcp_session_t *se;   /* the session the body goes to (borrowed) or NULL */
+  mcp_call_t *call;    /* queued call, or NULL: the worker parses body */
+  int tool_slot;       /* inline_streak slot of a tracked tools/call or -1 */
+  bool ran_inline;     /* the call ran on the network thread */
+  int64_t started_ns;  /* when the tracked call was accepted */
   hs_req *qnext;
 };
 
@@ -145,6 +155,10 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                                    size_t *upload_size, void **con_cls);
 void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
                           void **con_cls, enum MHD_RequestTerminationCode toe);
+
+/* Worker side of a queued request: parses r->body when r->call is NULL,
+ * then runs the call (cancelled first when cancel). */
+void mcp__hs_work(hs_req *r, bool cancel);
 
 /* ---- http_server.c ------------------------------------------------------- */
 /* Hands r (whose call is set) to a worker. */

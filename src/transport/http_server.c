@@ -31,31 +31,67 @@
 /* ---- worker pool ------------------------------------------------------------
  */
 
+/* Wake-ups are the main cost of the hand-off, so a request is queued
+ * without waking anyone while workers already running calls can take it
+ * soon: the first to finish takes it. Running calls may
+ * block (a database, a client answer), so while any worker is busy the idle
+ * ones look again every QUEUE_POLL_MS and take the head request when no
+ * request was taken in the meantime (a request left to busy workers wakes
+ * a sleeper when none is polling yet). A request thus waits at most about two
+ * polls behind stuck calls, and under load one running worker drains the
+ * queue with no wake-ups at all. */
+#define QUEUE_POLL_MS 1
+/* Queued requests per running worker above which another worker joins. */
+#define QUEUE_PER_BUSY 8
+
+static void poll_deadline(struct timespec *ts) {
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  ts->tv_nsec += QUEUE_POLL_MS * 1000000L;
+  if (ts->tv_nsec >= 1000000000L) {
+    ts->tv_sec++;
+    ts->tv_nsec -= 1000000000L;
+  }
+}
+
 static void *worker_main(void *arg) {
   mcp_http_server_t *h = arg;
+  bool stalled = false;
   pthread_mutex_lock(&h->q_lock);
   for (;;) {
-    while (h->qhead == NULL && !h->q_stop) {
-      h->idle_workers++;
-      pthread_cond_wait(&h->q_nonempty, &h->q_lock);
-      h->idle_workers--;
+    if (h->qhead && (h->q_stop || stalled || h->busy == 0 ||
+                     h->qlen > h->busy * QUEUE_PER_BUSY)) {
+      stalled = false;
+      hs_req *r = h->qhead;
+      h->qhead = r->qnext;
+      if (h->qhead == NULL)
+        h->qtail = NULL;
+      h->qlen--;
+      h->q_taken++;
+      h->busy++;
+      pthread_mutex_unlock(&h->q_lock);
+      mcp__hs_work(r, h->q_stop); /* may free r */
+      pthread_mutex_lock(&h->q_lock);
+      h->busy--;
+      if (h->qhead == NULL && h->busy == 0)
+        pthread_cond_broadcast(&h->q_idle);
+      continue;
     }
-    if (h->qhead == NULL)
+    if (h->q_stop && h->qhead == NULL)
       break;
-    hs_req *r = h->qhead;
-    h->qhead = r->qnext;
-    if (h->qhead == NULL)
-      h->qtail = NULL;
-    h->busy++;
-    pthread_mutex_unlock(&h->q_lock);
-    mcp_call_t *call = r->call;
-    if (h->q_stop)
-      mcp__call_cancel(call);
-    mcp__call_run(call); /* may free r through done */
-    pthread_mutex_lock(&h->q_lock);
-    h->busy--;
-    if (h->qhead == NULL && h->busy == 0)
-      pthread_cond_broadcast(&h->q_idle);
+    h->idle_workers++;
+    if (h->busy > 0) {
+      bool had = h->qhead != NULL;
+      uint64_t seen = h->q_taken;
+      struct timespec ts;
+      poll_deadline(&ts);
+      h->pollers++;
+      int rc = pthread_cond_timedwait(&h->q_nonempty, &h->q_lock, &ts);
+      h->pollers--;
+      stalled = rc != 0 && had && h->qhead && h->q_taken == seen;
+    } else {
+      pthread_cond_wait(&h->q_nonempty, &h->q_lock);
+    }
+    h->idle_workers--;
   }
   pthread_mutex_unlock(&h->q_lock);
   return NULL;
@@ -69,7 +105,11 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
   else
     h->qhead = r;
   h->qtail = r;
-  bool wake = h->idle_workers > 0;
+  h->qlen++;
+  /* Someone must watch a request left to the busy workers. */
+  bool wake =
+      h->idle_workers > 0 &&
+      (h->busy == 0 || h->qlen > h->busy * QUEUE_PER_BUSY || h->pollers == 0);
   pthread_mutex_unlock(&h->q_lock);
   if (wake)
     pthread_cond_signal(&h->q_nonempty);
@@ -218,6 +258,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   pthread_cond_init(&h->hk_cond, &ca);
   pthread_cond_destroy(&h->q_idle);
   pthread_cond_init(&h->q_idle, &ca);
+  pthread_cond_destroy(&h->q_nonempty);
+  pthread_cond_init(&h->q_nonempty, &ca);
   pthread_condattr_destroy(&ca);
   atomic_init(&h->stopping, false);
   atomic_init(&h->live_reqs, 0);

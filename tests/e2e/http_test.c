@@ -102,6 +102,19 @@ static mcp_status tool_slow(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* Fast and silent unless asked to log or to sleep. */
+static mcp_status tool_maybe(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                             void *ud) {
+  (void)ud;
+  if (json_is_true(json_object_get(args, "log")))
+    mcp_call_logf(call, MCP_LOG_INFO, "t", "maybe logged");
+  json_int_t ms = json_integer_value(json_object_get(args, "sleep"));
+  if (ms > 0)
+    sleep_ms((int)ms);
+  mcp_result_add_text(r, "maybe done");
+  return MCP_OK;
+}
+
 static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn) {
   mcp_tool_t *t = NULL;
   assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
@@ -140,6 +153,7 @@ static void start(fixture *f, mcp_http_options_t *o) {
   add_tool(f->server, "ask", tool_ask);
   add_tool(f->server, "stepper", tool_stepper);
   add_tool(f->server, "slow", tool_slow);
+  add_tool(f->server, "maybe", tool_maybe);
   mcp_error_t err;
   mcp_status st = mcp_http_server_start(f->server, o, &f->http, &err);
   if (st != MCP_OK)
@@ -719,6 +733,77 @@ static void test_graceful_stop_with_inflight_request(void **state) {
   assert_true(tc_connect(port) < 0); /* no longer accepting */
 }
 
+#define MAYBE(args)                                                            \
+  "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{"       \
+  "\"name\":\"maybe\",\"arguments\":" args "}}"
+
+/* A tool that has been fast runs on the network thread (http.c): its
+ * answers, a log it suddenly emits (SSE upgrade), a slow run and the
+ * modern era must all come out as on a worker. */
+static void test_fast_tool_runs_inline(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char sid[64], hdr[256], ctype[64], *body = NULL;
+  /* a client without elicitation/sampling/roots: calls may run inline */
+  assert_int_equal(
+      tc_do(f.port, "POST", ACCEPT,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+            &body, sid),
+      200);
+  free(body);
+  session_hdr(hdr, sizeof hdr, sid);
+  assert_int_equal(tc_do(f.port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
+  for (int i = 0; i < 80; i++) {
+    assert_int_equal(tc_do(f.port, "POST", hdr, MAYBE("{}"), &body, NULL), 200);
+    assert_non_null(strstr(body, "maybe done"));
+    free(body);
+  }
+  /* now inline (or, on a loaded machine, still learning): a log upgrades */
+  tc_conn c;
+  assert_true(
+      tc_open(&c, f.port, "POST", "/mcp", hdr, MAYBE("{\"log\":true}"), 5000));
+  assert_int_equal(c.status, 200);
+  assert_string_equal(tc_header(&c, "Content-Type", ctype, sizeof ctype),
+                      "text/event-stream");
+  char *ev, data[512];
+  int notes = 0;
+  bool got_result = false;
+  while ((ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    if (strstr(data, "maybe logged"))
+      notes++;
+    if (strstr(data, "maybe done"))
+      got_result = true;
+    free(ev);
+  }
+  tc_close(&c);
+  assert_int_equal(notes, 1);
+  assert_true(got_result);
+  /* a slow run still answers */
+  assert_int_equal(
+      tc_do(f.port, "POST", hdr, MAYBE("{\"sleep\":30}"), &body, NULL), 200);
+  assert_non_null(strstr(body, "maybe done"));
+  free(body);
+  /* modern era: no session, capabilities in _meta */
+  for (int i = 0; i < 80; i++) {
+    assert_int_equal(
+        tc_do(f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3},"
+              "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+              "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+              "{}}}}",
+              &body, NULL),
+        200);
+    assert_non_null(strstr(body, "\"resultType\":\"complete\""));
+    free(body);
+  }
+  stop(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_session_lifecycle),
@@ -733,6 +818,7 @@ int main(void) {
       cmocka_unit_test(test_stateless_mode),
       cmocka_unit_test(test_session_limit_and_expiry),
       cmocka_unit_test(test_graceful_stop_with_inflight_request),
+      cmocka_unit_test(test_fast_tool_runs_inline),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
