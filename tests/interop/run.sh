@@ -19,12 +19,20 @@ if [ ! -d "$CACHE/node_modules/@modelcontextprotocol/sdk" ]; then
 fi
 cp "$HERE/server.mjs" "$CACHE/server.mjs"   # resolve the SDK from the cache
 PORT=$((30000 + $$ % 20000))
-node "$CACHE/server.mjs" "$PORT" 2>/dev/null &
+LOG=$(mktemp)
+node "$CACHE/server.mjs" "$PORT" 2>"$LOG" &
 PID=$!
-trap 'kill $PID 2>/dev/null' EXIT
+trap 'kill $PID 2>/dev/null; rm -f "$LOG"' EXIT
 URL="http://127.0.0.1:$PORT/mcp"
 i=0; until "$MCPC" -u "$URL" ping >/dev/null 2>&1; do
-  i=$((i + 1)); [ $i -gt 150 ] && { echo "interop: server did not start" >&2; exit 1; }; sleep 0.2
+  i=$((i + 1))
+  if [ $i -gt 150 ]; then
+    echo "interop: server did not start on port $PORT; its output:" >&2
+    cat "$LOG" >&2
+    "$MCPC" -u "$URL" ping >&2
+    exit 1
+  fi
+  sleep 0.2
 done
 fail=0
 out=$("$MCPC" -u "$URL" tools list) || fail=1
