@@ -1,96 +1,36 @@
 /* mcpc_client_test.c - mcpc driving real servers: the demo server over
  * stdio and Streamable HTTP, the client fixture (progress, cursors), the
  * progress bar under a pseudo-terminal, profiles, and every exit code. */
-#include <fcntl.h>
-#include <pty.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include "mcpc_run.h"
 
-#include "testutil.h"
-
-static char tmpdir[] = "/tmp/mcpc-client-test.XXXXXX";
-static char demo_cmd[1024], fixture_cmd[1024], mcpc[1024];
-
-/* Runs mcpc with args (NULL-terminated) and returns its exit code; *out and
- * *err (malloc'd, may be NULL) receive stdout and stderr. */
-static int run(const char *const *args, char **out, char **err) {
-  char out_path[256], err_path[256];
-  snprintf(out_path, sizeof out_path, "%s/out", tmpdir);
-  snprintf(err_path, sizeof err_path, "%s/err", tmpdir);
-  const char *argv[64] = {mcpc};
-  int n = 1;
-  for (; args[n - 1] != NULL && n < 63; n++)
-    argv[n] = args[n - 1];
-  argv[n] = NULL;
-  pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int in = open("/dev/null", O_RDONLY);
-    dup2(o, 1);
-    dup2(e, 2);
-    dup2(in, 0);
-    if (chdir(tmpdir) != 0)
-      _exit(126);
-    execv(mcpc, (char *const *)argv);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  char *o = tu_read_file(out_path, NULL), *e = tu_read_file(err_path, NULL);
-  if (out)
-    *out = o;
-  else
-    free(o);
-  if (err)
-    *err = e;
-  else
-    free(e);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-#define RUN(expect, out, ...)                                                  \
-  do {                                                                         \
-    const char *a_[] = {__VA_ARGS__, NULL};                                    \
-    char *e_ = NULL;                                                           \
-    int rc_ = run(a_, out, &e_);                                               \
-    if (rc_ != (expect))                                                       \
-      fprintf(stderr, "stderr: %s\n", e_ ? e_ : "");                           \
-    free(e_);                                                                  \
-    assert_int_equal(rc_, (expect));                                           \
-  } while (0)
+static char demo_cmd[1024], fixture_cmd[1024];
 
 static void test_demo_stdio(void **state) {
   char *out = NULL;
-  RUN(0, &out, "-c", demo_cmd, "info");
+  MR_RUN(0, &out, "-c", demo_cmd, "info");
   assert_non_null(strstr(out, "server: libmcp-demo"));
   free(out);
-  RUN(0, &out, "-c", demo_cmd, "ping");
+  MR_RUN(0, &out, "-c", demo_cmd, "ping");
   assert_non_null(strstr(out, "pong"));
   free(out);
-  RUN(0, &out, "-c", demo_cmd, "--format", "json", "ping");
+  MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "ping");
   assert_non_null(strstr(out, "\"ok\": true"));
   free(out);
-  RUN(0, &out, "-c", demo_cmd, "tools", "list");
+  MR_RUN(0, &out, "-c", demo_cmd, "tools", "list");
   assert_non_null(strstr(out, "get_flight_details"));
   free(out);
-  RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "list");
+  MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "list");
   json_t *j = json_loads(out, 0, NULL);
   /* 9 tools of the foundation demo + 3 task tools */
   assert_int_equal(json_array_size(json_object_get(j, "tools")), 12);
   json_decref(j);
   free(out);
-  RUN(0, &out, "tools", "call", "add", "--args", "{\"a\": 10, \"b\": 5}", "-c",
-      demo_cmd);
+  MR_RUN(0, &out, "tools", "call", "add", "--args", "{\"a\": 10, \"b\": 5}",
+         "-c", demo_cmd);
   assert_non_null(strstr(out, "15"));
   free(out);
-  RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "call", "add",
-      "a=1", "b=2");
+  MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "call", "add",
+         "a=1", "b=2");
   j = json_loads(out, 0, NULL);
   assert_int_equal(json_integer_value(json_object_get(
                        json_object_get(j, "structuredContent"), "sum")),
@@ -99,67 +39,69 @@ static void test_demo_stdio(void **state) {
   json_decref(j);
   free(out);
   /* exit 1: isError */
-  RUN(1, &out, "-c", demo_cmd, "tools", "call", "divide", "a=1", "b=0");
+  MR_RUN(1, &out, "-c", demo_cmd, "tools", "call", "divide", "a=1", "b=0");
   assert_non_null(strstr(out, "Division by zero"));
   free(out);
   /* exit 3: protocol errors (unknown tool, undeclared capability) */
-  RUN(3, NULL, "-c", demo_cmd, "tools", "call", "no_such_tool");
+  MR_RUN(3, NULL, "-c", demo_cmd, "tools", "call", "no_such_tool");
   /* the demo offers a resource template and tasks, but no prompts */
-  RUN(0, &out, "-c", demo_cmd, "resources", "templates");
+  MR_RUN(0, &out, "-c", demo_cmd, "resources", "templates");
   assert_non_null(strstr(out, "reports://sales/{period}"));
   free(out);
-  RUN(0, &out, "-c", demo_cmd, "resources", "read", "reports://sales/2026-Q3");
+  MR_RUN(0, &out, "-c", demo_cmd, "resources", "read",
+         "reports://sales/2026-Q3");
   assert_non_null(strstr(out, "O1001"));
   free(out);
-  RUN(3, NULL, "-c", demo_cmd, "resources", "read", "nope://x");
-  RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "call",
-      "start_long_export", "--task", "--wait", "--args", "{\"seconds\":0.2}");
+  MR_RUN(3, NULL, "-c", demo_cmd, "resources", "read", "nope://x");
+  MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "call",
+         "start_long_export", "--task", "--wait", "--args",
+         "{\"seconds\":0.2}");
   j = json_loads(out, 0, NULL);
   assert_int_equal(json_integer_value(json_object_get(
                        json_object_get(j, "structuredContent"), "rows")),
                    10000);
   json_decref(j);
   free(out);
-  RUN(0, NULL, "-c", demo_cmd, "tasks", "list");
-  RUN(3, NULL, "-c", demo_cmd, "tasks", "get",
-      "00000000-0000-4000-8000-000000000000");
-  RUN(3, NULL, "-c", demo_cmd, "prompts", "list");
-  RUN(3, NULL, "-c", demo_cmd, "complete", "--prompt", "p", "a", "v");
-  RUN(3, NULL, "-c", demo_cmd, "log-level", "loud");
-  RUN(0, NULL, "-c", demo_cmd, "log-level", "debug");
-  RUN(0, &out, "-c", demo_cmd, "--format", "json", "inspect");
+  MR_RUN(0, NULL, "-c", demo_cmd, "tasks", "list");
+  MR_RUN(3, NULL, "-c", demo_cmd, "tasks", "get",
+         "00000000-0000-4000-8000-000000000000");
+  MR_RUN(3, NULL, "-c", demo_cmd, "prompts", "list");
+  MR_RUN(3, NULL, "-c", demo_cmd, "complete", "--prompt", "p", "a", "v");
+  MR_RUN(3, NULL, "-c", demo_cmd, "log-level", "loud");
+  MR_RUN(0, NULL, "-c", demo_cmd, "log-level", "debug");
+  MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "inspect");
   j = json_loads(out, 0, NULL);
   assert_int_equal(json_integer_value(json_object_get(j, "failures")), 0);
   assert_true(json_array_size(json_object_get(j, "findings")) > 9);
   json_decref(j);
   free(out);
   /* exit 3: transport (the server cannot start) */
-  RUN(3, NULL, "-c", "/nonexistent/server", "ping");
+  MR_RUN(3, NULL, "-c", "/nonexistent/server", "ping");
   /* exit 2: usage */
-  RUN(2, NULL, "-c", demo_cmd, "tools", "call");
-  RUN(2, NULL, "tools", "list");
-  RUN(2, NULL, "-c", demo_cmd, "tools", "call", "add", "--args", "[1]");
-  RUN(2, NULL, "-c", demo_cmd, "--format", "yaml", "ping");
-  RUN(2, NULL, "-c", demo_cmd, "-u", "http://127.0.0.1:1/mcp", "ping");
+  MR_RUN(2, NULL, "-c", demo_cmd, "tools", "call");
+  MR_RUN(2, NULL, "tools", "list");
+  MR_RUN(2, NULL, "-c", demo_cmd, "tools", "call", "add", "--args", "[1]");
+  MR_RUN(2, NULL, "-c", demo_cmd, "--format", "yaml", "ping");
+  MR_RUN(2, NULL, "-c", demo_cmd, "-u", "http://127.0.0.1:1/mcp", "ping");
 }
 
 static void test_profiles(void **state) {
   char cfg[300], *out = NULL;
-  snprintf(cfg, sizeof cfg, "%s/config.json", tmpdir);
-  RUN(0, NULL, "--config", cfg, "profile", "add", "local", "-c", demo_cmd,
-      "--bearer", "s3cret");
-  RUN(0, &out, "--config", cfg, "profile", "list");
+  snprintf(cfg, sizeof cfg, "%s/config.json", mr_tmpdir);
+  MR_RUN(0, NULL, "--config", cfg, "profile", "add", "local", "-c", demo_cmd,
+         "--bearer", "s3cret");
+  MR_RUN(0, &out, "--config", cfg, "profile", "list");
   assert_non_null(strstr(out, "local"));
   assert_null(strstr(out, "s3cret"));
   free(out);
   /* the handbook's line, with the profile after the command */
-  RUN(0, &out, "--config", cfg, "tools", "call", "add", "--args",
-      "{\"a\": 10, \"b\": 5}", "--profile", "local");
+  MR_RUN(0, &out, "--config", cfg, "tools", "call", "add", "--args",
+         "{\"a\": 10, \"b\": 5}", "--profile", "local");
   assert_non_null(strstr(out, "15"));
   free(out);
-  RUN(2, NULL, "--config", cfg, "-p", "missing", "ping");
-  RUN(0, NULL, "--config", cfg, "profile", "remove", "local");
-  RUN(1, NULL, "--config", cfg, "profile", "remove", "local");
+  MR_RUN(2, NULL, "--config", cfg, "-p", "missing", "ping");
+  MR_RUN(0, NULL, "--config", cfg, "profile", "remove", "local");
+  MR_RUN(1, NULL, "--config", cfg, "profile", "remove", "local");
 }
 
 static void test_fixture_cursors_progress(void **state) {
@@ -167,14 +109,14 @@ static void test_fixture_cursors_progress(void **state) {
   char cmd[1100];
   snprintf(cmd, sizeof cmd, "%s --bad-output", fixture_cmd);
   /* page size 2, three tools: two pages */
-  RUN(0, &out, "-c", cmd, "--format", "json", "tools", "list");
+  MR_RUN(0, &out, "-c", cmd, "--format", "json", "tools", "list");
   json_t *j = json_loads(out, 0, NULL);
   assert_int_equal(json_array_size(json_object_get(j, "tools")), 3);
   json_decref(j);
   free(out);
   /* not a terminal: plain progress lines on stderr */
   const char *args[] = {"-c", fixture_cmd, "tools", "call", "slow", NULL};
-  assert_int_equal(run(args, &out, &err), 0);
+  assert_int_equal(mr_run(args, &out, &err), 0);
   assert_non_null(strstr(err, "progress 4/4 step 4 of 4"));
   assert_non_null(strstr(out, "\"steps\":4"));
   free(out);
@@ -187,7 +129,7 @@ static void test_fixture_cursors_progress(void **state) {
 static void test_inspect_failures(void **state) {
   char cmd[1100], *out = NULL;
   snprintf(cmd, sizeof cmd, "%s --raw", fixture_cmd);
-  RUN(1, &out, "-c", cmd, "inspect");
+  MR_RUN(1, &out, "-c", cmd, "inspect");
   assert_non_null(strstr(out, "FAIL name bad name!: "));
   assert_non_null(strstr(out, "FAIL icons icon_tool: icon src must be https: "
                               "or data:, got http://example.com/icon.png"));
@@ -196,14 +138,14 @@ static void test_inspect_failures(void **state) {
                          "outputSchema"));
   assert_non_null(strstr(out, "3 failures"));
   free(out);
-  RUN(1, &out, "-c", cmd, "--format", "json", "inspect");
+  MR_RUN(1, &out, "-c", cmd, "--format", "json", "inspect");
   json_t *j = json_loads(out, 0, NULL);
   assert_int_equal(json_integer_value(json_object_get(j, "failures")), 3);
   json_decref(j);
   free(out);
   /* the libmcp fixture refuses to send bad output (isError): a WARN only */
   snprintf(cmd, sizeof cmd, "%s --bad-output", fixture_cmd);
-  RUN(0, &out, "-c", cmd, "inspect");
+  MR_RUN(0, &out, "-c", cmd, "inspect");
   assert_non_null(strstr(out, "WARN call bad_output"));
   free(out);
 }
@@ -211,13 +153,13 @@ static void test_inspect_failures(void **state) {
 /* subscribe prints each notifications/resources/updated */
 static void test_subscribe_updates(void **state) {
   char *out = NULL;
-  RUN(0, &out, "-c", fixture_cmd, "resources", "subscribe", "test://ticking",
-      "--count", "2", "--wait-ms", "10000");
+  MR_RUN(0, &out, "-c", fixture_cmd, "resources", "subscribe", "test://ticking",
+         "--count", "2", "--wait-ms", "10000");
   assert_string_equal(out, "subscribed to test://ticking\n"
                            "updated test://ticking\nupdated test://ticking\n");
   free(out);
-  RUN(0, &out, "-c", fixture_cmd, "--format", "json", "resources", "subscribe",
-      "test://ticking", "--count", "1");
+  MR_RUN(0, &out, "-c", fixture_cmd, "--format", "json", "resources",
+         "subscribe", "test://ticking", "--count", "1");
   json_t *j = json_loads(out, 0, NULL);
   assert_int_equal(json_array_size(json_object_get(j, "updates")), 1);
   json_decref(j);
@@ -225,7 +167,7 @@ static void test_subscribe_updates(void **state) {
   /* undeclared resources.subscribe: exit 3 before anything is sent */
   char cmd[1100];
   snprintf(cmd, sizeof cmd, "%s --raw", fixture_cmd);
-  RUN(3, NULL, "-c", cmd, "resources", "subscribe", "x://y");
+  MR_RUN(3, NULL, "-c", cmd, "resources", "subscribe", "x://y");
 }
 
 static void test_progress_bar_pty(void **state) {
@@ -233,7 +175,8 @@ static void test_progress_bar_pty(void **state) {
   pid_t pid = forkpty(&master, NULL, NULL, NULL);
   assert_true(pid >= 0);
   if (pid == 0) {
-    execl(mcpc, mcpc, "-c", fixture_cmd, "tools", "call", "slow", (char *)NULL);
+    execl(mr_mcpc, mr_mcpc, "-c", fixture_cmd, "tools", "call", "slow",
+          (char *)NULL);
     _exit(127);
   }
   char buf[8192];
@@ -262,43 +205,43 @@ static void test_demo_http(void **state) {
   snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
   pid_t pid = fork();
   if (pid == 0) {
-    if (chdir(tmpdir) != 0)
+    if (chdir(mr_tmpdir) != 0)
       _exit(126);
     execl(bin, bin, "--http", hp, (char *)NULL);
     _exit(127);
   }
   char *out = NULL;
   int rc = 3;
-  for (int i = 0; i < 300 && rc == 3; i++) { /* up to 30 s on a loaded machine */
+  for (int i = 0; i < 300 && rc == 3;
+       i++) { /* up to 30 s on a loaded machine */
     struct timespec ts = {0, 100 * 1000000L};
     nanosleep(&ts, NULL);
     const char *a[] = {"-u", url, "ping", NULL};
-    rc = run(a, NULL, NULL);
+    rc = mr_run(a, NULL, NULL);
   }
   assert_int_equal(rc, 0);
-  RUN(0, &out, "-u", url, "info");
+  MR_RUN(0, &out, "-u", url, "info");
   assert_non_null(strstr(out, "session: "));
   free(out);
-  RUN(0, &out, "-u", url, "-H", "X-Test: 1", "tools", "call", "add", "a=4",
-      "b=5");
+  MR_RUN(0, &out, "-u", url, "-H", "X-Test: 1", "tools", "call", "add", "a=4",
+         "b=5");
   assert_non_null(strstr(out, "9"));
   free(out);
-  RUN(1, NULL, "-u", url, "tools", "call", "divide", "a=4", "b=0");
-  RUN(3, NULL, "-u", url, "tools", "call", "nope");
-  RUN(0, NULL, "-u", url, "log-level", "info");
+  MR_RUN(1, NULL, "-u", url, "tools", "call", "divide", "a=4", "b=0");
+  MR_RUN(3, NULL, "-u", url, "tools", "call", "nope");
+  MR_RUN(0, NULL, "-u", url, "log-level", "info");
   kill(pid, SIGTERM);
   waitpid(pid, NULL, 0);
-  RUN(3, NULL, "-u", url, "ping"); /* nobody listens any more */
+  MR_RUN(3, NULL, "-u", url, "ping"); /* nobody listens any more */
 }
 
 int main(void) {
-  if (mkdtemp(tmpdir) == NULL)
+  if (mr_setup("mcpc-client-test") != 0)
     return 1;
-  snprintf(mcpc, sizeof mcpc, "%s/mcpc", MCP_BIN_DIR);
   snprintf(
       demo_cmd, sizeof demo_cmd,
       "%s/mcp-demo-server --stdio --db %s/demo.db --store sqlite:%s/demo.db",
-      MCP_BIN_DIR, tmpdir, tmpdir);
+      MCP_BIN_DIR, mr_tmpdir, mr_tmpdir);
   snprintf(fixture_cmd, sizeof fixture_cmd, "%s/mcp-client-fixture",
            MCP_BIN_DIR);
   const struct CMUnitTest tests[] = {
@@ -311,9 +254,6 @@ int main(void) {
       cmocka_unit_test(test_demo_http),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-  if (system(cmd) != 0)
-    fprintf(stderr, "cannot remove %s\n", tmpdir);
+  mr_teardown();
   return rc;
 }
