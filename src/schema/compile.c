@@ -660,6 +660,48 @@ static mcp__node *compile_child(cctx *c, json_t *v, const char *where,
   return compile_node(c, v, cw);
 }
 
+/* Looks for a multiplier that sends the names' signatures to distinct slots
+ * of a table of 2^bits bytes (bits from ceil(log2(count)) + 1 up to + 3);
+ * leaves t->ph NULL when the table is large or no multiplier is found within
+ * a bounded number of tries (signatures may even collide). */
+static void build_phash(cctx *c, mcp__ptable *t) {
+  t->ph = NULL;
+  if (t->count == 0 || t->count > 64)
+    return;
+  uint32_t sig[64];
+  for (size_t i = 0; i < t->count; i++)
+    sig[i] = t->props[i].sig;
+  unsigned lg = 0;
+  while ((1u << lg) < t->count)
+    lg++;
+  uint8_t tab[1u << 10];
+  uint32_t mul = 0x9E3779B1u; /* walks a fixed sequence: deterministic */
+  for (unsigned bits = lg + 1; bits <= lg + 3 && bits <= 10; bits++) {
+    size_t size = (size_t)1 << bits;
+    for (int attempt = 0; attempt < 256; attempt++) {
+      mul = mul * 1664525u + 1013904223u;
+      uint32_t m = mul | 1u;
+      memset(tab, 0, size);
+      size_t i;
+      for (i = 0; i < t->count; i++) {
+        uint32_t h = (sig[i] * m) >> (32 - bits);
+        if (tab[h] != 0)
+          break;
+        tab[h] = (uint8_t)(i + 1);
+      }
+      if (i < t->count)
+        continue;
+      t->ph = aalloc(c, size);
+      if (t->ph == NULL)
+        return; /* the slots table still works; c->failed is set by aalloc */
+      memcpy(t->ph, tab, size);
+      t->ph_mul = m;
+      t->ph_shift = (uint8_t)(32 - bits);
+      return;
+    }
+  }
+}
+
 static bool build_ptable(cctx *c, mcp__ptable *t, json_t *obj,
                          const char *where, const char *kw, bool schemas) {
   char *kwpath = path_join(c, where, kw);
@@ -686,6 +728,7 @@ static bool build_ptable(cctx *c, mcp__ptable *t, json_t *obj,
     p->name = mcp__arena_strndup(&c->s->arena, k, kl);
     p->len = kl;
     p->hash = mcp__hash_bytes(k, kl);
+    p->sig = mcp__key_sig(k, kl);
     p->loc = rel_loc(c, kw, k);
     if (p->name == NULL || p->loc == NULL)
       return oom(c);
@@ -703,6 +746,7 @@ static bool build_ptable(cctx *c, mcp__ptable *t, json_t *obj,
     t->slots[s] = (uint32_t)(i + 1);
     i++;
   }
+  build_phash(c, t);
   return true;
 }
 

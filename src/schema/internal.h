@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mcp/schema.h"
 #include "schema/arena.h"
@@ -112,6 +113,7 @@ typedef struct mcp__prop {
   bool required;    /* also listed in the sibling "required" */
   size_t len;
   uint64_t hash;
+  uint32_t sig;    /* mcp__key_sig(name, len) */
   const char *loc; /* "properties/<escaped name>" */
   mcp__node *node;
 } mcp__prop;
@@ -121,7 +123,26 @@ typedef struct mcp__ptable {
   size_t count;
   uint32_t *slots; /* open addressing: index+1, 0 empty */
   size_t mask;
+  /* Perfect hash over the names, found at compile time when one exists:
+   * slot (mcp__key_sig(name) * ph_mul) >> ph_shift holds index+1 of the only
+   * name that can match, so matching an instance key costs one multiply, one
+   * length check and one memcmp, without hashing the whole key. NULL: use
+   * slots. */
+  uint8_t *ph;
+  uint32_t ph_mul;
+  uint8_t ph_shift;
 } mcp__ptable;
+
+/* Signature of a property name for the perfect hash: length, first, middle
+ * and last bytes (so names of up to 3 bytes with equal signatures are
+ * equal). */
+static inline uint32_t mcp__key_sig(const char *k, size_t len) {
+  if (len == 0)
+    return 0;
+  const unsigned char *u = (const unsigned char *)k;
+  return (uint32_t)len ^ ((uint32_t)u[0] << 8) ^ ((uint32_t)u[len >> 1] << 16) ^
+         ((uint32_t)u[len - 1] << 24);
+}
 
 typedef struct mcp__pattern_prop {
   mcp__regex *re;
@@ -281,5 +302,37 @@ const mcp__builtin_doc *mcp__metaschemas(size_t *count);
 
 #define MCP__DEFAULT_MATCH_LIMIT 1000000u
 #define MCP__DEFAULT_MAX_DEPTH   1000u
+
+/* a[0..n) == b[0..n) for short keys without a call: 8-byte words, then
+ * overlapping 4-, 2- or 1-byte tails. */
+static inline bool mcp__bytes_eq(const char *a, const char *b, size_t n) {
+  while (n >= 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if (x != y)
+      return false;
+    a += 8;
+    b += 8;
+    n -= 8;
+  }
+  if (n >= 4) {
+    uint32_t x, y, z, w;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    memcpy(&z, a + n - 4, 4);
+    memcpy(&w, b + n - 4, 4);
+    return x == y && z == w;
+  }
+  if (n >= 2) {
+    uint16_t x, y, z, w;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    memcpy(&z, a + n - 2, 2);
+    memcpy(&w, b + n - 2, 2);
+    return x == y && z == w;
+  }
+  return n == 0 || *a == *b;
+}
 
 #endif

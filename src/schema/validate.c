@@ -46,30 +46,33 @@ typedef struct refframe {
   const json_t *inst;
 } refframe;
 
-/* Members of one object instance in jansson's (insertion) order, hashed
- * once, so properties / unevaluatedProperties under annotation tracking
- * find a member's position without walking the object again. */
-typedef struct objdir {
+/* An object instance's members in jansson's (insertion) order, listed once
+ * by a node with unevaluatedProperties so that its in-place applicators walk
+ * an array instead of calling jansson's iterator again and again. */
+typedef struct mlist {
   size_t n;
   const char **keys;
   size_t *lens;
   json_t **vals;
-  uint64_t *hashes;
-  uint32_t *slots; /* index+1, 0 empty */
-  size_t mask;
+  uint32_t *sigs;  /* mcp__key_sig of each key */
+  uint32_t *slots; /* index+1 by (sig * ML_MUL) >> shift, 0 empty */
+  unsigned shift;
   void *heap;
   const char *ikeys[16];
   size_t ilens[16];
   json_t *ivals[16];
-  uint64_t ihashes[16];
+  uint32_t isigs[16];
   uint32_t islots[32];
-} objdir;
+} mlist;
+
+#define ML_MUL 0x9E3779B1u
 
 typedef struct evset {
   bool all;
   size_t nwords;
-  uint64_t *bits;
-  const objdir *dir; /* set when an unevaluatedProperties reads the bits */
+  uint64_t *bits;   /* object members by position (jansson keeps insertion
+                       order), array items by index */
+  const mlist *mem; /* the instance's members, when listed */
   uint64_t inl[4];
 } evset;
 
@@ -95,38 +98,35 @@ typedef struct vctx {
 /* ---- annotation sets
  * --------------------------------------------------------- */
 
-static bool dir_build(vctx *c, objdir *d, json_t *obj) {
-  size_t n = json_object_size(obj), cap = 32;
-  while (cap < n * 2)
-    cap *= 2;
-  d->n = n;
-  d->heap = NULL;
+static bool ml_build(vctx *c, mlist *m, json_t *obj) {
+  size_t n = json_object_size(obj);
+  unsigned bits = 5;
+  while (bits < 31 && ((size_t)1 << bits) < n * 2)
+    bits++;
+  size_t cap = (size_t)1 << bits;
+  m->heap = NULL;
+  m->shift = 32 - bits;
   if (n <= 16) {
-    d->keys = d->ikeys;
-    d->lens = d->ilens;
-    d->vals = d->ivals;
-    d->hashes = d->ihashes;
-    d->slots = d->islots;
+    m->keys = m->ikeys;
+    m->lens = m->ilens;
+    m->vals = m->ivals;
+    m->sigs = m->isigs;
+    m->slots = m->islots;
   } else {
-    char *m = calloc(1, n * (sizeof(char *) + sizeof(size_t) +
-                             sizeof(json_t *) + sizeof(uint64_t)) +
-                            cap * sizeof(uint32_t));
-    if (m == NULL) {
+    size_t each = sizeof(char *) + sizeof(size_t) + sizeof(json_t *);
+    char *h = malloc(n * each + n * sizeof(uint32_t) + cap * sizeof(uint32_t));
+    if (h == NULL) {
       c->oom = true;
       return false;
     }
-    d->heap = m;
-    d->keys = (const char **)(void *)m;
-    d->lens = (size_t *)(void *)(m + n * sizeof(char *));
-    d->vals = (json_t **)(void *)(m + n * (sizeof(char *) + sizeof(size_t)));
-    d->hashes = (uint64_t *)(void *)(m + n * (sizeof(char *) + sizeof(size_t) +
-                                              sizeof(json_t *)));
-    d->slots =
-        (uint32_t *)(void *)(m + n * (sizeof(char *) + sizeof(size_t) +
-                                      sizeof(json_t *) + sizeof(uint64_t)));
+    m->heap = h;
+    m->keys = (const char **)(void *)h;
+    m->lens = (size_t *)(void *)(h + n * sizeof(char *));
+    m->vals = (json_t **)(void *)(h + n * (sizeof(char *) + sizeof(size_t)));
+    m->sigs = (uint32_t *)(void *)(h + n * each);
+    m->slots = (uint32_t *)(void *)(h + n * each + n * sizeof(uint32_t));
   }
-  d->mask = cap - 1;
-  memset(d->slots, 0, cap * sizeof(uint32_t));
+  memset(m->slots, 0, cap * sizeof(uint32_t));
   size_t i = 0;
   const char *key;
   size_t klen;
@@ -134,42 +134,42 @@ static bool dir_build(vctx *c, objdir *d, json_t *obj) {
   OBJ_FOREACH(obj, it, key, klen, val) {
     if (i >= n)
       break;
-    d->keys[i] = key;
-    d->lens[i] = klen;
-    d->vals[i] = val;
-    d->hashes[i] = mcp__hash_bytes(key, klen);
-    size_t sl = d->hashes[i] & d->mask;
-    while (d->slots[sl] != 0)
-      sl = (sl + 1) & d->mask;
-    d->slots[sl] = (uint32_t)(i + 1);
+    m->keys[i] = key;
+    m->lens[i] = klen;
+    m->vals[i] = val;
+    uint32_t sig = mcp__key_sig(key, klen);
+    m->sigs[i] = sig;
+    size_t sl = (sig * ML_MUL) >> m->shift;
+    while (m->slots[sl] != 0)
+      sl = (sl + 1) & (cap - 1);
+    m->slots[sl] = (uint32_t)(i + 1);
     i++;
   }
+  m->n = i;
   return true;
 }
 
-static void dir_free(objdir *d) {
-  free(d->heap);
-}
-
-/* Position of a member, or SIZE_MAX. */
-static size_t dir_find(const objdir *d, uint64_t h, const char *name,
-                       size_t len) {
-  for (size_t sl = h & d->mask;; sl = (sl + 1) & d->mask) {
-    uint32_t i = d->slots[sl];
+/* Position of the member named p->name, or SIZE_MAX. */
+static inline size_t ml_find(const mlist *m, const mcp__prop *p) {
+  size_t mask = ((size_t)1 << (32 - m->shift)) - 1;
+  for (size_t sl = (p->sig * ML_MUL) >> m->shift;; sl = (sl + 1) & mask) {
+    uint32_t i = m->slots[sl];
     if (i == 0)
       return SIZE_MAX;
-    if (d->hashes[i - 1] == h && d->lens[i - 1] == len &&
-        memcmp(d->keys[i - 1], name, len) == 0)
+    if (m->sigs[i - 1] == p->sig && m->lens[i - 1] == p->len &&
+        mcp__bytes_eq(m->keys[i - 1], p->name, p->len))
       return i - 1;
   }
 }
 
-static void ev_init(vctx *c, evset *e, const json_t *inst) {
+/* e inherits the member list of parent (may be NULL). */
+static void ev_init(vctx *c, evset *e, const json_t *inst,
+                    const evset *parent) {
+  e->mem = parent != NULL ? parent->mem : NULL;
   size_t n = json_is_array(inst)    ? json_array_size(inst)
              : json_is_object(inst) ? json_object_size(inst)
                                     : 0;
   e->all = false;
-  e->dir = NULL;
   e->nwords = (n + 63) / 64;
   if (e->nwords <= 4) {
     e->bits = e->inl;
@@ -436,6 +436,20 @@ static const mcp__prop *ptable_find(const mcp__ptable *t, const char *key,
   }
 }
 
+/* The property named key, or NULL: the perfect hash when compile found one,
+ * the FNV table otherwise. */
+static inline const mcp__prop *pfind(const mcp__ptable *t, const char *key,
+                                     size_t len) {
+  if (t->ph != NULL) {
+    uint32_t i = t->ph[(mcp__key_sig(key, len) * t->ph_mul) >> t->ph_shift];
+    if (i == 0)
+      return NULL;
+    const mcp__prop *p = &t->props[i - 1];
+    return p->len == len && mcp__bytes_eq(p->name, key, len) ? p : NULL;
+  }
+  return ptable_find(t, key, len);
+}
+
 static bool regex_ok(vctx *c, const mcp__regex *re, const char *s, size_t len,
                      const ipath *ip, const kpath *kp, const char *kw,
                      bool *matched) {
@@ -464,23 +478,96 @@ static bool missing_required(vctx *c, const mcp__kw *kw, json_t *inst,
   return false;
 }
 
+/* One member for eval_properties' walk; false: stop (fast path failure). */
+static inline __attribute__((always_inline)) bool
+prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
+            size_t klen, json_t *val, size_t idx, const ipath *ip,
+            const kpath *kp, evset *ann, bool *ok, size_t *seen_required) {
+  const mcp__ptable *t = &kw->u.props.table;
+  bool matched = false;
+  const mcp__prop *p = t->count != 0 ? pfind(t, key, klen) : NULL;
+  if (p != NULL) {
+    matched = true;
+    *seen_required += p->required;
+    ipath child = {ip, key, 0};
+    kpath k = {kp, p->loc};
+    if (!eval(c, p->node, val, &child, &k, NULL)) {
+      *ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  if (!plain) {
+    ipath child = {ip, key, 0};
+    for (size_t i = 0; i < kw->u.props.npatterns; i++) {
+      const mcp__pattern_prop *pp = &kw->u.props.patterns[i];
+      bool m;
+      if (!regex_ok(c, pp->re, key, klen, &child, kp, pp->loc, &m)) {
+        *ok = false;
+        if (!c->out)
+          return false;
+        continue;
+      }
+      if (!m)
+        continue;
+      matched = true;
+      kpath k = {kp, pp->loc};
+      if (!eval(c, pp->node, val, &child, &k, NULL)) {
+        *ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    if (!matched && kw->u.props.additional != NULL) {
+      const mcp__node *an = kw->u.props.additional;
+      if (an->kind == MCP__NODE_FALSE) {
+        report(c, &child, kp, kw->u.props.additional_loc,
+               "property \"%s\" is not allowed", key);
+        *ok = false;
+        if (!c->out)
+          return false;
+      } else {
+        kpath k = {kp, kw->u.props.additional_loc};
+        if (!eval(c, an, val, &child, &k, NULL)) {
+          *ok = false;
+          if (!c->out)
+            return false;
+        }
+      }
+      matched = true;
+    }
+  }
+  if (ann != NULL && matched)
+    ev_set(ann, idx);
+  return true;
+}
+
 /* properties + patternProperties + additionalProperties (+ the "required"
- * names fused into the table at compile time). Without patterns or
- * additionalProperties it looks the schema's names up (in the member
- * directory when annotations are tracked); otherwise it walks the members. */
+ * names fused into the table at compile time).
+ *
+ * The usual way is one walk over the instance's members, matching each key
+ * against the table (perfect hash, no hashing of the key), counting the
+ * required names seen and marking member positions in ann. Two exceptions
+ * look the schema's names up instead: an instance with many more members
+ * than the table has names when nothing else needs the walk (fast path), and
+ * the detailed path of a table without patterns / additionalProperties,
+ * which reports in schema order (then a second walk marks ann). */
 static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
                             const ipath *ip, const kpath *kp, evset *ann) {
   bool ok = true;
   const mcp__ptable *t = &kw->u.props.table;
-  const objdir *dir = ann != NULL ? ann->dir : NULL;
-  if (kw->u.props.npatterns == 0 && kw->u.props.additional == NULL) {
+  const bool plain =
+      kw->u.props.npatterns == 0 && kw->u.props.additional == NULL;
+  const mlist *ml = ann != NULL ? ann->mem : NULL;
+  if (plain && (c->out != NULL || (ml != NULL && t->count < ml->n) ||
+                (ann == NULL && json_object_size(inst) > 4 * t->count + 8))) {
     for (size_t i = 0; i < t->count; i++) {
       const mcp__prop *p = &t->props[i];
       json_t *val;
       size_t pos = SIZE_MAX;
-      if (dir != NULL) {
-        pos = dir_find(dir, p->hash, p->name, p->len);
-        val = pos == SIZE_MAX ? NULL : dir->vals[pos];
+      if (ml != NULL) {
+        pos = ml_find(ml, p);
+        val = pos == SIZE_MAX ? NULL : ml->vals[pos];
       } else {
         val = json_object_getn(inst, p->name, p->len);
       }
@@ -504,66 +591,36 @@ static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
       if (pos != SIZE_MAX)
         ev_set(ann, pos);
     }
+    if (ann != NULL && ml == NULL && t->count != 0) {
+      size_t idx = 0;
+      const char *key;
+      size_t klen;
+      json_t *val;
+      OBJ_FOREACH(inst, it, key, klen, val) {
+        (void)val;
+        if (pfind(t, key, klen) != NULL)
+          ev_set(ann, idx);
+        idx++;
+      }
+    }
     return ok;
   }
-  size_t idx = 0, seen_required = 0;
-  const char *key;
-  size_t klen;
-  json_t *val;
-  OBJ_FOREACH(inst, it, key, klen, val) {
-    ipath child = {ip, key, 0};
-    bool matched = false;
-    const mcp__prop *p = ptable_find(t, key, klen);
-    if (p != NULL) {
-      matched = true;
-      seen_required += p->required;
-      kpath k = {kp, p->loc};
-      if (!eval(c, p->node, val, &child, &k, NULL)) {
-        ok = false;
-        if (!c->out)
-          return false;
-      }
+  size_t seen_required = 0;
+  if (ml != NULL) {
+    for (size_t i = 0; i < ml->n; i++)
+      if (!prop_member(c, kw, plain, ml->keys[i], ml->lens[i], ml->vals[i], i,
+                       ip, kp, ann, &ok, &seen_required))
+        return false;
+  } else {
+    size_t idx = 0;
+    const char *key;
+    size_t klen;
+    json_t *val;
+    OBJ_FOREACH(inst, it, key, klen, val) {
+      if (!prop_member(c, kw, plain, key, klen, val, idx++, ip, kp, ann, &ok,
+                       &seen_required))
+        return false;
     }
-    for (size_t i = 0; i < kw->u.props.npatterns; i++) {
-      const mcp__pattern_prop *pp = &kw->u.props.patterns[i];
-      bool m;
-      if (!regex_ok(c, pp->re, key, klen, &child, kp, pp->loc, &m)) {
-        ok = false;
-        if (!c->out)
-          return false;
-        continue;
-      }
-      if (!m)
-        continue;
-      matched = true;
-      kpath k = {kp, pp->loc};
-      if (!eval(c, pp->node, val, &child, &k, NULL)) {
-        ok = false;
-        if (!c->out)
-          return false;
-      }
-    }
-    if (!matched && kw->u.props.additional != NULL) {
-      const mcp__node *an = kw->u.props.additional;
-      if (an->kind == MCP__NODE_FALSE) {
-        report(c, &child, kp, kw->u.props.additional_loc,
-               "property \"%s\" is not allowed", key);
-        ok = false;
-        if (!c->out)
-          return false;
-      } else {
-        kpath k = {kp, kw->u.props.additional_loc};
-        if (!eval(c, an, val, &child, &k, NULL)) {
-          ok = false;
-          if (!c->out)
-            return false;
-        }
-      }
-      matched = true;
-    }
-    if (dir != NULL && matched)
-      ev_set(ann, idx);
-    idx++;
   }
   if (seen_required < kw->u.props.nrequired)
     ok = missing_required(c, kw, inst, ip, kp);
@@ -886,8 +943,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       kpath k = {kp, kw->u.list.locs[i]};
       if (ann != NULL) {
         evset t;
-        ev_init(c, &t, inst);
-        t.dir = ann->dir;
+        ev_init(c, &t, inst, ann);
         if (eval(c, kw->u.list.nodes[i], inst, ip, &k, &t)) {
           any = true;
           ev_merge(ann, &t);
@@ -914,8 +970,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       kpath k = {kp, kw->u.list.locs[i]};
       evset t;
       if (ann != NULL) {
-        ev_init(c, &t, inst);
-        t.dir = ann->dir;
+        ev_init(c, &t, inst, ann);
       }
       bool r = eval(c, kw->u.list.nodes[i], inst, ip, &k, ann ? &t : NULL);
       if (r) {
@@ -972,8 +1027,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     bool cond;
     if (ann != NULL) {
       evset t;
-      ev_init(c, &t, inst);
-      t.dir = ann->dir;
+      ev_init(c, &t, inst, ann);
       cond = probe(c, kw->u.cond.if_node, inst, ip, &k, &t);
       if (cond)
         ev_merge(ann, &t);
@@ -1037,18 +1091,18 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     bool ok = true;
     const mcp__node *un = kw->u.one.node;
     kpath k = {kp, kw->loc};
-    const objdir *d = ann != NULL ? ann->dir : NULL;
-    if (d == NULL) /* only when the directory could not be allocated */
+    const mlist *ml = ann != NULL ? ann->mem : NULL;
+    if (ml == NULL) /* only when the list could not be allocated */
       return false;
-    for (size_t i = 0; i < d->n; i++) {
+    for (size_t i = 0; i < ml->n; i++) {
       if (ev_test(ann, i))
         continue;
-      ipath child = {ip, d->keys[i], 0};
+      ipath child = {ip, ml->keys[i], 0};
       if (un->kind == MCP__NODE_FALSE) {
         report(c, &child, kp, kw->loc,
-               "unevaluated property \"%s\" is not allowed", d->keys[i]);
+               "unevaluated property \"%s\" is not allowed", ml->keys[i]);
         ok = false;
-      } else if (!eval(c, un, d->vals[i], &child, &k, NULL)) {
+      } else if (!eval(c, un, ml->vals[i], &child, &k, NULL)) {
         ok = false;
       }
       if (!ok && !c->out)
@@ -1062,22 +1116,19 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
 }
 
 /* The keywords of a node that has unevaluated*: it collects the annotations
- * of its own keywords in a local set (sharing the parent's member directory
- * or building one) and merges them upward when it passes. Kept out of eval()
- * so the common path has a small stack frame. */
+ * of its own keywords in a local set and merges them upward when it passes.
+ * Kept out of eval() so the common path has a small stack frame. */
 static __attribute__((noinline)) bool
 eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
                 const ipath *ip, const kpath *kp, evset *ann, unsigned t) {
   evset local;
-  objdir dir;
-  bool own_dir = false;
-  ev_init(c, &local, inst);
-  if (ann != NULL && ann->dir != NULL) {
-    local.dir = ann->dir;
-  } else if (n->uneval_props && json_is_object(inst) &&
-             dir_build(c, &dir, (json_t *)inst)) {
-    local.dir = &dir;
-    own_dir = true;
+  mlist ml;
+  bool own_ml = false;
+  ev_init(c, &local, inst, ann);
+  if (local.mem == NULL && n->uneval_props && json_is_object(inst) &&
+      ml_build(c, &ml, (json_t *)inst)) {
+    local.mem = &ml;
+    own_ml = true;
   }
   bool ok = true;
   for (uint16_t i = 0; i < n->nkw; i++) {
@@ -1093,8 +1144,8 @@ eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
   if (ok && ann != NULL)
     ev_merge(ann, &local);
   ev_free(&local);
-  if (own_dir)
-    dir_free(&dir);
+  if (own_ml)
+    free(ml.heap);
   return ok;
 }
 
