@@ -825,6 +825,23 @@ static bool compile_type(cctx *c, kwlist *l, json_t *v, const char *where) {
   return true;
 }
 
+/* u.val for const and numeric bounds: the value and its decoded form. */
+static void set_val(mcp__kw *k, const json_t *v) {
+  k->u.val.value = v;
+  k->u.val.kind = MCP__VAL_OTHER;
+  if (json_is_integer(v)) {
+    k->u.val.kind = MCP__VAL_INT;
+    k->u.val.i = json_integer_value(v);
+  } else if (json_is_real(v)) {
+    k->u.val.kind = MCP__VAL_REAL;
+    k->u.val.d = json_real_value(v);
+  } else if (json_is_string(v)) {
+    k->u.val.kind = MCP__VAL_STRING;
+    k->u.val.s = json_string_value(v);
+    k->u.val.slen = json_string_length(v);
+  }
+}
+
 static bool compile_enum(cctx *c, kwlist *l, json_t *v, const char *where) {
   if (!json_is_array(v))
     return fail(c, where, "\"enum\" must be an array");
@@ -835,11 +852,17 @@ static bool compile_enum(cctx *c, kwlist *l, json_t *v, const char *where) {
   k->u.en.count = n;
   k->u.en.values = aalloc(c, (n ? n : 1) * sizeof(json_t *));
   k->u.en.hashes = aalloc(c, (n ? n : 1) * sizeof(uint64_t));
-  if (k->u.en.values == NULL || k->u.en.hashes == NULL)
+  k->u.en.strs = aalloc(c, (n ? n : 1) * sizeof(char *));
+  k->u.en.lens = aalloc(c, (n ? n : 1) * sizeof(size_t));
+  if (k->u.en.values == NULL || k->u.en.hashes == NULL ||
+      k->u.en.strs == NULL || k->u.en.lens == NULL)
     return false;
   for (size_t i = 0; i < n; i++) {
-    k->u.en.values[i] = json_array_get(v, i);
-    k->u.en.hashes[i] = mcp__json_hash(k->u.en.values[i]);
+    json_t *e = json_array_get(v, i);
+    k->u.en.values[i] = e;
+    k->u.en.hashes[i] = mcp__json_hash(e);
+    k->u.en.strs[i] = json_is_string(e) ? json_string_value(e) : NULL;
+    k->u.en.lens[i] = json_is_string(e) ? json_string_length(e) : SIZE_MAX;
   }
   return true;
 }
@@ -980,7 +1003,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
     if (KW("const")) {
       mcp__kw *k = kw_add(c, &l, MCP__OP_CONST, MCP__T_ANY, "const");
       CHECK(k != NULL);
-      k->u.value = v;
+      set_val(k, v);
     }
     static const struct {
       const char *name;
@@ -1002,7 +1025,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
         }
         mcp__kw *k = kw_add(c, &l, nums[i].op, MCP__T_NUMBER, nums[i].name);
         CHECK(k != NULL);
-        k->u.value = v;
+        set_val(k, v);
       }
     }
     static const struct {

@@ -158,6 +158,8 @@ typedef struct mcp__dep_req {
   size_t nreq;
 } mcp__dep_req;
 
+enum { MCP__VAL_OTHER, MCP__VAL_INT, MCP__VAL_REAL, MCP__VAL_STRING };
+
 typedef bool (*mcp__format_fn)(const char *s, size_t len);
 
 typedef struct mcp__kw {
@@ -171,10 +173,20 @@ typedef struct mcp__kw {
       bool dynamic;
     } ref;
     unsigned types;
-    const json_t *value; /* const, numeric bounds */
+    struct {
+      const json_t *value; /* const, numeric bounds */
+      /* decoded copy for the quick checks: MCP__VAL_* says which is set */
+      json_int_t i;
+      double d;
+      const char *s;
+      size_t slen;
+      uint8_t kind;
+    } val;
     struct {
       json_t **values;
       uint64_t *hashes;
+      const char **strs; /* string values, else NULL */
+      size_t *lens;      /* their lengths, SIZE_MAX when not a string */
       size_t count;
     } en;
     size_t count;

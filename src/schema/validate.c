@@ -777,7 +777,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return false;
   }
   case MCP__OP_CONST:
-    if (mcp__json_equal(inst, kw->u.value))
+    if (mcp__json_equal(inst, kw->u.val.value))
       return true;
     report(c, ip, kp, kw->loc, "value does not equal the constant");
     return false;
@@ -805,11 +805,11 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return false;
   }
   case MCP__OP_MULTIPLE_OF:
-    if (mcp__num_is_multiple(inst, kw->u.value))
+    if (mcp__num_is_multiple(inst, kw->u.val.value))
       return true;
     if (c->out) {
       num_text(inst, a, sizeof a);
-      num_text(kw->u.value, b, sizeof b);
+      num_text(kw->u.val.value, b, sizeof b);
       report(c, ip, kp, kw->loc, "%s is not a multiple of %s", a, b);
     }
     return false;
@@ -817,7 +817,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   case MCP__OP_EXCL_MAXIMUM:
   case MCP__OP_MINIMUM:
   case MCP__OP_EXCL_MINIMUM: {
-    int r = mcp__num_cmp(inst, kw->u.value);
+    int r = mcp__num_cmp(inst, kw->u.val.value);
     bool ok = kw->op == MCP__OP_MAXIMUM        ? r <= 0
               : kw->op == MCP__OP_EXCL_MAXIMUM ? r < 0
               : kw->op == MCP__OP_MINIMUM      ? r >= 0
@@ -829,7 +829,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
                                         "greater than or equal to",
                                         "greater than"};
       num_text(inst, a, sizeof a);
-      num_text(kw->u.value, b, sizeof b);
+      num_text(kw->u.val.value, b, sizeof b);
       report(c, ip, kp, kw->loc, "%s must be %s %s", a,
              rel[kw->op - MCP__OP_MAXIMUM], b);
     }
@@ -1115,6 +1115,71 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   return true;
 }
 
+/* The common keywords, inline in eval's loop: 1 when kw passes, 0 when it
+ * certainly fails, -1 when unsure; eval_kw decides the unsure cases and
+ * reports failures on the detailed path. t is type_bit(inst). */
+static inline __attribute__((always_inline)) int
+kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
+  switch (kw->op) {
+  case MCP__OP_TYPE:
+    if (kw->u.types & t)
+      return 1;
+    return (kw->u.types & MCP__T_INTEGER) && t == MCP__T_NUMBER ? -1 : 0;
+  case MCP__OP_MAXIMUM:
+  case MCP__OP_EXCL_MAXIMUM:
+  case MCP__OP_MINIMUM:
+  case MCP__OP_EXCL_MINIMUM: {
+    int r;
+    if ((t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_INT) {
+      json_int_t x = json_integer_value(inst), y = kw->u.val.i;
+      r = x < y ? -1 : x > y;
+    } else if (!(t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_REAL) {
+      double x = json_real_value(inst), y = kw->u.val.d;
+      if (!(x < y) && !(x > y) && !(x == y))
+        return -1;
+      r = x < y ? -1 : x > y;
+    } else {
+      return -1;
+    }
+    switch (kw->op) {
+    case MCP__OP_MAXIMUM:
+      return r <= 0;
+    case MCP__OP_EXCL_MAXIMUM:
+      return r < 0;
+    case MCP__OP_MINIMUM:
+      return r >= 0;
+    default:
+      return r > 0;
+    }
+  }
+  case MCP__OP_MAX_LENGTH:
+    return json_string_length(inst) <= kw->u.count ? 1 : -1;
+  case MCP__OP_MIN_LENGTH:
+    return kw->u.count == 0 || json_string_length(inst) / 4 >= kw->u.count ? 1
+                                                                           : -1;
+  case MCP__OP_ENUM:
+    if (t & MCP__T_STRING) { /* only string values can equal a string */
+      const char *s = json_string_value(inst);
+      size_t len = json_string_length(inst);
+      for (size_t i = 0; i < kw->u.en.count; i++)
+        if (kw->u.en.lens[i] == len && mcp__bytes_eq(kw->u.en.strs[i], s, len))
+          return 1;
+      return 0;
+    }
+    return -1;
+  case MCP__OP_CONST:
+    if (kw->u.val.kind == MCP__VAL_STRING && (t & MCP__T_STRING))
+      return json_string_length(inst) == kw->u.val.slen &&
+             mcp__bytes_eq(json_string_value(inst), kw->u.val.s,
+                           kw->u.val.slen);
+    if (kw->u.val.kind == MCP__VAL_INT && (t & MCP__T_INTEGER))
+      return json_integer_value(inst) == kw->u.val.i;
+    return -1;
+  default:
+    return -1;
+  }
+}
+
 /* The keywords of a node that has unevaluated*: it collects the annotations
  * of its own keywords in a local set and merges them upward when it passes.
  * Kept out of eval() so the common path has a small stack frame. */
@@ -1135,6 +1200,13 @@ eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
     const mcp__kw *kw = &n->kw[i];
     if (!(kw->tmask & t))
       continue;
+    int q = kw_quick(kw, inst, t);
+    if (q == 1)
+      continue;
+    if (q == 0 && !c->out) {
+      ok = false;
+      break;
+    }
     if (!eval_kw(c, kw, inst, ip, kp, &local)) {
       ok = false;
       if (!c->out)
@@ -1180,6 +1252,13 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
       const mcp__kw *kw = &n->kw[i];
       if (!(kw->tmask & t))
         continue;
+      int q = kw_quick(kw, inst, t);
+      if (q == 1)
+        continue;
+      if (q == 0 && !c->out) {
+        ok = false;
+        break;
+      }
       if (!eval_kw(c, kw, inst, ip, kp, ann)) {
         ok = false;
         if (!c->out)
