@@ -867,6 +867,34 @@ static bool compile_enum(cctx *c, kwlist *l, json_t *v, const char *where) {
   return true;
 }
 
+/* Keywords that evaluate no subschema. */
+static bool op_is_leaf(mcp__op op) {
+  switch (op) {
+  case MCP__OP_TYPE:
+  case MCP__OP_CONST:
+  case MCP__OP_ENUM:
+  case MCP__OP_MULTIPLE_OF:
+  case MCP__OP_MAXIMUM:
+  case MCP__OP_EXCL_MAXIMUM:
+  case MCP__OP_MINIMUM:
+  case MCP__OP_EXCL_MINIMUM:
+  case MCP__OP_MAX_LENGTH:
+  case MCP__OP_MIN_LENGTH:
+  case MCP__OP_PATTERN:
+  case MCP__OP_FORMAT:
+  case MCP__OP_MAX_ITEMS:
+  case MCP__OP_MIN_ITEMS:
+  case MCP__OP_UNIQUE_ITEMS:
+  case MCP__OP_MAX_PROPERTIES:
+  case MCP__OP_MIN_PROPERTIES:
+  case MCP__OP_REQUIRED:
+  case MCP__OP_DEP_REQUIRED:
+    return true;
+  default:
+    return false;
+  }
+}
+
 static unsigned op_rank(mcp__op op) {
   switch (op) {
   case MCP__OP_TYPE:
@@ -1383,6 +1411,10 @@ done:
       if (l.count)
         memcpy(node->kw, l.items, l.count * sizeof *node->kw);
       node->nkw = (uint16_t)l.count;
+      node->leaf = !node->uneval;
+      for (size_t i = 0; i < l.count; i++)
+        if (!op_is_leaf(l.items[i].op))
+          node->leaf = false;
     }
   }
   free(l.items);

@@ -247,6 +247,7 @@ struct mcp__node {
   bool uneval; /* has unevaluated*: collects annotations of its keywords */
   bool uneval_props; /* has unevaluatedProperties: indexes object members */
   bool compiled;     /* false while its keywords are being compiled */
+  bool leaf; /* no keyword evaluates a subschema: no nesting, no scope */
   uint16_t nkw;
   mcp__kw *kw;
   mcp__resource *res;

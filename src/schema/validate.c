@@ -359,23 +359,13 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann);
 
 static unsigned type_bit(const json_t *v) {
-  switch (json_typeof(v)) {
-  case JSON_OBJECT:
-    return MCP__T_OBJECT;
-  case JSON_ARRAY:
-    return MCP__T_ARRAY;
-  case JSON_STRING:
-    return MCP__T_STRING;
-  case JSON_INTEGER:
-    return MCP__T_NUMBER | MCP__T_INTEGER;
-  case JSON_REAL:
-    return MCP__T_NUMBER;
-  case JSON_TRUE:
-  case JSON_FALSE:
-    return MCP__T_BOOL;
-  default:
-    return MCP__T_NULL;
-  }
+  /* indexed by json_type: OBJECT, ARRAY, STRING, INTEGER, REAL, TRUE, FALSE,
+   * NULL */
+  static const uint8_t bits[8] = {MCP__T_OBJECT, MCP__T_ARRAY,
+                                  MCP__T_STRING, MCP__T_NUMBER | MCP__T_INTEGER,
+                                  MCP__T_NUMBER, MCP__T_BOOL,
+                                  MCP__T_BOOL,   MCP__T_NULL};
+  return bits[(unsigned)json_typeof(v) & 7u];
 }
 
 /* Evaluates a node for its verdict only: errors suppressed. */
@@ -552,8 +542,9 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
  * than the table has names when nothing else needs the walk (fast path), and
  * the detailed path of a table without patterns / additionalProperties,
  * which reports in schema order (then a second walk marks ann). */
-static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
-                            const ipath *ip, const kpath *kp, evset *ann) {
+static __attribute__((noinline)) bool
+eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
+                const kpath *kp, evset *ann) {
   bool ok = true;
   const mcp__ptable *t = &kw->u.props.table;
   const bool plain =
@@ -1221,11 +1212,38 @@ eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
   return ok;
 }
 
+/* The keywords of a node without unevaluated*: the quick checks inline,
+ * properties directly, the rest through eval_kw. */
+static inline __attribute__((always_inline)) bool
+eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
+         const kpath *kp, evset *ann, unsigned t) {
+  bool ok = true;
+  const mcp__kw *kw = n->kw, *end = n->kw + n->nkw;
+  for (; kw != end; kw++) {
+    if (!(kw->tmask & t))
+      continue;
+    int q = kw_quick(kw, inst, t);
+    if (q == 1)
+      continue;
+    if (q == 0 && !c->out)
+      return false;
+    bool r = kw->op == MCP__OP_PROPERTIES
+                 ? eval_properties(c, kw, (json_t *)inst, ip, kp, ann)
+                 : eval_kw(c, kw, inst, ip, kp, ann);
+    if (!r) {
+      ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  return ok;
+}
+
 static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann) {
-  if (n->kind == MCP__NODE_TRUE)
-    return true;
-  if (n->kind == MCP__NODE_FALSE) {
+  if (n->kind != MCP__NODE_SCHEMA) {
+    if (n->kind == MCP__NODE_TRUE)
+      return true;
     report(c, ip, kp, NULL, "no value is allowed here (false schema)");
     return false;
   }
@@ -1235,6 +1253,11 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
            c->s->max_depth);
     return false;
   }
+  unsigned t = type_bit(inst);
+  /* A leaf evaluates no subschema: neither the depth nor the dynamic scope
+   * can matter below it. */
+  if (n->leaf)
+    return eval_kws(c, n, inst, ip, kp, ann, t);
   c->depth++;
   scope sc;
   const scope *saved_scope = c->scope;
@@ -1243,29 +1266,8 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
     sc.res = n->res;
     c->scope = &sc;
   }
-  bool ok = true;
-  unsigned t = type_bit(inst);
-  if (n->uneval) {
-    ok = eval_collecting(c, n, inst, ip, kp, ann, t);
-  } else {
-    for (uint16_t i = 0; i < n->nkw; i++) {
-      const mcp__kw *kw = &n->kw[i];
-      if (!(kw->tmask & t))
-        continue;
-      int q = kw_quick(kw, inst, t);
-      if (q == 1)
-        continue;
-      if (q == 0 && !c->out) {
-        ok = false;
-        break;
-      }
-      if (!eval_kw(c, kw, inst, ip, kp, ann)) {
-        ok = false;
-        if (!c->out)
-          break;
-      }
-    }
-  }
+  bool ok = n->uneval ? eval_collecting(c, n, inst, ip, kp, ann, t)
+                      : eval_kws(c, n, inst, ip, kp, ann, t);
   c->scope = saved_scope;
   c->depth--;
   return ok;
