@@ -1412,6 +1412,12 @@ done:
         memcpy(node->kw, l.items, l.count * sizeof *node->kw);
       node->nkw = (uint16_t)l.count;
       node->leaf = !node->uneval;
+      node->types = MCP__T_ANY;
+      node->type_first = 0;
+      if (l.count && l.items[0].op == MCP__OP_TYPE) {
+        node->types = l.items[0].u.types;
+        node->type_first = 1;
+      }
       for (size_t i = 0; i < l.count; i++)
         if (!op_is_leaf(l.items[i].op))
           node->leaf = false;

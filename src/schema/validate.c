@@ -165,12 +165,17 @@ static inline size_t ml_find(const mlist *m, const mcp__prop *p) {
 /* e inherits the member list of parent (may be NULL). */
 static void ev_init(vctx *c, evset *e, const json_t *inst,
                     const evset *parent) {
-  e->mem = parent != NULL ? parent->mem : NULL;
-  size_t n = json_is_array(inst)    ? json_array_size(inst)
-             : json_is_object(inst) ? json_object_size(inst)
-                                    : 0;
   e->all = false;
-  e->nwords = (n + 63) / 64;
+  if (parent != NULL) { /* same instance */
+    e->mem = parent->mem;
+    e->nwords = parent->nwords;
+  } else {
+    size_t n = json_is_array(inst)    ? json_array_size(inst)
+               : json_is_object(inst) ? json_object_size(inst)
+                                      : 0;
+    e->mem = NULL;
+    e->nwords = (n + 63) / 64;
+  }
   if (e->nwords <= 4) {
     e->bits = e->inl;
     memset(e->inl, 0, sizeof e->inl);
@@ -618,6 +623,22 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
   return ok;
 }
 
+static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
+                                                 const json_t *inst,
+                                                 const ipath *ip,
+                                                 const kpath *kp, evset *ann) {
+  bool ok = true;
+  for (size_t i = 0; i < kw->u.list.count; i++) {
+    kpath k = {kp, kw->u.list.locs[i]};
+    if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
+      ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  return ok;
+}
+
 static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
                        const ipath *ip, const kpath *kp, evset *ann) {
   bool ok = true;
@@ -915,18 +936,8 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return eval_ref(c, kw->u.ref.target, inst, ip, kp, kw->loc, ann);
   case MCP__OP_DYNREF:
     return eval_ref(c, dynamic_target(c, kw), inst, ip, kp, kw->loc, ann);
-  case MCP__OP_ALLOF: {
-    bool ok = true;
-    for (size_t i = 0; i < kw->u.list.count; i++) {
-      kpath k = {kp, kw->u.list.locs[i]};
-      if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
-        ok = false;
-        if (!c->out)
-          return false;
-      }
-    }
-    return ok;
-  }
+  case MCP__OP_ALLOF:
+    return eval_allof(c, kw, inst, ip, kp, ann);
   case MCP__OP_ANYOF: {
     size_t m = mark(c);
     bool any = false;
@@ -1171,6 +1182,46 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
   }
 }
 
+/* The keywords of a node: the quick checks inline, the frequent applicators
+ * directly, the rest through eval_kw. In the fast path a node's "type" was
+ * checked by eval (n->type_first says it is the first keyword). */
+static inline __attribute__((always_inline)) bool
+eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
+         const kpath *kp, evset *ann, unsigned t) {
+  bool ok = true;
+  const mcp__kw *kw = n->kw + (c->out ? 0 : n->type_first),
+                *end = n->kw + n->nkw;
+  for (; kw != end; kw++) {
+    if (!(kw->tmask & t))
+      continue;
+    int q = kw_quick(kw, inst, t);
+    if (q == 1)
+      continue;
+    if (q == 0 && !c->out)
+      return false;
+    bool r;
+    switch (kw->op) {
+    case MCP__OP_PROPERTIES:
+      r = eval_properties(c, kw, (json_t *)inst, ip, kp, ann);
+      break;
+    case MCP__OP_REF:
+      r = eval_ref(c, kw->u.ref.target, inst, ip, kp, kw->loc, ann);
+      break;
+    case MCP__OP_ALLOF:
+      r = eval_allof(c, kw, inst, ip, kp, ann);
+      break;
+    default:
+      r = eval_kw(c, kw, inst, ip, kp, ann);
+    }
+    if (!r) {
+      ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  return ok;
+}
+
 /* The keywords of a node that has unevaluated*: it collects the annotations
  * of its own keywords in a local set and merges them upward when it passes.
  * Kept out of eval() so the common path has a small stack frame. */
@@ -1186,56 +1237,12 @@ eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
     local.mem = &ml;
     own_ml = true;
   }
-  bool ok = true;
-  for (uint16_t i = 0; i < n->nkw; i++) {
-    const mcp__kw *kw = &n->kw[i];
-    if (!(kw->tmask & t))
-      continue;
-    int q = kw_quick(kw, inst, t);
-    if (q == 1)
-      continue;
-    if (q == 0 && !c->out) {
-      ok = false;
-      break;
-    }
-    if (!eval_kw(c, kw, inst, ip, kp, &local)) {
-      ok = false;
-      if (!c->out)
-        break;
-    }
-  }
+  bool ok = eval_kws(c, n, inst, ip, kp, &local, t);
   if (ok && ann != NULL)
     ev_merge(ann, &local);
   ev_free(&local);
   if (own_ml)
     free(ml.heap);
-  return ok;
-}
-
-/* The keywords of a node without unevaluated*: the quick checks inline,
- * properties directly, the rest through eval_kw. */
-static inline __attribute__((always_inline)) bool
-eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
-         const kpath *kp, evset *ann, unsigned t) {
-  bool ok = true;
-  const mcp__kw *kw = n->kw, *end = n->kw + n->nkw;
-  for (; kw != end; kw++) {
-    if (!(kw->tmask & t))
-      continue;
-    int q = kw_quick(kw, inst, t);
-    if (q == 1)
-      continue;
-    if (q == 0 && !c->out)
-      return false;
-    bool r = kw->op == MCP__OP_PROPERTIES
-                 ? eval_properties(c, kw, (json_t *)inst, ip, kp, ann)
-                 : eval_kw(c, kw, inst, ip, kp, ann);
-    if (!r) {
-      ok = false;
-      if (!c->out)
-        return false;
-    }
-  }
   return ok;
 }
 
@@ -1254,6 +1261,10 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
     return false;
   }
   unsigned t = type_bit(inst);
+  if (!(n->types & t) && !c->out &&
+      !((n->types & MCP__T_INTEGER) && t == MCP__T_NUMBER &&
+        mcp__num_is_integral(inst)))
+    return false;
   /* A leaf evaluates no subschema: neither the depth nor the dynamic scope
    * can matter below it. */
   if (n->leaf)
