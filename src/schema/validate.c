@@ -362,6 +362,8 @@ static void num_text(const json_t *v, char *buf, size_t len) {
 
 static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann);
+static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
+                    const ipath *ip, const kpath *kp, evset *ann);
 
 static unsigned type_bit(const json_t *v) {
   /* indexed by json_type: OBJECT, ARRAY, STRING, INTEGER, REAL, TRUE, FALSE,
@@ -371,6 +373,95 @@ static unsigned type_bit(const json_t *v) {
                                   MCP__T_NUMBER, MCP__T_BOOL,
                                   MCP__T_BOOL,   MCP__T_NULL};
   return bits[(unsigned)json_typeof(v) & 7u];
+}
+
+/* The common keywords, inline in eval's loop: 1 when kw passes, 0 when it
+ * certainly fails, -1 when unsure; eval_kw decides the unsure cases and
+ * reports failures on the detailed path. t is type_bit(inst). */
+static inline __attribute__((always_inline)) int
+kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
+  switch (kw->op) {
+  case MCP__OP_TYPE:
+    if (kw->u.types & t)
+      return 1;
+    return (kw->u.types & MCP__T_INTEGER) && t == MCP__T_NUMBER ? -1 : 0;
+  case MCP__OP_MAXIMUM:
+  case MCP__OP_EXCL_MAXIMUM:
+  case MCP__OP_MINIMUM:
+  case MCP__OP_EXCL_MINIMUM: {
+    int r;
+    if ((t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_INT) {
+      json_int_t x = json_integer_value(inst), y = kw->u.val.i;
+      r = x < y ? -1 : x > y;
+    } else if (!(t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_REAL) {
+      double x = json_real_value(inst), y = kw->u.val.d;
+      if (!(x < y) && !(x > y) && !(x == y))
+        return -1;
+      r = x < y ? -1 : x > y;
+    } else {
+      return -1;
+    }
+    switch (kw->op) {
+    case MCP__OP_MAXIMUM:
+      return r <= 0;
+    case MCP__OP_EXCL_MAXIMUM:
+      return r < 0;
+    case MCP__OP_MINIMUM:
+      return r >= 0;
+    default:
+      return r > 0;
+    }
+  }
+  case MCP__OP_MAX_LENGTH:
+    return json_string_length(inst) <= kw->u.count ? 1 : -1;
+  case MCP__OP_MIN_LENGTH:
+    return kw->u.count == 0 || json_string_length(inst) / 4 >= kw->u.count ? 1
+                                                                           : -1;
+  case MCP__OP_ENUM:
+    if (t & MCP__T_STRING) { /* only string values can equal a string */
+      const char *s = json_string_value(inst);
+      size_t len = json_string_length(inst);
+      for (size_t i = 0; i < kw->u.en.count; i++)
+        if (kw->u.en.lens[i] == len && mcp__bytes_eq(kw->u.en.strs[i], s, len))
+          return 1;
+      return 0;
+    }
+    return -1;
+  case MCP__OP_CONST:
+    if (kw->u.val.kind == MCP__VAL_STRING && (t & MCP__T_STRING))
+      return json_string_length(inst) == kw->u.val.slen &&
+             mcp__bytes_eq(json_string_value(inst), kw->u.val.s,
+                           kw->u.val.slen);
+    if (kw->u.val.kind == MCP__VAL_INT && (t & MCP__T_INTEGER))
+      return json_integer_value(inst) == kw->u.val.i;
+    return -1;
+  default:
+    return -1;
+  }
+}
+
+/* eval() of a child instance with no annotations wanted. On the fast path
+ * a leaf child is settled here, inline, when its keywords' quick checks are
+ * conclusive, through eval_kw otherwise (a leaf has no nesting, so only the
+ * depth limit is checked), exactly as eval() would. */
+static inline __attribute__((always_inline)) bool
+eval_child(vctx *c, const mcp__node *n, const json_t *val, const ipath *ip,
+           const kpath *kp) {
+  if (n->leaf && c->out == NULL && c->depth < c->s->max_depth) {
+    unsigned t = type_bit(val);
+    const mcp__kw *kw = n->kw, *end = n->kw + n->nkw;
+    for (; kw != end; kw++) {
+      if (!(kw->tmask & t))
+        continue;
+      int q = kw_quick(kw, val, t);
+      if (q == 1)
+        continue;
+      if (q == 0 || !eval_kw(c, kw, val, ip, kp, NULL))
+        return false;
+    }
+    return true;
+  }
+  return eval(c, n, val, ip, kp, NULL);
 }
 
 /* Evaluates a node for its verdict only: errors suppressed. */
@@ -486,7 +577,7 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
     *seen_required += p->required;
     ipath child = {ip, key, 0};
     kpath k = {kp, p->loc};
-    if (!eval(c, p->node, val, &child, &k, NULL)) {
+    if (!eval_child(c, p->node, val, &child, &k)) {
       *ok = false;
       if (!c->out)
         return false;
@@ -507,7 +598,7 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
         continue;
       matched = true;
       kpath k = {kp, pp->loc};
-      if (!eval(c, pp->node, val, &child, &k, NULL)) {
+      if (!eval_child(c, pp->node, val, &child, &k)) {
         *ok = false;
         if (!c->out)
           return false;
@@ -523,7 +614,7 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
           return false;
       } else {
         kpath k = {kp, kw->u.props.additional_loc};
-        if (!eval(c, an, val, &child, &k, NULL)) {
+        if (!eval_child(c, an, val, &child, &k)) {
           *ok = false;
           if (!c->out)
             return false;
@@ -579,7 +670,7 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
       }
       ipath child = {ip, p->name, 0};
       kpath k = {kp, p->loc};
-      if (!eval(c, p->node, val, &child, &k, NULL)) {
+      if (!eval_child(c, p->node, val, &child, &k)) {
         ok = false;
         if (!c->out)
           return false;
@@ -663,7 +754,7 @@ static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
     if (node->kind == MCP__NODE_FALSE) {
       report(c, &child, kp, loc, "array item %zu is not allowed", i);
       ok = false;
-    } else if (!eval(c, node, json_array_get(inst, i), &child, &k, NULL)) {
+    } else if (!eval_child(c, node, json_array_get(inst, i), &child, &k)) {
       ok = false;
     }
     if (!ok && !c->out)
@@ -1117,71 +1208,6 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   return true;
 }
 
-/* The common keywords, inline in eval's loop: 1 when kw passes, 0 when it
- * certainly fails, -1 when unsure; eval_kw decides the unsure cases and
- * reports failures on the detailed path. t is type_bit(inst). */
-static inline __attribute__((always_inline)) int
-kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
-  switch (kw->op) {
-  case MCP__OP_TYPE:
-    if (kw->u.types & t)
-      return 1;
-    return (kw->u.types & MCP__T_INTEGER) && t == MCP__T_NUMBER ? -1 : 0;
-  case MCP__OP_MAXIMUM:
-  case MCP__OP_EXCL_MAXIMUM:
-  case MCP__OP_MINIMUM:
-  case MCP__OP_EXCL_MINIMUM: {
-    int r;
-    if ((t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_INT) {
-      json_int_t x = json_integer_value(inst), y = kw->u.val.i;
-      r = x < y ? -1 : x > y;
-    } else if (!(t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_REAL) {
-      double x = json_real_value(inst), y = kw->u.val.d;
-      if (!(x < y) && !(x > y) && !(x == y))
-        return -1;
-      r = x < y ? -1 : x > y;
-    } else {
-      return -1;
-    }
-    switch (kw->op) {
-    case MCP__OP_MAXIMUM:
-      return r <= 0;
-    case MCP__OP_EXCL_MAXIMUM:
-      return r < 0;
-    case MCP__OP_MINIMUM:
-      return r >= 0;
-    default:
-      return r > 0;
-    }
-  }
-  case MCP__OP_MAX_LENGTH:
-    return json_string_length(inst) <= kw->u.count ? 1 : -1;
-  case MCP__OP_MIN_LENGTH:
-    return kw->u.count == 0 || json_string_length(inst) / 4 >= kw->u.count ? 1
-                                                                           : -1;
-  case MCP__OP_ENUM:
-    if (t & MCP__T_STRING) { /* only string values can equal a string */
-      const char *s = json_string_value(inst);
-      size_t len = json_string_length(inst);
-      for (size_t i = 0; i < kw->u.en.count; i++)
-        if (kw->u.en.lens[i] == len && mcp__bytes_eq(kw->u.en.strs[i], s, len))
-          return 1;
-      return 0;
-    }
-    return -1;
-  case MCP__OP_CONST:
-    if (kw->u.val.kind == MCP__VAL_STRING && (t & MCP__T_STRING))
-      return json_string_length(inst) == kw->u.val.slen &&
-             mcp__bytes_eq(json_string_value(inst), kw->u.val.s,
-                           kw->u.val.slen);
-    if (kw->u.val.kind == MCP__VAL_INT && (t & MCP__T_INTEGER))
-      return json_integer_value(inst) == kw->u.val.i;
-    return -1;
-  default:
-    return -1;
-  }
-}
-
 /* The keywords of a node: the quick checks inline, the frequent applicators
  * directly, the rest through eval_kw. In the fast path a node's "type" was
  * checked by eval (n->type_first says it is the first keyword). */
@@ -1292,7 +1318,8 @@ bool mcp_schema_is_valid(const mcp_schema_t *schema, const json_t *instance) {
   rx.used = 0;
   vctx c = {.s = schema, .rx = &rx};
   bool ok = eval(&c, schema->root, instance, NULL, NULL, NULL);
-  mcp__regex_scratch_release(&rx);
+  if (rx.match_data != NULL || rx.gcontext != NULL)
+    mcp__regex_scratch_release(&rx);
   return ok && !c.oom;
 }
 
