@@ -449,7 +449,9 @@ eval_child(vctx *c, const mcp__node *n, const json_t *val, const ipath *ip,
            const kpath *kp) {
   if (n->leaf && c->out == NULL && c->depth < c->s->max_depth) {
     unsigned t = type_bit(val);
-    const mcp__kw *kw = n->kw, *end = n->kw + n->nkw;
+    if (!(n->types & t))
+      return eval(c, n, val, ip, kp, NULL); /* fails, or an integral real */
+    const mcp__kw *kw = n->kw + n->type_first, *end = n->kw + n->nkw;
     for (; kw != end; kw++) {
       if (!(kw->tmask & t))
         continue;
