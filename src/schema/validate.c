@@ -393,13 +393,27 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
     if ((t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_INT) {
       json_int_t x = json_integer_value(inst), y = kw->u.val.i;
       r = x < y ? -1 : x > y;
-    } else if (!(t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_REAL) {
-      double x = json_real_value(inst), y = kw->u.val.d;
+    } else {
+      /* mixed or real: doubles, exact while integers stay within 2^53 */
+      double x, y;
+      if (t & MCP__T_INTEGER) {
+        json_int_t i = json_integer_value(inst);
+        if (i > (1LL << 53) || i < -(1LL << 53))
+          return -1;
+        x = (double)i;
+      } else {
+        x = json_real_value(inst);
+      }
+      if (kw->u.val.kind == MCP__VAL_REAL) {
+        y = kw->u.val.d;
+      } else {
+        if (kw->u.val.i > (1LL << 53) || kw->u.val.i < -(1LL << 53))
+          return -1;
+        y = (double)kw->u.val.i;
+      }
       if (!(x < y) && !(x > y) && !(x == y))
         return -1;
       r = x < y ? -1 : x > y;
-    } else {
-      return -1;
     }
     switch (kw->op) {
     case MCP__OP_MAXIMUM:
