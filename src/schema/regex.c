@@ -513,8 +513,12 @@ int mcp__regex_search(const mcp__regex *re, const char *s, size_t len,
       atomic_load_explicit(&mre->jit, memory_order_acquire);
   if (code == NULL) {
     code = re->code;
-    if (atomic_fetch_add_explicit(&mre->uses, 1, memory_order_relaxed) + 1 ==
-        MCP__REGEX_JIT_AFTER)
+    /* counts only up to the threshold: no shared writes per match after it
+     * (even when JIT is unavailable and jit stays NULL) */
+    if (atomic_load_explicit(&mre->uses, memory_order_relaxed) <
+            MCP__REGEX_JIT_AFTER &&
+        atomic_fetch_add_explicit(&mre->uses, 1, memory_order_relaxed) + 1 ==
+            MCP__REGEX_JIT_AFTER)
       jit_publish(mre);
   }
   int rc =
