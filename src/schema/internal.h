@@ -6,8 +6,10 @@
  * compiled, property tables hashed, enum values hashed, $ref targets linked
  * to nodes). Nodes are memoized by json_t address, so $ref cycles become
  * cycles in the node graph; evaluation bounds them (see validate.c).
- * Everything lives in the schema's arena and is never mutated after compile,
- * which is what makes one mcp_schema_t safe to share between threads. */
+ * Everything lives in the schema's arena and is never mutated after compile
+ * (the one exception, a regex's lazily published JIT copy, is atomic; see
+ * regex.c), which is what makes one mcp_schema_t safe to share between
+ * threads. */
 #ifndef MCP_SCHEMA_INTERNAL_H
 #define MCP_SCHEMA_INTERNAL_H
 
