@@ -661,6 +661,31 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
   const mcp__ptable *t = &kw->u.props.table;
   const bool plain =
       kw->u.props.npatterns == 0 && kw->u.props.additional == NULL;
+  if (c->out == NULL && ann == NULL && kw->u.props.npatterns == 0 &&
+      !(plain && json_object_size(inst) > 4 * t->count + 8)) {
+    /* fast path, nothing to annotate: one walk; locations are only for
+     * reports, which this path never makes, so none are built */
+    const mcp__node *addl = kw->u.props.additional;
+    size_t seen_required = 0;
+    const char *key;
+    size_t klen;
+    json_t *val;
+    OBJ_FOREACH(inst, it, key, klen, val) {
+      const mcp__prop *p = pfind(t, key, klen);
+      const mcp__node *node;
+      if (p != NULL) {
+        seen_required += p->required;
+        node = p->node;
+      } else if (addl != NULL) {
+        node = addl;
+      } else {
+        continue;
+      }
+      if (!eval_child(c, node, val, NULL, NULL))
+        return false;
+    }
+    return seen_required >= kw->u.props.nrequired;
+  }
   const mlist *ml = ann != NULL ? ann->mem : NULL;
   if (plain && (c->out != NULL || (ml != NULL && t->count < ml->n) ||
                 (ann == NULL && json_object_size(inst) > 4 * t->count + 8))) {
