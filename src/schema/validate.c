@@ -687,6 +687,23 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
     return seen_required >= kw->u.props.nrequired;
   }
   const mlist *ml = ann != NULL ? ann->mem : NULL;
+  if (c->out == NULL && plain && ml != NULL && t->count < ml->n) {
+    /* fast path under unevaluatedProperties: the schema's names looked up
+     * in the member list, positions marked; no location frames */
+    for (size_t i = 0; i < t->count; i++) {
+      const mcp__prop *p = &t->props[i];
+      size_t pos = ml_find(ml, p);
+      if (pos == SIZE_MAX) {
+        if (p->required)
+          return false;
+        continue;
+      }
+      if (!eval_child(c, p->node, ml->vals[pos], NULL, NULL))
+        return false;
+      ev_set(ann, pos);
+    }
+    return true;
+  }
   if (plain && (c->out != NULL || (ml != NULL && t->count < ml->n) ||
                 (ann == NULL && json_object_size(inst) > 4 * t->count + 8))) {
     for (size_t i = 0; i < t->count; i++) {
