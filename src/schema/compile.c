@@ -1418,6 +1418,9 @@ done:
         node->types = l.items[0].u.types;
         node->type_first = 1;
       }
+      node->flat = !node->uneval && l.count == node->type_first + 1u &&
+                   l.items[node->type_first].op == MCP__OP_PROPERTIES &&
+                   l.items[node->type_first].u.props.npatterns == 0;
       for (size_t i = 0; i < l.count; i++)
         if (!op_is_leaf(l.items[i].op))
           node->leaf = false;

@@ -251,7 +251,8 @@ struct mcp__node {
   bool compiled;     /* false while its keywords are being compiled */
   bool leaf; /* no keyword evaluates a subschema: no nesting, no scope */
   uint8_t type_first; /* 1 when kw[0] is "type" (its types are in types) */
-  unsigned types;     /* MCP__T_* allowed by "type", MCP__T_ANY without */
+  bool flat; /* keywords: ["type"] + properties without patternProperties */
+  unsigned types; /* MCP__T_* allowed by "type", MCP__T_ANY without */
   uint16_t nkw;
   mcp__kw *kw;
   mcp__resource *res;

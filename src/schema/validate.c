@@ -644,6 +644,38 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
   return true;
 }
 
+/* properties (+ fused required, + additionalProperties, no
+ * patternProperties) on the fast path with nothing to annotate: one walk
+ * over the members; locations only serve reports, which this path never
+ * makes, so none are built. 1 valid, 0 invalid, -1 when schema-order
+ * lookups are cheaper (many more members than names, nothing else needs the
+ * walk). */
+static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst) {
+  const mcp__ptable *t = &kw->u.props.table;
+  const mcp__node *addl = kw->u.props.additional;
+  if (addl == NULL && json_object_size(inst) > 4 * t->count + 8)
+    return -1;
+  size_t seen_required = 0;
+  const char *key;
+  size_t klen;
+  json_t *val;
+  OBJ_FOREACH(inst, it, key, klen, val) {
+    const mcp__prop *p = pfind(t, key, klen);
+    const mcp__node *node;
+    if (p != NULL) {
+      seen_required += p->required;
+      node = p->node;
+    } else if (addl != NULL) {
+      node = addl;
+    } else {
+      continue;
+    }
+    if (!eval_child(c, node, val, NULL, NULL))
+      return 0;
+  }
+  return seen_required >= kw->u.props.nrequired;
+}
+
 /* properties + patternProperties + additionalProperties (+ the "required"
  * names fused into the table at compile time).
  *
@@ -661,30 +693,10 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
   const mcp__ptable *t = &kw->u.props.table;
   const bool plain =
       kw->u.props.npatterns == 0 && kw->u.props.additional == NULL;
-  if (c->out == NULL && ann == NULL && kw->u.props.npatterns == 0 &&
-      !(plain && json_object_size(inst) > 4 * t->count + 8)) {
-    /* fast path, nothing to annotate: one walk; locations are only for
-     * reports, which this path never makes, so none are built */
-    const mcp__node *addl = kw->u.props.additional;
-    size_t seen_required = 0;
-    const char *key;
-    size_t klen;
-    json_t *val;
-    OBJ_FOREACH(inst, it, key, klen, val) {
-      const mcp__prop *p = pfind(t, key, klen);
-      const mcp__node *node;
-      if (p != NULL) {
-        seen_required += p->required;
-        node = p->node;
-      } else if (addl != NULL) {
-        node = addl;
-      } else {
-        continue;
-      }
-      if (!eval_child(c, node, val, NULL, NULL))
-        return false;
-    }
-    return seen_required >= kw->u.props.nrequired;
+  if (c->out == NULL && ann == NULL && kw->u.props.npatterns == 0) {
+    int r = props_walk_fast(c, kw, inst);
+    if (r >= 0)
+      return r;
   }
   const mlist *ml = ann != NULL ? ann->mem : NULL;
   if (c->out == NULL && plain && ml != NULL && t->count < ml->n) {
@@ -1361,8 +1373,15 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
     sc.res = n->res;
     c->scope = &sc;
   }
-  bool ok = n->uneval ? eval_collecting(c, n, inst, ip, kp, ann, t)
-                      : eval_kws(c, n, inst, ip, kp, ann, t);
+  bool ok;
+  int r;
+  if (n->uneval)
+    ok = eval_collecting(c, n, inst, ip, kp, ann, t);
+  else if (n->flat && t == MCP__T_OBJECT && c->out == NULL && ann == NULL &&
+           (r = props_walk_fast(c, &n->kw[n->type_first], (json_t *)inst)) >= 0)
+    ok = r;
+  else
+    ok = eval_kws(c, n, inst, ip, kp, ann, t);
   c->scope = saved_scope;
   c->depth--;
   return ok;
