@@ -676,6 +676,32 @@ static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst) {
   return seen_required >= kw->u.props.nrequired;
 }
 
+/* properties without patternProperties / additionalProperties on the fast
+ * path under unevaluatedProperties: the schema's names looked up in the
+ * member list, their positions marked; no location frames. 1 valid,
+ * 0 invalid, -1 not applicable (no member list, other keywords, or fewer
+ * members than names: walking is cheaper then). */
+static int props_lookup_fast(vctx *c, const mcp__kw *kw, evset *ann) {
+  const mcp__ptable *t = &kw->u.props.table;
+  const mlist *ml = ann->mem;
+  if (ml == NULL || kw->u.props.npatterns != 0 ||
+      kw->u.props.additional != NULL || t->count >= ml->n)
+    return -1;
+  for (size_t i = 0; i < t->count; i++) {
+    const mcp__prop *p = &t->props[i];
+    size_t pos = ml_find(ml, p);
+    if (pos == SIZE_MAX) {
+      if (p->required)
+        return 0;
+      continue;
+    }
+    if (!eval_child(c, p->node, ml->vals[pos], NULL, NULL))
+      return 0;
+    ev_set(ann, pos);
+  }
+  return 1;
+}
+
 /* properties + patternProperties + additionalProperties (+ the "required"
  * names fused into the table at compile time).
  *
@@ -699,22 +725,10 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
       return r;
   }
   const mlist *ml = ann != NULL ? ann->mem : NULL;
-  if (c->out == NULL && plain && ml != NULL && t->count < ml->n) {
-    /* fast path under unevaluatedProperties: the schema's names looked up
-     * in the member list, positions marked; no location frames */
-    for (size_t i = 0; i < t->count; i++) {
-      const mcp__prop *p = &t->props[i];
-      size_t pos = ml_find(ml, p);
-      if (pos == SIZE_MAX) {
-        if (p->required)
-          return false;
-        continue;
-      }
-      if (!eval_child(c, p->node, ml->vals[pos], NULL, NULL))
-        return false;
-      ev_set(ann, pos);
-    }
-    return true;
+  if (c->out == NULL && ann != NULL) {
+    int r = props_lookup_fast(c, kw, ann);
+    if (r >= 0)
+      return r;
   }
   if (plain && (c->out != NULL || (ml != NULL && t->count < ml->n) ||
                 (ann == NULL && json_object_size(inst) > 4 * t->count + 8))) {
@@ -1377,8 +1391,10 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
   int r;
   if (n->uneval)
     ok = eval_collecting(c, n, inst, ip, kp, ann, t);
-  else if (n->flat && t == MCP__T_OBJECT && c->out == NULL && ann == NULL &&
-           (r = props_walk_fast(c, &n->kw[n->type_first], (json_t *)inst)) >= 0)
+  else if (n->flat && t == MCP__T_OBJECT && c->out == NULL &&
+           (r = ann == NULL
+                    ? props_walk_fast(c, &n->kw[n->type_first], (json_t *)inst)
+                    : props_lookup_fast(c, &n->kw[n->type_first], ann)) >= 0)
     ok = r;
   else
     ok = eval_kws(c, n, inst, ip, kp, ann, t);
