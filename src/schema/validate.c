@@ -126,7 +126,10 @@ static bool ml_build(vctx *c, mlist *m, json_t *obj) {
     m->sigs = (uint32_t *)(void *)(h + n * each);
     m->slots = (uint32_t *)(void *)(h + n * each + n * sizeof(uint32_t));
   }
-  memset(m->slots, 0, cap * sizeof(uint32_t));
+  if (m->slots == m->islots) /* constant size: inlined stores */
+    memset(m->islots, 0, sizeof m->islots);
+  else
+    memset(m->slots, 0, cap * sizeof(uint32_t));
   size_t i = 0;
   const char *key;
   size_t klen;
@@ -159,6 +162,23 @@ static inline size_t ml_find(const mlist *m, const mcp__prop *p) {
     if (m->sigs[i - 1] == p->sig && m->lens[i - 1] == p->len &&
         mcp__bytes_eq(m->keys[i - 1], p->name, p->len))
       return i - 1;
+  }
+}
+
+/* An empty set for n members or items, without a member list. */
+static void ev_init_n(vctx *c, evset *e, size_t n) {
+  e->all = false;
+  e->mem = NULL;
+  e->nwords = (n + 63) / 64;
+  if (e->nwords <= 4) {
+    e->bits = e->inl;
+    memset(e->inl, 0, sizeof e->inl);
+  } else {
+    e->bits = calloc(e->nwords, sizeof *e->bits);
+    if (e->bits == NULL) {
+      c->oom = true;
+      e->nwords = 0;
+    }
   }
 }
 
@@ -814,6 +834,34 @@ static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
   return ok;
 }
 
+static __attribute__((noinline)) bool
+eval_uneval_props(vctx *c, const mcp__kw *kw, const json_t *inst,
+                  const ipath *ip, const kpath *kp, evset *ann) {
+  (void)inst;
+  bool ok = true;
+  const mcp__node *un = kw->u.one.node;
+  kpath k = {kp, kw->loc};
+  const mlist *ml = ann != NULL ? ann->mem : NULL;
+  if (ml == NULL) /* only when the list could not be allocated */
+    return false;
+  for (size_t i = 0; i < ml->n; i++) {
+    if (ev_test(ann, i))
+      continue;
+    ipath child = {ip, ml->keys[i], 0};
+    if (un->kind == MCP__NODE_FALSE) {
+      report(c, &child, kp, kw->loc,
+             "unevaluated property \"%s\" is not allowed", ml->keys[i]);
+      ok = false;
+    } else if (!eval_child(c, un, ml->vals[i], &child, &k)) {
+      ok = false;
+    }
+    if (!ok && !c->out)
+      return false;
+  }
+  ann->all = true;
+  return ok;
+}
+
 static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
                        const ipath *ip, const kpath *kp, evset *ann) {
   bool ok = true;
@@ -1264,30 +1312,8 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       ann->all = true;
     return ok;
   }
-  case MCP__OP_UNEVAL_PROPS: {
-    bool ok = true;
-    const mcp__node *un = kw->u.one.node;
-    kpath k = {kp, kw->loc};
-    const mlist *ml = ann != NULL ? ann->mem : NULL;
-    if (ml == NULL) /* only when the list could not be allocated */
-      return false;
-    for (size_t i = 0; i < ml->n; i++) {
-      if (ev_test(ann, i))
-        continue;
-      ipath child = {ip, ml->keys[i], 0};
-      if (un->kind == MCP__NODE_FALSE) {
-        report(c, &child, kp, kw->loc,
-               "unevaluated property \"%s\" is not allowed", ml->keys[i]);
-        ok = false;
-      } else if (!eval(c, un, ml->vals[i], &child, &k, NULL)) {
-        ok = false;
-      }
-      if (!ok && !c->out)
-        return false;
-    }
-    ann->all = true;
-    return ok;
-  }
+  case MCP__OP_UNEVAL_PROPS:
+    return eval_uneval_props(c, kw, inst, ip, kp, ann);
   }
   return true;
 }
@@ -1320,6 +1346,9 @@ eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
     case MCP__OP_ALLOF:
       r = eval_allof(c, kw, inst, ip, kp, ann);
       break;
+    case MCP__OP_UNEVAL_PROPS:
+      r = eval_uneval_props(c, kw, inst, ip, kp, ann);
+      break;
     default:
       r = eval_kw(c, kw, inst, ip, kp, ann);
     }
@@ -1341,11 +1370,18 @@ eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
   evset local;
   mlist ml;
   bool own_ml = false;
-  ev_init(c, &local, inst, ann);
-  if (local.mem == NULL && n->uneval_props && json_is_object(inst) &&
+  if (ann == NULL && n->uneval_props && json_is_object(inst) &&
       ml_build(c, &ml, (json_t *)inst)) {
-    local.mem = &ml;
     own_ml = true;
+    ev_init_n(c, &local, ml.n);
+    local.mem = &ml;
+  } else {
+    ev_init(c, &local, inst, ann);
+    if (local.mem == NULL && n->uneval_props && json_is_object(inst) &&
+        ml_build(c, &ml, (json_t *)inst)) {
+      local.mem = &ml;
+      own_ml = true;
+    }
   }
   bool ok = eval_kws(c, n, inst, ip, kp, &local, t);
   if (ok && ann != NULL)
