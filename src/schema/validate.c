@@ -1446,7 +1446,19 @@ bool mcp_schema_is_valid(const mcp_schema_t *schema, const json_t *instance) {
   rx.gcontext = rx.match_data = NULL;
   rx.used = 0;
   vctx c = {.s = schema, .rx = &rx};
-  bool ok = eval(&c, schema->root, instance, NULL, NULL, NULL);
+  const mcp__node *root = schema->root;
+  int r = -1;
+  /* The usual tool input schema (an object of properties) without the
+   * root's eval() frame: what eval() would do, with its depth already
+   * counted; the dynamic scope only matters with $dynamicRef. */
+  if (root->kind == MCP__NODE_SCHEMA && root->flat && !schema->has_dynamic &&
+      json_is_object(instance) && (root->types & MCP__T_OBJECT) &&
+      schema->max_depth > 0) {
+    c.depth = 1;
+    r = props_walk_fast(&c, &root->kw[root->type_first], (json_t *)instance);
+    c.depth = 0;
+  }
+  bool ok = r >= 0 ? r == 1 : eval(&c, root, instance, NULL, NULL, NULL);
   if (rx.match_data != NULL || rx.gcontext != NULL)
     mcp__regex_scratch_release(&rx);
   return ok && !c.oom;
