@@ -384,6 +384,8 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann);
 static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
                     const ipath *ip, const kpath *kp, evset *ann);
+static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst);
+static int props_lookup_fast(vctx *c, const mcp__kw *kw, evset *ann);
 
 static unsigned type_bit(const json_t *v) {
   /* indexed by json_type: OBJECT, ARRAY, STRING, INTEGER, REAL, TRUE, FALSE,
@@ -474,6 +476,25 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
   }
 }
 
+/* eval() of a flat node (just "type" + properties) on the fast path,
+ * without its frame: 1 / 0 as eval() would return, -1 when eval() must do it
+ * (not applicable, or the depth limit is reached and must be reported).
+ * Properties hand their subschemas other instances (the members), so no
+ * $ref loop can pass through here on the same instance. */
+static inline __attribute__((always_inline)) int
+try_flat(vctx *c, const mcp__node *n, const json_t *inst, evset *ann) {
+  if (!n->flat || c->out != NULL || !json_is_object(inst) ||
+      !(n->types & MCP__T_OBJECT) || c->s->has_dynamic ||
+      c->depth >= c->s->max_depth)
+    return -1;
+  c->depth++;
+  const mcp__kw *kw = &n->kw[n->type_first];
+  int r = ann == NULL ? props_walk_fast(c, kw, (json_t *)inst)
+                      : props_lookup_fast(c, kw, ann);
+  c->depth--;
+  return r;
+}
+
 /* eval() of a child instance with no annotations wanted. On the fast path
  * a leaf child is settled here, inline, when its keywords' quick checks are
  * conclusive, through eval_kw otherwise (a leaf has no nesting, so only the
@@ -497,6 +518,9 @@ eval_child(vctx *c, const mcp__node *n, const json_t *val, const ipath *ip,
     }
     return true;
   }
+  int r = try_flat(c, n, val, NULL);
+  if (r >= 0)
+    return r;
   return eval(c, n, val, ip, kp, NULL);
 }
 
@@ -521,6 +545,9 @@ static bool eval_ref(vctx *c, const mcp__node *target, const json_t *inst,
       return false;
     }
   }
+  int r = try_flat(c, target, inst, ann);
+  if (r >= 0)
+    return r;
   refframe rf = {c->refs, target, inst};
   c->refs = &rf;
   kpath k = {kp, kw};
@@ -824,6 +851,11 @@ static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
                                                  const kpath *kp, evset *ann) {
   bool ok = true;
   for (size_t i = 0; i < kw->u.list.count; i++) {
+    int r = try_flat(c, kw->u.list.nodes[i], inst, ann);
+    if (r == 1)
+      continue;
+    if (r == 0)
+      return false; /* fast path only */
     kpath k = {kp, kw->u.list.locs[i]};
     if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
       ok = false;
@@ -1264,6 +1296,9 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     if (next == NULL)
       return true;
     kpath k2 = {kp, cond ? "then" : "else"};
+    int r = try_flat(c, next, inst, ann);
+    if (r >= 0)
+      return r;
     return eval(c, next, inst, ip, &k2, ann);
   }
   case MCP__OP_DEP_SCHEMAS: {
