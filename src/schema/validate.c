@@ -529,7 +529,8 @@ static bool probe(vctx *c, const mcp__node *n, const json_t *inst,
                   const ipath *ip, const kpath *kp, evset *ann) {
   mcp_validation_t *saved = c->out;
   c->out = NULL;
-  bool ok = eval(c, n, inst, ip, kp, ann);
+  int r = try_flat(c, n, inst, ann);
+  bool ok = r >= 0 ? r == 1 : eval(c, n, inst, ip, kp, ann);
   c->out = saved;
   return ok;
 }
