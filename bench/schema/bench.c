@@ -2,7 +2,10 @@
  * mcp_schema_is_valid), for the cases in bench/schema/cases. Run by
  * bench/schema/run next to Ajv; never by ctest.
  * Usage: bench_schema CASES_DIR [runs] [seconds-per-run]
- * Prints "<case>/<valid|invalid> <median ops/s> <run1> <run2> ..." lines. */
+ * Prints "<case>/<valid|invalid> <median ops/s> <run1> <run2> ..." lines,
+ * each followed by a "<case>/<kind>:walk" line: a bare recursive walk over
+ * the instance through jansson's public API (every member and item visited,
+ * every scalar read), the floor for any validator over jansson values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,52 @@ static json_t *load(const char *dir, const char *name, const char *kind) {
   if (j == NULL)
     fprintf(stderr, "bench: %s: %s\n", path, e.text);
   return j;
+}
+
+/* Visits every value the way a validator must: iterator calls per member,
+ * the scalar of every leaf. */
+static long walk(const json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: {
+    long n = 0;
+    json_t *o = (json_t *)v;
+    for (void *it = json_object_iter(o); it != NULL;
+         it = json_object_iter_next(o, it))
+      n += (long)json_object_iter_key_len(it) +
+           (json_object_iter_key(it) != NULL) +
+           walk(json_object_iter_value(it));
+    return n;
+  }
+  case JSON_ARRAY: {
+    long n = 0;
+    for (size_t i = 0; i < json_array_size(v); i++)
+      n += walk(json_array_get(v, i));
+    return n;
+  }
+  case JSON_STRING:
+    return (long)json_string_length(v) + (json_string_value(v)[0] != 0);
+  case JSON_INTEGER:
+    return (long)json_integer_value(v);
+  case JSON_REAL:
+    return json_real_value(v) > 0;
+  default:
+    return 1;
+  }
+}
+
+static volatile long walk_sink;
+
+static double walk_once(const json_t *inst, double seconds) {
+  long iters = 0, batch = 1000, acc = 0;
+  double t0 = now_s(), t;
+  do {
+    for (long i = 0; i < batch; i++)
+      acc += walk(inst);
+    iters += batch;
+    t = now_s();
+  } while (t - t0 < seconds);
+  walk_sink = acc;
+  return (double)iters / (t - t0);
 }
 
 /* ops/s of one timed run lasting about `seconds`. */
@@ -88,6 +137,16 @@ int main(int argc, char **argv) {
       memcpy(sorted, r, sizeof(double) * (size_t)runs);
       qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
       printf("%s/%s %.0f", cases[c], kinds[k], sorted[runs / 2]);
+      for (int i = 0; i < runs; i++)
+        printf(" %.0f", r[i]);
+      printf("\n");
+      fflush(stdout);
+      walk_once(inst, seconds / 5);
+      for (int i = 0; i < runs; i++)
+        r[i] = walk_once(inst, seconds);
+      memcpy(sorted, r, sizeof(double) * (size_t)runs);
+      qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+      printf("%s/%s:walk %.0f", cases[c], kinds[k], sorted[runs / 2]);
       for (int i = 0; i < runs; i++)
         printf(" %.0f", r[i]);
       printf("\n");

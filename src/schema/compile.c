@@ -660,6 +660,48 @@ static mcp__node *compile_child(cctx *c, json_t *v, const char *where,
   return compile_node(c, v, cw);
 }
 
+/* Looks for a multiplier that sends the names' signatures to distinct slots
+ * of a table of 2^bits bytes (bits from ceil(log2(count)) + 1 up to + 3);
+ * leaves t->ph NULL when the table is large or no multiplier is found within
+ * a bounded number of tries (signatures may even collide). */
+static void build_phash(cctx *c, mcp__ptable *t) {
+  t->ph = NULL;
+  if (t->count == 0 || t->count > 64)
+    return;
+  uint32_t sig[64];
+  for (size_t i = 0; i < t->count; i++)
+    sig[i] = t->props[i].sig;
+  unsigned lg = 0;
+  while ((1u << lg) < t->count)
+    lg++;
+  uint8_t tab[1u << 10];
+  uint32_t mul = 0x9E3779B1u; /* walks a fixed sequence: deterministic */
+  for (unsigned bits = lg + 1; bits <= lg + 3 && bits <= 10; bits++) {
+    size_t size = (size_t)1 << bits;
+    for (int attempt = 0; attempt < 256; attempt++) {
+      mul = mul * 1664525u + 1013904223u;
+      uint32_t m = mul | 1u;
+      memset(tab, 0, size);
+      size_t i;
+      for (i = 0; i < t->count; i++) {
+        uint32_t h = (sig[i] * m) >> (32 - bits);
+        if (tab[h] != 0)
+          break;
+        tab[h] = (uint8_t)(i + 1);
+      }
+      if (i < t->count)
+        continue;
+      t->ph = aalloc(c, size);
+      if (t->ph == NULL)
+        return; /* the slots table still works; c->failed is set by aalloc */
+      memcpy(t->ph, tab, size);
+      t->ph_mul = m;
+      t->ph_shift = (uint8_t)(32 - bits);
+      return;
+    }
+  }
+}
+
 static bool build_ptable(cctx *c, mcp__ptable *t, json_t *obj,
                          const char *where, const char *kw, bool schemas) {
   char *kwpath = path_join(c, where, kw);
@@ -686,6 +728,7 @@ static bool build_ptable(cctx *c, mcp__ptable *t, json_t *obj,
     p->name = mcp__arena_strndup(&c->s->arena, k, kl);
     p->len = kl;
     p->hash = mcp__hash_bytes(k, kl);
+    p->sig = mcp__key_sig(k, kl);
     p->loc = rel_loc(c, kw, k);
     if (p->name == NULL || p->loc == NULL)
       return oom(c);
@@ -703,6 +746,7 @@ static bool build_ptable(cctx *c, mcp__ptable *t, json_t *obj,
     t->slots[s] = (uint32_t)(i + 1);
     i++;
   }
+  build_phash(c, t);
   return true;
 }
 
@@ -781,6 +825,23 @@ static bool compile_type(cctx *c, kwlist *l, json_t *v, const char *where) {
   return true;
 }
 
+/* u.val for const and numeric bounds: the value and its decoded form. */
+static void set_val(mcp__kw *k, const json_t *v) {
+  k->u.val.value = v;
+  k->u.val.kind = MCP__VAL_OTHER;
+  if (json_is_integer(v)) {
+    k->u.val.kind = MCP__VAL_INT;
+    k->u.val.i = json_integer_value(v);
+  } else if (json_is_real(v)) {
+    k->u.val.kind = MCP__VAL_REAL;
+    k->u.val.d = json_real_value(v);
+  } else if (json_is_string(v)) {
+    k->u.val.kind = MCP__VAL_STRING;
+    k->u.val.s = json_string_value(v);
+    k->u.val.slen = json_string_length(v);
+  }
+}
+
 static bool compile_enum(cctx *c, kwlist *l, json_t *v, const char *where) {
   if (!json_is_array(v))
     return fail(c, where, "\"enum\" must be an array");
@@ -791,13 +852,47 @@ static bool compile_enum(cctx *c, kwlist *l, json_t *v, const char *where) {
   k->u.en.count = n;
   k->u.en.values = aalloc(c, (n ? n : 1) * sizeof(json_t *));
   k->u.en.hashes = aalloc(c, (n ? n : 1) * sizeof(uint64_t));
-  if (k->u.en.values == NULL || k->u.en.hashes == NULL)
+  k->u.en.strs = aalloc(c, (n ? n : 1) * sizeof(char *));
+  k->u.en.lens = aalloc(c, (n ? n : 1) * sizeof(size_t));
+  if (k->u.en.values == NULL || k->u.en.hashes == NULL ||
+      k->u.en.strs == NULL || k->u.en.lens == NULL)
     return false;
   for (size_t i = 0; i < n; i++) {
-    k->u.en.values[i] = json_array_get(v, i);
-    k->u.en.hashes[i] = mcp__json_hash(k->u.en.values[i]);
+    json_t *e = json_array_get(v, i);
+    k->u.en.values[i] = e;
+    k->u.en.hashes[i] = mcp__json_hash(e);
+    k->u.en.strs[i] = json_is_string(e) ? json_string_value(e) : NULL;
+    k->u.en.lens[i] = json_is_string(e) ? json_string_length(e) : SIZE_MAX;
   }
   return true;
+}
+
+/* Keywords that evaluate no subschema. */
+static bool op_is_leaf(mcp__op op) {
+  switch (op) {
+  case MCP__OP_TYPE:
+  case MCP__OP_CONST:
+  case MCP__OP_ENUM:
+  case MCP__OP_MULTIPLE_OF:
+  case MCP__OP_MAXIMUM:
+  case MCP__OP_EXCL_MAXIMUM:
+  case MCP__OP_MINIMUM:
+  case MCP__OP_EXCL_MINIMUM:
+  case MCP__OP_MAX_LENGTH:
+  case MCP__OP_MIN_LENGTH:
+  case MCP__OP_PATTERN:
+  case MCP__OP_FORMAT:
+  case MCP__OP_MAX_ITEMS:
+  case MCP__OP_MIN_ITEMS:
+  case MCP__OP_UNIQUE_ITEMS:
+  case MCP__OP_MAX_PROPERTIES:
+  case MCP__OP_MIN_PROPERTIES:
+  case MCP__OP_REQUIRED:
+  case MCP__OP_DEP_REQUIRED:
+    return true;
+  default:
+    return false;
+  }
 }
 
 static unsigned op_rank(mcp__op op) {
@@ -936,7 +1031,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
     if (KW("const")) {
       mcp__kw *k = kw_add(c, &l, MCP__OP_CONST, MCP__T_ANY, "const");
       CHECK(k != NULL);
-      k->u.value = v;
+      set_val(k, v);
     }
     static const struct {
       const char *name;
@@ -958,7 +1053,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
         }
         mcp__kw *k = kw_add(c, &l, nums[i].op, MCP__T_NUMBER, nums[i].name);
         CHECK(k != NULL);
-        k->u.value = v;
+        set_val(k, v);
       }
     }
     static const struct {
@@ -1316,6 +1411,19 @@ done:
       if (l.count)
         memcpy(node->kw, l.items, l.count * sizeof *node->kw);
       node->nkw = (uint16_t)l.count;
+      node->leaf = !node->uneval;
+      node->types = MCP__T_ANY;
+      node->type_first = 0;
+      if (l.count && l.items[0].op == MCP__OP_TYPE) {
+        node->types = l.items[0].u.types;
+        node->type_first = 1;
+      }
+      node->flat = !node->uneval && l.count == node->type_first + 1u &&
+                   l.items[node->type_first].op == MCP__OP_PROPERTIES &&
+                   l.items[node->type_first].u.props.npatterns == 0;
+      for (size_t i = 0; i < l.count; i++)
+        if (!op_is_leaf(l.items[i].op))
+          node->leaf = false;
     }
   }
   free(l.items);

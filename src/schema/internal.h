@@ -6,14 +6,17 @@
  * compiled, property tables hashed, enum values hashed, $ref targets linked
  * to nodes). Nodes are memoized by json_t address, so $ref cycles become
  * cycles in the node graph; evaluation bounds them (see validate.c).
- * Everything lives in the schema's arena and is never mutated after compile,
- * which is what makes one mcp_schema_t safe to share between threads. */
+ * Everything lives in the schema's arena and is never mutated after compile
+ * (the one exception, a regex's lazily published JIT copy, is atomic; see
+ * regex.c), which is what makes one mcp_schema_t safe to share between
+ * threads. */
 #ifndef MCP_SCHEMA_INTERNAL_H
 #define MCP_SCHEMA_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mcp/schema.h"
 #include "schema/arena.h"
@@ -112,6 +115,7 @@ typedef struct mcp__prop {
   bool required;    /* also listed in the sibling "required" */
   size_t len;
   uint64_t hash;
+  uint32_t sig;    /* mcp__key_sig(name, len) */
   const char *loc; /* "properties/<escaped name>" */
   mcp__node *node;
 } mcp__prop;
@@ -121,7 +125,26 @@ typedef struct mcp__ptable {
   size_t count;
   uint32_t *slots; /* open addressing: index+1, 0 empty */
   size_t mask;
+  /* Perfect hash over the names, found at compile time when one exists:
+   * slot (mcp__key_sig(name) * ph_mul) >> ph_shift holds index+1 of the only
+   * name that can match, so matching an instance key costs one multiply, one
+   * length check and one memcmp, without hashing the whole key. NULL: use
+   * slots. */
+  uint8_t *ph;
+  uint32_t ph_mul;
+  uint8_t ph_shift;
 } mcp__ptable;
+
+/* Signature of a property name for the perfect hash: length, first, middle
+ * and last bytes (so names of up to 3 bytes with equal signatures are
+ * equal). */
+static inline uint32_t mcp__key_sig(const char *k, size_t len) {
+  if (len == 0)
+    return 0;
+  const unsigned char *u = (const unsigned char *)k;
+  return (uint32_t)len ^ ((uint32_t)u[0] << 8) ^ ((uint32_t)u[len >> 1] << 16) ^
+         ((uint32_t)u[len - 1] << 24);
+}
 
 typedef struct mcp__pattern_prop {
   mcp__regex *re;
@@ -137,6 +160,8 @@ typedef struct mcp__dep_req {
   size_t nreq;
 } mcp__dep_req;
 
+enum { MCP__VAL_OTHER, MCP__VAL_INT, MCP__VAL_REAL, MCP__VAL_STRING };
+
 typedef bool (*mcp__format_fn)(const char *s, size_t len);
 
 typedef struct mcp__kw {
@@ -150,10 +175,20 @@ typedef struct mcp__kw {
       bool dynamic;
     } ref;
     unsigned types;
-    const json_t *value; /* const, numeric bounds */
+    struct {
+      const json_t *value; /* const, numeric bounds */
+      /* decoded copy for the quick checks: MCP__VAL_* says which is set */
+      json_int_t i;
+      double d;
+      const char *s;
+      size_t slen;
+      uint8_t kind;
+    } val;
     struct {
       json_t **values;
       uint64_t *hashes;
+      const char **strs; /* string values, else NULL */
+      size_t *lens;      /* their lengths, SIZE_MAX when not a string */
       size_t count;
     } en;
     size_t count;
@@ -214,6 +249,10 @@ struct mcp__node {
   bool uneval; /* has unevaluated*: collects annotations of its keywords */
   bool uneval_props; /* has unevaluatedProperties: indexes object members */
   bool compiled;     /* false while its keywords are being compiled */
+  bool leaf; /* no keyword evaluates a subschema: no nesting, no scope */
+  uint8_t type_first; /* 1 when kw[0] is "type" (its types are in types) */
+  bool flat; /* keywords: ["type"] + properties without patternProperties */
+  unsigned types; /* MCP__T_* allowed by "type", MCP__T_ANY without */
   uint16_t nkw;
   mcp__kw *kw;
   mcp__resource *res;
@@ -281,5 +320,37 @@ const mcp__builtin_doc *mcp__metaschemas(size_t *count);
 
 #define MCP__DEFAULT_MATCH_LIMIT 1000000u
 #define MCP__DEFAULT_MAX_DEPTH   1000u
+
+/* a[0..n) == b[0..n) for short keys without a call: 8-byte words, then
+ * overlapping 4-, 2- or 1-byte tails. */
+static inline bool mcp__bytes_eq(const char *a, const char *b, size_t n) {
+  while (n >= 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if (x != y)
+      return false;
+    a += 8;
+    b += 8;
+    n -= 8;
+  }
+  if (n >= 4) {
+    uint32_t x, y, z, w;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    memcpy(&z, a + n - 4, 4);
+    memcpy(&w, b + n - 4, 4);
+    return x == y && z == w;
+  }
+  if (n >= 2) {
+    uint16_t x, y, z, w;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    memcpy(&z, a + n - 2, 2);
+    memcpy(&w, b + n - 2, 2);
+    return x == y && z == w;
+  }
+  return n == 0 || *a == *b;
+}
 
 #endif

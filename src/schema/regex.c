@@ -4,13 +4,26 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* JIT compilation is lazy: a pattern is interpreted for its first
+ * MCP__REGEX_JIT_AFTER matches, so patterns matched a few times (meta-schema
+ * checks at tool registration, rarely used tools) never map PCRE2's JIT
+ * code. The thread whose match brings the counter to that number JITs a
+ * private copy of the code (pcre2_code_copy leaves out JIT data) and
+ * publishes it with a release store; matchers load it with acquire and use
+ * it once set, so nobody ever sees a half-built JIT and `code` itself is
+ * never modified after compile. */
+#define MCP__REGEX_JIT_AFTER 32u
+
 struct mcp__regex {
-  pcre2_code *code;
-  char *source; /* the ECMA text, for messages */
+  pcre2_code *code;          /* interpreted, never JIT-compiled */
+  _Atomic(pcre2_code *) jit; /* JIT-compiled copy, NULL until published */
+  atomic_uint uses;          /* matches before jit was published */
+  char *source;              /* the ECMA text, for messages */
 };
 
 typedef struct buf {
@@ -407,8 +420,6 @@ mcp__regex *mcp__regex_compile(const char *src, size_t len, char *errbuf,
   pcre2_code *code = compile_translated(src, len, false, errbuf, errlen, &ec);
   if (code == NULL)
     return NULL;
-  /* JIT is an optimisation; without it pcre2_match interprets. */
-  (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
   mcp__regex *re = malloc(sizeof *re);
   if (re == NULL) {
     pcre2_code_free(code);
@@ -416,6 +427,8 @@ mcp__regex *mcp__regex_compile(const char *src, size_t len, char *errbuf,
     return NULL;
   }
   re->code = code;
+  atomic_init(&re->jit, NULL);
+  atomic_init(&re->uses, 0);
   re->source = malloc(len + 1);
   if (re->source == NULL) {
     pcre2_code_free(code);
@@ -432,6 +445,7 @@ void mcp__regex_free(mcp__regex *re) {
   if (re == NULL)
     return;
   pcre2_code_free(re->code);
+  pcre2_code_free(atomic_load_explicit(&re->jit, memory_order_acquire));
   free(re->source);
   free(re);
 }
@@ -467,6 +481,20 @@ static void scratch_free(void *p, void *ud) {
   free(p);
 }
 
+/* Run by exactly one thread per pattern (the one whose match made the
+ * counter reach MCP__REGEX_JIT_AFTER). JIT is an optimisation: when it is
+ * unavailable or fails, matching keeps interpreting. */
+static void jit_publish(mcp__regex *re) {
+  pcre2_code *copy = pcre2_code_copy(re->code);
+  if (copy == NULL)
+    return;
+  if (pcre2_jit_compile(copy, PCRE2_JIT_COMPLETE) != 0) {
+    pcre2_code_free(copy);
+    return;
+  }
+  atomic_store_explicit(&re->jit, copy, memory_order_release);
+}
+
 int mcp__regex_search(const mcp__regex *re, const char *s, size_t len,
                       mcp__regex_scratch *sc, void *mcontext) {
   if (sc->match_data == NULL) {
@@ -479,8 +507,22 @@ int mcp__regex_search(const mcp__regex *re, const char *s, size_t len,
     if (sc->match_data == NULL)
       return -1;
   }
+  /* re is shared read-only except for the two atomics (see struct). */
+  mcp__regex *mre = (mcp__regex *)re;
+  const pcre2_code *code =
+      atomic_load_explicit(&mre->jit, memory_order_acquire);
+  if (code == NULL) {
+    code = re->code;
+    /* counts only up to the threshold: no shared writes per match after it
+     * (even when JIT is unavailable and jit stays NULL) */
+    if (atomic_load_explicit(&mre->uses, memory_order_relaxed) <
+            MCP__REGEX_JIT_AFTER &&
+        atomic_fetch_add_explicit(&mre->uses, 1, memory_order_relaxed) + 1 ==
+            MCP__REGEX_JIT_AFTER)
+      jit_publish(mre);
+  }
   int rc =
-      pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, sc->match_data, mcontext);
+      pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, sc->match_data, mcontext);
   if (rc >= 0)
     return 1;
   if (rc == PCRE2_ERROR_NOMATCH)

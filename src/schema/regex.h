@@ -2,8 +2,9 @@
  *
  * Patterns are translated where PCRE2 and JavaScript disagree (\s, \S, ".",
  * \v, \uXXXX, \u{...}, \0, "[" inside classes, surrogate pairs), compiled once
- * in UTF mode with JIT, and matched under a match limit so that a hostile
- * pattern fails instead of hanging. */
+ * in UTF mode, interpreted for their first matches and JIT-compiled once they
+ * are matched often (see regex.c), and matched under a match limit so that a
+ * hostile pattern fails instead of hanging. */
 #ifndef MCP_SCHEMA_REGEX_H
 #define MCP_SCHEMA_REGEX_H
 

@@ -46,30 +46,33 @@ typedef struct refframe {
   const json_t *inst;
 } refframe;
 
-/* Members of one object instance in jansson's (insertion) order, hashed
- * once, so properties / unevaluatedProperties under annotation tracking
- * find a member's position without walking the object again. */
-typedef struct objdir {
+/* An object instance's members in jansson's (insertion) order, listed once
+ * by a node with unevaluatedProperties so that its in-place applicators walk
+ * an array instead of calling jansson's iterator again and again. */
+typedef struct mlist {
   size_t n;
   const char **keys;
   size_t *lens;
   json_t **vals;
-  uint64_t *hashes;
-  uint32_t *slots; /* index+1, 0 empty */
-  size_t mask;
+  uint32_t *sigs;  /* mcp__key_sig of each key */
+  uint32_t *slots; /* index+1 by (sig * ML_MUL) >> shift, 0 empty */
+  unsigned shift;
   void *heap;
   const char *ikeys[16];
   size_t ilens[16];
   json_t *ivals[16];
-  uint64_t ihashes[16];
+  uint32_t isigs[16];
   uint32_t islots[32];
-} objdir;
+} mlist;
+
+#define ML_MUL 0x9E3779B1u
 
 typedef struct evset {
   bool all;
   size_t nwords;
-  uint64_t *bits;
-  const objdir *dir; /* set when an unevaluatedProperties reads the bits */
+  uint64_t *bits;   /* object members by position (jansson keeps insertion
+                       order), array items by index */
+  const mlist *mem; /* the instance's members, when listed */
   uint64_t inl[4];
 } evset;
 
@@ -95,38 +98,38 @@ typedef struct vctx {
 /* ---- annotation sets
  * --------------------------------------------------------- */
 
-static bool dir_build(vctx *c, objdir *d, json_t *obj) {
-  size_t n = json_object_size(obj), cap = 32;
-  while (cap < n * 2)
-    cap *= 2;
-  d->n = n;
-  d->heap = NULL;
+static bool ml_build(vctx *c, mlist *m, json_t *obj) {
+  size_t n = json_object_size(obj);
+  unsigned bits = 5;
+  while (bits < 31 && ((size_t)1 << bits) < n * 2)
+    bits++;
+  size_t cap = (size_t)1 << bits;
+  m->heap = NULL;
+  m->shift = 32 - bits;
   if (n <= 16) {
-    d->keys = d->ikeys;
-    d->lens = d->ilens;
-    d->vals = d->ivals;
-    d->hashes = d->ihashes;
-    d->slots = d->islots;
+    m->keys = m->ikeys;
+    m->lens = m->ilens;
+    m->vals = m->ivals;
+    m->sigs = m->isigs;
+    m->slots = m->islots;
   } else {
-    char *m = calloc(1, n * (sizeof(char *) + sizeof(size_t) +
-                             sizeof(json_t *) + sizeof(uint64_t)) +
-                            cap * sizeof(uint32_t));
-    if (m == NULL) {
+    size_t each = sizeof(char *) + sizeof(size_t) + sizeof(json_t *);
+    char *h = malloc(n * each + n * sizeof(uint32_t) + cap * sizeof(uint32_t));
+    if (h == NULL) {
       c->oom = true;
       return false;
     }
-    d->heap = m;
-    d->keys = (const char **)(void *)m;
-    d->lens = (size_t *)(void *)(m + n * sizeof(char *));
-    d->vals = (json_t **)(void *)(m + n * (sizeof(char *) + sizeof(size_t)));
-    d->hashes = (uint64_t *)(void *)(m + n * (sizeof(char *) + sizeof(size_t) +
-                                              sizeof(json_t *)));
-    d->slots =
-        (uint32_t *)(void *)(m + n * (sizeof(char *) + sizeof(size_t) +
-                                      sizeof(json_t *) + sizeof(uint64_t)));
+    m->heap = h;
+    m->keys = (const char **)(void *)h;
+    m->lens = (size_t *)(void *)(h + n * sizeof(char *));
+    m->vals = (json_t **)(void *)(h + n * (sizeof(char *) + sizeof(size_t)));
+    m->sigs = (uint32_t *)(void *)(h + n * each);
+    m->slots = (uint32_t *)(void *)(h + n * each + n * sizeof(uint32_t));
   }
-  d->mask = cap - 1;
-  memset(d->slots, 0, cap * sizeof(uint32_t));
+  if (m->slots == m->islots) /* constant size: inlined stores */
+    memset(m->islots, 0, sizeof m->islots);
+  else
+    memset(m->slots, 0, cap * sizeof(uint32_t));
   size_t i = 0;
   const char *key;
   size_t klen;
@@ -134,43 +137,65 @@ static bool dir_build(vctx *c, objdir *d, json_t *obj) {
   OBJ_FOREACH(obj, it, key, klen, val) {
     if (i >= n)
       break;
-    d->keys[i] = key;
-    d->lens[i] = klen;
-    d->vals[i] = val;
-    d->hashes[i] = mcp__hash_bytes(key, klen);
-    size_t sl = d->hashes[i] & d->mask;
-    while (d->slots[sl] != 0)
-      sl = (sl + 1) & d->mask;
-    d->slots[sl] = (uint32_t)(i + 1);
+    m->keys[i] = key;
+    m->lens[i] = klen;
+    m->vals[i] = val;
+    uint32_t sig = mcp__key_sig(key, klen);
+    m->sigs[i] = sig;
+    size_t sl = (sig * ML_MUL) >> m->shift;
+    while (m->slots[sl] != 0)
+      sl = (sl + 1) & (cap - 1);
+    m->slots[sl] = (uint32_t)(i + 1);
     i++;
   }
+  m->n = i;
   return true;
 }
 
-static void dir_free(objdir *d) {
-  free(d->heap);
-}
-
-/* Position of a member, or SIZE_MAX. */
-static size_t dir_find(const objdir *d, uint64_t h, const char *name,
-                       size_t len) {
-  for (size_t sl = h & d->mask;; sl = (sl + 1) & d->mask) {
-    uint32_t i = d->slots[sl];
+/* Position of the member named p->name, or SIZE_MAX. */
+static inline size_t ml_find(const mlist *m, const mcp__prop *p) {
+  size_t mask = ((size_t)1 << (32 - m->shift)) - 1;
+  for (size_t sl = (p->sig * ML_MUL) >> m->shift;; sl = (sl + 1) & mask) {
+    uint32_t i = m->slots[sl];
     if (i == 0)
       return SIZE_MAX;
-    if (d->hashes[i - 1] == h && d->lens[i - 1] == len &&
-        memcmp(d->keys[i - 1], name, len) == 0)
+    if (m->sigs[i - 1] == p->sig && m->lens[i - 1] == p->len &&
+        mcp__bytes_eq(m->keys[i - 1], p->name, p->len))
       return i - 1;
   }
 }
 
-static void ev_init(vctx *c, evset *e, const json_t *inst) {
-  size_t n = json_is_array(inst)    ? json_array_size(inst)
-             : json_is_object(inst) ? json_object_size(inst)
-                                    : 0;
+/* An empty set for n members or items, without a member list. */
+static void ev_init_n(vctx *c, evset *e, size_t n) {
   e->all = false;
-  e->dir = NULL;
+  e->mem = NULL;
   e->nwords = (n + 63) / 64;
+  if (e->nwords <= 4) {
+    e->bits = e->inl;
+    memset(e->inl, 0, sizeof e->inl);
+  } else {
+    e->bits = calloc(e->nwords, sizeof *e->bits);
+    if (e->bits == NULL) {
+      c->oom = true;
+      e->nwords = 0;
+    }
+  }
+}
+
+/* e inherits the member list of parent (may be NULL). */
+static void ev_init(vctx *c, evset *e, const json_t *inst,
+                    const evset *parent) {
+  e->all = false;
+  if (parent != NULL) { /* same instance */
+    e->mem = parent->mem;
+    e->nwords = parent->nwords;
+  } else {
+    size_t n = json_is_array(inst)    ? json_array_size(inst)
+               : json_is_object(inst) ? json_object_size(inst)
+                                      : 0;
+    e->mem = NULL;
+    e->nwords = (n + 63) / 64;
+  }
   if (e->nwords <= 4) {
     e->bits = e->inl;
     memset(e->inl, 0, sizeof e->inl);
@@ -357,25 +382,146 @@ static void num_text(const json_t *v, char *buf, size_t len) {
 
 static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann);
+static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
+                    const ipath *ip, const kpath *kp, evset *ann);
+static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst);
+static int props_lookup_fast(vctx *c, const mcp__kw *kw, evset *ann);
 
 static unsigned type_bit(const json_t *v) {
-  switch (json_typeof(v)) {
-  case JSON_OBJECT:
-    return MCP__T_OBJECT;
-  case JSON_ARRAY:
-    return MCP__T_ARRAY;
-  case JSON_STRING:
-    return MCP__T_STRING;
-  case JSON_INTEGER:
-    return MCP__T_NUMBER | MCP__T_INTEGER;
-  case JSON_REAL:
-    return MCP__T_NUMBER;
-  case JSON_TRUE:
-  case JSON_FALSE:
-    return MCP__T_BOOL;
-  default:
-    return MCP__T_NULL;
+  /* indexed by json_type: OBJECT, ARRAY, STRING, INTEGER, REAL, TRUE, FALSE,
+   * NULL */
+  static const uint8_t bits[8] = {MCP__T_OBJECT, MCP__T_ARRAY,
+                                  MCP__T_STRING, MCP__T_NUMBER | MCP__T_INTEGER,
+                                  MCP__T_NUMBER, MCP__T_BOOL,
+                                  MCP__T_BOOL,   MCP__T_NULL};
+  return bits[(unsigned)json_typeof(v) & 7u];
+}
+
+/* The common keywords, inline in eval's loop: 1 when kw passes, 0 when it
+ * certainly fails, -1 when unsure; eval_kw decides the unsure cases and
+ * reports failures on the detailed path. t is type_bit(inst). */
+static inline __attribute__((always_inline)) int
+kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
+  switch (kw->op) {
+  case MCP__OP_TYPE:
+    if (kw->u.types & t)
+      return 1;
+    return (kw->u.types & MCP__T_INTEGER) && t == MCP__T_NUMBER ? -1 : 0;
+  case MCP__OP_MAXIMUM:
+  case MCP__OP_EXCL_MAXIMUM:
+  case MCP__OP_MINIMUM:
+  case MCP__OP_EXCL_MINIMUM: {
+    int r;
+    if ((t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_INT) {
+      json_int_t x = json_integer_value(inst), y = kw->u.val.i;
+      r = x < y ? -1 : x > y;
+    } else {
+      /* mixed or real: doubles, exact while integers stay within 2^53 */
+      double x, y;
+      if (t & MCP__T_INTEGER) {
+        json_int_t i = json_integer_value(inst);
+        if (i > (1LL << 53) || i < -(1LL << 53))
+          return -1;
+        x = (double)i;
+      } else {
+        x = json_real_value(inst);
+      }
+      if (kw->u.val.kind == MCP__VAL_REAL) {
+        y = kw->u.val.d;
+      } else {
+        if (kw->u.val.i > (1LL << 53) || kw->u.val.i < -(1LL << 53))
+          return -1;
+        y = (double)kw->u.val.i;
+      }
+      if (!(x < y) && !(x > y) && !(x == y))
+        return -1;
+      r = x < y ? -1 : x > y;
+    }
+    switch (kw->op) {
+    case MCP__OP_MAXIMUM:
+      return r <= 0;
+    case MCP__OP_EXCL_MAXIMUM:
+      return r < 0;
+    case MCP__OP_MINIMUM:
+      return r >= 0;
+    default:
+      return r > 0;
+    }
   }
+  case MCP__OP_MAX_LENGTH:
+    return json_string_length(inst) <= kw->u.count ? 1 : -1;
+  case MCP__OP_MIN_LENGTH:
+    return kw->u.count == 0 || json_string_length(inst) / 4 >= kw->u.count ? 1
+                                                                           : -1;
+  case MCP__OP_ENUM:
+    if (t & MCP__T_STRING) { /* only string values can equal a string */
+      const char *s = json_string_value(inst);
+      size_t len = json_string_length(inst);
+      for (size_t i = 0; i < kw->u.en.count; i++)
+        if (kw->u.en.lens[i] == len && mcp__bytes_eq(kw->u.en.strs[i], s, len))
+          return 1;
+      return 0;
+    }
+    return -1;
+  case MCP__OP_CONST:
+    if (kw->u.val.kind == MCP__VAL_STRING && (t & MCP__T_STRING))
+      return json_string_length(inst) == kw->u.val.slen &&
+             mcp__bytes_eq(json_string_value(inst), kw->u.val.s,
+                           kw->u.val.slen);
+    if (kw->u.val.kind == MCP__VAL_INT && (t & MCP__T_INTEGER))
+      return json_integer_value(inst) == kw->u.val.i;
+    return -1;
+  default:
+    return -1;
+  }
+}
+
+/* eval() of a flat node (just "type" + properties) on the fast path,
+ * without its frame: 1 / 0 as eval() would return, -1 when eval() must do it
+ * (not applicable, or the depth limit is reached and must be reported).
+ * Properties hand their subschemas other instances (the members), so no
+ * $ref loop can pass through here on the same instance. */
+static inline __attribute__((always_inline)) int
+try_flat(vctx *c, const mcp__node *n, const json_t *inst, evset *ann) {
+  if (!n->flat || c->out != NULL || !json_is_object(inst) ||
+      !(n->types & MCP__T_OBJECT) || c->s->has_dynamic ||
+      c->depth >= c->s->max_depth)
+    return -1;
+  c->depth++;
+  const mcp__kw *kw = &n->kw[n->type_first];
+  int r = ann == NULL ? props_walk_fast(c, kw, (json_t *)inst)
+                      : props_lookup_fast(c, kw, ann);
+  c->depth--;
+  return r;
+}
+
+/* eval() of a child instance with no annotations wanted. On the fast path
+ * a leaf child is settled here, inline, when its keywords' quick checks are
+ * conclusive, through eval_kw otherwise (a leaf has no nesting, so only the
+ * depth limit is checked), exactly as eval() would. */
+static inline __attribute__((always_inline)) bool
+eval_child(vctx *c, const mcp__node *n, const json_t *val, const ipath *ip,
+           const kpath *kp) {
+  if (n->leaf && c->out == NULL && c->depth < c->s->max_depth) {
+    unsigned t = type_bit(val);
+    if (!(n->types & t))
+      return eval(c, n, val, ip, kp, NULL); /* fails, or an integral real */
+    const mcp__kw *kw = n->kw + n->type_first, *end = n->kw + n->nkw;
+    for (; kw != end; kw++) {
+      if (!(kw->tmask & t))
+        continue;
+      int q = kw_quick(kw, val, t);
+      if (q == 1)
+        continue;
+      if (q == 0 || !eval_kw(c, kw, val, ip, kp, NULL))
+        return false;
+    }
+    return true;
+  }
+  int r = try_flat(c, n, val, NULL);
+  if (r >= 0)
+    return r;
+  return eval(c, n, val, ip, kp, NULL);
 }
 
 /* Evaluates a node for its verdict only: errors suppressed. */
@@ -383,7 +529,8 @@ static bool probe(vctx *c, const mcp__node *n, const json_t *inst,
                   const ipath *ip, const kpath *kp, evset *ann) {
   mcp_validation_t *saved = c->out;
   c->out = NULL;
-  bool ok = eval(c, n, inst, ip, kp, ann);
+  int r = try_flat(c, n, inst, ann);
+  bool ok = r >= 0 ? r == 1 : eval(c, n, inst, ip, kp, ann);
   c->out = saved;
   return ok;
 }
@@ -399,6 +546,9 @@ static bool eval_ref(vctx *c, const mcp__node *target, const json_t *inst,
       return false;
     }
   }
+  int r = try_flat(c, target, inst, ann);
+  if (r >= 0)
+    return r;
   refframe rf = {c->refs, target, inst};
   c->refs = &rf;
   kpath k = {kp, kw};
@@ -436,6 +586,20 @@ static const mcp__prop *ptable_find(const mcp__ptable *t, const char *key,
   }
 }
 
+/* The property named key, or NULL: the perfect hash when compile found one,
+ * the FNV table otherwise. */
+static inline const mcp__prop *pfind(const mcp__ptable *t, const char *key,
+                                     size_t len) {
+  if (t->ph != NULL) {
+    uint32_t i = t->ph[(mcp__key_sig(key, len) * t->ph_mul) >> t->ph_shift];
+    if (i == 0)
+      return NULL;
+    const mcp__prop *p = &t->props[i - 1];
+    return p->len == len && mcp__bytes_eq(p->name, key, len) ? p : NULL;
+  }
+  return ptable_find(t, key, len);
+}
+
 static bool regex_ok(vctx *c, const mcp__regex *re, const char *s, size_t len,
                      const ipath *ip, const kpath *kp, const char *kw,
                      bool *matched) {
@@ -464,23 +628,165 @@ static bool missing_required(vctx *c, const mcp__kw *kw, json_t *inst,
   return false;
 }
 
+/* One member for eval_properties' walk; false: stop (fast path failure). */
+static inline __attribute__((always_inline)) bool
+prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
+            size_t klen, json_t *val, size_t idx, const ipath *ip,
+            const kpath *kp, evset *ann, bool *ok, size_t *seen_required) {
+  const mcp__ptable *t = &kw->u.props.table;
+  bool matched = false;
+  const mcp__prop *p = t->count != 0 ? pfind(t, key, klen) : NULL;
+  if (p != NULL) {
+    matched = true;
+    *seen_required += p->required;
+    ipath child = {ip, key, 0};
+    kpath k = {kp, p->loc};
+    if (!eval_child(c, p->node, val, &child, &k)) {
+      *ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  if (!plain) {
+    ipath child = {ip, key, 0};
+    for (size_t i = 0; i < kw->u.props.npatterns; i++) {
+      const mcp__pattern_prop *pp = &kw->u.props.patterns[i];
+      bool m;
+      if (!regex_ok(c, pp->re, key, klen, &child, kp, pp->loc, &m)) {
+        *ok = false;
+        if (!c->out)
+          return false;
+        continue;
+      }
+      if (!m)
+        continue;
+      matched = true;
+      kpath k = {kp, pp->loc};
+      if (!eval_child(c, pp->node, val, &child, &k)) {
+        *ok = false;
+        if (!c->out)
+          return false;
+      }
+    }
+    if (!matched && kw->u.props.additional != NULL) {
+      const mcp__node *an = kw->u.props.additional;
+      if (an->kind == MCP__NODE_FALSE) {
+        report(c, &child, kp, kw->u.props.additional_loc,
+               "property \"%s\" is not allowed", key);
+        *ok = false;
+        if (!c->out)
+          return false;
+      } else {
+        kpath k = {kp, kw->u.props.additional_loc};
+        if (!eval_child(c, an, val, &child, &k)) {
+          *ok = false;
+          if (!c->out)
+            return false;
+        }
+      }
+      matched = true;
+    }
+  }
+  if (ann != NULL && matched)
+    ev_set(ann, idx);
+  return true;
+}
+
+/* properties (+ fused required, + additionalProperties, no
+ * patternProperties) on the fast path with nothing to annotate: one walk
+ * over the members; locations only serve reports, which this path never
+ * makes, so none are built. 1 valid, 0 invalid, -1 when schema-order
+ * lookups are cheaper (many more members than names, nothing else needs the
+ * walk). */
+static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst) {
+  const mcp__ptable *t = &kw->u.props.table;
+  const mcp__node *addl = kw->u.props.additional;
+  if (addl == NULL && json_object_size(inst) > 4 * t->count + 8)
+    return -1;
+  size_t seen_required = 0;
+  const char *key;
+  size_t klen;
+  json_t *val;
+  OBJ_FOREACH(inst, it, key, klen, val) {
+    const mcp__prop *p = pfind(t, key, klen);
+    const mcp__node *node;
+    if (p != NULL) {
+      seen_required += p->required;
+      node = p->node;
+    } else if (addl != NULL) {
+      node = addl;
+    } else {
+      continue;
+    }
+    if (!eval_child(c, node, val, NULL, NULL))
+      return 0;
+  }
+  return seen_required >= kw->u.props.nrequired;
+}
+
+/* properties without patternProperties / additionalProperties on the fast
+ * path under unevaluatedProperties: the schema's names looked up in the
+ * member list, their positions marked; no location frames. 1 valid,
+ * 0 invalid, -1 not applicable (no member list, other keywords, or fewer
+ * members than names: walking is cheaper then). */
+static int props_lookup_fast(vctx *c, const mcp__kw *kw, evset *ann) {
+  const mcp__ptable *t = &kw->u.props.table;
+  const mlist *ml = ann->mem;
+  if (ml == NULL || kw->u.props.npatterns != 0 ||
+      kw->u.props.additional != NULL || t->count >= ml->n)
+    return -1;
+  for (size_t i = 0; i < t->count; i++) {
+    const mcp__prop *p = &t->props[i];
+    size_t pos = ml_find(ml, p);
+    if (pos == SIZE_MAX) {
+      if (p->required)
+        return 0;
+      continue;
+    }
+    if (!eval_child(c, p->node, ml->vals[pos], NULL, NULL))
+      return 0;
+    ev_set(ann, pos);
+  }
+  return 1;
+}
+
 /* properties + patternProperties + additionalProperties (+ the "required"
- * names fused into the table at compile time). Without patterns or
- * additionalProperties it looks the schema's names up (in the member
- * directory when annotations are tracked); otherwise it walks the members. */
-static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
-                            const ipath *ip, const kpath *kp, evset *ann) {
+ * names fused into the table at compile time).
+ *
+ * The usual way is one walk over the instance's members, matching each key
+ * against the table (perfect hash, no hashing of the key), counting the
+ * required names seen and marking member positions in ann. Two exceptions
+ * look the schema's names up instead: an instance with many more members
+ * than the table has names when nothing else needs the walk (fast path), and
+ * the detailed path of a table without patterns / additionalProperties,
+ * which reports in schema order (then a second walk marks ann). */
+static __attribute__((noinline)) bool
+eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
+                const kpath *kp, evset *ann) {
   bool ok = true;
   const mcp__ptable *t = &kw->u.props.table;
-  const objdir *dir = ann != NULL ? ann->dir : NULL;
-  if (kw->u.props.npatterns == 0 && kw->u.props.additional == NULL) {
+  const bool plain =
+      kw->u.props.npatterns == 0 && kw->u.props.additional == NULL;
+  if (c->out == NULL && ann == NULL && kw->u.props.npatterns == 0) {
+    int r = props_walk_fast(c, kw, inst);
+    if (r >= 0)
+      return r;
+  }
+  const mlist *ml = ann != NULL ? ann->mem : NULL;
+  if (c->out == NULL && ann != NULL) {
+    int r = props_lookup_fast(c, kw, ann);
+    if (r >= 0)
+      return r;
+  }
+  if (plain && (c->out != NULL || (ml != NULL && t->count < ml->n) ||
+                (ann == NULL && json_object_size(inst) > 4 * t->count + 8))) {
     for (size_t i = 0; i < t->count; i++) {
       const mcp__prop *p = &t->props[i];
       json_t *val;
       size_t pos = SIZE_MAX;
-      if (dir != NULL) {
-        pos = dir_find(dir, p->hash, p->name, p->len);
-        val = pos == SIZE_MAX ? NULL : dir->vals[pos];
+      if (ml != NULL) {
+        pos = ml_find(ml, p);
+        val = pos == SIZE_MAX ? NULL : ml->vals[pos];
       } else {
         val = json_object_getn(inst, p->name, p->len);
       }
@@ -496,7 +802,7 @@ static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
       }
       ipath child = {ip, p->name, 0};
       kpath k = {kp, p->loc};
-      if (!eval(c, p->node, val, &child, &k, NULL)) {
+      if (!eval_child(c, p->node, val, &child, &k)) {
         ok = false;
         if (!c->out)
           return false;
@@ -504,69 +810,88 @@ static bool eval_properties(vctx *c, const mcp__kw *kw, json_t *inst,
       if (pos != SIZE_MAX)
         ev_set(ann, pos);
     }
+    if (ann != NULL && ml == NULL && t->count != 0) {
+      size_t idx = 0;
+      const char *key;
+      size_t klen;
+      json_t *val;
+      OBJ_FOREACH(inst, it, key, klen, val) {
+        (void)val;
+        if (pfind(t, key, klen) != NULL)
+          ev_set(ann, idx);
+        idx++;
+      }
+    }
     return ok;
   }
-  size_t idx = 0, seen_required = 0;
-  const char *key;
-  size_t klen;
-  json_t *val;
-  OBJ_FOREACH(inst, it, key, klen, val) {
-    ipath child = {ip, key, 0};
-    bool matched = false;
-    const mcp__prop *p = ptable_find(t, key, klen);
-    if (p != NULL) {
-      matched = true;
-      seen_required += p->required;
-      kpath k = {kp, p->loc};
-      if (!eval(c, p->node, val, &child, &k, NULL)) {
-        ok = false;
-        if (!c->out)
-          return false;
-      }
+  size_t seen_required = 0;
+  if (ml != NULL) {
+    for (size_t i = 0; i < ml->n; i++)
+      if (!prop_member(c, kw, plain, ml->keys[i], ml->lens[i], ml->vals[i], i,
+                       ip, kp, ann, &ok, &seen_required))
+        return false;
+  } else {
+    size_t idx = 0;
+    const char *key;
+    size_t klen;
+    json_t *val;
+    OBJ_FOREACH(inst, it, key, klen, val) {
+      if (!prop_member(c, kw, plain, key, klen, val, idx++, ip, kp, ann, &ok,
+                       &seen_required))
+        return false;
     }
-    for (size_t i = 0; i < kw->u.props.npatterns; i++) {
-      const mcp__pattern_prop *pp = &kw->u.props.patterns[i];
-      bool m;
-      if (!regex_ok(c, pp->re, key, klen, &child, kp, pp->loc, &m)) {
-        ok = false;
-        if (!c->out)
-          return false;
-        continue;
-      }
-      if (!m)
-        continue;
-      matched = true;
-      kpath k = {kp, pp->loc};
-      if (!eval(c, pp->node, val, &child, &k, NULL)) {
-        ok = false;
-        if (!c->out)
-          return false;
-      }
-    }
-    if (!matched && kw->u.props.additional != NULL) {
-      const mcp__node *an = kw->u.props.additional;
-      if (an->kind == MCP__NODE_FALSE) {
-        report(c, &child, kp, kw->u.props.additional_loc,
-               "property \"%s\" is not allowed", key);
-        ok = false;
-        if (!c->out)
-          return false;
-      } else {
-        kpath k = {kp, kw->u.props.additional_loc};
-        if (!eval(c, an, val, &child, &k, NULL)) {
-          ok = false;
-          if (!c->out)
-            return false;
-        }
-      }
-      matched = true;
-    }
-    if (dir != NULL && matched)
-      ev_set(ann, idx);
-    idx++;
   }
   if (seen_required < kw->u.props.nrequired)
     ok = missing_required(c, kw, inst, ip, kp);
+  return ok;
+}
+
+static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
+                                                 const json_t *inst,
+                                                 const ipath *ip,
+                                                 const kpath *kp, evset *ann) {
+  bool ok = true;
+  for (size_t i = 0; i < kw->u.list.count; i++) {
+    int r = try_flat(c, kw->u.list.nodes[i], inst, ann);
+    if (r == 1)
+      continue;
+    if (r == 0)
+      return false; /* fast path only */
+    kpath k = {kp, kw->u.list.locs[i]};
+    if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
+      ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  return ok;
+}
+
+static __attribute__((noinline)) bool
+eval_uneval_props(vctx *c, const mcp__kw *kw, const json_t *inst,
+                  const ipath *ip, const kpath *kp, evset *ann) {
+  (void)inst;
+  bool ok = true;
+  const mcp__node *un = kw->u.one.node;
+  kpath k = {kp, kw->loc};
+  const mlist *ml = ann != NULL ? ann->mem : NULL;
+  if (ml == NULL) /* only when the list could not be allocated */
+    return false;
+  for (size_t i = 0; i < ml->n; i++) {
+    if (ev_test(ann, i))
+      continue;
+    ipath child = {ip, ml->keys[i], 0};
+    if (un->kind == MCP__NODE_FALSE) {
+      report(c, &child, kp, kw->loc,
+             "unevaluated property \"%s\" is not allowed", ml->keys[i]);
+      ok = false;
+    } else if (!eval_child(c, un, ml->vals[i], &child, &k)) {
+      ok = false;
+    }
+    if (!ok && !c->out)
+      return false;
+  }
+  ann->all = true;
   return ok;
 }
 
@@ -594,7 +919,7 @@ static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
     if (node->kind == MCP__NODE_FALSE) {
       report(c, &child, kp, loc, "array item %zu is not allowed", i);
       ok = false;
-    } else if (!eval(c, node, json_array_get(inst, i), &child, &k, NULL)) {
+    } else if (!eval_child(c, node, json_array_get(inst, i), &child, &k)) {
       ok = false;
     }
     if (!ok && !c->out)
@@ -720,7 +1045,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return false;
   }
   case MCP__OP_CONST:
-    if (mcp__json_equal(inst, kw->u.value))
+    if (mcp__json_equal(inst, kw->u.val.value))
       return true;
     report(c, ip, kp, kw->loc, "value does not equal the constant");
     return false;
@@ -748,11 +1073,11 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return false;
   }
   case MCP__OP_MULTIPLE_OF:
-    if (mcp__num_is_multiple(inst, kw->u.value))
+    if (mcp__num_is_multiple(inst, kw->u.val.value))
       return true;
     if (c->out) {
       num_text(inst, a, sizeof a);
-      num_text(kw->u.value, b, sizeof b);
+      num_text(kw->u.val.value, b, sizeof b);
       report(c, ip, kp, kw->loc, "%s is not a multiple of %s", a, b);
     }
     return false;
@@ -760,7 +1085,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   case MCP__OP_EXCL_MAXIMUM:
   case MCP__OP_MINIMUM:
   case MCP__OP_EXCL_MINIMUM: {
-    int r = mcp__num_cmp(inst, kw->u.value);
+    int r = mcp__num_cmp(inst, kw->u.val.value);
     bool ok = kw->op == MCP__OP_MAXIMUM        ? r <= 0
               : kw->op == MCP__OP_EXCL_MAXIMUM ? r < 0
               : kw->op == MCP__OP_MINIMUM      ? r >= 0
@@ -772,7 +1097,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
                                         "greater than or equal to",
                                         "greater than"};
       num_text(inst, a, sizeof a);
-      num_text(kw->u.value, b, sizeof b);
+      num_text(kw->u.val.value, b, sizeof b);
       report(c, ip, kp, kw->loc, "%s must be %s %s", a,
              rel[kw->op - MCP__OP_MAXIMUM], b);
     }
@@ -867,18 +1192,8 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return eval_ref(c, kw->u.ref.target, inst, ip, kp, kw->loc, ann);
   case MCP__OP_DYNREF:
     return eval_ref(c, dynamic_target(c, kw), inst, ip, kp, kw->loc, ann);
-  case MCP__OP_ALLOF: {
-    bool ok = true;
-    for (size_t i = 0; i < kw->u.list.count; i++) {
-      kpath k = {kp, kw->u.list.locs[i]};
-      if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
-        ok = false;
-        if (!c->out)
-          return false;
-      }
-    }
-    return ok;
-  }
+  case MCP__OP_ALLOF:
+    return eval_allof(c, kw, inst, ip, kp, ann);
   case MCP__OP_ANYOF: {
     size_t m = mark(c);
     bool any = false;
@@ -886,8 +1201,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       kpath k = {kp, kw->u.list.locs[i]};
       if (ann != NULL) {
         evset t;
-        ev_init(c, &t, inst);
-        t.dir = ann->dir;
+        ev_init(c, &t, inst, ann);
         if (eval(c, kw->u.list.nodes[i], inst, ip, &k, &t)) {
           any = true;
           ev_merge(ann, &t);
@@ -914,8 +1228,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       kpath k = {kp, kw->u.list.locs[i]};
       evset t;
       if (ann != NULL) {
-        ev_init(c, &t, inst);
-        t.dir = ann->dir;
+        ev_init(c, &t, inst, ann);
       }
       bool r = eval(c, kw->u.list.nodes[i], inst, ip, &k, ann ? &t : NULL);
       if (r) {
@@ -972,8 +1285,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     bool cond;
     if (ann != NULL) {
       evset t;
-      ev_init(c, &t, inst);
-      t.dir = ann->dir;
+      ev_init(c, &t, inst, ann);
       cond = probe(c, kw->u.cond.if_node, inst, ip, &k, &t);
       if (cond)
         ev_merge(ann, &t);
@@ -985,6 +1297,9 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     if (next == NULL)
       return true;
     kpath k2 = {kp, cond ? "then" : "else"};
+    int r = try_flat(c, next, inst, ann);
+    if (r >= 0)
+      return r;
     return eval(c, next, inst, ip, &k2, ann);
   }
   case MCP__OP_DEP_SCHEMAS: {
@@ -1033,76 +1348,91 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
       ann->all = true;
     return ok;
   }
-  case MCP__OP_UNEVAL_PROPS: {
-    bool ok = true;
-    const mcp__node *un = kw->u.one.node;
-    kpath k = {kp, kw->loc};
-    const objdir *d = ann != NULL ? ann->dir : NULL;
-    if (d == NULL) /* only when the directory could not be allocated */
-      return false;
-    for (size_t i = 0; i < d->n; i++) {
-      if (ev_test(ann, i))
-        continue;
-      ipath child = {ip, d->keys[i], 0};
-      if (un->kind == MCP__NODE_FALSE) {
-        report(c, &child, kp, kw->loc,
-               "unevaluated property \"%s\" is not allowed", d->keys[i]);
-        ok = false;
-      } else if (!eval(c, un, d->vals[i], &child, &k, NULL)) {
-        ok = false;
-      }
-      if (!ok && !c->out)
-        return false;
-    }
-    ann->all = true;
-    return ok;
-  }
+  case MCP__OP_UNEVAL_PROPS:
+    return eval_uneval_props(c, kw, inst, ip, kp, ann);
   }
   return true;
 }
 
+/* The keywords of a node: the quick checks inline, the frequent applicators
+ * directly, the rest through eval_kw. In the fast path a node's "type" was
+ * checked by eval (n->type_first says it is the first keyword). */
+static inline __attribute__((always_inline)) bool
+eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
+         const kpath *kp, evset *ann, unsigned t) {
+  bool ok = true;
+  const mcp__kw *kw = n->kw + (c->out ? 0 : n->type_first),
+                *end = n->kw + n->nkw;
+  for (; kw != end; kw++) {
+    if (!(kw->tmask & t))
+      continue;
+    int q = kw_quick(kw, inst, t);
+    if (q == 1)
+      continue;
+    if (q == 0 && !c->out)
+      return false;
+    bool r;
+    switch (kw->op) {
+    case MCP__OP_PROPERTIES:
+      r = eval_properties(c, kw, (json_t *)inst, ip, kp, ann);
+      break;
+    case MCP__OP_REF:
+      r = eval_ref(c, kw->u.ref.target, inst, ip, kp, kw->loc, ann);
+      break;
+    case MCP__OP_ALLOF:
+      r = eval_allof(c, kw, inst, ip, kp, ann);
+      break;
+    case MCP__OP_UNEVAL_PROPS:
+      r = eval_uneval_props(c, kw, inst, ip, kp, ann);
+      break;
+    default:
+      r = eval_kw(c, kw, inst, ip, kp, ann);
+    }
+    if (!r) {
+      ok = false;
+      if (!c->out)
+        return false;
+    }
+  }
+  return ok;
+}
+
 /* The keywords of a node that has unevaluated*: it collects the annotations
- * of its own keywords in a local set (sharing the parent's member directory
- * or building one) and merges them upward when it passes. Kept out of eval()
- * so the common path has a small stack frame. */
+ * of its own keywords in a local set and merges them upward when it passes.
+ * Kept out of eval() so the common path has a small stack frame. */
 static __attribute__((noinline)) bool
 eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
                 const ipath *ip, const kpath *kp, evset *ann, unsigned t) {
   evset local;
-  objdir dir;
-  bool own_dir = false;
-  ev_init(c, &local, inst);
-  if (ann != NULL && ann->dir != NULL) {
-    local.dir = ann->dir;
-  } else if (n->uneval_props && json_is_object(inst) &&
-             dir_build(c, &dir, (json_t *)inst)) {
-    local.dir = &dir;
-    own_dir = true;
-  }
-  bool ok = true;
-  for (uint16_t i = 0; i < n->nkw; i++) {
-    const mcp__kw *kw = &n->kw[i];
-    if (!(kw->tmask & t))
-      continue;
-    if (!eval_kw(c, kw, inst, ip, kp, &local)) {
-      ok = false;
-      if (!c->out)
-        break;
+  mlist ml;
+  bool own_ml = false;
+  if (ann == NULL && n->uneval_props && json_is_object(inst) &&
+      ml_build(c, &ml, (json_t *)inst)) {
+    own_ml = true;
+    ev_init_n(c, &local, ml.n);
+    local.mem = &ml;
+  } else {
+    ev_init(c, &local, inst, ann);
+    if (local.mem == NULL && n->uneval_props && json_is_object(inst) &&
+        ml_build(c, &ml, (json_t *)inst)) {
+      local.mem = &ml;
+      own_ml = true;
     }
   }
+  bool ok = eval_kws(c, n, inst, ip, kp, &local, t);
   if (ok && ann != NULL)
     ev_merge(ann, &local);
   ev_free(&local);
-  if (own_dir)
-    dir_free(&dir);
+  if (own_ml)
+    free(ml.heap);
   return ok;
 }
 
 static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
                  const ipath *ip, const kpath *kp, evset *ann) {
-  if (n->kind == MCP__NODE_TRUE)
-    return true;
-  if (n->kind == MCP__NODE_FALSE) {
+  if (n->kind != MCP__NODE_SCHEMA) {
+    if (n->kind == MCP__NODE_TRUE)
+      return true;
     report(c, ip, kp, NULL, "no value is allowed here (false schema)");
     return false;
   }
@@ -1112,6 +1442,15 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
            c->s->max_depth);
     return false;
   }
+  unsigned t = type_bit(inst);
+  if (!(n->types & t) && !c->out &&
+      !((n->types & MCP__T_INTEGER) && t == MCP__T_NUMBER &&
+        mcp__num_is_integral(inst)))
+    return false;
+  /* A leaf evaluates no subschema: neither the depth nor the dynamic scope
+   * can matter below it. */
+  if (n->leaf)
+    return eval_kws(c, n, inst, ip, kp, ann, t);
   c->depth++;
   scope sc;
   const scope *saved_scope = c->scope;
@@ -1120,22 +1459,17 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
     sc.res = n->res;
     c->scope = &sc;
   }
-  bool ok = true;
-  unsigned t = type_bit(inst);
-  if (n->uneval) {
+  bool ok;
+  int r;
+  if (n->uneval)
     ok = eval_collecting(c, n, inst, ip, kp, ann, t);
-  } else {
-    for (uint16_t i = 0; i < n->nkw; i++) {
-      const mcp__kw *kw = &n->kw[i];
-      if (!(kw->tmask & t))
-        continue;
-      if (!eval_kw(c, kw, inst, ip, kp, ann)) {
-        ok = false;
-        if (!c->out)
-          break;
-      }
-    }
-  }
+  else if (n->flat && t == MCP__T_OBJECT && c->out == NULL &&
+           (r = ann == NULL
+                    ? props_walk_fast(c, &n->kw[n->type_first], (json_t *)inst)
+                    : props_lookup_fast(c, &n->kw[n->type_first], ann)) >= 0)
+    ok = r;
+  else
+    ok = eval_kws(c, n, inst, ip, kp, ann, t);
   c->scope = saved_scope;
   c->depth--;
   return ok;
@@ -1148,8 +1482,21 @@ bool mcp_schema_is_valid(const mcp_schema_t *schema, const json_t *instance) {
   rx.gcontext = rx.match_data = NULL;
   rx.used = 0;
   vctx c = {.s = schema, .rx = &rx};
-  bool ok = eval(&c, schema->root, instance, NULL, NULL, NULL);
-  mcp__regex_scratch_release(&rx);
+  const mcp__node *root = schema->root;
+  int r = -1;
+  /* The usual tool input schema (an object of properties) without the
+   * root's eval() frame: what eval() would do, with its depth already
+   * counted; the dynamic scope only matters with $dynamicRef. */
+  if (root->kind == MCP__NODE_SCHEMA && root->flat && !schema->has_dynamic &&
+      json_is_object(instance) && (root->types & MCP__T_OBJECT) &&
+      schema->max_depth > 0) {
+    c.depth = 1;
+    r = props_walk_fast(&c, &root->kw[root->type_first], (json_t *)instance);
+    c.depth = 0;
+  }
+  bool ok = r >= 0 ? r == 1 : eval(&c, root, instance, NULL, NULL, NULL);
+  if (rx.match_data != NULL || rx.gcontext != NULL)
+    mcp__regex_scratch_release(&rx);
   return ok && !c.oom;
 }
 

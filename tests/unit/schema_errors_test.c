@@ -217,6 +217,92 @@ static void test_format_annotation_by_default(void **state) {
   json_decref(j);
 }
 
+/* Property matching takes several routes (perfect hash of names, FNV table
+ * when names share length and first/middle/last bytes or are many, schema-
+ * order lookups for large instances, member lists under
+ * unevaluatedProperties) and leaf values are settled by quick checks; both
+ * paths must agree on every route. */
+static bool valid_both(mcp_schema_t *s, const char *inst) {
+  json_t *j = json_loads(inst, JSON_DECODE_ANY, NULL);
+  assert_non_null(j);
+  bool fast = mcp_schema_is_valid(s, j);
+  mcp_status st = mcp_schema_validate(s, j, NULL);
+  json_decref(j);
+  assert_int_equal(st, fast ? MCP_OK : MCP_ERR_INVALID);
+  return fast;
+}
+
+static void test_property_matching_routes(void **state) {
+  (void)state;
+  /* same length, first, middle and last byte: no perfect hash */
+  mcp_schema_t *s =
+      compile("{\"properties\":{\"a1x2b\":{\"type\":\"integer\"},"
+              "\"a3x4b\":{\"type\":\"string\"},\"\":{\"const\":0}},"
+              "\"required\":[\"a1x2b\"],\"additionalProperties\":false}",
+              NULL);
+  assert_true(valid_both(s, "{\"a1x2b\":1,\"a3x4b\":\"x\",\"\":0}"));
+  assert_false(valid_both(s, "{\"a1x2b\":1,\"a3x4b\":2}"));
+  assert_false(valid_both(s, "{\"a3x4b\":\"x\"}"));
+  assert_false(valid_both(s, "{\"a1x2b\":1,\"a5x6b\":1}"));
+  assert_false(valid_both(s, "{\"a1x2b\":1,\"\":1}"));
+  assert_true(valid_both(s, "{\"a1x2b\":2.0}")); /* integral real */
+  mcp_schema_free(s);
+
+  /* 70 names: beyond the perfect-hash size; instance larger than 4x + 8 */
+  char text[8192], inst[8192];
+  size_t o = (size_t)snprintf(text, sizeof text, "{\"properties\":{");
+  for (int i = 0; i < 70; i++)
+    o += (size_t)snprintf(text + o, sizeof text - o,
+                          "%s\"p%d\":{\"type\":\"integer\",\"maximum\":%d}",
+                          i ? "," : "", i, i);
+  snprintf(text + o, sizeof text - o, "},\"required\":[\"p69\"]}");
+  s = compile(text, NULL);
+  o = (size_t)snprintf(inst, sizeof inst, "{");
+  for (int i = 0; i < 70; i++)
+    o += (size_t)snprintf(inst + o, sizeof inst - o, "%s\"p%d\":%d",
+                          i ? "," : "", i, i);
+  snprintf(inst + o, sizeof inst - o, "}");
+  assert_true(valid_both(s, inst));
+  inst[o - 2] = '7'; /* p69: 79 > 69 */
+  assert_false(valid_both(s, inst));
+  mcp_schema_free(s);
+
+  s = compile("{\"properties\":{\"k\":{\"enum\":[\"a\",1,\"bb\"]},"
+              "\"n\":{\"minimum\":1.5,\"exclusiveMaximum\":3}},"
+              "\"required\":[\"k\"]}",
+              NULL);
+  o = (size_t)snprintf(inst, sizeof inst, "{");
+  for (int i = 0; i < 40; i++)
+    o += (size_t)snprintf(inst + o, sizeof inst - o, "\"x%d\":%d,", i, i);
+  snprintf(inst + o, sizeof inst - o, "\"k\":\"bb\",\"n\":2}");
+  assert_true(valid_both(s, inst)); /* schema-order lookups */
+  assert_true(valid_both(s, "{\"k\":1.0,\"n\":1.5}"));
+  assert_false(valid_both(s, "{\"k\":\"b\"}"));
+  assert_false(valid_both(s, "{\"k\":\"a\",\"n\":3}"));
+  assert_false(valid_both(s, "{\"k\":\"a\",\"n\":1}"));
+  assert_false(valid_both(s, "{\"n\":2}"));
+  mcp_schema_free(s);
+
+  /* member lists under unevaluatedProperties, more than 16 members */
+  s = compile("{\"allOf\":[{\"properties\":{\"a\":true}},"
+              "{\"patternProperties\":{\"^x\":{\"type\":\"integer\"}}}],"
+              "\"unevaluatedProperties\":false}",
+              NULL);
+  o = (size_t)snprintf(inst, sizeof inst, "{\"a\":1");
+  for (int i = 0; i < 20; i++)
+    o += (size_t)snprintf(inst + o, sizeof inst - o, ",\"x%d\":%d", i, i);
+  snprintf(inst + o, sizeof inst - o, "}");
+  assert_true(valid_both(s, inst));
+  snprintf(inst + o, sizeof inst - o, ",\"y\":0}");
+  assert_false(valid_both(s, inst));
+  mcp_validation_t *v = errors_of(s, inst);
+  assert_int_equal(mcp_validation_count(v), 1);
+  assert_error(v, 0, "/y", "/unevaluatedProperties",
+               "unevaluated property \"y\" is not allowed");
+  mcp_validation_free(v);
+  mcp_schema_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors_list_every_failure),
@@ -225,6 +311,7 @@ int main(void) {
       cmocka_unit_test(test_draft07_and_registry),
       cmocka_unit_test(test_check_meta_reports_bad_keywords),
       cmocka_unit_test(test_format_annotation_by_default),
+      cmocka_unit_test(test_property_matching_routes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
