@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "mcp/http.h"
+#include "transport/mhd.h" /* after <microhttpd.h>: calls go via dlopen */
 #include "server/dispatch.h"
 #include "transport/http_options.h"
 #include "util/buf.h"

@@ -233,6 +233,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     *out = NULL;
   if (server == NULL || out == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  if (mcp__mhd_require(err) != MCP_OK)
+    return MCP_ERR_UNSUPPORTED;
   mcp_http_options_t *defaults = NULL;
   if (options == NULL) {
     if (mcp_http_options_new(&defaults) != MCP_OK)
