@@ -343,8 +343,8 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
     pthread_mutex_unlock(&se->lock);
     free(o);
     json_decref(params);
-    return mcp_error_set(err, MCP_ERR_CLOSED,
-                         "session closed: cannot send %s", method);
+    return mcp_error_set(err, MCP_ERR_CLOSED, "session closed: cannot send %s",
+                         method);
   }
   o->id = se->next_outbound_id++;
   o->next = se->outbound;

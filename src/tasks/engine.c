@@ -70,7 +70,7 @@ typedef struct task_run {
   char *caller;
   pending_msg *phead, *ptail; /* queued messages, oldest first */
   unsigned pnotes;            /* notifications among them */
-  int input_waits; /* server-to-client requests outstanding */
+  int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
 } task_run;
 
@@ -899,8 +899,7 @@ static void *watcher_main(void *arg) {
   return NULL;
 }
 
-void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se,
-                              bool opened) {
+void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
   mcp__task_engine *e = s ? s->tasks : NULL;
   if (e == NULL)
     return;

@@ -35,9 +35,8 @@ static void sleep_ms(int ms) {
 }
 
 static void wait_gate(mcp_call_t *call) {
-  for (int i = 0; i < 2000 && !atomic_load(&gate) &&
-                  !mcp_call_is_cancelled(call);
-       i++)
+  for (int i = 0;
+       i < 2000 && !atomic_load(&gate) && !mcp_call_is_cancelled(call); i++)
     sleep_ms(5);
 }
 
@@ -61,11 +60,11 @@ static mcp_status tool_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
   (void)ud;
   json_t *res = NULL;
   mcp_error_t err;
-  mcp_status st = mcp_call_request(
-      call, "elicitation/create",
-      json_pack("{s:s,s:{s:s,s:{}}}", "message", "sure?", "requestedSchema",
-                "type", "object", "properties"),
-      10000, &res, &err);
+  mcp_status st = mcp_call_request(call, "elicitation/create",
+                                   json_pack("{s:s,s:{s:s,s:{}}}", "message",
+                                             "sure?", "requestedSchema", "type",
+                                             "object", "properties"),
+                                   10000, &res, &err);
   if (st != MCP_OK) {
     mcp_result_set_error(r, "no answer: %s", err.message);
     return MCP_OK;
@@ -312,13 +311,12 @@ static void test_create_get_and_support_errors(void **state) {
   /* optional without task: the ordinary result */
   atomic_store(&gate, 1);
   m = rpc(f.port, sid, "tools/call", "{\"name\":\"work\",\"arguments\":{}}");
-  assert_non_null(strstr(json_string_value(json_object_get(
-                             json_array_get(json_object_get(json_object_get(
-                                                                m, "result"),
-                                                            "content"),
-                                            0),
-                             "text")),
-                         "worked"));
+  assert_non_null(strstr(
+      json_string_value(json_object_get(
+          json_array_get(
+              json_object_get(json_object_get(m, "result"), "content"), 0),
+          "text")),
+      "worked"));
   json_decref(m);
   /* unknown task: -32602 */
   m = task_rpc(f.port, sid, "tasks/get", "no-such-task");
@@ -437,10 +435,10 @@ static void test_list_per_session_and_cancel(void **state) {
   /* tasks/result of a cancelled task: -32602 with data.status */
   c = task_rpc(f.port, a, "tasks/result", t1);
   assert_int_equal(code_of(c), -32602);
-  assert_string_equal(json_string_value(json_object_get(
-                          json_object_get(json_object_get(c, "error"), "data"),
-                          "status")),
-                      "cancelled");
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_object_get(json_object_get(c, "error"), "data"), "status")),
+      "cancelled");
   json_decref(c);
   /* a completed task cannot be cancelled either */
   atomic_store(&gate, 1);
@@ -612,13 +610,12 @@ static void test_get_stream_carries_task_messages_once(void **state) {
   json_decref(req);
   atomic_store(&gate, 1);
   json_t *r = task_rpc(f.port, sid, "tasks/result", id); /* asserts JSON */
-  assert_non_null(strstr(json_string_value(json_object_get(
-                             json_array_get(json_object_get(json_object_get(
-                                                                r, "result"),
-                                                            "content"),
-                                            0),
-                             "text")),
-                         "answer=decline"));
+  assert_non_null(strstr(
+      json_string_value(json_object_get(
+          json_array_get(
+              json_object_get(json_object_get(r, "result"), "content"), 0),
+          "text")),
+      "answer=decline"));
   json_decref(r);
   free(id);
   tc_close(&g);
