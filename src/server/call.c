@@ -337,6 +337,15 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
   pthread_mutex_lock(&se->lock);
+  if (se->state == MCP__SESSION_CLOSED || se->input_closed) {
+    /* Nobody could answer (e.g. a task whose session was deleted): do not
+     * send a request that would reach some other stream for nothing. */
+    pthread_mutex_unlock(&se->lock);
+    free(o);
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_CLOSED, "session closed: cannot send %s",
+                         method);
+  }
   o->id = se->next_outbound_id++;
   o->next = se->outbound;
   se->outbound = o;

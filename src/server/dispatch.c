@@ -274,6 +274,12 @@ void mcp__call_cancel(mcp_call_t *call) {
   atomic_store(&call->cancelled, true);
 }
 
+void mcp__call_allow_suspend(mcp_call_t *call) {
+  call->can_suspend = true;
+}
+
+static void call_finish(mcp_call_t *call, mcp_status st, json_t *result);
+
 void mcp__call_run(mcp_call_t *call) {
   json_t *result = NULL;
   mcp_status st;
@@ -287,6 +293,22 @@ void mcp__call_run(mcp_call_t *call) {
   } else {
     st = fn(call, &result);
   }
+  if (st == MCP_OK && call->pending) {
+    /* Suspended: the call now belongs to suspend's target, which may
+     * complete (and free) it as soon as suspend returns. */
+    json_decref(result);
+    call->suspend(call, call->suspend_ctx);
+    return;
+  }
+  call_finish(call, st, result);
+}
+
+void mcp__call_complete(mcp_call_t *call, mcp_status st, json_t *result) {
+  call->pending = false;
+  call_finish(call, st, result);
+}
+
+static void call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
   /* A call a task took over is no longer a request in flight: from now on
    * only tasks/cancel may stop it, not notifications/cancelled for the
    * original id nor the end of the session (DELETE), and that must hold

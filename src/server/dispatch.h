@@ -21,6 +21,10 @@
 #define MCP__SEND_FINAL        1u /* the response that ends the exchange */
 #define MCP__SEND_NOTIFICATION 2u /* a notification */
 #define MCP__SEND_REQUEST      4u /* a server-to-client request */
+/* Deliver only to a stream with a connected client; otherwise fail with
+ * MCP_ERR_CLOSED and keep nothing (the sender queues the message itself).
+ * Channels that are always connected (stdio) may ignore it. */
+#define MCP__SEND_LIVE 8u
 
 /* Where messages go. send must accept one whole message (no newline) and may
  * be called from any thread; it must not call back into the server. */
@@ -76,6 +80,14 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
 /* Runs the handler on the calling thread, sends the response (unless the
  * call was cancelled) and frees the call. */
 void mcp__call_run(mcp_call_t *call);
+/* Lets the call's handler answer later, from another thread: a blocked
+ * tasks/result then frees its worker and the response (and done) come when
+ * the task ends. Only for transports whose channel accepts send and done
+ * from any thread at any time. Call before mcp__call_run. */
+void mcp__call_allow_suspend(mcp_call_t *call);
+/* The session's standalone stream is open again (HTTP GET): messages of
+ * tasks queued while no stream could carry them are delivered now. */
+void mcp__session_stream_opened(mcp_session_t *s);
 /* The method of a prepared call (borrowed). */
 const char *mcp__call_method(const mcp_call_t *call);
 /* Cancels a prepared call's flag (transport shutdown). */

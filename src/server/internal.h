@@ -135,6 +135,15 @@ struct mcp_call {
   /* Told before (waiting true) and after a server-to-client request, so a
    * task can move to input_required and back. */
   void (*task_input)(mcp_call_t *call, bool waiting);
+  /* Suspension (tasks/result over HTTP): with can_suspend set by the
+   * transport, a handler may set pending and suspend and return MCP_OK
+   * without a result; mcp__call_run then calls suspend(call, suspend_ctx)
+   * and returns, and whoever suspend handed the call to finishes it with
+   * mcp__call_complete. */
+  bool can_suspend;
+  bool pending;
+  void (*suspend)(mcp_call_t *call, void *ctx);
+  void *suspend_ctx;
 };
 
 /* ---- server.c ---------------------------------------------------------------
@@ -155,6 +164,10 @@ bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
 void mcp__session_retain(mcp_session_t *s);
 /* Sends msg to the session's standalone stream (if any). */
 void mcp__session_notify(mcp_session_t *s, const char *msg, size_t len);
+/* Like mcp__session_notify with MCP__SEND_LIVE added to flags: MCP_OK only
+ * when the message reached a connected stream. */
+mcp_status mcp__session_notify_live(mcp_session_t *s, const char *msg,
+                                    size_t len, unsigned flags);
 void mcp__session_add_inflight(mcp_session_t *s, mcp_call_t *call);
 void mcp__session_remove_inflight(mcp_session_t *s, mcp_call_t *call);
 /* notifications/cancelled: raise the flag of the matching in-flight call. */
@@ -187,6 +200,10 @@ mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
 /* Frees a call taken over through handoff (its reply channel is already
  * done). */
 void mcp__call_release(mcp_call_t *call);
+/* Finishes a suspended call (see mcp_call.pending): sends the response for
+ * st/result (result is stolen; nothing is sent when the call was
+ * cancelled), frees the call and ends the transport exchange. */
+void mcp__call_complete(mcp_call_t *call, mcp_status st, json_t *result);
 
 /* ---- tools (src/tools/invoke.c) ---------------------------------------------- */
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
@@ -214,6 +231,9 @@ json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
 /* Stops the engine: running handlers see cancellation, queued tasks fail,
  * threads are joined. Called by mcp_server_free before anything else. */
 void mcp__tasks_shutdown(mcp_server_t *s);
+/* A session closed or its standalone stream opened: suspended tasks/result
+ * calls are re-checked, queued task messages are delivered. */
+void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);
 
 /* ---- resources, prompts, completion (src/resources, src/prompts) ------------ */
 mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result);

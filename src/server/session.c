@@ -107,6 +107,13 @@ void mcp__session_close(mcp_session_t *se) {
     atomic_store(&c->cancelled, true);
   pthread_cond_broadcast(&se->cond);
   pthread_mutex_unlock(&se->lock);
+  /* suspended tasks/result calls of this session end now, not at the next
+   * poll */
+  mcp__tasks_session_event(se->server, se, false);
+}
+
+void mcp__session_stream_opened(mcp_session_t *se) {
+  mcp__tasks_session_event(se->server, se, true);
 }
 
 void mcp__session_input_closed(mcp_session_t *se) {
@@ -129,6 +136,16 @@ void mcp__session_notify(mcp_session_t *se, const char *msg, size_t len) {
   pthread_mutex_unlock(&se->lock);
   if (ch.send)
     ch.send(ch.ctx, msg, len, MCP__SEND_NOTIFICATION);
+}
+
+mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,
+                                    size_t len, unsigned flags) {
+  pthread_mutex_lock(&se->lock);
+  mcp__channel ch = se->notify;
+  pthread_mutex_unlock(&se->lock);
+  if (ch.send == NULL)
+    return MCP_ERR_CLOSED;
+  return ch.send(ch.ctx, msg, len, flags | MCP__SEND_LIVE);
 }
 
 void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {

@@ -7,7 +7,15 @@
  * handler keeps its progress token, log, cancellation flag and
  * mcp_call_request. After the handoff the call's messages go to a task
  * channel: to the stream of a client blocked in tasks/result for this task
- * when there is one, else to the session's standalone stream.
+ * when there is one, else to the session's standalone stream when a client
+ * is connected to it, else into the task's queue, delivered (in order, each
+ * message once) when a tasks/result or standalone stream opens.
+ *
+ * tasks/result on a transport that can suspend calls (HTTP) does not hold
+ * a thread while it waits: its waiter is parked and the watcher thread
+ * answers it when the task ends (woken by every change, and every
+ * RESULT_POLL_MS for changes made by other processes). Only the watcher
+ * unlinks such waiters, so it may use them outside the lock.
  *
  * Locking: engine->lock guards the run table, waiters, per-caller counts and
  * the executor queue. Order: a call's send_lock, then engine->lock, then a
@@ -31,10 +39,25 @@
  * another process are only seen this way. */
 #define RESULT_POLL_MS 200
 
+/* At most this many notifications wait in a task's queue; more are
+ * dropped (requests are always kept: the handler waits for their answer). */
+#define PENDING_MAX_NOTES 256
+
 typedef struct waiter {
   struct waiter *next;
-  mcp_call_t *call; /* a tasks/result call blocked on this task */
+  mcp_call_t *call; /* a tasks/result call waiting for this task */
+  char id[40];      /* the task */
+  bool async;       /* suspended call: answered by the watcher */
+  bool armed;       /* async: its handler returned, the watcher may end it */
 } waiter;
+
+/* A task message no stream could carry yet. */
+typedef struct pending_msg {
+  struct pending_msg *next;
+  unsigned flags;
+  size_t len;
+  char data[];
+} pending_msg;
 
 typedef struct task_run {
   struct task_run *next;  /* bucket chain */
@@ -45,8 +68,9 @@ typedef struct task_run {
   mcp_tool_t *tool; /* retained */
   json_t *args;     /* borrowed from the call's params */
   char *caller;
-  waiter *waiters;
-  int input_waits; /* server-to-client requests outstanding */
+  pending_msg *phead, *ptail; /* queued messages, oldest first */
+  unsigned pnotes;            /* notifications among them */
+  int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
 } task_run;
 
@@ -64,6 +88,7 @@ struct mcp__task_engine {
   pthread_cond_t changed; /* CLOCK_MONOTONIC; any task changed */
   uint64_t change_seq;
   task_run *runs[RUN_BUCKETS];
+  waiter *waiters; /* tasks/result calls, blocked or suspended */
   caller_count *callers;
   pthread_cond_t work;
   task_run *qhead, *qtail;
@@ -72,6 +97,8 @@ struct mcp__task_engine {
   bool stopping;
   pthread_t sweeper;
   bool has_sweeper;
+  pthread_t watcher;
+  bool has_watcher;
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
 };
 
@@ -224,23 +251,77 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
 
 /* ---- the task channel
  * ---------------------------------------------------------- */
+/* Hands one message to a stream: a waiting tasks/result call of the task,
+ * else the creator's standalone stream if a client is connected to it.
+ * e->lock held (it keeps waiters and their calls alive). */
+static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
+                          size_t len, unsigned flags) {
+  for (waiter *w = e->waiters; w; w = w->next)
+    if (strcmp(w->id, r->id) == 0 && !atomic_load(&w->call->cancelled) &&
+        w->call->reply.send(w->call->reply.ctx, msg, len, flags) == MCP_OK)
+      return MCP_OK;
+  if (r->call && r->call->session)
+    return mcp__session_notify_live(r->call->session, msg, len, flags);
+  return MCP_ERR_CLOSED;
+}
+
+/* Delivers queued messages while a stream takes them. e->lock held. */
+static void flush_pending(mcp__task_engine *e, task_run *r) {
+  while (r->phead) {
+    pending_msg *p = r->phead;
+    if (deliver(e, r, p->data, p->len, p->flags) != MCP_OK)
+      return;
+    r->phead = p->next;
+    if (r->phead == NULL)
+      r->ptail = NULL;
+    if (!(p->flags & MCP__SEND_REQUEST))
+      r->pnotes--;
+    free(p);
+  }
+}
+
+static void free_pending(task_run *r) {
+  for (pending_msg *p = r->phead, *next; p; p = next) {
+    next = p->next;
+    free(p);
+  }
+  r->phead = r->ptail = NULL;
+  r->pnotes = 0;
+}
+
 static mcp_status task_send(void *ctx, const char *msg, size_t len,
                             unsigned flags) {
   task_run *r = ctx;
   mcp__task_engine *e = r->e;
+  mcp_status st = MCP_ERR_CLOSED;
   pthread_mutex_lock(&e->lock);
-  for (waiter *w = r->waiters; w; w = w->next)
-    if (!atomic_load(&w->call->cancelled)) {
-      /* The waiter stays registered (and its call alive) while we hold the
-       * lock. */
-      mcp_status st = w->call->reply.send(w->call->reply.ctx, msg, len, flags);
-      pthread_mutex_unlock(&e->lock);
-      return st;
+  /* Queued messages go first: nothing may overtake them. */
+  if (r->phead == NULL)
+    st = deliver(e, r, msg, len, flags);
+  bool note = !(flags & MCP__SEND_REQUEST);
+  if (st != MCP_OK && (!note || r->pnotes < PENDING_MAX_NOTES)) {
+    pending_msg *p = malloc(sizeof *p + len);
+    if (p == NULL) {
+      st = MCP_ERR_NOMEM;
+    } else {
+      p->next = NULL;
+      p->flags = flags & ~(unsigned)MCP__SEND_LIVE;
+      p->len = len;
+      memcpy(p->data, msg, len);
+      if (r->ptail)
+        r->ptail->next = p;
+      else
+        r->phead = p;
+      r->ptail = p;
+      if (note)
+        r->pnotes++;
+      st = MCP_OK;
     }
+  } else if (st != MCP_OK) {
+    st = MCP_OK; /* a dropped notification: requestors must not rely on them */
+  }
   pthread_mutex_unlock(&e->lock);
-  if (r->call->session)
-    mcp__session_notify(r->call->session, msg, len);
-  return MCP_OK;
+  return st;
 }
 
 static void task_input(mcp_call_t *call, bool waiting) {
@@ -275,6 +356,7 @@ static void finish_run(task_run *r) {
       }
       break;
     }
+  free_pending(r);
   e->change_seq++;
   pthread_cond_broadcast(&e->changed);
   pthread_mutex_unlock(&e->lock);
@@ -635,24 +717,32 @@ mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
 
 /* ---- tasks/result
  * -------------------------------------------------------------- */
-static void add_waiter(mcp__task_engine *e, const char *id, waiter *w) {
-  pthread_mutex_lock(&e->lock);
-  task_run *r = find_run(e, id);
-  if (r) {
-    w->next = r->waiters;
-    r->waiters = w;
-  }
-  pthread_mutex_unlock(&e->lock);
+/* Registers w and hands it the task's queued messages. e->lock held. */
+static void link_waiter(mcp__task_engine *e, waiter *w) {
+  w->next = e->waiters;
+  e->waiters = w;
+  task_run *r = find_run(e, w->id);
+  if (r)
+    flush_pending(e, r);
 }
 
-static void remove_waiter(mcp__task_engine *e, const char *id, waiter *w) {
-  pthread_mutex_lock(&e->lock);
-  task_run *r = find_run(e, id);
-  for (waiter **pp = r ? &r->waiters : NULL; pp && *pp; pp = &(*pp)->next)
+static void unlink_waiter(mcp__task_engine *e, waiter *w) {
+  for (waiter **pp = &e->waiters; *pp; pp = &(*pp)->next)
     if (*pp == w) {
       *pp = w->next;
       break;
     }
+}
+
+static void add_waiter(mcp__task_engine *e, waiter *w) {
+  pthread_mutex_lock(&e->lock);
+  link_waiter(e, w);
+  pthread_mutex_unlock(&e->lock);
+}
+
+static void remove_waiter(mcp__task_engine *e, waiter *w) {
+  pthread_mutex_lock(&e->lock);
+  unlink_waiter(e, w);
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -714,6 +804,118 @@ static mcp_status replay(mcp_call_t *call, const mcp_task_record *rec,
   return MCP_OK;
 }
 
+/* The suspended call's handler has returned: the watcher may answer it. */
+static void arm_waiter(mcp_call_t *call, void *ctx) {
+  waiter *w = ctx;
+  mcp__task_engine *e = call->server->tasks;
+  pthread_mutex_lock(&e->lock);
+  w->armed = true;
+  e->change_seq++; /* the task may have ended meanwhile: look now */
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* Whether a suspended tasks/result is over, and its answer. */
+static bool waiter_outcome(mcp__task_engine *e, waiter *w, bool stopping,
+                           mcp_status *st, json_t **result) {
+  mcp_call_t *call = w->call;
+  *result = NULL;
+  if (stopping) {
+    *st = mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                         "Internal error: the server is shutting down");
+    return true;
+  }
+  if (atomic_load(&call->cancelled) ||
+      (call->session && session_closed(call->session))) {
+    *st = MCP_ERR_CANCELLED; /* no answer at all */
+    return true;
+  }
+  mcp_task_record rec;
+  mcp_status s = load_visible(e, call, w->id, &rec);
+  if (s == MCP_ERR_NOT_FOUND) {
+    *st = not_found(call, w->id);
+    return true;
+  }
+  if (s != MCP_OK) {
+    *st = s;
+    return true;
+  }
+  bool over = mcp_task_status_is_terminal(rec.status);
+  if (over)
+    *st = replay(call, &rec, result);
+  mcp_task_record_clear(&rec);
+  return over;
+}
+
+static void *watcher_main(void *arg) {
+  mcp__task_engine *e = arg;
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    size_t n = 0, armed = 0;
+    for (waiter *w = e->waiters; w; w = w->next)
+      if (w->async) {
+        n++;
+        armed += w->armed;
+      }
+    if (n == 0 && e->stopping)
+      break;
+    if (n == 0) {
+      pthread_cond_wait(&e->changed, &e->lock);
+      continue;
+    }
+    uint64_t seq = e->change_seq;
+    bool stopping = e->stopping;
+    waiter **list = armed ? malloc(armed * sizeof *list) : NULL;
+    size_t k = 0;
+    for (waiter *w = e->waiters; list && w; w = w->next)
+      if (w->async && w->armed)
+        list[k++] = w;
+    pthread_mutex_unlock(&e->lock);
+    /* Only this thread unlinks armed waiters: they stay valid here. */
+    mcp_status *sts = k ? calloc(k, sizeof *sts) : NULL;
+    json_t **results = k ? calloc(k, sizeof *results) : NULL;
+    bool *over = k ? calloc(k, sizeof *over) : NULL;
+    for (size_t i = 0; sts && results && over && i < k; i++)
+      over[i] = waiter_outcome(e, list[i], stopping, &sts[i], &results[i]);
+    pthread_mutex_lock(&e->lock);
+    for (size_t i = 0; over && i < k; i++)
+      if (over[i])
+        unlink_waiter(e, list[i]);
+    pthread_mutex_unlock(&e->lock);
+    for (size_t i = 0; over && i < k; i++)
+      if (over[i]) {
+        mcp__call_complete(list[i]->call, sts[i], results[i]);
+        free(list[i]);
+      }
+    free(list);
+    free(sts);
+    free(results);
+    free(over);
+    pthread_mutex_lock(&e->lock);
+    if (e->change_seq == seq && !(e->stopping && !stopping))
+      wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return NULL;
+}
+
+void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
+  mcp__task_engine *e = s ? s->tasks : NULL;
+  if (e == NULL)
+    return;
+  pthread_mutex_lock(&e->lock);
+  if (opened) {
+    for (unsigned b = 0; b < RUN_BUCKETS; b++)
+      for (task_run *r = e->runs[b]; r; r = r->next)
+        if (r->phead && r->call && r->call->session == se)
+          flush_pending(e, r);
+  } else {
+    e->change_seq++; /* suspended calls of the session end now */
+    pthread_cond_broadcast(&e->changed);
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
 mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
   mcp__task_engine *e = call->server->tasks;
   if (e == NULL)
@@ -728,13 +930,39 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
     return not_found(call, id);
   if (st != MCP_OK)
     return st;
-  /* While blocked, the task's requests (elicitation, sampling) and
+  /* While it waits, the task's requests (elicitation, sampling) and
    * notifications travel on this request's stream. */
-  waiter w = {NULL, call};
+  if (!mcp_task_status_is_terminal(rec.status) && call->can_suspend &&
+      e->has_watcher) {
+    waiter *aw = calloc(1, sizeof *aw);
+    if (aw != NULL) {
+      mcp_task_record_clear(&rec);
+      aw->call = call;
+      aw->async = true;
+      snprintf(aw->id, sizeof aw->id, "%s", id);
+      call->pending = true;
+      call->suspend = arm_waiter;
+      call->suspend_ctx = aw;
+      pthread_mutex_lock(&e->lock);
+      bool stopping = e->stopping;
+      if (!stopping)
+        link_waiter(e, aw);
+      pthread_mutex_unlock(&e->lock);
+      if (!stopping)
+        return MCP_OK; /* answered by the watcher */
+      call->pending = false;
+      free(aw);
+      return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                            "Internal error: the server is shutting down");
+    }
+  }
+  waiter w = {0};
+  w.call = call;
+  snprintf(w.id, sizeof w.id, "%s", id);
   bool registered = false;
   while (!mcp_task_status_is_terminal(rec.status)) {
     if (!registered) {
-      add_waiter(e, id, &w);
+      add_waiter(e, &w);
       registered = true;
     }
     mcp_task_record_clear(&rec);
@@ -763,7 +991,7 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
     pthread_mutex_unlock(&e->lock);
   }
   if (registered)
-    remove_waiter(e, id, &w);
+    remove_waiter(e, &w);
   if (st == MCP_ERR_NOT_FOUND)
     return not_found(call, id);
   if (st != MCP_OK)
@@ -885,6 +1113,8 @@ static void stop_threads(mcp__task_engine *e) {
     pthread_join(e->threads[i], NULL);
   if (e->has_sweeper)
     pthread_join(e->sweeper, NULL);
+  if (e->has_watcher) /* answers the suspended tasks/result calls first */
+    pthread_join(e->watcher, NULL);
 }
 
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
@@ -923,6 +1153,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   }
   if (e->opts.sweep_interval_ms > 0)
     e->has_sweeper = pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
+  e->has_watcher = pthread_create(&e->watcher, NULL, watcher_main, e) == 0;
   s->tasks = e;
   return MCP_OK;
 }

@@ -515,6 +515,9 @@ void mcp__hs_work(hs_req *r, bool cancel) {
   }
   if (cancel)
     mcp__call_cancel(call);
+  /* req_send and req_done work from any thread: a blocked tasks/result
+   * gives its worker back and is answered when the task ends. */
+  mcp__call_allow_suspend(call);
   if (r->tool_slot >= 0)
     r->started_ns = now_ns(); /* time the run, not the wait in the queue */
   mcp__call_run(call);        /* may free r through done */
@@ -608,6 +611,8 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   if (st == NULL)
     return MHD_NO;
   mcp__hs_stream_prime(st, false);
+  /* Task messages that found no stream so far go out on this one. */
+  mcp__session_stream_opened(hs->se);
   return queue_stream(conn, st);
 }
 

@@ -209,6 +209,8 @@ mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll);
  * stream finished. MCP_ERR_CLOSED once finished. */
 mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
                                bool final);
+/* Whether a client connection is attached and the stream not finished. */
+bool mcp__hs_stream_is_live(hs_stream *st);
 /* Ends the stream: attached connections end after the flush. */
 void mcp__hs_stream_finish(hs_stream *st);
 /* Attaches conn (replacing any previous connection) after queuing the

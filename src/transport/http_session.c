@@ -58,7 +58,6 @@ void mcp__hs_session_release(hs_session *hs) {
  * cleared (under the session lock) when we end. */
 static mcp_status notify_send(void *ctx, const char *msg, size_t len,
                               unsigned flags) {
-  (void)flags;
   mcp_session_t *se = ctx;
   pthread_mutex_lock(&se->lock);
   hs_session *hs = se->transport_data;
@@ -73,7 +72,10 @@ static mcp_status notify_send(void *ctx, const char *msg, size_t len,
     mcp__hs_stream_retain(st);
   pthread_mutex_unlock(&hs->lock);
   mcp_status s = MCP_ERR_CLOSED;
-  if (st) {
+  /* MCP__SEND_LIVE (task messages): a stream without a client would only
+   * keep the message for a resume the client may never make; the task
+   * queues it for the next stream instead. */
+  if (st && (!(flags & MCP__SEND_LIVE) || mcp__hs_stream_is_live(st))) {
     s = mcp__hs_stream_send(st, msg, len, false);
     mcp__hs_stream_release(st);
   }

@@ -137,6 +137,13 @@ mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
   return s;
 }
 
+bool mcp__hs_stream_is_live(hs_stream *st) {
+  pthread_mutex_lock(&st->lock);
+  bool live = st->conn != NULL && !st->finished;
+  pthread_mutex_unlock(&st->lock);
+  return live;
+}
+
 void mcp__hs_stream_finish(hs_stream *st) {
   pthread_mutex_lock(&st->lock);
   st->finished = true;
