@@ -198,7 +198,7 @@ static void test_progress_bar_pty(void **state) {
 }
 
 static void test_demo_http(void **state) {
-  int port = 20000 + (int)(getpid() % 20000);
+  int port = mr_free_port();
   char hp[64], url[128], bin[1024];
   snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
   snprintf(url, sizeof url, "http://%s/mcp", hp);

@@ -18,22 +18,25 @@ if [ ! -d "$CACHE/node_modules/@modelcontextprotocol/sdk" ]; then
     skip "npm install of @modelcontextprotocol/sdk failed (offline?)"
 fi
 cp "$HERE/server.mjs" "$CACHE/server.mjs"   # resolve the SDK from the cache
-PORT=$((30000 + $$ % 20000))
+# Port 0: the server takes a free port and says which (no collisions with
+# tests running in parallel).
 LOG=$(mktemp)
-node "$CACHE/server.mjs" "$PORT" 2>"$LOG" &
+node "$CACHE/server.mjs" 0 2>"$LOG" &
 PID=$!
 trap 'kill $PID 2>/dev/null; rm -f "$LOG"' EXIT
-URL="http://127.0.0.1:$PORT/mcp"
-i=0; until "$MCPC" -u "$URL" ping >/dev/null 2>&1; do
+i=0; PORT=
+until [ -n "$PORT" ]; do
+  PORT=$(sed -n 's/^listening on \([0-9]*\)$/\1/p' "$LOG")
   i=$((i + 1))
-  if [ $i -gt 150 ]; then
-    echo "interop: server did not start on port $PORT; its output:" >&2
+  if [ -z "$PORT" ] && [ $i -gt 300 ]; then
+    echo "interop: server did not start; its output:" >&2
     cat "$LOG" >&2
-    "$MCPC" -u "$URL" ping >&2
     exit 1
   fi
-  sleep 0.2
+  [ -n "$PORT" ] || sleep 0.1
 done
+URL="http://127.0.0.1:$PORT/mcp"
+"$MCPC" -u "$URL" ping >/dev/null || { echo "interop: ping failed" >&2; cat "$LOG" >&2; exit 1; }
 fail=0
 out=$("$MCPC" -u "$URL" tools list) || fail=1
 echo "$out" | grep -q multiply || { echo "interop: tools list: $out" >&2; fail=1; }

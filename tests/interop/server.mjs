@@ -1,12 +1,13 @@
 // server.mjs - a small MCP server written with the official TypeScript SDK,
-// for the interop test: node server.mjs PORT (serves http://127.0.0.1:PORT/mcp).
+// for the interop test: node server.mjs PORT (serves http://127.0.0.1:PORT/mcp;
+// PORT 0 picks a free port, printed on stderr as "listening on N").
 import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
 const port = Number(process.argv[2]);
-http.createServer(async (req, res) => {
+const httpServer = http.createServer(async (req, res) => {
   const chunks = [];
   for await (const c of req) chunks.push(c);
   const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
@@ -19,4 +20,6 @@ http.createServer(async (req, res) => {
   res.on('close', () => { transport.close(); server.close(); });
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
-}).listen(port, '127.0.0.1', () => console.error(`listening on ${port}`));
+});
+httpServer.listen(port, '127.0.0.1', () =>
+  console.error(`listening on ${httpServer.address().port}`));
