@@ -77,6 +77,7 @@ struct mcp_session {
   pthread_cond_t cond; /* outbound answers */
   mcp__session_state state;
   bool input_closed; /* the client cannot answer requests any more */
+  bool listed;       /* in server->sessions (stateless ones are not) */
   char protocol_version[MCP__MAX_VERSION_LEN];
   json_t *client_capabilities; /* never NULL once initialized */
   json_t *client_info;

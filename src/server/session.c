@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
-                            mcp_session_t **out) {
+static mcp_status session_new(mcp_server_t *s, mcp__channel notify,
+                              bool listed, mcp_session_t **out) {
   mcp_session_t *se = calloc(1, sizeof *se);
   if (se == NULL)
     return MCP_ERR_NOMEM;
@@ -28,20 +28,31 @@ mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
   se->log_level = -1;
   se->notify = notify;
   se->next_outbound_id = 1;
-  pthread_mutex_lock(&s->lock);
-  se->next = s->sessions;
-  if (s->sessions)
-    s->sessions->prev = se;
-  s->sessions = se;
-  pthread_mutex_unlock(&s->lock);
+  se->listed = listed;
+  if (listed) {
+    pthread_mutex_lock(&s->lock);
+    se->next = s->sessions;
+    if (s->sessions)
+      s->sessions->prev = se;
+    s->sessions = se;
+    pthread_mutex_unlock(&s->lock);
+  }
   *out = se;
   return MCP_OK;
 }
 
+mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
+                            mcp_session_t **out) {
+  return session_new(s, notify, true, out);
+}
+
 mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
                                       mcp_session_t **out) {
+  /* Not listed: a throw-away session of one request has no stream to
+   * broadcast to, and listing it would take the server lock twice per
+   * request. */
   mcp__channel none = {NULL, NULL, NULL};
-  mcp_status st = mcp__session_new(s, none, out);
+  mcp_status st = session_new(s, none, false, out);
   if (st != MCP_OK)
     return st;
   mcp_session_t *se = *out;
@@ -74,14 +85,16 @@ void mcp__session_release(mcp_session_t *se) {
       atomic_fetch_sub_explicit(&se->refs, 1, memory_order_acq_rel) != 1)
     return;
   mcp_server_t *s = se->server;
-  pthread_mutex_lock(&s->lock);
-  if (se->prev)
-    se->prev->next = se->next;
-  else if (s->sessions == se)
-    s->sessions = se->next;
-  if (se->next)
-    se->next->prev = se->prev;
-  pthread_mutex_unlock(&s->lock);
+  if (se->listed) {
+    pthread_mutex_lock(&s->lock);
+    if (se->prev)
+      se->prev->next = se->next;
+    else if (s->sessions == se)
+      s->sessions = se->next;
+    if (se->next)
+      se->next->prev = se->prev;
+    pthread_mutex_unlock(&s->lock);
+  }
   for (mcp__outbound *o = se->outbound, *next; o; o = next) {
     next = o->next;
     json_decref(o->response);
