@@ -219,8 +219,9 @@ int main(int argc, char **argv) {
         server, "Customers, flights, orders and arithmetic, backed by SQLite");
     mcp_server_set_website_url(server, "https://example.com/libmcp");
     mcp_server_set_instructions(
-        server, "Use get_flight_details for schedules (airlines AA, LH, BA), "
-                "lookup_customer for structured customer records (ids C001-C004).");
+        server,
+        "Use get_flight_details for schedules (airlines AA, LH, BA), "
+        "lookup_customer for structured customer records (ids C001-C004).");
     st = mcp_server_set_worker_threads(server, workers);
   }
   if (st == MCP_OK)

@@ -90,7 +90,8 @@ static void on_event(const char *event, const char *id, const char *data,
 static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
   exchange *x = ud;
   size_t len = size * n;
-  if (x->listener && (len == 2 || len == 1) && (buf[0] == '\r' || buf[0] == '\n'))
+  if (x->listener && (len == 2 || len == 1) &&
+      (buf[0] == '\r' || buf[0] == '\n'))
     mark_listener_ready(x->t); /* end of the GET stream's headers */
   const char *colon = memchr(buf, ':', len);
   if (colon == NULL)

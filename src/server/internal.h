@@ -91,7 +91,7 @@ struct mcp_session {
   unsigned early_cancel_next;
   int64_t next_outbound_id;
   mcp__outbound *outbound;
-  char *id; /* transport session id (HTTP) or NULL */
+  char *id;                 /* transport session id (HTTP) or NULL */
   json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
   json_t *url_elicitations; /* elicitationId -> true, sent to this client */
   void *transport_data;
@@ -206,7 +206,8 @@ void mcp__call_release(mcp_call_t *call);
  * cancelled), frees the call and ends the transport exchange. */
 void mcp__call_complete(mcp_call_t *call, mcp_status st, json_t *result);
 
-/* ---- tools (src/tools/invoke.c) ---------------------------------------------- */
+/* ---- tools (src/tools/invoke.c)
+ * ---------------------------------------------- */
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
 /* Validates args (borrowed; NULL means {}) against the tool's input schema,
@@ -216,7 +217,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
 mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
                              mcp__buf *out, bool *is_error);
 
-/* ---- tasks (src/tasks/engine.c) ------------------------------------------- */
+/* ---- tasks (src/tasks/engine.c) -------------------------------------------
+ */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
@@ -236,7 +238,8 @@ void mcp__tasks_shutdown(mcp_server_t *s);
  * calls are re-checked, queued task messages are delivered. */
 void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);
 
-/* ---- resources, prompts, completion (src/resources, src/prompts) ------------ */
+/* ---- resources, prompts, completion (src/resources, src/prompts) ------------
+ */
 mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result);

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mcp_status session_new(mcp_server_t *s, mcp__channel notify,
-                              bool listed, mcp_session_t **out) {
+static mcp_status session_new(mcp_server_t *s, mcp__channel notify, bool listed,
+                              mcp_session_t **out) {
   mcp_session_t *se = calloc(1, sizeof *se);
   if (se == NULL)
     return MCP_ERR_NOMEM;

@@ -18,9 +18,9 @@
 #include <stdint.h>
 
 #include "mcp/http.h"
-#include "transport/mhd.h" /* after <microhttpd.h>: calls go via dlopen */
 #include "server/dispatch.h"
 #include "transport/http_options.h"
+#include "transport/mhd.h" /* after <microhttpd.h>: calls go via dlopen */
 #include "util/buf.h"
 
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */

@@ -80,11 +80,18 @@ static void test_demo_tools_behave_as_documented(void **state) {
   json_t *r =
       rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
   json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
-  const char *names[] = {"get_server_time", "get_customer_info",
-                         "get_flight_details", "update_customer",
-                         "process_order", "lookup_customer", "build_report",
-                         "add", "divide", "start_long_export",
-                         "reindex_catalog", "archive_orders"};
+  const char *names[] = {"get_server_time",
+                         "get_customer_info",
+                         "get_flight_details",
+                         "update_customer",
+                         "process_order",
+                         "lookup_customer",
+                         "build_report",
+                         "add",
+                         "divide",
+                         "start_long_export",
+                         "reindex_catalog",
+                         "archive_orders"};
   assert_int_equal(json_array_size(tools), 12);
   for (size_t i = 0; i < 12; i++)
     assert_string_equal(

@@ -92,8 +92,8 @@ static void test_tasks_http(void **state) {
    * the session (mcpc's DELETE right after the CreateTaskResult) must not
    * cancel it */
   char id[128];
-  MR_RUN2(0, &out, &err, w, url, "tools", "call", "start_long_export",
-          "--task", "--args", "{\"seconds\": 30}");
+  MR_RUN2(0, &out, &err, w, url, "tools", "call", "start_long_export", "--task",
+          "--args", "{\"seconds\": 30}");
   assert_null(strstr(err, "use --wait")); /* no stdio warning over HTTP */
   snprintf(id, sizeof id, "%s", task_id_of(out));
   free(out);

@@ -450,10 +450,10 @@ static mcp_status close_on_response(void *ctx, const char *msg, size_t len,
   closing_client *c = ctx;
   if (flags & MCP__SEND_FINAL) {
     json_t *m = json_loadb(msg, len, 0, NULL);
-    snprintf(c->task_id, sizeof c->task_id, "%s",
-             json_string_value(json_object_get(
-                 json_object_get(json_object_get(m, "result"), "task"),
-                 "taskId")));
+    snprintf(
+        c->task_id, sizeof c->task_id, "%s",
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(m, "result"), "task"), "taskId")));
     json_decref(m);
     mcp__session_close(c->session);
   }
