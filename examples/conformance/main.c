@@ -14,6 +14,8 @@
 
 #include <mcp/mcp.h>
 
+#include "scenarios.h"
+
 /* A 1x1 red PNG and a tiny silent 8 kHz mono WAV. */
 static const char PNG_B64[] =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIA"
@@ -524,18 +526,24 @@ static mcp_status build(mcp_server_t *s) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: mcp-conformance-server (--http HOST:PORT | --stdio)\n"
-        "  --http H:P  serve Streamable HTTP on http://H:P/mcp\n"
-        "  --stdio     serve MCP over stdin/stdout\n",
+  fputs("usage: mcp-conformance-server (--http HOST:PORT | --stdio |\n"
+        "                              --scenario NAME)\n"
+        "  --http H:P       serve Streamable HTTP on http://H:P/mcp\n"
+        "  --stdio          serve MCP over stdin/stdout\n"
+        "  --scenario NAME  print the requests of one conformance scenario\n"
+        "                   and exactly what this server answers (NAME list:\n"
+        "                   --scenario list)\n",
         f);
 }
 
 int main(int argc, char **argv) {
-  const char *http = NULL;
+  const char *http = NULL, *scenario = NULL;
   bool stdio = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--http") == 0 && i + 1 < argc)
       http = argv[++i];
+    else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc)
+      scenario = argv[++i];
     else if (strcmp(argv[i], "--stdio") == 0)
       stdio = true;
     else if (strcmp(argv[i], "--help") == 0) {
@@ -546,7 +554,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if ((http == NULL) == !stdio) {
+  if ((http != NULL) + stdio + (scenario != NULL) != 1) {
     usage(stderr);
     return 2;
   }
@@ -554,6 +562,11 @@ int main(int argc, char **argv) {
   mcp_status st = mcp_server_new("mcp-conformance-server", "1.0.0", &server);
   if (st == MCP_OK)
     st = build(server);
+  if (st == MCP_OK && scenario != NULL) {
+    int rc = conformance_show_scenario(server, scenario, stdout);
+    mcp_server_free(server);
+    return rc;
+  }
   if (st == MCP_OK)
     st = stdio ? mcp_server_serve_stdio(server)
                : mcp_server_serve_http(server, http);

@@ -1,0 +1,17 @@
+/* scenarios.h - `mcp-conformance-server --scenario NAME`: shows what one
+ * conformance scenario sends and exactly what this server answers. */
+#ifndef CONFORMANCE_SCENARIOS_H
+#define CONFORMANCE_SCENARIOS_H
+
+#include <stdio.h>
+
+#include <mcp/mcp.h>
+
+/* Runs scenario name against server (built, not yet serving) over an
+ * in-process stdio pipe and prints each request and every message the server
+ * sends back to out. Returns 0, or 2 for an unknown name (listing the
+ * known ones on out). */
+int conformance_show_scenario(mcp_server_t *server, const char *name,
+                              FILE *out);
+
+#endif
