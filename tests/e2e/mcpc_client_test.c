@@ -1,6 +1,8 @@
 /* mcpc_client_test.c - mcpc driving real servers: the demo server over
  * stdio and Streamable HTTP, the client fixture (progress, cursors), the
  * progress bar under a pseudo-terminal, profiles, and every exit code. */
+#include <pthread.h>
+
 #include "mcpc_run.h"
 
 static char demo_cmd[1024], fixture_cmd[1024];
@@ -235,6 +237,58 @@ static void test_demo_http(void **state) {
   MR_RUN(3, NULL, "-u", url, "ping"); /* nobody listens any more */
 }
 
+/* -H and --bearer reach the server: a raw listener records the first
+ * request mcpc sends (initialize) and answers 500, so mcpc exits 3. */
+typedef struct recorded {
+  int listen_fd;
+  char request[8192];
+} recorded;
+
+static void *record_one(void *arg) {
+  recorded *r = arg;
+  int c = accept(r->listen_fd, NULL, NULL);
+  if (c < 0)
+    return NULL;
+  size_t n = 0;
+  while (n < sizeof r->request - 1 && strstr(r->request, "\r\n\r\n") == NULL) {
+    ssize_t got = read(c, r->request + n, sizeof r->request - 1 - n);
+    if (got <= 0)
+      break;
+    n += (size_t)got;
+    r->request[n] = '\0';
+  }
+  const char *reply = "HTTP/1.1 500 Internal Server Error\r\n"
+                      "Content-Length: 0\r\nConnection: close\r\n\r\n";
+  if (write(c, reply, strlen(reply)) < 0)
+    perror("write");
+  close(c);
+  return NULL;
+}
+
+static void test_headers_and_bearer_are_sent(void **state) {
+  (void)state;
+  recorded r = {.listen_fd = socket(AF_INET, SOCK_STREAM, 0)};
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  assert_int_equal(bind(r.listen_fd, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(r.listen_fd, 4), 0);
+  assert_int_equal(getsockname(r.listen_fd, (struct sockaddr *)&a, &len), 0);
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", ntohs(a.sin_port));
+  pthread_t th;
+  pthread_create(&th, NULL, record_one, &r);
+  MR_RUN(3, NULL, "-u", url, "-H", "X-Tenant: acme", "--bearer", "tok-123",
+         "ping");
+  pthread_join(th, NULL);
+  close(r.listen_fd);
+  assert_non_null(strstr(r.request, "POST /mcp HTTP/1.1"));
+  assert_non_null(strcasestr(r.request, "\r\nX-Tenant: acme\r\n"));
+  assert_non_null(
+      strcasestr(r.request, "\r\nAuthorization: Bearer tok-123\r\n"));
+  assert_non_null(strcasestr(r.request, "application/json, text/event-stream"));
+}
+
 int main(void) {
   if (mr_setup("mcpc-client-test") != 0)
     return 1;
@@ -252,6 +306,7 @@ int main(void) {
       cmocka_unit_test(test_subscribe_updates),
       cmocka_unit_test(test_progress_bar_pty),
       cmocka_unit_test(test_demo_http),
+      cmocka_unit_test(test_headers_and_bearer_are_sent),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   mr_teardown();
