@@ -1,12 +1,11 @@
 /* catalog.h - an ordered, named, reference-counted collection for the
- * server's resources, resource templates and prompts.
+ * server's tools, resources, resource templates and prompts.
  *
- * The tool registry (tools/registry.h) is the model: read-mostly, guarded by
- * an rwlock, lookups by key through an open-addressing hash, pagination by
- * registration sequence number so a cursor survives additions and removals
- * elsewhere in the list. Entries embed mcp__entry as their first member and
- * supply a destroy function; a lookup returns a retained entry so a
- * concurrent removal cannot free it under a running request.
+ * Read-mostly, guarded by an rwlock, lookups by key through an open-addressing
+ * hash, pagination by registration sequence number so a cursor survives
+ * additions and removals elsewhere in the list. Entries embed mcp__entry as
+ * their first member and supply a destroy function; a lookup returns a retained
+ * entry so a concurrent removal cannot free it under a running request.
  */
 #ifndef MCP_CATALOG_H
 #define MCP_CATALOG_H

@@ -12,6 +12,7 @@
 #include "mcp/call.h"
 #include "mcp/version.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 /* Protocol revisions this client can speak; version strings compare exactly. */
 static const char *const KNOWN_VERSIONS[] = {"2025-11-25", "2025-06-18",
@@ -180,13 +181,7 @@ static mcp_status wait_for(mcp_client_t *c, mcp__pending *p) {
   struct timespec deadline;
   int timeout = c->opts.timeout_ms;
   if (timeout > 0) {
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout / 1000;
-    deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-      deadline.tv_sec++;
-      deadline.tv_nsec -= 1000000000L;
-    }
+    mcp__deadline_in(CLOCK_REALTIME, timeout, &deadline);
   }
   mcp_status st = MCP_OK;
   pthread_mutex_lock(&c->lock);

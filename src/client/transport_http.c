@@ -19,6 +19,7 @@
 
 #include "client/internal.h"
 #include "client/sse.h"
+#include "util/clock.h"
 
 /* How often one request's stream may be resumed without any event arriving
  * in between, and the wait when the server never sent retry:. */
@@ -412,8 +413,8 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
       pthread_create(&t->listener, NULL, listener_main, t) == 0) {
     t->listening = true;
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 3; /* a server that never answers GET costs 3 s once */
+    /* a server that never answers GET costs 3 s once */
+    mcp__deadline_in(CLOCK_REALTIME, 3000, &deadline);
     pthread_mutex_lock(&t->lock);
     while (!t->listener_ready &&
            pthread_cond_timedwait(&t->listener_cond, &t->lock, &deadline) == 0)
@@ -422,11 +423,9 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
   }
 }
 
-/* Stops the standalone stream of the old session and forgets the session:
- * the next initialize goes out without MCP-Session-Id, and its answer
- * (http_set_version) starts a new stream. */
-static void http_reset_session(mcp__ctransport *base) {
-  http_transport *t = (http_transport *)base;
+/* Ends the standalone GET stream and joins its thread (t->stopping stays
+ * set; the caller decides what comes next). */
+static void stop_listener(http_transport *t) {
   pthread_mutex_lock(&t->lock);
   t->stopping = true;
   if (t->get_fd >= 0)
@@ -434,6 +433,14 @@ static void http_reset_session(mcp__ctransport *base) {
   pthread_mutex_unlock(&t->lock);
   if (t->listening)
     pthread_join(t->listener, NULL);
+}
+
+/* Stops the standalone stream of the old session and forgets the session:
+ * the next initialize goes out without MCP-Session-Id, and its answer
+ * (http_set_version) starts a new stream. */
+static void http_reset_session(mcp__ctransport *base) {
+  http_transport *t = (http_transport *)base;
+  stop_listener(t);
   pthread_mutex_lock(&t->lock);
   t->listening = false;
   t->stopping = false;
@@ -450,13 +457,7 @@ static const char *http_session_id(mcp__ctransport *base) {
 
 static void http_close(mcp__ctransport *base) {
   http_transport *t = (http_transport *)base;
-  pthread_mutex_lock(&t->lock);
-  t->stopping = true;
-  if (t->get_fd >= 0)
-    shutdown(t->get_fd, SHUT_RDWR);
-  pthread_mutex_unlock(&t->lock);
-  if (t->listening)
-    pthread_join(t->listener, NULL);
+  stop_listener(t);
   if (t->session_id != NULL) {
     /* spec: S send DELETE to end the session; 405 means "not allowed" and
      * is fine, so the outcome is ignored */

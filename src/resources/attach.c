@@ -144,7 +144,8 @@ static bool covers(const char *sub, const char *uri) {
   return uri[n] == '\0' || uri[n] == '/' || (n > 0 && sub[n - 1] == '/');
 }
 
-static bool session_wants(mcp_session_t *se, const char *uri) {
+static bool session_wants(mcp_session_t *se, void *ud) {
+  const char *uri = ud;
   bool wants = false;
   pthread_mutex_lock(&se->lock);
   if (se->state == MCP__SESSION_READY && se->subscriptions) {
@@ -175,32 +176,7 @@ mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,
     mcp__buf_free(&msg);
     return MCP_ERR_NOMEM;
   }
-  /* Collect subscribers under the lock, send outside it (internal.h). */
-  size_t n = 0, cap = 16;
-  mcp_session_t **list = malloc(cap * sizeof *list);
-  mcp_status st = list ? MCP_OK : MCP_ERR_NOMEM;
-  pthread_mutex_lock(&s->lock);
-  for (mcp_session_t *it = s->sessions; it && st == MCP_OK; it = it->next) {
-    if (!session_wants(it, uri))
-      continue;
-    if (n == cap) {
-      mcp_session_t **grown = realloc(list, cap * 2 * sizeof *grown);
-      if (grown == NULL) {
-        st = MCP_ERR_NOMEM;
-        break;
-      }
-      list = grown;
-      cap *= 2;
-    }
-    mcp__session_retain(it);
-    list[n++] = it;
-  }
-  pthread_mutex_unlock(&s->lock);
-  for (size_t i = 0; i < n; i++) {
-    mcp__session_notify(list[i], msg.data, msg.len);
-    mcp__session_release(list[i]);
-  }
-  free(list);
+  mcp_status st = mcp__notify_sessions(s, session_wants, (void *)uri, &msg);
   mcp__buf_free(&msg);
   return st;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
+
 /* JIT compilation is lazy: a pattern is interpreted for its first
  * MCP__REGEX_JIT_AFTER matches, so patterns matched a few times (meta-schema
  * checks at tool registration, rarely used tools) never map PCRE2's JIT
@@ -26,30 +28,16 @@ struct mcp__regex {
   char *source;              /* the ECMA text, for messages */
 };
 
+/* Translation output: the shared growable buffer, with its first failure
+ * made sticky so the translator appends without checking every call. */
 typedef struct buf {
-  char *p;
-  size_t len, cap;
+  mcp__buf b;
   bool oom;
 } buf;
 
 static void bput(buf *b, const char *s, size_t n) {
-  if (b->oom)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 64;
-    while (nc < b->len + n + 1)
-      nc *= 2;
-    char *np = realloc(b->p, nc);
-    if (np == NULL) {
-      b->oom = true;
-      return;
-    }
-    b->p = np;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = '\0';
+  if (!b->oom && !mcp__buf_append(&b->b, s, n))
+    b->oom = true;
 }
 
 static void bputs(buf *b, const char *s) {
@@ -395,16 +383,16 @@ static pcre2_code *compile_translated(const char *src, size_t len, bool strict,
   if (!translate(src, len, strict, &out, &why) || out.oom) {
     snprintf(errbuf, errlen, "invalid regular expression: %s",
              out.oom ? "out of memory" : why);
-    free(out.p);
+    mcp__buf_free(&out.b);
     return NULL;
   }
   int ec;
   PCRE2_SIZE off;
   pcre2_code *code =
-      pcre2_compile((PCRE2_SPTR)(out.p ? out.p : ""), out.len,
+      pcre2_compile((PCRE2_SPTR)(out.b.data ? out.b.data : ""), out.b.len,
                     PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALLOW_EMPTY_CLASS,
                     &ec, &off, NULL);
-  free(out.p);
+  mcp__buf_free(&out.b);
   if (code == NULL) {
     PCRE2_UCHAR msg[160];
     pcre2_get_error_message(ec, msg, sizeof msg);

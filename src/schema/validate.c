@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "schema/jsonval.h"
+#include "util/buf.h"
 
 typedef struct ipath {
   const struct ipath *up;
@@ -232,30 +233,16 @@ static void ev_merge(evset *dst, const evset *src) {
 /* ---- error recording
  * ------------------------------------------------------------ */
 
+/* Pointer text under construction: the shared growable buffer, its first
+ * failure made sticky. */
 typedef struct sbuf {
-  char *p;
-  size_t len, cap;
+  mcp__buf b;
   bool oom;
 } sbuf;
 
 static void sb_put(sbuf *b, const char *s, size_t n) {
-  if (b->oom)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t nc = b->cap ? b->cap * 2 : 64;
-    while (nc < b->len + n + 1)
-      nc *= 2;
-    char *np = realloc(b->p, nc);
-    if (np == NULL) {
-      b->oom = true;
-      return;
-    }
-    b->p = np;
-    b->cap = nc;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = '\0';
+  if (!b->oom && !mcp__buf_append(&b->b, s, n))
+    b->oom = true;
 }
 
 static void build_ipath(sbuf *b, const ipath *p) {
@@ -314,13 +301,14 @@ static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
   va_end(ap);
   char *m = strdup(msg);
   if (ib.oom || kb.oom || m == NULL) {
-    free(ib.p);
-    free(kb.p);
+    mcp__buf_free(&ib.b);
+    mcp__buf_free(&kb.b);
     free(m);
     c->oom = true;
     return;
   }
-  if (!mcp__validation_push(c->out, ib.p, kb.p, m))
+  if (!mcp__validation_push(c->out, mcp__buf_steal(&ib.b, NULL),
+                            mcp__buf_steal(&kb.b, NULL), m))
     c->oom = true;
 }
 

@@ -3,6 +3,7 @@
  * JSON-RPC error, and ask the client something (server-to-client requests).
  */
 #include "server/internal.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -97,6 +98,22 @@ mcp_status mcp__call_send(mcp_call_t *call, const mcp__buf *msg) {
   return st;
 }
 
+/* Sends a notification tied to this call (with the related-task _meta
+ * when the call runs as a task). params: steals; NULL means "allocation
+ * failed". */
+static mcp_status send_notification(mcp_call_t *call, const char *method,
+                                    json_t *params) {
+  add_related_task(call, params);
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  mcp_status st = MCP_ERR_NOMEM;
+  if (params && mcp__jsonrpc_encode_notification(&msg, method, params))
+    st = mcp__call_send(call, &msg);
+  json_decref(params);
+  mcp__buf_free(&msg);
+  return st;
+}
+
 mcp_status mcp_call_progress(mcp_call_t *call, double progress, double total,
                              const char *message) {
   if (call == NULL)
@@ -118,16 +135,7 @@ mcp_status mcp_call_progress(mcp_call_t *call, double progress, double total,
     json_object_set_new(params, "total", json_real(total));
   if (params && message)
     json_object_set_new(params, "message", json_string(message));
-  add_related_task(call, params);
-  mcp__buf msg;
-  mcp__buf_init(&msg);
-  mcp_status st = MCP_ERR_NOMEM;
-  if (params &&
-      mcp__jsonrpc_encode_notification(&msg, "notifications/progress", params))
-    st = mcp__call_send(call, &msg);
-  json_decref(params);
-  mcp__buf_free(&msg);
-  return st;
+  return send_notification(call, "notifications/progress", params);
 }
 
 /* The level below which messages are dropped for this call. */
@@ -166,16 +174,7 @@ mcp_status mcp_call_log(mcp_call_t *call, mcp_log_level level,
       json_pack("{s:s,s:o}", "level", mcp_log_level_name(level), "data", data);
   if (params && logger)
     json_object_set_new(params, "logger", json_string(logger));
-  add_related_task(call, params);
-  mcp__buf msg;
-  mcp__buf_init(&msg);
-  mcp_status st = MCP_ERR_NOMEM;
-  if (params &&
-      mcp__jsonrpc_encode_notification(&msg, "notifications/message", params))
-    st = mcp__call_send(call, &msg);
-  json_decref(params);
-  mcp__buf_free(&msg);
-  return st;
+  return send_notification(call, "notifications/message", params);
 }
 
 mcp_status mcp_call_logf(mcp_call_t *call, mcp_log_level level,
@@ -283,16 +282,6 @@ static const char *capability_for(const char *method) {
   return NULL;
 }
 
-static void deadline_after(struct timespec *ts, int ms) {
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += ms / 1000;
-  ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L) {
-    ts->tv_sec++;
-    ts->tv_nsec -= 1000000000L;
-  }
-}
-
 static void send_cancel(mcp_call_t *call, int64_t id, const char *reason) {
   json_t *params =
       json_pack("{s:I,s:s}", "requestId", (json_int_t)id, "reason", reason);
@@ -379,7 +368,7 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
   if (timeout_ms <= 0)
     timeout_ms = call->server->request_timeout_ms;
   struct timespec deadline;
-  deadline_after(&deadline, timeout_ms);
+  mcp__deadline_in(CLOCK_MONOTONIC, timeout_ms, &deadline);
   pthread_mutex_lock(&se->lock);
   while (st == MCP_OK && !o->done) {
     if (atomic_load(&call->cancelled))

@@ -2,7 +2,7 @@
  * src/server and src/tools. Transports include dispatch.h instead.
  *
  * Locking: server->lock guards the session list and configuration read at
- * request time; the tool registry has its own rwlock (registry.h); each
+ * request time; the tool catalog has its own rwlock (catalog/catalog.h); each
  * session has its own mutex for its state, in-flight calls and pending
  * outbound requests. Lock order: server->lock before session->lock; never
  * call a channel's send while holding a session lock.
@@ -22,7 +22,6 @@
 #include "mcp/roots.h"
 #include "mcp/server.h"
 #include "server/dispatch.h"
-#include "tools/registry.h"
 
 #define MCP__MAX_VERSION_LEN 16
 
@@ -40,7 +39,7 @@ struct mcp_server {
   void *log_user_data;
   mcp_log_level log_min;
 
-  mcp__registry tools;
+  mcp__catalog tools; /* of mcp_tool_t (entry first) */
   /* resources, resource templates, prompts (src/resources, src/prompts) */
   mcp__catalog resources, templates, prompts;
   bool resources_subscribe, resources_list_changed, prompts_list_changed;
@@ -156,6 +155,13 @@ void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
     ;
 /* serverInfo object (returns new). */
 json_t *mcp__server_info_json(const mcp_server_t *s);
+/* Sends msg to the notify stream of every session for which wants(session,
+ * ud) is true (called under the server lock; it may take session locks).
+ * MCP_ERR_NOMEM when not every wanted session could be collected; those
+ * that were still get the message. */
+mcp_status mcp__notify_sessions(mcp_server_t *s,
+                                bool (*wants)(mcp_session_t *, void *),
+                                void *ud, const mcp__buf *msg);
 /* ServerCapabilities derived from what is registered (returns new). */
 json_t *mcp__server_capabilities_json(const mcp_server_t *s);
 bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,

@@ -42,7 +42,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
   s->tools_list_changed = true;
   s->log_fn = default_log;
   s->log_min = MCP_LOG_WARNING;
-  mcp__registry_init(&s->tools);
+  mcp__catalog_init(&s->tools);
   mcp__catalog_init(&s->resources);
   mcp__catalog_init(&s->templates);
   mcp__catalog_init(&s->prompts);
@@ -57,7 +57,7 @@ void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
   mcp__tasks_shutdown(s); /* its threads still use the server */
-  mcp__registry_destroy(&s->tools);
+  mcp__catalog_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);
   mcp__catalog_destroy(&s->templates);
   mcp__catalog_destroy(&s->prompts);
@@ -252,6 +252,48 @@ json_t *mcp__server_capabilities_json(const mcp_server_t *s) {
   return caps;
 }
 
+static bool ready_session(mcp_session_t *se, void *ud) {
+  (void)ud;
+  return mcp__session_is_ready(se);
+}
+
+mcp_status mcp__notify_sessions(mcp_server_t *s,
+                                bool (*wants)(mcp_session_t *, void *),
+                                void *ud, const mcp__buf *msg) {
+  /* Collect the sessions under the server lock, send outside it: a channel
+   * is never called with a server or session lock held. */
+  mcp_session_t *stack[64], **list = stack;
+  size_t n = 0, cap = 64;
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it; it = it->next) {
+    if (!wants(it, ud))
+      continue;
+    if (n == cap) {
+      mcp_session_t **grown = malloc(cap * 2 * sizeof *grown);
+      if (grown == NULL) {
+        st = MCP_ERR_NOMEM;
+        break;
+      }
+      memcpy(grown, list, n * sizeof *grown);
+      if (list != stack)
+        free(list);
+      list = grown;
+      cap *= 2;
+    }
+    mcp__session_retain(it);
+    list[n++] = it;
+  }
+  pthread_mutex_unlock(&s->lock);
+  for (size_t i = 0; i < n; i++) {
+    mcp__session_notify(list[i], msg->data, msg->len);
+    mcp__session_release(list[i]);
+  }
+  if (list != stack)
+    free(list);
+  return st;
+}
+
 mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
                                 json_t *params) {
   if (s == NULL || method == NULL) {
@@ -266,33 +308,7 @@ mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
     return MCP_ERR_NOMEM;
   }
   json_decref(params);
-  /* Collect ready sessions under the lock, send outside it. */
-  mcp_session_t *stack[64], **list = stack;
-  size_t n = 0, cap = 64;
-  pthread_mutex_lock(&s->lock);
-  for (mcp_session_t *it = s->sessions; it; it = it->next) {
-    if (!mcp__session_is_ready(it))
-      continue;
-    if (n == cap) {
-      mcp_session_t **grown = malloc(cap * 2 * sizeof *grown);
-      if (grown == NULL)
-        break;
-      memcpy(grown, list, n * sizeof *grown);
-      if (list != stack)
-        free(list);
-      list = grown;
-      cap *= 2;
-    }
-    mcp__session_retain(it);
-    list[n++] = it;
-  }
-  pthread_mutex_unlock(&s->lock);
-  for (size_t i = 0; i < n; i++) {
-    mcp__session_notify(list[i], msg.data, msg.len);
-    mcp__session_release(list[i]);
-  }
-  if (list != stack)
-    free(list);
+  mcp__notify_sessions(s, ready_session, NULL, &msg);
   mcp__buf_free(&msg);
   return MCP_OK;
 }

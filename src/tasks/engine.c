@@ -128,13 +128,7 @@ static void cond_init_monotonic(pthread_cond_t *c) {
 
 static void wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  ts.tv_sec += (time_t)(ms / 1000);
-  ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-  if (ts.tv_nsec >= 1000000000L) {
-    ts.tv_sec++;
-    ts.tv_nsec -= 1000000000L;
-  }
+  mcp__deadline_in(CLOCK_MONOTONIC, ms, &ts);
   pthread_cond_timedwait(c, m, &ts);
 }
 
@@ -196,9 +190,22 @@ static mcp_status no_tasks(mcp_call_t *call) {
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
-static const char *task_id_param(mcp_call_t *call) {
-  json_t *id = json_object_get(call->params, "taskId");
-  return json_is_string(id) ? json_string_value(id) : NULL;
+/* The common start of tasks/get, tasks/result and tasks/cancel: the engine,
+ * params.taskId, and the task as this caller may see it. On any failure the
+ * call's error is set and the status returned; on MCP_OK *e, *id (borrowed
+ * from params) and *rec (clear it) are filled. */
+static mcp_status load_param_task(mcp_call_t *call, mcp__task_engine **e,
+                                  const char **id, mcp_task_record *rec) {
+  *e = call->server->tasks;
+  if (*e == NULL)
+    return no_tasks(call);
+  json_t *param = json_object_get(call->params, "taskId");
+  if (!json_is_string(param))
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
+                          "Invalid params: taskId must be a string");
+  *id = json_string_value(param);
+  mcp_status st = load_visible(*e, call, *id, rec);
+  return st == MCP_ERR_NOT_FOUND ? not_found(call, *id) : st;
 }
 
 /* ---- change reporting -------------------------------------------------------
@@ -480,12 +487,12 @@ static mcp_status support_error(mcp_call_t *call, mcp_tool_t *tool,
     snprintf(msg, sizeof msg,
              "Method not found: tool '%.128s' must be called as a task "
              "(execution.taskSupport is \"required\")",
-             tool->name);
+             tool->entry.key);
   else
     snprintf(msg, sizeof msg,
              "Method not found: tool '%.128s' does not support task-augmented "
              "calls",
-             tool->name);
+             tool->entry.key);
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
@@ -577,7 +584,7 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     rec.task_id = r->id;
     rec.owner = (char *)mcp_call_subject(call);
     rec.session = (char *)session_key(call->session);
-    rec.tool = tool->name;
+    rec.tool = tool->entry.key;
     rec.status = MCP_TASK_WORKING;
     rec.created_ms = rec.updated_ms = mcp__wall_ms();
     rec.ttl_ms = ttl;
@@ -600,7 +607,7 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     char text[512];
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(text, sizeof text, e->opts.immediate_response, tool->name);
+    snprintf(text, sizeof text, e->opts.immediate_response, tool->entry.key);
 #pragma GCC diagnostic pop
     json_object_set_new(
         res, "_meta",
@@ -630,17 +637,10 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 /* ---- tasks/get, tasks/list, tasks/cancel
  * ------------------------------------- */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e = call->server->tasks;
-  if (e == NULL)
-    return no_tasks(call);
-  const char *id = task_id_param(call);
-  if (id == NULL)
-    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
-                          "Invalid params: taskId must be a string");
+  mcp__task_engine *e;
+  const char *id;
   mcp_task_record rec;
-  mcp_status st = load_visible(e, call, id, &rec);
-  if (st == MCP_ERR_NOT_FOUND)
-    return not_found(call, id);
+  mcp_status st = load_param_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
   *result = mcp__task_json(&rec);
@@ -679,17 +679,10 @@ static mcp_status terminal_error(mcp_call_t *call, mcp_task_status s) {
 }
 
 mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e = call->server->tasks;
-  if (e == NULL)
-    return no_tasks(call);
-  const char *id = task_id_param(call);
-  if (id == NULL)
-    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
-                          "Invalid params: taskId must be a string");
+  mcp__task_engine *e;
+  const char *id;
   mcp_task_record rec;
-  mcp_status st = load_visible(e, call, id, &rec);
-  if (st == MCP_ERR_NOT_FOUND)
-    return not_found(call, id);
+  mcp_status st = load_param_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
   mcp_task_status s = rec.status;
@@ -917,17 +910,10 @@ void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
 }
 
 mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e = call->server->tasks;
-  if (e == NULL)
-    return no_tasks(call);
-  const char *id = task_id_param(call);
-  if (id == NULL)
-    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
-                          "Invalid params: taskId must be a string");
+  mcp__task_engine *e;
+  const char *id;
   mcp_task_record rec;
-  mcp_status st = load_visible(e, call, id, &rec);
-  if (st == MCP_ERR_NOT_FOUND)
-    return not_found(call, id);
+  mcp_status st = load_param_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
   /* While it waits, the task's requests (elicitation, sampling) and

@@ -49,7 +49,7 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
   }
   if (tool->fn == NULL) {
     st = mcp_error_set(err, MCP_ERR_STATE, "tool '%s' has no handler",
-                       tool->name);
+                       tool->entry.key);
     goto fail;
   }
   st = compile_one(tool->input_schema, "inputSchema", &tool->input_compiled,
@@ -62,17 +62,17 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
     if (st != MCP_OK)
       goto fail;
   }
-  tool->listing = mcp_tool_to_json(tool);
-  if (tool->listing == NULL) {
+  tool->entry.listing = mcp_tool_to_json(tool);
+  if (tool->entry.listing == NULL) {
     st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     goto fail;
   }
-  st = mcp__registry_add(&s->tools, tool);
+  st = mcp__catalog_add(&s->tools, &tool->entry);
   if (st != MCP_OK) {
     mcp_error_set(err, st,
                   st == MCP_ERR_EXISTS ? "tool '%s' already exists"
                                        : "cannot add tool '%s'",
-                  tool->name);
+                  tool->entry.key);
     goto fail;
   }
   if (s->tools_list_changed)
@@ -86,12 +86,12 @@ fail:
 mcp_status mcp_server_remove_tool(mcp_server_t *s, const char *name) {
   if (s == NULL || name == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp_status st = mcp__registry_remove(&s->tools, name);
+  mcp_status st = mcp__catalog_remove(&s->tools, name);
   if (st == MCP_OK && s->tools_list_changed)
     mcp_server_broadcast(s, "notifications/tools/list_changed", NULL);
   return st;
 }
 
 size_t mcp_server_tool_count(const mcp_server_t *s) {
-  return s ? mcp__registry_count((mcp__registry *)&s->tools) : 0;
+  return s ? mcp__catalog_count((mcp__catalog *)&s->tools) : 0;
 }

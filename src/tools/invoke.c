@@ -36,7 +36,7 @@ mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
   }
   uint64_t next = 0;
   mcp_status st =
-      mcp__registry_page(&s->tools, from, s->page_size, tools, &next);
+      mcp__catalog_page(&s->tools, from, s->page_size, tools, &next);
   json_object_set_new(res, "tools", tools);
   if (st == MCP_OK && next != 0) {
     json_t *cursor = mcp__cursor_encode("tools", next);
@@ -82,7 +82,7 @@ static mcp_status input_error_result(mcp_tool_t *tool, const json_t *args,
   mcp__buf text;
   mcp__buf_init(&text);
   mcp__buf_append_str(&text, "Invalid arguments for tool '");
-  mcp__buf_append_str(&text, tool->name);
+  mcp__buf_append_str(&text, tool->entry.key);
   mcp__buf_append_str(&text, "':");
   if (v)
     describe_violations(&text, v);
@@ -104,14 +104,14 @@ static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
   mcp__buf_init(&text);
   if (r->structured == NULL) {
     mcp__buf_append_str(&text, "Tool '");
-    mcp__buf_append_str(&text, tool->name);
+    mcp__buf_append_str(&text, tool->entry.key);
     mcp__buf_append_str(&text, "' declares an outputSchema but returned no "
                                "structuredContent (server error)");
   } else if (!mcp_schema_is_valid(tool->output_compiled, r->structured)) {
     mcp_validation_t *v = NULL;
     mcp_schema_validate(tool->output_compiled, r->structured, &v);
     mcp__buf_append_str(&text, "Tool '");
-    mcp__buf_append_str(&text, tool->name);
+    mcp__buf_append_str(&text, tool->entry.key);
     mcp__buf_append_str(&text, "' returned structuredContent that does not "
                                "match its outputSchema (server error):");
     if (v)
@@ -176,8 +176,9 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   if (args != NULL && !json_is_object(args) && !json_is_null(args))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object");
-  mcp_tool_t *tool =
-      mcp__registry_find(&call->server->tools, json_string_value(name));
+  /* tools are catalog entries with the entry first (tool_internal.h) */
+  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(&call->server->tools,
+                                                     json_string_value(name));
   if (tool == NULL) {
     char msg[200];
     snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));

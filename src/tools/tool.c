@@ -24,6 +24,24 @@ bool mcp_tool_name_is_valid(const char *name) {
   return n > 0;
 }
 
+static void tool_destroy(mcp__entry *e) {
+  mcp_tool_t *t = (mcp_tool_t *)e;
+  if (t->free_user_data)
+    t->free_user_data(t->user_data);
+  free(e->key);
+  free(t->title);
+  free(t->description);
+  free(t->annotation_title);
+  json_decref(t->input_schema);
+  json_decref(t->output_schema);
+  json_decref(t->icons);
+  json_decref(t->meta);
+  json_decref(e->listing);
+  mcp_schema_free(t->input_compiled);
+  mcp_schema_free(t->output_compiled);
+  free(t);
+}
+
 mcp_status mcp_tool_new(const char *name, mcp_tool_t **out) {
   if (out == NULL)
     return MCP_ERR_INVALID_ARG;
@@ -33,11 +51,12 @@ mcp_status mcp_tool_new(const char *name, mcp_tool_t **out) {
   mcp_tool_t *t = calloc(1, sizeof *t);
   if (t == NULL)
     return MCP_ERR_NOMEM;
-  atomic_init(&t->refs, 1);
+  atomic_init(&t->entry.refs, 1);
+  t->entry.destroy = tool_destroy;
   memset(t->hints, -1, sizeof t->hints);
-  t->name = strdup(name);
+  t->entry.key = strdup(name);
   t->input_schema = json_pack("{s:s}", "type", "object");
-  if (t->name == NULL || t->input_schema == NULL) {
+  if (t->entry.key == NULL || t->input_schema == NULL) {
     mcp_tool_free(t);
     return MCP_ERR_NOMEM;
   }
@@ -45,39 +64,13 @@ mcp_status mcp_tool_new(const char *name, mcp_tool_t **out) {
   return MCP_OK;
 }
 
-static void tool_destroy(mcp_tool_t *t) {
-  if (t->free_user_data)
-    t->free_user_data(t->user_data);
-  free(t->name);
-  free(t->title);
-  free(t->description);
-  free(t->annotation_title);
-  json_decref(t->input_schema);
-  json_decref(t->output_schema);
-  json_decref(t->icons);
-  json_decref(t->meta);
-  json_decref(t->listing);
-  mcp_schema_free(t->input_compiled);
-  mcp_schema_free(t->output_compiled);
-  free(t);
-}
-
 void mcp_tool_free(mcp_tool_t *tool) {
   if (tool != NULL)
     mcp__tool_release(tool);
 }
 
-void mcp__tool_retain(mcp_tool_t *tool) {
-  atomic_fetch_add_explicit(&tool->refs, 1, memory_order_relaxed);
-}
-
-void mcp__tool_release(mcp_tool_t *tool) {
-  if (atomic_fetch_sub_explicit(&tool->refs, 1, memory_order_acq_rel) == 1)
-    tool_destroy(tool);
-}
-
 const char *mcp_tool_name(const mcp_tool_t *tool) {
-  return tool ? tool->name : NULL;
+  return tool ? tool->entry.key : NULL;
 }
 
 static mcp_status replace_string(char **slot, const char *value) {
@@ -212,7 +205,7 @@ json_t *mcp_tool_to_json(const mcp_tool_t *t) {
   json_t *o = json_object();
   if (o == NULL)
     return NULL;
-  int bad = json_object_set_new(o, "name", json_string(t->name));
+  int bad = json_object_set_new(o, "name", json_string(t->entry.key));
   if (t->title)
     bad |= json_object_set_new(o, "title", json_string(t->title));
   if (t->description)

@@ -45,12 +45,7 @@
 #define QUEUE_PER_BUSY 8
 
 static void poll_deadline(struct timespec *ts) {
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_nsec += QUEUE_POLL_MS * 1000000L;
-  if (ts->tv_nsec >= 1000000000L) {
-    ts->tv_sec++;
-    ts->tv_nsec -= 1000000000L;
-  }
+  mcp__deadline_in(CLOCK_MONOTONIC, QUEUE_POLL_MS, ts);
 }
 
 static void *worker_main(void *arg) {
@@ -130,13 +125,7 @@ static void *housekeeper_main(void *arg) {
   pthread_mutex_lock(&h->hk_lock);
   while (!h->hk_stop) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += period / 1000;
-    ts.tv_nsec += (period % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
-    }
+    mcp__deadline_in(CLOCK_MONOTONIC, period, &ts);
     pthread_cond_timedwait(&h->hk_cond, &h->hk_lock, &ts);
     if (h->hk_stop)
       break;
@@ -148,16 +137,6 @@ static void *housekeeper_main(void *arg) {
   }
   pthread_mutex_unlock(&h->hk_lock);
   return NULL;
-}
-
-static void deadline_after(struct timespec *ts, int ms) {
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += ms / 1000;
-  ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L) {
-    ts->tv_sec++;
-    ts->tv_nsec -= 1000000000L;
-  }
 }
 
 static bool is_loopback(const struct sockaddr *sa) {
@@ -368,7 +347,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
 
   /* In-flight calls get until the deadline. */
   struct timespec deadline;
-  deadline_after(&deadline, h->o->shutdown_ms);
+  mcp__deadline_in(CLOCK_MONOTONIC, h->o->shutdown_ms, &deadline);
   pthread_mutex_lock(&h->q_lock);
   while ((h->qhead || h->busy) &&
          pthread_cond_timedwait(&h->q_idle, &h->q_lock, &deadline) == 0)

@@ -23,6 +23,7 @@
 #include "server/dispatch.h"
 #include "server/internal.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 /* Pending output above this blocks senders until the writer catches up, so a
  * client that stops reading cannot make the server buffer without bound. */
@@ -269,12 +270,7 @@ static void wait_for_room(stdio_transport *t) {
   while (t->queued > QUEUE_HIGH_WATER) {
     uint64_t before = t->completed;
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 50 * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
-    }
+    mcp__deadline_in(CLOCK_REALTIME, 50, &ts);
     pthread_cond_timedwait(&t->q_room, &t->q_lock, &ts);
     if (t->completed == before)
       break;

@@ -16,6 +16,16 @@ int64_t mcp__wall_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void mcp__deadline_in(clockid_t clock, int64_t ms, struct timespec *out) {
+  clock_gettime(clock, out);
+  out->tv_sec += (time_t)(ms / 1000);
+  out->tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (out->tv_nsec >= 1000000000L) {
+    out->tv_sec++;
+    out->tv_nsec -= 1000000000L;
+  }
+}
+
 void mcp__format_rfc3339_ms(int64_t epoch_ms, char out[32]) {
   time_t secs = (time_t)(epoch_ms / 1000);
   int ms = (int)(epoch_ms % 1000);
