@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "mcp/schema.h"
-#include "server/cursor.h"
 #include "server/internal.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
@@ -21,34 +20,8 @@
 #define MAX_LISTED_VIOLATIONS 25
 
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
-  mcp_server_t *s = call->server;
-  uint64_t from;
-  if (!mcp__cursor_decode("tools", json_object_get(call->params, "cursor"),
-                          &from))
-    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
-                          "Invalid params: unknown or malformed cursor");
-  json_t *tools = json_array();
-  json_t *res = json_object();
-  if (tools == NULL || res == NULL) {
-    json_decref(tools);
-    json_decref(res);
-    return MCP_ERR_NOMEM;
-  }
-  uint64_t next = 0;
-  mcp_status st =
-      mcp__catalog_page(&s->tools, from, s->page_size, tools, &next);
-  json_object_set_new(res, "tools", tools);
-  if (st == MCP_OK && next != 0) {
-    json_t *cursor = mcp__cursor_encode("tools", next);
-    if (cursor == NULL || json_object_set_new(res, "nextCursor", cursor) != 0)
-      st = MCP_ERR_NOMEM;
-  }
-  if (st != MCP_OK) {
-    json_decref(res);
-    return st;
-  }
-  *result = res;
-  return MCP_OK;
+  return mcp__list_catalog(call, &call->server->tools, "tools", "tools",
+                           result);
 }
 
 /* Appends "- <pointer>: <message> (<keyword location>)" lines. */
