@@ -97,7 +97,8 @@ MCP_API void mcp_result_set_is_error(mcp_result_t *r, bool is_error);
 MCP_API bool mcp_result_is_error(const mcp_result_t *r);
 /* _meta of the result; steals, even on failure. */
 MCP_API mcp_status mcp_result_set_meta(mcp_result_t *r, json_t *meta);
-/* The CallToolResult as JSON (returns new). */
+/* The CallToolResult as built (returns new). The text mirror of
+ * structuredContent is added when the result is sent, not here. */
 MCP_API json_t *mcp_result_to_json(const mcp_result_t *r);
 
 /* ---- content refinements (all copy strings; all ignore NULL content) ------

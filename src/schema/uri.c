@@ -52,12 +52,6 @@ static void split(const char *s, parts *p) {
   }
 }
 
-bool mcp__uri_is_absolute(const char *s) {
-  parts p;
-  split(s, &p);
-  return p.has_scheme;
-}
-
 size_t mcp__uri_strip_len(const char *uri) {
   const char *h = strchr(uri, '#');
   return h ? (size_t)(h - uri) : strlen(uri);

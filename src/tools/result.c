@@ -243,17 +243,6 @@ mcp_status mcp_result_set_meta(mcp_result_t *r, json_t *meta) {
   return MCP_OK;
 }
 
-bool mcp__result_add_structured_mirror(mcp_result_t *r) {
-  if (r->structured == NULL || r->has_text)
-    return true;
-  char *text = json_dumps(r->structured, JSON_COMPACT);
-  if (text == NULL)
-    return false;
-  json_t *block = json_pack("{s:s,s:s}", "type", "text", "text", text);
-  free(text);
-  return block != NULL && json_array_append_new(r->content, block) == 0;
-}
-
 bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
   if (!mcp__buf_append_str(out, "{\"content\":["))
     return false;

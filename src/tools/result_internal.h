@@ -21,9 +21,6 @@ struct mcp_result {
 /* Initializes a result embedded in a call (no separate allocation). */
 bool mcp__result_init(mcp_result_t *r);
 void mcp__result_clear(mcp_result_t *r);
-/* Appends the JSON text of structuredContent as a text block when the
- * handler added none. */
-bool mcp__result_add_structured_mirror(mcp_result_t *r);
 /* Writes the CallToolResult JSON text to out, adding the structuredContent
  * text mirror on the fly when the handler added no text block. */
 bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out);

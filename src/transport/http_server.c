@@ -230,16 +230,13 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   h->server = server;
   pthread_mutex_init(&h->streams_lock, NULL);
   pthread_mutex_init(&h->q_lock, NULL);
-  pthread_cond_init(&h->q_nonempty, NULL);
-  pthread_cond_init(&h->q_idle, NULL);
   pthread_mutex_init(&h->hk_lock, NULL);
+  /* every timed wait here uses CLOCK_MONOTONIC deadlines */
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&h->hk_cond, &ca);
-  pthread_cond_destroy(&h->q_idle);
   pthread_cond_init(&h->q_idle, &ca);
-  pthread_cond_destroy(&h->q_nonempty);
   pthread_cond_init(&h->q_nonempty, &ca);
   pthread_condattr_destroy(&ca);
   atomic_init(&h->stopping, false);

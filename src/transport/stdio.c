@@ -58,9 +58,9 @@ typedef struct stdio_transport {
 
   /* work queue */
   pthread_mutex_t q_lock;
-  pthread_cond_t q_nonempty, q_idle;
+  pthread_cond_t q_nonempty;
   job *head, *tail;
-  unsigned idle_workers, busy;
+  unsigned idle_workers;
   size_t queued;      /* jobs in head..tail */
   uint64_t completed; /* jobs finished, for progress detection */
   pthread_cond_t q_room;
@@ -144,7 +144,6 @@ static void *worker_main(void *arg) {
     if (t->head == NULL)
       t->tail = NULL;
     t->queued--;
-    t->busy++;
     pthread_mutex_unlock(&t->q_lock);
     mcp__channel reply = {out_send, NULL, t};
     mcp_call_t *call = j->call;
@@ -154,12 +153,9 @@ static void *worker_main(void *arg) {
       mcp__call_run(call);
     free(j);
     pthread_mutex_lock(&t->q_lock);
-    t->busy--;
     t->completed++;
-    if (t->queued == QUEUE_HIGH_WATER / 2)
+    if (t->queued <= QUEUE_HIGH_WATER / 2)
       pthread_cond_signal(&t->q_room);
-    if (t->head == NULL && t->busy == 0)
-      pthread_cond_broadcast(&t->q_idle);
   }
   pthread_mutex_unlock(&t->q_lock);
   return NULL;
@@ -354,7 +350,6 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   pthread_cond_init(&t->out_drained, NULL);
   pthread_mutex_init(&t->q_lock, NULL);
   pthread_cond_init(&t->q_nonempty, NULL);
-  pthread_cond_init(&t->q_idle, NULL);
   pthread_cond_init(&t->q_room, NULL);
   mcp__buf_init(&t->pending);
   mcp__buf_init(&t->writing);
@@ -402,7 +397,6 @@ cleanup:
   pthread_cond_destroy(&t->out_drained);
   pthread_mutex_destroy(&t->q_lock);
   pthread_cond_destroy(&t->q_nonempty);
-  pthread_cond_destroy(&t->q_idle);
   pthread_cond_destroy(&t->q_room);
   free(t);
   return st;

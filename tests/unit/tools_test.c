@@ -100,9 +100,16 @@ test_schemas_must_be_object_schemas_and_are_kept_verbatim(void **s) {
   mcp_tool_free(t);
 }
 
+/* The result exactly as the server sends it (mcp__result_encode, which
+ * adds the structuredContent text mirror). */
 static json_t *result_json(mcp_result_t *r) {
-  assert_true(mcp__result_add_structured_mirror(r));
-  return mcp_result_to_json(r);
+  mcp__buf text;
+  mcp__buf_init(&text);
+  assert_true(mcp__result_encode(r, &text));
+  json_t *j = json_loadb(text.data, text.len, 0, NULL);
+  assert_non_null(j);
+  mcp__buf_free(&text);
+  return j;
 }
 
 static void test_every_content_type_has_exact_fields(void **state) {
