@@ -266,6 +266,13 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   return MCP__ACCEPT_REQUEST;
 }
 
+bool mcp__must_accept_at_once(const char *bytes, size_t len) {
+  return memmem(bytes, len, "\"method\"", 8) == NULL ||
+         memmem(bytes, len, "notifications/", 14) != NULL ||
+         memmem(bytes, len, "\"initialize\"", 12) != NULL ||
+         memmem(bytes, len, "\"ping\"", 6) != NULL;
+}
+
 const char *mcp__call_method(const mcp_call_t *call) {
   return call->msg.method;
 }

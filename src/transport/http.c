@@ -341,19 +341,6 @@ static void inline_record(hs_req *r) {
 /* ---- POST ------------------------------------------------------------------
  */
 
-/* Which bodies the network thread dispatches itself: everything that is
- * not plainly an ordinary request. Client responses (no "method") and
- * notifications (cancellations above all) must never wait behind busy
- * workers; initialize and ping are answered at once. Coarse on purpose, as
- * in stdio.c: a request that merely mentions these words is also handled
- * here, which costs a little speed and nothing else. */
-static bool handle_inline(const char *body, size_t len) {
-  return memmem(body, len, "\"method\"", 8) == NULL ||
-         memmem(body, len, "notifications/", 14) != NULL ||
-         memmem(body, len, "\"initialize\"", 12) != NULL ||
-         memmem(body, len, "\"ping\"", 6) != NULL;
-}
-
 /* Parses just enough to know whether a body is an initialize request. */
 static bool is_initialize(const mcp__buf *body) {
   if (strstr(body->data, "\"initialize\"") == NULL)
@@ -428,7 +415,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
 
   r->se = se;
   r->state = R_RUNNING;
-  if (!r->new_session && !handle_inline(r->body.data, r->body.len) &&
+  if (!r->new_session && !mcp__must_accept_at_once(r->body.data, r->body.len) &&
       memmem(r->body.data, r->body.len, "\"tools/call\"", 12) == NULL) {
     /* An ordinary request: the worker parses, runs and frees it, so its
      * memory never crosses threads (glibc arenas stay uncontended). */

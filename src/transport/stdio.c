@@ -182,19 +182,6 @@ static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
   return true;
 }
 
-/* Which lines the reader handles itself: everything that is not plainly an
- * ordinary request. Client responses (no "method") and notifications
- * (cancellations above all) must never wait behind busy workers, and
- * initialize must run before the requests pipelined behind it. The test is
- * deliberately coarse: a request that merely mentions these words is also
- * handled here, which costs a little speed and nothing else. */
-static bool handle_inline(const char *line, size_t len) {
-  return memmem(line, len, "\"method\"", 8) == NULL ||
-         memmem(line, len, "notifications/", 14) != NULL ||
-         memmem(line, len, "\"initialize\"", 12) != NULL ||
-         memmem(line, len, "\"ping\"", 6) != NULL;
-}
-
 static void publish(stdio_transport *t) {
   if (t->batch_head == NULL)
     return;
@@ -229,7 +216,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     return; /* blank lines carry no message */
   line += start;
   len -= start;
-  if (!handle_inline(line, len) && enqueue(t, NULL, line, len))
+  if (!mcp__must_accept_at_once(line, len) && enqueue(t, NULL, line, len))
     return;
   mcp__channel reply = {out_send, NULL, t};
   mcp_call_t *call = NULL;
