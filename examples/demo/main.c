@@ -30,7 +30,7 @@ static void usage(FILE *f) {
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
       "                       [--store SPEC] [--no-tasks] [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
-      "                       [--banner]\n"
+      "                       [--io-threads N] [--banner]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
@@ -41,13 +41,15 @@ static void usage(FILE *f) {
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
+      "  --io-threads N HTTP connection threads (default 2)\n"
       "  --banner       print how to talk to the server on stderr\n",
       f);
 }
 
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
-                             bool stateless, bool banner, const char *db_path) {
-  if (!stateless && !banner)
+                             bool stateless, bool banner, const char *db_path,
+                             unsigned io_threads) {
+  if (!stateless && !banner && io_threads == 0)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
@@ -72,6 +74,8 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   }
   if (st == MCP_OK)
     st = mcp_http_options_set_stateless(o, stateless);
+  if (st == MCP_OK && io_threads != 0)
+    st = mcp_http_options_set_io_threads(o, io_threads);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
     mcp_http_options_free(o);
@@ -160,6 +164,7 @@ static int cleanup_tasks(const char *spec) {
 int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
   unsigned workers = 4;
+  unsigned io_threads = 0; /* 0: the library's default */
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
   bool tasks = true, cleanup = false;
@@ -185,6 +190,8 @@ int main(int argc, char **argv) {
       db_path = argv[++i];
     else if (strcmp(a, "--workers") == 0 && i + 1 < argc)
       workers = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (strcmp(a, "--io-threads") == 0 && i + 1 < argc)
+      io_threads = (unsigned)strtoul(argv[++i], NULL, 10);
     else if (strcmp(a, "--page-size") == 0 && i + 1 < argc)
       page_size = (size_t)strtoul(argv[++i], NULL, 10);
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -259,7 +266,7 @@ int main(int argc, char **argv) {
           MCP_VERSION_STRING, db_path);
     st = mcp_server_serve_stdio(server);
   } else {
-    st = serve_http(server, http, stateless, banner, db_path);
+    st = serve_http(server, http, stateless, banner, db_path, io_threads);
   }
   mcp_server_free(server);
   demo_db_close(db);

@@ -97,7 +97,8 @@ MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
 /* Threads that run handlers (default 0: the server's worker_threads). */
 MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
                                                        unsigned threads);
-/* Network threads of libmicrohttpd (default 2). */
+/* Network threads of libmicrohttpd (default 0: half the online cores, at
+ * least 1). */
 MCP_API mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
                                                    unsigned threads);
 /* The retry: hint in ms sent on SSE streams (default 1000). */

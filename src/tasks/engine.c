@@ -196,6 +196,7 @@ static mcp_status no_tasks(mcp_call_t *call) {
  * from params) and *rec (clear it) are filled. */
 static mcp_status load_param_task(mcp_call_t *call, mcp__task_engine **e,
                                   const char **id, mcp_task_record *rec) {
+  *id = NULL;
   *e = call->server->tasks;
   if (*e == NULL)
     return no_tasks(call);
@@ -903,8 +904,14 @@ void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
         if (r->phead && r->call && r->call->session == se)
           flush_pending(e, r);
   } else {
-    e->change_seq++; /* suspended calls of the session end now */
-    pthread_cond_broadcast(&e->changed);
+    /* Suspended calls of the session end now. Only wake the watcher when
+     * the session has one: stateless HTTP closes a session per request. */
+    for (waiter *w = e->waiters; w; w = w->next)
+      if (w->async && w->call && w->call->session == se) {
+        e->change_seq++;
+        pthread_cond_broadcast(&e->changed);
+        break;
+      }
   }
   pthread_mutex_unlock(&e->lock);
 }

@@ -21,7 +21,7 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_header = 16u << 10;
   o->max_sessions = 1024;
   o->idle_ms = 600000;
-  o->io_threads = 2;
+  o->io_threads = 0; /* automatic, see http_server.c */
   o->conn_timeout_s = 30;
   o->retry_ms = 1000;
   o->heartbeat_ms = 15000;
@@ -191,7 +191,7 @@ mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
 
 mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
                                            unsigned threads) {
-  if (o == NULL || threads == 0 || threads > 256)
+  if (o == NULL || threads > 256)
     return MCP_ERR_INVALID_ARG;
   o->io_threads = threads;
   return MCP_OK;
