@@ -68,6 +68,10 @@ typedef struct stdio_transport {
   job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
   pthread_t *workers;
   unsigned nworkers;
+  /* Accepted requests not finished yet, parked tasks/result calls included
+   * (under q_lock); shutdown waits for zero before freeing the transport. */
+  size_t inflight;
+  pthread_cond_t q_idle;
 } stdio_transport;
 
 static bool write_all(int fd, const char *p, size_t len) {
@@ -128,6 +132,37 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
   return st;
 }
 
+static void out_done(void *ctx) {
+  stdio_transport *t = ctx;
+  pthread_mutex_lock(&t->q_lock);
+  if (--t->inflight == 0)
+    pthread_cond_broadcast(&t->q_idle);
+  pthread_mutex_unlock(&t->q_lock);
+}
+
+/* Parses one message; a request comes back as *call, counted in flight
+ * until its channel is done. */
+static bool accept_line(stdio_transport *t, const char *line, size_t len,
+                        mcp_call_t **call) {
+  pthread_mutex_lock(&t->q_lock);
+  t->inflight++; /* before accept: done may run on another thread at once */
+  pthread_mutex_unlock(&t->q_lock);
+  mcp__channel reply = {out_send, out_done, t};
+  if (mcp__server_accept(t->server, t->session, NULL, line, len, reply, call) ==
+      MCP__ACCEPT_REQUEST)
+    return true;
+  out_done(t); /* not a request: the channel was never taken */
+  return false;
+}
+
+/* A tasks/result for a running task parks its call and returns the worker
+ * at once; the task engine answers it through out_send when the task ends,
+ * so waiting clients never use up the workers. */
+static void run_call(mcp_call_t *call) {
+  mcp__call_allow_suspend(call);
+  mcp__call_run(call);
+}
+
 static void *worker_main(void *arg) {
   stdio_transport *t = arg;
   pthread_mutex_lock(&t->q_lock);
@@ -145,12 +180,9 @@ static void *worker_main(void *arg) {
       t->tail = NULL;
     t->queued--;
     pthread_mutex_unlock(&t->q_lock);
-    mcp__channel reply = {out_send, NULL, t};
     mcp_call_t *call = j->call;
-    if (call != NULL ||
-        mcp__server_accept(t->server, t->session, NULL, j->bytes, j->len, reply,
-                           &call) == MCP__ACCEPT_REQUEST)
-      mcp__call_run(call);
+    if (call != NULL || accept_line(t, j->bytes, j->len, &call))
+      run_call(call);
     free(j);
     pthread_mutex_lock(&t->q_lock);
     t->completed++;
@@ -218,10 +250,8 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
   len -= start;
   if (!mcp__must_accept_at_once(line, len) && enqueue(t, NULL, line, len))
     return;
-  mcp__channel reply = {out_send, NULL, t};
   mcp_call_t *call = NULL;
-  if (mcp__server_accept(t->server, t->session, NULL, line, len, reply,
-                         &call) != MCP__ACCEPT_REQUEST)
+  if (!accept_line(t, line, len, &call))
     return;
   /* initialize runs here, in input order: requests pipelined behind it must
    * find the session initialized. ping is answered at once, even when all
@@ -232,7 +262,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     publish(t); /* keep earlier requests ahead of this one */
     mcp__call_run(call);
   } else if (!enqueue(t, call, "", 0))
-    mcp__call_run(call); /* out of memory: still answer it */
+    run_call(call); /* out of memory: still answer it */
 }
 
 static void report_oversize(stdio_transport *t) {
@@ -338,6 +368,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   pthread_mutex_init(&t->q_lock, NULL);
   pthread_cond_init(&t->q_nonempty, NULL);
   pthread_cond_init(&t->q_room, NULL);
+  pthread_cond_init(&t->q_idle, NULL);
   mcp__buf_init(&t->pending);
   mcp__buf_init(&t->writing);
   /* A vanished client must not kill the process with SIGPIPE; write()
@@ -372,6 +403,11 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   pthread_mutex_unlock(&t->q_lock);
   for (unsigned i = 0; i < t->nworkers; i++)
     pthread_join(t->workers[i], NULL);
+  /* Parked tasks/result calls are answered when their tasks end. */
+  pthread_mutex_lock(&t->q_lock);
+  while (t->inflight > 0)
+    pthread_cond_wait(&t->q_idle, &t->q_lock);
+  pthread_mutex_unlock(&t->q_lock);
 cleanup:
   if (t->session) {
     mcp__session_close(t->session);
@@ -385,6 +421,7 @@ cleanup:
   pthread_mutex_destroy(&t->q_lock);
   pthread_cond_destroy(&t->q_nonempty);
   pthread_cond_destroy(&t->q_room);
+  pthread_cond_destroy(&t->q_idle);
   free(t);
   return st;
 }

@@ -12,6 +12,7 @@ typedef struct served {
   pthread_t thread;
   mcp_status result;
   tu_proc io; /* reuses the line reader: pid unused */
+  mcp_store_t *store;
 } served;
 
 static mcp_status sleep_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
@@ -33,6 +34,18 @@ static mcp_status big_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   s[n] = '\0';
   mcp_result_add_text(r, s);
   free(s);
+  return MCP_OK;
+}
+
+/* Sleeps ms (default 400); run as a task by the test below. */
+static mcp_status nap_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)ud;
+  int64_t ms = 400;
+  mcp_arg_integer(args, "ms", &ms);
+  for (int64_t i = 0; i < ms / 10 && !mcp_call_is_cancelled(call); i++)
+    usleep(10000);
+  mcp_result_add_textf(r, "napped %lld", (long long)ms);
   return MCP_OK;
 }
 
@@ -61,6 +74,13 @@ static void start_with(served *sv, size_t max_bytes, unsigned workers) {
   mcp_tool_new("big", &t);
   mcp_tool_set_handler(t, big_tool, NULL, NULL);
   assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  mcp_tool_new("nap", &t);
+  mcp_tool_set_handler(t, nap_tool, NULL, NULL);
+  mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
+  assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  assert_int_equal(mcp_store_memory_new(&sv->store), MCP_OK);
+  assert_int_equal(mcp_server_enable_tasks(sv->server, sv->store, NULL, NULL),
+                   MCP_OK);
   assert_int_equal(pipe(sv->to_server), 0);
   assert_int_equal(pipe(sv->from_server), 0);
   sv->io.in_fd = sv->to_server[1];
@@ -80,6 +100,7 @@ static void stop(served *sv) {
   close(sv->from_server[0]);
   free(sv->io.buf);
   mcp_server_free(sv->server);
+  mcp_store_free(sv->store);
 }
 
 static json_t *read_msg(served *sv) {
@@ -92,6 +113,16 @@ static json_t *read_msg(served *sv) {
   assert_non_null(v);
   free(line);
   return v;
+}
+
+/* The next response, skipping notifications (e.g. tasks/status). */
+static json_t *read_response(served *sv) {
+  for (;;) {
+    json_t *v = read_msg(sv);
+    if (json_object_get(v, "id") != NULL)
+      return v;
+    json_decref(v);
+  }
 }
 
 static void handshake(served *sv) {
@@ -207,6 +238,7 @@ static void test_end_of_input_finishes_in_flight_requests(void **state) {
   close(sv.from_server[0]);
   free(sv.io.buf);
   mcp_server_free(sv.server);
+  mcp_store_free(sv.store);
 }
 
 static void test_requests_never_block_the_reader(void **state) {
@@ -256,6 +288,70 @@ static void test_cancel_of_a_queued_request_suppresses_it(void **state) {
   stop(&sv);
 }
 
+/* With one worker, three clients blocked in tasks/result must not stop a
+ * fourth request from being served: a waiting tasks/result holds no worker.
+ * The task results still arrive, and end of input waits for them. */
+static void test_blocked_tasks_result_holds_no_worker(void **state) {
+  (void)state;
+  served sv;
+  start_with(&sv, 0, 1);
+  handshake(&sv);
+  char line[512];
+  char ids[3][128];
+  for (int i = 0; i < 3; i++) {
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+             "\"params\":{\"name\":\"nap\",\"arguments\":{\"ms\":%d},"
+             "\"task\":{\"ttl\":60000}}}",
+             10 + i, 300 + 100 * i);
+    tu_proc_send_line(&sv.io, line);
+    json_t *created = read_response(&sv);
+    const char *id = json_string_value(json_object_get(
+        json_object_get(json_object_get(created, "result"), "task"), "taskId"));
+    assert_non_null(id);
+    snprintf(ids[i], sizeof ids[i], "%s", id);
+    json_decref(created);
+  }
+  for (int i = 0; i < 3; i++) {
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tasks/result\","
+             "\"params\":{\"taskId\":\"%s\"}}",
+             20 + i, ids[i]);
+    tu_proc_send_line(&sv.io, line);
+  }
+  tu_proc_send_line(
+      &sv.io, "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"sleep\",\"arguments\":{\"ms\":1}}}");
+  json_t *first = read_response(&sv);
+  /* the quick call comes first although the only worker took the three
+   * tasks/result requests before it */
+  assert_int_equal(json_integer_value(json_object_get(first, "id")), 30);
+  json_decref(first);
+  close(sv.to_server[1]); /* end of input: the parked calls still finish */
+  sv.to_server[1] = -1;
+  int seen = 0;
+  for (int i = 0; i < 3; i++) {
+    json_t *r = read_response(&sv);
+    json_int_t id = json_integer_value(json_object_get(r, "id"));
+    assert_true(id >= 20 && id <= 22);
+    seen |= 1 << (id - 20);
+    json_t *content = json_array_get(
+        json_object_get(json_object_get(r, "result"), "content"), 0);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(content, "text")), "napped"));
+    json_decref(r);
+  }
+  assert_int_equal(seen, 7);
+  assert_null(tu_proc_read_line(&sv.io, 2000)); /* EOF: server finished */
+  pthread_join(sv.thread, NULL);
+  assert_int_equal(sv.result, MCP_OK);
+  close(sv.to_server[0]);
+  close(sv.from_server[0]);
+  free(sv.io.buf);
+  mcp_server_free(sv.server);
+  mcp_store_free(sv.store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_calls_complete_out_of_order),
@@ -264,6 +360,7 @@ int main(void) {
       cmocka_unit_test(test_end_of_input_finishes_in_flight_requests),
       cmocka_unit_test(test_requests_never_block_the_reader),
       cmocka_unit_test(test_cancel_of_a_queued_request_suppresses_it),
+      cmocka_unit_test(test_blocked_tasks_result_holds_no_worker),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
