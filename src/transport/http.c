@@ -293,14 +293,20 @@ static void req_done(void *ctx) {
  *    no progressToken, and a client that declared none of the capabilities
  *    that server-to-client requests need (the core refuses them then);
  *  - its tool finished its last INLINE_STREAK runs within INLINE_FAST_NS
- *    without emitting anything but its response. A run on this thread that
- *    turns out slow sends the tool back to the workers for
- *    INLINE_PENALTY runs, so a tool that blocks (database, sleep) stalls
- *    the other connections of one network thread at most once in a while.
+ *    without emitting anything but its response. INLINE_STRIKES
+ *    consecutive runs on this thread that turn out slow send the tool back
+ *    to the workers for INLINE_PENALTY runs, so a tool that blocks
+ *    (database, sleep) stalls the other connections of one network thread
+ *    only once in a while. One slow run is not enough: under CPU contention
+ *    the thread itself gets preempted now and then, and sending a cheap
+ *    tool to the workers then costs two wake-ups on each of the next
+ *    INLINE_PENALTY requests (bench/http, 64 connections on 2 cores: p99
+ *    1.4-2.0 ms with one strike, 1.3-1.5 ms without penalties).
  * Tools are tracked by a hash of their name (collisions only make a tool
  * run on workers more often). */
 #define INLINE_STREAK  32
 #define INLINE_PENALTY 1024
+#define INLINE_STRIKES 2
 #define INLINE_FAST_NS 200000
 
 static int64_t now_ns(void) {
@@ -329,12 +335,21 @@ static int inline_slot(const mcp_call_t *call) {
 /* Records how a tracked call went. r->lock held. */
 static void inline_record(hs_req *r) {
   atomic_int *streak = &r->h->inline_streak[r->tool_slot];
+  atomic_int *strikes = &r->h->inline_strikes[r->tool_slot];
   bool fast = r->stream == NULL && now_ns() - r->started_ns < INLINE_FAST_NS;
-  if (!fast)
-    atomic_store_explicit(streak, r->ran_inline ? -INLINE_PENALTY : 0,
-                          memory_order_relaxed);
-  else if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
-    atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
+  if (fast) {
+    atomic_store_explicit(strikes, 0, memory_order_relaxed);
+    if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
+      atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
+  } else if (!r->ran_inline) {
+    atomic_store_explicit(streak, 0, memory_order_relaxed);
+  } else if (r->stream != NULL ||
+             atomic_fetch_add_explicit(strikes, 1, memory_order_relaxed) + 1 >=
+                 INLINE_STRIKES) {
+    /* It emitted something, or it was slow again: it does not belong here. */
+    atomic_store_explicit(strikes, 0, memory_order_relaxed);
+    atomic_store_explicit(streak, -INLINE_PENALTY, memory_order_relaxed);
+  }
   r->tool_slot = -1;
 }
 

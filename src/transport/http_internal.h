@@ -83,6 +83,7 @@ struct mcp_http_server {
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
   /* Per tool-name hash: recent fast runs, negative after a slow one. */
   atomic_int inline_streak[HS_INLINE_SLOTS];
+  atomic_int inline_strikes[HS_INLINE_SLOTS]; /* consecutive slow inline runs */
 
   pthread_mutex_t sess_lock;
   hs_session **buckets;

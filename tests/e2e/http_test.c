@@ -103,9 +103,16 @@ static mcp_status tool_slow(mcp_call_t *call, json_t *args, mcp_result_t *r,
 }
 
 /* Fast and silent unless asked to log or to sleep. */
+/* Whether the last run of "maybe" was on one of libmicrohttpd's threads
+ * (named "MHD-..."), i.e. inline, not on a worker. */
+static atomic_int maybe_inline;
+
 static mcp_status tool_maybe(mcp_call_t *call, json_t *args, mcp_result_t *r,
                              void *ud) {
   (void)ud;
+  char name[32] = "";
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  atomic_store(&maybe_inline, strncmp(name, "MHD", 3) == 0);
   if (json_is_true(json_object_get(args, "log")))
     mcp_call_logf(call, MCP_LOG_INFO, "t", "maybe logged");
   json_int_t ms = json_integer_value(json_object_get(args, "sleep"));
@@ -804,6 +811,96 @@ static void test_fast_tool_runs_inline(void **state) {
   stop(&f);
 }
 
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* With one network thread, a tool that was fast and starts to block goes
+ * back to the workers after INLINE_STRIKES (2) consecutive slow runs on the
+ * network thread, and a blocking run then no longer stalls the other
+ * connections. */
+static void test_blocking_tool_leaves_the_network_thread(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  mcp_http_options_set_io_threads(o, 1);
+  fixture f;
+  start(&f, o);
+  char sid[64], hdr[256], *body = NULL;
+  /* a client without elicitation/sampling/roots: calls may run inline */
+  assert_int_equal(
+      tc_do(f.port, "POST", ACCEPT,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+            &body, sid),
+      200);
+  free(body);
+  session_hdr(hdr, sizeof hdr, sid);
+  assert_int_equal(tc_do(f.port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
+  /* Learn (fast runs until it runs inline), one slow run, one fast run:
+   * one slow run is taken for preemption, so the fast run is still inline.
+   * Tried three times: on a loaded machine the fast run itself may be
+   * preempted (a second strike). */
+  bool tolerated = false;
+  for (int attempt = 0; attempt < 3 && !tolerated; attempt++) {
+    int runs = 0;
+    do {
+      assert_int_equal(tc_do(f.port, "POST", hdr, MAYBE("{}"), &body, NULL),
+                       200);
+      free(body);
+    } while (!atomic_load(&maybe_inline) && ++runs < 3000);
+    if (!atomic_load(&maybe_inline)) {
+      stop(&f);
+      print_message("machine too loaded: the tool never ran inline\n");
+      skip();
+    }
+    assert_int_equal(
+        tc_do(f.port, "POST", hdr, MAYBE("{\"sleep\":40}"), &body, NULL), 200);
+    free(body);
+    assert_int_equal(tc_do(f.port, "POST", hdr, MAYBE("{}"), &body, NULL), 200);
+    free(body);
+    tolerated = atomic_load(&maybe_inline);
+  }
+  assert_true(tolerated);
+  /* two in a row send it to the workers */
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(
+        tc_do(f.port, "POST", hdr, MAYBE("{\"sleep\":40}"), &body, NULL), 200);
+    free(body);
+  }
+  assert_int_equal(tc_do(f.port, "POST", hdr, MAYBE("{}"), &body, NULL), 200);
+  free(body);
+  assert_false(atomic_load(&maybe_inline));
+  /* a 600 ms run on connection A, then a cheap call on connection B */
+  char req[1024];
+  const char *slow = MAYBE("{\"sleep\":600}");
+  int n = snprintf(req, sizeof req,
+                   "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
+                   "Content-Type: application/json\r\nContent-Length: %zu"
+                   "\r\n\r\n%s",
+                   f.port, hdr, strlen(slow), slow);
+  int a = tc_connect(f.port);
+  assert_true(a >= 0);
+  assert_int_equal(write(a, req, (size_t)n), n);
+  sleep_ms(50); /* A is running */
+  int64_t t0 = mono_ms();
+  assert_int_equal(tc_do(f.port, "POST", hdr, ADD(1), &body, NULL), 200);
+  int64_t waited = mono_ms() - t0;
+  assert_non_null(strstr(body, "\"text\":\"5\""));
+  free(body);
+  assert_true(waited < 400); /* not stuck behind A's 600 ms */
+  char buf[4096];
+  ssize_t got = read(a, buf, sizeof buf - 1); /* A's answer still comes */
+  assert_true(got > 0);
+  buf[got] = '\0';
+  assert_non_null(strstr(buf, "200"));
+  close(a);
+  assert_false(atomic_load(&maybe_inline)); /* A ran on a worker */
+  stop(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_session_lifecycle),
@@ -819,6 +916,7 @@ int main(void) {
       cmocka_unit_test(test_session_limit_and_expiry),
       cmocka_unit_test(test_graceful_stop_with_inflight_request),
       cmocka_unit_test(test_fast_tool_runs_inline),
+      cmocka_unit_test(test_blocking_tool_leaves_the_network_thread),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
