@@ -744,6 +744,22 @@ static void test_graceful_stop_with_inflight_request(void **state) {
   "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{"       \
   "\"name\":\"maybe\",\"arguments\":" args "}}"
 
+/* A session of a client without elicitation/sampling/roots, whose calls
+ * may run inline; hdr gets the headers for its requests. */
+static void open_plain_session(int port, char sid[64], char *hdr, size_t n) {
+  char *body = NULL;
+  assert_int_equal(
+      tc_do(port, "POST", ACCEPT,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+            &body, sid),
+      200);
+  free(body);
+  session_hdr(hdr, n, sid);
+  assert_int_equal(tc_do(port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
+}
+
 /* A tool that has been fast runs on the network thread (http.c): its
  * answers, a log it suddenly emits (SSE upgrade), a slow run and the
  * modern era must all come out as on a worker. */
@@ -752,17 +768,7 @@ static void test_fast_tool_runs_inline(void **state) {
   fixture f;
   start(&f, base_options());
   char sid[64], hdr[256], ctype[64], *body = NULL;
-  /* a client without elicitation/sampling/roots: calls may run inline */
-  assert_int_equal(
-      tc_do(f.port, "POST", ACCEPT,
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
-            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
-            &body, sid),
-      200);
-  free(body);
-  session_hdr(hdr, sizeof hdr, sid);
-  assert_int_equal(tc_do(f.port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
+  open_plain_session(f.port, sid, hdr, sizeof hdr);
   for (int i = 0; i < 80; i++) {
     assert_int_equal(tc_do(f.port, "POST", hdr, MAYBE("{}"), &body, NULL), 200);
     assert_non_null(strstr(body, "maybe done"));
@@ -828,17 +834,7 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
   fixture f;
   start(&f, o);
   char sid[64], hdr[256], *body = NULL;
-  /* a client without elicitation/sampling/roots: calls may run inline */
-  assert_int_equal(
-      tc_do(f.port, "POST", ACCEPT,
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
-            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
-            &body, sid),
-      200);
-  free(body);
-  session_hdr(hdr, sizeof hdr, sid);
-  assert_int_equal(tc_do(f.port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
+  open_plain_session(f.port, sid, hdr, sizeof hdr);
   /* Learn (fast runs until it runs inline), one slow run, one fast run:
    * one slow run is taken for preemption, so the fast run is still inline.
    * Tried three times: on a loaded machine the fast run itself may be

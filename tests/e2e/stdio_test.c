@@ -92,8 +92,8 @@ static void start(served *sv, size_t max_bytes) {
   start_with(sv, max_bytes, 0);
 }
 
-static void stop(served *sv) {
-  close(sv->to_server[1]);
+/* Waits for the server to return MCP_OK and frees everything. */
+static void reap(served *sv) {
   pthread_join(sv->thread, NULL);
   assert_int_equal(sv->result, MCP_OK);
   close(sv->to_server[0]);
@@ -101,6 +101,11 @@ static void stop(served *sv) {
   free(sv->io.buf);
   mcp_server_free(sv->server);
   mcp_store_free(sv->store);
+}
+
+static void stop(served *sv) {
+  close(sv->to_server[1]);
+  reap(sv);
 }
 
 static json_t *read_msg(served *sv) {
@@ -134,6 +139,13 @@ static void handshake(served *sv) {
   json_decref(read_msg(sv));
   tu_proc_send_line(&sv->io, "{\"jsonrpc\":\"2.0\",\"method\":"
                              "\"notifications/initialized\"}");
+}
+
+/* After the client closed its end: the server finishes and closes its
+ * output; then as reap(). */
+static void expect_orderly_end(served *sv) {
+  assert_null(tu_proc_read_line(&sv->io, 2000)); /* EOF: server finished */
+  reap(sv);
 }
 
 static void test_concurrent_calls_complete_out_of_order(void **state) {
@@ -231,14 +243,7 @@ static void test_end_of_input_finishes_in_flight_requests(void **state) {
                    19);
   json_decref(a);
   json_decref(b);
-  assert_null(tu_proc_read_line(&sv.io, 2000)); /* EOF: server finished */
-  pthread_join(sv.thread, NULL);
-  assert_int_equal(sv.result, MCP_OK);
-  close(sv.to_server[0]);
-  close(sv.from_server[0]);
-  free(sv.io.buf);
-  mcp_server_free(sv.server);
-  mcp_store_free(sv.store);
+  expect_orderly_end(&sv);
 }
 
 static void test_requests_never_block_the_reader(void **state) {
@@ -342,14 +347,7 @@ static void test_blocked_tasks_result_holds_no_worker(void **state) {
     json_decref(r);
   }
   assert_int_equal(seen, 7);
-  assert_null(tu_proc_read_line(&sv.io, 2000)); /* EOF: server finished */
-  pthread_join(sv.thread, NULL);
-  assert_int_equal(sv.result, MCP_OK);
-  close(sv.to_server[0]);
-  close(sv.from_server[0]);
-  free(sv.io.buf);
-  mcp_server_free(sv.server);
-  mcp_store_free(sv.store);
+  expect_orderly_end(&sv);
 }
 
 int main(void) {
