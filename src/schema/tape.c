@@ -462,7 +462,9 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
   parser ps = {t, (const unsigned char *)json,
                (const unsigned char *)json + len, 0};
   const unsigned char *p = ps.base, *end = ps.end;
-  uint32_t stack[MCP__TAPE_MAX_DEPTH];
+  /* The open containers form a chain through their "lit" fields (unused by
+   * containers) instead of a separate stack: top is the innermost. */
+  uint32_t top = UINT32_MAX;
   unsigned depth = 0;
   for (;;) {
     /* a value at p */
@@ -478,13 +480,14 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
         return MCP_ERR_TOO_DEEP;
       if ((i = push(t, obj ? MCP__J_OBJECT : MCP__J_ARRAY)) == UINT32_MAX)
         return MCP_ERR_NOMEM;
-      stack[depth++] = i;
       p = skip_ws(p + 1, end);
       if (p != end && *p == (obj ? '}' : ']')) {
         p++;
-        depth--;
         break; /* empty: n 0, skip 1 */
       }
+      t->nodes[i].lit = top;
+      top = i;
+      depth++;
       t->nodes[i].n = 1;
       if (!obj)
         continue;
@@ -524,7 +527,6 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
         return p == end ? MCP_OK : MCP_ERR_PARSE;
       if (p == end)
         return MCP_ERR_PARSE;
-      uint32_t top = stack[depth - 1];
       bool obj = t->nodes[top].type == MCP__J_OBJECT;
       if (*p == ',') {
         t->nodes[top].n++;
@@ -539,6 +541,9 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
       t->nodes[top].skip = (uint32_t)(t->count - top);
       if (obj && !dedupe(t, top))
         return MCP_ERR_NOMEM;
+      uint32_t up = t->nodes[top].lit;
+      t->nodes[top].lit = 0;
+      top = up;
       depth--;
     }
     continue;
