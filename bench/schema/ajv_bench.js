@@ -1,5 +1,8 @@
 // ajv_bench.js - the same cases and measurement as bench.c, for Ajv 8 with
 // ajv-formats (format assertion on, first-error mode). Run by bench/schema/run.
+// Rows from text, next to bench.c's: "<case>/<kind>:text" is
+// validate(JSON.parse(text)) on the instance file's bytes, ":parse" is
+// JSON.parse(text) alone.
 // Usage: node ajv_bench.js CASES_DIR [runs] [seconds]
 'use strict';
 const fs = require('fs');
@@ -10,8 +13,9 @@ const addFormats = require('ajv-formats').default;
 const dir = process.argv[2];
 const runs = Number(process.argv[3] || 5);
 const seconds = Number(process.argv[4] || 0.5);
-const load = (name, kind) =>
-  JSON.parse(fs.readFileSync(path.join(dir, `${name}.${kind}.json`), 'utf8'));
+const readText = (name, kind) =>
+  fs.readFileSync(path.join(dir, `${name}.${kind}.json`), 'utf8');
+const load = (name, kind) => JSON.parse(readText(name, kind));
 const now = () => Number(process.hrtime.bigint()) / 1e9;
 
 function runOnce(validate, inst, secs, expect) {
@@ -33,12 +37,21 @@ for (const name of ['flight', 'medium', 'uneval']) {
   const validate = ajv.compile(load(name, 'schema'));
   for (const kind of ['valid', 'invalid']) {
     const inst = load(name, kind);
-    runOnce(validate, inst, seconds / 5, kind === 'valid');
-    const r = [];
-    for (let i = 0; i < runs; i++)
-      r.push(runOnce(validate, inst, seconds, kind === 'valid'));
-    const sorted = [...r].sort((a, b) => a - b);
-    console.log(`${name}/${kind} ${sorted[Math.floor(runs / 2)].toFixed(0)} ` +
-                r.map((x) => x.toFixed(0)).join(' '));
+    const text = readText(name, kind);
+    const expect = kind === 'valid';
+    const rows = [
+      ['', (x) => validate(x), inst, expect],
+      [':text', (t) => validate(JSON.parse(t)), text, expect],
+      [':parse', (t) => typeof JSON.parse(t) === 'object', text, true],
+    ];
+    for (const [suffix, fn, arg, want] of rows) {
+      runOnce(fn, arg, seconds / 5, want);
+      const r = [];
+      for (let i = 0; i < runs; i++) r.push(runOnce(fn, arg, seconds, want));
+      const sorted = [...r].sort((a, b) => a - b);
+      console.log(`${name}/${kind}${suffix} ` +
+                  `${sorted[Math.floor(runs / 2)].toFixed(0)} ` +
+                  r.map((x) => x.toFixed(0)).join(' '));
+    }
   }
 }

@@ -5,13 +5,18 @@
  * Prints "<case>/<valid|invalid> <median ops/s> <run1> <run2> ..." lines,
  * each followed by a "<case>/<kind>:walk" line: a bare recursive walk over
  * the instance through jansson's public API (every member and item visited,
- * every scalar read), the floor for any validator over jansson values. */
+ * every scalar read), the floor for any validator over jansson values.
+ * Then the rows from text: "<case>/<kind>:text" mcp_schema_validate_text on
+ * the file's bytes as on disk (parse + validate), ":tape" the same
+ * validation over a tape parsed once beforehand (validation alone), ":parse"
+ * the tape parse alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "mcp/schema.h"
+#include "schema/tape.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -67,6 +72,32 @@ static long walk(const json_t *v) {
 
 static volatile long walk_sink;
 
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return NULL;
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  for (;;) {
+    if (n == cap) {
+      char *nb = realloc(buf, cap = cap ? cap * 2 : 4096);
+      if (nb == NULL) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
 static double walk_once(const json_t *inst, double seconds) {
   long iters = 0, batch = 1000, acc = 0;
   double t0 = now_s(), t;
@@ -80,24 +111,73 @@ static double walk_once(const json_t *inst, double seconds) {
   return (double)iters / (t - t0);
 }
 
-/* ops/s of one timed run lasting about `seconds`. */
-static double run_once(const mcp_schema_t *s, const json_t *inst,
-                       double seconds, bool expect) {
-  long iters = 0;
-  long batch = 1000;
-  double t0 = now_s(), t;
-  int bad = 0;
-  do {
-    for (long i = 0; i < batch; i++)
-      bad += mcp_schema_is_valid(s, inst) != expect;
-    iters += batch;
-    t = now_s();
-  } while (t - t0 < seconds);
-  if (bad) {
-    fprintf(stderr, "bench: unexpected result\n");
-    exit(1);
+/* One timed run of `expr` (which yields true when the result is the one
+ * expected) lasting about `seconds`: ops/s. A macro, so each row's loop
+ * calls its function directly, as a user would. */
+#define TIMED_RUN(seconds, expr)                                               \
+  ({                                                                           \
+    long iters_ = 0;                                                           \
+    int bad_ = 0;                                                              \
+    double t0_ = now_s(), t_;                                                  \
+    do {                                                                       \
+      for (long i_ = 0; i_ < 1000; i_++)                                       \
+        bad_ += !(expr);                                                       \
+      iters_ += 1000;                                                          \
+      t_ = now_s();                                                            \
+    } while (t_ - t0_ < (seconds));                                            \
+    if (bad_) {                                                                \
+      fprintf(stderr, "bench: unexpected result\n");                           \
+      exit(1);                                                                 \
+    }                                                                          \
+    (double)iters_ / (t_ - t0_);                                               \
+  })
+
+typedef struct row {
+  const mcp_schema_t *s;
+  const json_t *inst;
+  const char *text; /* the instance file's bytes */
+  size_t len;
+  const mcp__tnode *tape; /* the same, parsed once */
+  bool expect;
+} row;
+
+enum { ROW_JSON, ROW_WALK, ROW_TEXT, ROW_TAPE, ROW_PARSE };
+
+static double run_once(const row *r, int kind, double seconds) {
+  mcp_status want = r->expect ? MCP_OK : MCP_ERR_INVALID;
+  switch (kind) {
+  case ROW_JSON:
+    return TIMED_RUN(seconds, mcp_schema_is_valid(r->s, r->inst) == r->expect);
+  case ROW_WALK:
+    return walk_once(r->inst, seconds);
+  case ROW_TEXT:
+    return TIMED_RUN(seconds,
+                     mcp_schema_validate_text(r->s, r->text, r->len) == want);
+  case ROW_TAPE:
+    return TIMED_RUN(seconds, mcp__validate_tape(r->s, r->tape) == want);
+  default: {
+    mcp__tape t;
+    bool ok;
+    return TIMED_RUN(seconds,
+                     (ok = mcp__tape_parse(&t, r->text, r->len) == MCP_OK,
+                      mcp__tape_release(&t), ok));
   }
-  return (double)iters / (t - t0);
+  }
+}
+
+static void print_row(const row *r, int kind, const char *label, int runs,
+                      double seconds) {
+  double v[99], sorted[99];
+  run_once(r, kind, seconds / 5); /* warm up */
+  for (int i = 0; i < runs; i++)
+    v[i] = run_once(r, kind, seconds);
+  memcpy(sorted, v, sizeof(double) * (size_t)runs);
+  qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
+  printf("%s %.0f", label, sorted[runs / 2]);
+  for (int i = 0; i < runs; i++)
+    printf(" %.0f", v[i]);
+  printf("\n");
+  fflush(stdout);
 }
 
 int main(int argc, char **argv) {
@@ -127,30 +207,25 @@ int main(int argc, char **argv) {
     }
     for (size_t k = 0; k < 2; k++) {
       json_t *inst = load(dir, cases[c], kinds[k]);
-      if (inst == NULL)
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s.%s.json", dir, cases[c], kinds[k]);
+      size_t len;
+      char *text = read_file(path, &len);
+      mcp__tape tape;
+      if (inst == NULL || text == NULL ||
+          mcp__tape_parse(&tape, text, len) != MCP_OK)
         return 1;
-      double r[99];
-      run_once(s, inst, seconds / 5, k == 0); /* warm up */
-      for (int i = 0; i < runs; i++)
-        r[i] = run_once(s, inst, seconds, k == 0);
-      double sorted[99];
-      memcpy(sorted, r, sizeof(double) * (size_t)runs);
-      qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
-      printf("%s/%s %.0f", cases[c], kinds[k], sorted[runs / 2]);
-      for (int i = 0; i < runs; i++)
-        printf(" %.0f", r[i]);
-      printf("\n");
-      fflush(stdout);
-      walk_once(inst, seconds / 5);
-      for (int i = 0; i < runs; i++)
-        r[i] = walk_once(inst, seconds);
-      memcpy(sorted, r, sizeof(double) * (size_t)runs);
-      qsort(sorted, (size_t)runs, sizeof(double), cmp_double);
-      printf("%s/%s:walk %.0f", cases[c], kinds[k], sorted[runs / 2]);
-      for (int i = 0; i < runs; i++)
-        printf(" %.0f", r[i]);
-      printf("\n");
-      fflush(stdout);
+      row r = {s, inst, text, len, tape.nodes, k == 0};
+      static const char *const suffix[] = {"", ":walk", ":text", ":tape",
+                                           ":parse"};
+      for (int kind = ROW_JSON; kind <= ROW_PARSE; kind++) {
+        char label[256];
+        snprintf(label, sizeof label, "%s/%s%s", cases[c], kinds[k],
+                 suffix[kind]);
+        print_row(&r, kind, label, runs, seconds);
+      }
+      mcp__tape_release(&tape);
+      free(text);
       json_decref(inst);
     }
     mcp_schema_free(s);

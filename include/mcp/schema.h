@@ -104,6 +104,25 @@ MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
                                        const json_t *instance,
                                        mcp_validation_t **out);
 
+/* Fast path over JSON text: validates len bytes of json (borrowed, need not
+ * be NUL-terminated) without building jansson values. The text is parsed
+ * into a flat, mostly stack-allocated form and checked by the same evaluator
+ * as mcp_schema_is_valid, with the same verdicts.
+ * Returns MCP_OK when the text is one JSON value that is valid;
+ * MCP_ERR_INVALID when it is not valid; MCP_ERR_PARSE when the text is not
+ * exactly one JSON value (what json_loadb with JSON_DECODE_ANY |
+ * JSON_ALLOW_NUL rejects: bad syntax, invalid UTF-8, lone surrogates,
+ * integers beyond int64, reals beyond double, trailing bytes);
+ * MCP_ERR_TOO_DEEP for more than 2048 nested arrays/objects (jansson's
+ * limit); MCP_ERR_TOO_LARGE past 4 GiB; MCP_ERR_NOMEM; MCP_ERR_INVALID_ARG
+ * for a NULL schema, or NULL json with len > 0.
+ * A key repeated in one object counts once with its last value, as jansson
+ * keeps it. "\u0000" is accepted in keys too (jansson refuses those).
+ * Thread safety: any number of threads may validate against one compiled
+ * schema at once; nothing is shared or cached between calls. */
+MCP_API mcp_status mcp_schema_validate_text(const mcp_schema_t *schema,
+                                            const char *json, size_t len);
+
 /* Checks a schema document against the built-in meta-schema of its dialect
  * (2020-12 unless $schema says otherwise). Same return convention as
  * mcp_schema_validate. */

@@ -15,17 +15,22 @@ static int cmp_int_real(json_int_t i, double r) {
   return li < lr ? -1 : li > lr ? 1 : 0;
 }
 
+int mcp__numv_cmp(mcp__num a, mcp__num b) {
+  if (a.is_int && b.is_int)
+    return a.i < b.i ? -1 : a.i > b.i;
+  if (a.is_int)
+    return cmp_int_real(a.i, b.d);
+  if (b.is_int)
+    return -cmp_int_real(b.i, a.d);
+  return a.d < b.d ? -1 : a.d > b.d;
+}
+
 int mcp__num_cmp(const json_t *a, const json_t *b) {
-  if (json_is_integer(a) && json_is_integer(b)) {
-    json_int_t x = json_integer_value(a), y = json_integer_value(b);
-    return x < y ? -1 : x > y;
-  }
-  if (json_is_integer(a))
-    return cmp_int_real(json_integer_value(a), json_real_value(b));
-  if (json_is_integer(b))
-    return -cmp_int_real(json_integer_value(b), json_real_value(a));
-  double x = json_real_value(a), y = json_real_value(b);
-  return x < y ? -1 : x > y;
+  return mcp__numv_cmp(mcp__num_of(a), mcp__num_of(b));
+}
+
+bool mcp__numv_is_integral(mcp__num v) {
+  return v.is_int || (isfinite(v.d) && floor(v.d) == v.d);
 }
 
 bool mcp__num_is_integral(const json_t *v) {
@@ -33,8 +38,7 @@ bool mcp__num_is_integral(const json_t *v) {
     return true;
   if (!json_is_real(v))
     return false;
-  double d = json_real_value(v);
-  return isfinite(d) && floor(d) == d;
+  return mcp__numv_is_integral(mcp__num_of(v));
 }
 
 bool mcp__json_equal(const json_t *a, const json_t *b) {
@@ -76,57 +80,43 @@ bool mcp__json_equal(const json_t *a, const json_t *b) {
   }
 }
 
-static uint64_t mix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
-
 uint64_t mcp__json_hash(const json_t *v) {
   switch (json_typeof(v)) {
   case JSON_INTEGER:
-  case JSON_REAL: {
-    double d =
-        json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
-    if (d == 0)
-      d = 0; /* -0.0 == 0 */
-    uint64_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    return mix(bits ^ 0x1234);
-  }
+  case JSON_REAL:
+    return mcp__hash_num(mcp__num_of(v));
   case JSON_STRING:
     return mcp__hash_bytes(json_string_value(v), json_string_length(v));
   case JSON_ARRAY: {
-    uint64_t h = 0xa11;
+    uint64_t h = MCP__HASH_ARRAY_SEED;
     for (size_t i = 0; i < json_array_size(v); i++)
-      h = mix(h * 31 + mcp__json_hash(json_array_get(v, i)));
+      h = mcp__hash_mix(h * 31 + mcp__json_hash(json_array_get(v, i)));
     return h;
   }
   case JSON_OBJECT: {
-    uint64_t h = 0x0b1;
+    uint64_t h = MCP__HASH_OBJECT_SEED;
     const char *k;
     size_t kl;
     json_t *x;
     json_object_keylen_foreach((json_t *)v, k, kl, x) {
-      h += mix(mcp__hash_bytes(k, kl) ^ (mcp__json_hash(x) * 7));
+      h += mcp__hash_member(mcp__hash_bytes(k, kl), mcp__json_hash(x));
     }
     return h;
   }
   case JSON_TRUE:
-    return 0x7;
+    return MCP__HASH_TRUE;
   case JSON_FALSE:
-    return 0x8;
+    return MCP__HASH_FALSE;
   default:
-    return 0x9;
+    return MCP__HASH_NULL;
   }
 }
 
 /* Shortest decimal digits d (no leading zeros) and exponent e so that the
  * value is d * 10^e; d holds up to 17 digits. */
-static bool decimal_of(const json_t *v, int64_t *mant, int *exp10, int *neg) {
-  if (json_is_integer(v)) {
-    json_int_t i = json_integer_value(v);
+static bool decimal_of(mcp__num v, int64_t *mant, int *exp10, int *neg) {
+  if (v.is_int) {
+    json_int_t i = v.i;
     *neg = i < 0;
     uint64_t u = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
     int e = 0;
@@ -140,7 +130,7 @@ static bool decimal_of(const json_t *v, int64_t *mant, int *exp10, int *neg) {
     *exp10 = e;
     return true;
   }
-  double d = json_real_value(v);
+  double d = v.d;
   if (!isfinite(d))
     return false;
   char buf[40];
@@ -183,10 +173,10 @@ static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t m) {
   return (uint64_t)(((unsigned __int128)a * b) % m);
 }
 
-bool mcp__num_is_multiple(const json_t *v, const json_t *m) {
-  if (json_is_integer(v) && json_is_integer(m)) {
-    json_int_t d = json_integer_value(m);
-    return d != 0 && (d == -1 || json_integer_value(v) % d == 0);
+bool mcp__numv_is_multiple(mcp__num v, mcp__num m) {
+  if (v.is_int && m.is_int) {
+    json_int_t d = m.i;
+    return d != 0 && (d == -1 || v.i % d == 0);
   }
   int64_t vm, mm;
   int ve, me, vn, mn;
@@ -194,7 +184,7 @@ bool mcp__num_is_multiple(const json_t *v, const json_t *m) {
     return false;
   if (!decimal_of(v, &vm, &ve, &vn)) {
     /* An infinite or huge value: fall back to binary division. */
-    double q = json_number_value(v) / json_number_value(m);
+    double q = (v.is_int ? (double)v.i : v.d) / (m.is_int ? (double)m.i : m.d);
     return isfinite(q) && floor(q) == q;
   }
   if (vm == 0)
@@ -217,6 +207,10 @@ bool mcp__num_is_multiple(const json_t *v, const json_t *m) {
   for (int i = 0; i < k; i++)
     div *= 10;
   return ((unsigned __int128)vm % div) == 0;
+}
+
+bool mcp__num_is_multiple(const json_t *v, const json_t *m) {
+  return mcp__numv_is_multiple(mcp__num_of(v), mcp__num_of(m));
 }
 
 size_t mcp__utf8_length(const char *s, size_t len) {

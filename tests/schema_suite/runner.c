@@ -4,6 +4,11 @@
  * ones (optional/ and optional/format/, run with format assertion on) must pass
  * at 98% or more. Every file under remotes/ is registered at
  * http://localhost:1234/<relative path>. Prints counts and each failure.
+ *
+ * Every case also goes through mcp_schema_validate_text on the instance
+ * serialized by jansson (compact): that path must reach the expected verdict
+ * wherever the jansson path does, i.e. agree with it on every case, required
+ * and optional alike.
  * Usage: schema_suite_runner [-v] [substring-filter]
  * Exit: 0 pass, 1 fail, 77 suite not found (CTest skip). */
 #include <dirent.h>
@@ -16,6 +21,7 @@
 
 typedef struct tally {
   size_t pass, fail;
+  size_t text_pass, text_disagree; /* mcp_schema_validate_text */
 } tally;
 
 static bool verbose;
@@ -107,6 +113,20 @@ static void run_file(const char *path, const char *label,
       mcp_validation_t *v = NULL;
       mcp_status vs = mcp_schema_validate(s, data, &v);
       bool detailed = vs == MCP_OK;
+      char *text = json_dumps(data, JSON_ENCODE_ANY | JSON_COMPACT);
+      mcp_status ts = text ? mcp_schema_validate_text(s, text, strlen(text))
+                           : MCP_ERR_NOMEM;
+      free(text);
+      bool text_ok = ts == MCP_OK;
+      if (text_ok == want && (ts == MCP_OK || ts == MCP_ERR_INVALID))
+        t->text_pass++;
+      if (text_ok != fast || (ts != MCP_OK && ts != MCP_ERR_INVALID)) {
+        t->text_disagree++;
+        printf("TEXT %s | %s | %s: expected %s, is_valid %s, validate_text "
+               "%s\n",
+               label, gdesc, tdesc, want ? "valid" : "invalid",
+               fast ? "valid" : "invalid", mcp_status_name(ts));
+      }
       if (fast == want && detailed == want) {
         t->pass++;
         if (verbose)
@@ -196,12 +216,23 @@ int main(int argc, char **argv) {
          rt ? 100.0 * (double)req.pass / (double)rt : 100.0);
   printf("optional: %zu/%zu passed (%.2f%%)\n", optional.pass, ot,
          ot ? 100.0 * (double)optional.pass / (double)ot : 100.0);
+  printf("text path: required %zu/%zu, optional %zu/%zu passed; "
+         "%zu disagreement(s) with the jansson path\n",
+         req.text_pass, rt, optional.text_pass, ot,
+         req.text_disagree + optional.text_disagree);
   mcp_schema_options_free(o_req);
   mcp_schema_options_free(o_opt);
   mcp_schema_registry_free(reg);
   if (filter != NULL)
-    return req.fail || optional.fail ? 1 : 0;
-  bool ok = req.fail == 0 && optional.pass * 100 >= ot * 98;
-  printf("%s\n", ok ? "PASS" : "FAIL (need required 100%, optional >= 98%)");
+    return req.fail || optional.fail || req.text_disagree ||
+                   optional.text_disagree
+               ? 1
+               : 0;
+  bool ok = req.fail == 0 && optional.pass * 100 >= ot * 98 &&
+            req.text_pass == rt && req.text_disagree == 0 &&
+            optional.text_disagree == 0;
+  printf("%s\n", ok ? "PASS"
+                    : "FAIL (need required 100%, optional >= 98%, "
+                      "text path required 100% and no disagreement)");
   return ok ? 0 : 1;
 }

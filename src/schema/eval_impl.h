@@ -1,16 +1,42 @@
-/* validate.c - evaluates an instance against the compiled node graph.
+/* eval_impl.h - the evaluator: an instance against the compiled node graph.
  *
- * One recursive evaluator serves both paths: with c->out == NULL it is the
+ * Included once per instance representation (validate_json.c: jansson
+ * values, validate_tape.c: the parsed-text tape of tape.h), each defining
+ * the accessor macros below first, so both run the same keyword logic with
+ * accessors inlined for their own values. Everything here is static.
+ *
+ * The including file defines:
+ *   INST                         an instance handle (a pointer type)
+ *   I_TYPE_BIT(v)                MCP__T_* bits (integers: NUMBER|INTEGER)
+ *   I_IS_OBJECT/ARRAY/STRING/REAL(v)
+ *   I_INT(v), I_REAL(v), I_STR(v), I_STRLEN(v)
+ *   I_ARR_SIZE(v), I_OBJ_SIZE(v) (distinct keys)
+ *   I_ARR_FOREACH(v, i, item)    items in order; i (size_t, declared by the
+ *                                caller) counts them
+ *   I_OBJ_FOREACH(v, key, klen, val)  members in order, each key once
+ *   I_OBJ_GET(v, key, len)       member value or NULL
+ *   I_LOOKUP_CHEAP               1 when I_OBJ_GET is a hash lookup
+ *   I_HASH(v), I_EQ(v, w), I_EQ_JSON(v, json), I_NUM_CMP_JSON(v, json),
+ *   I_IS_MULTIPLE_JSON(v, json), I_IS_INTEGRAL(v)  value semantics of
+ *                                jsonval.h
+ *   V_OUT(c)                     the error list, ((mcp_validation_t *)0) for
+ *                                a representation with only the fast path,
+ *                                so the detailed code folds away
+ *   eval_property_names()        after the include (keys become instances
+ *                                differently in each representation)
+ *
+ * One recursive evaluator serves both paths: with V_OUT(c) == NULL it is the
  * fast path (stops at the first failure, records nothing, allocates nothing
- * unless propertyNames or big unevaluated* sets need it); with c->out set it
+ * unless propertyNames or big unevaluated* sets need it); with it set it
  * keeps going and records every error. Instance and keyword locations are
  * chains of stack frames turned into JSON Pointers only when an error is
  * recorded.
  *
  * Annotations for unevaluated* are bit sets over array indexes / object
- * member positions (jansson keeps insertion order). Only nodes that contain
- * unevaluated* (known at compile time) ask their in-place applicators for
- * them; everywhere else the set pointer is NULL and nothing is tracked.
+ * member positions (both representations keep insertion order). Only nodes
+ * that contain unevaluated* (known at compile time) ask their in-place
+ * applicators for them; everywhere else the set pointer is NULL and nothing
+ * is tracked.
  *
  * Termination: every node entry counts against max_depth, and re-entering
  * the same $ref target on the same instance value while it is still being
@@ -44,24 +70,24 @@ typedef struct scope {
 typedef struct refframe {
   const struct refframe *up;
   const mcp__node *node;
-  const json_t *inst;
+  const void *inst;
 } refframe;
 
-/* An object instance's members in jansson's (insertion) order, listed once
+/* An object instance's members in insertion order, listed once
  * by a node with unevaluatedProperties so that its in-place applicators walk
  * an array instead of calling jansson's iterator again and again. */
 typedef struct mlist {
   size_t n;
   const char **keys;
   size_t *lens;
-  json_t **vals;
+  INST *vals;
   uint32_t *sigs;  /* mcp__key_sig of each key */
   uint32_t *slots; /* index+1 by (sig * ML_MUL) >> shift, 0 empty */
   unsigned shift;
   void *heap;
   const char *ikeys[16];
   size_t ilens[16];
-  json_t *ivals[16];
+  INST ivals[16];
   uint32_t isigs[16];
   uint32_t islots[32];
 } mlist;
@@ -71,20 +97,11 @@ typedef struct mlist {
 typedef struct evset {
   bool all;
   size_t nwords;
-  uint64_t *bits;   /* object members by position (jansson keeps insertion
-                       order), array items by index */
+  uint64_t *bits;   /* object members by position (insertion order), array
+                       items by index */
   const mlist *mem; /* the instance's members, when listed */
   uint64_t inl[4];
 } evset;
-
-/* Walks object members with the plain iterator API: four calls per member
- * instead of the seven json_object_keylen_foreach makes. */
-#define OBJ_FOREACH(obj, it, key, klen, val)                                   \
-  for (void *it = json_object_iter(obj);                                       \
-       it != NULL && ((key) = json_object_iter_key(it),                        \
-                     (klen) = json_object_iter_key_len(it),                    \
-                     (val) = json_object_iter_value(it), 1);                   \
-       it = json_object_iter_next(obj, it))
 
 typedef struct vctx {
   const mcp_schema_t *s;
@@ -99,8 +116,8 @@ typedef struct vctx {
 /* ---- annotation sets
  * --------------------------------------------------------- */
 
-static bool ml_build(vctx *c, mlist *m, json_t *obj) {
-  size_t n = json_object_size(obj);
+static bool ml_build(vctx *c, mlist *m, INST obj) {
+  size_t n = I_OBJ_SIZE(obj);
   unsigned bits = 5;
   while (bits < 31 && ((size_t)1 << bits) < n * 2)
     bits++;
@@ -114,7 +131,7 @@ static bool ml_build(vctx *c, mlist *m, json_t *obj) {
     m->sigs = m->isigs;
     m->slots = m->islots;
   } else {
-    size_t each = sizeof(char *) + sizeof(size_t) + sizeof(json_t *);
+    size_t each = sizeof(char *) + sizeof(size_t) + sizeof(INST);
     char *h = malloc(n * each + n * sizeof(uint32_t) + cap * sizeof(uint32_t));
     if (h == NULL) {
       c->oom = true;
@@ -123,7 +140,7 @@ static bool ml_build(vctx *c, mlist *m, json_t *obj) {
     m->heap = h;
     m->keys = (const char **)(void *)h;
     m->lens = (size_t *)(void *)(h + n * sizeof(char *));
-    m->vals = (json_t **)(void *)(h + n * (sizeof(char *) + sizeof(size_t)));
+    m->vals = (INST *)(void *)(h + n * (sizeof(char *) + sizeof(size_t)));
     m->sigs = (uint32_t *)(void *)(h + n * each);
     m->slots = (uint32_t *)(void *)(h + n * each + n * sizeof(uint32_t));
   }
@@ -134,8 +151,8 @@ static bool ml_build(vctx *c, mlist *m, json_t *obj) {
   size_t i = 0;
   const char *key;
   size_t klen;
-  json_t *val;
-  OBJ_FOREACH(obj, it, key, klen, val) {
+  INST val;
+  I_OBJ_FOREACH(obj, key, klen, val) {
     if (i >= n)
       break;
     m->keys[i] = key;
@@ -184,16 +201,15 @@ static void ev_init_n(vctx *c, evset *e, size_t n) {
 }
 
 /* e inherits the member list of parent (may be NULL). */
-static void ev_init(vctx *c, evset *e, const json_t *inst,
-                    const evset *parent) {
+static void ev_init(vctx *c, evset *e, INST inst, const evset *parent) {
   e->all = false;
   if (parent != NULL) { /* same instance */
     e->mem = parent->mem;
     e->nwords = parent->nwords;
   } else {
-    size_t n = json_is_array(inst)    ? json_array_size(inst)
-               : json_is_object(inst) ? json_object_size(inst)
-                                      : 0;
+    size_t n = I_IS_ARRAY(inst)    ? I_ARR_SIZE(inst)
+               : I_IS_OBJECT(inst) ? I_OBJ_SIZE(inst)
+                                   : 0;
     e->mem = NULL;
     e->nwords = (n + 63) / 64;
   }
@@ -274,16 +290,16 @@ static void build_kpath(sbuf *b, const kpath *p) {
   sb_put(b, p->seg, strlen(p->seg));
 }
 
-static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
-                   const char *fmt, ...)
+static void report_(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
+                    const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
-static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
-                   const char *fmt, ...) {
-  if (c->out == NULL)
+static void report_(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
+                    const char *fmt, ...) {
+  if (V_OUT(c) == NULL)
     return;
   sbuf ib = {0}, kb = {0};
   sb_put(&ib, "", 0);
@@ -307,38 +323,43 @@ static void report(vctx *c, const ipath *ip, const kpath *kp, const char *kw,
     c->oom = true;
     return;
   }
-  if (!mcp__validation_push(c->out, mcp__buf_steal(&ib.b, NULL),
+  if (!mcp__validation_push(V_OUT(c), mcp__buf_steal(&ib.b, NULL),
                             mcp__buf_steal(&kb.b, NULL), m))
     c->oom = true;
 }
 
+/* Arguments are only evaluated on the detailed path; with a constant NULL
+ * V_OUT the whole call folds away. */
+#define report(c, ...) (V_OUT(c) != NULL ? report_((c), __VA_ARGS__) : (void)0)
+
 static size_t mark(const vctx *c) {
-  return c->out ? c->out->count : 0;
+  return V_OUT(c) ? V_OUT(c)->count : 0;
 }
 
 static void rewind_to(vctx *c, size_t m) {
-  if (c->out)
-    mcp__validation_truncate(c->out, m);
+  if (V_OUT(c))
+    mcp__validation_truncate(V_OUT(c), m);
 }
 
-static const char *type_name(const json_t *v) {
-  switch (json_typeof(v)) {
-  case JSON_OBJECT:
+static unsigned type_bit(INST v) {
+  return I_TYPE_BIT(v);
+}
+
+static const char *type_name(INST v) {
+  unsigned t = type_bit(v);
+  if (t & MCP__T_OBJECT)
     return "object";
-  case JSON_ARRAY:
+  if (t & MCP__T_ARRAY)
     return "array";
-  case JSON_STRING:
+  if (t & MCP__T_STRING)
     return "string";
-  case JSON_INTEGER:
+  if (t & MCP__T_INTEGER)
     return "integer";
-  case JSON_REAL:
-    return mcp__num_is_integral(v) ? "integer" : "number";
-  case JSON_TRUE:
-  case JSON_FALSE:
+  if (t & MCP__T_NUMBER)
+    return I_IS_INTEGRAL(v) ? "integer" : "number";
+  if (t & MCP__T_BOOL)
     return "boolean";
-  default:
-    return "null";
-  }
+  return "null";
 }
 
 static void types_text(unsigned mask, char *buf, size_t len) {
@@ -358,7 +379,15 @@ static void types_text(unsigned mask, char *buf, size_t len) {
   }
 }
 
-static void num_text(const json_t *v, char *buf, size_t len) {
+static void num_text(INST v, char *buf, size_t len) {
+  if (type_bit(v) & MCP__T_INTEGER)
+    snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)I_INT(v));
+  else
+    snprintf(buf, len, "%.17g", I_REAL(v));
+}
+
+/* A number of the schema (a jansson value). */
+static void json_num_text(const json_t *v, char *buf, size_t len) {
   if (json_is_integer(v))
     snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
   else
@@ -368,28 +397,20 @@ static void num_text(const json_t *v, char *buf, size_t len) {
 /* ---- evaluation
  * --------------------------------------------------------------------- */
 
-static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
-                 const ipath *ip, const kpath *kp, evset *ann);
-static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
-                    const ipath *ip, const kpath *kp, evset *ann);
-static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst);
+static bool eval(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
+                 const kpath *kp, evset *ann);
+static bool eval_kw(vctx *c, const mcp__kw *kw, INST cinst, const ipath *ip,
+                    const kpath *kp, evset *ann);
+static int props_walk_fast(vctx *c, const mcp__kw *kw, INST inst);
+static bool eval_property_names(vctx *c, const mcp__kw *kw, INST inst,
+                                const ipath *ip, const kpath *kp);
 static int props_lookup_fast(vctx *c, const mcp__kw *kw, evset *ann);
-
-static unsigned type_bit(const json_t *v) {
-  /* indexed by json_type: OBJECT, ARRAY, STRING, INTEGER, REAL, TRUE, FALSE,
-   * NULL */
-  static const uint8_t bits[8] = {MCP__T_OBJECT, MCP__T_ARRAY,
-                                  MCP__T_STRING, MCP__T_NUMBER | MCP__T_INTEGER,
-                                  MCP__T_NUMBER, MCP__T_BOOL,
-                                  MCP__T_BOOL,   MCP__T_NULL};
-  return bits[(unsigned)json_typeof(v) & 7u];
-}
 
 /* The common keywords, inline in eval's loop: 1 when kw passes, 0 when it
  * certainly fails, -1 when unsure; eval_kw decides the unsure cases and
  * reports failures on the detailed path. t is type_bit(inst). */
 static inline __attribute__((always_inline)) int
-kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
+kw_quick(const mcp__kw *kw, INST inst, unsigned t) {
   switch (kw->op) {
   case MCP__OP_TYPE:
     if (kw->u.types & t)
@@ -401,18 +422,18 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
   case MCP__OP_EXCL_MINIMUM: {
     int r;
     if ((t & MCP__T_INTEGER) && kw->u.val.kind == MCP__VAL_INT) {
-      json_int_t x = json_integer_value(inst), y = kw->u.val.i;
+      json_int_t x = I_INT(inst), y = kw->u.val.i;
       r = x < y ? -1 : x > y;
     } else {
       /* mixed or real: doubles, exact while integers stay within 2^53 */
       double x, y;
       if (t & MCP__T_INTEGER) {
-        json_int_t i = json_integer_value(inst);
+        json_int_t i = I_INT(inst);
         if (i > (1LL << 53) || i < -(1LL << 53))
           return -1;
         x = (double)i;
       } else {
-        x = json_real_value(inst);
+        x = I_REAL(inst);
       }
       if (kw->u.val.kind == MCP__VAL_REAL) {
         y = kw->u.val.d;
@@ -437,14 +458,13 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
     }
   }
   case MCP__OP_MAX_LENGTH:
-    return json_string_length(inst) <= kw->u.count ? 1 : -1;
+    return I_STRLEN(inst) <= kw->u.count ? 1 : -1;
   case MCP__OP_MIN_LENGTH:
-    return kw->u.count == 0 || json_string_length(inst) / 4 >= kw->u.count ? 1
-                                                                           : -1;
+    return kw->u.count == 0 || I_STRLEN(inst) / 4 >= kw->u.count ? 1 : -1;
   case MCP__OP_ENUM:
     if (t & MCP__T_STRING) { /* only string values can equal a string */
-      const char *s = json_string_value(inst);
-      size_t len = json_string_length(inst);
+      const char *s = I_STR(inst);
+      size_t len = I_STRLEN(inst);
       for (size_t i = 0; i < kw->u.en.count; i++)
         if (kw->u.en.lens[i] == len && mcp__bytes_eq(kw->u.en.strs[i], s, len))
           return 1;
@@ -453,11 +473,10 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
     return -1;
   case MCP__OP_CONST:
     if (kw->u.val.kind == MCP__VAL_STRING && (t & MCP__T_STRING))
-      return json_string_length(inst) == kw->u.val.slen &&
-             mcp__bytes_eq(json_string_value(inst), kw->u.val.s,
-                           kw->u.val.slen);
+      return I_STRLEN(inst) == kw->u.val.slen &&
+             mcp__bytes_eq(I_STR(inst), kw->u.val.s, kw->u.val.slen);
     if (kw->u.val.kind == MCP__VAL_INT && (t & MCP__T_INTEGER))
-      return json_integer_value(inst) == kw->u.val.i;
+      return I_INT(inst) == kw->u.val.i;
     return -1;
   default:
     return -1;
@@ -470,14 +489,14 @@ kw_quick(const mcp__kw *kw, const json_t *inst, unsigned t) {
  * Properties hand their subschemas other instances (the members), so no
  * $ref loop can pass through here on the same instance. */
 static inline __attribute__((always_inline)) int
-try_flat(vctx *c, const mcp__node *n, const json_t *inst, evset *ann) {
-  if (!n->flat || c->out != NULL || !json_is_object(inst) ||
+try_flat(vctx *c, const mcp__node *n, INST inst, evset *ann) {
+  if (!n->flat || V_OUT(c) != NULL || !I_IS_OBJECT(inst) ||
       !(n->types & MCP__T_OBJECT) || c->s->has_dynamic ||
       c->depth >= c->s->max_depth)
     return -1;
   c->depth++;
   const mcp__kw *kw = &n->kw[n->type_first];
-  int r = ann == NULL ? props_walk_fast(c, kw, (json_t *)inst)
+  int r = ann == NULL ? props_walk_fast(c, kw, inst)
                       : props_lookup_fast(c, kw, ann);
   c->depth--;
   return r;
@@ -488,9 +507,9 @@ try_flat(vctx *c, const mcp__node *n, const json_t *inst, evset *ann) {
  * conclusive, through eval_kw otherwise (a leaf has no nesting, so only the
  * depth limit is checked), exactly as eval() would. */
 static inline __attribute__((always_inline)) bool
-eval_child(vctx *c, const mcp__node *n, const json_t *val, const ipath *ip,
+eval_child(vctx *c, const mcp__node *n, INST val, const ipath *ip,
            const kpath *kp) {
-  if (n->leaf && c->out == NULL && c->depth < c->s->max_depth) {
+  if (n->leaf && V_OUT(c) == NULL && c->depth < c->s->max_depth) {
     unsigned t = type_bit(val);
     if (!(n->types & t))
       return eval(c, n, val, ip, kp, NULL); /* fails, or an integral real */
@@ -513,8 +532,8 @@ eval_child(vctx *c, const mcp__node *n, const json_t *val, const ipath *ip,
 }
 
 /* Evaluates a node for its verdict only: errors suppressed. */
-static bool probe(vctx *c, const mcp__node *n, const json_t *inst,
-                  const ipath *ip, const kpath *kp, evset *ann) {
+static bool probe(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
+                  const kpath *kp, evset *ann) {
   mcp_validation_t *saved = c->out;
   c->out = NULL;
   int r = try_flat(c, n, inst, ann);
@@ -523,7 +542,7 @@ static bool probe(vctx *c, const mcp__node *n, const json_t *inst,
   return ok;
 }
 
-static bool eval_ref(vctx *c, const mcp__node *target, const json_t *inst,
+static bool eval_ref(vctx *c, const mcp__node *target, INST inst,
                      const ipath *ip, const kpath *kp, const char *kw,
                      evset *ann) {
   for (const refframe *f = c->refs; f != NULL; f = f->up) {
@@ -602,15 +621,15 @@ static bool regex_ok(vctx *c, const mcp__regex *re, const char *s, size_t len,
   return true;
 }
 
-static bool missing_required(vctx *c, const mcp__kw *kw, json_t *inst,
+static bool missing_required(vctx *c, const mcp__kw *kw, INST inst,
                              const ipath *ip, const kpath *kp) {
   const mcp__ptable *t = &kw->u.props.table;
   for (size_t i = 0; i < t->count; i++)
     if (t->props[i].required &&
-        json_object_getn(inst, t->props[i].name, t->props[i].len) == NULL) {
+        I_OBJ_GET(inst, t->props[i].name, t->props[i].len) == NULL) {
       report(c, ip, kp, "required", "required property \"%s\" is missing",
              t->props[i].name);
-      if (!c->out)
+      if (!V_OUT(c))
         break;
     }
   return false;
@@ -619,8 +638,8 @@ static bool missing_required(vctx *c, const mcp__kw *kw, json_t *inst,
 /* One member for eval_properties' walk; false: stop (fast path failure). */
 static inline __attribute__((always_inline)) bool
 prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
-            size_t klen, json_t *val, size_t idx, const ipath *ip,
-            const kpath *kp, evset *ann, bool *ok, size_t *seen_required) {
+            size_t klen, INST val, size_t idx, const ipath *ip, const kpath *kp,
+            evset *ann, bool *ok, size_t *seen_required) {
   const mcp__ptable *t = &kw->u.props.table;
   bool matched = false;
   const mcp__prop *p = t->count != 0 ? pfind(t, key, klen) : NULL;
@@ -631,7 +650,7 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
     kpath k = {kp, p->loc};
     if (!eval_child(c, p->node, val, &child, &k)) {
       *ok = false;
-      if (!c->out)
+      if (!V_OUT(c))
         return false;
     }
   }
@@ -642,7 +661,7 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
       bool m;
       if (!regex_ok(c, pp->re, key, klen, &child, kp, pp->loc, &m)) {
         *ok = false;
-        if (!c->out)
+        if (!V_OUT(c))
           return false;
         continue;
       }
@@ -652,7 +671,7 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
       kpath k = {kp, pp->loc};
       if (!eval_child(c, pp->node, val, &child, &k)) {
         *ok = false;
-        if (!c->out)
+        if (!V_OUT(c))
           return false;
       }
     }
@@ -662,13 +681,13 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
         report(c, &child, kp, kw->u.props.additional_loc,
                "property \"%s\" is not allowed", key);
         *ok = false;
-        if (!c->out)
+        if (!V_OUT(c))
           return false;
       } else {
         kpath k = {kp, kw->u.props.additional_loc};
         if (!eval_child(c, an, val, &child, &k)) {
           *ok = false;
-          if (!c->out)
+          if (!V_OUT(c))
             return false;
         }
       }
@@ -686,16 +705,16 @@ prop_member(vctx *c, const mcp__kw *kw, bool plain, const char *key,
  * makes, so none are built. 1 valid, 0 invalid, -1 when schema-order
  * lookups are cheaper (many more members than names, nothing else needs the
  * walk). */
-static int props_walk_fast(vctx *c, const mcp__kw *kw, json_t *inst) {
+static int props_walk_fast(vctx *c, const mcp__kw *kw, INST inst) {
   const mcp__ptable *t = &kw->u.props.table;
   const mcp__node *addl = kw->u.props.additional;
-  if (addl == NULL && json_object_size(inst) > 4 * t->count + 8)
+  if (I_LOOKUP_CHEAP && addl == NULL && I_OBJ_SIZE(inst) > 4 * t->count + 8)
     return -1;
   size_t seen_required = 0;
   const char *key;
   size_t klen;
-  json_t *val;
-  OBJ_FOREACH(inst, it, key, klen, val) {
+  INST val;
+  I_OBJ_FOREACH(inst, key, klen, val) {
     const mcp__prop *p = pfind(t, key, klen);
     const mcp__node *node;
     if (p != NULL) {
@@ -749,41 +768,42 @@ static int props_lookup_fast(vctx *c, const mcp__kw *kw, evset *ann) {
  * the detailed path of a table without patterns / additionalProperties,
  * which reports in schema order (then a second walk marks ann). */
 static __attribute__((noinline)) bool
-eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
+eval_properties(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
                 const kpath *kp, evset *ann) {
   bool ok = true;
   const mcp__ptable *t = &kw->u.props.table;
   const bool plain =
       kw->u.props.npatterns == 0 && kw->u.props.additional == NULL;
-  if (c->out == NULL && ann == NULL && kw->u.props.npatterns == 0) {
+  if (V_OUT(c) == NULL && ann == NULL && kw->u.props.npatterns == 0) {
     int r = props_walk_fast(c, kw, inst);
     if (r >= 0)
       return r;
   }
   const mlist *ml = ann != NULL ? ann->mem : NULL;
-  if (c->out == NULL && ann != NULL) {
+  if (V_OUT(c) == NULL && ann != NULL) {
     int r = props_lookup_fast(c, kw, ann);
     if (r >= 0)
       return r;
   }
-  if (plain && (c->out != NULL || (ml != NULL && t->count < ml->n) ||
-                (ann == NULL && json_object_size(inst) > 4 * t->count + 8))) {
+  if (plain && (V_OUT(c) != NULL || (ml != NULL && t->count < ml->n) ||
+                (I_LOOKUP_CHEAP && ann == NULL &&
+                 I_OBJ_SIZE(inst) > 4 * t->count + 8))) {
     for (size_t i = 0; i < t->count; i++) {
       const mcp__prop *p = &t->props[i];
-      json_t *val;
+      INST val;
       size_t pos = SIZE_MAX;
       if (ml != NULL) {
         pos = ml_find(ml, p);
         val = pos == SIZE_MAX ? NULL : ml->vals[pos];
       } else {
-        val = json_object_getn(inst, p->name, p->len);
+        val = I_OBJ_GET(inst, p->name, p->len);
       }
       if (val == NULL) {
         if (p->required) {
           report(c, ip, kp, "required", "required property \"%s\" is missing",
                  p->name);
           ok = false;
-          if (!c->out)
+          if (!V_OUT(c))
             return false;
         }
         continue;
@@ -792,7 +812,7 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
       kpath k = {kp, p->loc};
       if (!eval_child(c, p->node, val, &child, &k)) {
         ok = false;
-        if (!c->out)
+        if (!V_OUT(c))
           return false;
       }
       if (pos != SIZE_MAX)
@@ -802,8 +822,8 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
       size_t idx = 0;
       const char *key;
       size_t klen;
-      json_t *val;
-      OBJ_FOREACH(inst, it, key, klen, val) {
+      INST val;
+      I_OBJ_FOREACH(inst, key, klen, val) {
         (void)val;
         if (pfind(t, key, klen) != NULL)
           ev_set(ann, idx);
@@ -822,8 +842,8 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
     size_t idx = 0;
     const char *key;
     size_t klen;
-    json_t *val;
-    OBJ_FOREACH(inst, it, key, klen, val) {
+    INST val;
+    I_OBJ_FOREACH(inst, key, klen, val) {
       if (!prop_member(c, kw, plain, key, klen, val, idx++, ip, kp, ann, &ok,
                        &seen_required))
         return false;
@@ -835,8 +855,7 @@ eval_properties(vctx *c, const mcp__kw *kw, json_t *inst, const ipath *ip,
 }
 
 static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
-                                                 const json_t *inst,
-                                                 const ipath *ip,
+                                                 INST inst, const ipath *ip,
                                                  const kpath *kp, evset *ann) {
   bool ok = true;
   for (size_t i = 0; i < kw->u.list.count; i++) {
@@ -848,7 +867,7 @@ static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
     kpath k = {kp, kw->u.list.locs[i]};
     if (!eval(c, kw->u.list.nodes[i], inst, ip, &k, ann)) {
       ok = false;
-      if (!c->out)
+      if (!V_OUT(c))
         return false;
     }
   }
@@ -856,8 +875,8 @@ static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
 }
 
 static __attribute__((noinline)) bool
-eval_uneval_props(vctx *c, const mcp__kw *kw, const json_t *inst,
-                  const ipath *ip, const kpath *kp, evset *ann) {
+eval_uneval_props(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
+                  const kpath *kp, evset *ann) {
   (void)inst;
   bool ok = true;
   const mcp__node *un = kw->u.one.node;
@@ -876,25 +895,29 @@ eval_uneval_props(vctx *c, const mcp__kw *kw, const json_t *inst,
     } else if (!eval_child(c, un, ml->vals[i], &child, &k)) {
       ok = false;
     }
-    if (!ok && !c->out)
+    if (!ok && !V_OUT(c))
       return false;
   }
   ann->all = true;
   return ok;
 }
 
-static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
-                       const ipath *ip, const kpath *kp, evset *ann) {
+static bool eval_items(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
+                       const kpath *kp, evset *ann) {
   bool ok = true;
-  size_t n = json_array_size(inst);
   size_t np = kw->u.items.nprefix;
-  for (size_t i = 0; i < n; i++) {
+  size_t i;
+  INST item;
+  I_ARR_FOREACH(inst, i, item) {
     const mcp__node *node;
     const char *loc;
     char idxloc[64];
     if (i < np) {
       node = kw->u.items.prefix[i];
-      snprintf(idxloc, sizeof idxloc, "%s/%zu", kw->u.items.prefix_kw, i);
+      if (V_OUT(c) != NULL) /* the location only serves reports */
+        snprintf(idxloc, sizeof idxloc, "%s/%zu", kw->u.items.prefix_kw, i);
+      else
+        idxloc[0] = '\0';
       loc = idxloc;
     } else if (kw->u.items.rest != NULL) {
       node = kw->u.items.rest;
@@ -907,10 +930,10 @@ static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
     if (node->kind == MCP__NODE_FALSE) {
       report(c, &child, kp, loc, "array item %zu is not allowed", i);
       ok = false;
-    } else if (!eval_child(c, node, json_array_get(inst, i), &child, &k)) {
+    } else if (!eval_child(c, node, item, &child, &k)) {
       ok = false;
     }
-    if (!ok && !c->out)
+    if (!ok && !V_OUT(c))
       return false;
     if (ann != NULL)
       ev_set(ann, i);
@@ -920,21 +943,22 @@ static bool eval_items(vctx *c, const mcp__kw *kw, json_t *inst,
   return ok;
 }
 
-static bool eval_contains(vctx *c, const mcp__kw *kw, json_t *inst,
+static bool eval_contains(vctx *c, const mcp__kw *kw, INST inst,
                           const ipath *ip, const kpath *kp, evset *ann) {
-  size_t n = json_array_size(inst), count = 0;
+  size_t count = 0;
   size_t mn = kw->u.contains.min, mx = kw->u.contains.max;
   kpath k = {kp, "contains"};
-  for (size_t i = 0; i < n; i++) {
+  size_t i;
+  INST item;
+  I_ARR_FOREACH(inst, i, item) {
     ipath child = {ip, NULL, i};
-    if (probe(c, kw->u.contains.node, json_array_get(inst, i), &child, &k,
-              NULL)) {
+    if (probe(c, kw->u.contains.node, item, &child, &k, NULL)) {
       count++;
       if (ann != NULL)
         ev_set(ann, i);
       else if (count >= mn && mx == SIZE_MAX)
         break;
-      if (count > mx && !c->out && ann == NULL)
+      if (count > mx && !V_OUT(c) && ann == NULL)
         break;
     }
   }
@@ -953,96 +977,82 @@ static bool eval_contains(vctx *c, const mcp__kw *kw, json_t *inst,
   return true;
 }
 
-static bool eval_unique(vctx *c, const mcp__kw *kw, json_t *inst,
-                        const ipath *ip, const kpath *kp) {
-  size_t n = json_array_size(inst);
+static bool eval_unique(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
+                        const kpath *kp) {
+  size_t n = I_ARR_SIZE(inst);
   if (n < 2)
     return true;
+  /* items and their hashes listed once: the pairwise loop then costs no
+   * lookups */
   uint64_t stack_h[64];
-  uint64_t *h = n <= 64 ? stack_h : malloc(n * sizeof *h);
-  if (h == NULL) {
-    c->oom = true;
-    return false;
+  INST stack_v[64];
+  uint64_t *h = stack_h;
+  INST *v = stack_v;
+  if (n > 64) {
+    h = malloc(n * sizeof *h);
+    v = malloc(n * sizeof *v);
+    if (h == NULL || v == NULL) {
+      free(h);
+      free(v);
+      c->oom = true;
+      return false;
+    }
   }
-  for (size_t i = 0; i < n; i++)
-    h[i] = mcp__json_hash(json_array_get(inst, i));
+  size_t i;
+  INST item;
+  I_ARR_FOREACH(inst, i, item) {
+    v[i] = item;
+    h[i] = I_HASH(item);
+  }
   bool ok = true;
   size_t di = 0, dj = 0;
-  for (size_t i = 0; i < n && ok; i++)
+  for (i = 0; i < n && ok; i++)
     for (size_t j = i + 1; j < n; j++)
-      if (h[i] == h[j] &&
-          mcp__json_equal(json_array_get(inst, i), json_array_get(inst, j))) {
+      if (h[i] == h[j] && I_EQ(v[i], v[j])) {
         ok = false;
         di = i;
         dj = j;
         break;
       }
-  if (h != stack_h)
+  if (h != stack_h) {
     free(h);
+    free(v);
+  }
   if (!ok)
     report(c, ip, kp, kw->loc,
            "items %zu and %zu are equal; items must be unique", di, dj);
   return ok;
 }
 
-static bool eval_property_names(vctx *c, const mcp__kw *kw, json_t *inst,
-                                const ipath *ip, const kpath *kp) {
-  bool ok = true;
-  const char *key;
-  size_t klen;
-  json_t *val;
-  kpath k = {kp, "propertyNames"};
-  const mcp__node *pn = kw->u.one.node;
-  if (pn->kind == MCP__NODE_TRUE)
-    return true;
-  json_object_keylen_foreach(inst, key, klen, val) {
-    (void)val;
-    json_t *name = json_stringn_nocheck(key, klen);
-    if (name == NULL) {
-      c->oom = true;
-      return false;
-    }
-    ipath child = {ip, key, 0};
-    bool r = eval(c, pn, name, &child, &k, NULL);
-    json_decref(name);
-    if (!r) {
-      ok = false;
-      if (!c->out)
-        return false;
-    }
-  }
-  return ok;
-}
-
-static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
-                    const ipath *ip, const kpath *kp, evset *ann) {
-  json_t *inst = (json_t *)cinst; /* jansson iterators want non-const */
+static bool eval_kw(vctx *c, const mcp__kw *kw, INST cinst, const ipath *ip,
+                    const kpath *kp, evset *ann) {
+  INST inst = cinst;
   char a[64], b[64];
   switch (kw->op) {
   case MCP__OP_TYPE: {
     unsigned t = type_bit(inst);
     if (kw->u.types & t)
       return true;
-    if ((kw->u.types & MCP__T_INTEGER) && json_is_real(inst) &&
-        mcp__num_is_integral(inst))
+    if ((kw->u.types & MCP__T_INTEGER) && I_IS_REAL(inst) &&
+        I_IS_INTEGRAL(inst))
       return true;
-    if (c->out) {
+    if (V_OUT(c)) {
       types_text(kw->u.types, a, sizeof a);
       report(c, ip, kp, kw->loc, "expected %s, got %s", a, type_name(inst));
     }
     return false;
   }
   case MCP__OP_CONST:
-    if (mcp__json_equal(inst, kw->u.val.value))
+    if (I_EQ_JSON(inst, kw->u.val.value))
       return true;
     report(c, ip, kp, kw->loc, "value does not equal the constant");
     return false;
   case MCP__OP_ENUM: {
     size_t n = kw->u.en.count;
-    if (json_is_string(inst) && n <= 16) {
+    if (I_IS_STRING(inst) && n <= 16) {
       /* common case: short string enums, compare directly */
-      const char *s = json_string_value(inst);
-      size_t len = json_string_length(inst);
+      const char *s = I_STR(inst);
+      size_t len = I_STRLEN(inst);
       for (size_t i = 0; i < n; i++) {
         const json_t *e = kw->u.en.values[i];
         if (json_is_string(e) && json_string_length(e) == len &&
@@ -1051,21 +1061,20 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
           return true;
       }
     } else {
-      uint64_t h = mcp__json_hash(inst);
+      uint64_t h = I_HASH(inst);
       for (size_t i = 0; i < n; i++)
-        if (kw->u.en.hashes[i] == h &&
-            mcp__json_equal(inst, kw->u.en.values[i]))
+        if (kw->u.en.hashes[i] == h && I_EQ_JSON(inst, kw->u.en.values[i]))
           return true;
     }
     report(c, ip, kp, kw->loc, "value is not one of the %zu allowed values", n);
     return false;
   }
   case MCP__OP_MULTIPLE_OF:
-    if (mcp__num_is_multiple(inst, kw->u.val.value))
+    if (I_IS_MULTIPLE_JSON(inst, kw->u.val.value))
       return true;
-    if (c->out) {
+    if (V_OUT(c)) {
       num_text(inst, a, sizeof a);
-      num_text(kw->u.val.value, b, sizeof b);
+      json_num_text(kw->u.val.value, b, sizeof b);
       report(c, ip, kp, kw->loc, "%s is not a multiple of %s", a, b);
     }
     return false;
@@ -1073,19 +1082,19 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   case MCP__OP_EXCL_MAXIMUM:
   case MCP__OP_MINIMUM:
   case MCP__OP_EXCL_MINIMUM: {
-    int r = mcp__num_cmp(inst, kw->u.val.value);
+    int r = I_NUM_CMP_JSON(inst, kw->u.val.value);
     bool ok = kw->op == MCP__OP_MAXIMUM        ? r <= 0
               : kw->op == MCP__OP_EXCL_MAXIMUM ? r < 0
               : kw->op == MCP__OP_MINIMUM      ? r >= 0
                                                : r > 0;
     if (ok)
       return true;
-    if (c->out) {
+    if (V_OUT(c)) {
       static const char *const rel[] = {"less than or equal to", "less than",
                                         "greater than or equal to",
                                         "greater than"};
       num_text(inst, a, sizeof a);
-      num_text(kw->u.val.value, b, sizeof b);
+      json_num_text(kw->u.val.value, b, sizeof b);
       report(c, ip, kp, kw->loc, "%s must be %s %s", a,
              rel[kw->op - MCP__OP_MAXIMUM], b);
     }
@@ -1093,13 +1102,13 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   }
   case MCP__OP_MAX_LENGTH:
   case MCP__OP_MIN_LENGTH: {
-    size_t len = json_string_length(inst);
+    size_t len = I_STRLEN(inst);
     /* bytes bound code points from above and from below (4 per cp) */
     if (kw->op == MCP__OP_MAX_LENGTH && len <= kw->u.count)
       return true;
     if (kw->op == MCP__OP_MIN_LENGTH && len / 4 >= kw->u.count)
       return true;
-    size_t cps = mcp__utf8_length(json_string_value(inst), len);
+    size_t cps = mcp__utf8_length(I_STR(inst), len);
     if (kw->op == MCP__OP_MAX_LENGTH ? cps <= kw->u.count : cps >= kw->u.count)
       return true;
     report(c, ip, kp, kw->loc, "string is %zu characters long, %s %zu", cps,
@@ -1108,8 +1117,8 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   }
   case MCP__OP_PATTERN: {
     bool m;
-    if (!regex_ok(c, kw->u.re, json_string_value(inst),
-                  json_string_length(inst), ip, kp, kw->loc, &m))
+    if (!regex_ok(c, kw->u.re, I_STR(inst), I_STRLEN(inst), ip, kp, kw->loc,
+                  &m))
       return false;
     if (m)
       return true;
@@ -1118,13 +1127,13 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return false;
   }
   case MCP__OP_FORMAT:
-    if (kw->u.format.fn(json_string_value(inst), json_string_length(inst)))
+    if (kw->u.format.fn(I_STR(inst), I_STRLEN(inst)))
       return true;
     report(c, ip, kp, kw->loc, "string is not a valid %s", kw->u.format.name);
     return false;
   case MCP__OP_MAX_ITEMS:
   case MCP__OP_MIN_ITEMS: {
-    size_t n = json_array_size(inst);
+    size_t n = I_ARR_SIZE(inst);
     if (kw->op == MCP__OP_MAX_ITEMS ? n <= kw->u.count : n >= kw->u.count)
       return true;
     report(c, ip, kp, kw->loc, "array has %zu items, %s %zu", n,
@@ -1135,7 +1144,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return eval_unique(c, kw, inst, ip, kp);
   case MCP__OP_MAX_PROPERTIES:
   case MCP__OP_MIN_PROPERTIES: {
-    size_t n = json_object_size(inst);
+    size_t n = I_OBJ_SIZE(inst);
     if (kw->op == MCP__OP_MAX_PROPERTIES ? n <= kw->u.count : n >= kw->u.count)
       return true;
     report(c, ip, kp, kw->loc, "object has %zu properties, %s %zu", n,
@@ -1146,12 +1155,11 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
   case MCP__OP_REQUIRED: {
     bool ok = true;
     for (size_t i = 0; i < kw->u.req.count; i++) {
-      if (json_object_getn(inst, kw->u.req.names[i], kw->u.req.lens[i]) ==
-          NULL) {
+      if (I_OBJ_GET(inst, kw->u.req.names[i], kw->u.req.lens[i]) == NULL) {
         report(c, ip, kp, kw->loc, "required property \"%s\" is missing",
                kw->u.req.names[i]);
         ok = false;
-        if (!c->out)
+        if (!V_OUT(c))
           return false;
       }
     }
@@ -1161,15 +1169,15 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     bool ok = true;
     for (size_t i = 0; i < kw->u.depreq.count; i++) {
       const mcp__dep_req *d = &kw->u.depreq.deps[i];
-      if (json_object_getn(inst, d->name, d->len) == NULL)
+      if (I_OBJ_GET(inst, d->name, d->len) == NULL)
         continue;
       for (size_t j = 0; j < d->nreq; j++) {
-        if (json_object_getn(inst, d->req[j], d->req_len[j]) == NULL) {
+        if (I_OBJ_GET(inst, d->req[j], d->req_len[j]) == NULL) {
           report(c, ip, kp, kw->loc,
                  "property \"%s\" is required when \"%s\" is present",
                  d->req[j], d->name);
           ok = false;
-          if (!c->out)
+          if (!V_OUT(c))
             return false;
         }
       }
@@ -1294,12 +1302,12 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     bool ok = true;
     for (size_t i = 0; i < kw->u.deps.count; i++) {
       const mcp__prop *p = &kw->u.deps.props[i];
-      if (json_object_getn(inst, p->name, p->len) == NULL)
+      if (I_OBJ_GET(inst, p->name, p->len) == NULL)
         continue;
       kpath k = {kp, p->loc};
       if (!eval(c, p->node, inst, ip, &k, ann)) {
         ok = false;
-        if (!c->out)
+        if (!V_OUT(c))
           return false;
       }
     }
@@ -1315,10 +1323,11 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
     return eval_contains(c, kw, inst, ip, kp, ann);
   case MCP__OP_UNEVAL_ITEMS: {
     bool ok = true;
-    size_t n = json_array_size(inst);
     const mcp__node *un = kw->u.one.node;
     kpath k = {kp, kw->loc};
-    for (size_t i = 0; i < n; i++) {
+    size_t i;
+    INST item;
+    I_ARR_FOREACH(inst, i, item) {
       if (ann != NULL && ev_test(ann, i))
         continue;
       ipath child = {ip, NULL, i};
@@ -1326,10 +1335,10 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
         report(c, &child, kp, kw->loc, "unevaluated item %zu is not allowed",
                i);
         ok = false;
-      } else if (!eval(c, un, json_array_get(inst, i), &child, &k, NULL)) {
+      } else if (!eval(c, un, item, &child, &k, NULL)) {
         ok = false;
       }
-      if (!ok && !c->out)
+      if (!ok && !V_OUT(c))
         return false;
     }
     if (ann != NULL)
@@ -1346,10 +1355,10 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, const json_t *cinst,
  * directly, the rest through eval_kw. In the fast path a node's "type" was
  * checked by eval (n->type_first says it is the first keyword). */
 static inline __attribute__((always_inline)) bool
-eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
+eval_kws(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
          const kpath *kp, evset *ann, unsigned t) {
   bool ok = true;
-  const mcp__kw *kw = n->kw + (c->out ? 0 : n->type_first),
+  const mcp__kw *kw = n->kw + (V_OUT(c) ? 0 : n->type_first),
                 *end = n->kw + n->nkw;
   for (; kw != end; kw++) {
     if (!(kw->tmask & t))
@@ -1357,12 +1366,12 @@ eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
     int q = kw_quick(kw, inst, t);
     if (q == 1)
       continue;
-    if (q == 0 && !c->out)
+    if (q == 0 && !V_OUT(c))
       return false;
     bool r;
     switch (kw->op) {
     case MCP__OP_PROPERTIES:
-      r = eval_properties(c, kw, (json_t *)inst, ip, kp, ann);
+      r = eval_properties(c, kw, inst, ip, kp, ann);
       break;
     case MCP__OP_REF:
       r = eval_ref(c, kw->u.ref.target, inst, ip, kp, kw->loc, ann);
@@ -1378,7 +1387,7 @@ eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
     }
     if (!r) {
       ok = false;
-      if (!c->out)
+      if (!V_OUT(c))
         return false;
     }
   }
@@ -1389,20 +1398,20 @@ eval_kws(vctx *c, const mcp__node *n, const json_t *inst, const ipath *ip,
  * of its own keywords in a local set and merges them upward when it passes.
  * Kept out of eval() so the common path has a small stack frame. */
 static __attribute__((noinline)) bool
-eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
-                const ipath *ip, const kpath *kp, evset *ann, unsigned t) {
+eval_collecting(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
+                const kpath *kp, evset *ann, unsigned t) {
   evset local;
   mlist ml;
   bool own_ml = false;
-  if (ann == NULL && n->uneval_props && json_is_object(inst) &&
-      ml_build(c, &ml, (json_t *)inst)) {
+  if (ann == NULL && n->uneval_props && I_IS_OBJECT(inst) &&
+      ml_build(c, &ml, inst)) {
     own_ml = true;
     ev_init_n(c, &local, ml.n);
     local.mem = &ml;
   } else {
     ev_init(c, &local, inst, ann);
-    if (local.mem == NULL && n->uneval_props && json_is_object(inst) &&
-        ml_build(c, &ml, (json_t *)inst)) {
+    if (local.mem == NULL && n->uneval_props && I_IS_OBJECT(inst) &&
+        ml_build(c, &ml, inst)) {
       local.mem = &ml;
       own_ml = true;
     }
@@ -1416,8 +1425,8 @@ eval_collecting(vctx *c, const mcp__node *n, const json_t *inst,
   return ok;
 }
 
-static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
-                 const ipath *ip, const kpath *kp, evset *ann) {
+static bool eval(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
+                 const kpath *kp, evset *ann) {
   if (n->kind != MCP__NODE_SCHEMA) {
     if (n->kind == MCP__NODE_TRUE)
       return true;
@@ -1431,9 +1440,9 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
     return false;
   }
   unsigned t = type_bit(inst);
-  if (!(n->types & t) && !c->out &&
+  if (!(n->types & t) && !V_OUT(c) &&
       !((n->types & MCP__T_INTEGER) && t == MCP__T_NUMBER &&
-        mcp__num_is_integral(inst)))
+        I_IS_INTEGRAL(inst)))
     return false;
   /* A leaf evaluates no subschema: neither the depth nor the dynamic scope
    * can matter below it. */
@@ -1451,9 +1460,9 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
   int r;
   if (n->uneval)
     ok = eval_collecting(c, n, inst, ip, kp, ann, t);
-  else if (n->flat && t == MCP__T_OBJECT && c->out == NULL &&
+  else if (n->flat && t == MCP__T_OBJECT && V_OUT(c) == NULL &&
            (r = ann == NULL
-                    ? props_walk_fast(c, &n->kw[n->type_first], (json_t *)inst)
+                    ? props_walk_fast(c, &n->kw[n->type_first], inst)
                     : props_lookup_fast(c, &n->kw[n->type_first], ann)) >= 0)
     ok = r;
   else
@@ -1463,9 +1472,11 @@ static bool eval(vctx *c, const mcp__node *n, const json_t *inst,
   return ok;
 }
 
-bool mcp_schema_is_valid(const mcp_schema_t *schema, const json_t *instance) {
-  if (schema == NULL || instance == NULL)
-    return false;
+/* The fast path over one instance: MCP_OK, MCP_ERR_INVALID, or
+ * MCP_ERR_NOMEM when an annotation set or member list could not be
+ * allocated. */
+static inline __attribute__((always_inline)) mcp_status
+fast_validate(const mcp_schema_t *schema, INST instance) {
   mcp__regex_scratch rx;
   rx.gcontext = rx.match_data = NULL;
   rx.used = 0;
@@ -1476,59 +1487,14 @@ bool mcp_schema_is_valid(const mcp_schema_t *schema, const json_t *instance) {
    * root's eval() frame: what eval() would do, with its depth already
    * counted; the dynamic scope only matters with $dynamicRef. */
   if (root->kind == MCP__NODE_SCHEMA && root->flat && !schema->has_dynamic &&
-      json_is_object(instance) && (root->types & MCP__T_OBJECT) &&
+      I_IS_OBJECT(instance) && (root->types & MCP__T_OBJECT) &&
       schema->max_depth > 0) {
     c.depth = 1;
-    r = props_walk_fast(&c, &root->kw[root->type_first], (json_t *)instance);
+    r = props_walk_fast(&c, &root->kw[root->type_first], instance);
     c.depth = 0;
   }
   bool ok = r >= 0 ? r == 1 : eval(&c, root, instance, NULL, NULL, NULL);
   if (rx.match_data != NULL || rx.gcontext != NULL)
     mcp__regex_scratch_release(&rx);
-  return ok && !c.oom;
-}
-
-mcp_status mcp_schema_validate(const mcp_schema_t *schema,
-                               const json_t *instance, mcp_validation_t **out) {
-  if (out != NULL)
-    *out = NULL;
-  if (schema == NULL || instance == NULL)
-    return MCP_ERR_INVALID_ARG;
-  mcp_validation_t *v = calloc(1, sizeof *v);
-  if (v == NULL)
-    return MCP_ERR_NOMEM;
-  mcp__regex_scratch rx;
-  rx.gcontext = rx.match_data = NULL;
-  rx.used = 0;
-  vctx c = {.s = schema, .out = v, .rx = &rx};
-  bool ok = eval(&c, schema->root, instance, NULL, NULL, NULL);
-  mcp__regex_scratch_release(&rx);
-  if (c.oom) {
-    mcp_validation_free(v);
-    return MCP_ERR_NOMEM;
-  }
-  if (ok) {
-    mcp_validation_free(v);
-    return MCP_OK;
-  }
-  if (v->count == 0) {
-    char *il = strdup(""), *kl = strdup(""),
-         *m = strdup("instance does not match the schema");
-    if (il == NULL || kl == NULL || m == NULL) {
-      free(il);
-      free(kl);
-      free(m);
-      mcp_validation_free(v);
-      return MCP_ERR_NOMEM;
-    }
-    if (!mcp__validation_push(v, il, kl, m)) {
-      mcp_validation_free(v);
-      return MCP_ERR_NOMEM;
-    }
-  }
-  if (out != NULL)
-    *out = v;
-  else
-    mcp_validation_free(v);
-  return MCP_ERR_INVALID;
+  return c.oom ? MCP_ERR_NOMEM : ok ? MCP_OK : MCP_ERR_INVALID;
 }

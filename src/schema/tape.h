@@ -1,0 +1,88 @@
+/* tape.h - JSON text parsed into one flat array of nodes (a "tape"), the
+ * instance representation of mcp_schema_validate_text.
+ *
+ * Values appear in document order; a container is followed by its children
+ * (an object by key, value, key, value, ...) and records how many nodes its
+ * subtree spans, so a validator skips a member or item in O(1) and never
+ * calls into another library to look at a value.
+ *
+ * Acceptance is that of jansson's json_loadb with JSON_DECODE_ANY |
+ * JSON_ALLOW_NUL (what the JSON-RPC layer uses): RFC 8259 strictly, strict
+ * UTF-8 (no overlong forms, no encoded or escaped lone surrogates), "\u0000"
+ * allowed, integers outside int64 and reals that overflow a double
+ * rejected, at most MCP__TAPE_MAX_DEPTH nested containers. One deliberate
+ * difference: jansson refuses "\u0000" inside object keys because its keys
+ * are C strings; keys here carry a length, so RFC-valid JSON is accepted.
+ *
+ * Duplicate keys: jansson keeps the last value. The tape keeps every member
+ * and marks each key that reappears later in the same object "dead"; every
+ * reader skips dead members, so an object behaves as if only the last
+ * occurrence existed, and "n" counts distinct keys. */
+#ifndef MCP_SCHEMA_TAPE_H
+#define MCP_SCHEMA_TAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/status.h"
+
+/* Same bound as jansson's parser, so both accept the same documents. */
+#define MCP__TAPE_MAX_DEPTH 2048u
+
+typedef enum mcp__ttype {
+  MCP__J_NULL,
+  MCP__J_FALSE,
+  MCP__J_TRUE,
+  MCP__J_INT,
+  MCP__J_REAL,
+  MCP__J_STRING,
+  MCP__J_ARRAY,
+  MCP__J_OBJECT,
+} mcp__ttype;
+
+typedef struct mcp__tnode {
+  uint8_t type; /* mcp__ttype */
+  uint8_t dead; /* object key whose name appears again later */
+  uint16_t reserved;
+  uint32_t n;    /* string: bytes; array: items; object: distinct keys;
+                    number: length of its literal */
+  uint32_t skip; /* nodes of the subtree, this one included */
+  uint32_t lit;  /* number: offset of its literal in the text, so an exact
+                    decimal reading stays possible */
+  union {
+    const char *s; /* string bytes (into the text, or the decoded copy) */
+    int64_t i;
+    double d;
+  } v;
+} mcp__tnode;
+
+/* Nodes held without allocating: enough for typical tool arguments. */
+#define MCP__TAPE_INLINE_NODES 128
+#define MCP__TAPE_INLINE_TEXT  256
+
+typedef struct mcp__tape {
+  mcp__tnode *nodes; /* the root is nodes[0] */
+  size_t count, cap;
+  char *text; /* decoded strings that had escapes; never moves once set */
+  size_t text_used;
+  mcp__tnode inl[MCP__TAPE_INLINE_NODES];
+  char inl_text[MCP__TAPE_INLINE_TEXT];
+} mcp__tape;
+
+/* Parses len bytes of json into t (caller-provided storage, typically on the
+ * stack; strings may point into json, which must outlive t's use).
+ * MCP_OK; MCP_ERR_PARSE when the text is not exactly one JSON value;
+ * MCP_ERR_TOO_DEEP past MCP__TAPE_MAX_DEPTH; MCP_ERR_TOO_LARGE past 2^32-2
+ * bytes; MCP_ERR_NOMEM. Call mcp__tape_release whatever the result. */
+mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len);
+void mcp__tape_release(mcp__tape *t);
+
+/* validate_tape.c: the fast path over a parsed tape (root: t->nodes).
+ * MCP_OK, MCP_ERR_INVALID or MCP_ERR_NOMEM. Exposed for the benchmark,
+ * which times validation apart from parsing. */
+struct mcp_schema;
+mcp_status mcp__validate_tape(const struct mcp_schema *schema,
+                              const mcp__tnode *root);
+
+#endif
