@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,9 +69,10 @@ typedef struct stdio_transport {
   job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
   pthread_t *workers;
   unsigned nworkers;
-  /* Accepted requests not finished yet, parked tasks/result calls included
-   * (under q_lock); shutdown waits for zero before freeing the transport. */
-  size_t inflight;
+  /* Accepted requests not finished yet, parked tasks/result calls included;
+   * shutdown waits (q_idle, under q_lock) for zero before freeing the
+   * transport. */
+  atomic_size_t inflight;
   pthread_cond_t q_idle;
 } stdio_transport;
 
@@ -134,19 +136,19 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
 
 static void out_done(void *ctx) {
   stdio_transport *t = ctx;
-  pthread_mutex_lock(&t->q_lock);
-  if (--t->inflight == 0)
+  if (atomic_fetch_sub(&t->inflight, 1) == 1) {
+    pthread_mutex_lock(&t->q_lock); /* a waiter checks under this lock */
     pthread_cond_broadcast(&t->q_idle);
-  pthread_mutex_unlock(&t->q_lock);
+    pthread_mutex_unlock(&t->q_lock);
+  }
 }
 
 /* Parses one message; a request comes back as *call, counted in flight
  * until its channel is done. */
 static bool accept_line(stdio_transport *t, const char *line, size_t len,
                         mcp_call_t **call) {
-  pthread_mutex_lock(&t->q_lock);
-  t->inflight++; /* before accept: done may run on another thread at once */
-  pthread_mutex_unlock(&t->q_lock);
+  /* before accept: done may run on another thread at once */
+  atomic_fetch_add(&t->inflight, 1);
   mcp__channel reply = {out_send, out_done, t};
   if (mcp__server_accept(t->server, t->session, NULL, line, len, reply, call) ==
       MCP__ACCEPT_REQUEST)
@@ -405,7 +407,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
     pthread_join(t->workers[i], NULL);
   /* Parked tasks/result calls are answered when their tasks end. */
   pthread_mutex_lock(&t->q_lock);
-  while (t->inflight > 0)
+  while (atomic_load(&t->inflight) > 0)
     pthread_cond_wait(&t->q_idle, &t->q_lock);
   pthread_mutex_unlock(&t->q_lock);
 cleanup:
