@@ -1,12 +1,14 @@
 # libmcp top-level Makefile: a thin wrapper around CMake.
 #   make demo    install missing Debian packages, build, run the demo server
-#   make check   install missing packages, build with ASan+UBSan, run every test
+#   make check   install missing packages, build with ASan+UBSan, run every
+#                test; then build with ThreadSanitizer and run them again
 #   make         build (release) into build/
 #   make install install library, headers, pkg-config and CMake package
 #   make bench   build and run the benchmarks (on demand, not part of check)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CHECK_BUILD ?= build/check
+TSAN_BUILD ?= build/tsan
 PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
@@ -32,6 +34,12 @@ check: deps
 	cd $(CHECK_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMCP_TSAN=ON -DMCP_WERROR=ON
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	@# install_consumers builds programs against the installed library
+	@# without -fsanitize=thread, which cannot link; the ASan pass covers it.
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E '^install_consumers$$'
 
 install: build
 	cmake --install $(BUILD)

@@ -166,7 +166,11 @@ void mcp__client_receive(mcp_client_t *c, json_t *msg) {
     mcp__pending *p = find_pending(c, json_integer_value(id));
     if (p != NULL && !p->done) {
       p->done = true;
-      p->response = json_incref(msg);
+      /* The waiter takes the message over: with a shared reference both
+       * threads would decrement it, and jansson's json_decref reads the
+       * count non-atomically first. */
+      p->response = msg;
+      msg = NULL;
       pthread_cond_broadcast(&c->cond);
     }
     /* else: late answer of a timed-out request, ignored (spec: S ignore) */

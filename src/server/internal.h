@@ -179,7 +179,8 @@ void mcp__session_add_inflight(mcp_session_t *s, mcp_call_t *call);
 void mcp__session_remove_inflight(mcp_session_t *s, mcp_call_t *call);
 /* notifications/cancelled: raise the flag of the matching in-flight call. */
 void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
-/* A client response: wake the waiting outbound request. */
+/* A client response: wake the waiting outbound request, which takes
+ * msg->root over (msg->root is NULL then). */
 void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
 

@@ -220,7 +220,11 @@ void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
   for (mcp__outbound *o = se->outbound; o; o = o->next)
     if (o->id == id && !o->done) {
       o->done = true;
-      o->response = json_incref(msg->root);
+      /* The waiter takes the message over: a reference shared by two
+       * threads would have both decrement it, and jansson's json_decref
+       * reads the count non-atomically before its atomic decrement. */
+      o->response = msg->root;
+      msg->root = NULL;
       pthread_cond_broadcast(&se->cond);
       break;
     }

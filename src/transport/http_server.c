@@ -339,6 +339,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     free_server(h);
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
+  atomic_store_explicit(&h->ready, true, memory_order_release);
   if (pthread_create(&h->hk, NULL, housekeeper_main, h) == 0)
     h->hk_started = true;
   *out = h;

@@ -154,12 +154,12 @@ static int next_id = 1000;
 static json_t *call_tool(fixture *f, mcp_session_t *se, const char *subject,
                          const char *name, const char *args, const char *task) {
   char buf[1024];
+  int id = __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST);
   snprintf(buf, sizeof buf,
            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-           "\"params\":{\"name\":\"%s\",\"arguments\":%s%s%s%s,"
+           "\"params\":{\"name\":\"%s\",\"arguments\":%s%s%s,"
            "\"_meta\":{\"progressToken\":\"pt-%d\"}}}",
-           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), name, args,
-           task ? ",\"task\":" : "", task ? task : "", "", next_id);
+           id, name, args, task ? ",\"task\":" : "", task ? task : "", id);
   return rpc_as(f, se, subject, buf);
 }
 
