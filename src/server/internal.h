@@ -224,7 +224,7 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
 mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
                              mcp__buf *out, bool *is_error);
 
-/* ---- tasks (src/tasks/engine.c) -------------------------------------------
+/* ---- tasks (src/tasks) ----------------------------------------------------
  */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result);

@@ -1,0 +1,140 @@
+/* engine_internal.h - shared by the files of a server's task engine.
+ *
+ * A task-augmented tools/call (task_call.c) creates the task in the store,
+ * answers with CreateTaskResult and hands the mcp_call_t over to the engine
+ * (the dispatcher's handoff): the call stays valid until the task ends, so
+ * the handler keeps its progress token, log, cancellation flag and
+ * mcp_call_request. The engine (engine.c) runs it on its executor threads.
+ * After the handoff the call's messages go to a task channel (engine.c): to
+ * the stream of a client blocked in tasks/result for this task when there is
+ * one, else to the session's standalone stream when a client is connected to
+ * it, else into the task's queue, delivered (in order, each message once)
+ * when a tasks/result or standalone stream opens.
+ *
+ * tasks/get, tasks/list and tasks/cancel (task_methods.c) read and change
+ * the store; tasks/result (task_result.c) waits for the end of a task and
+ * replays its outcome. On a transport that can suspend calls (HTTP) it does
+ * not hold a thread while it waits: its waiter is parked and the watcher
+ * thread answers it when the task ends (woken by every change, and every
+ * RESULT_POLL_MS for changes made by other processes). Only the watcher
+ * unlinks such waiters, so it may use them outside the lock.
+ *
+ * Locking: engine->lock guards the run table, waiters, per-caller counts and
+ * the executor queue. Order: a call's send_lock, then engine->lock, then a
+ * session lock; store calls are made without engine->lock.
+ */
+#ifndef MCP_TASKS_ENGINE_INTERNAL_H
+#define MCP_TASKS_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "server/internal.h"
+#include "tasks/tasks_internal.h"
+
+#define RUN_BUCKETS 256
+
+typedef struct waiter {
+  struct waiter *next;
+  mcp_call_t *call; /* a tasks/result call waiting for this task */
+  char id[40];      /* the task */
+  bool async;       /* suspended call: answered by the watcher */
+  bool armed;       /* async: its handler returned, the watcher may end it */
+} waiter;
+
+/* A task message no stream could carry yet. */
+typedef struct pending_msg {
+  struct pending_msg *next;
+  unsigned flags;
+  size_t len;
+  char data[];
+} pending_msg;
+
+typedef struct task_run {
+  struct task_run *next;  /* bucket chain */
+  struct task_run *qnext; /* executor queue */
+  char id[40];
+  mcp__task_engine *e;
+  mcp_call_t *call; /* owned once handed off */
+  mcp_tool_t *tool; /* retained */
+  json_t *args;     /* borrowed from the call's params */
+  char *caller;
+  pending_msg *phead, *ptail; /* queued messages, oldest first */
+  unsigned pnotes;            /* notifications among them */
+  int input_waits;            /* server-to-client requests outstanding */
+  bool deferred;
+} task_run;
+
+typedef struct caller_count {
+  struct caller_count *next;
+  char *key;
+  unsigned n;
+} caller_count;
+
+struct mcp__task_engine {
+  mcp_server_t *server;
+  mcp_tasks_t tasks;
+  mcp_task_options_t opts;
+  pthread_mutex_t lock;
+  pthread_cond_t changed; /* CLOCK_MONOTONIC; any task changed */
+  uint64_t change_seq;
+  task_run *runs[RUN_BUCKETS];
+  waiter *waiters; /* tasks/result calls, blocked or suspended */
+  caller_count *callers;
+  pthread_cond_t work;
+  task_run *qhead, *qtail;
+  pthread_t *threads;
+  unsigned nthreads;
+  bool stopping;
+  pthread_t sweeper;
+  bool has_sweeper;
+  pthread_t watcher;
+  bool has_watcher;
+  pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
+};
+
+/* ---- engine.c ------------------------------------------------------------
+ */
+unsigned mcp__engine_bucket_of(const char *id);
+/* The run of task id on this server, or NULL. e->lock held. */
+task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id);
+/* Waits on c (a CLOCK_MONOTONIC condition) for at most ms. */
+void mcp__engine_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms);
+/* Delivers queued messages while a stream takes them. e->lock held. */
+void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r);
+/* call->task_input of a task's call: input_required while it waits for
+ * the client. */
+void mcp__engine_task_input(mcp_call_t *call, bool waiting);
+/* call->handoff of a task's call: the CreateTaskResult has been sent. */
+void mcp__engine_start_run(mcp_call_t *call, void *ctx);
+
+/* ---- task_call.c ---------------------------------------------------------
+ */
+/* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
+void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+
+/* ---- task_methods.c ------------------------------------------------------
+ */
+/* The session's tasks key (made on first use), or NULL. */
+const char *mcp__engine_session_key(mcp_session_t *se);
+/* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
+mcp_status mcp__engine_load_visible(mcp__task_engine *e, mcp_call_t *call,
+                                    const char *id, mcp_task_record *rec);
+/* Sets call's "task not found or expired" error. */
+mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
+/* The common start of tasks/get, tasks/result and tasks/cancel: the engine,
+ * params.taskId, and the task as this caller may see it. On any failure the
+ * call's error is set and the status returned; on MCP_OK *e, *id (borrowed
+ * from params) and *rec (clear it) are filled. */
+mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
+                                       const char **id, mcp_task_record *rec);
+
+/* ---- task_result.c -------------------------------------------------------
+ */
+/* The watcher thread: answers the suspended tasks/result calls. */
+void *mcp__engine_watcher_main(void *arg);
+
+#endif

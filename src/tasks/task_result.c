@@ -1,0 +1,275 @@
+/* task_result.c - tasks/result: waits for the end of a task, carrying its
+ * messages meanwhile, and replays its stored outcome. A blocked call waits
+ * on the engine's change condition; a suspended one (HTTP) is parked as a
+ * waiter and answered by the watcher thread (see engine_internal.h).
+ */
+#include "tasks/engine_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* How often a blocked tasks/result re-reads the store: changes made by
+ * another process are only seen this way. */
+#define RESULT_POLL_MS 200
+
+/* ---- tasks/result
+ * -------------------------------------------------------------- */
+/* Registers w and hands it the task's queued messages. e->lock held. */
+static void link_waiter(mcp__task_engine *e, waiter *w) {
+  w->next = e->waiters;
+  e->waiters = w;
+  task_run *r = mcp__engine_find_run(e, w->id);
+  if (r)
+    mcp__engine_flush_pending(e, r);
+}
+
+static void unlink_waiter(mcp__task_engine *e, waiter *w) {
+  for (waiter **pp = &e->waiters; *pp; pp = &(*pp)->next)
+    if (*pp == w) {
+      *pp = w->next;
+      break;
+    }
+}
+
+static void add_waiter(mcp__task_engine *e, waiter *w) {
+  pthread_mutex_lock(&e->lock);
+  link_waiter(e, w);
+  pthread_mutex_unlock(&e->lock);
+}
+
+static void remove_waiter(mcp__task_engine *e, waiter *w) {
+  pthread_mutex_lock(&e->lock);
+  unlink_waiter(e, w);
+  pthread_mutex_unlock(&e->lock);
+}
+
+static bool session_closed(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool closed = se->state == MCP__SESSION_CLOSED;
+  pthread_mutex_unlock(&se->lock);
+  return closed;
+}
+
+/* The stored outcome, replayed exactly (plus the related-task _meta). */
+static mcp_status replay(mcp_call_t *call, const mcp_task_record *rec,
+                         json_t **result) {
+  if (rec->status == MCP_TASK_CANCELLED) {
+    /* SERVER-REQUIREMENTS 20.2: a cancelled task has no result; we answer
+     * -32602 with data saying so, always the same way. */
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "Invalid params: task %.64s was cancelled and has no result",
+             rec->task_id);
+    mcp_call_set_error(
+        call, MCP_RPC_INVALID_PARAMS, msg,
+        json_pack("{s:s,s:s}", "taskId", rec->task_id, "status", "cancelled"));
+    return MCP_ERR_INVALID_PARAMS;
+  }
+  if (rec->error) {
+    json_t *err = json_loads(rec->error, 0, NULL);
+    const char *message = json_string_value(json_object_get(err, "message"));
+    json_t *code = json_object_get(err, "code");
+    mcp_call_set_error(call,
+                       json_is_integer(code) ? (int)json_integer_value(code)
+                                             : MCP_RPC_INTERNAL_ERROR,
+                       message ? message : "Internal error",
+                       json_incref(json_object_get(err, "data")));
+    json_decref(err);
+    return MCP_ERR_INTERNAL;
+  }
+  json_t *res = NULL;
+  if (rec->result)
+    res = json_loads(rec->result, 0, NULL);
+  else if (rec->status == MCP_TASK_FAILED)
+    res = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text",
+                    rec->status_message ? rec->status_message : "failed",
+                    "isError", 1);
+  else
+    res = json_pack("{s:[]}", "content");
+  if (!json_is_object(res)) {
+    json_decref(res);
+    return MCP_ERR_INTERNAL;
+  }
+  json_t *meta = json_object_get(res, "_meta");
+  if (!json_is_object(meta)) {
+    meta = json_object();
+    json_object_set_new(res, "_meta", meta);
+  }
+  json_object_set_new(meta, MCP__RELATED_TASK,
+                      json_pack("{s:s}", "taskId", rec->task_id));
+  *result = res;
+  return MCP_OK;
+}
+
+/* The suspended call's handler has returned: the watcher may answer it. */
+static void arm_waiter(mcp_call_t *call, void *ctx) {
+  waiter *w = ctx;
+  mcp__task_engine *e = call->server->tasks;
+  pthread_mutex_lock(&e->lock);
+  w->armed = true;
+  e->change_seq++; /* the task may have ended meanwhile: look now */
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* Whether a suspended tasks/result is over, and its answer. */
+static bool waiter_outcome(mcp__task_engine *e, waiter *w, bool stopping,
+                           mcp_status *st, json_t **result) {
+  mcp_call_t *call = w->call;
+  *result = NULL;
+  if (stopping) {
+    *st = mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                         "Internal error: the server is shutting down");
+    return true;
+  }
+  if (atomic_load(&call->cancelled) ||
+      (call->session && session_closed(call->session))) {
+    *st = MCP_ERR_CANCELLED; /* no answer at all */
+    return true;
+  }
+  mcp_task_record rec;
+  mcp_status s = mcp__engine_load_visible(e, call, w->id, &rec);
+  if (s == MCP_ERR_NOT_FOUND) {
+    *st = mcp__engine_not_found(call, w->id);
+    return true;
+  }
+  if (s != MCP_OK) {
+    *st = s;
+    return true;
+  }
+  bool over = mcp_task_status_is_terminal(rec.status);
+  if (over)
+    *st = replay(call, &rec, result);
+  mcp_task_record_clear(&rec);
+  return over;
+}
+
+void *mcp__engine_watcher_main(void *arg) {
+  mcp__task_engine *e = arg;
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    size_t n = 0, armed = 0;
+    for (waiter *w = e->waiters; w; w = w->next)
+      if (w->async) {
+        n++;
+        armed += w->armed;
+      }
+    if (n == 0 && e->stopping)
+      break;
+    if (n == 0) {
+      pthread_cond_wait(&e->changed, &e->lock);
+      continue;
+    }
+    uint64_t seq = e->change_seq;
+    bool stopping = e->stopping;
+    waiter **list = armed ? malloc(armed * sizeof *list) : NULL;
+    size_t k = 0;
+    for (waiter *w = e->waiters; list && w; w = w->next)
+      if (w->async && w->armed)
+        list[k++] = w;
+    pthread_mutex_unlock(&e->lock);
+    /* Only this thread unlinks armed waiters: they stay valid here. */
+    mcp_status *sts = k ? calloc(k, sizeof *sts) : NULL;
+    json_t **results = k ? calloc(k, sizeof *results) : NULL;
+    bool *over = k ? calloc(k, sizeof *over) : NULL;
+    for (size_t i = 0; sts && results && over && i < k; i++)
+      over[i] = waiter_outcome(e, list[i], stopping, &sts[i], &results[i]);
+    pthread_mutex_lock(&e->lock);
+    for (size_t i = 0; over && i < k; i++)
+      if (over[i])
+        unlink_waiter(e, list[i]);
+    pthread_mutex_unlock(&e->lock);
+    for (size_t i = 0; over && i < k; i++)
+      if (over[i]) {
+        mcp__call_complete(list[i]->call, sts[i], results[i]);
+        free(list[i]);
+      }
+    free(list);
+    free(sts);
+    free(results);
+    free(over);
+    pthread_mutex_lock(&e->lock);
+    if (e->change_seq == seq && !(e->stopping && !stopping))
+      mcp__engine_wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return NULL;
+}
+
+mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
+  mcp__task_engine *e;
+  const char *id;
+  mcp_task_record rec;
+  mcp_status st = mcp__engine_load_param_task(call, &e, &id, &rec);
+  if (st != MCP_OK)
+    return st;
+  /* While it waits, the task's requests (elicitation, sampling) and
+   * notifications travel on this request's stream. */
+  if (!mcp_task_status_is_terminal(rec.status) && call->can_suspend &&
+      e->has_watcher) {
+    waiter *aw = calloc(1, sizeof *aw);
+    if (aw != NULL) {
+      mcp_task_record_clear(&rec);
+      aw->call = call;
+      aw->async = true;
+      snprintf(aw->id, sizeof aw->id, "%s", id);
+      call->pending = true;
+      call->suspend = arm_waiter;
+      call->suspend_ctx = aw;
+      pthread_mutex_lock(&e->lock);
+      bool stopping = e->stopping;
+      if (!stopping)
+        link_waiter(e, aw);
+      pthread_mutex_unlock(&e->lock);
+      if (!stopping)
+        return MCP_OK; /* answered by the watcher */
+      call->pending = false;
+      free(aw);
+      return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                            "Internal error: the server is shutting down");
+    }
+  }
+  waiter w = {0};
+  w.call = call;
+  snprintf(w.id, sizeof w.id, "%s", id);
+  bool registered = false;
+  while (!mcp_task_status_is_terminal(rec.status)) {
+    if (!registered) {
+      add_waiter(e, &w);
+      registered = true;
+    }
+    mcp_task_record_clear(&rec);
+    pthread_mutex_lock(&e->lock);
+    uint64_t seq = e->change_seq;
+    bool stopping = e->stopping;
+    pthread_mutex_unlock(&e->lock);
+    if (stopping) {
+      st = mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                          "Internal error: the server is shutting down");
+      break;
+    }
+    if (atomic_load(&call->cancelled) ||
+        (call->session && session_closed(call->session))) {
+      st = MCP_ERR_CANCELLED;
+      break;
+    }
+    st = mcp__engine_load_visible(e, call, id, &rec);
+    if (st != MCP_OK)
+      break;
+    if (mcp_task_status_is_terminal(rec.status))
+      break;
+    pthread_mutex_lock(&e->lock);
+    if (e->change_seq == seq && !e->stopping)
+      mcp__engine_wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
+    pthread_mutex_unlock(&e->lock);
+  }
+  if (registered)
+    remove_waiter(e, &w);
+  if (st == MCP_ERR_NOT_FOUND)
+    return mcp__engine_not_found(call, id);
+  if (st != MCP_OK)
+    return st;
+  st = replay(call, &rec, result);
+  mcp_task_record_clear(&rec);
+  return st;
+}
