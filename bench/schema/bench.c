@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "mcp/schema.h"
-#include "schema/tape.h"
+#include "schema/validate_tape.h"
 
 static double now_s(void) {
   struct timespec ts;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mcp/call.h"
+#include "json/load.h"
 
 /* Returns false when brackets nest deeper than max_depth outside strings. */
 static bool depth_within(const char *p, size_t len, size_t max_depth) {
@@ -62,8 +63,7 @@ mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
   /* JSON_ALLOW_NUL: "\u0000" inside string values is valid JSON. C-string
    * views of such values end at the NUL; names that matter (method, tool
    * name) are checked for embedded NULs where they are used. */
-  json_t *root =
-      json_loadb(bytes, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+  json_t *root = mcp__json_load(bytes, len, &jerr);
   if (root == NULL && json_error_code(&jerr) == json_error_null_byte_in_key)
     return fail(err, MCP_ERR_INVALID_REQUEST, MCP_RPC_INVALID_REQUEST, NULL,
                 true,

@@ -9,7 +9,7 @@
 #include "schema/internal.h"
 #include "schema/jsonval.h"
 #include "schema/map.h"
-#include "schema/tape.h"
+#include "schema/validate_tape.h"
 
 typedef const mcp__tnode *tref;
 

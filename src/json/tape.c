@@ -5,7 +5,7 @@
  * only hit the depth limit, never the C stack. Strings without escapes are
  * not copied; ASCII runs are scanned eight bytes at a time because string
  * bytes are most of a typical document. */
-#include "schema/tape.h"
+#include "json/tape.h"
 
 #include <locale.h>
 #include <math.h>

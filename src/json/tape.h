@@ -1,5 +1,6 @@
-/* tape.h - JSON text parsed into one flat array of nodes (a "tape"), the
- * instance representation of mcp_schema_validate_text.
+/* tape.h - JSON text parsed into one flat array of nodes (a "tape"): the
+ * instance representation of mcp_schema_validate_text, and the fast first
+ * step of turning request text into jansson values (json/load.c).
  *
  * Values appear in document order; a container is followed by its children
  * (an object by key, value, key, value, ...) and records how many nodes its
@@ -18,8 +19,8 @@
  * and marks each key that reappears later in the same object "dead"; every
  * reader skips dead members, so an object behaves as if only the last
  * occurrence existed, and "n" counts distinct keys. */
-#ifndef MCP_SCHEMA_TAPE_H
-#define MCP_SCHEMA_TAPE_H
+#ifndef MCP_JSON_TAPE_H
+#define MCP_JSON_TAPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -77,12 +78,5 @@ typedef struct mcp__tape {
  * bytes; MCP_ERR_NOMEM. Call mcp__tape_release whatever the result. */
 mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len);
 void mcp__tape_release(mcp__tape *t);
-
-/* validate_tape.c: the fast path over a parsed tape (root: t->nodes).
- * MCP_OK, MCP_ERR_INVALID or MCP_ERR_NOMEM. Exposed for the benchmark,
- * which times validation apart from parsing. */
-struct mcp_schema;
-mcp_status mcp__validate_tape(const struct mcp_schema *schema,
-                              const mcp__tnode *root);
 
 #endif

@@ -1,0 +1,228 @@
+/* json_load_test.c - mcp__json_load (tape, then jansson values) is
+ * json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) exactly: the same documents
+ * accepted, values identical down to integer vs real, string bytes and key
+ * order, and on failure jansson's own error text, line and column. Checked
+ * on every JSONTestSuite file and on seeded random mutations. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json/load.h"
+
+#define JANSSON_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
+
+/* Structural identity, stricter than json_equal: types (1 vs 1.0), real
+ * bits, string bytes including NULs, key order. */
+static bool same(json_t *a, json_t *b) {
+  if (json_typeof(a) != json_typeof(b))
+    return false;
+  switch (json_typeof(a)) {
+  case JSON_INTEGER:
+    return json_integer_value(a) == json_integer_value(b);
+  case JSON_REAL: {
+    double x = json_real_value(a), y = json_real_value(b);
+    return memcmp(&x, &y, sizeof x) == 0;
+  }
+  case JSON_STRING:
+    return json_string_length(a) == json_string_length(b) &&
+           memcmp(json_string_value(a), json_string_value(b),
+                  json_string_length(a)) == 0;
+  case JSON_ARRAY:
+    if (json_array_size(a) != json_array_size(b))
+      return false;
+    for (size_t i = 0; i < json_array_size(a); i++)
+      if (!same(json_array_get(a, i), json_array_get(b, i)))
+        return false;
+    return true;
+  case JSON_OBJECT: {
+    if (json_object_size(a) != json_object_size(b))
+      return false;
+    void *i = json_object_iter(a), *j = json_object_iter(b);
+    for (; i && j;
+         i = json_object_iter_next(a, i), j = json_object_iter_next(b, j)) {
+      size_t n = json_object_iter_key_len(i);
+      if (n != json_object_iter_key_len(j) ||
+          memcmp(json_object_iter_key(i), json_object_iter_key(j), n) != 0 ||
+          !same(json_object_iter_value(i), json_object_iter_value(j)))
+        return false;
+    }
+    return i == NULL && j == NULL;
+  }
+  default:
+    return true;
+  }
+}
+
+/* One document both ways; prints and returns false on any difference. */
+static bool agrees(const char *buf, size_t len, const char *label) {
+  json_error_t ej, em;
+  memset(&ej, 0, sizeof ej);
+  memset(&em, 0, sizeof em);
+  json_t *want = json_loadb(buf, len, JANSSON_FLAGS, &ej);
+  json_t *got = mcp__json_load(buf, len, &em);
+  bool ok;
+  if (want == NULL || got == NULL)
+    ok = want == got && strcmp(ej.text, em.text) == 0 && ej.line == em.line &&
+         ej.column == em.column && ej.position == em.position;
+  else
+    ok = same(want, got);
+  if (!ok)
+    printf("DIFFERENT %s: jansson %s (%s), mcp__json_load %s (%s)\n", label,
+           want ? "value" : "error", want ? "" : ej.text,
+           got ? "value" : "error", got ? "" : em.text);
+  json_decref(want);
+  json_decref(got);
+  return ok;
+}
+
+static void test_json_test_suite(void **state) {
+  (void)state;
+  const char *shared = tu_shared_dir();
+  if (shared == NULL)
+    skip();
+  static const char *const dirs[] = {"test_parsing", "test_transform"};
+  size_t files = 0, bad = 0;
+  for (size_t k = 0; k < 2; k++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s", shared, dirs[k]);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+      continue;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (strstr(e->d_name, ".json") == NULL)
+        continue;
+      char path[8192];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      size_t len;
+      char *buf = tu_read_file(path, &len);
+      assert_non_null(buf);
+      files++;
+      bad += !agrees(buf, len, e->d_name);
+      free(buf);
+    }
+    closedir(d);
+  }
+  printf("JSONTestSuite: %zu files, %zu differences\n", files, bad);
+  if (files == 0)
+    skip();
+  assert_true(files > 300);
+  assert_int_equal(bad, 0);
+}
+
+static void test_cases_the_tape_hands_to_jansson(void **state) {
+  (void)state;
+  /* "\u0000" in a key: jansson refuses it, so must we, with its error */
+  json_error_t e;
+  const char *nul_key = "{\"a\\u0000b\": 1}";
+  assert_null(mcp__json_load(nul_key, strlen(nul_key), &e));
+  assert_int_equal(json_error_code(&e), json_error_null_byte_in_key);
+  assert_true(agrees(nul_key, strlen(nul_key), "NUL in key"));
+  /* a raw NUL byte after the value: jansson stops there and accepts */
+  assert_true(agrees("123\0", 4, "raw NUL after a value"));
+  assert_true(agrees("{\"a\":1}\0garbage", 15, "raw NUL then garbage"));
+  /* errors keep jansson's text and position */
+  assert_true(agrees("{\"a\":}", 6, "missing value"));
+  assert_true(agrees("[1,2", 4, "truncated"));
+  assert_true(agrees("18446744073709551616", 20, "integer overflow"));
+  assert_true(agrees("", 0, "empty"));
+}
+
+static void test_values(void **state) {
+  (void)state;
+  static const char *const docs[] = {
+      "{\"a\":1,\"b\":2,\"a\":3}", /* duplicate: last value, first position */
+      "{\"\":\"\",\"x\":[]}",      /* empty key and string */
+      "[1,1.0,-0,-0.0,1e2,1E-2,9223372036854775807,-9223372036854775808]",
+      "[0.1,2.2250738585072014e-308,1.7976931348623157e308,5e-324]",
+      "\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\u0000x\"",
+      "{\"k\":{\"k\":{\"k\":[null,true,false,{}]}}}",
+      "  \t\r\n 42 \n",
+  };
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+    assert_true(agrees(docs[i], strlen(docs[i]), docs[i]));
+  /* nesting at and beyond jansson's limit of 2048 */
+  for (size_t depth = 2047; depth <= 2049; depth++) {
+    char *b = malloc(2 * depth);
+    assert_non_null(b);
+    memset(b, '[', depth);
+    memset(b + depth, ']', depth);
+    assert_true(agrees(b, 2 * depth, "deep"));
+    free(b);
+  }
+}
+
+static uint64_t rnd(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+static void test_mutations(void **state) {
+  (void)state;
+  static const char *const seeds[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2.5e1},\"_meta\":{"
+      "\"progressToken\":\"p\"}}}",
+      "[0.5, 1, 1.5e0, -2, 3.25, true, null, \"s\\u00e9\"]",
+      "{\"b\": {\"c\": null}, \"d\\u00e9\": \"\xC3\xA9\", \"a\": 7, \"a\": 8}",
+  };
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  const char alphabet[] = "{}[],:\"\\0123456789.eE+-truefalsnu \x80\xC3\xA9";
+  size_t parsed = 0, total = 0;
+  for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+    size_t len = strlen(seeds[k]);
+    for (int m = 0; m < 5000; m++) {
+      char b[512];
+      memcpy(b, seeds[k], len);
+      size_t n = len;
+      int edits = 1 + (int)(rnd(&x) % 3);
+      for (int e = 0; e < edits; e++) {
+        size_t at = (size_t)(rnd(&x) % (n + 1));
+        char ch = alphabet[rnd(&x) % (sizeof alphabet - 1)];
+        switch (rnd(&x) % 3) {
+        case 0:
+          if (at < n)
+            b[at] = ch;
+          break;
+        case 1:
+          if (n < sizeof b - 1) {
+            memmove(b + at + 1, b + at, n - at);
+            b[at] = ch;
+            n++;
+          }
+          break;
+        default:
+          if (at < n) {
+            memmove(b + at, b + at + 1, n - at - 1);
+            n--;
+          }
+        }
+      }
+      json_t *j = json_loadb(b, n, JANSSON_FLAGS, NULL);
+      parsed += j != NULL;
+      json_decref(j);
+      total++;
+      if (!agrees(b, n, "mutant")) {
+        printf("mutant: %.*s\n", (int)n, b);
+        fail();
+      }
+    }
+  }
+  printf("mutations: %zu documents, %zu parse\n", total, parsed);
+  assert_true(parsed > 500);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_json_test_suite),
+      cmocka_unit_test(test_cases_the_tape_hands_to_jansson),
+      cmocka_unit_test(test_values),
+      cmocka_unit_test(test_mutations),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
