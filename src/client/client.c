@@ -232,13 +232,14 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
   uint64_t gen = c->session_gen;
   p.progress = progress;
   p.progress_ud = ud;
+  /* The request id doubles as progress token: unique among active requests
+   * by construction. Set before p is visible to the reader thread. */
+  if (progress != NULL)
+    p.progress_token = p.id;
   p.next = c->pending;
   c->pending = &p;
   pthread_mutex_unlock(&c->lock);
   if (progress != NULL) {
-    /* The request id doubles as progress token: unique among active
-     * requests by construction. */
-    p.progress_token = p.id;
     json_t *meta = json_object_get(params, "_meta");
     if (!json_is_object(meta)) {
       meta = json_object();

@@ -642,11 +642,6 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);
-  /* A request that races the start must not pass the checks below with
-   * allow-lists still being filled in. */
-  if (!atomic_load_explicit(&h->ready, memory_order_acquire))
-    return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
-                       "Service Unavailable: starting", NULL);
   /* Both checks defend against DNS rebinding; 403 for both keeps one rule
    * for clients (documented in docs/http.md). */
   if (!host_ok(h, conn))

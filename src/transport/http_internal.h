@@ -80,9 +80,6 @@ struct mcp_http_server {
   bool owns_store;
   size_t max_depth;
   atomic_bool stopping;
-  /* Set (release) once the Host/Origin allow-lists are final: they depend
-   * on the port, known only after libmicrohttpd has bound it. */
-  atomic_bool ready;
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
   /* Per tool-name hash: recent fast runs, negative after a slow one. */
   atomic_int inline_streak[HS_INLINE_SLOTS];

@@ -156,6 +156,33 @@ static bool is_loopback(const struct sockaddr *sa) {
   return false;
 }
 
+/* The listening socket is ours, not libmicrohttpd's: bound (and its port
+ * known) before the server starts, so nothing is accepted before the
+ * loopback allow-lists, which name the port, are complete. Returns the
+ * socket or -1 with errno set. */
+static int open_listener(const struct addrinfo *ai, uint16_t *port) {
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -1;
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (ai->ai_family == AF_INET6)
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  struct sockaddr_storage bound;
+  socklen_t blen = sizeof bound;
+  if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1024) != 0 ||
+      getsockname(fd, (struct sockaddr *)&bound, &blen) != 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  *port = ntohs(bound.ss_family == AF_INET6
+                    ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                    : ((struct sockaddr_in *)&bound)->sin_port);
+  return fd;
+}
+
 /* Loopback binds get DNS-rebinding protection unless lists were given. */
 static bool add_loopback_defaults(mcp_http_options_t *o, uint16_t port) {
   static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
@@ -281,15 +308,28 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   }
   bool v6 = ai->ai_family == AF_INET6;
   bool loopback = is_loopback(ai->ai_addr);
-  struct sockaddr_storage addr;
-  memcpy(&addr, ai->ai_addr, ai->ai_addrlen);
+  int lfd = open_listener(ai, &h->port);
+  int bind_errno = errno;
   freeaddrinfo(ai);
+  if (lfd < 0) {
+    free_server(h);
+    return mcp_error_set(err, MCP_ERR_IO, "cannot listen on %s port %s: %s",
+                         options->address, portstr, strerror(bind_errno));
+  }
+  /* The allow-lists depend on the port; they are final before the first
+   * connection can be accepted. */
+  if (loopback && !add_loopback_defaults(h->o, h->port)) {
+    close(lfd);
+    free_server(h);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
 
   unsigned workers = h->o->workers ? h->o->workers : server->worker_threads;
   if (workers == 0)
     workers = 1;
   h->workers = calloc(workers, sizeof *h->workers);
   if (h->workers == NULL) {
+    close(lfd);
     free_server(h);
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
@@ -297,6 +337,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     if (pthread_create(&h->workers[h->nworkers], NULL, worker_main, h) != 0)
       break;
   if (h->nworkers == 0) {
+    close(lfd);
     free_server(h);
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot create worker threads");
   }
@@ -305,6 +346,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   signal(SIGPIPE, SIG_IGN);
   unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
                    MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
+  MHD_socket listen_fd = lfd;
   size_t mem_limit = h->o->max_header + POOL_SLACK;
   unsigned io_threads = h->o->io_threads;
   if (io_threads == 0) {
@@ -316,30 +358,19 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     io_threads = cores >= 4 ? (unsigned)(cores / 2) : 1;
   }
   h->daemon = MHD_start_daemon(
-      flags, h->o->port, NULL, NULL, mcp__hs_on_request, h,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-      MHD_OPTION_THREAD_POOL_SIZE, io_threads,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
+      flags, h->port, NULL, NULL, mcp__hs_on_request, h,
+      MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
+      io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
-      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h, MHD_OPTION_END);
   if (h->daemon == NULL) {
     int e = errno;
+    close(lfd);
     stop_threads(h);
     free_server(h);
-    return mcp_error_set(err, MCP_ERR_IO, "cannot listen on %s port %s: %s",
+    return mcp_error_set(err, MCP_ERR_IO, "cannot serve on %s port %s: %s",
                          options->address, portstr, strerror(e));
   }
-  const union MHD_DaemonInfo *info =
-      MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-  h->port = info ? info->port : h->o->port;
-  if (loopback && !add_loopback_defaults(h->o, h->port)) {
-    MHD_stop_daemon(h->daemon);
-    stop_threads(h);
-    free_server(h);
-    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
-  }
-  atomic_store_explicit(&h->ready, true, memory_order_release);
   if (pthread_create(&h->hk, NULL, housekeeper_main, h) == 0)
     h->hk_started = true;
   *out = h;

@@ -2,8 +2,10 @@
  * codes of SERVER-REQUIREMENTS 5.9, session lifecycle, SSE framing and
  * upgrade, elicitation round trip, resumption, Origin/Host checks,
  * concurrency, disconnects, stateless mode, limits and graceful stop. */
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "testutil.h"
@@ -897,6 +899,59 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
   stop(&f);
 }
 
+/* One POST of initialize over IPv6 loopback with the given Host header;
+ * returns the HTTP status (0: no connection). */
+static int v6_status(int port, const char *host) {
+  int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  struct sockaddr_in6 a = {0};
+  a.sin6_family = AF_INET6;
+  a.sin6_port = htons((uint16_t)port);
+  a.sin6_addr = in6addr_loopback;
+  if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return 0;
+  }
+  char req[1024];
+  int n = snprintf(req, sizeof req,
+                   "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+                   "Content-Type: application/json\r\nContent-Length: %zu"
+                   "\r\nConnection: close\r\n\r\n%s",
+                   host, strlen(INIT), INIT);
+  int status = 0;
+  char buf[256] = "";
+  if (write(fd, req, (size_t)n) == n && read(fd, buf, sizeof buf - 1) > 0)
+    sscanf(buf, "HTTP/%*s %d", &status);
+  close(fd);
+  return status;
+}
+
+/* IPv6 binds work, with the loopback Host defaults naming the bound port;
+ * a port in use is a clear error, not a crash or a silent second server. */
+static void test_ipv6_and_port_in_use(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_bind(o, "::1", 0), MCP_OK);
+  fixture f;
+  start(&f, o);
+  char host[64];
+  snprintf(host, sizeof host, "[::1]:%d", f.port);
+  assert_int_equal(v6_status(f.port, host), 200);
+  assert_int_equal(v6_status(f.port, "evil.example"), 403);
+  /* the same port again */
+  mcp_http_options_t *again = base_options();
+  assert_int_equal(mcp_http_options_set_bind(again, "::1", (uint16_t)f.port),
+                   MCP_OK);
+  mcp_http_server_t *second = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_http_server_start(f.server, again, &second, &err),
+                   MCP_ERR_IO);
+  assert_null(second);
+  assert_non_null(strstr(err.message, "cannot listen"));
+  mcp_http_options_free(again);
+  stop(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_session_lifecycle),
@@ -913,6 +968,7 @@ int main(void) {
       cmocka_unit_test(test_graceful_stop_with_inflight_request),
       cmocka_unit_test(test_fast_tool_runs_inline),
       cmocka_unit_test(test_blocking_tool_leaves_the_network_thread),
+      cmocka_unit_test(test_ipv6_and_port_in_use),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
