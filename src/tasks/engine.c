@@ -431,15 +431,28 @@ static void engine_free(mcp__task_engine *e) {
 }
 
 static void stop_threads(mcp__task_engine *e) {
-  mcp_session_t *sessions[64];
-  size_t ns = 0;
+  /* Every session with a task call is woken, so handlers blocked on a
+   * client answer see the cancellation now, not at their timeout. Out of
+   * memory, the first 64 are (best effort). */
+  mcp_session_t *fallback[64], **sessions = fallback;
+  size_t ns = 0, cap = 64, calls = 0;
   pthread_mutex_lock(&e->lock);
   e->stopping = true;
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)
+      calls += r->call != NULL;
+  if (calls > cap) {
+    mcp_session_t **big = malloc(calls * sizeof *big);
+    if (big != NULL) {
+      sessions = big;
+      cap = calls;
+    }
+  }
+  for (unsigned b = 0; b < RUN_BUCKETS; b++)
+    for (task_run *r = e->runs[b]; r; r = r->next)
       if (r->call) {
         atomic_store(&r->call->cancelled, true);
-        if (r->call->session && ns < 64) {
+        if (r->call->session && ns < cap) {
           mcp__session_retain(r->call->session);
           sessions[ns++] = r->call->session;
         }
@@ -452,6 +465,8 @@ static void stop_threads(mcp__task_engine *e) {
     wake_session(sessions[i]);
     mcp__session_release(sessions[i]);
   }
+  if (sessions != fallback)
+    free(sessions);
   for (unsigned i = 0; i < e->nthreads; i++)
     pthread_join(e->threads[i], NULL);
   if (e->has_sweeper)
