@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct served {
@@ -350,6 +351,59 @@ static void test_blocked_tasks_result_holds_no_worker(void **state) {
   expect_orderly_end(&sv);
 }
 
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A parked tasks/result that the client cancels gets no answer (the task
+ * itself goes on), frees its place in flight, and end of input then
+ * returns without waiting for the task. */
+static void test_cancelled_tasks_result_is_not_answered(void **state) {
+  (void)state;
+  served sv;
+  start_with(&sv, 0, 1);
+  handshake(&sv);
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\","
+                    "\"params\":{\"name\":\"nap\",\"arguments\":{\"ms\":1500},"
+                    "\"task\":{\"ttl\":60000}}}");
+  json_t *created = read_response(&sv);
+  const char *id = json_string_value(json_object_get(
+      json_object_get(json_object_get(created, "result"), "task"), "taskId"));
+  assert_non_null(id);
+  char line[512];
+  snprintf(line, sizeof line,
+           "{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"tasks/result\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           id);
+  json_decref(created);
+  tu_proc_send_line(&sv.io, line);
+  usleep(100000); /* parked */
+  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"method\":"
+                            "\"notifications/cancelled\",\"params\":{"
+                            "\"requestId\":20}}");
+  tu_proc_send_line(&sv.io,
+                    "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"ping\"}");
+  json_t *r = read_response(&sv);
+  assert_int_equal(json_integer_value(json_object_get(r, "id")), 30);
+  json_decref(r);
+  int64_t t0 = now_ms();
+  close(sv.to_server[1]);
+  sv.to_server[1] = -1;
+  /* nothing for id 20, and the server returns before the 1.5 s task ends */
+  char *extra;
+  while ((extra = tu_proc_read_line(&sv.io, 3000)) != NULL) {
+    json_t *m = json_loads(extra, 0, NULL);
+    assert_null(json_object_get(m, "id"));
+    json_decref(m);
+    free(extra);
+  }
+  assert_true(now_ms() - t0 < 1200);
+  reap(&sv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_calls_complete_out_of_order),
@@ -359,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_requests_never_block_the_reader),
       cmocka_unit_test(test_cancel_of_a_queued_request_suppresses_it),
       cmocka_unit_test(test_blocked_tasks_result_holds_no_worker),
+      cmocka_unit_test(test_cancelled_tasks_result_is_not_answered),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
