@@ -20,7 +20,6 @@
   X(MHD_start_daemon)                                                          \
   X(MHD_stop_daemon)                                                           \
   X(MHD_quiesce_daemon)                                                        \
-  X(MHD_get_daemon_info)                                                       \
   X(MHD_lookup_connection_value)                                               \
   X(MHD_queue_response)                                                        \
   X(MHD_suspend_connection)                                                    \
@@ -47,7 +46,6 @@ mcp_status mcp__mhd_require(mcp_error_t *err);
 #define MHD_start_daemon            (mcp__mhd()->MHD_start_daemon)
 #define MHD_stop_daemon             (mcp__mhd()->MHD_stop_daemon)
 #define MHD_quiesce_daemon          (mcp__mhd()->MHD_quiesce_daemon)
-#define MHD_get_daemon_info         (mcp__mhd()->MHD_get_daemon_info)
 #define MHD_lookup_connection_value (mcp__mhd()->MHD_lookup_connection_value)
 #define MHD_queue_response          (mcp__mhd()->MHD_queue_response)
 #define MHD_suspend_connection      (mcp__mhd()->MHD_suspend_connection)
