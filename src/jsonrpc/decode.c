@@ -10,30 +10,7 @@
 
 #include "mcp/call.h"
 #include "json/load.h"
-
-/* Returns false when brackets nest deeper than max_depth outside strings. */
-static bool depth_within(const char *p, size_t len, size_t max_depth) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < len; i++) {
-    char c = p[i];
-    if (in_string) {
-      if (c == '\\')
-        i++;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > max_depth)
-        return false;
-    } else if ((c == ']' || c == '}') && depth > 0)
-      depth--;
-  }
-  return true;
-}
+#include "json/scan.h"
 
 bool mcp__jsonrpc_id_is_valid(const json_t *id) {
   return id != NULL && (json_is_string(id) || json_is_integer(id));
@@ -53,7 +30,7 @@ mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
                                mcp__message *out, mcp__decode_error *err) {
   memset(out, 0, sizeof *out);
   memset(err, 0, sizeof *err);
-  if (max_depth && !depth_within(bytes, len, max_depth)) {
+  if (max_depth && mcp__json_too_deep(bytes, len, max_depth)) {
     char msg[96];
     snprintf(msg, sizeof msg, "Parse error: JSON nesting deeper than %zu",
              max_depth);

@@ -1,5 +1,5 @@
 /* http_guard.h - request checks of the HTTP transport that need no state:
- * Accept negotiation, Origin/Host allow-lists, JSON nesting depth. Kept pure
+ * Accept negotiation, Origin/Host allow-lists. Kept pure
  * so unit tests can cover every edge without a socket. */
 #ifndef MCP_TRANSPORT_HTTP_GUARD_H
 #define MCP_TRANSPORT_HTTP_GUARD_H
@@ -15,11 +15,4 @@ bool mcp__http_accepts(const char *accept, const char *type);
 /* True when value equals one entry of list (ASCII case-insensitive), or the
  * list holds "*". */
 bool mcp__http_list_has(char *const *list, size_t count, const char *value);
-/* True when the JSON text nests arrays/objects deeper than max_depth
- * (strings are skipped, escapes honoured). Malformed text is not judged
- * here: the parser reports it. */
-bool mcp__json_too_deep(const char *text, size_t len, size_t max_depth);
-/* True when the first non-blank byte is '[' (a JSON-RPC batch). */
-bool mcp__json_is_array(const char *text, size_t len);
-
 #endif
