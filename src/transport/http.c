@@ -36,6 +36,7 @@
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
+#include "json/scan.h"
 
 #define META_VERSION           "io.modelcontextprotocol/protocolVersion"
 #define HDR_SESSION            "Mcp-Session-Id"
@@ -152,6 +153,19 @@ static unsigned modern_status(const mcp__buf *resp) {
   return MHD_HTTP_OK;
 }
 
+/* The 200 answer that carries an SSE stream (with the new session's id). */
+static enum MHD_Result queue_stream(struct MHD_Connection *conn, hs_stream *st,
+                                    const char *session_id) {
+  struct MHD_Response *resp = mcp__hs_stream_response(st);
+  if (resp == NULL)
+    return MHD_NO;
+  if (session_id)
+    MHD_add_response_header(resp, HDR_SESSION, session_id);
+  enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
 /* Queues the answer of a request whose call produced output. */
 static enum MHD_Result queue_answer(hs_req *r) {
   pthread_mutex_lock(&r->lock);
@@ -172,16 +186,8 @@ static enum MHD_Result queue_answer(hs_req *r) {
     else
       mcp__hs_session_end(r->hs);
   }
-  if (state == R_SSE) {
-    struct MHD_Response *resp = mcp__hs_stream_response(r->stream);
-    if (resp == NULL)
-      return MHD_NO;
-    if (sid)
-      MHD_add_response_header(resp, HDR_SESSION, sid);
-    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_OK, resp);
-    MHD_destroy_response(resp);
-    return ret;
-  }
+  if (state == R_SSE)
+    return queue_stream(r->conn, r->stream, sid);
   if (state != R_JSON)
     return MHD_YES;
   unsigned status = r->status;
@@ -369,6 +375,18 @@ static bool is_initialize(const mcp__buf *body) {
   return yes;
 }
 
+/* Suspends the connection and queues r for a worker, which runs call, or
+ * parses the body first when call is NULL. */
+static enum MHD_Result hand_to_worker(hs_req *r, mcp_call_t *call) {
+  r->call = call;
+  pthread_mutex_lock(&r->lock);
+  r->suspended = true;
+  MHD_suspend_connection(r->conn);
+  pthread_mutex_unlock(&r->lock);
+  mcp__hs_enqueue(r->h, r);
+  return MHD_YES;
+}
+
 static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   struct MHD_Connection *conn = r->conn;
   if (r->too_large)
@@ -435,13 +453,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     /* An ordinary request: the worker parses, runs and frees it, so its
      * memory never crosses threads (glibc arenas stay uncontended). */
     atomic_fetch_add(&r->refs, 1); /* the worker's */
-    r->call = NULL;
-    pthread_mutex_lock(&r->lock);
-    r->suspended = true;
-    MHD_suspend_connection(conn);
-    pthread_mutex_unlock(&r->lock);
-    mcp__hs_enqueue(h, r);
-    return MHD_YES;
+    return hand_to_worker(r, NULL);
   }
   mcp__peer peer = {NULL, r->proto};
   mcp__channel reply = {req_send, req_done, r};
@@ -474,13 +486,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
       return queue_answer(r);
     }
   }
-  r->call = call;
-  pthread_mutex_lock(&r->lock);
-  r->suspended = true;
-  MHD_suspend_connection(conn);
-  pthread_mutex_unlock(&r->lock);
-  mcp__hs_enqueue(h, r);
-  return MHD_YES;
+  return hand_to_worker(r, call);
 }
 
 void mcp__hs_work(hs_req *r, bool cancel) {
@@ -539,16 +545,6 @@ static bool stream_of_event(const char *event_id, char out[HS_STREAM_ID_MAX]) {
   return true;
 }
 
-static enum MHD_Result queue_stream(struct MHD_Connection *conn,
-                                    hs_stream *st) {
-  struct MHD_Response *resp = mcp__hs_stream_response(st);
-  if (resp == NULL)
-    return MHD_NO;
-  enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-  MHD_destroy_response(resp);
-  return ret;
-}
-
 static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
                                      const char *last_id) {
   char sid[HS_STREAM_ID_MAX];
@@ -566,7 +562,7 @@ static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
   mcp_status s = mcp__hs_stream_attach(st, r->conn, last_id);
   enum MHD_Result ret =
       s == MCP_OK
-          ? queue_stream(r->conn, st)
+          ? queue_stream(r->conn, st, NULL)
           : reply_error(r->conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                         "Bad Request: unknown or expired Last-Event-ID", NULL);
   mcp__hs_stream_release(st);
@@ -615,7 +611,7 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   mcp__hs_stream_prime(st, false);
   /* Task messages that found no stream so far go out on this one. */
   mcp__session_stream_opened(hs->se);
-  return queue_stream(conn, st);
+  return queue_stream(conn, st, NULL);
 }
 
 /* ---- request entry ------------------------------------------------------- */
