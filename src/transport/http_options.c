@@ -129,103 +129,32 @@ mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
                                                          : MCP_ERR_NOMEM;
 }
 
-#define BOOL_SETTER(fn, field)                                                 \
-  mcp_status fn(mcp_http_options_t *o, bool v) {                               \
-    if (o == NULL)                                                             \
+/* A setter that stores v in o->field when `valid` (an expression of v)
+ * holds: the options' ranges in one table instead of twenty functions. */
+#define SETTER(fn, type, field, valid)                                         \
+  mcp_status fn(mcp_http_options_t *o, type v) {                               \
+    if (o == NULL || !(valid))                                                 \
       return MCP_ERR_INVALID_ARG;                                              \
     o->field = v;                                                              \
     return MCP_OK;                                                             \
   }
-BOOL_SETTER(mcp_http_options_set_stateless, stateless)
-BOOL_SETTER(mcp_http_options_set_get_stream, get_stream)
-BOOL_SETTER(mcp_http_options_set_always_sse, always_sse)
-BOOL_SETTER(mcp_http_options_set_sse_poll, sse_poll)
-
-mcp_status mcp_http_options_set_max_body_bytes(mcp_http_options_t *o,
-                                               size_t bytes) {
-  if (o == NULL || bytes < 64)
-    return MCP_ERR_INVALID_ARG;
-  o->max_body = bytes;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_max_header_bytes(mcp_http_options_t *o,
-                                                 size_t bytes) {
-  if (o == NULL || bytes < 1024 || bytes > (64u << 20))
-    return MCP_ERR_INVALID_ARG;
-  o->max_header = bytes;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_max_json_depth(mcp_http_options_t *o,
-                                               size_t depth) {
-  if (o == NULL)
-    return MCP_ERR_INVALID_ARG;
-  o->max_depth = depth;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_session_idle_timeout_ms(mcp_http_options_t *o,
-                                                        int64_t ms) {
-  if (o == NULL || ms < 0)
-    return MCP_ERR_INVALID_ARG;
-  o->idle_ms = ms;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
-                                             size_t count) {
-  if (o == NULL || count == 0)
-    return MCP_ERR_INVALID_ARG;
-  o->max_sessions = count;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
-                                               unsigned threads) {
-  if (o == NULL || threads > 1024)
-    return MCP_ERR_INVALID_ARG;
-  o->workers = threads;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
-                                           unsigned threads) {
-  if (o == NULL || threads > 256)
-    return MCP_ERR_INVALID_ARG;
-  o->io_threads = threads;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_sse_retry_ms(mcp_http_options_t *o, int ms) {
-  if (o == NULL || ms < 0)
-    return MCP_ERR_INVALID_ARG;
-  o->retry_ms = ms;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_heartbeat_ms(mcp_http_options_t *o, int ms) {
-  if (o == NULL || ms < 0)
-    return MCP_ERR_INVALID_ARG;
-  o->heartbeat_ms = ms;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_connection_timeout_s(mcp_http_options_t *o,
-                                                     unsigned seconds) {
-  if (o == NULL)
-    return MCP_ERR_INVALID_ARG;
-  o->conn_timeout_s = seconds;
-  return MCP_OK;
-}
-
-mcp_status mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o,
-                                                     int ms) {
-  if (o == NULL || ms < 0)
-    return MCP_ERR_INVALID_ARG;
-  o->shutdown_ms = ms;
-  return MCP_OK;
-}
+SETTER(mcp_http_options_set_stateless, bool, stateless, true)
+SETTER(mcp_http_options_set_get_stream, bool, get_stream, true)
+SETTER(mcp_http_options_set_always_sse, bool, always_sse, true)
+SETTER(mcp_http_options_set_sse_poll, bool, sse_poll, true)
+SETTER(mcp_http_options_set_max_body_bytes, size_t, max_body, v >= 64)
+SETTER(mcp_http_options_set_max_header_bytes, size_t, max_header,
+       v >= 1024 && v <= (64u << 20))
+SETTER(mcp_http_options_set_max_json_depth, size_t, max_depth, true)
+SETTER(mcp_http_options_set_session_idle_timeout_ms, int64_t, idle_ms, v >= 0)
+SETTER(mcp_http_options_set_max_sessions, size_t, max_sessions, v != 0)
+SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
+SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
+SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)
+SETTER(mcp_http_options_set_heartbeat_ms, int, heartbeat_ms, v >= 0)
+SETTER(mcp_http_options_set_connection_timeout_s, unsigned, conn_timeout_s,
+       true)
+SETTER(mcp_http_options_set_shutdown_deadline_ms, int, shutdown_ms, v >= 0)
 
 mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                             mcp_event_store store) {
