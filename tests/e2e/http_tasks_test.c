@@ -190,6 +190,12 @@ static const char *related_of(json_t *obj) {
       json_object_get(json_object_get(obj, "_meta"), RELATED), "taskId"));
 }
 
+/* The text of the first content item of a tools/call result. */
+static const char *text_of(json_t *result) {
+  return json_string_value(json_object_get(
+      json_array_get(json_object_get(result, "content"), 0), "text"));
+}
+
 /* ---- tests ---------------------------------------------------------------
  */
 
@@ -220,12 +226,7 @@ static void test_create_get_and_support_errors(void **state) {
   /* optional without task: the ordinary result */
   atomic_store(&gate, 1);
   m = rpc(f.port, sid, "tools/call", "{\"name\":\"work\",\"arguments\":{}}");
-  assert_non_null(strstr(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(m, "result"), "content"), 0),
-          "text")),
-      "worked"));
+  assert_non_null(strstr(text_of(json_object_get(m, "result")), "worked"));
   json_decref(m);
   /* unknown task: -32602 */
   m = task_rpc(f.port, sid, "tasks/get", "no-such-task");
@@ -267,6 +268,16 @@ static void *bg_result_main(void *arg) {
   return NULL;
 }
 
+/* Starts a tasks/result call of task id in session sid, in the background. */
+static void bg_result_start(bg_result *b, int port, const char *sid,
+                            const char *id) {
+  memset(b, 0, sizeof *b);
+  b->port = port;
+  snprintf(b->sid, sizeof b->sid, "%s", sid);
+  snprintf(b->id, sizeof b->id, "%s", id);
+  pthread_create(&b->th, NULL, bg_result_main, b);
+}
+
 static void test_result_blocks_then_replays_exact_result(void **state) {
   (void)state;
   fixture f;
@@ -274,10 +285,8 @@ static void test_result_blocks_then_replays_exact_result(void **state) {
   char sid[64];
   open_session(f.port, sid);
   char *id = start_task(f.port, sid, "work", "{\"tag\":\"x1\"}", NULL);
-  bg_result b = {.port = f.port};
-  snprintf(b.sid, sizeof b.sid, "%s", sid);
-  snprintf(b.id, sizeof b.id, "%s", id);
-  pthread_create(&b.th, NULL, bg_result_main, &b);
+  bg_result b;
+  bg_result_start(&b, f.port, sid, id);
   sleep_ms(100);
   assert_int_equal(atomic_load(&b.status), 0); /* still blocked */
   json_t *g = task_rpc(f.port, sid, "tasks/get", id);
@@ -292,22 +301,14 @@ static void test_result_blocks_then_replays_exact_result(void **state) {
   json_t *res = json_object_get(m, "result");
   assert_non_null(res);
   assert_string_equal(related_of(res), id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(json_object_get(res, "content"), 0), "text")),
-      "worked x1");
+  assert_string_equal(text_of(res), "worked x1");
   assert_int_equal(json_integer_value(json_object_get(
                        json_object_get(res, "structuredContent"), "n")),
                    7);
   json_decref(m);
   /* once terminal, the same result again, at once */
   m = task_rpc(f.port, sid, "tasks/result", id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(m, "result"), "content"), 0),
-          "text")),
-      "worked x1");
+  assert_string_equal(text_of(json_object_get(m, "result")), "worked x1");
   json_decref(m);
   g = task_rpc(f.port, sid, "tasks/get", id);
   assert_string_equal(status_of(g), "completed");
@@ -372,10 +373,8 @@ static void test_cancel_ends_blocked_result(void **state) {
   char sid[64];
   open_session(f.port, sid);
   char *id = start_task(f.port, sid, "work", "{}", NULL);
-  bg_result b = {.port = f.port};
-  snprintf(b.sid, sizeof b.sid, "%s", sid);
-  snprintf(b.id, sizeof b.id, "%s", id);
-  pthread_create(&b.th, NULL, bg_result_main, &b);
+  bg_result b;
+  bg_result_start(&b, f.port, sid, id);
   sleep_ms(50);
   json_t *c = task_rpc(f.port, sid, "tasks/cancel", id);
   assert_string_equal(status_of(c), "cancelled");
@@ -441,10 +440,7 @@ static void test_input_required_round_trip(void **state) {
   assert_int_equal(json_integer_value(json_object_get(m, "id")), 4242);
   json_t *res = json_object_get(m, "result");
   assert_string_equal(related_of(res), id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(json_object_get(res, "content"), 0), "text")),
-      "answer=accept");
+  assert_string_equal(text_of(res), "answer=accept");
   json_decref(m);
   assert_null(next_message(&c, 5000)); /* the stream ends after the result */
   tc_close(&c);
@@ -518,12 +514,8 @@ static void test_get_stream_carries_task_messages_once(void **state) {
   json_decref(req);
   atomic_store(&gate, 1);
   json_t *r = task_rpc(f.port, sid, "tasks/result", id); /* asserts JSON */
-  assert_non_null(strstr(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(r, "result"), "content"), 0),
-          "text")),
-      "answer=decline"));
+  assert_non_null(
+      strstr(text_of(json_object_get(r, "result")), "answer=decline"));
   json_decref(r);
   free(id);
   tc_close(&g);
@@ -572,11 +564,7 @@ static void test_many_blocked_results(void **state) {
     char args[64];
     snprintf(args, sizeof args, "{\"tag\":\"t%d\"}", i);
     ids[i] = start_task(f.port, sid, "work", args, NULL);
-    memset(&b[i], 0, sizeof b[i]);
-    b[i].port = f.port;
-    snprintf(b[i].sid, sizeof b[i].sid, "%s", sid);
-    snprintf(b[i].id, sizeof b[i].id, "%s", ids[i]);
-    pthread_create(&b[i].th, NULL, bg_result_main, &b[i]);
+    bg_result_start(&b[i], f.port, sid, ids[i]);
   }
   sleep_ms(100);
   for (int k = 0; k < 5; k++) {
@@ -624,10 +612,7 @@ static void test_delete_keeps_running_task(void **state) {
   json_t *r = task_rpc(f.port, b, "tasks/result", id);
   json_t *res = json_object_get(r, "result");
   assert_string_equal(related_of(res), id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(json_object_get(res, "content"), 0), "text")),
-      "worked kept");
+  assert_string_equal(text_of(res), "worked kept");
   json_decref(r);
   free(id);
   stop(&f);
@@ -656,12 +641,7 @@ static void test_stateless_mode(void **state) {
   json_decref(l);
   atomic_store(&gate, 1);
   json_t *r = task_rpc(f.port, NULL, "tasks/result", id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(r, "result"), "content"), 0),
-          "text")),
-      "worked sl");
+  assert_string_equal(text_of(json_object_get(r, "result")), "worked sl");
   json_decref(r);
   free(id);
   stop(&f);
@@ -676,10 +656,8 @@ static void test_stop_with_suspended_result(void **state) {
   char sid[64];
   open_session(f.port, sid);
   char *id = start_task(f.port, sid, "work", "{}", NULL);
-  bg_result b = {.port = f.port};
-  snprintf(b.sid, sizeof b.sid, "%s", sid);
-  snprintf(b.id, sizeof b.id, "%s", id);
-  pthread_create(&b.th, NULL, bg_result_main, &b);
+  bg_result b;
+  bg_result_start(&b, f.port, sid, id);
   sleep_ms(100);
   mcp_http_server_stop(f.http);
   pthread_join(b.th, NULL);
