@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "http_fixture.h"
+#include "util/clock.h"
 
 #define ADD(id)                                                                \
   "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{" \
@@ -718,12 +719,6 @@ static void test_fast_tool_runs_inline(void **state) {
   fixture_stop(&f);
 }
 
-static int64_t mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* With one network thread, a tool that was fast and starts to block goes
  * back to the workers after INLINE_STRIKES (2) consecutive slow runs on the
  * network thread, and a blocking run then no longer stalls the other
@@ -782,9 +777,9 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
   assert_true(a >= 0);
   assert_int_equal(write(a, req, (size_t)n), n);
   sleep_ms(50); /* A is running */
-  int64_t t0 = mono_ms();
+  int64_t t0 = mcp__monotonic_ms();
   assert_int_equal(tc_do(f.port, "POST", hdr, ADD(1), &body, NULL), 200);
-  int64_t waited = mono_ms() - t0;
+  int64_t waited = mcp__monotonic_ms() - t0;
   assert_non_null(strstr(body, "\"text\":\"5\""));
   free(body);
   assert_true(waited < 400); /* not stuck behind A's 600 ms */
