@@ -247,15 +247,10 @@ static void test_origin_and_host(void **state) {
   tc_conn c;
   memset(&c, 0, sizeof c);
   c.fd = tc_connect(f.port);
-  const char *req = "POST /mcp HTTP/1.1\r\nHost: evil.example:80\r\n" ACCEPT
-                    "Content-Type: application/json\r\nContent-Length: 2\r\n"
-                    "\r\n{}";
-  assert_true(write(c.fd, req, strlen(req)) > 0);
-  while (!c.buf || !strstr(c.buf, "\r\n\r\n"))
-    assert_true(tc_fill(&c, 5000));
-  int status = 0;
-  sscanf(c.buf, "HTTP/1.1 %d", &status);
-  assert_int_equal(status, 403);
+  assert_true(
+      tc_write_request(c.fd, "evil.example:80", "POST", "/mcp", ACCEPT, "{}"));
+  assert_true(tc_read_head(&c, 5000));
+  assert_int_equal(c.status, 403);
   tc_close(&c);
   fixture_stop(&f);
 }
@@ -766,16 +761,12 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
   free(body);
   assert_false(atomic_load(&maybe_inline));
   /* a 600 ms run on connection A, then a cheap call on connection B */
-  char req[1024];
-  const char *slow = MAYBE("{\"sleep\":600}");
-  int n = snprintf(req, sizeof req,
-                   "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
-                   "Content-Type: application/json\r\nContent-Length: %zu"
-                   "\r\n\r\n%s",
-                   f.port, hdr, strlen(slow), slow);
+  char host[32];
+  snprintf(host, sizeof host, "127.0.0.1:%d", f.port);
   int a = tc_connect(f.port);
   assert_true(a >= 0);
-  assert_int_equal(write(a, req, (size_t)n), n);
+  assert_true(
+      tc_write_request(a, host, "POST", "/mcp", hdr, MAYBE("{\"sleep\":600}")));
   sleep_ms(50); /* A is running */
   int64_t t0 = mcp__monotonic_ms();
   assert_int_equal(tc_do(f.port, "POST", hdr, ADD(1), &body, NULL), 200);
@@ -806,15 +797,11 @@ static int v6_status(int port, const char *host) {
       close(fd);
     return 0;
   }
-  char req[1024];
-  int n = snprintf(req, sizeof req,
-                   "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
-                   "Content-Type: application/json\r\nContent-Length: %zu"
-                   "\r\nConnection: close\r\n\r\n%s",
-                   host, strlen(INIT), INIT);
   int status = 0;
   char buf[256] = "";
-  if (write(fd, req, (size_t)n) == n && read(fd, buf, sizeof buf - 1) > 0)
+  if (tc_write_request(fd, host, "POST", "/mcp", ACCEPT "Connection: close\r\n",
+                       INIT) &&
+      read(fd, buf, sizeof buf - 1) > 0)
     sscanf(buf, "HTTP/%*s %d", &status);
   close(fd);
   return status;
