@@ -3,24 +3,13 @@
  * the JSONTestSuite: each n_ file must give -32700 or -32600 and leave the
  * server serving; each y_ file must parse (no -32700); i_ files must not
  * crash it. */
-#include "testutil.h"
+#include "demo_proc.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char db_path[256];
-
-static void spawn_demo(tu_proc *p) {
-  char bin[512];
-  snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  char store[300];
-  snprintf(store, sizeof store, "sqlite:%s", db_path);
-  char *argv[] = {bin, "--stdio", "--db", db_path, "--store", store, NULL};
-  assert_int_equal(tu_proc_spawn(p, argv), 0);
-}
 
 static json_t *read_msg(tu_proc *p) {
   char *line = tu_proc_read_line(p, 10000);
@@ -75,7 +64,7 @@ static const char *first_text(json_t *res) {
 static void test_demo_tools_behave_as_documented(void **state) {
   (void)state;
   tu_proc p;
-  spawn_demo(&p);
+  spawn_demo(&p, false);
   handshake(&p);
   json_t *r =
       rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
@@ -245,7 +234,7 @@ static void test_json_test_suite_never_breaks_the_server(void **state) {
   DIR *d = opendir(dir);
   assert_non_null(d);
   tu_proc p;
-  spawn_demo(&p);
+  spawn_demo(&p, false);
   handshake(&p);
   int files = 0, failures = 0;
   struct dirent *e;
@@ -286,12 +275,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char side[300];
-  unlink(db_path);
-  snprintf(side, sizeof side, "%s-wal", db_path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", db_path);
-  unlink(side);
+  remove_db();
   return 0;
 }
 

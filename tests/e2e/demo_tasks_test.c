@@ -5,23 +5,13 @@
  * SIGKILL while one task works and another has completed, restart on the
  * same SQLite file, and check from a new session that the completed result
  * is intact and the interrupted task is failed with a statusMessage. */
-#include "testutil.h"
+#include "demo_proc.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char db_path[256];
-
-static void spawn(tu_proc *p) {
-  char bin[512], store[300];
-  snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  snprintf(store, sizeof store, "sqlite:%s", db_path);
-  char *argv[] = {bin, "--stdio", "--db", db_path, "--store", store, NULL};
-  assert_int_equal(tu_proc_spawn(p, argv), 0);
-}
 
 /* Reads messages until the response with id arrives; the others (requests,
  * notifications) are appended to seen when non-NULL. */
@@ -104,19 +94,10 @@ static const char *status_of(json_t *m) {
       json_object_get(json_object_get(m, "result"), "status"));
 }
 
-static void reset_db(void) {
-  char side[300];
-  unlink(db_path);
-  snprintf(side, sizeof side, "%s-wal", db_path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", db_path);
-  unlink(side);
-}
-
 static void test_long_export_end_to_end(void **state) {
   (void)state;
   tu_proc p;
-  spawn(&p);
+  spawn_demo(&p, false);
   handshake(&p);
   /* required without task: -32601 */
   json_t *r = rpc(&p, "tools/call",
@@ -193,7 +174,7 @@ static void test_long_export_end_to_end(void **state) {
 static void test_elicitation_mid_task(void **state) {
   (void)state;
   tu_proc p;
-  spawn(&p);
+  spawn_demo(&p, false);
   handshake(&p);
   char *id =
       start_task(&p, "archive_orders", "{\"older_than_days\":30}", "{}", "arc");
@@ -249,7 +230,7 @@ static void test_elicitation_mid_task(void **state) {
 static void test_ttl_expiry_and_cleanup_command(void **state) {
   (void)state;
   tu_proc p;
-  spawn(&p);
+  spawn_demo(&p, false);
   handshake(&p);
   char *id = start_task(&p, "reindex_catalog", "{\"section\":\"media\"}",
                         "{\"ttl\":400}", "rx");
@@ -266,12 +247,8 @@ static void test_ttl_expiry_and_cleanup_command(void **state) {
   json_decref(r);
   assert_int_equal(tu_proc_finish(&p, 10000), 0);
   /* the expired row is still in the file until cleanup removes it */
-  char bin[512], store[300];
-  snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  snprintf(store, sizeof store, "sqlite:%s", db_path);
-  char *argv[] = {bin, "--store", store, "--cleanup-tasks", NULL};
   tu_proc c;
-  assert_int_equal(tu_proc_spawn(&c, argv), 0);
+  spawn_demo(&c, true);
   bool listed = false, summary = false;
   char *line;
   while ((line = tu_proc_read_line(&c, 10000)) != NULL) {
@@ -289,9 +266,9 @@ static void test_ttl_expiry_and_cleanup_command(void **state) {
 
 static void test_crash_keeps_results_and_fails_interrupted(void **state) {
   (void)state;
-  reset_db();
+  remove_db();
   tu_proc p;
-  spawn(&p);
+  spawn_demo(&p, false);
   handshake(&p);
   char *working =
       start_task(&p, "start_long_export", "{\"seconds\":60}", "{}", "w");
@@ -313,7 +290,7 @@ static void test_crash_keeps_results_and_fails_interrupted(void **state) {
   assert_true(WIFSIGNALED(status));
 
   tu_proc q;
-  spawn(&q);
+  spawn_demo(&q, false);
   handshake(&q);
   g = task_rpc(&q, "tasks/get", done, NULL);
   assert_string_equal(status_of(g), "completed");
@@ -339,7 +316,7 @@ static void test_crash_keeps_results_and_fails_interrupted(void **state) {
 
 int main(void) {
   snprintf(db_path, sizeof db_path, "/tmp/mcp-demo-tasks-%d.db", (int)getpid());
-  reset_db();
+  remove_db();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_long_export_end_to_end),
       cmocka_unit_test(test_elicitation_mid_task),
@@ -347,6 +324,6 @@ int main(void) {
       cmocka_unit_test(test_crash_keeps_results_and_fails_interrupted),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  reset_db();
+  remove_db();
   return rc;
 }

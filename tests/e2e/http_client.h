@@ -88,33 +88,37 @@ static void tc_body_add(tc_conn *c, const char *p, size_t n) {
   c->body[c->body_len] = '\0';
 }
 
-/* Opens a connection and sends a request; reads the status line and
- * headers. extra: "Name: value\r\n" lines. Returns false on failure. */
-static bool tc_open(tc_conn *c, int port, const char *method, const char *path,
-                    const char *extra, const char *body, int timeout_ms) {
-  memset(c, 0, sizeof *c);
-  c->content_length = -1;
-  c->fd = tc_connect(port);
-  if (c->fd < 0)
-    return false;
+/* Writes one request on fd, with the Host line host, extra header lines
+ * ("Name: value\r\n") and a JSON body when non-NULL. False when not all of
+ * it was written. */
+static bool tc_write_request(int fd, const char *host, const char *method,
+                             const char *path, const char *extra,
+                             const char *body) {
   size_t blen = body ? strlen(body) : 0;
-  size_t cap = 1024 + (extra ? strlen(extra) : 0) + blen;
+  size_t cap = 1024 + strlen(host) + (extra ? strlen(extra) : 0) + blen;
   char *req = malloc(cap);
   int n = snprintf(req, cap,
-                   "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s%s"
+                   "%s %s HTTP/1.1\r\nHost: %s\r\n%s%s"
                    "Content-Length: %zu\r\n\r\n",
-                   method, path, port, extra ? extra : "",
+                   method, path, host, extra ? extra : "",
                    body ? "Content-Type: application/json\r\n" : "", blen);
   if (body)
     memcpy(req + n, body, blen);
   size_t total = (size_t)n + blen, off = 0;
   while (off < total) {
-    ssize_t w = write(c->fd, req + off, total - off);
+    ssize_t w = write(fd, req + off, total - off);
     if (w <= 0)
       break;
     off += (size_t)w;
   }
   free(req);
+  return off == total;
+}
+
+/* Reads the status line and headers of a response on c (zeroed but for
+ * its fd). False on EOF or timeout before their end. */
+static bool tc_read_head(tc_conn *c, int timeout_ms) {
+  c->content_length = -1;
   char *end;
   while ((end = c->buf ? strstr(c->buf, "\r\n\r\n") : NULL) == NULL)
     if (!tc_fill(c, timeout_ms))
@@ -129,6 +133,23 @@ static bool tc_open(tc_conn *c, int port, const char *method, const char *path,
   if (cl)
     c->content_length = strtol(cl + 17, NULL, 10);
   return true;
+}
+
+/* Opens a connection and sends a request (Host 127.0.0.1:port); reads the
+ * status line and headers. extra: "Name: value\r\n" lines. Returns false
+ * on failure. */
+static bool tc_open(tc_conn *c, int port, const char *method, const char *path,
+                    const char *extra, const char *body, int timeout_ms) {
+  memset(c, 0, sizeof *c);
+  c->content_length = -1;
+  c->fd = tc_connect(port);
+  if (c->fd < 0)
+    return false;
+  char host[32];
+  snprintf(host, sizeof host, "127.0.0.1:%d", port);
+  /* a short write is left for the response to show */
+  tc_write_request(c->fd, host, method, path, extra, body);
+  return tc_read_head(c, timeout_ms);
 }
 
 /* A response header value (copied into out) or NULL. */

@@ -9,30 +9,13 @@
  * session. Tools wait on gates, so nothing depends on timing. */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 
-#include "testutil.h"
+#include "http_fixture.h"
 
-#include "http_client.h"
-#include "mcp/http.h"
-#include "mcp/mcp.h"
-
-#define ACCEPT "Accept: application/json, text/event-stream\r\n"
-#define INIT                                                                   \
-  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"       \
-  "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"  \
-  "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
-#define INITIALIZED                                                            \
-  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
 #define RELATED "io.modelcontextprotocol/related-task"
 
 static atomic_int gate;     /* "work" and "ask" finish once it is open */
 static atomic_int progress; /* "work": progress steps to report first */
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
 
 static void wait_gate(mcp_call_t *call) {
   for (int i = 0;
@@ -58,17 +41,9 @@ static mcp_status tool_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
                            void *ud) {
   (void)args;
   (void)ud;
-  json_t *res = NULL;
-  mcp_error_t err;
-  mcp_status st = mcp_call_request(call, "elicitation/create",
-                                   json_pack("{s:s,s:{s:s,s:{}}}", "message",
-                                             "sure?", "requestedSchema", "type",
-                                             "object", "properties"),
-                                   10000, &res, &err);
-  if (st != MCP_OK) {
-    mcp_result_set_error(r, "no answer: %s", err.message);
+  json_t *res = ask_client(call, "sure?", 10000, r);
+  if (res == NULL)
     return MCP_OK;
-  }
   wait_gate(call);
   mcp_result_add_textf(r, "answer=%s",
                        json_string_value(json_object_get(res, "action")));
@@ -85,37 +60,10 @@ static mcp_status tool_add(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn,
-                     mcp_task_support support) {
-  mcp_tool_t *t = NULL;
-  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_input_schema_text(t, "{\"type\":\"object\"}"),
-                   MCP_OK);
-  assert_int_equal(mcp_tool_set_task_support(t, support), MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
-}
-
-typedef struct fixture {
-  mcp_server_t *server;
-  mcp_store_t *store;
-  mcp_http_server_t *http;
-  int port;
-} fixture;
-
-static void quiet_log(mcp_log_level l, const char *m, void *ud) {
-  (void)l;
-  (void)m;
-  (void)ud;
-}
-
 static void start_with(fixture *f, bool stateless, unsigned workers) {
-  memset(f, 0, sizeof *f);
   atomic_store(&gate, 0);
   atomic_store(&progress, 0);
-  assert_int_equal(mcp_server_new("http-tasks-test", "1.0", &f->server),
-                   MCP_OK);
-  mcp_server_set_log_handler(f->server, quiet_log, NULL);
+  fixture_new_server(f, "http-tasks-test");
   add_tool(f->server, "work", tool_work, MCP_TASK_OPTIONAL);
   add_tool(f->server, "ask", tool_ask, MCP_TASK_OPTIONAL);
   add_tool(f->server, "must", tool_work, MCP_TASK_REQUIRED);
@@ -129,18 +77,11 @@ static void start_with(fixture *f, bool stateless, unsigned workers) {
   assert_int_equal(mcp_server_enable_tasks(f->server, f->store, to, NULL),
                    MCP_OK);
   mcp_task_options_free(to);
-  mcp_http_options_t *o = NULL;
-  assert_int_equal(mcp_http_options_new(&o), MCP_OK);
-  assert_int_equal(mcp_http_options_set_bind(o, "127.0.0.1", 0), MCP_OK);
-  mcp_http_options_set_shutdown_deadline_ms(o, 2000);
+  mcp_http_options_t *o = base_options();
   mcp_http_options_set_stateless(o, stateless);
   if (workers)
     assert_int_equal(mcp_http_options_set_worker_threads(o, workers), MCP_OK);
-  mcp_error_t err;
-  if (mcp_http_server_start(f->server, o, &f->http, &err) != MCP_OK)
-    fail_msg("start: %s", err.message);
-  mcp_http_options_free(o);
-  f->port = mcp_http_server_port(f->http);
+  fixture_serve(f, o);
 }
 
 static void start(fixture *f) {
@@ -149,30 +90,12 @@ static void start(fixture *f) {
 
 static void stop(fixture *f) {
   atomic_store(&gate, 1);
-  mcp_http_server_stop(f->http);
-  mcp_server_free(f->server);
-  mcp_store_free(f->store);
+  fixture_stop(f);
 }
 
+/* initialize (the answer announces tasks) + initialized. */
 static void open_session(int port, char sid[64]) {
-  char *body = NULL;
-  assert_int_equal(tc_do(port, "POST", ACCEPT, INIT, &body, sid), 200);
-  assert_non_null(strstr(body, "\"tasks\""));
-  free(body);
-  assert_int_equal(strlen(sid), 36);
-  char hdr[256];
-  snprintf(hdr, sizeof hdr, ACCEPT "Mcp-Session-Id: %s\r\n", sid);
-  assert_int_equal(tc_do(port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
-}
-
-static void session_hdr(char *out, size_t n, const char *sid) {
-  if (sid && sid[0])
-    snprintf(out, n,
-             ACCEPT
-             "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
-             sid);
-  else
-    snprintf(out, n, ACCEPT "MCP-Protocol-Version: 2025-11-25\r\n");
+  open_session_expecting(port, "\"tasks\"", sid);
 }
 
 static atomic_int next_id = 100;
@@ -246,26 +169,12 @@ static void wait_status(int port, const char *sid, const char *id,
   fail_msg("task %s never reached %s", id, want);
 }
 
-static void event_data(const char *ev, char *out, size_t n) {
-  out[0] = '\0';
-  for (const char *p = ev; p && *p;) {
-    if (strncmp(p, "data:", 5) == 0) {
-      const char *v = p + 5 + (p[5] == ' ');
-      size_t len = strcspn(v, "\n");
-      snprintf(out + strlen(out), n - strlen(out), "%.*s", (int)len, v);
-    }
-    p = strchr(p, '\n');
-    if (p)
-      p++;
-  }
-}
-
 /* The next JSON-RPC message of an SSE stream (skips priming and
  * heartbeats), or NULL at its end. */
 static json_t *next_message(tc_conn *c, int timeout_ms) {
   char *ev, data[8192];
   while ((ev = tc_next_event(c, timeout_ms)) != NULL) {
-    event_data(ev, data, sizeof data);
+    event_field(ev, "data", data, sizeof data);
     free(ev);
     if (data[0]) {
       json_t *m = json_loads(data, 0, NULL);
@@ -279,6 +188,12 @@ static json_t *next_message(tc_conn *c, int timeout_ms) {
 static const char *related_of(json_t *obj) {
   return json_string_value(json_object_get(
       json_object_get(json_object_get(obj, "_meta"), RELATED), "taskId"));
+}
+
+/* The text of the first content item of a tools/call result. */
+static const char *text_of(json_t *result) {
+  return json_string_value(json_object_get(
+      json_array_get(json_object_get(result, "content"), 0), "text"));
 }
 
 /* ---- tests ---------------------------------------------------------------
@@ -311,12 +226,7 @@ static void test_create_get_and_support_errors(void **state) {
   /* optional without task: the ordinary result */
   atomic_store(&gate, 1);
   m = rpc(f.port, sid, "tools/call", "{\"name\":\"work\",\"arguments\":{}}");
-  assert_non_null(strstr(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(m, "result"), "content"), 0),
-          "text")),
-      "worked"));
+  assert_non_null(strstr(text_of(json_object_get(m, "result")), "worked"));
   json_decref(m);
   /* unknown task: -32602 */
   m = task_rpc(f.port, sid, "tasks/get", "no-such-task");
@@ -358,6 +268,16 @@ static void *bg_result_main(void *arg) {
   return NULL;
 }
 
+/* Starts a tasks/result call of task id in session sid, in the background. */
+static void bg_result_start(bg_result *b, int port, const char *sid,
+                            const char *id) {
+  memset(b, 0, sizeof *b);
+  b->port = port;
+  snprintf(b->sid, sizeof b->sid, "%s", sid);
+  snprintf(b->id, sizeof b->id, "%s", id);
+  pthread_create(&b->th, NULL, bg_result_main, b);
+}
+
 static void test_result_blocks_then_replays_exact_result(void **state) {
   (void)state;
   fixture f;
@@ -365,10 +285,8 @@ static void test_result_blocks_then_replays_exact_result(void **state) {
   char sid[64];
   open_session(f.port, sid);
   char *id = start_task(f.port, sid, "work", "{\"tag\":\"x1\"}", NULL);
-  bg_result b = {.port = f.port};
-  snprintf(b.sid, sizeof b.sid, "%s", sid);
-  snprintf(b.id, sizeof b.id, "%s", id);
-  pthread_create(&b.th, NULL, bg_result_main, &b);
+  bg_result b;
+  bg_result_start(&b, f.port, sid, id);
   sleep_ms(100);
   assert_int_equal(atomic_load(&b.status), 0); /* still blocked */
   json_t *g = task_rpc(f.port, sid, "tasks/get", id);
@@ -383,22 +301,14 @@ static void test_result_blocks_then_replays_exact_result(void **state) {
   json_t *res = json_object_get(m, "result");
   assert_non_null(res);
   assert_string_equal(related_of(res), id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(json_object_get(res, "content"), 0), "text")),
-      "worked x1");
+  assert_string_equal(text_of(res), "worked x1");
   assert_int_equal(json_integer_value(json_object_get(
                        json_object_get(res, "structuredContent"), "n")),
                    7);
   json_decref(m);
   /* once terminal, the same result again, at once */
   m = task_rpc(f.port, sid, "tasks/result", id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(m, "result"), "content"), 0),
-          "text")),
-      "worked x1");
+  assert_string_equal(text_of(json_object_get(m, "result")), "worked x1");
   json_decref(m);
   g = task_rpc(f.port, sid, "tasks/get", id);
   assert_string_equal(status_of(g), "completed");
@@ -463,10 +373,8 @@ static void test_cancel_ends_blocked_result(void **state) {
   char sid[64];
   open_session(f.port, sid);
   char *id = start_task(f.port, sid, "work", "{}", NULL);
-  bg_result b = {.port = f.port};
-  snprintf(b.sid, sizeof b.sid, "%s", sid);
-  snprintf(b.id, sizeof b.id, "%s", id);
-  pthread_create(&b.th, NULL, bg_result_main, &b);
+  bg_result b;
+  bg_result_start(&b, f.port, sid, id);
   sleep_ms(50);
   json_t *c = task_rpc(f.port, sid, "tasks/cancel", id);
   assert_string_equal(status_of(c), "cancelled");
@@ -532,10 +440,7 @@ static void test_input_required_round_trip(void **state) {
   assert_int_equal(json_integer_value(json_object_get(m, "id")), 4242);
   json_t *res = json_object_get(m, "result");
   assert_string_equal(related_of(res), id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(json_object_get(res, "content"), 0), "text")),
-      "answer=accept");
+  assert_string_equal(text_of(res), "answer=accept");
   json_decref(m);
   assert_null(next_message(&c, 5000)); /* the stream ends after the result */
   tc_close(&c);
@@ -545,8 +450,7 @@ static void test_input_required_round_trip(void **state) {
 
 static void open_get(tc_conn *g, int port, const char *sid) {
   char gh[256];
-  snprintf(gh, sizeof gh, "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n",
-           sid);
+  get_hdr(gh, sizeof gh, sid);
   assert_true(tc_open(g, port, "GET", "/mcp", gh, NULL, 5000));
   assert_int_equal(g->status, 200);
 }
@@ -610,12 +514,8 @@ static void test_get_stream_carries_task_messages_once(void **state) {
   json_decref(req);
   atomic_store(&gate, 1);
   json_t *r = task_rpc(f.port, sid, "tasks/result", id); /* asserts JSON */
-  assert_non_null(strstr(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(r, "result"), "content"), 0),
-          "text")),
-      "answer=decline"));
+  assert_non_null(
+      strstr(text_of(json_object_get(r, "result")), "answer=decline"));
   json_decref(r);
   free(id);
   tc_close(&g);
@@ -664,11 +564,7 @@ static void test_many_blocked_results(void **state) {
     char args[64];
     snprintf(args, sizeof args, "{\"tag\":\"t%d\"}", i);
     ids[i] = start_task(f.port, sid, "work", args, NULL);
-    memset(&b[i], 0, sizeof b[i]);
-    b[i].port = f.port;
-    snprintf(b[i].sid, sizeof b[i].sid, "%s", sid);
-    snprintf(b[i].id, sizeof b[i].id, "%s", ids[i]);
-    pthread_create(&b[i].th, NULL, bg_result_main, &b[i]);
+    bg_result_start(&b[i], f.port, sid, ids[i]);
   }
   sleep_ms(100);
   for (int k = 0; k < 5; k++) {
@@ -716,10 +612,7 @@ static void test_delete_keeps_running_task(void **state) {
   json_t *r = task_rpc(f.port, b, "tasks/result", id);
   json_t *res = json_object_get(r, "result");
   assert_string_equal(related_of(res), id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(json_object_get(res, "content"), 0), "text")),
-      "worked kept");
+  assert_string_equal(text_of(res), "worked kept");
   json_decref(r);
   free(id);
   stop(&f);
@@ -748,12 +641,7 @@ static void test_stateless_mode(void **state) {
   json_decref(l);
   atomic_store(&gate, 1);
   json_t *r = task_rpc(f.port, NULL, "tasks/result", id);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(r, "result"), "content"), 0),
-          "text")),
-      "worked sl");
+  assert_string_equal(text_of(json_object_get(r, "result")), "worked sl");
   json_decref(r);
   free(id);
   stop(&f);
@@ -768,10 +656,8 @@ static void test_stop_with_suspended_result(void **state) {
   char sid[64];
   open_session(f.port, sid);
   char *id = start_task(f.port, sid, "work", "{}", NULL);
-  bg_result b = {.port = f.port};
-  snprintf(b.sid, sizeof b.sid, "%s", sid);
-  snprintf(b.id, sizeof b.id, "%s", id);
-  pthread_create(&b.th, NULL, bg_result_main, &b);
+  bg_result b;
+  bg_result_start(&b, f.port, sid, id);
   sleep_ms(100);
   mcp_http_server_stop(f.http);
   pthread_join(b.th, NULL);

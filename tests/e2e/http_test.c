@@ -6,21 +6,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
-#include <time.h>
 
-#include "testutil.h"
+#include "http_fixture.h"
+#include "util/clock.h"
 
-#include "http_client.h"
-#include "mcp/http.h"
-#include "mcp/mcp.h"
-
-#define ACCEPT "Accept: application/json, text/event-stream\r\n"
-#define INIT                                                                   \
-  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"       \
-  "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"  \
-  "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"
-#define INITIALIZED                                                            \
-  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
 #define ADD(id)                                                                \
   "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{" \
   "\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}}}"
@@ -29,11 +18,6 @@
 static atomic_int gate_open;
 static atomic_int tool_done;
 static atomic_int slow_started;
-
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
 
 static mcp_status tool_add(mcp_call_t *call, json_t *args, mcp_result_t *r,
                            void *ud) {
@@ -60,17 +44,9 @@ static mcp_status tool_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
                            void *ud) {
   (void)args;
   (void)ud;
-  json_t *res = NULL;
-  mcp_error_t err;
-  mcp_status st = mcp_call_request(call, "elicitation/create",
-                                   json_pack("{s:s,s:{s:s,s:{}}}", "message",
-                                             "name?", "requestedSchema", "type",
-                                             "object", "properties"),
-                                   3000, &res, &err);
-  if (st != MCP_OK) {
-    mcp_result_set_error(r, "no answer: %s", err.message);
+  json_t *res = ask_client(call, "name?", 3000, r);
+  if (res == NULL)
     return MCP_OK;
-  }
   mcp_result_add_textf(r, "answer=%s",
                        json_string_value(json_object_get(res, "action")));
   json_decref(res);
@@ -124,78 +100,24 @@ static mcp_status tool_maybe(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn) {
-  mcp_tool_t *t = NULL;
-  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_input_schema_text(t, "{\"type\":\"object\"}"),
-                   MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
-}
-
-typedef struct fixture {
-  mcp_server_t *server;
-  mcp_http_server_t *http;
-  int port;
-} fixture;
-
-static void quiet_log(mcp_log_level l, const char *m, void *ud) {
-  (void)l;
-  (void)m;
-  (void)ud;
-}
-
-static mcp_http_options_t *base_options(void) {
-  mcp_http_options_t *o = NULL;
-  assert_int_equal(mcp_http_options_new(&o), MCP_OK);
-  assert_int_equal(mcp_http_options_set_bind(o, "127.0.0.1", 0), MCP_OK);
-  mcp_http_options_set_shutdown_deadline_ms(o, 2000);
-  return o;
-}
-
 static void start(fixture *f, mcp_http_options_t *o) {
-  memset(f, 0, sizeof *f);
-  assert_int_equal(mcp_server_new("http-test", "1.0", &f->server), MCP_OK);
-  mcp_server_set_log_handler(f->server, quiet_log, NULL);
-  add_tool(f->server, "add", tool_add);
-  add_tool(f->server, "chatty", tool_chatty);
-  add_tool(f->server, "ask", tool_ask);
-  add_tool(f->server, "stepper", tool_stepper);
-  add_tool(f->server, "slow", tool_slow);
-  add_tool(f->server, "maybe", tool_maybe);
-  mcp_error_t err;
-  mcp_status st = mcp_http_server_start(f->server, o, &f->http, &err);
-  if (st != MCP_OK)
-    fail_msg("start: %s", err.message);
-  mcp_http_options_free(o);
-  f->port = mcp_http_server_port(f->http);
+  fixture_new_server(f, "http-test");
+  add_tool(f->server, "add", tool_add, MCP_TASK_FORBIDDEN);
+  add_tool(f->server, "chatty", tool_chatty, MCP_TASK_FORBIDDEN);
+  add_tool(f->server, "ask", tool_ask, MCP_TASK_FORBIDDEN);
+  add_tool(f->server, "stepper", tool_stepper, MCP_TASK_FORBIDDEN);
+  add_tool(f->server, "slow", tool_slow, MCP_TASK_FORBIDDEN);
+  add_tool(f->server, "maybe", tool_maybe, MCP_TASK_FORBIDDEN);
+  fixture_serve(f, o);
   assert_true(f->port > 0);
   atomic_store(&gate_open, 0);
   atomic_store(&tool_done, 0);
   atomic_store(&slow_started, 0);
 }
 
-static void stop(fixture *f) {
-  mcp_http_server_stop(f->http);
-  mcp_server_free(f->server);
-}
-
 /* initialize + initialized; returns the session id in sid. */
 static void open_session(int port, char sid[64]) {
-  char *body = NULL;
-  assert_int_equal(tc_do(port, "POST", ACCEPT, INIT, &body, sid), 200);
-  assert_non_null(strstr(body, "\"protocolVersion\""));
-  free(body);
-  assert_int_equal(strlen(sid), 36);
-  char hdr[256];
-  snprintf(hdr, sizeof hdr, ACCEPT "Mcp-Session-Id: %s\r\n", sid);
-  assert_int_equal(tc_do(port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
-}
-
-static void session_hdr(char *out, size_t n, const char *sid) {
-  snprintf(out, n,
-           ACCEPT "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
-           sid);
+  open_session_expecting(port, "\"protocolVersion\"", sid);
 }
 
 /* ---- tests ----------------------------------------------------------------
@@ -225,7 +147,7 @@ static void test_session_lifecycle(void **state) {
   assert_int_equal(tc_do(f.port, "DELETE", hdr, NULL, NULL, NULL), 204);
   assert_int_equal(tc_do(f.port, "POST", hdr, ADD(5), NULL, NULL), 404);
   assert_int_equal(tc_do(f.port, "DELETE", hdr, NULL, NULL, NULL), 404);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_status_codes(void **state) {
@@ -303,7 +225,7 @@ static void test_status_codes(void **state) {
   snprintf(gh, sizeof gh, "Accept: application/json\r\nMcp-Session-Id: %s\r\n",
            sid);
   assert_int_equal(tc_do(f.port, "GET", gh, NULL, NULL, NULL), 406);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_origin_and_host(void **state) {
@@ -325,37 +247,12 @@ static void test_origin_and_host(void **state) {
   tc_conn c;
   memset(&c, 0, sizeof c);
   c.fd = tc_connect(f.port);
-  const char *req = "POST /mcp HTTP/1.1\r\nHost: evil.example:80\r\n" ACCEPT
-                    "Content-Type: application/json\r\nContent-Length: 2\r\n"
-                    "\r\n{}";
-  assert_true(write(c.fd, req, strlen(req)) > 0);
-  while (!c.buf || !strstr(c.buf, "\r\n\r\n"))
-    assert_true(tc_fill(&c, 5000));
-  int status = 0;
-  sscanf(c.buf, "HTTP/1.1 %d", &status);
-  assert_int_equal(status, 403);
+  assert_true(
+      tc_write_request(c.fd, "evil.example:80", "POST", "/mcp", ACCEPT, "{}"));
+  assert_true(tc_read_head(&c, 5000));
+  assert_int_equal(c.status, 403);
   tc_close(&c);
-  stop(&f);
-}
-
-/* Splits "id: X\n..." lines of one event. */
-static void event_field(const char *ev, const char *name, char *out, size_t n) {
-  out[0] = '\0';
-  size_t nl = strlen(name);
-  for (const char *p = ev; p && *p;) {
-    if (strncmp(p, name, nl) == 0 && p[nl] == ':') {
-      const char *v = p + nl + 1;
-      if (*v == ' ')
-        v++;
-      size_t len = strcspn(v, "\n");
-      if (out[0] && strcmp(name, "data") == 0)
-        strncat(out, "\n", n - strlen(out) - 1);
-      strncat(out, v, len < n - strlen(out) - 1 ? len : n - strlen(out) - 1);
-    }
-    p = strchr(p, '\n');
-    if (p)
-      p++;
-  }
+  fixture_stop(&f);
 }
 
 static void test_sse_upgrade_and_framing(void **state) {
@@ -415,7 +312,7 @@ static void test_sse_upgrade_and_framing(void **state) {
   assert_int_equal(notes, 2);
   assert_true(got_result);
   tc_close(&c);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_elicitation_round_trip(void **state) {
@@ -459,7 +356,7 @@ static void test_elicitation_round_trip(void **state) {
   }
   assert_true(ok);
   tc_close(&c);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_resume_after_disconnect(void **state) {
@@ -523,7 +420,7 @@ static void test_resume_after_disconnect(void **state) {
            "Last-Event-ID: 99-12345\r\n",
            sid);
   assert_int_equal(tc_do(f.port, "GET", rh, NULL, NULL, NULL), 400);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_get_stream_and_disconnect(void **state) {
@@ -533,8 +430,7 @@ static void test_get_stream_and_disconnect(void **state) {
   char sid[64], gh[256], hdr[256], data[512], *ev, *body = NULL;
   open_session(f.port, sid);
   session_hdr(hdr, sizeof hdr, sid);
-  snprintf(gh, sizeof gh, "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n",
-           sid);
+  get_hdr(gh, sizeof gh, sid);
   tc_conn g;
   assert_true(tc_open(&g, f.port, "GET", "/mcp", gh, NULL, 5000));
   assert_int_equal(g.status, 200);
@@ -571,7 +467,7 @@ static void test_get_stream_and_disconnect(void **state) {
     }
   }
   assert_int_equal(st, 200);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_get_disabled(void **state) {
@@ -582,10 +478,9 @@ static void test_get_disabled(void **state) {
   start(&f, o);
   char sid[64], gh[256];
   open_session(f.port, sid);
-  snprintf(gh, sizeof gh, "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n",
-           sid);
+  get_hdr(gh, sizeof gh, sid);
   assert_int_equal(tc_do(f.port, "GET", gh, NULL, NULL, NULL), 405);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 typedef struct worker_arg {
@@ -630,7 +525,7 @@ static void test_many_concurrent_sessions(void **state) {
   for (int i = 0; i < THREADS; i++)
     pthread_join(t[i], NULL);
   assert_int_equal(atomic_load(&failures), 0);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_stateless_mode(void **state) {
@@ -680,7 +575,7 @@ static void test_stateless_mode(void **state) {
       tc_do(f.port, "GET", "Accept: text/event-stream\r\n", NULL, NULL, NULL),
       405);
   assert_int_equal(tc_do(f.port, "DELETE", "", NULL, NULL, NULL), 405);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 static void test_session_limit_and_expiry(void **state) {
@@ -701,7 +596,7 @@ static void test_session_limit_and_expiry(void **state) {
   assert_int_equal(tc_do(f.port, "POST", hdr, ADD(1), NULL, NULL), 404);
   char s3[64];
   open_session(f.port, s3); /* room again */
-  stop(&f);
+  fixture_stop(&f);
 }
 
 typedef struct slow_arg {
@@ -734,7 +629,7 @@ static void test_graceful_stop_with_inflight_request(void **state) {
     sleep_ms(5);
   assert_true(atomic_load(&slow_started));
   int port = f.port;
-  stop(&f); /* must let the in-flight call answer */
+  fixture_stop(&f); /* must let the in-flight call answer */
   pthread_join(t, NULL);
   assert_int_equal(a.status, 200);
   assert_non_null(strstr(a.body, "slow done"));
@@ -816,13 +711,7 @@ static void test_fast_tool_runs_inline(void **state) {
     assert_non_null(strstr(body, "\"resultType\":\"complete\""));
     free(body);
   }
-  stop(&f);
-}
-
-static int64_t mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  fixture_stop(&f);
 }
 
 /* With one network thread, a tool that was fast and starts to block goes
@@ -850,7 +739,7 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
       free(body);
     } while (!atomic_load(&maybe_inline) && ++runs < 3000);
     if (!atomic_load(&maybe_inline)) {
-      stop(&f);
+      fixture_stop(&f);
       print_message("machine too loaded: the tool never ran inline\n");
       skip();
     }
@@ -872,20 +761,16 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
   free(body);
   assert_false(atomic_load(&maybe_inline));
   /* a 600 ms run on connection A, then a cheap call on connection B */
-  char req[1024];
-  const char *slow = MAYBE("{\"sleep\":600}");
-  int n = snprintf(req, sizeof req,
-                   "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s"
-                   "Content-Type: application/json\r\nContent-Length: %zu"
-                   "\r\n\r\n%s",
-                   f.port, hdr, strlen(slow), slow);
+  char host[32];
+  snprintf(host, sizeof host, "127.0.0.1:%d", f.port);
   int a = tc_connect(f.port);
   assert_true(a >= 0);
-  assert_int_equal(write(a, req, (size_t)n), n);
+  assert_true(
+      tc_write_request(a, host, "POST", "/mcp", hdr, MAYBE("{\"sleep\":600}")));
   sleep_ms(50); /* A is running */
-  int64_t t0 = mono_ms();
+  int64_t t0 = mcp__monotonic_ms();
   assert_int_equal(tc_do(f.port, "POST", hdr, ADD(1), &body, NULL), 200);
-  int64_t waited = mono_ms() - t0;
+  int64_t waited = mcp__monotonic_ms() - t0;
   assert_non_null(strstr(body, "\"text\":\"5\""));
   free(body);
   assert_true(waited < 400); /* not stuck behind A's 600 ms */
@@ -896,7 +781,7 @@ static void test_blocking_tool_leaves_the_network_thread(void **state) {
   assert_non_null(strstr(buf, "200"));
   close(a);
   assert_false(atomic_load(&maybe_inline)); /* A ran on a worker */
-  stop(&f);
+  fixture_stop(&f);
 }
 
 /* One POST of initialize over IPv6 loopback with the given Host header;
@@ -912,15 +797,11 @@ static int v6_status(int port, const char *host) {
       close(fd);
     return 0;
   }
-  char req[1024];
-  int n = snprintf(req, sizeof req,
-                   "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
-                   "Content-Type: application/json\r\nContent-Length: %zu"
-                   "\r\nConnection: close\r\n\r\n%s",
-                   host, strlen(INIT), INIT);
   int status = 0;
   char buf[256] = "";
-  if (write(fd, req, (size_t)n) == n && read(fd, buf, sizeof buf - 1) > 0)
+  if (tc_write_request(fd, host, "POST", "/mcp", ACCEPT "Connection: close\r\n",
+                       INIT) &&
+      read(fd, buf, sizeof buf - 1) > 0)
     sscanf(buf, "HTTP/%*s %d", &status);
   close(fd);
   return status;
@@ -949,7 +830,7 @@ static void test_ipv6_and_port_in_use(void **state) {
   assert_null(second);
   assert_non_null(strstr(err.message, "cannot listen"));
   mcp_http_options_free(again);
-  stop(&f);
+  fixture_stop(&f);
 }
 
 int main(void) {

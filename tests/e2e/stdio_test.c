@@ -4,8 +4,9 @@
 #include "testutil.h"
 
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "util/clock.h"
 
 typedef struct served {
   mcp_server_t *server;
@@ -351,12 +352,6 @@ static void test_blocked_tasks_result_holds_no_worker(void **state) {
   expect_orderly_end(&sv);
 }
 
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A parked tasks/result that the client cancels gets no answer (the task
  * itself goes on), frees its place in flight, and end of input then
  * returns without waiting for the task. */
@@ -389,7 +384,7 @@ static void test_cancelled_tasks_result_is_not_answered(void **state) {
   json_t *r = read_response(&sv);
   assert_int_equal(json_integer_value(json_object_get(r, "id")), 30);
   json_decref(r);
-  int64_t t0 = now_ms();
+  int64_t t0 = mcp__monotonic_ms();
   close(sv.to_server[1]);
   sv.to_server[1] = -1;
   /* nothing for id 20, and the server returns before the 1.5 s task ends */
@@ -400,7 +395,7 @@ static void test_cancelled_tasks_result_is_not_answered(void **state) {
     json_decref(m);
     free(extra);
   }
-  assert_true(now_ms() - t0 < 1200);
+  assert_true(mcp__monotonic_ms() - t0 < 1200);
   reap(&sv);
 }
 

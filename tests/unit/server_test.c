@@ -136,6 +136,12 @@ static int error_code(json_t *msg) {
       json_object_get(json_object_get(msg, "error"), "code"));
 }
 
+/* The text of the first content item of a tools/call result. */
+static const char *text_of(json_t *result) {
+  return json_string_value(json_object_get(
+      json_array_get(json_object_get(result, "content"), 0), "text"));
+}
+
 static void test_initialize_negotiates_versions(void **state) {
   mcp_server_t *s = *state;
   const char *cases[][2] = {
@@ -285,8 +291,7 @@ static void test_tools_call_error_split(void **state) {
   r = call_tool(s, se, "echo", "{\"text\":5}");
   json_t *res = json_object_get(r, "result");
   assert_true(json_is_true(json_object_get(res, "isError")));
-  const char *text = json_string_value(json_object_get(
-      json_array_get(json_object_get(res, "content"), 0), "text"));
+  const char *text = text_of(res);
   assert_non_null(strstr(text, "Invalid arguments for tool 'echo'"));
   assert_non_null(strstr(text, "/text"));
   assert_int_equal(handler_calls, 0);
@@ -434,10 +439,7 @@ static void test_server_to_client_request_round_trip(void **state) {
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
   json_t *r = call_tool(s, se, "roots", "{}");
-  const char *text = json_string_value(json_object_get(
-      json_array_get(json_object_get(json_object_get(r, "result"), "content"),
-                     0),
-      "text"));
+  const char *text = text_of(json_object_get(r, "result"));
   assert_non_null(strstr(text, "MCP_ERR_CAPABILITY"));
   json_decref(r);
   mcp__session_release(se);
@@ -467,20 +469,13 @@ static void test_server_to_client_request_round_trip(void **state) {
   pthread_join(th, NULL);
   assert_int_equal(json_array_size(c.messages), 2);
   json_t *resp = json_array_get(c.messages, 1);
-  assert_string_equal(
-      json_string_value(json_object_get(
-          json_array_get(
-              json_object_get(json_object_get(resp, "result"), "content"), 0),
-          "text")),
-      "file:///home/x");
+  assert_string_equal(text_of(json_object_get(resp, "result")),
+                      "file:///home/x");
   tu_capture_destroy(&c);
 
   /* a client that never answers: the handler gets a timeout */
   r = call_tool(s, se, "roots", "{}");
-  text = json_string_value(json_object_get(
-      json_array_get(json_object_get(json_object_get(r, "result"), "content"),
-                     0),
-      "text"));
+  text = text_of(json_object_get(r, "result"));
   assert_non_null(strstr(text, "MCP_ERR_TIMEOUT"));
   json_decref(r);
   mcp__session_release(se);
