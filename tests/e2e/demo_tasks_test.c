@@ -232,8 +232,10 @@ static void test_ttl_expiry_and_cleanup_command(void **state) {
   tu_proc p;
   spawn_demo(&p, false);
   handshake(&p);
+  /* reindex_catalog sleeps 300 ms: the ttl leaves room for a slow
+   * (ThreadSanitizer, loaded) machine to finish it before it expires */
   char *id = start_task(&p, "reindex_catalog", "{\"section\":\"media\"}",
-                        "{\"ttl\":400}", "rx");
+                        "{\"ttl\":1500}", "rx");
   json_t *r = task_rpc(&p, "tasks/result", id, NULL);
   assert_int_equal(
       json_integer_value(json_object_get(
@@ -241,7 +243,7 @@ static void test_ttl_expiry_and_cleanup_command(void **state) {
           "documents")),
       85);
   json_decref(r);
-  usleep(500000);
+  usleep(1600000); /* past the ttl */
   r = task_rpc(&p, "tasks/get", id, NULL);
   assert_int_equal(code_of(r), -32602);
   json_decref(r);

@@ -659,8 +659,12 @@ static void test_stop_with_suspended_result(void **state) {
   bg_result b;
   bg_result_start(&b, f.port, sid, id);
   sleep_ms(100);
+  assert_int_equal(atomic_load(&b.status), 0); /* still blocked */
   mcp_http_server_stop(f.http);
   pthread_join(b.th, NULL);
+  /* the stop ended the session: the parked call ends without an answer,
+   * and the exchange with 204 (docs/http.md) */
+  assert_int_equal(b.status, 204);
   free(b.body);
   atomic_store(&gate, 1);
   mcp_server_free(f.server);
