@@ -179,6 +179,22 @@ void mcp__client_receive(mcp_client_t *c, json_t *msg) {
   json_decref(msg);
 }
 
+void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
+                              size_t flags) {
+  json_error_t je;
+  json_t *msg = json_loadb(text, len, flags, &je);
+  if (msg != NULL) {
+    mcp__client_receive(c, msg);
+    return;
+  }
+  if (c->opts.observer == NULL)
+    return;
+  json_t *raw = json_stringn_nocheck(text, len);
+  if (raw != NULL)
+    observe(c, true, raw);
+  json_decref(raw);
+}
+
 /* ---- requests ------------------------------------------------------------ */
 
 static mcp_status wait_for(mcp_client_t *c, mcp__pending *p) {

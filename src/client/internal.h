@@ -94,6 +94,11 @@ struct mcp_client {
 
 /* Called by transports for each incoming message (takes msg: steals). */
 void mcp__client_receive(mcp_client_t *c, json_t *msg);
+/* Parses one incoming message of len bytes (json_loadb flags) and receives
+ * it; text that does not parse reaches the observer as a JSON string, so a
+ * tester can report it. */
+void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
+                              size_t flags);
 /* Called by transports when the connection ended (reader EOF). */
 void mcp__client_closed(mcp_client_t *c);
 /* True while the request with this id still waits for its answer. */

@@ -75,17 +75,7 @@ static void on_event(const char *event, const char *id, const char *data,
   x->events++;
   if (len == 0 || strcmp(event, "message") != 0)
     return; /* priming events carry an id and no data */
-  json_error_t je;
-  json_t *msg = json_loadb(data, len, 0, &je);
-  if (msg == NULL) {
-    mcp_client_t *c = x->t->base.client;
-    json_t *raw = json_stringn_nocheck(data, len);
-    if (raw != NULL && c->opts.observer != NULL)
-      c->opts.observer(c, true, raw, c->opts.observer_ud);
-    json_decref(raw);
-    return;
-  }
-  mcp__client_receive(x->t->base.client, msg);
+  mcp__client_receive_text(x->t->base.client, data, len, 0);
 }
 
 static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
