@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "util/clock.h"
 
 /* A resource or template: where it is (field), its name and the first line
  * of its description. */
@@ -175,13 +176,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
     }
     /* wait_ms 0: until count updates (or forever, until interrupted) */
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += wait_ms / 1000;
-    deadline.tv_nsec += (wait_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-      deadline.tv_sec++;
-      deadline.tv_nsec -= 1000000000L;
-    }
+    mcp__deadline_in(CLOCK_REALTIME, wait_ms, &deadline);
     pthread_mutex_lock(&sub.lock);
     while (count == 0 || (long)json_array_size(sub.updates) < count) {
       int w = wait_ms > 0
