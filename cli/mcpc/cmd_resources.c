@@ -7,57 +7,39 @@
 #include <time.h>
 
 #include "commands.h"
+#include "util/clock.h"
 
-/* A paginated list printed as {"<key>": [...]} or one line per item. */
-static int list(mcpc_ctx *ctx, int argc, const char *syn, const char *method,
-                const char *key, const char *id_field) {
-  if (argc != 0)
-    return mcpc_usage(syn);
-  int rc;
-  mcp_client_t *c = mcpc_connect(ctx, &rc);
-  if (c == NULL)
-    return rc;
-  json_t *items = NULL;
-  mcp_error_t err;
-  mcp_status st = mcp_client_list_all(c, method, key, 0, &items, &err);
-  if (st != MCP_OK) {
-    rc = mcpc_fail(method, st, &err);
-  } else if (ctx->json) {
-    json_t *o = json_pack("{s:O}", key, items);
-    mcpc_print_json(o);
-    json_decref(o);
-  } else {
-    size_t i;
-    json_t *it;
-    json_array_foreach(items, i, it) {
-      const char *id = json_string_value(json_object_get(it, id_field));
-      const char *name = json_string_value(json_object_get(it, "name"));
-      const char *d = json_string_value(json_object_get(it, "description"));
-      int len = d ? (int)strcspn(d, "\n") : 0;
-      if (strcmp(id_field, "name") == 0)
-        printf("%-28s %.*s\n", id ? id : "?", len, d ? d : "");
-      else
-        printf("%-36s %-20s %.*s\n", id ? id : "?", name ? name : "", len,
-               d ? d : "");
-    }
-  }
-  json_decref(items);
-  mcp_client_close(c);
-  return rc;
+/* A resource or template: where it is (field), its name and the first line
+ * of its description. */
+static void print_located(const json_t *it, const char *field) {
+  const char *id = json_string_value(json_object_get(it, field));
+  const char *name = json_string_value(json_object_get(it, "name"));
+  const char *d = json_string_value(json_object_get(it, "description"));
+  printf("%-36s %-20s %.*s\n", id ? id : "?", name ? name : "",
+         d ? (int)strcspn(d, "\n") : 0, d ? d : "");
+}
+
+static void print_resource(const json_t *it) {
+  print_located(it, "uri");
+}
+
+static void print_template(const json_t *it) {
+  print_located(it, "uriTemplate");
 }
 
 int mcpc_cmd_resources_list(mcpc_ctx *ctx, int argc, char **argv) {
-  return list(ctx, argc, "resources list", "resources/list", "resources",
-              "uri");
+  return mcpc_list(ctx, argc, "resources list", "resources/list", "resources",
+                   print_resource);
 }
 
 int mcpc_cmd_resources_templates(mcpc_ctx *ctx, int argc, char **argv) {
-  return list(ctx, argc, "resources templates", "resources/templates/list",
-              "resourceTemplates", "uriTemplate");
+  return mcpc_list(ctx, argc, "resources templates", "resources/templates/list",
+                   "resourceTemplates", print_template);
 }
 
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv) {
-  return list(ctx, argc, "prompts list", "prompts/list", "prompts", "name");
+  return mcpc_list(ctx, argc, "prompts list", "prompts/list", "prompts",
+                   mcpc_print_named);
 }
 
 int mcpc_cmd_resources_read(mcpc_ctx *ctx, int argc, char **argv) {
@@ -194,13 +176,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
     }
     /* wait_ms 0: until count updates (or forever, until interrupted) */
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += wait_ms / 1000;
-    deadline.tv_nsec += (wait_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-      deadline.tv_sec++;
-      deadline.tv_nsec -= 1000000000L;
-    }
+    mcp__deadline_in(CLOCK_REALTIME, wait_ms, &deadline);
     pthread_mutex_lock(&sub.lock);
     while (count == 0 || (long)json_array_size(sub.updates) < count) {
       int w = wait_ms > 0

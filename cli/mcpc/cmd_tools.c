@@ -8,35 +8,8 @@
 #include "commands.h"
 
 int mcpc_cmd_tools_list(mcpc_ctx *ctx, int argc, char **argv) {
-  if (argc != 0)
-    return mcpc_usage("tools list");
-  int rc;
-  mcp_client_t *c = mcpc_connect(ctx, &rc);
-  if (c == NULL)
-    return rc;
-  json_t *tools = NULL;
-  mcp_error_t err;
-  mcp_status st = mcp_client_list_tools(c, &tools, &err);
-  if (st != MCP_OK) {
-    rc = mcpc_fail("tools/list", st, &err);
-  } else if (ctx->json) {
-    json_t *o = json_pack("{s:O}", "tools", tools);
-    mcpc_print_json(o);
-    json_decref(o);
-  } else {
-    size_t i;
-    json_t *t;
-    json_array_foreach(tools, i, t) {
-      const char *d = json_string_value(json_object_get(t, "description"));
-      /* first line of the description only */
-      int len = d ? (int)strcspn(d, "\n") : 0;
-      printf("%-28s %.*s\n", json_string_value(json_object_get(t, "name")), len,
-             d ? d : "");
-    }
-  }
-  json_decref(tools);
-  mcp_client_close(c);
-  return rc;
+  return mcpc_list(ctx, argc, "tools list", "tools/list", "tools",
+                   mcpc_print_named);
 }
 
 /* What the task display needs between polls. Progress notifications for

@@ -63,6 +63,14 @@ void mcpc_print_content(const json_t *block);
 /* Prints a CallToolResult / GetTaskPayloadResult as text or JSON; returns
  * 1 when it is an isError result, else 0. */
 int mcpc_print_tool_result(const mcpc_ctx *ctx, json_t *result);
+/* A paginated list (method, and key, the name of the result's array) as
+ * {"<key>": [...]} with --format json, else one print_item call per item;
+ * the command takes no arguments (syn: its usage line). Returns the exit
+ * code. */
+int mcpc_list(mcpc_ctx *ctx, int argc, const char *syn, const char *method,
+              const char *key, void (*print_item)(const json_t *item));
+/* A list item as its name and the first line of its description. */
+void mcpc_print_named(const json_t *item);
 /* Parses "key=value" words into an object (values that parse as JSON stay
  * JSON, others become strings). NULL with a message on a malformed word. */
 json_t *mcpc_parse_kv(int argc, char **argv, bool strings_only);

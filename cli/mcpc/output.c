@@ -62,6 +62,40 @@ int mcpc_print_tool_result(const mcpc_ctx *ctx, json_t *result) {
   return is_error ? MCPC_FAIL : MCPC_OK;
 }
 
+int mcpc_list(mcpc_ctx *ctx, int argc, const char *syn, const char *method,
+              const char *key, void (*print_item)(const json_t *item)) {
+  if (argc != 0)
+    return mcpc_usage(syn);
+  int rc;
+  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  if (c == NULL)
+    return rc;
+  json_t *items = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_client_list_all(c, method, key, 0, &items, &err);
+  if (st != MCP_OK) {
+    rc = mcpc_fail(method, st, &err);
+  } else if (ctx->json) {
+    json_t *o = json_pack("{s:O}", key, items);
+    mcpc_print_json(o);
+    json_decref(o);
+  } else {
+    size_t i;
+    json_t *it;
+    json_array_foreach(items, i, it) print_item(it);
+  }
+  json_decref(items);
+  mcp_client_close(c);
+  return rc;
+}
+
+void mcpc_print_named(const json_t *item) {
+  const char *name = json_string_value(json_object_get(item, "name"));
+  const char *d = json_string_value(json_object_get(item, "description"));
+  printf("%-28s %.*s\n", name ? name : "?", d ? (int)strcspn(d, "\n") : 0,
+         d ? d : "");
+}
+
 json_t *mcpc_parse_kv(int argc, char **argv, bool strings_only) {
   json_t *obj = json_object();
   for (int i = 0; obj != NULL && i < argc; i++) {

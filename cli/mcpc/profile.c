@@ -82,10 +82,8 @@ static void report(const mcpc_ctx *ctx, int rc, const char *what,
   if (rc != MCPC_OK)
     return;
   if (ctx->json) {
-    json_t *o = json_pack("{s:s,s:s,s:s}", what, name, "profile", name,
-                          "config", mcpc_config_path(ctx));
-    json_object_del(o, what);
-    json_object_set_new(o, "action", json_string(what));
+    json_t *o = json_pack("{s:s,s:s,s:s}", "profile", name, "config",
+                          mcpc_config_path(ctx), "action", what);
     mcpc_print_json(o);
     json_decref(o);
   } else {

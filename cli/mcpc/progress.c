@@ -4,26 +4,20 @@
  * readable. Always on stderr: stdout carries only the result. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
-
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "util/clock.h"
 
 void mcpc_progress_init(mcpc_progress *p, const mcpc_ctx *ctx) {
   p->tty = !ctx->json && isatty(STDERR_FILENO);
   p->drawn = false;
-  p->start_ms = now_ms();
+  p->start_ms = mcp__monotonic_ms();
 }
 
 void mcpc_progress_update(mcpc_progress *p, double progress, double total,
                           const char *message) {
-  double elapsed = (double)(now_ms() - p->start_ms) / 1000.0;
+  double elapsed = (double)(mcp__monotonic_ms() - p->start_ms) / 1000.0;
   if (message == NULL)
     message = "";
   if (!p->tty) {

@@ -105,10 +105,6 @@ static mcp_status archive_orders(mcp_call_t *call, json_t *args,
   return MCP_OK;
 }
 
-static mcp_status add(mcp_server_t *s, mcp_tool_t *t, mcp_error_t *err) {
-  return mcp_server_add_tool(s, t, err);
-}
-
 mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
   mcp_tool_t *t = NULL;
   mcp_status st = mcp_tool_new("start_long_export", &t);
@@ -128,7 +124,7 @@ mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
          "\"required\":[\"rows\",\"format\",\"uri\"]}");
   mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
   mcp_tool_set_handler(t, long_export, NULL, NULL);
-  if ((st = add(s, t, err)) != MCP_OK)
+  if ((st = mcp_server_add_tool(s, t, err)) != MCP_OK)
     return st;
 
   if ((st = mcp_tool_new("reindex_catalog", &t)) != MCP_OK)
@@ -150,7 +146,7 @@ mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
                                      "\"documents\":{\"type\":\"integer\"},"
                                      "\"seconds\":{\"type\":\"number\"}}}");
   mcp_tool_set_handler(t, reindex, NULL, NULL);
-  if ((st = add(s, t, err)) != MCP_OK)
+  if ((st = mcp_server_add_tool(s, t, err)) != MCP_OK)
     return st;
 
   if ((st = mcp_tool_new("archive_orders", &t)) != MCP_OK)
@@ -165,5 +161,5 @@ mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
       t, "{\"type\":\"object\",\"properties\":{\"older_than_days\":{"
          "\"type\":\"integer\",\"minimum\":1}}}");
   mcp_tool_set_handler(t, archive_orders, NULL, NULL);
-  return add(s, t, err);
+  return mcp_server_add_tool(s, t, err);
 }

@@ -56,8 +56,12 @@ static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t cap,
   snprintf(dst, cap, "%s", v ? (const char *)v : "");
 }
 
-/* Returns 1 found, 0 not found, -1 database error. */
-static int load_customer(demo_db *db, const char *id, customer *c) {
+/* Loads the customer named by the customer_id argument. Returns 1 found,
+ * 0 not found (result is then the tool error saying so), -1 database
+ * error. */
+static int load_customer(demo_db *db, json_t *args, mcp_result_t *result,
+                         customer *c) {
+  const char *id = mcp_arg_string_or(args, "customer_id", "");
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(demo_db_handle(db),
                          "SELECT id,name,city,email,balance FROM customers "
@@ -74,8 +78,11 @@ static int load_customer(demo_db *db, const char *id, customer *c) {
     copy_col(st, 3, c->email, sizeof c->email, &c->has_email);
     c->balance = sqlite3_column_double(st, 4);
     found = 1;
-  } else if (rc != SQLITE_DONE)
+  } else if (rc != SQLITE_DONE) {
     found = -1;
+  } else {
+    mcp_result_set_error(result, "No customer with id '%s'", id);
+  }
   sqlite3_finalize(st);
   return found;
 }
@@ -83,15 +90,10 @@ static int load_customer(demo_db *db, const char *id, customer *c) {
 static mcp_status get_customer_info(mcp_call_t *call, json_t *args,
                                     mcp_result_t *result, void *ud) {
   (void)call;
-  const char *id = mcp_arg_string_or(args, "customer_id", "");
   customer c;
-  int found = load_customer(ud, id, &c);
-  if (found < 0)
-    return MCP_ERR_IO;
-  if (found == 0) {
-    mcp_result_set_error(result, "No customer with id '%s'", id);
-    return MCP_OK;
-  }
+  int found = load_customer(ud, args, result, &c);
+  if (found <= 0)
+    return found < 0 ? MCP_ERR_IO : MCP_OK;
   mcp_result_add_textf(result,
                        "Customer %s: %s, city: %s, email: %s, balance: %.2f",
                        c.id, c.name, c.has_city ? c.city : "-",
@@ -102,15 +104,10 @@ static mcp_status get_customer_info(mcp_call_t *call, json_t *args,
 static mcp_status lookup_customer(mcp_call_t *call, json_t *args,
                                   mcp_result_t *result, void *ud) {
   (void)call;
-  const char *id = mcp_arg_string_or(args, "customer_id", "");
   customer c;
-  int found = load_customer(ud, id, &c);
-  if (found < 0)
-    return MCP_ERR_IO;
-  if (found == 0) {
-    mcp_result_set_error(result, "No customer with id '%s'", id);
-    return MCP_OK;
-  }
+  int found = load_customer(ud, args, result, &c);
+  if (found <= 0)
+    return found < 0 ? MCP_ERR_IO : MCP_OK;
   json_t *obj = json_pack("{s:s,s:f}", "name", c.name, "balance", c.balance);
   if (obj && c.has_city)
     json_object_set_new(obj, "city", json_string(c.city));

@@ -82,10 +82,6 @@ static void answer_error(mcp_client_t *c, json_t *id, int code,
 
 static void handle_server_request(mcp_client_t *c, json_t *msg,
                                   const char *method, json_t *id) {
-  json_t *params = json_object_get(msg, "params");
-  json_t *empty = NULL;
-  if (!json_is_object(params))
-    params = empty = json_object();
   mcp_client_request_fn fn = NULL;
   void *ud = NULL;
   if (strcmp(method, "sampling/createMessage") == 0) {
@@ -103,20 +99,20 @@ static void handle_server_request(mcp_client_t *c, json_t *msg,
     result = json_object();
   } else if (fn == NULL) {
     answer_error(c, id, MCP_RPC_METHOD_NOT_FOUND, "Method not found");
-    json_decref(empty);
     return;
   } else {
+    json_t *params = json_object_get(msg, "params");
+    json_t *empty = json_is_object(params) ? NULL : json_object();
     mcp_error_t e = {0};
-    mcp_status st = fn(c, method, params, &result, &e, ud);
+    mcp_status st = fn(c, method, empty ? empty : params, &result, &e, ud);
+    json_decref(empty);
     if (st != MCP_OK || result == NULL) {
       json_decref(result);
       answer_error(c, id, e.rpc_code ? e.rpc_code : MCP_RPC_INTERNAL_ERROR,
                    e.message[0] ? e.message : mcp_strerror(st));
-      json_decref(empty);
       return;
     }
   }
-  json_decref(empty);
   json_t *reply =
       json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result);
   if (reply != NULL)
@@ -177,6 +173,22 @@ void mcp__client_receive(mcp_client_t *c, json_t *msg) {
     pthread_mutex_unlock(&c->lock);
   }
   json_decref(msg);
+}
+
+void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
+                              size_t flags) {
+  json_error_t je;
+  json_t *msg = json_loadb(text, len, flags, &je);
+  if (msg != NULL) {
+    mcp__client_receive(c, msg);
+    return;
+  }
+  if (c->opts.observer == NULL)
+    return;
+  json_t *raw = json_stringn_nocheck(text, len);
+  if (raw != NULL)
+    observe(c, true, raw);
+  json_decref(raw);
 }
 
 /* ---- requests ------------------------------------------------------------ */

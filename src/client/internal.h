@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mcp/client.h"
 #include "util/buf.h"
@@ -94,6 +95,11 @@ struct mcp_client {
 
 /* Called by transports for each incoming message (takes msg: steals). */
 void mcp__client_receive(mcp_client_t *c, json_t *msg);
+/* Parses one incoming message of len bytes (json_loadb flags) and receives
+ * it; text that does not parse reaches the observer as a JSON string, so a
+ * tester can report it. */
+void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
+                              size_t flags);
 /* Called by transports when the connection ended (reader EOF). */
 void mcp__client_closed(mcp_client_t *c);
 /* True while the request with this id still waits for its answer. */
@@ -101,6 +107,13 @@ bool mcp__client_is_pending(mcp_client_t *c, const json_t *id);
 /* Serializes and sends msg (borrowed) through the transport. */
 mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
                             const json_t *request_id, mcp_error_t *err);
+
+/* Sleeps ms milliseconds, resuming after signal handlers. */
+static inline void mcp__client_sleep_ms(int64_t ms) {
+  struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
 
 /* Transport constructors (client.c picks one). */
 mcp_status mcp__ctransport_stdio_new(mcp_client_t *c, char *const *argv,

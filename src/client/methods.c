@@ -3,7 +3,6 @@
  * logging. Capability gates are checked here so an undeclared feature fails
  * fast with MCP_ERR_CAPABILITY instead of a round trip. */
 #include <string.h>
-#include <time.h>
 
 #include "client/internal.h"
 
@@ -203,9 +202,7 @@ mcp_status mcp_client_task_wait(mcp_client_t *c, const char *task_id,
     if (ms > 60000)
       ms = 60000; /* bound a hostile interval; polling stays responsive */
     json_decref(t);
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
+    mcp__client_sleep_ms(ms);
   }
 }
 

@@ -48,7 +48,6 @@ typedef struct exchange {
   http_transport *t;
   long status;
   bool is_sse;
-  bool saw_content_type;
   mcp__buf body;         /* non-SSE body */
   mcp__sse *sse;         /* persists across resumptions of one stream */
   size_t events;         /* SSE events with data seen in this exchange */
@@ -75,17 +74,7 @@ static void on_event(const char *event, const char *id, const char *data,
   x->events++;
   if (len == 0 || strcmp(event, "message") != 0)
     return; /* priming events carry an id and no data */
-  json_error_t je;
-  json_t *msg = json_loadb(data, len, 0, &je);
-  if (msg == NULL) {
-    mcp_client_t *c = x->t->base.client;
-    json_t *raw = json_stringn_nocheck(data, len);
-    if (raw != NULL && c->opts.observer != NULL)
-      c->opts.observer(c, true, raw, c->opts.observer_ud);
-    json_decref(raw);
-    return;
-  }
-  mcp__client_receive(x->t->base.client, msg);
+  mcp__client_receive_text(x->t->base.client, data, len, 0);
 }
 
 static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
@@ -105,7 +94,6 @@ static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
   while (end > v && isspace((unsigned char)end[-1]))
     end--;
   if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
-    x->saw_content_type = true;
     x->is_sse =
         (size_t)(end - v) >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
   } else if (name_len == 14 && strncasecmp(buf, "mcp-session-id", 14) == 0 &&
@@ -220,11 +208,15 @@ static int close_listener_socket(void *ud, curl_socket_t fd) {
 }
 
 /* Runs one HTTP exchange: POST body (when non-NULL), GET with
- * Last-Event-ID, or DELETE. listener: the GET is the standalone stream. */
-static mcp_status perform_ex(http_transport *t, const char *verb,
-                             const char *body, size_t len, exchange *x,
-                             bool listener, mcp_error_t *err) {
+ * Last-Event-ID, or DELETE. What x learnt of the previous exchange (status,
+ * type, body, event count) is reset first; its SSE parser carries over. */
+static mcp_status perform(http_transport *t, const char *verb, const char *body,
+                          size_t len, exchange *x, mcp_error_t *err) {
   mcp_client_options_t *o = &t->base.client->opts;
+  x->status = 0;
+  x->is_sse = false;
+  x->events = 0;
+  mcp__buf_reset(&x->body);
   CURL *curl = curl_easy_init();
   struct curl_slist *h =
       base_headers(t, body != NULL,
@@ -244,7 +236,7 @@ static mcp_status perform_ex(http_transport *t, const char *verb,
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-  if (listener) {
+  if (x->listener) {
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_listener_socket);
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, t);
     curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, close_listener_socket);
@@ -275,17 +267,6 @@ static mcp_status perform_ex(http_transport *t, const char *verb,
         err, rc == CURLE_OPERATION_TIMEDOUT ? MCP_ERR_TIMEOUT : MCP_ERR_IO,
         "%s %s: %s", verb, o->url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
   return MCP_OK;
-}
-
-static mcp_status perform(http_transport *t, const char *verb, const char *body,
-                          size_t len, exchange *x, mcp_error_t *err) {
-  return perform_ex(t, verb, body, len, x, false, err);
-}
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
 }
 
 static mcp_status http_status_error(http_transport *t, exchange *x,
@@ -335,11 +316,7 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
                          "cannot be resumed");
       break;
     }
-    sleep_ms(sse.retry_ms >= 0 ? sse.retry_ms : DEFAULT_RETRY_MS);
-    x.events = 0;
-    x.status = 0;
-    x.is_sse = false;
-    mcp__buf_reset(&x.body);
+    mcp__client_sleep_ms(sse.retry_ms >= 0 ? sse.retry_ms : DEFAULT_RETRY_MS);
     st = perform(t, "GET", NULL, 0, &x, err);
     if (st == MCP_OK && x.status != 200)
       st = http_status_error(t, &x, "GET", err);
@@ -364,7 +341,7 @@ static bool pause_unless_stopping(http_transport *t, long ms) {
   for (long waited = 0; waited < ms; waited += 50) {
     if (stopping(t))
       return false;
-    sleep_ms(ms - waited < 50 ? ms - waited : 50);
+    mcp__client_sleep_ms(ms - waited < 50 ? ms - waited : 50);
   }
   return !stopping(t);
 }
@@ -380,11 +357,7 @@ static void *listener_main(void *arg) {
   mcp__sse_init(&sse, on_event, &x);
   int failures = 0;
   while (!stopping(t) && failures < MAX_IDLE_RESUMES) {
-    x.status = 0;
-    x.is_sse = false;
-    x.events = 0;
-    mcp__buf_reset(&x.body);
-    mcp_status st = perform_ex(t, "GET", NULL, 0, &x, true, NULL);
+    mcp_status st = perform(t, "GET", NULL, 0, &x, NULL);
     if (stopping(t) || (st == MCP_OK && (x.status != 200 || !x.is_sse)))
       break;
     failures = st == MCP_OK ? 0 : failures + 1;
@@ -404,9 +377,7 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
   pthread_mutex_lock(&t->lock);
   free(t->protocol_version);
   t->protocol_version = v;
-  pthread_mutex_unlock(&t->lock);
   /* initialize succeeded: from now on the server may talk first */
-  pthread_mutex_lock(&t->lock);
   t->listener_ready = false;
   pthread_mutex_unlock(&t->lock);
   if (!t->listening &&

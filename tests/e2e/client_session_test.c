@@ -111,16 +111,10 @@ static void test_cursor_guards(void **state) {
 }
 
 static void test_http_404_new_session(void **state) {
-  char hp[64], url[128], bin[1024], db[400], store[420];
-  int port = mr_free_port();
-  assert_true(port > 0);
-  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
-  snprintf(url, sizeof url, "http://%s/mcp", hp);
-  snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  snprintf(db, sizeof db, "%s/demo.db", mr_tmpdir);
-  snprintf(store, sizeof store, "sqlite:%s", db);
-  char *argv[] = {bin, "--http", hp, "--db", db, "--store", store, NULL};
-  pid_t pid = mr_start_http(argv, url);
+  mr_demo_http demo;
+  mr_demo_http_init(&demo, "demo.db");
+  const char *url = demo.url;
+  pid_t pid = mr_start_http(demo.argv, url);
   assert_true(pid > 0);
 
   mcp_client_options_t *o = NULL;
@@ -143,7 +137,7 @@ static void test_http_404_new_session(void **state) {
 
   /* the server restarts on the same port: the old session is unknown */
   mr_stop(pid);
-  pid = mr_start_http(argv, url);
+  pid = mr_start_http(demo.argv, url);
   assert_true(pid > 0);
   mcp_status st =
       mcp_client_call_tool(c, "add", args, NULL, NULL, &result, &err);

@@ -173,55 +173,25 @@ static void test_subscribe_updates(void **state) {
 }
 
 static void test_progress_bar_pty(void **state) {
-  int master;
-  pid_t pid = forkpty(&master, NULL, NULL, NULL);
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    execl(mr_mcpc, mr_mcpc, "-c", fixture_cmd, "tools", "call", "slow",
-          (char *)NULL);
-    _exit(127);
-  }
-  char buf[8192];
-  size_t len = 0;
-  for (;;) {
-    ssize_t n = read(master, buf + len, sizeof buf - 1 - len);
-    if (n <= 0)
-      break; /* EIO once the child closed the terminal */
-    len += (size_t)n;
-  }
-  buf[len] = '\0';
-  int status;
-  waitpid(pid, &status, 0);
-  close(master);
-  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const char *a[] = {"-c", fixture_cmd, "tools", "call", "slow", NULL};
+  int rc = -1;
+  char *buf = mr_run_pty(a, &rc);
+  assert_non_null(buf); /* forkpty worked */
+  assert_int_equal(rc, 0);
   assert_non_null(strstr(buf, "\r\033[K["));
   assert_non_null(strstr(buf, "100% step 4 of 4"));
   assert_null(strstr(buf, "progress 4/4")); /* no plain lines on a tty */
+  free(buf);
 }
 
 static void test_demo_http(void **state) {
-  int port = mr_free_port();
-  char hp[64], url[128], bin[1024];
-  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
-  snprintf(url, sizeof url, "http://%s/mcp", hp);
-  snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(mr_tmpdir) != 0)
-      _exit(126);
-    execl(bin, bin, "--http", hp, (char *)NULL);
-    _exit(127);
-  }
+  /* the demo's default files, in its working directory */
+  mr_demo_http demo;
+  mr_demo_http_init(&demo, "mcp-demo.db");
+  const char *url = demo.url;
+  pid_t pid = mr_start_http(demo.argv, url);
+  assert_true(pid > 0); /* it answers ping */
   char *out = NULL;
-  int rc = 3;
-  for (int i = 0; i < 300 && rc == 3;
-       i++) { /* up to 30 s on a loaded machine */
-    struct timespec ts = {0, 100 * 1000000L};
-    nanosleep(&ts, NULL);
-    const char *a[] = {"-u", url, "ping", NULL};
-    rc = mr_run(a, NULL, NULL);
-  }
-  assert_int_equal(rc, 0);
   MR_RUN(0, &out, "-u", url, "info");
   assert_non_null(strstr(out, "session: "));
   free(out);
@@ -232,8 +202,7 @@ static void test_demo_http(void **state) {
   MR_RUN(1, NULL, "-u", url, "tools", "call", "divide", "a=4", "b=0");
   MR_RUN(3, NULL, "-u", url, "tools", "call", "nope");
   MR_RUN(0, NULL, "-u", url, "log-level", "info");
-  kill(pid, SIGTERM);
-  waitpid(pid, NULL, 0);
+  mr_stop(pid);
   MR_RUN(3, NULL, "-u", url, "ping"); /* nobody listens any more */
 }
 

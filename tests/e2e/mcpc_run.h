@@ -176,6 +176,27 @@ static inline pid_t mr_start_http(char *const *argv, const char *url) {
   return -1;
 }
 
+/* The demo server over HTTP on a free port, with its database and task
+ * store in db_name in the scratch directory: argv and url for
+ * mr_start_http. */
+typedef struct mr_demo_http {
+  char hp[64], url[128], bin[1024], db[400], store[420];
+  char *argv[8];
+} mr_demo_http;
+
+static inline void mr_demo_http_init(mr_demo_http *d, const char *db_name) {
+  int port = mr_free_port();
+  assert_true(port > 0);
+  snprintf(d->hp, sizeof d->hp, "127.0.0.1:%d", port);
+  snprintf(d->url, sizeof d->url, "http://%s/mcp", d->hp);
+  snprintf(d->bin, sizeof d->bin, "%s/mcp-demo-server", MCP_BIN_DIR);
+  snprintf(d->db, sizeof d->db, "%s/%s", mr_tmpdir, db_name);
+  snprintf(d->store, sizeof d->store, "sqlite:%s", d->db);
+  char *argv[] = {d->bin, "--http",  d->hp,    "--db",
+                  d->db,  "--store", d->store, NULL};
+  memcpy(d->argv, argv, sizeof argv);
+}
+
 static inline void mr_stop(pid_t pid) {
   if (pid <= 0)
     return;

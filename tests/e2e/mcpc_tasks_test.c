@@ -74,16 +74,10 @@ static void test_tasks_stdio(void **state) {
 }
 
 static void test_tasks_http(void **state) {
-  char hp[64], url[128], bin[1024], db[400], store[420];
-  int port = mr_free_port();
-  assert_true(port > 0);
-  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
-  snprintf(url, sizeof url, "http://%s/mcp", hp);
-  snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
-  snprintf(db, sizeof db, "%s/http.db", mr_tmpdir);
-  snprintf(store, sizeof store, "sqlite:%s", db);
-  char *argv[] = {bin, "--http", hp, "--db", db, "--store", store, NULL};
-  pid_t pid = mr_start_http(argv, url);
+  mr_demo_http demo;
+  mr_demo_http_init(&demo, "http.db");
+  const char *url = demo.url;
+  pid_t pid = mr_start_http(demo.argv, url);
   assert_true(pid > 0);
   char *out = NULL, *err = NULL;
   const char *w = "-u";
