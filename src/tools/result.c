@@ -70,20 +70,24 @@ mcp_content_t *mcp_result_add_text(mcp_result_t *r, const char *text) {
   return append(r, json_pack("{s:s,s:s}", "type", "text", "text", text));
 }
 
-mcp_content_t *mcp_result_add_textf(mcp_result_t *r, const char *fmt, ...) {
-  if (r == NULL || fmt == NULL)
-    return NULL;
-  va_list ap;
-  va_start(ap, fmt);
+static mcp_content_t *add_vtextf(mcp_result_t *r, const char *fmt, va_list ap) {
   char *text = NULL;
-  int n = vasprintf(&text, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
+  if (vasprintf(&text, fmt, ap) < 0) {
     r->failed = true;
     return NULL;
   }
   mcp_content_t *c = mcp_result_add_text(r, text);
   free(text);
+  return c;
+}
+
+mcp_content_t *mcp_result_add_textf(mcp_result_t *r, const char *fmt, ...) {
+  if (r == NULL || fmt == NULL)
+    return NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  mcp_content_t *c = add_vtextf(r, fmt, ap);
+  va_end(ap);
   return c;
 }
 
@@ -218,15 +222,8 @@ mcp_status mcp_result_set_error(mcp_result_t *r, const char *fmt, ...) {
   r->is_error = true;
   va_list ap;
   va_start(ap, fmt);
-  char *text = NULL;
-  int n = vasprintf(&text, fmt, ap);
+  mcp_content_t *c = add_vtextf(r, fmt, ap);
   va_end(ap);
-  if (n < 0) {
-    r->failed = true;
-    return MCP_ERR_NOMEM;
-  }
-  mcp_content_t *c = mcp_result_add_text(r, text);
-  free(text);
   return c ? MCP_OK : MCP_ERR_NOMEM;
 }
 
