@@ -9,6 +9,7 @@
 
 #include "mcp/sampling.h"
 #include "server/internal.h"
+#include "util/str.h"
 
 struct mcp_sampling {
   int max_tokens;
@@ -78,17 +79,8 @@ mcp_status mcp_sampling_add_text(mcp_sampling_t *s, mcp_role role,
       s, role, json_pack("{s:s,s:s}", "type", "text", "text", text));
 }
 
-static mcp_status set_str(char **slot, const char *v) {
-  char *copy = v ? strdup(v) : NULL;
-  if (v && copy == NULL)
-    return MCP_ERR_NOMEM;
-  free(*slot);
-  *slot = copy;
-  return MCP_OK;
-}
-
 mcp_status mcp_sampling_set_system_prompt(mcp_sampling_t *s, const char *p) {
-  return s ? set_str(&s->system_prompt, p) : MCP_ERR_INVALID_ARG;
+  return s ? mcp__str_replace(&s->system_prompt, p) : MCP_ERR_INVALID_ARG;
 }
 
 mcp_status mcp_sampling_set_temperature(mcp_sampling_t *s, double t) {
@@ -159,7 +151,7 @@ mcp_status mcp_sampling_set_tool_choice(mcp_sampling_t *s, const char *mode) {
       (strcmp(mode, "auto") && strcmp(mode, "required") &&
        strcmp(mode, "none")))
     return MCP_ERR_INVALID_ARG;
-  return set_str(&s->tool_choice, mode);
+  return mcp__str_replace(&s->tool_choice, mode);
 }
 
 json_t *mcp_sampling_to_json(const mcp_sampling_t *s) {

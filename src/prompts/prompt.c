@@ -4,6 +4,7 @@
 
 #include "prompts/prompt_internal.h"
 #include "server/internal.h"
+#include "util/str.h"
 
 static void prompt_destroy(mcp__entry *e) {
   mcp_prompt_t *p = (mcp_prompt_t *)e;
@@ -66,21 +67,12 @@ const char *mcp_prompt_name(const mcp_prompt_t *p) {
   return p ? p->entry.key : NULL;
 }
 
-static mcp_status set_str(char **slot, const char *v) {
-  char *copy = NULL;
-  if (v && (copy = strdup(v)) == NULL)
-    return MCP_ERR_NOMEM;
-  free(*slot);
-  *slot = copy;
-  return MCP_OK;
-}
-
 mcp_status mcp_prompt_set_title(mcp_prompt_t *p, const char *title) {
-  return p ? set_str(&p->title, title) : MCP_ERR_INVALID_ARG;
+  return p ? mcp__str_replace(&p->title, title) : MCP_ERR_INVALID_ARG;
 }
 
 mcp_status mcp_prompt_set_description(mcp_prompt_t *p, const char *d) {
-  return p ? set_str(&p->description, d) : MCP_ERR_INVALID_ARG;
+  return p ? mcp__str_replace(&p->description, d) : MCP_ERR_INVALID_ARG;
 }
 
 const mcp__prompt_arg *mcp__prompt_arg_find(const mcp_prompt_t *p,
@@ -104,8 +96,9 @@ mcp_status mcp_prompt_add_argument(mcp_prompt_t *p, const char *name,
   p->args = args;
   mcp__prompt_arg a = {0};
   a.required = required;
-  if ((a.name = strdup(name)) == NULL || set_str(&a.title, title) != MCP_OK ||
-      set_str(&a.description, description) != MCP_OK) {
+  if ((a.name = strdup(name)) == NULL ||
+      mcp__str_replace(&a.title, title) != MCP_OK ||
+      mcp__str_replace(&a.description, description) != MCP_OK) {
     free(a.name);
     free(a.title);
     free(a.description);

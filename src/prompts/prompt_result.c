@@ -2,10 +2,8 @@
  * built by the tool result builder (tools/result.c), so prompts and tools
  * produce identical blocks and share the mcp_content_set_* refiners; each
  * block becomes one PromptMessage {role, content}. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "prompts/prompt_internal.h"
+#include "util/str.h"
 
 static mcp_content_t *with_role(mcp_prompt_result_t *r, mcp_role role,
                                 mcp_content_t *c) {
@@ -25,14 +23,8 @@ static bool role_ok(mcp_prompt_result_t *r, mcp_role role) {
 
 mcp_status mcp_prompt_result_set_description(mcp_prompt_result_t *r,
                                              const char *description) {
-  if (r == NULL)
-    return MCP_ERR_INVALID_ARG;
-  char *copy = description ? strdup(description) : NULL;
-  if (description && copy == NULL)
-    return MCP_ERR_NOMEM;
-  free(r->description);
-  r->description = copy;
-  return MCP_OK;
+  return r ? mcp__str_replace(&r->description, description)
+           : MCP_ERR_INVALID_ARG;
 }
 
 mcp_content_t *mcp_prompt_add_text(mcp_prompt_result_t *r, mcp_role role,

@@ -12,9 +12,11 @@ static void announce(mcp_server_t *s) {
     mcp_server_broadcast(s, "notifications/resources/list_changed", NULL);
 }
 
+/* Adds e with its listing (computed by the caller only when there is a
+ * handler, so NULL here means out of memory); e is released on failure. */
 static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
                             bool has_handler, json_t *listing) {
-  mcp_status st = MCP_OK;
+  mcp_status st;
   if (!has_handler)
     st = MCP_ERR_STATE;
   else if ((e->listing = listing) == NULL)
@@ -22,8 +24,6 @@ static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
   else
     st = mcp__catalog_add(c, e);
   if (st != MCP_OK) {
-    if (e->listing == NULL)
-      json_decref(listing);
     mcp__entry_release(e);
     return st;
   }

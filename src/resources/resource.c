@@ -7,6 +7,7 @@
 
 #include "mcp/result.h"
 #include "server/internal.h"
+#include "util/str.h"
 
 /* An absolute URI: scheme ":" rest, no whitespace or controls (RFC 3986
  * section 3.1 for the scheme). */
@@ -37,15 +38,6 @@ static void meta_clear(mcp__res_meta *m) {
   json_decref(m->annotations);
   json_decref(m->icons);
   json_decref(m->meta);
-}
-
-static mcp_status set_str(char **slot, const char *v) {
-  char *copy = NULL;
-  if (v && (copy = strdup(v)) == NULL)
-    return MCP_ERR_NOMEM;
-  free(*slot);
-  *slot = copy;
-  return MCP_OK;
 }
 
 static mcp_status set_annotations(mcp__res_meta *m, unsigned audience,
@@ -149,13 +141,13 @@ const char *mcp_resource_uri(const mcp_resource_t *r) {
   return r ? r->entry.key : NULL;
 }
 mcp_status mcp_resource_set_title(mcp_resource_t *r, const char *v) {
-  return r ? set_str(&r->m.title, v) : MCP_ERR_INVALID_ARG;
+  return r ? mcp__str_replace(&r->m.title, v) : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_set_description(mcp_resource_t *r, const char *v) {
-  return r ? set_str(&r->m.description, v) : MCP_ERR_INVALID_ARG;
+  return r ? mcp__str_replace(&r->m.description, v) : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_set_mime_type(mcp_resource_t *r, const char *v) {
-  return r ? set_str(&r->m.mime_type, v) : MCP_ERR_INVALID_ARG;
+  return r ? mcp__str_replace(&r->m.mime_type, v) : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_set_size(mcp_resource_t *r, uint64_t bytes) {
   if (r == NULL)
@@ -260,15 +252,15 @@ mcp_resource_template_uri_template(const mcp_resource_template_t *t) {
 }
 mcp_status mcp_resource_template_set_title(mcp_resource_template_t *t,
                                            const char *v) {
-  return t ? set_str(&t->m.title, v) : MCP_ERR_INVALID_ARG;
+  return t ? mcp__str_replace(&t->m.title, v) : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_template_set_description(mcp_resource_template_t *t,
                                                  const char *v) {
-  return t ? set_str(&t->m.description, v) : MCP_ERR_INVALID_ARG;
+  return t ? mcp__str_replace(&t->m.description, v) : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_template_set_mime_type(mcp_resource_template_t *t,
                                                const char *v) {
-  return t ? set_str(&t->m.mime_type, v) : MCP_ERR_INVALID_ARG;
+  return t ? mcp__str_replace(&t->m.mime_type, v) : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_template_set_annotations(mcp_resource_template_t *t,
                                                  unsigned audience,

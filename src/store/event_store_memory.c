@@ -154,7 +154,8 @@ static mcp_status mem_replay(void *impl, const char *session_id,
    * fn writes to a connection buffer and must not stall other sessions. */
   pthread_mutex_lock(&m->lock);
   mem_session *s = find(m, session_id, false);
-  enforce_limits(&m->limits, s ? s : &(mem_session){0}, mcp__monotonic_ms());
+  if (s)
+    enforce_limits(&m->limits, s, mcp__monotonic_ms());
   bool known = false;
   mem_event *copy_head = NULL, **copy_tail = &copy_head;
   mcp_status st = MCP_OK;

@@ -3,6 +3,7 @@
 #define MCP_STORE_INTERNAL_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "mcp/store.h"
 
@@ -10,11 +11,6 @@
 bool mcp__task_record_copy(mcp_task_record *dst, const mcp_task_record *src);
 
 /* True when rec matches filter (the keyset cursor included). */
-static inline bool mcp__task_filter_match(const mcp_task_filter *f,
-                                          const mcp_task_record *rec);
-
-#include <string.h>
-
 static inline bool mcp__task_filter_match(const mcp_task_filter *f,
                                           const mcp_task_record *r) {
   if (f->owner && (r->owner == NULL || strcmp(f->owner, r->owner) != 0))

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/str.h"
+
 #define DAY_MS (24 * 60 * 60 * 1000LL)
 
 void mcp__task_options_defaults(mcp_task_options_t *o) {
@@ -111,12 +113,7 @@ mcp_status mcp_task_options_set_immediate_response(mcp_task_options_t *o,
     if (p && (p[1] != 's' || strchr(p + 2, '%') != NULL))
       return MCP_ERR_INVALID_ARG;
   }
-  char *copy = NULL;
-  if (text && (copy = strdup(text)) == NULL)
-    return MCP_ERR_NOMEM;
-  free(o->immediate_response);
-  o->immediate_response = copy;
-  return MCP_OK;
+  return mcp__str_replace(&o->immediate_response, text);
 }
 
 mcp_status mcp_task_options_set_cancel_hook(mcp_task_options_t *o,

@@ -112,14 +112,19 @@ static void arm_waiter(mcp_call_t *call, void *ctx) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Whether a suspended tasks/result is over, and its answer. */
-static bool waiter_outcome(mcp__task_engine *e, waiter *w, bool stopping,
-                           mcp_status *st, json_t **result) {
-  mcp_call_t *call = w->call;
+static mcp_status shutting_down(mcp_call_t *call) {
+  return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                        "Internal error: the server is shutting down");
+}
+
+/* Whether the tasks/result call waiting for task id is over, and its
+ * answer; used by the blocked call itself and by the watcher. */
+static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
+                           const char *id, bool stopping, mcp_status *st,
+                           json_t **result) {
   *result = NULL;
   if (stopping) {
-    *st = mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
-                         "Internal error: the server is shutting down");
+    *st = shutting_down(call);
     return true;
   }
   if (atomic_load(&call->cancelled) ||
@@ -128,9 +133,9 @@ static bool waiter_outcome(mcp__task_engine *e, waiter *w, bool stopping,
     return true;
   }
   mcp_task_record rec;
-  mcp_status s = mcp__engine_load_visible(e, call, w->id, &rec);
+  mcp_status s = mcp__engine_load_visible(e, call, id, &rec);
   if (s == MCP_ERR_NOT_FOUND) {
-    *st = mcp__engine_not_found(call, w->id);
+    *st = mcp__engine_not_found(call, id);
     return true;
   }
   if (s != MCP_OK) {
@@ -173,7 +178,8 @@ void *mcp__engine_watcher_main(void *arg) {
     json_t **results = k ? calloc(k, sizeof *results) : NULL;
     bool *over = k ? calloc(k, sizeof *over) : NULL;
     for (size_t i = 0; sts && results && over && i < k; i++)
-      over[i] = waiter_outcome(e, list[i], stopping, &sts[i], &results[i]);
+      over[i] = waiter_outcome(e, list[i]->call, list[i]->id, stopping, &sts[i],
+                               &results[i]);
     pthread_mutex_lock(&e->lock);
     for (size_t i = 0; over && i < k; i++)
       if (over[i])
@@ -225,51 +231,31 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
         return MCP_OK; /* answered by the watcher */
       call->pending = false;
       free(aw);
-      return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
-                            "Internal error: the server is shutting down");
+      return shutting_down(call);
     }
   }
+  if (mcp_task_status_is_terminal(rec.status)) {
+    st = replay(call, &rec, result);
+    mcp_task_record_clear(&rec);
+    return st;
+  }
+  mcp_task_record_clear(&rec);
   waiter w = {0};
   w.call = call;
   snprintf(w.id, sizeof w.id, "%s", id);
-  bool registered = false;
-  while (!mcp_task_status_is_terminal(rec.status)) {
-    if (!registered) {
-      add_waiter(e, &w);
-      registered = true;
-    }
-    mcp_task_record_clear(&rec);
+  add_waiter(e, &w);
+  for (;;) {
     pthread_mutex_lock(&e->lock);
     uint64_t seq = e->change_seq;
     bool stopping = e->stopping;
     pthread_mutex_unlock(&e->lock);
-    if (stopping) {
-      st = mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
-                          "Internal error: the server is shutting down");
-      break;
-    }
-    if (atomic_load(&call->cancelled) ||
-        (call->session && session_closed(call->session))) {
-      st = MCP_ERR_CANCELLED;
-      break;
-    }
-    st = mcp__engine_load_visible(e, call, id, &rec);
-    if (st != MCP_OK)
-      break;
-    if (mcp_task_status_is_terminal(rec.status))
+    if (waiter_outcome(e, call, id, stopping, &st, result))
       break;
     pthread_mutex_lock(&e->lock);
     if (e->change_seq == seq && !e->stopping)
       mcp__engine_wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
     pthread_mutex_unlock(&e->lock);
   }
-  if (registered)
-    remove_waiter(e, &w);
-  if (st == MCP_ERR_NOT_FOUND)
-    return mcp__engine_not_found(call, id);
-  if (st != MCP_OK)
-    return st;
-  st = replay(call, &rec, result);
-  mcp_task_record_clear(&rec);
+  remove_waiter(e, &w);
   return st;
 }

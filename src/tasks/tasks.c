@@ -91,14 +91,15 @@ json_t *mcp__task_json(const mcp_task_record *r) {
   return o;
 }
 
-bool mcp__task_expired(const mcp_task_record *r, int64_t now_ms) {
+/* True when the record's ttl has elapsed at now_ms. */
+static bool task_expired(const mcp_task_record *r, int64_t now_ms) {
   return r->ttl_ms >= 0 && r->created_ms + r->ttl_ms <= now_ms;
 }
 
 mcp_status mcp__tasks_load(mcp_tasks_t *t, const char *id,
                            mcp_task_record *out) {
   mcp_status st = mcp_store_task_get(t->store, t->scope, id, out, NULL);
-  if (st == MCP_OK && mcp__task_expired(out, mcp__wall_ms())) {
+  if (st == MCP_OK && task_expired(out, mcp__wall_ms())) {
     mcp_task_record_clear(out);
     st = MCP_ERR_NOT_FOUND;
   }
@@ -130,7 +131,8 @@ mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
   return st;
 }
 
-char *mcp__error_result_text(const char *message) {
+/* An isError CallToolResult JSON text with one text block (malloc'd). */
+static char *error_result_text(const char *message) {
   json_t *r = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text",
                         "text", message ? message : "failed", "isError", 1);
   char *text = r ? json_dumps(r, JSON_COMPACT) : NULL;
@@ -206,7 +208,7 @@ static bool list_visit(const mcp_task_record *r, void *ud) {
   c->raw++;
   c->raw_created = r->created_ms;
   snprintf(c->raw_id, sizeof c->raw_id, "%s", r->task_id);
-  if (mcp__task_expired(r, c->now))
+  if (task_expired(r, c->now))
     return true;
   if (c->seen == c->limit) {
     c->more = true;
@@ -354,7 +356,7 @@ mcp_status mcp_task_complete_json(mcp_tasks_t *t, const char *id, json_t *r) {
 mcp_status mcp_task_fail(mcp_tasks_t *t, const char *id, const char *message) {
   if (t == NULL || id == NULL)
     return MCP_ERR_INVALID_ARG;
-  char *text = mcp__error_result_text(message);
+  char *text = error_result_text(message);
   if (text == NULL)
     return MCP_ERR_NOMEM;
   mcp_status st = mcp__tasks_transition(
@@ -442,15 +444,17 @@ static bool collect_id(const mcp_task_record *r, void *ud) {
   return true;
 }
 
-size_t mcp__tasks_fail_active(mcp_tasks_t *t, int64_t before_ms,
-                              const char *message, mcp_task_cleanup_fn fn,
-                              void *ud) {
+/* Fails every active task created before before_ms with message, storing an
+ * isError result; counts them and tells fn ("stuck"). */
+static size_t fail_active(mcp_tasks_t *t, int64_t before_ms,
+                          const char *message, mcp_task_cleanup_fn fn,
+                          void *ud) {
   mcp_task_filter f = {0};
   f.active_only = true;
   f.created_before_ms = before_ms;
   fail_ctx c = {0};
   mcp_store_task_list(t->store, t->scope, &f, 0, collect_id, &c, NULL);
-  char *text = mcp__error_result_text(message);
+  char *text = error_result_text(message);
   size_t failed = 0;
   for (size_t i = 0; i < c.n; i++) {
     if (text && mcp__tasks_transition(t, c.ids[i], MCP_TASK_FAILED, message,
@@ -508,7 +512,7 @@ mcp_status mcp_task_delete_outdated(mcp_tasks_t *t,
       t->store, t->scope, now, options->retention_ms, on_removed, &c, NULL);
   if (st != MCP_OK)
     return st;
-  report->stuck = mcp__tasks_fail_active(
+  report->stuck = fail_active(
       t, now - options->stuck_ms,
       "Stuck: the task was still working after the configured limit and was "
       "failed by cleanup",

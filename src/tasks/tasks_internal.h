@@ -55,8 +55,6 @@ mcp_status mcp__tasks_init(mcp_tasks_t *t, mcp_store_t *store,
 void mcp__tasks_clear(mcp_tasks_t *t);
 /* The Task object of a record (returns new). */
 json_t *mcp__task_json(const mcp_task_record *rec);
-/* True when the record's ttl has elapsed at now_ms. */
-bool mcp__task_expired(const mcp_task_record *rec, int64_t now_ms);
 /* Reads a live (not expired) task. */
 mcp_status mcp__tasks_load(mcp_tasks_t *t, const char *id,
                            mcp_task_record *out);
@@ -66,17 +64,10 @@ mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
                                  mcp_task_status status, const char *message,
                                  const char *result, const char *error,
                                  mcp_task_status *current);
-/* Fails every active task created before before_ms with message, storing an
- * isError result; counts them and tells fn ("stuck"). */
-size_t mcp__tasks_fail_active(mcp_tasks_t *t, int64_t before_ms,
-                              const char *message, mcp_task_cleanup_fn fn,
-                              void *ud);
 /* One page of tasks under filter f (cursor may be NULL): {"tasks",
  * "nextCursor"?}. MCP_ERR_INVALID_ARG for a malformed cursor. */
 mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
                            const char *cursor, size_t limit, json_t **out);
-/* An isError CallToolResult JSON text with one text block (malloc'd). */
-char *mcp__error_result_text(const char *message);
 
 /* engine.c: a state change made through the manager. */
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);

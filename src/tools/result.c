@@ -70,15 +70,9 @@ mcp_content_t *mcp_result_add_text(mcp_result_t *r, const char *text) {
   return append(r, json_pack("{s:s,s:s}", "type", "text", "text", text));
 }
 
-mcp_content_t *mcp_result_add_textf(mcp_result_t *r, const char *fmt, ...) {
-  if (r == NULL || fmt == NULL)
-    return NULL;
-  va_list ap;
-  va_start(ap, fmt);
+static mcp_content_t *add_vtextf(mcp_result_t *r, const char *fmt, va_list ap) {
   char *text = NULL;
-  int n = vasprintf(&text, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
+  if (vasprintf(&text, fmt, ap) < 0) {
     r->failed = true;
     return NULL;
   }
@@ -87,13 +81,29 @@ mcp_content_t *mcp_result_add_textf(mcp_result_t *r, const char *fmt, ...) {
   return c;
 }
 
+mcp_content_t *mcp_result_add_textf(mcp_result_t *r, const char *fmt, ...) {
+  if (r == NULL || fmt == NULL)
+    return NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  mcp_content_t *c = add_vtextf(r, fmt, ap);
+  va_end(ap);
+  return c;
+}
+
+/* An image or audio block (type) with base64 data. */
+static json_t *media_block(const char *type, const char *base64,
+                           const char *mime_type) {
+  return json_pack("{s:s,s:s,s:s}", "type", type, "data", base64, "mimeType",
+                   mime_type);
+}
+
 static mcp_content_t *add_media(mcp_result_t *r, const char *type,
                                 const char *base64, const char *mime_type) {
   if (r == NULL || base64 == NULL || mime_type == NULL ||
       !mcp__base64_is_valid(base64, strlen(base64)))
     return NULL;
-  return append(r, json_pack("{s:s,s:s,s:s}", "type", type, "data", base64,
-                             "mimeType", mime_type));
+  return append(r, media_block(type, base64, mime_type));
 }
 
 static mcp_content_t *add_media_bytes(mcp_result_t *r, const char *type,
@@ -106,8 +116,7 @@ static mcp_content_t *add_media_bytes(mcp_result_t *r, const char *type,
     r->failed = true;
     return NULL;
   }
-  mcp_content_t *c = append(r, json_pack("{s:s,s:s,s:s}", "type", type, "data",
-                                         b64, "mimeType", mime_type));
+  mcp_content_t *c = append(r, media_block(type, b64, mime_type));
   free(b64);
   return c;
 }
@@ -140,17 +149,24 @@ mcp_content_t *mcp_result_add_resource_link(mcp_result_t *r, const char *uri,
                              uri, "name", name));
 }
 
+/* Appends an embedded resource block: {uri, mimeType?, key: value}. */
+static mcp_content_t *add_embedded(mcp_result_t *r, const char *uri,
+                                   const char *mime_type, const char *key,
+                                   const char *value) {
+  json_t *res = json_pack("{s:s}", "uri", uri);
+  if (res && mime_type)
+    json_object_set_new(res, "mimeType", json_string(mime_type));
+  if (res)
+    json_object_set_new(res, key, json_string(value));
+  return append(r, json_pack("{s:s,s:o}", "type", "resource", "resource", res));
+}
+
 mcp_content_t *mcp_result_add_text_resource(mcp_result_t *r, const char *uri,
                                             const char *text,
                                             const char *mime_type) {
   if (r == NULL || uri == NULL || text == NULL)
     return NULL;
-  json_t *res = json_pack("{s:s}", "uri", uri);
-  if (res && mime_type)
-    json_object_set_new(res, "mimeType", json_string(mime_type));
-  if (res)
-    json_object_set_new(res, "text", json_string(text));
-  return append(r, json_pack("{s:s,s:o}", "type", "resource", "resource", res));
+  return add_embedded(r, uri, mime_type, "text", text);
 }
 
 mcp_content_t *mcp_result_add_blob_resource(mcp_result_t *r, const char *uri,
@@ -163,13 +179,9 @@ mcp_content_t *mcp_result_add_blob_resource(mcp_result_t *r, const char *uri,
     r->failed = true;
     return NULL;
   }
-  json_t *res = json_pack("{s:s}", "uri", uri);
-  if (res && mime_type)
-    json_object_set_new(res, "mimeType", json_string(mime_type));
-  if (res)
-    json_object_set_new(res, "blob", json_string(b64));
+  mcp_content_t *c = add_embedded(r, uri, mime_type, "blob", b64);
   free(b64);
-  return append(r, json_pack("{s:s,s:o}", "type", "resource", "resource", res));
+  return c;
 }
 
 mcp_content_t *mcp_result_add_content_json(mcp_result_t *r, json_t *block) {
@@ -210,15 +222,8 @@ mcp_status mcp_result_set_error(mcp_result_t *r, const char *fmt, ...) {
   r->is_error = true;
   va_list ap;
   va_start(ap, fmt);
-  char *text = NULL;
-  int n = vasprintf(&text, fmt, ap);
+  mcp_content_t *c = add_vtextf(r, fmt, ap);
   va_end(ap);
-  if (n < 0) {
-    r->failed = true;
-    return MCP_ERR_NOMEM;
-  }
-  mcp_content_t *c = mcp_result_add_text(r, text);
-  free(text);
   return c ? MCP_OK : MCP_ERR_NOMEM;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "server/internal.h"
+#include "util/str.h"
 
 bool mcp_tool_name_is_valid(const char *name) {
   if (name == NULL)
@@ -73,26 +74,17 @@ const char *mcp_tool_name(const mcp_tool_t *tool) {
   return tool ? tool->entry.key : NULL;
 }
 
-static mcp_status replace_string(char **slot, const char *value) {
-  char *copy = NULL;
-  if (value != NULL && (copy = strdup(value)) == NULL)
-    return MCP_ERR_NOMEM;
-  free(*slot);
-  *slot = copy;
-  return MCP_OK;
-}
-
 mcp_status mcp_tool_set_title(mcp_tool_t *tool, const char *title) {
-  return tool ? replace_string(&tool->title, title) : MCP_ERR_INVALID_ARG;
+  return tool ? mcp__str_replace(&tool->title, title) : MCP_ERR_INVALID_ARG;
 }
 
 mcp_status mcp_tool_set_description(mcp_tool_t *tool, const char *description) {
-  return tool ? replace_string(&tool->description, description)
+  return tool ? mcp__str_replace(&tool->description, description)
               : MCP_ERR_INVALID_ARG;
 }
 
 mcp_status mcp_tool_set_annotation_title(mcp_tool_t *tool, const char *title) {
-  return tool ? replace_string(&tool->annotation_title, title)
+  return tool ? mcp__str_replace(&tool->annotation_title, title)
               : MCP_ERR_INVALID_ARG;
 }
 

@@ -186,25 +186,6 @@ static int setup(void **state) {
   return 0;
 }
 
-static int teardown(void **state) {
-  mcp_server_free(*state);
-  return 0;
-}
-
-static int code_of(json_t *r) {
-  return (int)json_integer_value(
-      json_object_get(json_object_get(r, "error"), "code"));
-}
-
-static json_t *rpc(mcp_server_t *s, mcp_session_t *se, const char *method,
-                   const char *params) {
-  char buf[1024];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
-           method, params ? params : "{}");
-  return tu_rpc(s, se, buf);
-}
-
 static const char *first_text(json_t *r) {
   return json_string_value(json_object_get(
       json_array_get(json_object_get(json_object_get(r, "result"), "content"),
@@ -216,7 +197,7 @@ static void test_prompts_list_and_get(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  json_t *r = rpc(s, se, "prompts/list", NULL);
+  json_t *r = tu_request(s, se, "prompts/list", NULL);
   json_t *p = json_array_get(
       json_object_get(json_object_get(r, "result"), "prompts"), 0);
   assert_string_equal(json_string_value(json_object_get(p, "name")), "greet");
@@ -229,12 +210,12 @@ static void test_prompts_list_and_get(void **state) {
   assert_non_null(json_object_get(p, "icons"));
   assert_non_null(json_object_get(p, "_meta"));
   json_decref(r);
-  r = rpc(s, se, "prompts/list", "{\"cursor\":\"eHg6MQ==\"}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, se, "prompts/list", "{\"cursor\":\"eHg6MQ==\"}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
 
-  r = rpc(s, se, "prompts/get",
-          "{\"name\":\"greet\",\"arguments\":{\"who\":\"Ada\"}}");
+  r = tu_request(s, se, "prompts/get",
+                 "{\"name\":\"greet\",\"arguments\":{\"who\":\"Ada\"}}");
   json_t *res = json_object_get(r, "result");
   assert_string_equal(json_string_value(json_object_get(res, "description")),
                       "a greeting");
@@ -267,8 +248,8 @@ static void test_prompts_list_and_get(void **state) {
                        "{\"name\":5}",
                        "{}"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    r = rpc(s, se, "prompts/get", bad[i]);
-    if (code_of(r) != MCP_RPC_INVALID_PARAMS)
+    r = tu_request(s, se, "prompts/get", bad[i]);
+    if (tu_error_code(r) != MCP_RPC_INVALID_PARAMS)
       fail_msg("prompts/get %s: expected -32602", bad[i]);
     json_decref(r);
   }
@@ -279,19 +260,20 @@ static void test_prompt_completion(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  json_t *r = rpc(s, se, "completion/complete",
-                  "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
-                  "\"argument\":{\"name\":\"who\",\"value\":\"Al\"},"
-                  "\"context\":{\"arguments\":{\"lang\":\"fr\"}}}");
+  json_t *r =
+      tu_request(s, se, "completion/complete",
+                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
+                 "\"argument\":{\"name\":\"who\",\"value\":\"Al\"},"
+                 "\"context\":{\"arguments\":{\"lang\":\"fr\"}}}");
   json_t *c = json_object_get(json_object_get(r, "result"), "completion");
   assert_int_equal(json_array_size(json_object_get(c, "values")), 2);
   assert_string_equal(
       json_string_value(json_array_get(json_object_get(c, "values"), 1)), "Al");
   assert_int_equal(json_integer_value(json_object_get(c, "total")), 2);
   json_decref(r);
-  r = rpc(s, se, "completion/complete",
-          "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
-          "\"argument\":{\"name\":\"lang\",\"value\":\"\"}}");
+  r = tu_request(s, se, "completion/complete",
+                 "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},"
+                 "\"argument\":{\"name\":\"lang\",\"value\":\"\"}}");
   c = json_object_get(json_object_get(r, "result"), "completion");
   assert_int_equal(json_array_size(json_object_get(c, "values")), 0);
   json_decref(r);
@@ -305,8 +287,8 @@ static void test_prompt_completion(void **state) {
       "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greet\"},\"argument\":{"
       "\"name\":\"who\"}}"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    r = rpc(s, se, "completion/complete", bad[i]);
-    assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+    r = tu_request(s, se, "completion/complete", bad[i]);
+    assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
     json_decref(r);
   }
   mcp__session_release(se);
@@ -599,7 +581,7 @@ static size_t log_count(mcp_server_t *s, mcp_session_t *se, const char *min) {
   if (min) {
     char p[64];
     snprintf(p, sizeof p, "{\"level\":\"%s\"}", min);
-    json_t *r = rpc(s, se, "logging/setLevel", p);
+    json_t *r = tu_request(s, se, "logging/setLevel", p);
     assert_non_null(json_object_get(r, "result"));
     json_decref(r);
   }
@@ -621,8 +603,8 @@ static void test_logging_filtered_per_session(void **state) {
   assert_int_equal(log_count(s, b, NULL), 8); /* a's level is a's alone */
   assert_int_equal(log_count(s, b, "emergency"), 1);
   assert_int_equal(log_count(s, a, "debug"), 8);
-  json_t *r = rpc(s, a, "logging/setLevel", "{\"level\":\"loud\"}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  json_t *r = tu_request(s, a, "logging/setLevel", "{\"level\":\"loud\"}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
   mcp__session_release(a);
   mcp__session_release(b);
@@ -638,5 +620,5 @@ int main(void) {
       cmocka_unit_test(test_sampling_and_roots),
       cmocka_unit_test(test_logging_filtered_per_session),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, tu_free_server);
 }

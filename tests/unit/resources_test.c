@@ -97,25 +97,6 @@ static int setup(void **state) {
   return 0;
 }
 
-static int teardown(void **state) {
-  mcp_server_free(*state);
-  return 0;
-}
-
-static int code_of(json_t *r) {
-  return (int)json_integer_value(
-      json_object_get(json_object_get(r, "error"), "code"));
-}
-
-static json_t *rpc(mcp_server_t *s, mcp_session_t *se, const char *method,
-                   const char *params) {
-  char buf[1024];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
-           method, params ? params : "{}");
-  return tu_rpc(s, se, buf);
-}
-
 static void test_objects_and_bad_input(void **state) {
   (void)state;
   mcp_resource_t *r = NULL;
@@ -155,11 +136,11 @@ static void test_capability_only_when_registered(void **state) {
   assert_null(tu_rpc(empty, se,
                      "{\"jsonrpc\":\"2.0\",\"method\":"
                      "\"notifications/initialized\"}"));
-  r = rpc(empty, se, "resources/list", NULL);
-  assert_int_equal(code_of(r), MCP_RPC_METHOD_NOT_FOUND);
+  r = tu_request(empty, se, "resources/list", NULL);
+  assert_int_equal(tu_error_code(r), MCP_RPC_METHOD_NOT_FOUND);
   json_decref(r);
-  r = rpc(empty, se, "completion/complete", NULL);
-  assert_int_equal(code_of(r), MCP_RPC_METHOD_NOT_FOUND);
+  r = tu_request(empty, se, "completion/complete", NULL);
+  assert_int_equal(tu_error_code(r), MCP_RPC_METHOD_NOT_FOUND);
   json_decref(r);
   mcp__session_release(se);
   mcp_server_free(empty);
@@ -183,7 +164,7 @@ static void test_list_pages_and_cursor(void **state) {
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
   mcp_server_set_page_size(s, 2);
-  json_t *r = rpc(s, se, "resources/list", NULL);
+  json_t *r = tu_request(s, se, "resources/list", NULL);
   json_t *res = json_object_get(r, "result");
   json_t *list = json_object_get(res, "resources");
   assert_int_equal(json_array_size(list), 2);
@@ -201,23 +182,23 @@ static void test_list_pages_and_cursor(void **state) {
   snprintf(params, sizeof params, "{\"cursor\":\"%s\"}",
            json_string_value(json_object_get(res, "nextCursor")));
   json_decref(r);
-  r = rpc(s, se, "resources/list", params);
+  r = tu_request(s, se, "resources/list", params);
   res = json_object_get(r, "result");
   assert_int_equal(json_array_size(json_object_get(res, "resources")), 1);
   assert_null(json_object_get(res, "nextCursor"));
   json_decref(r);
   /* a resources cursor is no templates cursor, and garbage is refused */
-  r = rpc(s, se, "resources/templates/list", params);
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, se, "resources/templates/list", params);
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
-  r = rpc(s, se, "resources/list", "{\"cursor\":\"!!\"}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, se, "resources/list", "{\"cursor\":\"!!\"}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
-  r = rpc(s, se, "resources/list", "{\"cursor\":5}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, se, "resources/list", "{\"cursor\":5}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
   mcp_server_set_page_size(s, 50);
-  r = rpc(s, se, "resources/templates/list", NULL);
+  r = tu_request(s, se, "resources/templates/list", NULL);
   json_t *tpl = json_array_get(
       json_object_get(json_object_get(r, "result"), "resourceTemplates"), 0);
   assert_string_equal(json_string_value(json_object_get(tpl, "uriTemplate")),
@@ -231,7 +212,7 @@ static void test_read(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  json_t *r = rpc(s, se, "resources/read", "{\"uri\":\"mem://text\"}");
+  json_t *r = tu_request(s, se, "resources/read", "{\"uri\":\"mem://text\"}");
   json_t *contents = json_object_get(json_object_get(r, "result"), "contents");
   assert_int_equal(json_array_size(contents), 2);
   json_t *c0 = json_array_get(contents, 0);
@@ -242,15 +223,15 @@ static void test_read(void **state) {
                       "text/plain");
   assert_null(json_object_get(json_array_get(contents, 1), "mimeType"));
   json_decref(r);
-  r = rpc(s, se, "resources/read", "{\"uri\":\"mem://blob\"}");
+  r = tu_request(s, se, "resources/read", "{\"uri\":\"mem://blob\"}");
   c0 = json_array_get(json_object_get(json_object_get(r, "result"), "contents"),
                       0);
   assert_string_equal(json_string_value(json_object_get(c0, "blob")),
                       "AAEC/w==");
   assert_null(json_object_get(c0, "text"));
   json_decref(r);
-  r = rpc(s, se, "resources/read",
-          "{\"uri\":\"users://42/profile?fields=name\"}");
+  r = tu_request(s, se, "resources/read",
+                 "{\"uri\":\"users://42/profile?fields=name\"}");
   c0 = json_array_get(json_object_get(json_object_get(r, "result"), "contents"),
                       0);
   assert_string_equal(json_string_value(json_object_get(c0, "text")),
@@ -262,19 +243,19 @@ static void test_read(void **state) {
   for (int i = 0; i < 3; i++) {
     char p[128];
     snprintf(p, sizeof p, "{\"uri\":\"%s\"}", unknown[i]);
-    r = rpc(s, se, "resources/read", p);
-    assert_int_equal(code_of(r), MCP_RPC_RESOURCE_NOT_FOUND);
+    r = tu_request(s, se, "resources/read", p);
+    assert_int_equal(tu_error_code(r), MCP_RPC_RESOURCE_NOT_FOUND);
     assert_string_equal(
         json_string_value(json_object_get(
             json_object_get(json_object_get(r, "error"), "data"), "uri")),
         unknown[i]);
     json_decref(r);
   }
-  r = rpc(s, se, "resources/read", "{}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, se, "resources/read", "{}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
-  r = rpc(s, se, "resources/read", "{\"uri\":7}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, se, "resources/read", "{\"uri\":7}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
   mcp__session_release(se);
 }
@@ -287,14 +268,15 @@ static void test_subscriptions_only_reach_subscribers(void **state) {
   mcp_session_t *a = tu_session(s, &n1), *b = tu_session(s, &n2);
   tu_initialize(s, a, NULL);
   tu_initialize(s, b, NULL);
-  json_t *r = rpc(s, a, "resources/subscribe", "{\"uri\":\"mem://text\"}");
+  json_t *r =
+      tu_request(s, a, "resources/subscribe", "{\"uri\":\"mem://text\"}");
   assert_int_equal(json_object_size(json_object_get(r, "result")), 0);
   assert_non_null(json_object_get(r, "result"));
   json_decref(r);
-  r = rpc(s, a, "resources/subscribe", "{\"uri\":\"file:///dir\"}");
+  r = tu_request(s, a, "resources/subscribe", "{\"uri\":\"file:///dir\"}");
   json_decref(r);
-  r = rpc(s, a, "resources/subscribe", "{}");
-  assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+  r = tu_request(s, a, "resources/subscribe", "{}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
   json_decref(r);
   assert_int_equal(mcp_server_notify_resource_updated(s, "mem://text"), MCP_OK);
   assert_int_equal(mcp_server_notify_resource_updated(s, "file:///dir/x"),
@@ -314,7 +296,7 @@ static void test_subscriptions_only_reach_subscribers(void **state) {
           json_object_get(json_array_get(n1.messages, 1), "params"), "uri")),
       "file:///dir/x");
   assert_int_equal(json_array_size(n2.messages), 0);
-  r = rpc(s, a, "resources/unsubscribe", "{\"uri\":\"mem://text\"}");
+  r = tu_request(s, a, "resources/unsubscribe", "{\"uri\":\"mem://text\"}");
   json_decref(r);
   mcp_server_notify_resource_updated(s, "mem://text");
   assert_int_equal(json_array_size(n1.messages), 2);
@@ -337,8 +319,8 @@ static void test_subscriptions_only_reach_subscribers(void **state) {
   mcp_server_set_resources_subscribe(s, false);
   a = tu_session(s, NULL);
   tu_initialize(s, a, NULL);
-  r = rpc(s, a, "resources/subscribe", "{\"uri\":\"mem://text\"}");
-  assert_int_equal(code_of(r), MCP_RPC_METHOD_NOT_FOUND);
+  r = tu_request(s, a, "resources/subscribe", "{\"uri\":\"mem://text\"}");
+  assert_int_equal(tu_error_code(r), MCP_RPC_METHOD_NOT_FOUND);
   json_decref(r);
   mcp__session_release(a);
   mcp_server_set_resources_subscribe(s, true);
@@ -348,10 +330,11 @@ static void test_template_completion(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
   tu_initialize(s, se, NULL);
-  json_t *r = rpc(s, se, "completion/complete",
-                  "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"users://{id}/"
-                  "profile{?fields}\"},\"argument\":{\"name\":\"id\","
-                  "\"value\":\"u\"}}");
+  json_t *r =
+      tu_request(s, se, "completion/complete",
+                 "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"users://{id}/"
+                 "profile{?fields}\"},\"argument\":{\"name\":\"id\","
+                 "\"value\":\"u\"}}");
   json_t *c = json_object_get(json_object_get(r, "result"), "completion");
   assert_int_equal(json_array_size(json_object_get(c, "values")), 100);
   assert_string_equal(
@@ -360,10 +343,10 @@ static void test_template_completion(void **state) {
   assert_true(json_is_true(json_object_get(c, "hasMore")));
   json_decref(r);
   /* a declared variable without a handler completes to nothing */
-  r = rpc(s, se, "completion/complete",
-          "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"users://{id}/"
-          "profile{?fields}\"},\"argument\":{\"name\":\"fields\","
-          "\"value\":\"\"}}");
+  r = tu_request(s, se, "completion/complete",
+                 "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"users://{id}/"
+                 "profile{?fields}\"},\"argument\":{\"name\":\"fields\","
+                 "\"value\":\"\"}}");
   c = json_object_get(json_object_get(r, "result"), "completion");
   assert_int_equal(json_array_size(json_object_get(c, "values")), 0);
   assert_null(json_object_get(c, "hasMore"));
@@ -381,8 +364,8 @@ static void test_template_completion(void **state) {
       "profile{?fields}\"},\"argument\":{\"name\":\"id\",\"value\":\"\"},"
       "\"context\":{\"arguments\":{\"a\":1}}}"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    r = rpc(s, se, "completion/complete", bad[i]);
-    assert_int_equal(code_of(r), MCP_RPC_INVALID_PARAMS);
+    r = tu_request(s, se, "completion/complete", bad[i]);
+    assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
     json_decref(r);
   }
   mcp__session_release(se);
@@ -407,7 +390,7 @@ static void test_stateless_read(void **state) {
       "\"params\":{\"uri\":\"mem://text\",\"_meta\":{\"io.modelcontextprotocol/"
       "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/"
       "clientCapabilities\":{}}}}");
-  assert_int_equal(code_of(r), MCP_RPC_METHOD_NOT_FOUND);
+  assert_int_equal(tu_error_code(r), MCP_RPC_METHOD_NOT_FOUND);
   json_decref(r);
 }
 
@@ -421,5 +404,5 @@ int main(void) {
       cmocka_unit_test(test_template_completion),
       cmocka_unit_test(test_stateless_read),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, tu_free_server);
 }

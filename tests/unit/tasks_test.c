@@ -173,11 +173,6 @@ static json_t *task_method(fixture *f, mcp_session_t *se, const char *subject,
   return rpc_as(f, se, subject, buf);
 }
 
-static int error_code(json_t *msg) {
-  return (int)json_integer_value(
-      json_object_get(json_object_get(msg, "error"), "code"));
-}
-
 static json_t *result_of(json_t *msg) {
   return json_object_get(msg, "result");
 }
@@ -220,7 +215,7 @@ static void test_capabilities_follow_the_switch(void **state) {
   assert_non_null(json_object_get(result_of(r), "content"));
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", "x");
-  assert_int_equal(error_code(r), -32601);
+  assert_int_equal(tu_error_code(r), -32601);
   json_decref(r);
   assert_null(mcp_server_tasks(f.server));
   teardown(&f);
@@ -235,7 +230,7 @@ static void test_capabilities_follow_the_switch(void **state) {
   json_decref(caps);
   r = rpc_as(&f, f.session, NULL,
              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/list\"}");
-  assert_int_equal(error_code(r), -32601);
+  assert_int_equal(tu_error_code(r), -32601);
   json_decref(r);
   assert_int_equal(mcp_server_enable_tasks(f.server, f.store, NULL, NULL),
                    MCP_ERR_EXISTS);
@@ -253,19 +248,19 @@ static void test_task_support_is_enforced(void **state) {
   fixture f;
   setup(&f);
   json_t *r = call_tool(&f, f.session, NULL, "must_task", "{}", NULL);
-  assert_int_equal(error_code(r), -32601);
+  assert_int_equal(tu_error_code(r), -32601);
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "never_task", "{}", "{}");
-  assert_int_equal(error_code(r), -32601);
+  assert_int_equal(tu_error_code(r), -32601);
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "never_task", "{}", NULL);
   assert_non_null(json_object_get(result_of(r), "content"));
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "quick", "{}", "5");
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":\"x\"}");
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   /* optional: one handler, both paths */
   r = call_tool(&f, f.session, NULL, "quick", "{}", NULL);
@@ -402,13 +397,13 @@ static void test_result_replays_the_outcome(void **state) {
   const char *methods[] = {"tasks/get", "tasks/result", "tasks/cancel"};
   for (int i = 0; i < 3; i++) {
     r = task_method(&f, f.session, NULL, methods[i], "no-such-task");
-    assert_int_equal(error_code(r), -32602);
+    assert_int_equal(tu_error_code(r), -32602);
     json_decref(r);
   }
   r = rpc_as(&f, f.session, NULL,
              "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tasks/get\","
              "\"params\":{\"taskId\":5}}");
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   teardown(&f);
 }
@@ -512,13 +507,13 @@ static void test_cancel_progress_and_notifications(void **state) {
   assert_string_equal(status_of(r), "cancelled");
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/cancel", id);
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   assert_non_null(strstr(json_string_value(json_object_get(
                              json_object_get(r, "error"), "message")),
                          "terminal status 'cancelled'"));
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/result", id);
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   assert_string_equal(
       json_string_value(json_object_get(
           json_object_get(json_object_get(r, "error"), "data"), "status")),
@@ -530,7 +525,7 @@ static void test_cancel_progress_and_notifications(void **state) {
   id = start(&f, f.session, NULL, "quick", "{}");
   json_decref(task_method(&f, f.session, NULL, "tasks/result", id));
   r = task_method(&f, f.session, NULL, "tasks/cancel", id);
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   free(id);
   teardown(&f);
@@ -664,7 +659,7 @@ static void test_list_pages_and_access_model(void **state) {
   json_t *r = rpc_as(&f, f.session, NULL,
                      "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tasks/list\","
                      "\"params\":{\"cursor\":\"bm9wZQ==\"}}");
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   /* without authentication: another session sees none in its list, but
    * the id is the capability for get/result/cancel */
@@ -678,17 +673,17 @@ static void test_list_pages_and_access_model(void **state) {
   json_decref(r);
   /* an authenticated caller cannot see unauthenticated tasks */
   r = task_method(&f, s2, "mallory", "tasks/get", ids[1]);
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   /* with authentication: bound to the subject */
   char *a = start(&f, s2, "alice", "slow", "{}");
   const char *methods[] = {"tasks/get", "tasks/result", "tasks/cancel"};
   for (int i = 0; i < 3; i++) {
     r = task_method(&f, s2, "bob", methods[i], a);
-    assert_int_equal(error_code(r), -32602);
+    assert_int_equal(tu_error_code(r), -32602);
     json_decref(r);
     r = task_method(&f, f.session, NULL, methods[i], a);
-    assert_int_equal(error_code(r), -32602);
+    assert_int_equal(tu_error_code(r), -32602);
     json_decref(r);
   }
   assert_int_equal(list_all(&f, s2, "alice"), 1);
@@ -723,10 +718,10 @@ static void test_ttl_expiry_and_sweeper(void **state) {
   json_decref(r);
   usleep(150000);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/result", id);
-  assert_int_equal(error_code(r), -32602);
+  assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
   /* the sweeper removed it from the store */
   mcp_task_record rec;
@@ -747,7 +742,7 @@ static void test_per_caller_cap(void **state) {
   char *a = start(&f, f.session, NULL, "slow", "{}");
   char *b = start(&f, f.session, NULL, "slow", "{}");
   json_t *r = call_tool(&f, f.session, NULL, "slow", "{}", "{}");
-  assert_int_equal(error_code(r), -32603);
+  assert_int_equal(tu_error_code(r), -32603);
   assert_int_equal(
       json_integer_value(json_object_get(
           json_object_get(json_object_get(r, "error"), "data"), "limit")),
@@ -844,13 +839,13 @@ static void test_cancel_racing_completion(void **state) {
     if (won)
       assert_string_equal(status_of(c), "cancelled");
     else
-      assert_int_equal(error_code(c), -32602);
+      assert_int_equal(tu_error_code(c), -32602);
     json_decref(c);
     json_t *r = task_method(&f, f.session, NULL, "tasks/result", id);
     json_t *g = task_method(&f, f.session, NULL, "tasks/get", id);
     if (won) {
       cancelled++;
-      assert_int_equal(error_code(r), -32602);
+      assert_int_equal(tu_error_code(r), -32602);
       assert_string_equal(status_of(g), "cancelled");
     } else {
       completed++;

@@ -273,6 +273,25 @@ json_t *tu_rpc(mcp_server_t *server, mcp_session_t *session, const char *text) {
   return last;
 }
 
+json_t *tu_request(mcp_server_t *server, mcp_session_t *session,
+                   const char *method, const char *params) {
+  char buf[1024];
+  snprintf(buf, sizeof buf,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
+           method, params ? params : "{}");
+  return tu_rpc(server, session, buf);
+}
+
+int tu_error_code(const json_t *msg) {
+  return (int)json_integer_value(
+      json_object_get(json_object_get(msg, "error"), "code"));
+}
+
+int tu_free_server(void **state) {
+  mcp_server_free(*state);
+  return 0;
+}
+
 void tu_initialize(mcp_server_t *server, mcp_session_t *session,
                    const char *caps) {
   char buf[2048];

@@ -75,6 +75,14 @@ int tu_send(mcp_server_t *server, mcp_session_t *session, tu_capture *reply,
 /* Sends text and returns the last message captured for it (new reference),
  * or NULL when nothing was sent back. */
 json_t *tu_rpc(mcp_server_t *server, mcp_session_t *session, const char *text);
+/* tu_rpc for {"jsonrpc":"2.0","id":1,"method":method,"params":params} (params
+ * is JSON text; NULL sends {}). */
+json_t *tu_request(mcp_server_t *server, mcp_session_t *session,
+                   const char *method, const char *params);
+/* The error.code of a JSON-RPC response, 0 when it has none. */
+int tu_error_code(const json_t *msg);
+/* A cmocka teardown freeing the mcp_server_t held in *state. */
+int tu_free_server(void **state);
 /* initialize (version 2025-11-25, given capabilities JSON or NULL) +
  * notifications/initialized. */
 void tu_initialize(mcp_server_t *server, mcp_session_t *session,
