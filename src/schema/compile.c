@@ -1251,7 +1251,6 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       if (props) {
         CHECK(build_ptable(c, &tmp.u.props.table, props, where, "properties",
                            true));
-        tmp.u.props.has_properties = true;
       }
       if (pprops) {
         char *pp = path_join(c, where, "patternProperties");
@@ -1474,7 +1473,6 @@ static mcp__node *compile_node(cctx *c, json_t *js, const char *where) {
     if (n->nkw == 0)
       n->kind = MCP__NODE_TRUE; /* no assertions: accepts everything */
   }
-  n->compiled = true;
   c->depth--;
   return n;
 }

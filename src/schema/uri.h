@@ -13,7 +13,6 @@
 char *mcp__uri_resolve(const char *base, const char *ref);
 /* Length of uri without its "#fragment" part. */
 size_t mcp__uri_strip_len(const char *uri);
-/* True when s has a scheme ("http:", "urn:"). */
 /* Percent-decodes in place; false on a malformed escape. */
 bool mcp__uri_percent_decode(char *s);
 
