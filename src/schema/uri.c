@@ -281,20 +281,15 @@ json_t *mcp__pointer_get(json_t *root, const char *pointer,
   return cur;
 }
 
-bool mcp__pointer_append(char **buf, size_t *len, size_t *cap,
-                         const char *token) {
-  size_t need = *len + 2 * strlen(token) + 2;
-  if (need > *cap) {
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-      nc *= 2;
-    char *nb = realloc(*buf, nc);
-    if (nb == NULL)
-      return false;
-    *buf = nb;
-    *cap = nc;
-  }
-  char *o = *buf + *len;
+char *mcp__pointer_join(mcp__arena *a, const char *base, const char *token) {
+  size_t blen = strlen(base), tlen = 0;
+  for (const char *t = token; *t; t++)
+    tlen += *t == '~' || *t == '/' ? 2 : 1;
+  char *out = mcp__arena_alloc(a, blen + 1 + tlen + 1);
+  if (out == NULL)
+    return NULL;
+  memcpy(out, base, blen);
+  char *o = out + blen;
   *o++ = '/';
   for (const char *t = token; *t; t++) {
     if (*t == '~') {
@@ -308,6 +303,5 @@ bool mcp__pointer_append(char **buf, size_t *len, size_t *cap,
     }
   }
   *o = '\0';
-  *len = (size_t)(o - *buf);
-  return true;
+  return out;
 }
