@@ -774,6 +774,29 @@ static bool string_array(cctx *c, json_t *arr, const char *where,
   return true;
 }
 
+/* k->u.depreq from an object of string arrays: "dependentRequired", or the
+ * array entries of draft-07 "dependencies". */
+static bool compile_dep_required(cctx *c, mcp__kw *k, json_t *obj,
+                                 const char *where, const char *kw) {
+  size_t n = json_object_size(obj), i = 0;
+  k->u.depreq.deps = aalloc(c, (n ? n : 1) * sizeof(mcp__dep_req));
+  if (k->u.depreq.deps == NULL)
+    return false;
+  k->u.depreq.count = n;
+  const char *key;
+  size_t kl;
+  json_t *arr;
+  json_object_keylen_foreach(obj, key, kl, arr) {
+    mcp__dep_req *dr = &k->u.depreq.deps[i++];
+    dr->name = mcp__arena_strndup(&c->s->arena, key, kl);
+    dr->len = kl;
+    if (dr->name == NULL ||
+        !string_array(c, arr, where, kw, &dr->req, &dr->req_len, &dr->nreq))
+      return false;
+  }
+  return true;
+}
+
 static mcp__regex *compile_regex(cctx *c, json_t *v, const char *where) {
   if (!json_is_string(v)) {
     fail(c, where, "a regular expression must be a string");
@@ -1101,21 +1124,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       mcp__kw *k = kw_add(c, &l, MCP__OP_DEP_REQUIRED, MCP__T_OBJECT,
                           "dependentRequired");
       CHECK(k != NULL);
-      size_t n = json_object_size(v), i = 0;
-      k->u.depreq.deps = aalloc(c, (n ? n : 1) * sizeof(mcp__dep_req));
-      CHECK(k->u.depreq.deps != NULL);
-      k->u.depreq.count = n;
-      const char *key;
-      size_t kl;
-      json_t *arr;
-      json_object_keylen_foreach(v, key, kl, arr) {
-        mcp__dep_req *dr = &k->u.depreq.deps[i++];
-        dr->name = mcp__arena_strndup(&c->s->arena, key, kl);
-        dr->len = kl;
-        CHECK(dr->name != NULL);
-        CHECK(string_array(c, arr, kp, "dependentRequired", &dr->req,
-                           &dr->req_len, &dr->nreq));
-      }
+      CHECK(compile_dep_required(c, k, v, kp, "dependentRequired"));
     }
   }
   if (V & MCP__V_APPLICATOR) {
@@ -1127,15 +1136,13 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
                  {"oneOf", MCP__OP_ONEOF}};
     for (size_t i = 0; i < 3; i++) {
       if (KW(lists[i].name)) {
-        mcp__kw *k = kw_add(c, &l, lists[i].op, MCP__T_ANY, lists[i].name);
-        CHECK(k != NULL);
-        size_t idx = (size_t)(k - l.items);
-        mcp__node **nodes;
         const char **locs;
         size_t cnt;
-        nodes = compile_array(c, v, where, lists[i].name, &locs, &cnt);
+        mcp__node **nodes =
+            compile_array(c, v, where, lists[i].name, &locs, &cnt);
         CHECK(nodes != NULL);
-        k = &l.items[idx]; /* l may have moved? no: compile does not add */
+        mcp__kw *k = kw_add(c, &l, lists[i].op, MCP__T_ANY, lists[i].name);
+        CHECK(k != NULL);
         k->u.list.nodes = nodes;
         k->u.list.locs = locs;
         k->u.list.count = cnt;
@@ -1211,21 +1218,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
         mcp__kw *k =
             kw_add(c, &l, MCP__OP_DEP_REQUIRED, MCP__T_OBJECT, "dependencies");
         CHECK(k != NULL);
-        size_t i = 0;
-        k->u.depreq.deps = aalloc(c, nreq * sizeof(mcp__dep_req));
-        CHECK(k->u.depreq.deps != NULL);
-        k->u.depreq.count = nreq;
-        const char *rk;
-        size_t rkl;
-        json_t *arr;
-        json_object_keylen_foreach(req, rk, rkl, arr) {
-          mcp__dep_req *dr = &k->u.depreq.deps[i++];
-          dr->name = mcp__arena_strndup(&c->s->arena, rk, rkl);
-          dr->len = rkl;
-          CHECK(dr->name != NULL);
-          CHECK(string_array(c, arr, kp, "dependencies", &dr->req, &dr->req_len,
-                             &dr->nreq));
-        }
+        CHECK(compile_dep_required(c, k, req, kp, "dependencies"));
       }
     }
     if (KW("propertyNames")) {
