@@ -121,24 +121,15 @@ static bool keep_doc(cctx *c, json_t *doc) {
 
 /* ---- dialects ------------------------------------------------------------ */
 
-static bool same_uri(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 0 && a[la - 1] == '#')
-    la--;
-  if (lb > 0 && b[lb - 1] == '#')
-    lb--;
-  return la == lb && strncmp(a, b, la) == 0;
-}
-
 static json_t *find_document(cctx *c, const char *uri, const char **doc_uri);
 
 static bool dialect_for(cctx *c, const char *uri, const char *where,
                         mcp__dialect *d, int hops) {
-  if (same_uri(uri, URI_2020)) {
+  if (mcp__uri_same(uri, URI_2020)) {
     *d = (mcp__dialect){MCP__DRAFT_2020, MCP__V_ALL_2020};
     return true;
   }
-  if (same_uri(uri, URI_DRAFT7)) {
+  if (mcp__uri_same(uri, URI_DRAFT7)) {
     *d = (mcp__dialect){MCP__DRAFT_7, MCP__V_ALL_2020 & ~MCP__V_UNEVALUATED};
     return true;
   }
@@ -149,7 +140,7 @@ static bool dialect_for(cctx *c, const char *uri, const char *where,
     return fail(c, where, "unsupported JSON Schema dialect \"%s\"", uri);
   json_t *ms = json_object_get(meta, "$schema");
   mcp__dialect base = {MCP__DRAFT_2020, MCP__V_ALL_2020};
-  if (json_is_string(ms) && !same_uri(json_string_value(ms), uri)) {
+  if (json_is_string(ms) && !mcp__uri_same(json_string_value(ms), uri)) {
     if (!dialect_for(c, json_string_value(ms), where, &base, hops + 1))
       return false;
   }
@@ -429,7 +420,7 @@ static json_t *find_document(cctx *c, const char *uri, const char **doc_uri) {
       /* Parse on demand; the schema keeps the parsed copy. */
       for (size_t k = 0; k < c->s->ndocs; k++) {
         json_t *id = json_object_get(c->s->docs[k], "$id");
-        if (json_is_string(id) && same_uri(json_string_value(id), du)) {
+        if (json_is_string(id) && mcp__uri_same(json_string_value(id), du)) {
           *doc_uri = du;
           return c->s->docs[k];
         }

@@ -52,6 +52,15 @@ static void split(const char *s, parts *p) {
   }
 }
 
+bool mcp__uri_same(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 0 && a[la - 1] == '#')
+    la--;
+  if (lb > 0 && b[lb - 1] == '#')
+    lb--;
+  return la == lb && strncmp(a, b, la) == 0;
+}
+
 size_t mcp__uri_strip_len(const char *uri) {
   const char *h = strchr(uri, '#');
   return h ? (size_t)(h - uri) : strlen(uri);

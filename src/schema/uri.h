@@ -13,6 +13,8 @@
 /* Resolves ref against base (either may be ""); returns new (malloc) or NULL
  * when out of memory. An empty base leaves ref as it is. */
 char *mcp__uri_resolve(const char *base, const char *ref);
+/* a and b are the same URI but for an empty fragment ("...schema#"). */
+bool mcp__uri_same(const char *a, const char *b);
 /* Length of uri without its "#fragment" part. */
 size_t mcp__uri_strip_len(const char *uri);
 /* Percent-decodes in place; false on a malformed escape. */
