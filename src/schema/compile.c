@@ -9,7 +9,6 @@
  * compiled, so reference cycles terminate here and become graph cycles. */
 #include "schema/internal.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -305,9 +305,6 @@ bool mcp__validation_push(mcp_validation_t *v, char *instance_location,
 /* Drops errors past count (an anyOf branch that turned out not to matter). */
 void mcp__validation_truncate(mcp_validation_t *v, size_t count);
 
-/* formats.c: the checker for a format name, or NULL when unknown. */
-mcp__format_fn mcp__format_lookup(const char *name);
-
 /* metaschemas.c: built-in documents. */
 typedef struct mcp__builtin_doc {
   const char *uri;
