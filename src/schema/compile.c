@@ -1529,11 +1529,8 @@ mcp_status mcp_schema_compile(json_t *schema,
     ok = s->root != NULL && compile_dynamic_anchors(&c);
   }
   mcp_status st = MCP_OK;
-  if (!ok || c.failed) {
+  if (!ok || c.failed)
     st = err && err->status != MCP_OK ? err->status : MCP_ERR_SCHEMA;
-    if (st == MCP_OK)
-      st = MCP_ERR_SCHEMA;
-  }
   mcp__map_release(&c.resources);
   mcp__map_release(&c.anchors);
   mcp__map_release(&c.infos);
