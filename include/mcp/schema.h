@@ -41,9 +41,10 @@ MCP_API mcp_status mcp_schema_registry_new(mcp_schema_registry_t **out);
 /* NULL is a no-op. Must outlive no compiled schema: compiled schemas keep
  * what they need. */
 MCP_API void mcp_schema_registry_free(mcp_schema_registry_t *registry);
-/* Registers document under uri (copied). document: steals, even on failure;
- * NULL means "allocation failed" and gives MCP_ERR_NOMEM. Embedded $id values
- * inside the document are registered as well. */
+/* Registers document under uri (copied, without its fragment). document:
+ * steals, even on failure; NULL means "allocation failed" and gives
+ * MCP_ERR_NOMEM. MCP_ERR_EXISTS when that URI is already registered.
+ * Embedded $id values inside the document are registered as well. */
 MCP_API mcp_status mcp_schema_registry_add(mcp_schema_registry_t *registry,
                                            const char *uri, json_t *document,
                                            mcp_error_t *err);
@@ -61,12 +62,14 @@ MCP_API mcp_status mcp_schema_options_set_registry(
 /* Base URI for a schema without $id (copied). Default: none. */
 MCP_API mcp_status
 mcp_schema_options_set_base_uri(mcp_schema_options_t *options, const char *uri);
-/* PCRE2 match limit per pattern match (bounds hostile regexes). */
+/* PCRE2 match limit per pattern match (bounds hostile regexes); 0 is
+ * refused (MCP_ERR_INVALID_ARG). */
 MCP_API mcp_status mcp_schema_options_set_regex_match_limit(
     mcp_schema_options_t *options, uint32_t limit);
 /* Deepest nesting of schemas compile and validation follow before giving up
  * with an error (MCP_ERR_SCHEMA at compile, an "exceeds the nesting limit"
- * validation error at validation). Bounds the C stack. Default: 1000. */
+ * validation error at validation). Bounds the C stack. Default: 1000; 0 is
+ * refused (MCP_ERR_INVALID_ARG). */
 MCP_API mcp_status
 mcp_schema_options_set_max_depth(mcp_schema_options_t *options, unsigned depth);
 
@@ -119,13 +122,15 @@ MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
  * A key repeated in one object counts once with its last value, as jansson
  * keeps it. "\u0000" is accepted in keys too (jansson refuses those).
  * Thread safety: any number of threads may validate against one compiled
- * schema at once; nothing is shared or cached between calls. */
+ * schema at once; nothing is cached between calls but the JIT code of often
+ * matched patterns, published atomically once. */
 MCP_API mcp_status mcp_schema_validate_text(const mcp_schema_t *schema,
                                             const char *json, size_t len);
 
 /* Checks a schema document against the built-in meta-schema of its dialect
  * (2020-12 unless $schema says otherwise). Same return convention as
- * mcp_schema_validate. */
+ * mcp_schema_validate, plus MCP_ERR_UNSUPPORTED when $schema names no
+ * built-in dialect (2020-12 and draft-07 are). */
 MCP_API mcp_status mcp_schema_check_meta(json_t *schema,
                                          mcp_validation_t **out);
 

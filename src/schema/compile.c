@@ -9,7 +9,6 @@
  * compiled, so reference cycles terminate here and become graph cycles. */
 #include "schema/internal.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,10 @@ typedef struct info {
 
 typedef struct cctx {
   mcp_schema_t *s;
+  /* What only compile needs (subschema infos, map keys, the JSON Pointers of
+   * error messages) lives here and is released when compile returns; what
+   * the compiled schema keeps goes to its own arena. */
+  mcp__arena scratch;
   const mcp_schema_options_t *opt;
   mcp_error_t *err;
   mcp__map resources; /* uri (no fragment) -> json_t* */
@@ -91,6 +94,20 @@ static void *aalloc(cctx *c, size_t n) {
   return p;
 }
 
+static char *sstrdup(cctx *c, const char *s) {
+  char *p = mcp__arena_strdup(&c->scratch, s);
+  if (p == NULL)
+    oom(c);
+  return p;
+}
+
+static void *salloc(cctx *c, size_t n) {
+  void *p = mcp__arena_alloc(&c->scratch, n);
+  if (p == NULL)
+    oom(c);
+  return p;
+}
+
 /* Keeps a reference to a document for the schema's lifetime. */
 static bool keep_doc(cctx *c, json_t *doc) {
   json_t **nd = realloc(c->s->docs, (c->s->ndocs + 1) * sizeof *nd);
@@ -103,36 +120,26 @@ static bool keep_doc(cctx *c, json_t *doc) {
 
 /* ---- dialects ------------------------------------------------------------ */
 
-static bool same_uri(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 0 && a[la - 1] == '#')
-    la--;
-  if (lb > 0 && b[lb - 1] == '#')
-    lb--;
-  return la == lb && strncmp(a, b, la) == 0;
-}
-
-static json_t *find_document(cctx *c, const char *uri, char **doc_uri);
+static json_t *find_document(cctx *c, const char *uri, const char **doc_uri);
 
 static bool dialect_for(cctx *c, const char *uri, const char *where,
                         mcp__dialect *d, int hops) {
-  if (same_uri(uri, URI_2020)) {
+  if (mcp__uri_same(uri, URI_2020)) {
     *d = (mcp__dialect){MCP__DRAFT_2020, MCP__V_ALL_2020};
     return true;
   }
-  if (same_uri(uri, URI_DRAFT7)) {
+  if (mcp__uri_same(uri, URI_DRAFT7)) {
     *d = (mcp__dialect){MCP__DRAFT_7, MCP__V_ALL_2020 & ~MCP__V_UNEVALUATED};
     return true;
   }
   /* A custom meta-schema: registered documents only. */
-  char *doc_uri = NULL;
+  const char *doc_uri = NULL;
   json_t *meta = hops < 8 ? find_document(c, uri, &doc_uri) : NULL;
-  free(doc_uri);
   if (meta == NULL || !json_is_object(meta))
     return fail(c, where, "unsupported JSON Schema dialect \"%s\"", uri);
   json_t *ms = json_object_get(meta, "$schema");
   mcp__dialect base = {MCP__DRAFT_2020, MCP__V_ALL_2020};
-  if (json_is_string(ms) && !same_uri(json_string_value(ms), uri)) {
+  if (json_is_string(ms) && !mcp__uri_same(json_string_value(ms), uri)) {
     if (!dialect_for(c, json_string_value(ms), where, &base, hops + 1))
       return false;
   }
@@ -226,7 +233,7 @@ static bool add_dyn_anchor(cctx *c, mcp__resource *r, const char *name,
 static bool put_anchor(cctx *c, const char *base, const char *name,
                        json_t *js) {
   size_t n = strlen(base) + strlen(name) + 2;
-  char *key = aalloc(c, n);
+  char *key = salloc(c, n);
   if (key == NULL)
     return false;
   snprintf(key, n, "%s#%s", base, name);
@@ -305,7 +312,7 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
           }
         }
         full[sl] = '\0';
-        base = astrdup(c, full);
+        base = sstrdup(c, full);
         free(full);
         if (base == NULL)
           return false;
@@ -318,7 +325,7 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
       }
     }
   }
-  info *inf = aalloc(c, sizeof *inf);
+  info *inf = salloc(c, sizeof *inf);
   if (inf == NULL)
     return false;
   inf->base = base;
@@ -376,7 +383,7 @@ static bool index_schema(cctx *c, json_t *js, const char *base,
 static bool load_document(cctx *c, json_t *doc, const char *uri) {
   if (mcp__map_get(&c->infos, doc) != NULL)
     return true;
-  const char *u = astrdup(c, uri);
+  const char *u = sstrdup(c, uri);
   if (u == NULL)
     return false;
   mcp__resource *res = new_resource(c, u);
@@ -390,15 +397,16 @@ static bool load_document(cctx *c, json_t *doc, const char *uri) {
 }
 
 /* A registered or built-in document whose URI (or embedded $id) is uri.
- * *doc_uri receives the document's own URI (malloc). Borrowed result. */
-static json_t *find_document(cctx *c, const char *uri, char **doc_uri) {
+ * *doc_uri receives the document's own URI (borrowed: the registry outlives
+ * compile, built-in URIs are static). Borrowed result. */
+static json_t *find_document(cctx *c, const char *uri, const char **doc_uri) {
   size_t ul = mcp__uri_strip_len(uri);
   const mcp_schema_registry_t *reg = c->opt ? c->opt->registry : NULL;
   if (reg != NULL) {
     for (size_t i = 0; i < reg->count; i++) {
       const char *du = reg->docs[i].uri;
       if (strlen(du) == ul && strncmp(du, uri, ul) == 0) {
-        *doc_uri = strdup(du);
+        *doc_uri = du;
         return reg->docs[i].doc;
       }
     }
@@ -411,8 +419,8 @@ static json_t *find_document(cctx *c, const char *uri, char **doc_uri) {
       /* Parse on demand; the schema keeps the parsed copy. */
       for (size_t k = 0; k < c->s->ndocs; k++) {
         json_t *id = json_object_get(c->s->docs[k], "$id");
-        if (json_is_string(id) && same_uri(json_string_value(id), du)) {
-          *doc_uri = strdup(du);
+        if (json_is_string(id) && mcp__uri_same(json_string_value(id), du)) {
+          *doc_uri = du;
           return c->s->docs[k];
         }
       }
@@ -423,7 +431,7 @@ static json_t *find_document(cctx *c, const char *uri, char **doc_uri) {
       json_decref(doc);
       if (!ok)
         return NULL;
-      *doc_uri = strdup(du);
+      *doc_uri = du;
       return doc;
     }
   }
@@ -435,10 +443,9 @@ static json_t *ensure_resource(cctx *c, const char *uri) {
   json_t *r = mcp__map_get(&c->resources, uri);
   if (r != NULL)
     return r;
-  char *doc_uri = NULL;
+  const char *doc_uri = NULL;
   json_t *doc = find_document(c, uri, &doc_uri);
   if (doc == NULL) {
-    free(doc_uri);
     /* Registered documents may embed the resource under an $id. */
     const mcp_schema_registry_t *reg = c->opt ? c->opt->registry : NULL;
     for (size_t i = 0; reg != NULL && i < reg->count; i++) {
@@ -454,10 +461,6 @@ static json_t *ensure_resource(cctx *c, const char *uri) {
     }
     return NULL;
   }
-  if (doc_uri == NULL) {
-    oom(c);
-    return NULL;
-  }
   bool ok = load_document(c, doc, doc_uri);
   if (ok && c->opt && c->opt->registry) {
     /* registry documents: hold a reference (idempotent enough) */
@@ -467,7 +470,6 @@ static json_t *ensure_resource(cctx *c, const char *uri) {
         break;
       }
   }
-  free(doc_uri);
   if (!ok)
     return NULL;
   return mcp__map_get(&c->resources, uri);
@@ -486,9 +488,10 @@ static void walk_visit(json_t *v, void *ud) {
 }
 
 /* Resolves ref (already absolute or relative to base) to a subschema that is
- * indexed. NULL (and c->failed) when it does not resolve. */
+ * indexed. NULL (and c->failed) when it does not resolve. *frag_out, when
+ * asked for, receives the fragment (scratch) or NULL. */
 static json_t *resolve_ref(cctx *c, const char *base, const char *ref,
-                           const char *where, char **frag_out) {
+                           const char *where, const char **frag_out) {
   char *full = mcp__uri_resolve(base, ref);
   if (full == NULL) {
     oom(c);
@@ -528,15 +531,13 @@ static json_t *resolve_ref(cctx *c, const char *base, const char *ref,
     }
   } else {
     size_t n = strlen(full) + strlen(frag) + 2;
-    char *key = malloc(n);
+    char *key = salloc(c, n);
     if (key == NULL) {
       free(full);
-      oom(c);
       return NULL;
     }
     snprintf(key, n, "%s#%s", full, frag);
     target = mcp__map_get(&c->anchors, key);
-    free(key);
   }
   if (target == NULL) {
     fail(c, where, "cannot resolve $ref \"%s\"", ref);
@@ -544,7 +545,7 @@ static json_t *resolve_ref(cctx *c, const char *base, const char *ref,
     return NULL;
   }
   if (frag_out != NULL)
-    *frag_out = frag ? strdup(frag) : NULL;
+    *frag_out = frag ? sstrdup(c, frag) : NULL;
   free(full);
   return target;
 }
@@ -579,30 +580,19 @@ static mcp__kw *kw_add(cctx *c, kwlist *l, mcp__op op, unsigned tmask,
   return k;
 }
 
-/* "<where>/<kw>" for error pointers and child locations. */
+/* "<where>/<kw>" for error pointers and child locations (scratch). */
 static char *path_join(cctx *c, const char *where, const char *seg) {
-  char *buf = NULL;
-  size_t len = strlen(where), cap = 0;
-  buf = malloc(len + 1);
-  if (buf == NULL) {
+  char *r = mcp__pointer_join(&c->scratch, where, seg);
+  if (r == NULL)
     oom(c);
-    return NULL;
-  }
-  memcpy(buf, where, len + 1);
-  cap = len + 1;
-  if (!mcp__pointer_append(&buf, &len, &cap, seg)) {
-    free(buf);
-    oom(c);
-    return NULL;
-  }
-  char *r = astrdup(c, buf);
-  free(buf);
   return r;
 }
 
-/* "kw/<escaped name>" relative location. */
+/* "kw/<escaped name>" relative location, kept by the compiled schema. */
 static char *rel_loc(cctx *c, const char *kw, const char *name) {
-  char *r = path_join(c, kw, name);
+  char *r = mcp__pointer_join(&c->s->arena, kw, name);
+  if (r == NULL)
+    oom(c);
   return r;
 }
 
@@ -771,6 +761,29 @@ static bool string_array(cctx *c, json_t *arr, const char *where,
       return oom(c);
   }
   *count = n;
+  return true;
+}
+
+/* k->u.depreq from an object of string arrays: "dependentRequired", or the
+ * array entries of draft-07 "dependencies". */
+static bool compile_dep_required(cctx *c, mcp__kw *k, json_t *obj,
+                                 const char *where, const char *kw) {
+  size_t n = json_object_size(obj), i = 0;
+  k->u.depreq.deps = aalloc(c, (n ? n : 1) * sizeof(mcp__dep_req));
+  if (k->u.depreq.deps == NULL)
+    return false;
+  k->u.depreq.count = n;
+  const char *key;
+  size_t kl;
+  json_t *arr;
+  json_object_keylen_foreach(obj, key, kl, arr) {
+    mcp__dep_req *dr = &k->u.depreq.deps[i++];
+    dr->name = mcp__arena_strndup(&c->s->arena, key, kl);
+    dr->len = kl;
+    if (dr->name == NULL ||
+        !string_array(c, arr, where, kw, &dr->req, &dr->req_len, &dr->nreq))
+      return false;
+  }
   return true;
 }
 
@@ -1000,14 +1013,11 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       fail(c, kp, "\"$dynamicRef\" must be a string");
       goto done;
     }
-    char *frag = NULL;
+    const char *frag = NULL;
     json_t *t = resolve_ref(c, inf->base, json_string_value(v), kp, &frag);
     CHECK(t != NULL);
     mcp__kw *k = kw_add(c, &l, MCP__OP_DYNREF, MCP__T_ANY, "$dynamicRef");
-    if (k == NULL) {
-      free(frag);
-      goto done;
-    }
+    CHECK(k != NULL);
     json_t *da =
         json_is_object(t) ? json_object_get(t, "$dynamicAnchor") : NULL;
     if (frag != NULL && frag[0] != '/' && json_is_string(da) &&
@@ -1016,7 +1026,6 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       k->u.ref.name = astrdup(c, frag);
       c->s->has_dynamic = true;
     }
-    free(frag);
     k->u.ref.target = compile_node(c, t, kp);
     CHECK(k->u.ref.target != NULL);
   }
@@ -1105,21 +1114,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       mcp__kw *k = kw_add(c, &l, MCP__OP_DEP_REQUIRED, MCP__T_OBJECT,
                           "dependentRequired");
       CHECK(k != NULL);
-      size_t n = json_object_size(v), i = 0;
-      k->u.depreq.deps = aalloc(c, (n ? n : 1) * sizeof(mcp__dep_req));
-      CHECK(k->u.depreq.deps != NULL);
-      k->u.depreq.count = n;
-      const char *key;
-      size_t kl;
-      json_t *arr;
-      json_object_keylen_foreach(v, key, kl, arr) {
-        mcp__dep_req *dr = &k->u.depreq.deps[i++];
-        dr->name = mcp__arena_strndup(&c->s->arena, key, kl);
-        dr->len = kl;
-        CHECK(dr->name != NULL);
-        CHECK(string_array(c, arr, kp, "dependentRequired", &dr->req,
-                           &dr->req_len, &dr->nreq));
-      }
+      CHECK(compile_dep_required(c, k, v, kp, "dependentRequired"));
     }
   }
   if (V & MCP__V_APPLICATOR) {
@@ -1131,15 +1126,13 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
                  {"oneOf", MCP__OP_ONEOF}};
     for (size_t i = 0; i < 3; i++) {
       if (KW(lists[i].name)) {
-        mcp__kw *k = kw_add(c, &l, lists[i].op, MCP__T_ANY, lists[i].name);
-        CHECK(k != NULL);
-        size_t idx = (size_t)(k - l.items);
-        mcp__node **nodes;
         const char **locs;
         size_t cnt;
-        nodes = compile_array(c, v, where, lists[i].name, &locs, &cnt);
+        mcp__node **nodes =
+            compile_array(c, v, where, lists[i].name, &locs, &cnt);
         CHECK(nodes != NULL);
-        k = &l.items[idx]; /* l may have moved? no: compile does not add */
+        mcp__kw *k = kw_add(c, &l, lists[i].op, MCP__T_ANY, lists[i].name);
+        CHECK(k != NULL);
         k->u.list.nodes = nodes;
         k->u.list.locs = locs;
         k->u.list.count = cnt;
@@ -1215,21 +1208,7 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
         mcp__kw *k =
             kw_add(c, &l, MCP__OP_DEP_REQUIRED, MCP__T_OBJECT, "dependencies");
         CHECK(k != NULL);
-        size_t i = 0;
-        k->u.depreq.deps = aalloc(c, nreq * sizeof(mcp__dep_req));
-        CHECK(k->u.depreq.deps != NULL);
-        k->u.depreq.count = nreq;
-        const char *rk;
-        size_t rkl;
-        json_t *arr;
-        json_object_keylen_foreach(req, rk, rkl, arr) {
-          mcp__dep_req *dr = &k->u.depreq.deps[i++];
-          dr->name = mcp__arena_strndup(&c->s->arena, rk, rkl);
-          dr->len = rkl;
-          CHECK(dr->name != NULL);
-          CHECK(string_array(c, arr, kp, "dependencies", &dr->req, &dr->req_len,
-                             &dr->nreq));
-        }
+        CHECK(compile_dep_required(c, k, req, kp, "dependencies"));
       }
     }
     if (KW("propertyNames")) {
@@ -1251,7 +1230,6 @@ static bool compile_keywords(cctx *c, mcp__node *node, json_t *js,
       if (props) {
         CHECK(build_ptable(c, &tmp.u.props.table, props, where, "properties",
                            true));
-        tmp.u.props.has_properties = true;
       }
       if (pprops) {
         char *pp = path_join(c, where, "patternProperties");
@@ -1474,7 +1452,6 @@ static mcp__node *compile_node(cctx *c, json_t *js, const char *where) {
     if (n->nkw == 0)
       n->kind = MCP__NODE_TRUE; /* no assertions: accepts everything */
   }
-  n->compiled = true;
   c->depth--;
   return n;
 }
@@ -1537,7 +1514,7 @@ mcp_status mcp_schema_compile(json_t *schema,
   if (!ok)
     oom(&c);
   if (ok) {
-    char *b = astrdup(&c, base);
+    char *b = sstrdup(&c, base);
     mcp__resource *r = b ? new_resource(&c, b) : NULL;
     ok = r != NULL && mcp__map_put(&c.resources, b, schema);
     if (!ok)
@@ -1552,17 +1529,15 @@ mcp_status mcp_schema_compile(json_t *schema,
     ok = s->root != NULL && compile_dynamic_anchors(&c);
   }
   mcp_status st = MCP_OK;
-  if (!ok || c.failed) {
+  if (!ok || c.failed)
     st = err && err->status != MCP_OK ? err->status : MCP_ERR_SCHEMA;
-    if (st == MCP_OK)
-      st = MCP_ERR_SCHEMA;
-  }
   mcp__map_release(&c.resources);
   mcp__map_release(&c.anchors);
   mcp__map_release(&c.infos);
   mcp__map_release(&c.nodes);
   mcp__map_release(&c.res_objs);
   free(c.reslist);
+  mcp__arena_release(&c.scratch);
   if (st != MCP_OK) {
     mcp_schema_free(s);
     return st;

@@ -183,11 +183,9 @@ static inline size_t ml_find(const mlist *m, const mcp__prop *p) {
   }
 }
 
-/* An empty set for n members or items, without a member list. */
-static void ev_init_n(vctx *c, evset *e, size_t n) {
+/* Zeroed bits for e->nwords words: inline when they fit. */
+static void ev_alloc_bits(vctx *c, evset *e) {
   e->all = false;
-  e->mem = NULL;
-  e->nwords = (n + 63) / 64;
   if (e->nwords <= 4) {
     e->bits = e->inl;
     memset(e->inl, 0, sizeof e->inl);
@@ -200,29 +198,25 @@ static void ev_init_n(vctx *c, evset *e, size_t n) {
   }
 }
 
+/* An empty set for n members or items, without a member list. */
+static void ev_init_n(vctx *c, evset *e, size_t n) {
+  e->mem = NULL;
+  e->nwords = (n + 63) / 64;
+  ev_alloc_bits(c, e);
+}
+
 /* e inherits the member list of parent (may be NULL). */
 static void ev_init(vctx *c, evset *e, INST inst, const evset *parent) {
-  e->all = false;
-  if (parent != NULL) { /* same instance */
-    e->mem = parent->mem;
-    e->nwords = parent->nwords;
-  } else {
-    size_t n = I_IS_ARRAY(inst)    ? I_ARR_SIZE(inst)
-               : I_IS_OBJECT(inst) ? I_OBJ_SIZE(inst)
-                                   : 0;
-    e->mem = NULL;
-    e->nwords = (n + 63) / 64;
+  if (parent == NULL) {
+    ev_init_n(c, e,
+              I_IS_ARRAY(inst)    ? I_ARR_SIZE(inst)
+              : I_IS_OBJECT(inst) ? I_OBJ_SIZE(inst)
+                                  : 0);
+    return;
   }
-  if (e->nwords <= 4) {
-    e->bits = e->inl;
-    memset(e->inl, 0, sizeof e->inl);
-  } else {
-    e->bits = calloc(e->nwords, sizeof *e->bits);
-    if (e->bits == NULL) {
-      c->oom = true;
-      e->nwords = 0;
-    }
-  }
+  e->mem = parent->mem; /* same instance */
+  e->nwords = parent->nwords;
+  ev_alloc_bits(c, e);
 }
 
 static void ev_free(evset *e) {
@@ -399,7 +393,7 @@ static void json_num_text(const json_t *v, char *buf, size_t len) {
 
 static bool eval(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
                  const kpath *kp, evset *ann);
-static bool eval_kw(vctx *c, const mcp__kw *kw, INST cinst, const ipath *ip,
+static bool eval_kw(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
                     const kpath *kp, evset *ann);
 static int props_walk_fast(vctx *c, const mcp__kw *kw, INST inst);
 static bool eval_property_names(vctx *c, const mcp__kw *kw, INST inst,
@@ -875,9 +869,8 @@ static __attribute__((noinline)) bool eval_allof(vctx *c, const mcp__kw *kw,
 }
 
 static __attribute__((noinline)) bool
-eval_uneval_props(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
-                  const kpath *kp, evset *ann) {
-  (void)inst;
+eval_uneval_props(vctx *c, const mcp__kw *kw, const ipath *ip, const kpath *kp,
+                  evset *ann) {
   bool ok = true;
   const mcp__node *un = kw->u.one.node;
   kpath k = {kp, kw->loc};
@@ -1024,9 +1017,8 @@ static bool eval_unique(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
   return ok;
 }
 
-static bool eval_kw(vctx *c, const mcp__kw *kw, INST cinst, const ipath *ip,
+static bool eval_kw(vctx *c, const mcp__kw *kw, INST inst, const ipath *ip,
                     const kpath *kp, evset *ann) {
-  INST inst = cinst;
   char a[64], b[64];
   switch (kw->op) {
   case MCP__OP_TYPE: {
@@ -1048,24 +1040,12 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, INST cinst, const ipath *ip,
     report(c, ip, kp, kw->loc, "value does not equal the constant");
     return false;
   case MCP__OP_ENUM: {
+    /* A string instance was settled by kw_quick; here it only fails. */
     size_t n = kw->u.en.count;
-    if (I_IS_STRING(inst) && n <= 16) {
-      /* common case: short string enums, compare directly */
-      const char *s = I_STR(inst);
-      size_t len = I_STRLEN(inst);
-      for (size_t i = 0; i < n; i++) {
-        const json_t *e = kw->u.en.values[i];
-        if (json_is_string(e) && json_string_length(e) == len &&
-            (len == 0 || json_string_value(e)[0] == s[0]) &&
-            memcmp(json_string_value(e), s, len) == 0)
-          return true;
-      }
-    } else {
-      uint64_t h = I_HASH(inst);
-      for (size_t i = 0; i < n; i++)
-        if (kw->u.en.hashes[i] == h && I_EQ_JSON(inst, kw->u.en.values[i]))
-          return true;
-    }
+    uint64_t h = I_HASH(inst);
+    for (size_t i = 0; i < n; i++)
+      if (kw->u.en.hashes[i] == h && I_EQ_JSON(inst, kw->u.en.values[i]))
+        return true;
     report(c, ip, kp, kw->loc, "value is not one of the %zu allowed values", n);
     return false;
   }
@@ -1346,7 +1326,7 @@ static bool eval_kw(vctx *c, const mcp__kw *kw, INST cinst, const ipath *ip,
     return ok;
   }
   case MCP__OP_UNEVAL_PROPS:
-    return eval_uneval_props(c, kw, inst, ip, kp, ann);
+    return eval_uneval_props(c, kw, ip, kp, ann);
   }
   return true;
 }
@@ -1380,7 +1360,7 @@ eval_kws(vctx *c, const mcp__node *n, INST inst, const ipath *ip,
       r = eval_allof(c, kw, inst, ip, kp, ann);
       break;
     case MCP__OP_UNEVAL_PROPS:
-      r = eval_uneval_props(c, kw, inst, ip, kp, ann);
+      r = eval_uneval_props(c, kw, ip, kp, ann);
       break;
     default:
       r = eval_kw(c, kw, inst, ip, kp, ann);

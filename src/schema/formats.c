@@ -319,6 +319,10 @@ static bool unreserved(char c) {
 static bool sub_delim(char c) {
   return c && strchr("!$&'()*+,;=", c);
 }
+/* A percent-encoding "%XX" at s[i] (s[i] == '%') within n bytes. */
+static bool pct_encoded(const char *s, size_t i, size_t n) {
+  return i + 2 < n && is_hex(s[i + 1]) && is_hex(s[i + 2]);
+}
 
 /* Checks s[0..n) against pchar plus `extra` characters; iri allows
  * non-ASCII. */
@@ -326,9 +330,7 @@ static bool chars_ok(const char *s, size_t n, const char *extra, bool iri) {
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
     if (c == '%') {
-      if (i + 2 >= n + 0 && !(i + 2 < n))
-        return false;
-      if (!is_hex(s[i + 1]) || !is_hex(s[i + 2]))
+      if (!pct_encoded(s, i, n))
         return false;
       i += 2;
     } else if ((unsigned char)c >= 0x80) {
@@ -373,7 +375,7 @@ static bool authority_ok(const char *s, size_t n, bool iri) {
     for (size_t i = 0; i < hl; i++) {
       char c = s[i];
       if (c == '%') {
-        if (i + 2 >= hl || !is_hex(s[i + 1]) || !is_hex(s[i + 2]))
+        if (!pct_encoded(s, i, hl))
           return false;
         i += 2;
       } else if ((unsigned char)c >= 0x80) {
@@ -474,8 +476,7 @@ static bool f_uri_template(const char *s, size_t len) {
         size_t st = j;
         while (j < len && (is_alpha(s[j]) || is_digit(s[j]) || s[j] == '_' ||
                            s[j] == '%' || s[j] == '.')) {
-          if (s[j] == '%' &&
-              (j + 2 >= len || !is_hex(s[j + 1]) || !is_hex(s[j + 2])))
+          if (s[j] == '%' && !pct_encoded(s, j, len))
             return false;
           j += s[j] == '%' ? 3 : 1;
         }
@@ -509,7 +510,7 @@ static bool f_uri_template(const char *s, size_t len) {
     } else if ((unsigned char)c < 0x21 || c == 0x7F || strchr("\"<>\\^`|", c)) {
       return false;
     } else if (c == '%') {
-      if (i + 2 >= len || !is_hex(s[i + 1]) || !is_hex(s[i + 2]))
+      if (!pct_encoded(s, i, len))
         return false;
       i += 2;
     }

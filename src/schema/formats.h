@@ -7,6 +7,9 @@
 
 #include "schema/internal.h"
 
+/* The checker for a format name, or NULL when unknown. */
+mcp__format_fn mcp__format_lookup(const char *name);
+
 /* An internationalized host name (RFC 5890-5893): U-labels or A-labels
  * separated by any of the four IDNA full stops. */
 bool mcp__idna_hostname_ok(const char *s, size_t len);

@@ -220,7 +220,6 @@ typedef struct mcp__kw {
     mcp__ptable deps; /* dependentSchemas */
     struct {
       mcp__ptable table;
-      bool has_properties;
       size_t nrequired; /* table entries with required set */
       mcp__pattern_prop *patterns;
       size_t npatterns;
@@ -248,7 +247,6 @@ struct mcp__node {
   uint8_t kind;
   bool uneval; /* has unevaluated*: collects annotations of its keywords */
   bool uneval_props; /* has unevaluatedProperties: indexes object members */
-  bool compiled;     /* false while its keywords are being compiled */
   bool leaf; /* no keyword evaluates a subschema: no nesting, no scope */
   uint8_t type_first; /* 1 when kw[0] is "type" (its types are in types) */
   bool flat; /* keywords: ["type"] + properties without patternProperties */
@@ -256,7 +254,6 @@ struct mcp__node {
   uint16_t nkw;
   mcp__kw *kw;
   mcp__resource *res;
-  const char *abs_loc; /* base URI + pointer, for messages */
 };
 
 struct mcp_schema {
@@ -307,9 +304,6 @@ bool mcp__validation_push(mcp_validation_t *v, char *instance_location,
                           char *keyword_location, char *message);
 /* Drops errors past count (an anyOf branch that turned out not to matter). */
 void mcp__validation_truncate(mcp_validation_t *v, size_t count);
-
-/* formats.c: the checker for a format name, or NULL when unknown. */
-mcp__format_fn mcp__format_lookup(const char *name);
 
 /* metaschemas.c: built-in documents. */
 typedef struct mcp__builtin_doc {

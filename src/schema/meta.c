@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "schema/uri.h"
+
 mcp_status mcp_schema_check_meta(json_t *schema, mcp_validation_t **out) {
   if (out != NULL)
     *out = NULL;
@@ -15,14 +17,11 @@ mcp_status mcp_schema_check_meta(json_t *schema, mcp_validation_t **out) {
       json_is_object(schema) ? json_object_get(schema, "$schema") : NULL;
   if (json_is_string(ms))
     uri = json_string_value(ms);
-  size_t ul = strlen(uri);
-  if (ul > 0 && uri[ul - 1] == '#')
-    ul--;
   size_t n;
   const mcp__builtin_doc *docs = mcp__metaschemas(&n);
   const mcp__builtin_doc *found = NULL;
   for (size_t i = 0; i < n; i++)
-    if (strlen(docs[i].uri) == ul && strncmp(docs[i].uri, uri, ul) == 0)
+    if (mcp__uri_same(docs[i].uri, uri))
       found = &docs[i];
   if (found == NULL || strstr(found->uri, "/meta/") != NULL)
     return MCP_ERR_UNSUPPORTED;

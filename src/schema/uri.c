@@ -52,6 +52,15 @@ static void split(const char *s, parts *p) {
   }
 }
 
+bool mcp__uri_same(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 0 && a[la - 1] == '#')
+    la--;
+  if (lb > 0 && b[lb - 1] == '#')
+    lb--;
+  return la == lb && strncmp(a, b, la) == 0;
+}
+
 size_t mcp__uri_strip_len(const char *uri) {
   const char *h = strchr(uri, '#');
   return h ? (size_t)(h - uri) : strlen(uri);
@@ -118,80 +127,54 @@ char *mcp__uri_resolve(const char *base, const char *ref) {
     free(tmp);
     return out;
   }
-  const parts *ps; /* where scheme comes from */
-  const char *auth = NULL, *query = NULL;
-  size_t auth_len = 0, query_len = 0;
-  bool has_auth, has_query;
-  size_t path_len = 0;
-  if (r.has_scheme) {
-    ps = &r;
-    has_auth = r.has_auth;
-    auth = r.auth;
-    auth_len = r.auth_len;
+  /* RFC 3986 5.2.2: scheme, authority and query each come from the
+   * reference or from the base, the path from either or from both. */
+  const parts *ps = r.has_scheme ? &r : &b;
+  const parts *pa = r.has_scheme || r.has_auth ? &r : &b;
+  const parts *pq = &r;
+  size_t path_len;
+  if (pa == &r) {
     path_len = remove_dots(r.path, r.path_len, tmp);
-    has_query = r.has_query;
-    query = r.query;
-    query_len = r.query_len;
+  } else if (r.path_len == 0) {
+    memcpy(tmp, b.path, b.path_len);
+    path_len = b.path_len;
+    if (!r.has_query)
+      pq = &b;
   } else {
-    ps = &b;
-    if (r.has_auth) {
-      has_auth = true;
-      auth = r.auth;
-      auth_len = r.auth_len;
-      path_len = remove_dots(r.path, r.path_len, tmp);
-      has_query = r.has_query;
-      query = r.query;
-      query_len = r.query_len;
-    } else {
-      has_auth = b.has_auth;
-      auth = b.auth;
-      auth_len = b.auth_len;
-      if (r.path_len == 0) {
-        memcpy(tmp, b.path, b.path_len);
-        path_len = b.path_len;
-        has_query = r.has_query || b.has_query;
-        query = r.has_query ? r.query : b.query;
-        query_len = r.has_query ? r.query_len : b.query_len;
-      } else {
-        char *merged = malloc(cap);
-        if (merged == NULL) {
-          free(out);
-          free(tmp);
-          return NULL;
-        }
-        size_t m = 0;
-        if (r.path[0] == '/') {
-          put(merged, &m, r.path, r.path_len);
-        } else if (b.has_auth && b.path_len == 0) {
-          merged[m++] = '/';
-          put(merged, &m, r.path, r.path_len);
-        } else {
-          size_t keep = b.path_len;
-          while (keep > 0 && b.path[keep - 1] != '/')
-            keep--;
-          put(merged, &m, b.path, keep);
-          put(merged, &m, r.path, r.path_len);
-        }
-        path_len = remove_dots(merged, m, tmp);
-        free(merged);
-        has_query = r.has_query;
-        query = r.query;
-        query_len = r.query_len;
-      }
+    char *merged = malloc(cap);
+    if (merged == NULL) {
+      free(out);
+      free(tmp);
+      return NULL;
     }
+    size_t m = 0;
+    if (r.path[0] == '/') {
+      put(merged, &m, r.path, r.path_len);
+    } else if (b.has_auth && b.path_len == 0) {
+      merged[m++] = '/';
+      put(merged, &m, r.path, r.path_len);
+    } else {
+      size_t keep = b.path_len;
+      while (keep > 0 && b.path[keep - 1] != '/')
+        keep--;
+      put(merged, &m, b.path, keep);
+      put(merged, &m, r.path, r.path_len);
+    }
+    path_len = remove_dots(merged, m, tmp);
+    free(merged);
   }
   if (ps->has_scheme) {
     put(out, &o, ps->scheme, ps->scheme_len);
     out[o++] = ':';
   }
-  if (has_auth) {
+  if (pa->has_auth) {
     put(out, &o, "//", 2);
-    put(out, &o, auth, auth_len);
+    put(out, &o, pa->auth, pa->auth_len);
   }
   put(out, &o, tmp, path_len);
-  if (has_query) {
+  if (pq->has_query) {
     out[o++] = '?';
-    put(out, &o, query, query_len);
+    put(out, &o, pq->query, pq->query_len);
   }
   if (r.has_frag) {
     out[o++] = '#';
@@ -281,20 +264,15 @@ json_t *mcp__pointer_get(json_t *root, const char *pointer,
   return cur;
 }
 
-bool mcp__pointer_append(char **buf, size_t *len, size_t *cap,
-                         const char *token) {
-  size_t need = *len + 2 * strlen(token) + 2;
-  if (need > *cap) {
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-      nc *= 2;
-    char *nb = realloc(*buf, nc);
-    if (nb == NULL)
-      return false;
-    *buf = nb;
-    *cap = nc;
-  }
-  char *o = *buf + *len;
+char *mcp__pointer_join(mcp__arena *a, const char *base, const char *token) {
+  size_t blen = strlen(base), tlen = 0;
+  for (const char *t = token; *t; t++)
+    tlen += *t == '~' || *t == '/' ? 2 : 1;
+  char *out = mcp__arena_alloc(a, blen + 1 + tlen + 1);
+  if (out == NULL)
+    return NULL;
+  memcpy(out, base, blen);
+  char *o = out + blen;
   *o++ = '/';
   for (const char *t = token; *t; t++) {
     if (*t == '~') {
@@ -308,6 +286,5 @@ bool mcp__pointer_append(char **buf, size_t *len, size_t *cap,
     }
   }
   *o = '\0';
-  *len = (size_t)(o - *buf);
-  return true;
+  return out;
 }

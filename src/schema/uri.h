@@ -8,12 +8,15 @@
 
 #include <jansson.h>
 
+#include "schema/arena.h"
+
 /* Resolves ref against base (either may be ""); returns new (malloc) or NULL
  * when out of memory. An empty base leaves ref as it is. */
 char *mcp__uri_resolve(const char *base, const char *ref);
+/* a and b are the same URI but for an empty fragment ("...schema#"). */
+bool mcp__uri_same(const char *a, const char *b);
 /* Length of uri without its "#fragment" part. */
 size_t mcp__uri_strip_len(const char *uri);
-/* True when s has a scheme ("http:", "urn:"). */
 /* Percent-decodes in place; false on a malformed escape. */
 bool mcp__uri_percent_decode(char *s);
 
@@ -22,8 +25,7 @@ bool mcp__uri_percent_decode(char *s);
  * (root first) so callers can track the innermost known scope. */
 json_t *mcp__pointer_get(json_t *root, const char *pointer,
                          void (*visit)(json_t *v, void *ud), void *ud);
-/* Appends token escaped (~0, ~1) to buf at *len, growing it; false on OOM. */
-bool mcp__pointer_append(char **buf, size_t *len, size_t *cap,
-                         const char *token);
+/* base + "/" + token escaped (~0, ~1), allocated in a; NULL on OOM. */
+char *mcp__pointer_join(mcp__arena *a, const char *base, const char *token);
 
 #endif
