@@ -155,13 +155,6 @@ static void test_values(void **state) {
   }
 }
 
-static uint64_t rnd(uint64_t *x) {
-  *x ^= *x << 13;
-  *x ^= *x >> 7;
-  *x ^= *x << 17;
-  return *x;
-}
-
 static void test_mutations(void **state) {
   (void)state;
   static const char *const seeds[] = {
@@ -180,29 +173,7 @@ static void test_mutations(void **state) {
       char b[512];
       memcpy(b, seeds[k], len);
       size_t n = len;
-      int edits = 1 + (int)(rnd(&x) % 3);
-      for (int e = 0; e < edits; e++) {
-        size_t at = (size_t)(rnd(&x) % (n + 1));
-        char ch = alphabet[rnd(&x) % (sizeof alphabet - 1)];
-        switch (rnd(&x) % 3) {
-        case 0:
-          if (at < n)
-            b[at] = ch;
-          break;
-        case 1:
-          if (n < sizeof b - 1) {
-            memmove(b + at + 1, b + at, n - at);
-            b[at] = ch;
-            n++;
-          }
-          break;
-        default:
-          if (at < n) {
-            memmove(b + at, b + at + 1, n - at - 1);
-            n--;
-          }
-        }
-      }
+      tu_mutate(b, &n, sizeof b, alphabet, &x);
       json_t *j = json_loadb(b, n, JANSSON_FLAGS, NULL);
       parsed += j != NULL;
       json_decref(j);

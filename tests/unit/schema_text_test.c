@@ -340,14 +340,6 @@ static void test_duplicate_keys(void **state) {
   mcp_schema_free(s);
 }
 
-/* A small deterministic generator, so failures reproduce. */
-static uint64_t rnd(uint64_t *x) {
-  *x ^= *x << 13;
-  *x ^= *x >> 7;
-  *x ^= *x << 17;
-  return *x;
-}
-
 /* Mutated documents: the tape accepts what jansson accepts and gives the
  * verdict mcp_schema_is_valid gives on jansson's value. */
 static void test_differential(void **state) {
@@ -376,29 +368,7 @@ static void test_differential(void **state) {
       char b[256];
       memcpy(b, seeds[k], len);
       size_t n = len;
-      int edits = 1 + (int)(rnd(&x) % 3);
-      for (int e = 0; e < edits; e++) {
-        size_t at = (size_t)(rnd(&x) % (n + 1));
-        char ch = alphabet[rnd(&x) % (sizeof alphabet - 1)];
-        switch (rnd(&x) % 3) {
-        case 0: /* replace */
-          if (at < n)
-            b[at] = ch;
-          break;
-        case 1: /* insert */
-          if (n < sizeof b - 1) {
-            memmove(b + at + 1, b + at, n - at);
-            b[at] = ch;
-            n++;
-          }
-          break;
-        default: /* delete */
-          if (at < n) {
-            memmove(b + at, b + at + 1, n - at - 1);
-            n--;
-          }
-        }
-      }
+      tu_mutate(b, &n, sizeof b, alphabet, &x);
       json_t *j = json_loadb(b, n, JANSSON_FLAGS, NULL);
       mcp_status st = mcp_schema_validate_text(s, b, n);
       if (j == NULL) {

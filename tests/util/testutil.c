@@ -307,3 +307,38 @@ void tu_initialize(mcp_server_t *server, mcp_session_t *session,
                      "initialized\"}");
   json_decref(n);
 }
+
+static uint64_t xorshift(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+void tu_mutate(char *b, size_t *n, size_t cap, const char *alphabet,
+               uint64_t *seed) {
+  size_t alen = strlen(alphabet);
+  int edits = 1 + (int)(xorshift(seed) % 3);
+  for (int e = 0; e < edits; e++) {
+    size_t at = (size_t)(xorshift(seed) % (*n + 1));
+    char ch = alphabet[xorshift(seed) % alen];
+    switch (xorshift(seed) % 3) {
+    case 0: /* replace */
+      if (at < *n)
+        b[at] = ch;
+      break;
+    case 1: /* insert */
+      if (*n < cap - 1) {
+        memmove(b + at + 1, b + at, *n - at);
+        b[at] = ch;
+        (*n)++;
+      }
+      break;
+    default: /* delete */
+      if (at < *n) {
+        memmove(b + at, b + at + 1, *n - at - 1);
+        (*n)--;
+      }
+    }
+  }
+}

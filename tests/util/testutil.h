@@ -87,3 +87,9 @@ int tu_free_server(void **state);
  * notifications/initialized. */
 void tu_initialize(mcp_server_t *server, mcp_session_t *session,
                    const char *capabilities_json);
+
+/* Deterministic mutation testing: 1 to 3 random edits (replace, insert or
+ * delete one byte drawn from alphabet) of the n bytes in b (capacity cap),
+ * driven by the xorshift state *seed, so a failure reproduces. */
+void tu_mutate(char *b, size_t *n, size_t cap, const char *alphabet,
+               uint64_t *seed);
