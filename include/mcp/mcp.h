@@ -2,6 +2,7 @@
 #ifndef MCP_MCP_H
 #define MCP_MCP_H
 
+#include "mcp/cache.h"
 #include "mcp/call.h"
 #include "mcp/client.h"
 #include "mcp/completion.h"

@@ -27,6 +27,7 @@
 
 #include <jansson.h>
 
+#include "mcp/cache.h"
 #include "mcp/call.h"
 #include "mcp/completion.h"
 #include "mcp/export.h"
@@ -63,6 +64,11 @@ MCP_API mcp_status mcp_read_result_add_blob(mcp_read_result_t *r,
 /* _meta of the last added entry; steals, even on failure. */
 MCP_API mcp_status mcp_read_result_set_entry_meta(mcp_read_result_t *r,
                                                   json_t *meta);
+/* Caching hint of this answer (2026-07-28 clients; see server.h,
+ * mcp_server_set_cache_hint): overrides the resource's and the server's. */
+MCP_API mcp_status mcp_read_result_set_cache_hint(mcp_read_result_t *r,
+                                                  int64_t ttl_ms,
+                                                  mcp_cache_scope scope);
 
 /* ---- static resources
  * -------------------------------------------------------- */
@@ -82,6 +88,11 @@ MCP_API mcp_status mcp_resource_set_mime_type(mcp_resource_t *r,
                                               const char *mime_type);
 /* Size in bytes of the raw contents (before base64). */
 MCP_API mcp_status mcp_resource_set_size(mcp_resource_t *r, uint64_t bytes);
+/* Caching hint of this resource's reads; overrides the server's
+ * MCP_CACHE_RESOURCES_READ setting (server.h). */
+MCP_API mcp_status mcp_resource_set_cache_hint(mcp_resource_t *r,
+                                               int64_t ttl_ms,
+                                               mcp_cache_scope scope);
 /* annotations: audience is MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT (0:
  * not emitted), priority in [0, 1] (< 0: not emitted), last_modified an ISO
  * 8601 timestamp or NULL. */
@@ -130,6 +141,10 @@ MCP_API mcp_status mcp_resource_template_add_icon(mcp_resource_template_t *t,
                                                   const char *theme);
 MCP_API mcp_status mcp_resource_template_set_meta(mcp_resource_template_t *t,
                                                   json_t *meta);
+/* Caching hint of reads served by this template (see
+ * mcp_resource_set_cache_hint). */
+MCP_API mcp_status mcp_resource_template_set_cache_hint(
+    mcp_resource_template_t *t, int64_t ttl_ms, mcp_cache_scope scope);
 MCP_API mcp_status mcp_resource_template_set_handler(
     mcp_resource_template_t *t, mcp_resource_read_fn fn, void *user_data,
     void (*free_user_data)(void *));

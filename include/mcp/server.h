@@ -16,9 +16,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
+#include "mcp/cache.h"
 #include "mcp/call.h"
 #include "mcp/export.h"
 #include "mcp/status.h"
@@ -65,6 +67,14 @@ MCP_API mcp_status mcp_server_set_request_timeout_ms(mcp_server_t *s,
 /* Declare tools.listChanged (default true). */
 MCP_API mcp_status mcp_server_set_tools_list_changed(mcp_server_t *s,
                                                      bool declared);
+
+/* ---- caching hints (MCP 2026-07-28; mcp/cache.h) ----------------------
+ * Sets the hint of one target; ttl_ms in [0, 2^53 - 1], else
+ * MCP_ERR_INVALID_ARG. */
+MCP_API mcp_status mcp_server_set_cache_hint(mcp_server_t *s,
+                                             mcp_cache_target target,
+                                             int64_t ttl_ms,
+                                             mcp_cache_scope scope);
 
 /* Diagnostics of the library itself (not MCP log notifications). The
  * default writes warnings and worse to stderr, never to stdout. */

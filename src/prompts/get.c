@@ -66,7 +66,7 @@ mcp_status mcp__handle_prompts_list(mcp_call_t *call, json_t **result) {
   if (mcp__catalog_count(&call->server->prompts) == 0)
     return not_offered(call);
   return mcp__list_catalog(call, &call->server->prompts, "prompts", "prompts",
-                           result);
+                           MCP_CACHE_PROMPTS_LIST, result);
 }
 
 static mcp_status invalid(mcp_call_t *call, const char *fmt, const char *arg) {

@@ -28,14 +28,15 @@ mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result) {
   if (!offers_resources(call->server))
     return not_offered(call);
   return mcp__list_catalog(call, &call->server->resources, "resources",
-                           "resources", result);
+                           "resources", MCP_CACHE_RESOURCES_LIST, result);
 }
 
 mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result) {
   if (!offers_resources(call->server))
     return not_offered(call);
   return mcp__list_catalog(call, &call->server->templates, "templates",
-                           "resourceTemplates", result);
+                           "resourceTemplates", MCP_CACHE_TEMPLATES_LIST,
+                           result);
 }
 
 typedef struct match_ctx {
@@ -68,23 +69,27 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
     return resource_not_found(call, uri); /* embedded NUL: names nothing */
 
   mcp__handler h = {0};
+  mcp__cache_hint cache = {0};
   json_t *vars = NULL;
   mcp__entry *e = mcp__catalog_find(&s->resources, uri);
   if (e) {
     h = ((mcp_resource_t *)e)->h;
+    cache = ((mcp_resource_t *)e)->cache;
     vars = json_object();
   } else {
     match_ctx m = {uri, NULL};
     e = mcp__catalog_find_if(&s->templates, template_matches, &m);
-    if (e)
+    if (e) {
       h = ((mcp_resource_template_t *)e)->h;
+      cache = ((mcp_resource_template_t *)e)->cache;
+    }
     vars = m.vars;
   }
   if (e == NULL) {
     json_decref(vars);
     return resource_not_found(call, uri);
   }
-  mcp_read_result_t out = {uri, json_array(), false};
+  mcp_read_result_t out = {uri, json_array(), false, cache};
   mcp_status st = MCP_ERR_NOMEM;
   if (out.contents && vars)
     st = h.fn(call, uri, vars, &out, h.user_data);
@@ -94,8 +99,16 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
     st = MCP_ERR_NOMEM;
   if (st == MCP_ERR_RESOURCE_NOT_FOUND && call->error_message == NULL)
     st = resource_not_found(call, uri);
-  if (st == MCP_OK && (*result = json_pack("{s:o}", "contents", out.contents)))
-    return MCP_OK;
+  if (st == MCP_OK &&
+      (*result = json_pack("{s:o}", "contents", out.contents))) {
+    st = mcp__call_add_cache_hint(call, *result, MCP_CACHE_RESOURCES_READ,
+                                  &out.cache);
+    if (st != MCP_OK) {
+      json_decref(*result);
+      *result = NULL;
+    }
+    return st;
+  }
   if (st == MCP_OK)
     return MCP_ERR_NOMEM; /* json_pack stole contents */
   json_decref(out.contents);

@@ -59,3 +59,11 @@ mcp_status mcp_read_result_set_entry_meta(mcp_read_result_t *r, json_t *meta) {
              ? MCP_OK
              : MCP_ERR_NOMEM;
 }
+
+mcp_status mcp_read_result_set_cache_hint(mcp_read_result_t *r, int64_t ttl_ms,
+                                          mcp_cache_scope scope) {
+  if (r == NULL || !mcp__cache_hint_valid(ttl_ms, scope))
+    return MCP_ERR_INVALID_ARG;
+  r->cache = (mcp__cache_hint){ttl_ms, scope, true};
+  return MCP_OK;
+}

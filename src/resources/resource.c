@@ -156,6 +156,22 @@ mcp_status mcp_resource_set_size(mcp_resource_t *r, uint64_t bytes) {
   r->size = bytes;
   return MCP_OK;
 }
+static mcp_status set_cache(mcp__cache_hint *h, int64_t ttl_ms,
+                            mcp_cache_scope scope) {
+  if (!mcp__cache_hint_valid(ttl_ms, scope))
+    return MCP_ERR_INVALID_ARG;
+  *h = (mcp__cache_hint){ttl_ms, scope, true};
+  return MCP_OK;
+}
+mcp_status mcp_resource_set_cache_hint(mcp_resource_t *r, int64_t ttl_ms,
+                                       mcp_cache_scope scope) {
+  return r ? set_cache(&r->cache, ttl_ms, scope) : MCP_ERR_INVALID_ARG;
+}
+mcp_status mcp_resource_template_set_cache_hint(mcp_resource_template_t *t,
+                                                int64_t ttl_ms,
+                                                mcp_cache_scope scope) {
+  return t ? set_cache(&t->cache, ttl_ms, scope) : MCP_ERR_INVALID_ARG;
+}
 mcp_status mcp_resource_set_annotations(mcp_resource_t *r, unsigned audience,
                                         double priority,
                                         const char *last_modified) {

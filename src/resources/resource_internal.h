@@ -15,6 +15,7 @@
 #include "completion/completion_internal.h"
 #include "mcp/resource.h"
 #include "resources/uri_template.h"
+#include "server/cache_hint.h"
 
 /* Metadata common to resources and templates. */
 typedef struct mcp__res_meta {
@@ -34,6 +35,7 @@ struct mcp_resource {
   bool has_size;
   uint64_t size;
   mcp__handler h;
+  mcp__cache_hint cache; /* of its reads; .set false: the server's */
 };
 
 struct mcp_resource_template {
@@ -43,12 +45,14 @@ struct mcp_resource_template {
   mcp__handler h;
   mcp__completer *completers;
   size_t ncompleters;
+  mcp__cache_hint cache; /* of its reads; .set false: the server's */
 };
 
 struct mcp_read_result {
-  const char *uri;  /* the requested URI (borrowed) */
-  json_t *contents; /* array */
-  bool failed;      /* an allocation failed: answer -32603 */
+  const char *uri;       /* the requested URI (borrowed) */
+  json_t *contents;      /* array */
+  bool failed;           /* an allocation failed: answer -32603 */
+  mcp__cache_hint cache; /* set by the handler, or .set false */
 };
 
 /* Finds the completion handler for name, or NULL. */

@@ -39,7 +39,7 @@ void mcp__features_capabilities(mcp_server_t *s, json_t *caps) {
 
 mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,
                              const char *list, const char *field,
-                             json_t **result) {
+                             mcp_cache_target target, json_t **result) {
   uint64_t from;
   if (!mcp__cursor_decode(list, json_object_get(call->params, "cursor"), &from))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
@@ -60,6 +60,8 @@ mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,
     if (cursor == NULL || json_object_set_new(res, "nextCursor", cursor) != 0)
       st = MCP_ERR_NOMEM;
   }
+  if (st == MCP_OK)
+    st = mcp__call_add_cache_hint(call, res, target, NULL);
   if (st != MCP_OK) {
     json_decref(res);
     return st;

@@ -21,6 +21,7 @@
 #include "jsonrpc/jsonrpc.h"
 #include "mcp/roots.h"
 #include "mcp/server.h"
+#include "server/cache_hint.h"
 #include "server/dispatch.h"
 
 #define MCP__MAX_VERSION_LEN 16
@@ -43,7 +44,8 @@ struct mcp_server {
   /* resources, resource templates, prompts (src/resources, src/prompts) */
   mcp__catalog resources, templates, prompts;
   bool resources_subscribe, resources_list_changed, prompts_list_changed;
-  mcp_roots_changed_fn roots_changed_fn; /* roots.h; may be NULL */
+  mcp__cache_hint cache_hints[MCP__CACHE_TARGETS]; /* under lock */
+  mcp_roots_changed_fn roots_changed_fn;           /* roots.h; may be NULL */
   void *roots_changed_user_data;
 
   pthread_mutex_t lock;
@@ -259,10 +261,10 @@ mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result);
  * according to what is registered now. */
 void mcp__features_capabilities(mcp_server_t *s, json_t *caps);
 /* A paginated list result {field: [...], nextCursor?} of catalog c; list
- * names the cursor's namespace. */
+ * names the cursor's namespace; caching hints of target (cache_hint.h). */
 mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,
                              const char *list, const char *field,
-                             json_t **result);
+                             mcp_cache_target target, json_t **result);
 /* notifications/roots/list_changed from a client. */
 void mcp__roots_list_changed(mcp_server_t *s, mcp_session_t *session);
 

@@ -92,14 +92,16 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
 
 mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   mcp_server_t *s = call->server;
-  json_t *res =
-      json_pack("{s:o,s:o,s:s,s:i,s:s,s:{s:o}}", "supportedVersions",
-                mcp__supported_versions_json(), "capabilities",
-                mcp__server_capabilities_json(s), "resultType", "complete",
-                "ttlMs", 0, "cacheScope", "public", "_meta",
-                "io.modelcontextprotocol/serverInfo", mcp__server_info_json(s));
-  if (res == NULL)
+  json_t *res = json_pack(
+      "{s:o,s:o,s:s,s:{s:o}}", "supportedVersions",
+      mcp__supported_versions_json(), "capabilities",
+      mcp__server_capabilities_json(s), "resultType", "complete", "_meta",
+      "io.modelcontextprotocol/serverInfo", mcp__server_info_json(s));
+  if (res == NULL ||
+      mcp__call_add_cache_hint(call, res, MCP_CACHE_DISCOVER, NULL) != MCP_OK) {
+    json_decref(res);
     return MCP_ERR_NOMEM;
+  }
   /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
   json_object_del(json_object_get(res, "capabilities"), "logging");
   pthread_mutex_lock(&s->lock);

@@ -48,6 +48,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
   mcp__catalog_init(&s->prompts);
   s->resources_list_changed = true;
   s->prompts_list_changed = true;
+  mcp__cache_hints_init(s->cache_hints);
   pthread_mutex_init(&s->lock, NULL);
   *out = s;
   return MCP_OK;

@@ -21,7 +21,7 @@
 
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
   return mcp__list_catalog(call, &call->server->tools, "tools", "tools",
-                           result);
+                           MCP_CACHE_TOOLS_LIST, result);
 }
 
 /* Appends "- <pointer>: <message> (<keyword location>)" lines. */

@@ -282,6 +282,30 @@ json_t *tu_request(mcp_server_t *server, mcp_session_t *session,
   return tu_rpc(server, session, buf);
 }
 
+json_t *tu_modern_request(mcp_server_t *server, const char *method,
+                          const char *params, const char *caps) {
+  json_error_t err;
+  json_t *p = json_loads(params ? params : "{}", 0, &err);
+  json_t *c = json_loads(caps ? caps : "{}", 0, &err);
+  assert_non_null(p);
+  assert_non_null(c);
+  json_t *meta = json_object_get(p, "_meta");
+  if (meta == NULL) {
+    meta = json_object();
+    json_object_set_new(p, "_meta", meta);
+  }
+  json_object_set_new(meta, "io.modelcontextprotocol/protocolVersion",
+                      json_string("2026-07-28"));
+  json_object_set_new(meta, "io.modelcontextprotocol/clientCapabilities", c);
+  json_t *msg = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", 1,
+                          "method", method, "params", p);
+  char *text = json_dumps(msg, JSON_COMPACT);
+  json_decref(msg);
+  json_t *r = tu_rpc(server, NULL, text);
+  free(text);
+  return r;
+}
+
 int tu_error_code(const json_t *msg) {
   return (int)json_integer_value(
       json_object_get(json_object_get(msg, "error"), "code"));

@@ -79,6 +79,10 @@ json_t *tu_rpc(mcp_server_t *server, mcp_session_t *session, const char *text);
  * is JSON text; NULL sends {}). */
 json_t *tu_request(mcp_server_t *server, mcp_session_t *session,
                    const char *method, const char *params);
+/* tu_request as a 2026-07-28 request: params (JSON object text, NULL: {})
+ * gets the era's _meta (protocolVersion, clientCapabilities caps or {}). */
+json_t *tu_modern_request(mcp_server_t *server, const char *method,
+                          const char *params, const char *caps);
 /* The error.code of a JSON-RPC response, 0 when it has none. */
 int tu_error_code(const json_t *msg);
 /* A cmocka teardown freeing the mcp_server_t held in *state. */
