@@ -7,17 +7,12 @@
  * (2025-11-25 session vs 2026-07-28 stateless) happens here too, so handlers
  * see one uniform mcp_call_t either way.
  */
+#include "server/era_modern.h"
 #include "server/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define META_VERSION "io.modelcontextprotocol/protocolVersion"
-#define META_CAPS    "io.modelcontextprotocol/clientCapabilities"
-#define META_INFO    "io.modelcontextprotocol/clientInfo"
-
-json_t *mcp__supported_versions_json(void);
 
 typedef mcp_status (*method_fn)(mcp_call_t *call, json_t **result);
 
@@ -118,37 +113,6 @@ void mcp__call_release(mcp_call_t *call) {
     call_free(call);
 }
 
-/* Fills era facts from _meta (2026-07-28). Returns false after answering
- * with an error. */
-static bool bind_modern(mcp_call_t *call, json_t *meta, const char *header) {
-  json_t *v = json_object_get(meta, META_VERSION);
-  const char *version = json_is_string(v) ? json_string_value(v) : header;
-  if (version == NULL || !json_is_object(meta) ||
-      !json_is_object(json_object_get(meta, META_CAPS))) {
-    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_PARAMS,
-               "Invalid params: _meta must carry " META_VERSION
-               " and " META_CAPS,
-               NULL);
-    return false;
-  }
-  if (!mcp__version_is_modern(version)) {
-    json_t *data =
-        json_pack("{s:o,s:s}", "supported", mcp__supported_versions_json(),
-                  "requested", version);
-    send_error(call->reply, call->msg.id, MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
-               "Unsupported protocol version", data);
-    json_decref(data);
-    return false;
-  }
-  call->stateless = true;
-  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
-           version);
-  call->client_capabilities = json_object_get(meta, META_CAPS);
-  json_t *info = json_object_get(meta, META_INFO);
-  call->client_info = json_is_object(info) ? info : NULL;
-  return true;
-}
-
 /* Binds a legacy request to its session. false after answering. */
 static bool bind_legacy(mcp_call_t *call) {
   mcp_session_t *se = call->session;
@@ -243,12 +207,9 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
     call->progress_token = NULL;
 
-  const char *header = peer ? peer->protocol_header : NULL;
-  bool modern = mcp__version_is_modern(header) ||
-                json_object_get(meta, META_VERSION) != NULL;
   bool ok;
-  if (modern) {
-    ok = bind_modern(call, meta, header);
+  if (mcp__is_modern_request(peer, call->params)) {
+    ok = mcp__modern_bind(call);
   } else {
     if (session) {
       mcp__session_retain(session);

@@ -36,10 +36,24 @@ typedef struct mcp__channel {
   void *ctx;
 } mcp__channel;
 
-/* Facts the transport knows about the sender. */
+/* One HTTP header: for Mcp-Param-* headers name is what follows the
+ * prefix, as sent. */
+typedef struct mcp__header {
+  const char *name, *value;
+} mcp__header;
+
+/* Facts the transport knows about the sender. The strings are borrowed for
+ * the time of mcp__server_accept and the handler's run (not for a task that
+ * takes the call over). */
 typedef struct mcp__peer {
   const char *subject;         /* authenticated subject or NULL */
   const char *protocol_header; /* MCP-Protocol-Version header or NULL */
+  /* HTTP (2026-07-28 header checks, SEP-2243); all unset on stdio. */
+  bool http;
+  bool repeated_header; /* an Mcp-* header came more than once */
+  const char *method_header, *name_header; /* Mcp-Method, Mcp-Name or NULL */
+  const mcp__header *param_headers;        /* Mcp-Param-* */
+  size_t param_header_count;
 } mcp__peer;
 
 /* Creates a session (returns a counted reference, release with

@@ -78,9 +78,86 @@ static void req_release(hs_req *r) {
   mcp__hs_stream_release(r->stream);
   mcp__buf_free(&r->body);
   mcp__buf_free(&r->resp);
+  free(r->hdr_copies);
   pthread_mutex_destroy(&r->lock);
   atomic_fetch_sub(&r->h->live_reqs, 1);
   free(r);
+}
+
+/* ---- SEP-2243 headers ---------------------------------------------------- */
+
+#define PARAM_PREFIX     "Mcp-Param-"
+#define PARAM_PREFIX_LEN 10
+
+typedef struct hdr_scan {
+  hs_req *r;
+  const char *method, *name;
+  size_t total; /* bytes to copy, NULs included */
+  bool too_many;
+} hdr_scan;
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
+                                   const char *key, const char *value) {
+  (void)kind;
+  hdr_scan *sc = cls;
+  hs_req *r = sc->r;
+  if (value == NULL)
+    value = "";
+  if (strcasecmp(key, "Mcp-Method") == 0) {
+    r->peer.repeated_header |= sc->method != NULL;
+    sc->method = value;
+  } else if (strcasecmp(key, "Mcp-Name") == 0) {
+    r->peer.repeated_header |= sc->name != NULL;
+    sc->name = value;
+  } else if (strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
+    if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
+      sc->too_many = true;
+      return MHD_NO;
+    }
+    r->param_hdrs[r->peer.param_header_count++] =
+        (mcp__header){key + PARAM_PREFIX_LEN, value};
+    sc->total += strlen(key + PARAM_PREFIX_LEN) + 1;
+  } else {
+    return MHD_YES;
+  }
+  sc->total += strlen(value) + 1;
+  return MHD_YES;
+}
+
+static const char *copy_into(char **at, const char *text) {
+  size_t n = strlen(text) + 1;
+  memcpy(*at, text, n);
+  const char *copy = *at;
+  *at += n;
+  return copy;
+}
+
+/* Copies the request's Mcp-Method, Mcp-Name and Mcp-Param-* headers into r
+ * (one allocation): the call reads them on a worker, after libmicrohttpd
+ * may have reused the connection's memory. false when there are too many
+ * or memory ran out. */
+static bool collect_mcp_headers(hs_req *r) {
+  hdr_scan sc = {r, NULL, NULL, 0, false};
+  r->peer.http = true;
+  r->peer.protocol_header = r->proto;
+  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &sc);
+  if (sc.too_many)
+    return false;
+  if (sc.total == 0)
+    return true;
+  char *at = r->hdr_copies = malloc(sc.total);
+  if (at == NULL)
+    return false;
+  if (sc.method)
+    r->peer.method_header = copy_into(&at, sc.method);
+  if (sc.name)
+    r->peer.name_header = copy_into(&at, sc.name);
+  for (size_t i = 0; i < r->peer.param_header_count; i++) {
+    r->param_hdrs[i].name = copy_into(&at, r->param_hdrs[i].name);
+    r->param_hdrs[i].value = copy_into(&at, r->param_hdrs[i].value);
+  }
+  r->peer.param_headers = r->param_hdrs;
+  return true;
 }
 
 /* ---- responses ----------------------------------------------------------- */
@@ -148,7 +225,8 @@ static unsigned modern_status(const mcp__buf *resp) {
     return MHD_HTTP_NOT_FOUND;
   if (code == MCP_RPC_INVALID_PARAMS || code == MCP_RPC_INVALID_REQUEST ||
       code == MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION ||
-      code == MCP_RPC_MISSING_CLIENT_CAPABILITY || code == -32020)
+      code == MCP_RPC_MISSING_CLIENT_CAPABILITY ||
+      code == MCP_RPC_HEADER_MISMATCH)
     return MHD_HTTP_BAD_REQUEST;
   return MHD_HTTP_OK;
 }
@@ -407,8 +485,9 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
-  r->modern = mcp__version_is_modern(r->proto) ||
-              (r->proto == NULL && strstr(r->body.data, META_VERSION));
+  r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
+                             !mcp__version_is_supported(r->proto)
+                       : strstr(r->body.data, META_VERSION) != NULL;
 
   mcp_session_t *se = NULL;
   if (r->modern) {
@@ -455,10 +534,9 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     atomic_fetch_add(&r->refs, 1); /* the worker's */
     return hand_to_worker(r, NULL);
   }
-  mcp__peer peer = {NULL, r->proto};
   mcp__channel reply = {req_send, req_done, r};
   mcp_call_t *call = NULL;
-  mcp__accept a = mcp__server_accept(h->server, se, &peer, r->body.data,
+  mcp__accept a = mcp__server_accept(h->server, se, &r->peer, r->body.data,
                                      r->body.len, reply, &call);
   if (a == MCP__ACCEPT_HANDLED) {
     r->state = R_QUEUED;
@@ -492,15 +570,14 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
 void mcp__hs_work(hs_req *r, bool cancel) {
   mcp_call_t *call = r->call;
   if (call == NULL) { /* parse here (see post_complete); r holds our ref */
-    mcp__peer peer = {NULL, r->proto};
     mcp__channel reply = {req_send, req_done, r};
     /* An error reply sent while parsing must not resume the connection
      * before rejected is set. */
     pthread_mutex_lock(&r->lock);
     r->hold = true;
     pthread_mutex_unlock(&r->lock);
-    mcp__accept a = mcp__server_accept(r->h->server, r->se, &peer, r->body.data,
-                                       r->body.len, reply, &call);
+    mcp__accept a = mcp__server_accept(r->h->server, r->se, &r->peer,
+                                       r->body.data, r->body.len, reply, &call);
     pthread_mutex_lock(&r->lock);
     r->hold = false;
     if (a == MCP__ACCEPT_REQUEST)
@@ -659,8 +736,12 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
 
   const char *proto =
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_VERSION);
-  if (proto && !mcp__version_is_supported(proto) &&
-      !mcp__version_is_modern(proto)) {
+  /* A POST with an unknown version is answered by the server in the
+   * 2026-07-28 era, with the request's id (it may be a newer client). */
+  bool in_session =
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_SESSION) != NULL;
+  if (proto && (r->method != M_POST || in_session) &&
+      !mcp__version_is_supported(proto) && !mcp__version_is_modern(proto)) {
     json_t *data =
         json_pack("{s:o,s:s}", "supported", mcp__supported_versions_json(),
                   "requested", proto);
@@ -668,10 +749,13 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                        MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                        "Bad Request: unsupported MCP-Protocol-Version", data);
   }
-  if (proto) { /* known versions are short */
+  if (proto) { /* any other than an unknown POST's is short */
     snprintf(r->proto_buf, sizeof r->proto_buf, "%s", proto);
     r->proto = r->proto_buf;
   }
+  if (r->method == M_POST && !collect_mcp_headers(r))
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_HEADER_MISMATCH,
+                       "Bad Request: too many Mcp-Param-* headers", NULL);
   if (r->method == M_POST) {
     const char *accept =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
@@ -697,7 +781,8 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (!h->o->stateless) {
     const char *sid =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_SESSION);
-    bool modern_post = r->method == M_POST && mcp__version_is_modern(r->proto);
+    bool modern_post =
+        r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {
       r->hs = mcp__hs_session_find(h, sid);
       if (r->hs == NULL)

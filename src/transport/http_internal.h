@@ -117,6 +117,9 @@ enum req_state {
   R_QUEUED       /* a response was queued; nothing left to do */
 };
 
+/* Mcp-Param-* headers kept per request; more is a 400. */
+#define HS_MAX_PARAM_HEADERS 32
+
 /* One HTTP request (MHD's per-request context). Counted: MHD holds one
  * reference until its completion callback, a running call another until
  * its channel's done. */
@@ -135,6 +138,11 @@ struct hs_req {
   bool rejected;      /* dispatch rejected the message: 400 */
   const char *proto;  /* MCP-Protocol-Version (points into proto_buf) or NULL */
   char proto_buf[32]; /* a copy: the call may outlive the connection */
+  /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the
+   * network thread for the same reason; see mcp__peer. */
+  mcp__peer peer;
+  mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
+  char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;
   mcp__buf resp; /* JSON answer */
   unsigned status;

@@ -550,7 +550,9 @@ static void test_stateless_mode(void **state) {
   /* modern request: _meta carries the version */
   assert_int_equal(
       tc_do(
-          f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+          f.port, "POST",
+          ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n"
+                 "Mcp-Method: tools/call\r\nMcp-Name: add\r\n",
           "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
           "{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3},\"_meta\":{"
           "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
@@ -562,7 +564,8 @@ static void test_stateless_mode(void **state) {
   /* modern unknown method: 404 with -32601 */
   assert_int_equal(
       tc_do(
-          f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+          f.port, "POST",
+          ACCEPT "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: ping\r\n",
           "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{"
           "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
           "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
@@ -700,7 +703,9 @@ static void test_fast_tool_runs_inline(void **state) {
   /* modern era: no session, capabilities in _meta */
   for (int i = 0; i < 80; i++) {
     assert_int_equal(
-        tc_do(f.port, "POST", ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n",
+        tc_do(f.port, "POST",
+              ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n"
+                     "Mcp-Method: tools/call\r\nMcp-Name: add\r\n",
               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
               "\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3},"
               "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"

@@ -138,7 +138,7 @@ static json_t *rpc_as(fixture *f, mcp_session_t *se, const char *subject,
                       const char *text) {
   tu_capture c;
   tu_capture_init(&c);
-  mcp__peer peer = {subject, NULL};
+  mcp__peer peer = {.subject = subject};
   mcp_call_t *call = NULL;
   if (mcp__server_accept(f->server, se, &peer, text, strlen(text),
                          tu_capture_channel(&c), &call) == MCP__ACCEPT_REQUEST)
@@ -548,7 +548,7 @@ static void *bg_main(void *arg) {
            "{\"jsonrpc\":\"2.0\",\"id\":\"bg\",\"method\":\"%s\",\"params\":"
            "{\"taskId\":\"%s\"}}",
            b->method, b->id);
-  mcp__peer peer = {b->subject, NULL};
+  mcp__peer peer = {.subject = b->subject};
   mcp_call_t *call = NULL;
   if (mcp__server_accept(b->f->server, b->se, &peer, buf, strlen(buf),
                          tu_capture_channel(&b->cap),

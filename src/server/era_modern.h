@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* era_modern.h - admission of 2026-07-28 requests (per-request _meta,
+ * SEP-2243 header checks, version, log level). */
+#ifndef MCP_SERVER_ERA_MODERN_H
+#define MCP_SERVER_ERA_MODERN_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "mcp/call.h"
+#include "mcp/status.h"
+#include "server/dispatch.h"
+
+/* Whether a request belongs to 2026-07-28: a modern MCP-Protocol-Version
+ * header, an unknown one, or the era's _meta in params. */
+bool mcp__is_modern_request(const mcp__peer *peer, const json_t *params);
+
+/* Checks call's _meta and (over HTTP) its headers, and fills the era facts
+ * (version, client capabilities and info). false after answering the
+ * request with the error. */
+bool mcp__modern_bind(mcp_call_t *call);
+
+/* An HTTP header value as the spec compares it: optional whitespace
+ * trimmed, "=?base64?...?=" decoded (must be UTF-8). *out is malloc'd.
+ * MCP_ERR_INVALID for control characters, obs-text or bad base64. */
+mcp_status mcp__header_value_decode(const char *raw, char **out);
+
+#endif
