@@ -270,11 +270,14 @@ static const struct {
      elicitation_enums},
     {"json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
      "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
-     "\"type\":\"object\",\"$defs\":{\"address\":{\"type\":\"object\","
-     "\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":"
-     "\"string\"}}}},\"properties\":{\"name\":{\"type\":\"string\"},"
-     "\"address\":{\"$ref\":\"#/$defs/address\"}},\"additionalProperties\":"
-     "false}",
+     "\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"address\","
+     "\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},"
+     "\"city\":{\"type\":\"string\"}}}},\"properties\":{\"name\":{\"type\":"
+     "\"string\"},\"address\":{\"$ref\":\"#address\"},\"contact\":{\"type\":"
+     "\"string\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"name\"]},"
+     "{\"required\":[\"address\"]}]}],\"if\":{\"required\":[\"contact\"]},"
+     "\"then\":{\"properties\":{\"contact\":{\"minLength\":3}}},\"else\":"
+     "{\"properties\":{\"contact\":true}},\"additionalProperties\":false}",
      schema_2020_12},
     {"test_reconnection",
      "Tests SSE stream reconnection (SEP-1699): answers "
@@ -516,6 +519,8 @@ static mcp_status build(mcp_server_t *s) {
       fprintf(stderr, "mcp-conformance-server: %s: %s\n", tools[i].name,
               err.message);
   }
+  if (st == MCP_OK)
+    st = conformance_add_modern(s);
   if (st == MCP_OK)
     st = mcp_server_set_resources_subscribe(s, true);
   if (st == MCP_OK)

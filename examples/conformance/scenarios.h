@@ -14,4 +14,7 @@
 int conformance_show_scenario(mcp_server_t *server, const char *name,
                               FILE *out);
 
+/* Adds the fixtures of the 2026-07-28 scenarios (modern.c). */
+mcp_status conformance_add_modern(mcp_server_t *server);
+
 #endif

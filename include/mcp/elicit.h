@@ -77,8 +77,11 @@ MCP_API mcp_status mcp_call_elicit_url(mcp_call_t *call, const char *message,
                                        mcp_elicit_action *action,
                                        mcp_error_t *err);
 
-/* Makes the call fail with URLElicitationRequiredError (-32042) whose
- * data.elicitations holds one URL-mode elicitation {mode:"url",
+/* 2026-07-28 knows no -32042: there the URL is sent as a question of a
+ * multi-round request (call.h): MCP_ERR_INPUT_REQUIRED until the client
+ * answered, then MCP_OK (check again whether the flow completed).
+ * 2025-11-25: makes the call fail with URLElicitationRequiredError (-32042)
+ * whose data.elicitations holds one URL-mode elicitation {mode:"url",
  * elicitationId, url, message}. Return its result from the handler:
  *   return mcp_call_url_elicitation_required(call, "Sign in", url, id);
  * Returns MCP_ERR_CAPABILITY (and sets nothing) when the client did not

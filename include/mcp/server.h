@@ -68,6 +68,17 @@ MCP_API mcp_status mcp_server_set_request_timeout_ms(mcp_server_t *s,
 MCP_API mcp_status mcp_server_set_tools_list_changed(mcp_server_t *s,
                                                      bool declared);
 
+/* ---- multi-round requests (MCP 2026-07-28; call.h) ---------------------
+ * The key that signs requestState: 32 to 64 bytes (copied). Default: random
+ * per process, so a state resumes only on the process that issued it; set
+ * the same key on every replica behind one endpoint. */
+MCP_API mcp_status mcp_server_set_request_state_key(mcp_server_t *s,
+                                                    const void *key,
+                                                    size_t len);
+/* How long a requestState stays valid (default 10 minutes); > 0. */
+MCP_API mcp_status mcp_server_set_request_state_ttl_ms(mcp_server_t *s,
+                                                       int64_t ttl_ms);
+
 /* ---- caching hints (MCP 2026-07-28; mcp/cache.h) ----------------------
  * Sets the hint of one target; ttl_ms in [0, 2^53 - 1], else
  * MCP_ERR_INVALID_ARG. */

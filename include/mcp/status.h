@@ -44,7 +44,9 @@ extern "C" {
   X(MCP_ERR_CLOSED, 23, "connection or session closed")                        \
   X(MCP_ERR_RESOURCE_NOT_FOUND, 24, "resource not found")                      \
   X(MCP_ERR_PEER, 25, "the peer answered with an error")                       \
-  X(MCP_ERR_LIMIT, 26, "a configured limit was reached")
+  X(MCP_ERR_LIMIT, 26, "a configured limit was reached")                       \
+  X(MCP_ERR_INPUT_REQUIRED, 27,                                                \
+    "the client must answer the server's questions first (2026-07-28)")
 
 typedef enum mcp_status {
 #define MCP__STATUS_ENUM(name, number, message) name = number,

@@ -78,8 +78,9 @@ mcp_status mcp_call_elicit(mcp_call_t *call, const char *message,
   }
   if (!client_has_mode(call, "form")) {
     json_decref(requested_schema);
-    return mcp_error_set(err, MCP_ERR_CAPABILITY,
-                         "the client did not declare form elicitation");
+    return mcp_error_set(
+        err, mcp__call_missing_capability(call, "elicitation", NULL),
+        "the client did not declare form elicitation");
   }
   /* mode is left out: "form" is its default, and clients of earlier
    * protocol versions do not know the member. */
@@ -147,12 +148,13 @@ static mcp_status check_url_args(mcp_call_t *call, const char *message,
   if (!url_is_valid(url))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "url must be an absolute http(s) URL");
-  if (call->stateless || call->session == NULL)
+  if (!call->stateless && call->session == NULL)
     return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
                          "URL elicitation needs a session");
   if (!client_has_mode(call, "url"))
-    return mcp_error_set(err, MCP_ERR_CAPABILITY,
-                         "the client did not declare elicitation.url");
+    return mcp_error_set(
+        err, mcp__call_missing_capability(call, "elicitation", "url"),
+        "the client did not declare elicitation.url");
   return MCP_OK;
 }
 
@@ -165,11 +167,16 @@ mcp_status mcp_call_elicit_url(mcp_call_t *call, const char *message,
     st = mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   if (st != MCP_OK)
     return st;
-  if ((st = remember(call, elicitation_id)) != MCP_OK)
+  /* 2026-07-28 has no elicitationId nor completion notification: the
+   * handler keeps its correlation in its round state (call.h). */
+  if (!call->stateless && (st = remember(call, elicitation_id)) != MCP_OK)
     return mcp_error_set(err, st, "%s", mcp_strerror(st));
   json_t *params =
-      json_pack("{s:s,s:s,s:s,s:s}", "mode", "url", "message", message,
-                "elicitationId", elicitation_id, "url", url);
+      call->stateless
+          ? json_pack("{s:s,s:s,s:s}", "mode", "url", "message", message, "url",
+                      url)
+          : json_pack("{s:s,s:s,s:s,s:s}", "mode", "url", "message", message,
+                      "elicitationId", elicitation_id, "url", url);
   json_t *result = NULL;
   st = params ? mcp_call_request(call, "elicitation/create", params, timeout_ms,
                                  &result, err)
@@ -187,6 +194,13 @@ mcp_status mcp_call_url_elicitation_required(mcp_call_t *call,
   mcp_status st = check_url_args(call, message, url, elicitation_id, NULL);
   if (st != MCP_OK)
     return st;
+  if (call->stateless) {
+    /* 2026-07-28 has no -32042: the URL goes out as a question of a
+     * multi-round request; once the client answered, the handler runs on. */
+    mcp_elicit_action action;
+    return mcp_call_elicit_url(call, message, url, elicitation_id, 0, &action,
+                               NULL);
+  }
   if ((st = remember(call, elicitation_id)) != MCP_OK)
     return st;
   json_t *data = json_pack("{s:[{s:s,s:s,s:s,s:s}]}", "elicitations", "mode",

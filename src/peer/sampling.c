@@ -213,17 +213,20 @@ mcp_status mcp_call_sample(mcp_call_t *call, const mcp_sampling_t *req,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "a request with at least one message is required");
   if (!mcp_call_client_has(call, "sampling"))
-    return mcp_error_set(err, MCP_ERR_CAPABILITY,
+    return mcp_error_set(err,
+                         mcp__call_missing_capability(call, "sampling", NULL),
                          "the client did not declare the 'sampling' "
                          "capability");
   if ((req->tools || req->tool_choice) && !sampling_has(call, "tools"))
-    return mcp_error_set(err, MCP_ERR_CAPABILITY,
-                         "the client did not declare sampling.tools");
+    return mcp_error_set(
+        err, mcp__call_missing_capability(call, "sampling", "tools"),
+        "the client did not declare sampling.tools");
   if ((req->context == MCP_CONTEXT_THIS_SERVER ||
        req->context == MCP_CONTEXT_ALL_SERVERS) &&
       !sampling_has(call, "context"))
-    return mcp_error_set(err, MCP_ERR_CAPABILITY,
-                         "the client did not declare sampling.context");
+    return mcp_error_set(
+        err, mcp__call_missing_capability(call, "sampling", "context"),
+        "the client did not declare sampling.context");
   json_t *params = mcp_sampling_to_json(req);
   if (params == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");

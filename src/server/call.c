@@ -256,15 +256,53 @@ mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message) {
   return st == MCP_OK ? status_for_code(code) : st;
 }
 
+mcp_status mcp__call_missing_capability(mcp_call_t *call, const char *name,
+                                        const char *member) {
+  json_t *inner = json_object();
+  if (inner && member)
+    json_object_set_new(inner, member, json_object());
+  if (call->missing_caps == NULL)
+    call->missing_caps = json_object();
+  if (call->missing_caps && inner)
+    json_object_set_new(call->missing_caps, name, inner);
+  else
+    json_decref(inner);
+  return MCP_ERR_CAPABILITY;
+}
+
+mcp_status mcp_call_require_capability(mcp_call_t *call, const char *name) {
+  if (call == NULL || name == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return mcp_call_client_has(call, name)
+             ? MCP_OK
+             : mcp__call_missing_capability(call, name, NULL);
+}
+
 void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
                                 const char **message, json_t **data) {
   if (call->error_message != NULL) {
     *code = call->error_code;
+    /* 2026-07-28 has no -32002 (SEP-2164): an unknown resource is -32602 */
+    if (call->stateless && *code == MCP_RPC_RESOURCE_NOT_FOUND)
+      *code = MCP_RPC_INVALID_PARAMS;
     *message = call->error_message;
     *data = call->error_data;
     return;
   }
+  if (st == MCP_ERR_CAPABILITY && call->stateless) {
+    /* data is borrowed by the caller: keep it on the call */
+    json_decref(call->error_data);
+    call->error_data = json_pack(
+        "{s:o}", "requiredCapabilities",
+        call->missing_caps ? json_incref(call->missing_caps) : json_object());
+    *code = MCP_RPC_MISSING_CLIENT_CAPABILITY;
+    *message = "Missing required client capability";
+    *data = call->error_data;
+    return;
+  }
   *code = mcp__rpc_code_for_status(st);
+  if (call->stateless && *code == MCP_RPC_RESOURCE_NOT_FOUND)
+    *code = MCP_RPC_INVALID_PARAMS;
   *message =
       *code == MCP_RPC_INTERNAL_ERROR ? "Internal error" : mcp_strerror(st);
   *data = NULL;
@@ -307,17 +345,19 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
     json_decref(params);
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   }
-  if (call->stateless || call->session == NULL) {
-    json_decref(params);
-    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
-                         "server-to-client requests are not available on a "
-                         "stateless request");
-  }
   const char *cap = capability_for(method);
   if (cap && !mcp_call_client_has(call, cap)) {
     json_decref(params);
+    mcp__call_missing_capability(call, cap, NULL);
     return mcp_error_set(err, MCP_ERR_CAPABILITY,
                          "the client did not declare the '%s' capability", cap);
+  }
+  if (call->stateless)
+    return mcp__input_request(call, method, params, result, err);
+  if (call->session == NULL) {
+    json_decref(params);
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "server-to-client requests need a session");
   }
   mcp_session_t *se = call->session;
   mcp__outbound *o = calloc(1, sizeof *o);

@@ -104,6 +104,10 @@ static void call_free(mcp_call_t *call) {
   free(call->error_message);
   json_decref(call->error_data);
   mcp__buf_free(&call->raw_result);
+  json_decref(call->answers);
+  json_decref(call->asked);
+  json_decref(call->round_state);
+  json_decref(call->missing_caps);
   pthread_mutex_destroy(&call->send_lock);
   free(call);
 }
@@ -210,6 +214,15 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   bool ok;
   if (mcp__is_modern_request(peer, call->params)) {
     ok = mcp__modern_bind(call);
+    const char *why = NULL;
+    mcp_status st = ok ? mcp__input_open(call, &why) : MCP_OK;
+    if (st != MCP_OK) {
+      send_error(reply, msg.id,
+                 st == MCP_ERR_NOMEM ? MCP_RPC_INTERNAL_ERROR
+                                     : MCP_RPC_INVALID_PARAMS,
+                 st == MCP_ERR_NOMEM ? "Internal error" : why, NULL);
+      ok = false;
+    }
   } else {
     if (session) {
       mcp__session_retain(session);
@@ -300,6 +313,8 @@ static void call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
                 mcp__buf_append_str(&out, ",\"result\":") &&
                 mcp__buf_append(&out, raw->data, raw->len) &&
                 mcp__buf_append_char(&out, '}');
+    } else if (st == MCP_ERR_INPUT_REQUIRED && call->asked) {
+      encoded = encoded && mcp__input_required_result(call, &out);
     } else if (st == MCP_OK) {
       if (call->stateless && json_object_get(result, "resultType") == NULL)
         json_object_set_new(result, "resultType", json_string("complete"));

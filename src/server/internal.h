@@ -23,6 +23,7 @@
 #include "mcp/server.h"
 #include "server/cache_hint.h"
 #include "server/dispatch.h"
+#include "server/request_state.h"
 
 #define MCP__MAX_VERSION_LEN 16
 
@@ -52,6 +53,9 @@ struct mcp_server {
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
   struct mcp__task_engine *tasks; /* NULL unless tasks are enabled */
+
+  mcp__state_key state_key; /* seals requestState (under lock) */
+  int64_t state_ttl_ms;
 };
 
 /* A pending server-to-client request, waiting for the client's answer. */
@@ -146,6 +150,15 @@ struct mcp_call {
   bool pending;
   void (*suspend)(mcp_call_t *call, void *ctx);
   void *suspend_ctx;
+  /* 2026-07-28 multi-round requests (input_required.c), all owned or NULL:
+   * answers known to this run (earlier rounds from the sealed state, this
+   * retry's inputResponses), questions asked in this run without an answer
+   * (keys "q0", "q1", ... in the order asked), the handler's own state. */
+  json_t *answers, *asked, *round_state;
+  unsigned questions;
+  char next_key[64]; /* key of the next question, or "" for "qN" */
+  /* ClientCapabilities the request lacked (-32021 data), or NULL */
+  json_t *missing_caps;
 };
 
 /* ---- server.c ---------------------------------------------------------------
@@ -205,6 +218,25 @@ int mcp__rpc_code_for_status(mcp_status st);
 /* Sets the call's protocol error and returns the matching status, so a
  * handler can `return mcp__call_fail(call, -32602, "...")`. */
 mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
+
+/* Records that the call needs a client capability the request did not
+ * declare: name, and member inside it (e.g. "elicitation", "url") or NULL.
+ * Returns MCP_ERR_CAPABILITY; in 2026-07-28 the answer is -32021 with
+ * data.requiredCapabilities. */
+mcp_status mcp__call_missing_capability(mcp_call_t *call, const char *name,
+                                        const char *member);
+
+/* ---- input_required.c (2026-07-28 multi-round requests) ------------------ */
+/* Opens a retry's requestState and inputResponses into call->answers and
+ * call->round_state. Non-OK with *why (a static message) to answer with. */
+mcp_status mcp__input_open(mcp_call_t *call, const char **why);
+/* The 2026-07-28 side of mcp_call_request: the answer when the client gave
+ * it, else the question recorded and MCP_ERR_INPUT_REQUIRED. */
+mcp_status mcp__input_request(mcp_call_t *call, const char *method,
+                              json_t *params, json_t **result,
+                              mcp_error_t *err);
+/* Encodes the InputRequiredResult response of call into out. */
+bool mcp__input_required_result(mcp_call_t *call, mcp__buf *out);
 
 /* ---- dispatch.c --------------------------------------------------------- */
 /* Frees a call taken over through handoff (its reply channel is already

@@ -4,6 +4,7 @@
  * initializes, so a server never advertises a feature it cannot serve.
  */
 #include "server/internal.h"
+#include "util/rand.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +50,16 @@ mcp_status mcp_server_new(const char *name, const char *version,
   s->resources_list_changed = true;
   s->prompts_list_changed = true;
   mcp__cache_hints_init(s->cache_hints);
+  /* A random key per process: states resume only where they were made until
+   * the application shares a key across replicas. */
+  s->state_key.len = 32;
+  s->state_ttl_ms = 10 * 60 * 1000;
+  if (mcp__random_bytes(s->state_key.bytes, s->state_key.len) != MCP_OK) {
+    free(s->name);
+    free(s->version);
+    free(s);
+    return MCP_ERR_IO;
+  }
   pthread_mutex_init(&s->lock, NULL);
   *out = s;
   return MCP_OK;

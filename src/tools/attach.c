@@ -9,6 +9,7 @@
 
 #include "mcp/schema.h"
 #include "server/internal.h"
+#include "tools/header_params.h"
 #include "tools/tool_internal.h"
 
 static mcp_status compile_one(json_t *schema, const char *which,
@@ -54,6 +55,8 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
   }
   st = compile_one(tool->input_schema, "inputSchema", &tool->input_compiled,
                    err);
+  if (st == MCP_OK)
+    st = mcp__header_params_check(tool, err);
   if (st != MCP_OK)
     goto fail;
   if (tool->output_schema) {

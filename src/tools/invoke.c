@@ -12,6 +12,7 @@
 
 #include "mcp/schema.h"
 #include "server/internal.h"
+#include "tools/header_params.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
@@ -157,7 +158,13 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
   }
-  mcp_status st;
+  mcp_status st = tool->header_params
+                      ? mcp__header_params_verify(call, tool, args)
+                      : MCP_OK;
+  if (st != MCP_OK) {
+    mcp__tool_release(tool);
+    return st;
+  }
   /* Without the tasks capability params.task is ignored (spec 8.2). */
   if (call->server->tasks != NULL) {
     bool handled = false;

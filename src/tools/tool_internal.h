@@ -26,6 +26,7 @@ struct mcp_tool {
   void (*free_user_data)(void *);
   /* filled when added to a server */
   mcp_schema_t *input_compiled, *output_compiled;
+  size_t header_params; /* properties marked x-mcp-header (SEP-2243) */
 };
 
 static inline void mcp__tool_retain(mcp_tool_t *tool) {
