@@ -631,10 +631,67 @@ static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
   return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
 }
 
+/* What header_scan saw: libmicrohttpd keeps every header line but its
+ * lookup returns only the first of a name, so repeats are counted here. */
+typedef struct header_counts {
+  unsigned host, origin, content_length;
+  const char *first_length;
+  bool lengths_differ;
+} header_counts;
+
+static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
+                                   const char *key, const char *value) {
+  (void)kind;
+  header_counts *c = cls;
+  if (strcasecmp(key, "Host") == 0)
+    c->host++;
+  else if (strcasecmp(key, "Origin") == 0)
+    c->origin++;
+  else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+    const char *v = value ? value : "";
+    if (c->content_length++ == 0)
+      c->first_length = v;
+    else if (strcmp(c->first_length, v) != 0)
+      c->lengths_differ = true;
+  }
+  return MHD_YES;
+}
+
+/* Framing and identity headers a request must not be ambiguous about.
+ * Differing Content-Length values are request smuggling material (RFC 9112
+ * 6.3); a repeated Host or Origin would let the allow-list check one value
+ * while something else reads the other. A transfer coding other than
+ * chunked cannot be decoded by libmicrohttpd, which would otherwise wait
+ * for the connection to close before handing over the body (RFC 9112 6.1
+ * asks for 501). Returns MHD_YES/MHD_NO after queuing a response, or -1. */
+static int check_framing(struct MHD_Connection *conn) {
+  header_counts c = {0};
+  MHD_get_connection_values(conn, MHD_HEADER_KIND, header_scan, &c);
+  if (c.lengths_differ)
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       "Bad Request: conflicting Content-Length headers", NULL);
+  if (c.host > 1 || c.origin > 1)
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       c.host > 1 ? "Bad Request: more than one Host header"
+                                  : "Bad Request: more than one Origin header",
+                       NULL);
+  const char *te = MHD_lookup_connection_value(
+      conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+  if (te != NULL && !mcp__http_te_is_chunked(te))
+    return reply_error(conn, MHD_HTTP_NOT_IMPLEMENTED, MCP_RPC_INVALID_REQUEST,
+                       "Not Implemented: the only supported "
+                       "Transfer-Encoding is chunked",
+                       NULL);
+  return -1;
+}
+
 /* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
  * queuing a response, or -1 to go on. */
 static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   struct MHD_Connection *conn = r->conn;
+  int framing = check_framing(conn);
+  if (framing >= 0)
+    return framing;
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);

@@ -58,3 +58,19 @@ bool mcp__http_list_has(char *const *list, size_t count, const char *value) {
       return true;
   return false;
 }
+
+/* The value between optional whitespace; *n gets its length. */
+static const char *trim(const char *s, size_t *n) {
+  const char *end = s + strlen(s);
+  s = skip_ws(s, end);
+  while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+    end--;
+  *n = (size_t)(end - s);
+  return s;
+}
+
+bool mcp__http_te_is_chunked(const char *transfer_encoding) {
+  size_t n;
+  const char *s = trim(transfer_encoding, &n);
+  return n == 7 && strncasecmp(s, "chunked", 7) == 0;
+}
