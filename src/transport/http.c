@@ -740,7 +740,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                          NULL);
     const char *type = MHD_lookup_connection_value(
         conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (type == NULL || strncasecmp(type, "application/json", 16) != 0)
+    if (!mcp__http_media_type_is(type, "application/json"))
       return reply_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
                          MCP_RPC_INVALID_REQUEST,
                          "Unsupported Media Type: use application/json", NULL);

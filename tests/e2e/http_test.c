@@ -329,6 +329,42 @@ static void test_ambiguous_framing_headers(void **state) {
   fixture_stop(&f);
 }
 
+/* Issue #16 item 4: the media type is application/json exactly; parameters
+ * may follow. */
+static void test_content_type_exact(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char req[1024], host[32];
+  snprintf(host, sizeof host, "127.0.0.1:%d", f.port);
+  static const struct {
+    const char *type;
+    int status;
+  } cases[] = {
+      {"application/json", 200},
+      {"Application/JSON", 200},
+      {"application/json; charset=utf-8", 200},
+      {"application/json;charset=UTF-8", 200},
+      {"application/json ; charset=utf-8", 200},
+      {"application/jsonx", 415},
+      {"application/json-seq", 415},
+      {"application/json+x; charset=utf-8", 415},
+      {"application/jso", 415},
+      {"text/plain", 415},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(req, sizeof req,
+             "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+             "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s",
+             host, cases[i].type, strlen(INIT), INIT);
+    int got = raw_status(f.port, req, 3000);
+    if (got != cases[i].status)
+      printf("Content-Type %s: %d\n", cases[i].type, got);
+    assert_int_equal(got, cases[i].status);
+  }
+  fixture_stop(&f);
+}
+
 static void test_sse_upgrade_and_framing(void **state) {
   (void)state;
   fixture f;
@@ -913,6 +949,7 @@ int main(void) {
       cmocka_unit_test(test_status_codes),
       cmocka_unit_test(test_origin_and_host),
       cmocka_unit_test(test_ambiguous_framing_headers),
+      cmocka_unit_test(test_content_type_exact),
       cmocka_unit_test(test_sse_upgrade_and_framing),
       cmocka_unit_test(test_elicitation_round_trip),
       cmocka_unit_test(test_resume_after_disconnect),
