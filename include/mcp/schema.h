@@ -115,7 +115,9 @@ MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
  * MCP_ERR_INVALID when it is not valid; MCP_ERR_PARSE when the text is not
  * exactly one JSON value (what json_loadb with JSON_DECODE_ANY |
  * JSON_ALLOW_NUL rejects: bad syntax, invalid UTF-8, lone surrogates,
- * integers beyond int64, reals beyond double, trailing bytes);
+ * integers beyond int64, reals beyond double, trailing bytes; and, unlike
+ * json_loadb, any raw NUL byte, including one after the value as in
+ * "123\0", which jansson's lexer skips: RFC 8259 has no place for it);
  * MCP_ERR_TOO_DEEP for more than 2048 nested arrays/objects (jansson's
  * limit); MCP_ERR_TOO_LARGE past 4 GiB; MCP_ERR_NOMEM; MCP_ERR_INVALID_ARG
  * for a NULL schema, or NULL json with len > 0.

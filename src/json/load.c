@@ -1,13 +1,16 @@
 /* load.c - jansson values built from a tape (see load.h for why).
  *
  * The tape parser accepts what json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL)
- * accepts, with one exception: "\u0000" inside an object key, which jansson
- * refuses (its keys are C strings). Such documents, documents the tape
- * refuses, and allocation failures all go to json_loadb, so every failure
- * carries jansson's exact error. */
+ * accepts, with two exceptions: "\u0000" inside an object key, which jansson
+ * refuses (its keys are C strings), and a raw NUL byte after a number or
+ * literal, which jansson skips and the tape refuses. Such documents,
+ * documents the tape refuses, and allocation failures all go to json_loadb,
+ * so every failure carries jansson's exact error, except for raw NUL bytes,
+ * refused here even when jansson accepts them. */
 #include "json/load.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json/tape.h"
@@ -67,6 +70,26 @@ static json_t *build(const mcp__tnode **pn) {
   }
 }
 
+/* Fills err the way jansson does for a syntax error at byte offset pos. */
+static void syntax_error(json_error_t *err, const char *bytes, size_t pos,
+                         const char *text) {
+  if (err == NULL)
+    return;
+  memset(err, 0, sizeof *err);
+  err->line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < pos; i++)
+    if (bytes[i] == '\n')
+      err->line++, line_start = i + 1;
+  err->column = (int)(pos - line_start + 1);
+  err->position = (int)pos;
+  snprintf(err->source, sizeof err->source, "<buffer>");
+  snprintf(err->text, sizeof err->text, "%s", text);
+  /* jansson keeps the error code in the last byte of text, where
+   * json_error_code() (an inline in jansson.h) reads it */
+  err->text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_invalid_syntax;
+}
+
 json_t *mcp__json_load(const char *bytes, size_t len, json_error_t *err) {
   mcp__tape t;
   json_t *v = NULL;
@@ -77,5 +100,17 @@ json_t *mcp__json_load(const char *bytes, size_t len, json_error_t *err) {
   mcp__tape_release(&t);
   if (v != NULL)
     return v;
-  return json_loadb(bytes, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, err);
+  v = json_loadb(bytes, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, err);
+  /* A raw NUL byte is never valid JSON (RFC 8259: not whitespace, and a
+   * control character inside strings), but jansson's lexer drops one that
+   * directly follows a number or literal ("123\0", "[1\0]"). The tape
+   * refuses it; so do we, so that every path agrees. */
+  const char *nul = len ? memchr(bytes, '\0', len) : NULL;
+  if (v != NULL && nul != NULL) {
+    json_decref(v);
+    v = NULL;
+    syntax_error(err, bytes, (size_t)(nul - bytes),
+                 "NUL byte (U+0000) outside a string is not valid JSON");
+  }
+  return v;
 }

@@ -1,8 +1,9 @@
 /* json_load_test.c - mcp__json_load (tape, then jansson values) is
- * json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) exactly: the same documents
- * accepted, values identical down to integer vs real, string bytes and key
- * order, and on failure jansson's own error text, line and column. Checked
- * on every JSONTestSuite file and on seeded random mutations. */
+ * json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) but for the documented
+ * differences of load.h: the same documents accepted, values identical down
+ * to integer vs real, string bytes and key order, and on failure jansson's
+ * own error text, line and column. Checked on every JSONTestSuite file and
+ * on seeded random mutations. */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -56,15 +57,21 @@ static bool same(json_t *a, json_t *b) {
   }
 }
 
-/* One document both ways; prints and returns false on any difference. */
+/* One document both ways; prints and returns false on any difference.
+ * The documented rule (load.h): a raw NUL byte is refused even where
+ * jansson skips it, as a syntax error at that byte. */
 static bool agrees(const char *buf, size_t len, const char *label) {
   json_error_t ej, em;
   memset(&ej, 0, sizeof ej);
   memset(&em, 0, sizeof em);
   json_t *want = json_loadb(buf, len, JANSSON_FLAGS, &ej);
   json_t *got = mcp__json_load(buf, len, &em);
+  const char *nul = len ? memchr(buf, '\0', len) : NULL;
   bool ok;
-  if (want == NULL || got == NULL)
+  if (want != NULL && nul != NULL)
+    ok = got == NULL && json_error_code(&em) == json_error_invalid_syntax &&
+         em.position == (int)(nul - buf);
+  else if (want == NULL || got == NULL)
     ok = want == got && strcmp(ej.text, em.text) == 0 && ej.line == em.line &&
          ej.column == em.column && ej.position == em.position;
   else
@@ -121,7 +128,7 @@ static void test_cases_the_tape_hands_to_jansson(void **state) {
   assert_null(mcp__json_load(nul_key, strlen(nul_key), &e));
   assert_int_equal(json_error_code(&e), json_error_null_byte_in_key);
   assert_true(agrees(nul_key, strlen(nul_key), "NUL in key"));
-  /* a raw NUL byte after the value: jansson stops there and accepts */
+  /* a raw NUL byte after the value: jansson skips it, we refuse */
   assert_true(agrees("123\0", 4, "raw NUL after a value"));
   assert_true(agrees("{\"a\":1}\0garbage", 15, "raw NUL then garbage"));
   /* errors keep jansson's text and position */
@@ -129,6 +136,30 @@ static void test_cases_the_tape_hands_to_jansson(void **state) {
   assert_true(agrees("[1,2", 4, "truncated"));
   assert_true(agrees("18446744073709551616", 20, "integer overflow"));
   assert_true(agrees("", 0, "empty"));
+}
+
+/* Issue #16 item 15: jansson's lexer skips a raw NUL byte that follows a
+ * number or literal; the loader of requests refuses it, as the tape (and so
+ * mcp_schema_validate_text) does. */
+static void test_raw_nul_refused(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    size_t len;
+  } docs[] = {{"123\0", 4},    {"true\0", 5}, {"1.5\0 ", 5},     {"[1\0]", 4},
+              {"[null\0]", 7}, {"\0", 1},     {"{\"a\":1\0}", 8}};
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+    json_error_t e;
+    json_t *v = mcp__json_load(docs[i].text, docs[i].len, &e);
+    if (v != NULL)
+      printf("accepted: case %zu\n", i);
+    assert_null(v);
+    assert_true(e.text[0] != '\0'); /* an error message either way */
+  }
+  /* a request carrying one is a parse error, not a ping */
+  static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1\0,\"method\":"
+                            "\"ping\"}";
+  assert_null(mcp__json_load(req, sizeof req - 1, NULL));
 }
 
 static void test_values(void **state) {
@@ -192,6 +223,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_json_test_suite),
       cmocka_unit_test(test_cases_the_tape_hands_to_jansson),
+      cmocka_unit_test(test_raw_nul_refused),
       cmocka_unit_test(test_values),
       cmocka_unit_test(test_mutations),
   };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mcp/schema.h"
+#include "json/load.h"
 
 /* What json_loadb accepts with the flags the JSON-RPC layer uses. */
 #define JANSSON_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
@@ -242,6 +243,25 @@ static void test_truncated(void **state) {
   mcp_schema_free(any);
 }
 
+/* Issue #16 item 15: schema.h promised json_loadb's acceptance, but
+ * json_loadb takes "123\0" and validate_text refuses it. Both refuse now:
+ * the text path and the loader requests go through. */
+static void test_raw_nul_after_value(void **state) {
+  (void)state;
+  mcp_schema_t *any = compile_ok("true");
+  static const struct {
+    const char *text;
+    size_t len;
+  } docs[] = {{"123\0", 4}, {"true\0", 5}, {"[1\0]", 4}, {"\"a\"\0", 4}};
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+    assert_int_equal(mcp_schema_validate_text(any, docs[i].text, docs[i].len),
+                     MCP_ERR_PARSE);
+    json_t *v = mcp__json_load(docs[i].text, docs[i].len, NULL);
+    assert_null(v);
+  }
+  mcp_schema_free(any);
+}
+
 static void test_numbers(void **state) {
   (void)state;
   mcp_schema_t *any = compile_ok("true");
@@ -400,6 +420,7 @@ int main(void) {
       cmocka_unit_test(test_huge_strings),
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_truncated),
+      cmocka_unit_test(test_raw_nul_after_value),
       cmocka_unit_test(test_numbers),
       cmocka_unit_test(test_duplicate_keys),
       cmocka_unit_test(test_differential),
