@@ -36,6 +36,7 @@
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
+#include "json/load.h"
 #include "json/scan.h"
 
 #define META_VERSION           "io.modelcontextprotocol/protocolVersion"
@@ -366,7 +367,7 @@ static void inline_record(hs_req *r) {
 static bool is_initialize(const mcp__buf *body) {
   if (strstr(body->data, "\"initialize\"") == NULL)
     return false;
-  json_t *msg = json_loadb(body->data, body->len, 0, NULL);
+  json_t *msg = mcp__json_load(body->data, body->len, NULL);
   bool yes = json_is_string(json_object_get(msg, "method")) &&
              strcmp(json_string_value(json_object_get(msg, "method")),
                     "initialize") == 0 &&

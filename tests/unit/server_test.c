@@ -71,6 +71,16 @@ static mcp_status roots_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* Says what JSON type and value the argument "n" reached the handler as. */
+static mcp_status number_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  json_t *n = json_object_get(args, "n");
+  mcp_result_add_textf(r, "%s %.17g", json_is_integer(n) ? "integer" : "real",
+                       json_number_value(n));
+  return MCP_OK;
+}
+
 static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn,
                      const char *input, const char *output) {
   mcp_tool_t *t;
@@ -323,6 +333,39 @@ static void test_tools_call_error_split(void **state) {
   mcp__session_release(se);
 }
 
+/* Issue #16 item 13: a valid request with an integer beyond int64 was
+ * answered -32700 without id; the number now reaches schema and tool as a
+ * real. */
+static void test_big_integer_arguments(void **state) {
+  mcp_server_t *s = *state;
+  /* here, not in setup: the pagination test counts tools */
+  add_tool(s, "number", number_tool,
+           "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"
+           "\"integer\",\"maximum\":18446744073709551615}}}",
+           NULL);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, NULL);
+  json_t *r = call_tool(s, se, "number", "{\"n\":18446744073709551615}");
+  assert_int_equal(json_integer_value(json_object_get(r, "id")), 11);
+  json_t *res = json_object_get(r, "result");
+  assert_non_null(res);
+  assert_null(json_object_get(res, "isError"));
+  assert_string_equal(text_of(res), "real 1.8446744073709552e+19");
+  json_decref(r);
+  /* the schema sees the number: beyond its maximum is a tool error */
+  r = call_tool(s, se, "number", "{\"n\":36893488147419103232}");
+  res = json_object_get(r, "result");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_non_null(strstr(text_of(res), "/n"));
+  json_decref(r);
+  /* the edge of int64 is still an integer */
+  r = call_tool(s, se, "number", "{\"n\":-9223372036854775808}");
+  assert_string_equal(text_of(json_object_get(r, "result")),
+                      "integer -9.2233720368547758e+18");
+  json_decref(r);
+  mcp__session_release(se);
+}
+
 static void test_progress_and_logging_are_tied_to_the_request(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
@@ -537,6 +580,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_lifecycle_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pagination_page_sizes_one_and_two,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_big_integer_arguments, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_tools_call_error_split, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(
