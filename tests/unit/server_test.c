@@ -81,6 +81,44 @@ static mcp_status number_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* Reads its arguments the usual, careless way: fallbacks, statuses
+ * ignored. */
+static int careless_calls;
+static mcp_status careless_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                                void *ud) {
+  (void)call, (void)ud;
+  careless_calls++;
+  int64_t n = 0;
+  mcp_arg_integer(args, "n", &n);
+  mcp_result_add_textf(r, "file=%s n=%lld", mcp_arg_string_or(args, "file", ""),
+                       (long long)n);
+  return MCP_OK;
+}
+
+/* Passes a getter's status on as its own. */
+static mcp_status strict_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  const char *file;
+  mcp_status st = mcp_arg_string(args, "file", &file);
+  if (st != MCP_OK)
+    return st;
+  mcp_result_add_text(r, file);
+  return MCP_OK;
+}
+
+/* Takes NULs on purpose, through the length-aware getter. */
+static mcp_status binary_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  const char *file;
+  size_t len;
+  if (mcp_arg_string_len(args, "file", &file, &len) != MCP_OK)
+    return MCP_ERR_INVALID_ARG;
+  mcp_result_add_textf(r, "%zu bytes", len);
+  return MCP_OK;
+}
+
 static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn,
                      const char *input, const char *output) {
   mcp_tool_t *t;
@@ -366,6 +404,51 @@ static void test_big_integer_arguments(void **state) {
   mcp__session_release(se);
 }
 
+/* Issue #16 item 12: "a\u0000b.txt" passes a "\\.txt$" pattern but a
+ * C-string getter would hand the handler "a". The getters refuse it and the
+ * call becomes an isError result naming the argument, whatever the handler
+ * made of it; the same for an integer beyond int64 (item 13). */
+static void test_argument_faults_become_tool_errors(void **state) {
+  mcp_server_t *s = *state;
+  static const char schema[] =
+      "{\"type\":\"object\",\"properties\":{\"file\":{\"type\":"
+      "\"string\",\"pattern\":\"\\\\.txt$\"},\"n\":{\"type\":"
+      "\"integer\"}}}";
+  add_tool(s, "careless", careless_tool, schema, NULL);
+  add_tool(s, "strict", strict_tool, schema, NULL);
+  add_tool(s, "binary", binary_tool, schema, NULL);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, NULL);
+  static const char *const tools[] = {"careless", "strict"};
+  for (size_t i = 0; i < 2; i++) {
+    json_t *r = call_tool(s, se, tools[i], "{\"file\":\"a\\u0000b.txt\"}");
+    json_t *res = json_object_get(r, "result");
+    assert_non_null(res);
+    assert_true(json_is_true(json_object_get(res, "isError")));
+    const char *text = text_of(res);
+    assert_non_null(strstr(text, "'file'"));
+    assert_non_null(strstr(text, "U+0000"));
+    json_decref(r);
+  }
+  careless_calls = 0;
+  json_t *r = call_tool(s, se, "careless", "{\"n\":18446744073709551615}");
+  json_t *res = json_object_get(r, "result");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_non_null(strstr(text_of(res), "'n'"));
+  assert_int_equal(careless_calls, 1);
+  json_decref(r);
+  /* what is representable goes through unchanged */
+  r = call_tool(s, se, "careless", "{\"file\":\"b.txt\",\"n\":5}");
+  assert_string_equal(text_of(json_object_get(r, "result")), "file=b.txt n=5");
+  json_decref(r);
+  r = call_tool(s, se, "binary", "{\"file\":\"a\\u0000b.txt\"}");
+  res = json_object_get(r, "result");
+  assert_null(json_object_get(res, "isError"));
+  assert_string_equal(text_of(res), "7 bytes");
+  json_decref(r);
+  mcp__session_release(se);
+}
+
 static void test_progress_and_logging_are_tied_to_the_request(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
@@ -582,6 +665,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_big_integer_arguments, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_argument_faults_become_tool_errors,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_tools_call_error_split, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(
