@@ -119,6 +119,16 @@ static mcp_status binary_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* The demo's divide without its own checks: 1e308 / 0.1 is Infinity. */
+static mcp_status divide_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  double a = 0, b = 1;
+  mcp_arg_number(args, "a", &a);
+  mcp_arg_number(args, "b", &b);
+  return mcp_result_set_structured(r, json_pack("{s:f}", "quotient", a / b));
+}
+
 static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn,
                      const char *input, const char *output) {
   mcp_tool_t *t;
@@ -449,6 +459,34 @@ static void test_argument_faults_become_tool_errors(void **state) {
   mcp__session_release(se);
 }
 
+/* Issue #16 item 11: a non-finite number in a result was -32603; it is an
+ * isError result that says why. */
+static void test_non_finite_result_is_a_tool_error(void **state) {
+  mcp_server_t *s = *state;
+  add_tool(s, "divide", divide_tool, NULL, NULL);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, NULL);
+  int before = logged;
+  json_t *r = call_tool(s, se, "divide", "{\"a\":1e308,\"b\":0.1}");
+  assert_int_equal(error_code(r), 0);
+  json_t *res = json_object_get(r, "result");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_null(json_object_get(res, "structuredContent"));
+  const char *text = text_of(res);
+  assert_non_null(strstr(text, "structuredContent"));
+  assert_non_null(strstr(text, "non-finite"));
+  assert_true(logged > before); /* a server bug, logged as such */
+  json_decref(r);
+  r = call_tool(s, se, "divide", "{\"a\":1,\"b\":4}");
+  res = json_object_get(r, "result");
+  assert_null(json_object_get(res, "isError"));
+  assert_true(
+      json_real_value(json_object_get(json_object_get(res, "structuredContent"),
+                                      "quotient")) == 0.25);
+  json_decref(r);
+  mcp__session_release(se);
+}
+
 static void test_progress_and_logging_are_tied_to_the_request(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
@@ -666,6 +704,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_big_integer_arguments, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_argument_faults_become_tool_errors,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_non_finite_result_is_a_tool_error,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_tools_call_error_split, setup,
                                       teardown),
