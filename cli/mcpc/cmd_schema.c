@@ -2,15 +2,61 @@
  * Schema file and prints one line per error:
  *   <instance pointer>: <message> (<keyword location>)
  * Exit 0 valid, 1 invalid, 2 unreadable/invalid schema, unreadable data or
- * usage error. --remote-dir DIR registers every .json file under DIR at
+ * usage error. Files are read with the library's own JSON rules (see
+ * load_file). --remote-dir DIR registers every .json file under DIR at
  * http://localhost:1234/<relative path> so $ref can reach them offline. */
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "commands.h"
 #include "mcp/schema.h"
+#include "json/load.h"
+
+/* Reads a JSON file the way the library reads requests and schema text
+ * (json/load.h): "\u0000" in strings, integers beyond int64 as reals.
+ * jansson's file loader with its default flags refuses both, so files the
+ * library would validate could not be checked. NULL with e filled on
+ * failure. */
+static json_t *load_file(const char *path, json_error_t *e) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    memset(e, 0, sizeof *e);
+    snprintf(e->text, sizeof e->text, "unable to open %s", path);
+    return NULL;
+  }
+  char *buf = NULL;
+  size_t len = 0, cap = 0, n;
+  do {
+    if (len == cap) {
+      size_t ncap = cap ? cap * 2 : 65536;
+      char *nb = realloc(buf, ncap);
+      if (nb == NULL) {
+        free(buf);
+        fclose(f);
+        memset(e, 0, sizeof *e);
+        snprintf(e->text, sizeof e->text, "out of memory");
+        return NULL;
+      }
+      buf = nb, cap = ncap;
+    }
+    n = fread(buf + len, 1, cap - len, f);
+    len += n;
+  } while (n > 0);
+  bool failed = ferror(f) != 0;
+  fclose(f);
+  json_t *doc = NULL;
+  if (failed) {
+    memset(e, 0, sizeof *e);
+    snprintf(e->text, sizeof e->text, "read error on %s", path);
+  } else {
+    doc = mcp__json_load(buf, len, e);
+  }
+  free(buf);
+  return doc;
+}
 
 static int check_usage(void) {
   fprintf(stderr, "usage: mcpc schema check [--format-assertion] "
@@ -48,7 +94,7 @@ static bool register_dir(mcp_schema_registry_t *reg, const char *root,
       ok = register_dir(reg, root, sub);
     } else if (ends_with_json(e->d_name)) {
       json_error_t je;
-      json_t *doc = json_load_file(full, JSON_DECODE_ANY, &je);
+      json_t *doc = load_file(full, &je);
       if (doc == NULL) {
         fprintf(stderr, "mcpc: %s: %s (line %d)\n", full, je.text, je.line);
         ok = false;
@@ -98,13 +144,13 @@ int mcpc_schema_check(int argc, char **argv) {
   mcp_validation_t *v = NULL;
   json_error_t je;
 
-  schema = json_load_file(files[0], JSON_DECODE_ANY, &je);
+  schema = load_file(files[0], &je);
   if (schema == NULL) {
     fprintf(stderr, "mcpc: cannot read schema %s: %s (line %d)\n", files[0],
             je.text, je.line);
     goto out;
   }
-  data = json_load_file(files[1], JSON_DECODE_ANY, &je);
+  data = load_file(files[1], &je);
   if (data == NULL) {
     fprintf(stderr, "mcpc: cannot read data %s: %s (line %d)\n", files[1],
             je.text, je.line);

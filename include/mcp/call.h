@@ -100,7 +100,9 @@ MCP_API bool mcp_call_is_cancelled(const mcp_call_t *call);
 
 /* Sends notifications/progress for this request's progress token. A no-op
  * returning MCP_OK when the client sent no token. progress must strictly
- * increase (MCP_ERR_INVALID_ARG otherwise); total < 0 means "unknown";
+ * increase (MCP_ERR_INVALID_ARG otherwise, and for a progress or total
+ * that is Infinity or NaN, which JSON cannot carry); total < 0 means
+ * "unknown";
  * message (copied) may be NULL. */
 MCP_API mcp_status mcp_call_progress(mcp_call_t *call, double progress,
                                      double total, const char *message);

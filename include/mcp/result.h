@@ -84,7 +84,13 @@ mcp_result_add_blob_resource(mcp_result_t *r, const char *uri, const void *data,
 MCP_API mcp_content_t *mcp_result_add_content_json(mcp_result_t *r,
                                                    json_t *block);
 
-/* structuredContent: must be a JSON object. Steals, even on failure. */
+/* structuredContent: must be a JSON object. Steals, even on failure.
+ * NULL (its constructor failed, e.g. json_pack with an Infinity or NaN,
+ * which JSON and jansson cannot represent) returns MCP_ERR_INVALID_ARG and
+ * makes the call's answer an isError result saying the structuredContent
+ * could not be built, whatever the handler returns (but MCP_ERR_NOMEM);
+ * mcp_result_add_content_json and mcp_result_set_meta do the same for
+ * "content" and "_meta". */
 MCP_API mcp_status mcp_result_set_structured(mcp_result_t *r, json_t *object);
 /* Marks the result as a tool error (isError: true) and appends a text block
  * with the printf-formatted explanation. */

@@ -82,7 +82,10 @@ mcp_schema_options_set_max_depth(mcp_schema_options_t *options, unsigned depth);
 MCP_API mcp_status mcp_schema_compile(json_t *schema,
                                       const mcp_schema_options_t *options,
                                       mcp_schema_t **out, mcp_error_t *err);
-/* Same from JSON text (len bytes; not NUL-terminated necessarily). */
+/* Same from JSON text (len bytes; not NUL-terminated necessarily), read
+ * with the rules of mcp_schema_validate_text ("\u0000" in strings allowed,
+ * integers beyond int64 read as reals); MCP_ERR_PARSE when it is not one
+ * JSON value. */
 MCP_API mcp_status mcp_schema_compile_text(const char *text, size_t len,
                                            const mcp_schema_options_t *options,
                                            mcp_schema_t **out,
@@ -115,12 +118,18 @@ MCP_API mcp_status mcp_schema_validate(const mcp_schema_t *schema,
  * MCP_ERR_INVALID when it is not valid; MCP_ERR_PARSE when the text is not
  * exactly one JSON value (what json_loadb with JSON_DECODE_ANY |
  * JSON_ALLOW_NUL rejects: bad syntax, invalid UTF-8, lone surrogates,
- * integers beyond int64, reals beyond double, trailing bytes);
+ * reals beyond double, trailing bytes; and, unlike
+ * json_loadb, any raw NUL byte, including one after the value as in
+ * "123\0", which jansson's lexer skips: RFC 8259 has no place for it);
  * MCP_ERR_TOO_DEEP for more than 2048 nested arrays/objects (jansson's
  * limit); MCP_ERR_TOO_LARGE past 4 GiB; MCP_ERR_NOMEM; MCP_ERR_INVALID_ARG
  * for a NULL schema, or NULL json with len > 0.
  * A key repeated in one object counts once with its last value, as jansson
- * keeps it. "\u0000" is accepted in keys too (jansson refuses those).
+ * keeps it. "\u0000" is accepted in keys too (jansson refuses those). An
+ * integer literal beyond int64 (which json_loadb refuses) is read as a real
+ * holding the nearest double, as the library's request parser reads it, so
+ * a schema sees a number (an integer if that double is integral); only one
+ * beyond a double's range is MCP_ERR_PARSE, like an overflowing real.
  * Thread safety: any number of threads may validate against one compiled
  * schema at once; nothing is cached between calls but the JIT code of often
  * matched patterns, published atomically once. */

@@ -110,9 +110,20 @@ MCP_API json_t *mcp_tool_to_json(const mcp_tool_t *tool);
  * MCP_ERR_ARG_NULL (member is null) or MCP_ERR_ARG_TYPE (another type). Strings
  * and JSON values are borrowed from args. An integer accepts a real with an
  * integral value (JSON Schema counts 1.0 as an integer); a number accepts
- * integers too. */
+ * integers too. An integral value outside int64 (an integer literal beyond
+ * it arrives as a real) gives MCP_ERR_ARG_TYPE and, inside a tool handler,
+ * makes the call's result an isError result naming the argument. */
 MCP_API mcp_status mcp_arg_string(const json_t *args, const char *name,
                                   const char **out);
+/* The string with its length in bytes: JSON strings may contain U+0000
+ * ("\u0000"), which a C string cannot carry. mcp_arg_string, and so
+ * mcp_arg_string_or, refuse such a string with MCP_ERR_ARG_TYPE (the _or
+ * form gives fallback), and when that happens inside a tool handler the
+ * call's result becomes an isError result naming the argument, whatever
+ * the handler returns: it was about to act on less than the schema checked.
+ * Use this getter where a NUL is acceptable. */
+MCP_API mcp_status mcp_arg_string_len(const json_t *args, const char *name,
+                                      const char **out, size_t *len);
 MCP_API mcp_status mcp_arg_integer(const json_t *args, const char *name,
                                    int64_t *out);
 MCP_API mcp_status mcp_arg_number(const json_t *args, const char *name,

@@ -11,12 +11,17 @@
 
 #include <jansson.h>
 
-/* Exactly json_loadb(bytes, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, err):
- * the same documents accepted, the same values (integers vs reals, key
- * order, the last of duplicate keys), and on failure jansson's own error
- * text, line and column (anything the tape path refuses is handed to
- * json_loadb, so errors always come from jansson). Returns a new
- * reference or NULL. */
+/* json_loadb(bytes, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, err): the same
+ * documents accepted, the same values (integers vs reals, key order, the
+ * last of duplicate keys), and on failure jansson's own error text, line
+ * and column (anything the tape path refuses is handed to json_loadb).
+ * Two differences: a raw NUL byte anywhere is refused (invalid syntax, error
+ * at the byte), where jansson accepts one right after a number or literal
+ * ("123\0"); an integer literal beyond int64, which jansson refuses ("too
+ * big integer"), is a real holding the nearest double (strtod of the
+ * literal), refused only when it overflows a double. Every path that reads
+ * JSON for the library (requests, schema text, mcp_schema_validate_text,
+ * mcpc) follows these rules. Returns a new reference or NULL. */
 json_t *mcp__json_load(const char *bytes, size_t len, json_error_t *err);
 
 #endif

@@ -292,8 +292,10 @@ static bool slow_real(const unsigned char *s, size_t len, double *out) {
   return true;
 }
 
-/* Number at p into nd; the byte after it, or NULL when malformed or out of
- * jansson's range (integers beyond int64, reals beyond double). */
+/* Number at p into nd; the byte after it, or NULL when malformed or beyond
+ * a double's range. An integer literal beyond int64 becomes a real (see
+ * tape.h): jansson would refuse the whole document, but such a number is
+ * valid JSON and a schema or a tool should see it, not a parse error. */
 static const unsigned char *scan_number(parser *ps, const unsigned char *p,
                                         mcp__tnode *nd) {
   const unsigned char *start = p, *end = ps->end;
@@ -358,16 +360,15 @@ static const unsigned char *scan_number(parser *ps, const unsigned char *p,
   }
   nd->lit = (uint32_t)(start - ps->base);
   nd->n = (uint32_t)(p - start);
-  if (!real) {
-    /* jansson reads integers with strtoll and refuses what overflows */
-    if (digits > 19 ||
-        m > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
-      return NULL;
+  if (!real && digits <= 19 &&
+      m <= (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX)) {
     nd->type = MCP__J_INT;
     nd->v.i = neg ? (int64_t)(0 - m) : (int64_t)m;
     return p;
   }
   nd->type = MCP__J_REAL;
+  if (!real)
+    goto slow; /* m holds only the first 19 digits */
   long e = exp - frac;
   if (digits <= 19 && m <= (1ull << 53) && e >= -22 && e <= 22) {
     /* both operands exact, one correctly rounded operation (Clinger) */
@@ -376,6 +377,7 @@ static const unsigned char *scan_number(parser *ps, const unsigned char *p,
     nd->v.d = neg ? -d : d;
     return p;
   }
+slow:;
   double d;
   if (!slow_real(start, (size_t)(p - start), &d) || isinf(d))
     return NULL;

@@ -10,10 +10,14 @@
  * Acceptance is that of jansson's json_loadb with JSON_DECODE_ANY |
  * JSON_ALLOW_NUL (what the JSON-RPC layer uses): RFC 8259 strictly, strict
  * UTF-8 (no overlong forms, no encoded or escaped lone surrogates), "\u0000"
- * allowed, integers outside int64 and reals that overflow a double
- * rejected, at most MCP__TAPE_MAX_DEPTH nested containers. One deliberate
- * difference: jansson refuses "\u0000" inside object keys because its keys
- * are C strings; keys here carry a length, so RFC-valid JSON is accepted.
+ * allowed, reals that overflow a double rejected, at most
+ * MCP__TAPE_MAX_DEPTH nested containers. Deliberate differences: jansson
+ * refuses "\u0000" inside object keys because its keys are C strings; keys
+ * here carry a length, so RFC-valid JSON is accepted. jansson refuses an
+ * integer literal outside int64 ("too big integer"); here it becomes a real,
+ * the double nearest to it (strtod of the literal, as for any real), and is
+ * refused only when it overflows a double, like a real literal. A raw NUL
+ * byte is refused anywhere (jansson skips one after a number or literal).
  *
  * Duplicate keys: jansson keeps the last value. The tape keeps every member
  * and marks each key that reappears later in the same object "dead"; every

@@ -17,6 +17,7 @@
 #include "schema/formats.h"
 #include "schema/jsonval.h"
 #include "schema/uri.h"
+#include "json/load.h"
 
 #define URI_2020     "https://json-schema.org/draft/2020-12/schema"
 #define URI_DRAFT7   "http://json-schema.org/draft-07/schema"
@@ -1554,7 +1555,9 @@ mcp_status mcp_schema_compile_text(const char *text, size_t len,
   if (text == NULL || out == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "text or out is NULL");
   json_error_t je;
-  json_t *doc = json_loadb(text, len, JSON_DECODE_ANY, &je);
+  /* the loader requests go through: the same documents, "\u0000" in
+   * strings and integers beyond int64 (as reals) included */
+  json_t *doc = mcp__json_load(text, len, &je);
   if (doc == NULL)
     return mcp_error_set(err, MCP_ERR_PARSE, "malformed JSON at line %d: %s",
                          je.line, je.text);

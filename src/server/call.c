@@ -6,6 +6,7 @@
 #include "util/clock.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,8 @@ static mcp_status send_notification(mcp_call_t *call, const char *method,
 
 mcp_status mcp_call_progress(mcp_call_t *call, double progress, double total,
                              const char *message) {
-  if (call == NULL)
+  /* JSON has no Infinity or NaN; a negative total means "none" */
+  if (call == NULL || !isfinite(progress) || (total >= 0 && !isfinite(total)))
     return MCP_ERR_INVALID_ARG;
   if (call->progress_token == NULL)
     return MCP_OK;

@@ -2,9 +2,11 @@
  *
  * tools/call order (SEP-1303): unknown tool is a protocol error (-32602);
  * arguments failing the input schema become an isError result naming every
- * violation and the handler is not called; a handler failure status is a
- * protocol error; a structuredContent failing the output schema is reported
- * as an isError result and logged as a server bug.
+ * violation and the handler is not called; an argument the handler's
+ * getters could not hand over faithfully (args.c) makes an isError result
+ * naming it; a handler failure status is otherwise a protocol error; a
+ * structuredContent failing the output schema is reported as an isError result
+ * and logged as a server bug.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +128,29 @@ mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
     json_decref(empty);
     return MCP_ERR_NOMEM;
   }
+  mcp__arg_fault fault;
+  mcp__arg_fault *outer = mcp__arg_fault_begin(&fault);
   st = tool->fn(call, args, &r, tool->user_data);
+  mcp__arg_fault_end(outer);
+  if (r.lost != NULL && st != MCP_ERR_NOMEM && !fault.set) {
+    /* JSON has no Infinity or NaN: a defined tool error, not -32603 */
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "Tool '%s' could not produce its result: its %s value could not "
+             "be built. JSON cannot represent a non-finite number (Infinity, "
+             "NaN) or a string that is not UTF-8 (server error)",
+             tool->entry.key, r.lost);
+    mcp__log(call->server, MCP_LOG_ERROR, "%s", msg);
+    st = MCP_OK;
+    mcp__result_reset_to_error(&r, msg);
+  }
+  if (fault.set && st != MCP_ERR_NOMEM) {
+    /* The handler was given less than the schema checked (or nothing):
+     * tell the model which argument, as for a schema violation (SEP-1303),
+     * instead of a result built on a cut string or a protocol error. */
+    st = MCP_OK;
+    mcp__result_reset_to_error(&r, fault.message);
+  }
   if (st == MCP_OK && r.failed)
     st = MCP_ERR_NOMEM;
   if (st == MCP_OK) {

@@ -63,6 +63,14 @@ static mcp_content_t *append(mcp_result_t *r, json_t *block) {
   return (mcp_content_t *)block;
 }
 
+/* A stealing setter got NULL: remembers which member could not be built
+ * (see result_internal.h). */
+static mcp_status lost(mcp_result_t *r, const char *member) {
+  if (r != NULL && r->lost == NULL)
+    r->lost = member;
+  return MCP_ERR_INVALID_ARG;
+}
+
 mcp_content_t *mcp_result_add_text(mcp_result_t *r, const char *text) {
   if (r == NULL || text == NULL)
     return NULL;
@@ -186,8 +194,7 @@ mcp_content_t *mcp_result_add_blob_resource(mcp_result_t *r, const char *uri,
 
 mcp_content_t *mcp_result_add_content_json(mcp_result_t *r, json_t *block) {
   if (block == NULL) {
-    if (r)
-      r->failed = true;
+    lost(r, "content");
     return NULL;
   }
   if (!json_is_object(block) ||
@@ -202,11 +209,8 @@ mcp_content_t *mcp_result_add_content_json(mcp_result_t *r, json_t *block) {
 }
 
 mcp_status mcp_result_set_structured(mcp_result_t *r, json_t *object) {
-  if (object == NULL) {
-    if (r)
-      r->failed = true;
-    return MCP_ERR_NOMEM;
-  }
+  if (object == NULL)
+    return lost(r, "structuredContent");
   if (r == NULL || !json_is_object(object)) {
     json_decref(object);
     return MCP_ERR_INVALID_ARG;
@@ -238,7 +242,7 @@ bool mcp_result_is_error(const mcp_result_t *r) {
 
 mcp_status mcp_result_set_meta(mcp_result_t *r, json_t *meta) {
   if (meta == NULL)
-    return MCP_ERR_NOMEM;
+    return lost(r, "_meta");
   if (r == NULL || !json_is_object(meta)) {
     json_decref(meta);
     return MCP_ERR_INVALID_ARG;
@@ -295,6 +299,7 @@ bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
 }
 
 void mcp__result_reset_to_error(mcp_result_t *r, const char *text) {
+  r->lost = NULL;
   json_array_clear(r->content);
   json_decref(r->structured);
   r->structured = NULL;

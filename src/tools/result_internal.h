@@ -16,6 +16,11 @@ struct mcp_result {
   bool is_error;
   bool has_text; /* a text block was added by the handler */
   bool failed;   /* an allocation failed somewhere: answer -32603 */
+  /* The member ("structuredContent", "content", "_meta") whose value the
+   * handler passed as NULL: its constructor failed, almost always on a value
+   * JSON cannot hold (jansson refuses Infinity and NaN, and strings that are
+   * not UTF-8). The call answers with an isError result saying so. */
+  const char *lost;
 };
 
 /* Initializes a result embedded in a call (no separate allocation). */

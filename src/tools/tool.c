@@ -10,6 +10,7 @@
 
 #include "server/internal.h"
 #include "util/str.h"
+#include "json/load.h"
 
 bool mcp_tool_name_is_valid(const char *name) {
   if (name == NULL)
@@ -119,7 +120,8 @@ static mcp_status set_schema_text(mcp_tool_t *tool, bool output,
                                   const char *text) {
   if (tool == NULL || text == NULL)
     return MCP_ERR_INVALID_ARG;
-  json_t *schema = json_loads(text, 0, NULL);
+  /* the request loader's rules, so a schema may hold what requests may */
+  json_t *schema = mcp__json_load(text, strlen(text), NULL);
   if (schema == NULL)
     return MCP_ERR_PARSE;
   return output ? mcp_tool_set_output_schema(tool, schema)

@@ -37,4 +37,19 @@ static inline void mcp__tool_release(mcp_tool_t *tool) {
   mcp__entry_release(&tool->entry);
 }
 
+/* Argument faults: a getter asked for a value the schema let through but C
+ * cannot hold as asked (a string with U+0000 as a C string, an integer
+ * beyond int64). The getter records one on its thread while a handler runs
+ * (mcp__tool_execute brackets the call), and the call's result becomes an
+ * isError result naming the argument, whatever the handler made of the
+ * getter's status or fallback. Outside a handler, getters only return. */
+typedef struct mcp__arg_fault {
+  bool set;
+  char message[240];
+} mcp__arg_fault;
+/* Starts recording into f (cleared) on this thread; returns the previous
+ * recorder, to hand back to mcp__arg_fault_end (handlers may nest). */
+mcp__arg_fault *mcp__arg_fault_begin(mcp__arg_fault *f);
+void mcp__arg_fault_end(mcp__arg_fault *previous);
+
 #endif

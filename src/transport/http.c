@@ -36,6 +36,7 @@
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
+#include "json/load.h"
 #include "json/scan.h"
 
 #define META_VERSION           "io.modelcontextprotocol/protocolVersion"
@@ -444,7 +445,7 @@ static void inline_record(hs_req *r) {
 static bool is_initialize(const mcp__buf *body) {
   if (strstr(body->data, "\"initialize\"") == NULL)
     return false;
-  json_t *msg = json_loadb(body->data, body->len, 0, NULL);
+  json_t *msg = mcp__json_load(body->data, body->len, NULL);
   bool yes = json_is_string(json_object_get(msg, "method")) &&
              strcmp(json_string_value(json_object_get(msg, "method")),
                     "initialize") == 0 &&
@@ -708,10 +709,67 @@ static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
   return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
 }
 
+/* What header_scan saw: libmicrohttpd keeps every header line but its
+ * lookup returns only the first of a name, so repeats are counted here. */
+typedef struct header_counts {
+  unsigned host, origin, content_length;
+  const char *first_length;
+  bool lengths_differ;
+} header_counts;
+
+static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
+                                   const char *key, const char *value) {
+  (void)kind;
+  header_counts *c = cls;
+  if (strcasecmp(key, "Host") == 0)
+    c->host++;
+  else if (strcasecmp(key, "Origin") == 0)
+    c->origin++;
+  else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+    const char *v = value ? value : "";
+    if (c->content_length++ == 0)
+      c->first_length = v;
+    else if (strcmp(c->first_length, v) != 0)
+      c->lengths_differ = true;
+  }
+  return MHD_YES;
+}
+
+/* Framing and identity headers a request must not be ambiguous about.
+ * Differing Content-Length values are request smuggling material (RFC 9112
+ * 6.3); a repeated Host or Origin would let the allow-list check one value
+ * while something else reads the other. A transfer coding other than
+ * chunked cannot be decoded by libmicrohttpd, which would otherwise wait
+ * for the connection to close before handing over the body (RFC 9112 6.1
+ * asks for 501). Returns MHD_YES/MHD_NO after queuing a response, or -1. */
+static int check_framing(struct MHD_Connection *conn) {
+  header_counts c = {0};
+  MHD_get_connection_values(conn, MHD_HEADER_KIND, header_scan, &c);
+  if (c.lengths_differ)
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       "Bad Request: conflicting Content-Length headers", NULL);
+  if (c.host > 1 || c.origin > 1)
+    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+                       c.host > 1 ? "Bad Request: more than one Host header"
+                                  : "Bad Request: more than one Origin header",
+                       NULL);
+  const char *te = MHD_lookup_connection_value(
+      conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+  if (te != NULL && !mcp__http_te_is_chunked(te))
+    return reply_error(conn, MHD_HTTP_NOT_IMPLEMENTED, MCP_RPC_INVALID_REQUEST,
+                       "Not Implemented: the only supported "
+                       "Transfer-Encoding is chunked",
+                       NULL);
+  return -1;
+}
+
 /* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
  * queuing a response, or -1 to go on. */
 static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   struct MHD_Connection *conn = r->conn;
+  int framing = check_framing(conn);
+  if (framing >= 0)
+    return framing;
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);
@@ -767,7 +825,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                          NULL);
     const char *type = MHD_lookup_connection_value(
         conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (type == NULL || strncasecmp(type, "application/json", 16) != 0)
+    if (!mcp__http_media_type_is(type, "application/json"))
       return reply_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
                          MCP_RPC_INVALID_REQUEST,
                          "Unsupported Media Type: use application/json", NULL);

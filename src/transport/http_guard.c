@@ -58,3 +58,32 @@ bool mcp__http_list_has(char *const *list, size_t count, const char *value) {
       return true;
   return false;
 }
+
+/* The value between optional whitespace; *n gets its length. */
+static const char *trim(const char *s, size_t *n) {
+  const char *end = s + strlen(s);
+  s = skip_ws(s, end);
+  while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+    end--;
+  *n = (size_t)(end - s);
+  return s;
+}
+
+bool mcp__http_media_type_is(const char *content_type, const char *type) {
+  if (content_type == NULL)
+    return false;
+  size_t n, tl = strlen(type);
+  const char *s = trim(content_type, &n);
+  if (n < tl || strncasecmp(s, type, tl) != 0)
+    return false;
+  /* RFC 9110 8.3.1: media-type = type "/" subtype *( OWS ";" OWS parameter ),
+   * so only whitespace or a ';' may follow the subtype. */
+  const char *rest = skip_ws(s + tl, s + n);
+  return rest == s + n || *rest == ';';
+}
+
+bool mcp__http_te_is_chunked(const char *transfer_encoding) {
+  size_t n;
+  const char *s = trim(transfer_encoding, &n);
+  return n == 7 && strncasecmp(s, "chunked", 7) == 0;
+}

@@ -15,4 +15,12 @@ bool mcp__http_accepts(const char *accept, const char *type);
 /* True when value equals one entry of list (ASCII case-insensitive), or the
  * list holds "*". */
 bool mcp__http_list_has(char *const *list, size_t count, const char *value);
+/* True when a Content-Type value names exactly the media type type (ASCII
+ * case-insensitive), optionally followed by parameters ("; charset=utf-8");
+ * "application/jsonx" or "application/json-seq" are other types. NULL is
+ * false. */
+bool mcp__http_media_type_is(const char *content_type, const char *type);
+/* True when a Transfer-Encoding value is the one coding libmicrohttpd
+ * decodes: "chunked" alone (ASCII case-insensitive, optional whitespace). */
+bool mcp__http_te_is_chunked(const char *transfer_encoding);
 #endif

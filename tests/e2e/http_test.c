@@ -255,6 +255,116 @@ static void test_origin_and_host(void **state) {
   fixture_stop(&f);
 }
 
+/* Sends req (a whole request, head and body, as given) on a fresh
+ * connection; returns the response status, or 0 when none came within
+ * timeout_ms. */
+static int raw_status(int port, const char *req, int timeout_ms) {
+  tc_conn c;
+  memset(&c, 0, sizeof c);
+  c.fd = tc_connect(port);
+  assert_true(c.fd >= 0);
+  size_t len = strlen(req);
+  assert_int_equal(write(c.fd, req, len), (ssize_t)len);
+  int status = tc_read_head(&c, timeout_ms) ? c.status : 0;
+  tc_close(&c);
+  return status;
+}
+
+/* Issue #16 item 3: headers that make a request ambiguous are refused at
+ * once, not resolved by taking the first copy or by waiting. */
+static void test_ambiguous_framing_headers(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char req[1024], host[32];
+  snprintf(host, sizeof host, "127.0.0.1:%d", f.port);
+  /* two different Content-Length values */
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+           "Content-Length: 2\r\n\r\n%s",
+           host, strlen(INIT), INIT);
+  assert_int_equal(raw_status(f.port, req, 3000), 400);
+  /* the same value twice is no ambiguity */
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+           "Content-Length: %zu\r\n\r\n%s",
+           host, strlen(INIT), strlen(INIT), INIT);
+  assert_int_equal(raw_status(f.port, req, 3000), 200);
+  /* a transfer coding libmicrohttpd cannot decode: answered at once */
+  int64_t t0 = mcp__monotonic_ms();
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Content-Type: application/json\r\n"
+           "Transfer-Encoding: gzip\r\n\r\n%s",
+           host, INIT);
+  assert_int_equal(raw_status(f.port, req, 3000), 501);
+  assert_true(mcp__monotonic_ms() - t0 < 2000);
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Content-Type: application/json\r\n"
+           "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+           host);
+  assert_int_equal(raw_status(f.port, req, 3000), 501);
+  /* chunked alone still works */
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Content-Type: application/json\r\n"
+           "Transfer-Encoding: Chunked\r\n\r\n%zx\r\n%s\r\n0\r\n\r\n",
+           host, strlen(INIT), INIT);
+  assert_int_equal(raw_status(f.port, req, 3000), 200);
+  /* a second Host or Origin line */
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\nHost: evil.example\r\n" ACCEPT
+           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+           host, strlen(INIT), INIT);
+  assert_int_equal(raw_status(f.port, req, 3000), 400);
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Origin: http://localhost:%d\r\nOrigin: http://evil.example\r\n"
+           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+           host, f.port, strlen(INIT), INIT);
+  assert_int_equal(raw_status(f.port, req, 3000), 400);
+  fixture_stop(&f);
+}
+
+/* Issue #16 item 4: the media type is application/json exactly; parameters
+ * may follow. */
+static void test_content_type_exact(void **state) {
+  (void)state;
+  fixture f;
+  start(&f, base_options());
+  char req[1024], host[32];
+  snprintf(host, sizeof host, "127.0.0.1:%d", f.port);
+  static const struct {
+    const char *type;
+    int status;
+  } cases[] = {
+      {"application/json", 200},
+      {"Application/JSON", 200},
+      {"application/json; charset=utf-8", 200},
+      {"application/json;charset=UTF-8", 200},
+      {"application/json ; charset=utf-8", 200},
+      {"application/jsonx", 415},
+      {"application/json-seq", 415},
+      {"application/json+x; charset=utf-8", 415},
+      {"application/jso", 415},
+      {"text/plain", 415},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(req, sizeof req,
+             "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+             "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n%s",
+             host, cases[i].type, strlen(INIT), INIT);
+    int got = raw_status(f.port, req, 3000);
+    if (got != cases[i].status)
+      printf("Content-Type %s: %d\n", cases[i].type, got);
+    assert_int_equal(got, cases[i].status);
+  }
+  fixture_stop(&f);
+}
+
 static void test_sse_upgrade_and_framing(void **state) {
   (void)state;
   fixture f;
@@ -843,6 +953,8 @@ int main(void) {
       cmocka_unit_test(test_session_lifecycle),
       cmocka_unit_test(test_status_codes),
       cmocka_unit_test(test_origin_and_host),
+      cmocka_unit_test(test_ambiguous_framing_headers),
+      cmocka_unit_test(test_content_type_exact),
       cmocka_unit_test(test_sse_upgrade_and_framing),
       cmocka_unit_test(test_elicitation_round_trip),
       cmocka_unit_test(test_resume_after_disconnect),

@@ -2,6 +2,7 @@
  * the "<instance pointer>: <message> (<keyword location>)" line format. */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,10 +159,146 @@ static void test_mcpc_schema_check_errors_exit_2(void **state) {
   assert_int_equal(n, 0); /* usage goes to stderr */
 }
 
+/* Writes v as JSON text to f, keeping what makes the suite's cases hard to
+ * read: a real that stands for an integer beyond int64 (read with
+ * JSON_DECODE_INT_AS_REAL) is written back as an integer literal, strings
+ * keep their "\u0000". */
+static void write_json(FILE *f, json_t *v) {
+  size_t i;
+  const char *k;
+  json_t *x;
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: {
+    bool first = true;
+    fputc('{', f);
+    json_object_foreach(v, k, x) {
+      json_t *key = json_string(k);
+      char *kt = json_dumps(key, JSON_ENCODE_ANY);
+      fprintf(f, "%s%s:", first ? "" : ",", kt);
+      free(kt);
+      json_decref(key);
+      write_json(f, x);
+      first = false;
+    }
+    fputc('}', f);
+    break;
+  }
+  case JSON_ARRAY:
+    fputc('[', f);
+    json_array_foreach(v, i, x) {
+      if (i)
+        fputc(',', f);
+      write_json(f, x);
+    }
+    fputc(']', f);
+    break;
+  case JSON_REAL: {
+    double d = json_real_value(v);
+    if (d == floor(d) && fabs(d) >= 9223372036854775808.0 && fabs(d) < 1e300)
+      fprintf(f, "%.0f", d);
+    else
+      fprintf(f, "%.17g", d);
+    break;
+  }
+  default: {
+    char *t = json_dumps(v, JSON_ENCODE_ANY);
+    fputs(t, f);
+    free(t);
+  }
+  }
+}
+
+static void write_value(const char *name, json_t *v) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  write_json(f, v);
+  fclose(f);
+}
+
+/* Runs every case of one official suite file through "mcpc schema check";
+ * returns the number of cases run, counting mismatches in *bad. */
+static size_t run_suite_file(const char *rel, size_t *bad) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/testdata/JSON-Schema-Test-Suite/tests/%s",
+           tu_shared_dir(), rel);
+  json_error_t e;
+  json_t *groups = json_load_file(path, JSON_ALLOW_NUL, &e);
+  if (groups == NULL) /* bignums: every integer as a double */
+    groups = json_load_file(path, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &e);
+  assert_non_null(groups);
+  size_t gi, ti, cases = 0;
+  json_t *g, *t;
+  json_array_foreach(groups, gi, g) {
+    write_value("suite-schema.json", json_object_get(g, "schema"));
+    json_array_foreach(json_object_get(g, "tests"), ti, t) {
+      write_value("suite-data.json", json_object_get(t, "data"));
+      char *lines[64];
+      size_t n;
+      const char *args[] = {"schema", "check", "@suite-schema.json",
+                            "@suite-data.json", NULL};
+      int rc = run(args, lines, 64, &n);
+      free_lines(lines, n);
+      int want = json_is_true(json_object_get(t, "valid")) ? 0 : 1;
+      if (rc != want) {
+        printf("%s: %s / %s: exit %d, want %d\n", rel,
+               json_string_value(json_object_get(g, "description")),
+               json_string_value(json_object_get(t, "description")), rc, want);
+        (*bad)++;
+      }
+      cases++;
+    }
+  }
+  json_decref(groups);
+  return cases;
+}
+
+/* Issue #16 item 14: mcpc read files with jansson's defaults, so schemas
+ * and data with "\u0000" or integers beyond 64 bits could not be checked.
+ * The suite's cases with those, through the CLI. */
+static void test_mcpc_schema_check_reads_like_the_library(void **state) {
+  (void)state;
+  if (tu_shared_dir() == NULL)
+    skip();
+  size_t bad = 0, cases = 0;
+  cases += run_suite_file("draft2020-12/optional/bignum.json", &bad);
+  cases += run_suite_file("draft2020-12/const.json", &bad);
+  cases += run_suite_file("draft2020-12/enum.json", &bad);
+  printf("suite through mcpc: %zu cases, %zu mismatches\n", cases, bad);
+  assert_true(cases > 50);
+  assert_int_equal(bad, 0);
+  /* and directly: a NUL in a string, a 20-digit integer */
+  write_file("nul-schema.json", "{\"const\":\"a\\u0000b\"}");
+  write_file("nul-data.json", "\"a\\u0000b\"");
+  write_file("nul-other.json", "\"a\"");
+  write_file("big-schema.json",
+             "{\"type\":\"integer\",\"minimum\":18446744073709551615}");
+  write_file("big-data.json", "18446744073709551616");
+  write_file("small-data.json", "1");
+  char *lines[8];
+  size_t n;
+  const char *nul_ok[] = {"schema", "check", "@nul-schema.json",
+                          "@nul-data.json", NULL};
+  assert_int_equal(run(nul_ok, lines, 8, &n), 0);
+  const char *nul_bad[] = {"schema", "check", "@nul-schema.json",
+                           "@nul-other.json", NULL};
+  assert_int_equal(run(nul_bad, lines, 8, &n), 1);
+  free_lines(lines, n);
+  const char *big_ok[] = {"schema", "check", "@big-schema.json",
+                          "@big-data.json", NULL};
+  assert_int_equal(run(big_ok, lines, 8, &n), 0);
+  const char *big_bad[] = {"schema", "check", "@big-schema.json",
+                           "@small-data.json", NULL};
+  assert_int_equal(run(big_bad, lines, 8, &n), 1);
+  free_lines(lines, n);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mcpc_schema_check_exit_codes),
       cmocka_unit_test(test_mcpc_schema_check_errors_exit_2),
+      cmocka_unit_test(test_mcpc_schema_check_reads_like_the_library),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -71,6 +71,64 @@ static mcp_status roots_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* Says what JSON type and value the argument "n" reached the handler as. */
+static mcp_status number_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  json_t *n = json_object_get(args, "n");
+  mcp_result_add_textf(r, "%s %.17g", json_is_integer(n) ? "integer" : "real",
+                       json_number_value(n));
+  return MCP_OK;
+}
+
+/* Reads its arguments the usual, careless way: fallbacks, statuses
+ * ignored. */
+static int careless_calls;
+static mcp_status careless_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                                void *ud) {
+  (void)call, (void)ud;
+  careless_calls++;
+  int64_t n = 0;
+  mcp_arg_integer(args, "n", &n);
+  mcp_result_add_textf(r, "file=%s n=%lld", mcp_arg_string_or(args, "file", ""),
+                       (long long)n);
+  return MCP_OK;
+}
+
+/* Passes a getter's status on as its own. */
+static mcp_status strict_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  const char *file;
+  mcp_status st = mcp_arg_string(args, "file", &file);
+  if (st != MCP_OK)
+    return st;
+  mcp_result_add_text(r, file);
+  return MCP_OK;
+}
+
+/* Takes NULs on purpose, through the length-aware getter. */
+static mcp_status binary_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  const char *file;
+  size_t len;
+  if (mcp_arg_string_len(args, "file", &file, &len) != MCP_OK)
+    return MCP_ERR_INVALID_ARG;
+  mcp_result_add_textf(r, "%zu bytes", len);
+  return MCP_OK;
+}
+
+/* The demo's divide without its own checks: 1e308 / 0.1 is Infinity. */
+static mcp_status divide_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)call, (void)ud;
+  double a = 0, b = 1;
+  mcp_arg_number(args, "a", &a);
+  mcp_arg_number(args, "b", &b);
+  return mcp_result_set_structured(r, json_pack("{s:f}", "quotient", a / b));
+}
+
 static void add_tool(mcp_server_t *s, const char *name, mcp_tool_fn fn,
                      const char *input, const char *output) {
   mcp_tool_t *t;
@@ -323,6 +381,112 @@ static void test_tools_call_error_split(void **state) {
   mcp__session_release(se);
 }
 
+/* Issue #16 item 13: a valid request with an integer beyond int64 was
+ * answered -32700 without id; the number now reaches schema and tool as a
+ * real. */
+static void test_big_integer_arguments(void **state) {
+  mcp_server_t *s = *state;
+  /* here, not in setup: the pagination test counts tools */
+  add_tool(s, "number", number_tool,
+           "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"
+           "\"integer\",\"maximum\":18446744073709551615}}}",
+           NULL);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, NULL);
+  json_t *r = call_tool(s, se, "number", "{\"n\":18446744073709551615}");
+  assert_int_equal(json_integer_value(json_object_get(r, "id")), 11);
+  json_t *res = json_object_get(r, "result");
+  assert_non_null(res);
+  assert_null(json_object_get(res, "isError"));
+  assert_string_equal(text_of(res), "real 1.8446744073709552e+19");
+  json_decref(r);
+  /* the schema sees the number: beyond its maximum is a tool error */
+  r = call_tool(s, se, "number", "{\"n\":36893488147419103232}");
+  res = json_object_get(r, "result");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_non_null(strstr(text_of(res), "/n"));
+  json_decref(r);
+  /* the edge of int64 is still an integer */
+  r = call_tool(s, se, "number", "{\"n\":-9223372036854775808}");
+  assert_string_equal(text_of(json_object_get(r, "result")),
+                      "integer -9.2233720368547758e+18");
+  json_decref(r);
+  mcp__session_release(se);
+}
+
+/* Issue #16 item 12: "a\u0000b.txt" passes a "\\.txt$" pattern but a
+ * C-string getter would hand the handler "a". The getters refuse it and the
+ * call becomes an isError result naming the argument, whatever the handler
+ * made of it; the same for an integer beyond int64 (item 13). */
+static void test_argument_faults_become_tool_errors(void **state) {
+  mcp_server_t *s = *state;
+  static const char schema[] =
+      "{\"type\":\"object\",\"properties\":{\"file\":{\"type\":"
+      "\"string\",\"pattern\":\"\\\\.txt$\"},\"n\":{\"type\":"
+      "\"integer\"}}}";
+  add_tool(s, "careless", careless_tool, schema, NULL);
+  add_tool(s, "strict", strict_tool, schema, NULL);
+  add_tool(s, "binary", binary_tool, schema, NULL);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, NULL);
+  static const char *const tools[] = {"careless", "strict"};
+  for (size_t i = 0; i < 2; i++) {
+    json_t *r = call_tool(s, se, tools[i], "{\"file\":\"a\\u0000b.txt\"}");
+    json_t *res = json_object_get(r, "result");
+    assert_non_null(res);
+    assert_true(json_is_true(json_object_get(res, "isError")));
+    const char *text = text_of(res);
+    assert_non_null(strstr(text, "'file'"));
+    assert_non_null(strstr(text, "U+0000"));
+    json_decref(r);
+  }
+  careless_calls = 0;
+  json_t *r = call_tool(s, se, "careless", "{\"n\":18446744073709551615}");
+  json_t *res = json_object_get(r, "result");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_non_null(strstr(text_of(res), "'n'"));
+  assert_int_equal(careless_calls, 1);
+  json_decref(r);
+  /* what is representable goes through unchanged */
+  r = call_tool(s, se, "careless", "{\"file\":\"b.txt\",\"n\":5}");
+  assert_string_equal(text_of(json_object_get(r, "result")), "file=b.txt n=5");
+  json_decref(r);
+  r = call_tool(s, se, "binary", "{\"file\":\"a\\u0000b.txt\"}");
+  res = json_object_get(r, "result");
+  assert_null(json_object_get(res, "isError"));
+  assert_string_equal(text_of(res), "7 bytes");
+  json_decref(r);
+  mcp__session_release(se);
+}
+
+/* Issue #16 item 11: a non-finite number in a result was -32603; it is an
+ * isError result that says why. */
+static void test_non_finite_result_is_a_tool_error(void **state) {
+  mcp_server_t *s = *state;
+  add_tool(s, "divide", divide_tool, NULL, NULL);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, NULL);
+  int before = logged;
+  json_t *r = call_tool(s, se, "divide", "{\"a\":1e308,\"b\":0.1}");
+  assert_int_equal(error_code(r), 0);
+  json_t *res = json_object_get(r, "result");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_null(json_object_get(res, "structuredContent"));
+  const char *text = text_of(res);
+  assert_non_null(strstr(text, "structuredContent"));
+  assert_non_null(strstr(text, "non-finite"));
+  assert_true(logged > before); /* a server bug, logged as such */
+  json_decref(r);
+  r = call_tool(s, se, "divide", "{\"a\":1,\"b\":4}");
+  res = json_object_get(r, "result");
+  assert_null(json_object_get(res, "isError"));
+  assert_true(
+      json_real_value(json_object_get(json_object_get(res, "structuredContent"),
+                                      "quotient")) == 0.25);
+  json_decref(r);
+  mcp__session_release(se);
+}
+
 static void test_progress_and_logging_are_tied_to_the_request(void **state) {
   mcp_server_t *s = *state;
   mcp_session_t *se = tu_session(s, NULL);
@@ -536,6 +700,12 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_lifecycle_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pagination_page_sizes_one_and_two,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_big_integer_arguments, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_argument_faults_become_tool_errors,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_non_finite_result_is_a_tool_error,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_tools_call_error_split, setup,
                                       teardown),

@@ -236,6 +236,39 @@ static void test_typed_getters_distinguish_missing_null_and_type(void **s) {
   json_decref(args);
 }
 
+/* Issue #16 item 12: a C string cannot carry U+0000; the C-string getters
+ * refuse such a value instead of handing over the prefix, and the
+ * length-aware getter gives all of it. */
+static void test_string_getters_and_nul(void **s) {
+  (void)s;
+  json_t *args = json_loads("{\"id\":\"a\\u0000b\",\"x\":\"xy\",\"i\":1}",
+                            JSON_ALLOW_NUL, NULL);
+  assert_non_null(args);
+  const char *str = NULL;
+  size_t len = 0;
+  assert_int_equal(mcp_arg_string(args, "id", &str), MCP_ERR_ARG_TYPE);
+  assert_string_equal(mcp_arg_string_or(args, "id", "dflt"), "dflt");
+  assert_int_equal(mcp_arg_string_len(args, "id", &str, &len), MCP_OK);
+  assert_int_equal(len, 3);
+  assert_memory_equal(str, "a\0b", 3);
+  assert_int_equal(mcp_arg_string_len(args, "x", &str, &len), MCP_OK);
+  assert_int_equal(len, 2);
+  assert_string_equal(str, "xy"); /* still NUL-terminated */
+  assert_int_equal(mcp_arg_string_len(args, "i", &str, &len), MCP_ERR_ARG_TYPE);
+  assert_int_equal(mcp_arg_string_len(args, "zz", &str, &len),
+                   MCP_ERR_ARG_MISSING);
+  assert_int_equal(mcp_arg_string_len(args, "x", NULL, NULL), MCP_OK);
+  json_decref(args);
+  /* integral but beyond int64, as a big integer literal arrives */
+  args = json_pack("{s:f,s:f}", "big", 18446744073709551615.0, "edge",
+                   -9223372036854775808.0);
+  int64_t i;
+  assert_int_equal(mcp_arg_integer(args, "big", &i), MCP_ERR_ARG_TYPE);
+  assert_int_equal(mcp_arg_integer(args, "edge", &i), MCP_OK);
+  assert_true(i == INT64_MIN);
+  json_decref(args);
+}
+
 static void test_cursors_round_trip_and_reject_forgeries(void **state) {
   (void)state;
   json_t *c = mcp__cursor_encode("tools", 42);
@@ -268,6 +301,7 @@ int main(void) {
           test_structured_content_gets_a_text_mirror_unless_text_given),
       cmocka_unit_test(test_error_results_set_is_error),
       cmocka_unit_test(test_typed_getters_distinguish_missing_null_and_type),
+      cmocka_unit_test(test_string_getters_and_nul),
       cmocka_unit_test(test_cursors_round_trip_and_reject_forgeries),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,4 +366,83 @@ void tu_mutate(char *b, size_t *n, size_t cap, const char *alphabet,
       }
     }
   }
+}
+
+/* True when the integer literal s[0..n) (optional '-', digits) lies outside
+ * int64. */
+static bool beyond_int64(const char *s, size_t n) {
+  bool neg = n && s[0] == '-';
+  const char *d = s + neg;
+  size_t dn = n - neg;
+  const char *lim = neg ? "9223372036854775808" : "9223372036854775807";
+  if (dn != 19)
+    return dn > 19;
+  return memcmp(d, lim, 19) > 0;
+}
+
+char *tu_bigints_as_reals(const char *b, size_t n, size_t *out_n) {
+  char *out = malloc(2 * n + 1);
+  size_t o = 0;
+  bool changed = false, in_str = false;
+  for (size_t i = 0; i < n;) {
+    char c = b[i];
+    if (in_str) {
+      out[o++] = c;
+      if (c == '\\' && i + 1 < n)
+        out[o++] = b[++i];
+      else if (c == '"')
+        in_str = false;
+      i++;
+      continue;
+    }
+    bool starts = (c == '-' || (c >= '0' && c <= '9')) &&
+                  (i == 0 || strchr("0123456789.eE+-", b[i - 1]) == NULL);
+    if (c == '"')
+      in_str = true;
+    if (!starts) {
+      out[o++] = c;
+      i++;
+      continue;
+    }
+    size_t j = i + (c == '-');
+    while (j < n && b[j] >= '0' && b[j] <= '9')
+      j++;
+    bool is_int = j > i + (c == '-') &&
+                  (j == n || (b[j] != '.' && b[j] != 'e' && b[j] != 'E'));
+    memcpy(out + o, b + i, j - i);
+    o += j - i;
+    if (is_int && beyond_int64(b + i, j - i)) {
+      memcpy(out + o, ".0", 2);
+      o += 2;
+      changed = true;
+    }
+    i = j;
+  }
+  if (!changed) {
+    free(out);
+    return NULL;
+  }
+  out[o] = '\0';
+  *out_n = o;
+  return out;
+}
+
+json_t *tu_loadb_rules(const char *b, size_t n, json_error_t *e) {
+  json_error_t local;
+  if (e == NULL)
+    e = &local;
+  json_t *v = json_loadb(b, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, e);
+  if (v != NULL && n && memchr(b, '\0', n) != NULL) {
+    json_decref(v);
+    return NULL;
+  }
+  if (v == NULL && json_error_code(e) == json_error_numeric_overflow) {
+    size_t rn;
+    char *r = tu_bigints_as_reals(b, n, &rn);
+    if (r != NULL) {
+      v = json_loadb(r, rn, JSON_DECODE_ANY | JSON_ALLOW_NUL, e);
+      free(r);
+    }
+  }
+  return v;
 }

@@ -97,3 +97,15 @@ void tu_initialize(mcp_server_t *server, mcp_session_t *session,
  * driven by the xorshift state *seed, so a failure reproduces. */
 void tu_mutate(char *b, size_t *n, size_t cap, const char *alphabet,
                uint64_t *seed);
+
+/* The n bytes of b with ".0" after every integer literal beyond int64
+ * (malloc'd, length in *out_n), or NULL when there is none: an oracle for
+ * the library's rule that such integers are reals, written independently of
+ * the tape. */
+char *tu_bigints_as_reals(const char *b, size_t n, size_t *out_n);
+/* json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) with the library's documented
+ * departures (json/load.h) applied on top: a raw NUL byte refuses the text,
+ * and a text refused for an integer beyond int64 is read again with that
+ * integer as a real (tu_bigints_as_reals). On failure e holds jansson's
+ * error (of the rewritten text when there was one). */
+json_t *tu_loadb_rules(const char *b, size_t n, json_error_t *e);
