@@ -75,11 +75,17 @@ static void add_file(json_t *out, const char *path, const char *format) {
     json_decref(doc);
     return;
   }
+  char shown[4096]; /* the file as an absolute path */
+  char cwd[2048];
+  if (path[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+    snprintf(shown, sizeof shown, "%s/%s", cwd, path);
+  else
+    snprintf(shown, sizeof shown, "%s", path);
   const char *name;
   json_t *e;
   json_object_foreach(servers, name, e) {
     if (json_is_object(e))
-      json_array_append_new(out, from_entry(name, e, path, form));
+      json_array_append_new(out, from_entry(name, e, shown, form));
   }
   json_decref(doc);
 }
