@@ -159,6 +159,9 @@ char **mcpc_watch_argv(char *const *argv) {
     return NULL;
   }
   snprintf(fdtext, sizeof fdtext, "%d", fds[1]);
+  if (report_fd >= 0) /* a second connection: only the last one is watched */
+    close(report_fd);
+  mcpc_watch_spawned();
   out[0] = self;
   out[1] = "--stdio-supervisor";
   out[2] = fdtext;
