@@ -63,6 +63,8 @@ int mcpc_usage(const char *synopsis) {
 
 int mcpc_errors_finish(int rc) {
   if (first != NULL && rc != MCPC_OK) {
+    /* the code mcpc exits with, whatever the reporter guessed */
+    json_object_set_new(first, "exit", json_integer(rc));
     json_t *doc = json_pack("{s:O}", "error", first);
     mcpc_print_json(doc);
     json_decref(doc);

@@ -90,8 +90,18 @@ static void test_help_everywhere(void **state) {
     assert_non_null(strstr(out, "options:"));
     free(out);
   }
-  free(scd);
   char *out = NULL, *err = NULL;
+  const char *globals[] = {
+      "--url",    "--command",        "--profile", "--header",  "--bearer",
+      "--format", "--config",         "--servers", "--timeout", "--elicit",
+      "--spec",   "--elicit-content", "--version", "--help"};
+  MR_RUN(0, &out, "--help");
+  for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++) {
+    assert_non_null(strstr(out, globals[i]));
+    assert_non_null(strstr(scd, globals[i]));
+  }
+  free(out);
+  free(scd);
   MR_RUN(0, &out, "--help");
   assert_non_null(strstr(out, "resources subscribe"));
   assert_non_null(strstr(out, "--servers"));
