@@ -3,7 +3,8 @@
 #   make check   install missing packages, build with ASan+UBSan, run every
 #                test; then build with ThreadSanitizer and run them again
 #   make         build (release) into build/
-#   make install install library, headers, pkg-config and CMake package
+#   make install install library, headers, pkg-config and CMake package,
+#                mcpc with its man page (when scdoc is there) and completions
 #   make bench   build and run the benchmarks (on demand, not part of check)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build

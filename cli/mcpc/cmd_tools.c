@@ -97,8 +97,7 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   const char *status = json_string_value(json_object_get(task, "status"));
   int rc;
   if (status != NULL && strcmp(status, "cancelled") == 0) {
-    fprintf(stderr, "mcpc: task %s was cancelled\n", task_id);
-    rc = MCPC_FAIL;
+    rc = mcpc_error(MCPC_FAIL, NULL, "task %s was cancelled", task_id);
   } else {
     /* completed, failed or input_required: tasks/result gives the outcome
      * (blocking for input_required until the server is done) */
@@ -128,8 +127,8 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
       json_error_t je;
       args = json_loads(argv[++i], 0, &je);
       if (!json_is_object(args)) {
-        fprintf(stderr, "mcpc: --args needs a JSON object: %s\n",
-                args ? "not an object" : je.text);
+        mcpc_error(MCPC_USAGE, NULL, "--args needs a JSON object: %s",
+                   args ? "not an object" : je.text);
         json_decref(args);
         free(kv);
         return MCPC_USAGE;

@@ -18,14 +18,18 @@ enum { MCPC_OK = 0, MCPC_FAIL = 1, MCPC_USAGE = 2, MCPC_PROTOCOL = 3 };
 
 /* Global options, from the command line (anywhere on it) and the profile. */
 typedef struct mcpc_ctx {
-  const char *url;         /* -u */
-  const char *command;     /* -c, run through /bin/sh -c */
-  const char *profile;     /* -p */
-  const char *config;      /* --config FILE */
-  const char *spec;        /* --spec schema.json for inspect */
-  const char *bearer;      /* --bearer */
-  const char *elicit;      /* --elicit decline|cancel|accept */
-  json_t *elicit_content;  /* --elicit-content JSON (owned), over defaults */
+  const char *url;        /* -u */
+  const char *command;    /* -c, run through /bin/sh -c */
+  const char *profile;    /* -p */
+  const char *config;     /* --config FILE */
+  const char *spec;       /* --spec schema.json for inspect */
+  const char *bearer;     /* --bearer */
+  const char *elicit;     /* --elicit decline|cancel|accept */
+  json_t *elicit_content; /* --elicit-content JSON (owned), over defaults */
+  const char *servers[8]; /* --servers FILE: instead of the default files */
+  int nservers;
+  json_t *server_argv;     /* a profile's ["command", "arg", ...] (borrowed) */
+  json_t *server_env;      /* and its {"NAME": "value"} (borrowed) */
   const char *headers[32]; /* -H "Name: value" */
   int nheaders;
   bool json;      /* --format json */
@@ -40,13 +44,86 @@ typedef struct mcpc_ctx {
   void *notification_ud;
 } mcpc_ctx;
 
+/* One option of a command, for help and completion. */
+typedef struct mcpc_option {
+  const char *name;  /* "--args"; "-u, --url" for a short and long form */
+  const char *value; /* "JSON", or NULL for a flag */
+  const char *help;  /* one line */
+} mcpc_option;
+
+/* The command table (command_table.c) is the one source of --help, "mcpc
+ * help", the completion scripts and dispatch. */
 typedef struct mcpc_command {
   const char *group; /* "tools" */
   const char *name;  /* "call", or NULL for one-word commands ("ping") */
   int (*run)(mcpc_ctx *ctx, int argc, char **argv);
-  const char *args; /* usage synopsis */
-  const char *help; /* one line */
+  const char *args;       /* usage synopsis after the words */
+  const char *help;       /* one line */
+  const char *details;    /* a paragraph for --help, or NULL */
+  mcpc_option options[7]; /* own options, up to the first NULL name */
+  const char *examples[2];
+  bool no_globals; /* takes no global options (schema check) */
+  bool offline;    /* needs no server */
 } mcpc_command;
+
+typedef struct mcpc_group {
+  const char *name;
+  const char *help;
+} mcpc_group;
+
+extern const mcpc_command mcpc_commands[];
+extern const size_t mcpc_ncommands;
+extern const mcpc_group mcpc_groups[];          /* ends with a NULL name */
+extern const mcpc_option mcpc_global_options[]; /* ends with a NULL name */
+/* The command named by words[0..n) (one or two words), or NULL; *used is
+ * how many words named it. */
+const mcpc_command *mcpc_find_command(int n, char **words, int *used);
+/* The group named word (a two-word command's first word), or NULL. */
+const mcpc_group *mcpc_find_group(const char *word);
+
+/* help.c: help texts on stdout. words name nothing (overview), a group or
+ * a command; returns the exit code (2 after a message when they name
+ * nothing known). */
+int mcpc_help(int n, char **words);
+/* The short usage of a command on stderr with a pointer to its --help;
+ * returns 2. */
+int mcpc_command_usage(const mcpc_command *c);
+int mcpc_cmd_help(mcpc_ctx *ctx, int argc, char **argv);
+/* "mcpc --version" */
+int mcpc_version(void);
+
+/* errors.c: "mcpc: MESSAGE" on stderr; with --format json the first error
+ * is kept (details: extra members, stolen, may be NULL) and printed at exit
+ * as {"error": {"message", "code", "exit", ...}} on stdout. mcpc_error
+ * returns exit_code, mcpc_errors_finish rc. */
+void mcpc_errors_init(bool json);
+int mcpc_error(int exit_code, json_t *details, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int mcpc_errors_finish(int rc);
+
+/* url.c: -u's value as a URL for the client library (host:port/path gets
+ * http:// for loopback hosts); false with the reason in why. */
+bool mcpc_url_normalize(const char *in, char *out, size_t outn, char *why,
+                        size_t whyn);
+
+/* diagnose.c: what mcpc_fail adds to transport errors: the URL, HTTP status
+ * and a hint; a stdio server's exit status and last stderr lines. */
+void mcpc_diagnose_target(const char *url);
+
+/* stdio_watch.c: a stdio server runs under "mcpc --stdio-supervisor FD
+ * ARGV...", which tees its stderr, keeps the last lines and reports its
+ * exit status on FD. */
+int mcpc_supervise(int argc, char **argv);
+/* argv wrapped in the supervisor (malloc'd, NULL-terminated; free with
+ * free()), or NULL when it cannot be (then argv runs as is). */
+char **mcpc_watch_argv(char *const *argv);
+/* After the spawn: mcpc's copy of the report pipe's write end is closed. */
+void mcpc_watch_spawned(void);
+/* Waits up to wait_ms for the supervisor's report; false when there is
+ * none (no watch, or the server still runs). Adds "serverExit" or
+ * "serverSignal" and "serverStderr" to details and a sentence to what. */
+bool mcpc_watch_report(int wait_ms, json_t *details, char *what, size_t n,
+                       char *lines, size_t linesn);
 
 /* connect.c: connects as ctx says (profile resolved); prints the reason and
  * returns NULL on failure (exit 3, or 2 when nothing says where). */
@@ -100,6 +177,18 @@ const char *mcpc_config_path(const mcpc_ctx *ctx);
 /* Loads the config ({"profiles":{}} when missing); NULL on a broken file. */
 json_t *mcpc_config_load(const mcpc_ctx *ctx);
 
+/* config_files.c: profiles from every file mcpc reads, first wins: mcpc's
+ * own, then (unless --servers or $MCPC_SERVERS name the files instead)
+ * .vscode/mcp.json, .cursor/mcp.json, ~/.cursor/mcp.json and Claude
+ * Desktop's config. An array of {"name", "transport" (stdio|http|sse),
+ * "file", "format", "url", "headers", "bearer", "command" (a shell line)
+ * or "argv" and "env"}; NULL after a message when mcpc's own file is
+ * broken (the others are skipped with a warning). */
+json_t *mcpc_profiles_load(const mcpc_ctx *ctx);
+/* Fills what ctx does not set from the named profile; the profile data
+ * stays alive in ctx->owned. false after a message (exit 2). */
+bool mcpc_apply_profile(mcpc_ctx *ctx);
+
 /* Commands. */
 int mcpc_schema_check(int argc, char **argv); /* cmd_schema.c */
 int mcpc_cmd_info(mcpc_ctx *ctx, int argc, char **argv);
@@ -122,5 +211,7 @@ int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_remove(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_inspect(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_config_list(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_completion(mcpc_ctx *ctx, int argc, char **argv);
 
 #endif

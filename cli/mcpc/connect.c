@@ -11,24 +11,6 @@
 #include "commands.h"
 #include "mcp/version.h"
 
-int mcpc_usage(const char *synopsis) {
-  fprintf(stderr, "usage: mcpc %s\n", synopsis);
-  return MCPC_USAGE;
-}
-
-int mcpc_fail(const char *what, mcp_status st, const mcp_error_t *err) {
-  if (err != NULL && err->message[0] != '\0') {
-    if (err->rpc_code != 0)
-      fprintf(stderr, "mcpc: %s: %s (JSON-RPC error %d)\n", what, err->message,
-              err->rpc_code);
-    else
-      fprintf(stderr, "mcpc: %s: %s\n", what, err->message);
-  } else {
-    fprintf(stderr, "mcpc: %s: %s\n", what, mcp_strerror(st));
-  }
-  return MCPC_PROTOCOL;
-}
-
 static void on_notification(mcp_client_t *client, const char *method,
                             json_t *params, void *user_data) {
   mcpc_ctx *ctx = user_data;
@@ -93,65 +75,68 @@ static mcp_status on_roots(mcp_client_t *client, const char *method,
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
 
-/* Fills url/command/headers/bearer from the named profile where the command
- * line did not set them. The strings stay alive in ctx->owned. */
-static bool apply_profile(mcpc_ctx *ctx) {
-  json_t *config = mcpc_config_load(ctx);
-  if (config == NULL)
-    return false;
-  json_array_append_new(ctx->owned, config);
-  json_t *p =
-      json_object_get(json_object_get(config, "profiles"), ctx->profile);
-  if (!json_is_object(p)) {
-    fprintf(stderr, "mcpc: no profile \"%s\" in %s\n", ctx->profile,
-            mcpc_config_path(ctx));
-    return false;
+/* The server's argv: a profile's argv, or /bin/sh -c COMMAND; run under
+ * the supervisor when possible (stdio_watch.c). Sets the profile's
+ * environment in mcpc's own, which the server inherits. */
+static mcp_status set_command(mcpc_ctx *ctx, mcp_client_options_t *o) {
+  const char *shell[] = {"/bin/sh", "-c", ctx->command, NULL};
+  const char **argv = shell;
+  const char **from_profile = NULL;
+  if (ctx->command == NULL) {
+    size_t n = json_array_size(ctx->server_argv);
+    from_profile = calloc(n + 1, sizeof *from_profile);
+    if (from_profile == NULL)
+      return MCP_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+      from_profile[i] = json_string_value(json_array_get(ctx->server_argv, i));
+    argv = from_profile;
   }
-  if (ctx->url == NULL && ctx->command == NULL) {
-    ctx->url = json_string_value(json_object_get(p, "url"));
-    ctx->command = json_string_value(json_object_get(p, "command"));
-  }
-  if (ctx->bearer == NULL)
-    ctx->bearer = json_string_value(json_object_get(p, "bearer"));
   const char *name;
   json_t *v;
-  json_object_foreach(json_object_get(p, "headers"), name, v) {
-    if (!json_is_string(v) ||
-        ctx->nheaders >= (int)(sizeof ctx->headers / sizeof *ctx->headers))
-      continue;
-    char line[1024];
-    snprintf(line, sizeof line, "%s: %s", name, json_string_value(v));
-    json_t *s = json_string(line);
-    if (s == NULL)
-      continue;
-    json_array_append_new(ctx->owned, s);
-    ctx->headers[ctx->nheaders++] = json_string_value(s);
+  json_object_foreach(ctx->server_env, name, v) {
+    if (json_is_string(v))
+      setenv(name, json_string_value(v), 1);
   }
-  return true;
+  char **watched = mcpc_watch_argv((char *const *)argv);
+  mcp_status st = mcp_client_options_set_command(
+      o, watched ? (const char *const *)watched : argv);
+  free(watched);
+  free(from_profile);
+  return st;
 }
 
 mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   *exit_code = MCPC_PROTOCOL;
-  if (ctx->profile != NULL && !apply_profile(ctx)) {
+  if (ctx->profile != NULL && !mcpc_apply_profile(ctx)) {
     *exit_code = MCPC_USAGE;
     return NULL;
   }
-  if ((ctx->url == NULL) == (ctx->command == NULL)) {
-    fprintf(stderr, "mcpc: say where the server is: -u URL, -c COMMAND or "
-                    "-p PROFILE (exactly one of -u and -c)\n");
-    *exit_code = MCPC_USAGE;
+  int targets =
+      (ctx->url != NULL) + (ctx->command != NULL) + (ctx->server_argv != NULL);
+  if (targets != 1) {
+    *exit_code = mcpc_error(
+        MCPC_USAGE, NULL,
+        targets == 0 ? "say where the server is: -u URL, -c COMMAND or -p "
+                       "PROFILE (mcpc config list shows the profiles)"
+                     : "say where the server is with one of -u URL and -c "
+                       "COMMAND, not both");
     return NULL;
   }
+  char url[4096], why[600];
+  if (ctx->url != NULL &&
+      !mcpc_url_normalize(ctx->url, url, sizeof url, why, sizeof why)) {
+    *exit_code = mcpc_error(MCPC_USAGE, NULL, "%s", why);
+    return NULL;
+  }
+  mcpc_diagnose_target(ctx->url != NULL ? url : NULL);
   mcp_client_options_t *o = NULL;
   mcp_status st = mcp_client_options_new(&o);
   if (st == MCP_OK)
     st = mcp_client_options_set_info(o, "mcpc", MCP_VERSION_STRING);
   if (st == MCP_OK && ctx->url != NULL)
-    st = mcp_client_options_set_url(o, ctx->url);
-  if (st == MCP_OK && ctx->command != NULL) {
-    const char *argv[] = {"/bin/sh", "-c", ctx->command, NULL};
-    st = mcp_client_options_set_command(o, argv);
-  }
+    st = mcp_client_options_set_url(o, url);
+  if (st == MCP_OK && ctx->url == NULL)
+    st = set_command(ctx, o);
   for (int i = 0; st == MCP_OK && i < ctx->nheaders; i++) {
     char name[256];
     const char *colon = strchr(ctx->headers[i], ':');
@@ -181,14 +166,15 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     st = mcp_client_options_set_observer(o, ctx->observer, ctx->observer_ud);
   if (st != MCP_OK) {
     mcp_client_options_free(o);
-    fprintf(stderr, "mcpc: invalid connection options: %s\n", mcp_strerror(st));
-    *exit_code = MCPC_USAGE;
+    *exit_code = mcpc_error(MCPC_USAGE, NULL, "invalid connection options: %s",
+                            mcp_strerror(st));
     return NULL;
   }
   mcp_client_t *c = NULL;
   mcp_error_t err;
   st = mcp_client_connect(o, &c, &err);
   mcp_client_options_free(o);
+  mcpc_watch_spawned();
   if (st != MCP_OK) {
     mcpc_fail("cannot connect", st, &err);
     return NULL;

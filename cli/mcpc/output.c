@@ -101,7 +101,7 @@ json_t *mcpc_parse_kv(int argc, char **argv, bool strings_only) {
   for (int i = 0; obj != NULL && i < argc; i++) {
     const char *eq = strchr(argv[i], '=');
     if (eq == NULL || eq == argv[i]) {
-      fprintf(stderr, "mcpc: expected key=value, got \"%s\"\n", argv[i]);
+      mcpc_error(MCPC_USAGE, NULL, "expected key=value, got \"%s\"", argv[i]);
       json_decref(obj);
       return NULL;
     }

@@ -34,8 +34,8 @@ json_t *mcpc_config_load(const mcpc_ctx *ctx) {
   if (cfg == NULL && access(path, F_OK) != 0)
     return json_pack("{s:{}}", "profiles");
   if (cfg == NULL || !json_is_object(json_object_get(cfg, "profiles"))) {
-    fprintf(stderr, "mcpc: %s: %s\n", path,
-            cfg ? "no \"profiles\" object" : je.text);
+    mcpc_error(MCPC_USAGE, NULL, "%s: %s", path,
+               cfg ? "no \"profiles\" object" : je.text);
     json_decref(cfg);
     return NULL;
   }
@@ -70,7 +70,7 @@ static int save(const mcpc_ctx *ctx, json_t *cfg) {
     close(fd);
   /* rename makes the update atomic: a crash leaves the old file */
   if (!ok || rename(tmp, path) != 0) {
-    fprintf(stderr, "mcpc: cannot write %s: %s\n", path, strerror(errno));
+    mcpc_error(MCPC_FAIL, NULL, "cannot write %s: %s", path, strerror(errno));
     unlink(tmp);
     return MCPC_FAIL;
   }
@@ -160,7 +160,8 @@ int mcpc_cmd_profile_remove(mcpc_ctx *ctx, int argc, char **argv) {
   if (cfg == NULL)
     return MCPC_FAIL;
   if (json_object_del(json_object_get(cfg, "profiles"), argv[0]) != 0) {
-    fprintf(stderr, "mcpc: no profile \"%s\"\n", argv[0]);
+    mcpc_error(MCPC_FAIL, NULL, "no profile \"%s\" in %s", argv[0],
+               mcpc_config_path(ctx));
     json_decref(cfg);
     return MCPC_FAIL;
   }
