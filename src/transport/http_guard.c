@@ -36,7 +36,7 @@ bool mcp__http_accepts(const char *accept, const char *type) {
     if (end == NULL)
       end = p + strlen(p);
     const char *s = skip_ws(p, end);
-    const char *semi = memchr(s, ';', (size_t)(end - s));
+    const char *semi = end > s ? memchr(s, ';', (size_t)(end - s)) : NULL;
     const char *range_end = semi ? semi : end;
     while (range_end > s && (range_end[-1] == ' ' || range_end[-1] == '\t'))
       range_end--;
