@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libmcp top-level Makefile: a thin wrapper around CMake.
 #   make demo    install missing Debian packages, build, run the demo server
 #   make check   install missing packages, build with ASan+UBSan, run every
@@ -5,6 +6,7 @@
 #   make         build (release) into build/
 #   make install install library, headers, pkg-config and CMake package
 #   make bench   build and run the benchmarks (on demand, not part of check)
+#   make abi-dump  rewrite abi/*.abi from the release build (docs/abi.md)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CHECK_BUILD ?= build/check
@@ -12,7 +14,7 @@ TSAN_BUILD ?= build/tsan
 PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
-.PHONY: all deps configure build demo check install bench format clean
+.PHONY: all deps configure build demo check install bench format clean abi-dump
 
 all: build
 
@@ -43,6 +45,12 @@ check: deps
 
 install: build
 	cmake --install $(BUILD)
+
+# The ABI of the release, kept in abi/ and compared by the abi_check test.
+# Run when a release adds to the ABI (docs/abi.md).
+abi-dump: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target mcp_shared mcp_client_shared
+	scripts/abi dump $(BUILD)/lib
 
 bench:
 	@scripts/install-deps --bench

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hello.c - the smallest useful libmcp server: one tool over stdio.
  *
  *   cc hello.c $(pkg-config --cflags --libs libmcp) -o hello

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server.h - the MCP server object.
  *
  * An mcp_server_t holds what the server offers (tools, and later resources,

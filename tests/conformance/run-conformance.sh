@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # usage: run-conformance.sh SERVER_BINARY CONFORMANCE_SCRIPT
 # Starts the conformance server on a free loopback port, runs the suite's
 # server scenarios against http://127.0.0.1:PORT/mcp and fails unless the

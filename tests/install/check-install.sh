@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # usage: check-install.sh BUILD_DIR SOURCE_DIR CC [EXTRA_CFLAGS]
 set -eu
 build=$1; src=$2; cc=$3; extra=${4:-}
