@@ -4,7 +4,9 @@
 #   make check   install missing packages, build with ASan+UBSan, run every
 #                test; then build with ThreadSanitizer and run them again
 #   make         build (release) into build/
-#   make install install library, headers, pkg-config and CMake package
+#   make install install library, headers, mcpc, pkg-config and CMake
+#                package into PREFIX (default /usr/local; honoured every time)
+#   make uninstall  remove what the last make install installed
 #   make bench   build and run the benchmarks (on demand, not part of check)
 #   make abi-dump  rewrite abi/*.abi from the release build (docs/abi.md)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -14,7 +16,8 @@ TSAN_BUILD ?= build/tsan
 PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
-.PHONY: all deps configure build demo check install bench format clean abi-dump
+.PHONY: all deps configure build demo check install install-only uninstall \
+        bench format clean abi-dump
 
 all: build
 
@@ -43,8 +46,27 @@ check: deps
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E '^install_consumers$$'
 
+# --prefix: the prefix of this call, not the one cached when $(BUILD) was
+# configured by an earlier make with another PREFIX.
 install: build
-	cmake --install $(BUILD)
+	$(MAKE) install-only
+
+# install what $(BUILD) holds, without building (used by tests/install)
+install-only:
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Removes the files listed in $(BUILD)/install_manifest.txt (the last
+# install from $(BUILD)), then libmcp's own now-empty directories.
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || \
+	  { echo "uninstall: no $(BUILD)/install_manifest.txt: nothing installed from $(BUILD)"; exit 1; }
+	@while IFS= read -r f || [ -n "$$f" ]; do \
+	  if [ -e "$$f" ] || [ -L "$$f" ]; then echo "remove $$f"; rm -f "$$f"; fi; \
+	done < $(BUILD)/install_manifest.txt
+	@sed -n 's|^\(.*/include/mcp\)/.*|\1|p; s|^\(.*/cmake/libmcp\)/.*|\1|p' \
+	  $(BUILD)/install_manifest.txt | sort -u | while IFS= read -r d; do \
+	  rmdir "$$d" 2>/dev/null || true; done
+	@rm -f $(BUILD)/install_manifest.txt
 
 # The ABI of the release, kept in abi/ and compared by the abi_check test.
 # Run when a release adds to the ABI (docs/abi.md).
