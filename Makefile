@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # libmcp top-level Makefile: a thin wrapper around CMake.
-#   make demo    install missing Debian packages, build, run the demo server
+#   make demo    install missing Debian packages, build the library, the
+#                demo server and mcpc (nothing else), run the demo server
 #   make check   install missing packages, build with ASan+UBSan, run every
 #                test; then build with ThreadSanitizer and run them again
-#   make         build (release) into build/
+#   make         build (release) into build/: libraries, examples, mcpc;
+#                not the tests (make check builds and runs those)
 #   make install install library, headers, mcpc, pkg-config and CMake
 #                package into PREFIX (default /usr/local; honoured every time)
 #   make uninstall  remove what the last make install installed
@@ -24,13 +26,18 @@ all: build
 deps:
 	@scripts/install-deps
 
+# The release tree has no tests: make check builds them in its own trees.
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DMCP_BUILD_TESTS=OFF
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only what the demo needs (the library's objects are compiled once for
+# libmcp.a and libmcp.so), and mcpc to talk to it.
+demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target mcp-demo-server mcpc
 	@$(BUILD)/bin/mcp-demo-server --banner $(DEMO_ARGS)
 
 check: deps
