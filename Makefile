@@ -1,11 +1,17 @@
+# SPDX-License-Identifier: MIT
 # libmcp top-level Makefile: a thin wrapper around CMake.
-#   make demo    install missing Debian packages, build, run the demo server
+#   make demo    install missing Debian packages, build the library, the
+#                demo server and mcpc (nothing else), run the demo server
 #   make check   install missing packages, build with ASan+UBSan, run every
 #                test; then build with ThreadSanitizer and run them again
-#   make         build (release) into build/
-#   make install install library, headers, pkg-config and CMake package,
-#                mcpc with its man page (when scdoc is there) and completions
+#   make         build (release) into build/: libraries, examples, mcpc;
+#                not the tests (make check builds and runs those)
+#   make install install library, headers, mcpc (man page, completions),
+#                pkg-config and CMake package into PREFIX (default
+#                /usr/local; honoured every time)
+#   make uninstall  remove what the last make install installed
 #   make bench   build and run the benchmarks (on demand, not part of check)
+#   make abi-dump  rewrite abi/*.abi from the release build (docs/abi.md)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CHECK_BUILD ?= build/check
@@ -13,20 +19,26 @@ TSAN_BUILD ?= build/tsan
 PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
-.PHONY: all deps configure build demo check install bench format clean
+.PHONY: all deps configure build demo check install install-only uninstall \
+        bench format clean abi-dump
 
 all: build
 
 deps:
 	@scripts/install-deps
 
+# The release tree has no tests: make check builds them in its own trees.
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DMCP_BUILD_TESTS=OFF
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only what the demo needs (the library's objects are compiled once for
+# libmcp.a and libmcp.so), and mcpc to talk to it.
+demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target mcp-demo-server mcpc
 	@$(BUILD)/bin/mcp-demo-server --banner $(DEMO_ARGS)
 
 check: deps
@@ -42,8 +54,33 @@ check: deps
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E '^install_consumers$$'
 
+# --prefix: the prefix of this call, not the one cached when $(BUILD) was
+# configured by an earlier make with another PREFIX.
 install: build
-	cmake --install $(BUILD)
+	$(MAKE) install-only
+
+# install what $(BUILD) holds, without building (used by tests/install)
+install-only:
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Removes the files listed in $(BUILD)/install_manifest.txt (the last
+# install from $(BUILD)), then libmcp's own now-empty directories.
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || \
+	  { echo "uninstall: no $(BUILD)/install_manifest.txt: nothing installed from $(BUILD)"; exit 1; }
+	@while IFS= read -r f || [ -n "$$f" ]; do \
+	  if [ -e "$$f" ] || [ -L "$$f" ]; then echo "remove $$f"; rm -f "$$f"; fi; \
+	done < $(BUILD)/install_manifest.txt
+	@sed -n 's|^\(.*/include/mcp\)/.*|\1|p; s|^\(.*/cmake/libmcp\)/.*|\1|p' \
+	  $(BUILD)/install_manifest.txt | sort -u | while IFS= read -r d; do \
+	  rmdir "$$d" 2>/dev/null || true; done
+	@rm -f $(BUILD)/install_manifest.txt
+
+# The ABI of the release, kept in abi/ and compared by the abi_check test.
+# Run when a release adds to the ABI (docs/abi.md).
+abi-dump: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target mcp_shared mcp_client_shared
+	scripts/abi dump $(BUILD)/lib
 
 bench:
 	@scripts/install-deps --bench

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- wrk script: POST tools/call add (session id from MCP_SESSION when set).
 wrk.method = "POST"
 wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_json.c - nanoseconds per parse of typical MCP messages into jansson
  * values: json_loadb (JSON_DECODE_ANY | JSON_ALLOW_NUL, what the JSON-RPC
  * layer used) against mcp__json_load (src/json/load.c, what it uses now),

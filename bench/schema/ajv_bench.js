@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ajv_bench.js - the same cases and measurement as bench.c, for Ajv 8 with
 // ajv-formats (format assertion on, first-error mode). Run by bench/schema/run.
 // Rows from text, next to bench.c's: "<case>/<kind>:text" is

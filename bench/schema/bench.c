@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.c - validations per second of compiled schemas (fast path,
  * mcp_schema_is_valid), for the cases in bench/schema/cases. Run by
  * bench/schema/run next to Ajv; never by ctest.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* line_echo.c - baseline for the stdio benchmark: echoes each stdin line to
  * stdout, flushing after every line. What any stdio server must at least
  * spend on I/O. */

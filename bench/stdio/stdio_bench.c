@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdio_bench.c - throughput of an MCP server over stdio.
  *
  *   stdio_bench [-n CALLS] [--raw] -- COMMAND [ARGS...]

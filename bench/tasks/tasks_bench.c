@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tasks_bench.c - tasks created and completed per second, per store.
  *
  *   tasks_bench --store memory|sqlite:PATH [-n N] [--mode api|server]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_inspect.c - "mcpc inspect": a quality report on a server. Findings are
  * PASS / WARN / FAIL lines (or JSON); any FAIL (a MUST broken) gives exit 1.
  * See docs/mcpc.md for the list of checks. */

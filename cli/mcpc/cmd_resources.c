@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_resources.c - resources list | read URI | templates | subscribe URI,
  * prompts list | get NAME [key=value ...]. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_schema.c - "mcpc schema check": validates a JSON file against a JSON
  * Schema file and prints one line per error:
  *   <instance pointer>: <message> (<keyword location>)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_session.c - commands about the session itself: info, ping,
  * log-level, complete. */
 #include <stdio.h>

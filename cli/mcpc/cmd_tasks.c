@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_tasks.c - tasks list | get ID | result ID | cancel ID. */
 #include <stdio.h>
 

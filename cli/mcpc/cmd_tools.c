@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_tools.c - tools list, tools call (plain, with progress, or as a task
  * with --task [--ttl MS] [--wait]). */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands.h - the command table of mcpc and what commands share: the
  * global options (connection, profile, output format), connecting, output
  * and the progress display.

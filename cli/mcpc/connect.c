@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* connect.c - turning mcpc's global options and profile into a connected
  * client, plus the handlers mcpc offers a server: log notifications go to
  * stderr, elicitation is answered per --elicit, roots name the current

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - mcpc, the libmcp command-line client and tester.
  *
  *   mcpc [-u URL | -c "COMMAND ARGS"] [-p PROFILE] [-H 'Name: value']

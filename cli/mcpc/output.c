@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output.c - how mcpc prints results: JSON (the MCP result object, indented,
  * one document per command) or text for people. */
 #include <stdio.h>

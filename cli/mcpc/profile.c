@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profile.c - connection profiles in a JSON config file:
  *   {"profiles": {"local": {"command": "...", "url": "...",
  *                           "headers": {"Name": "value"}, "bearer": "..."}}}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c - progress display for long calls. On a terminal (stderr) a
  * bar redrawn in place with the status message and elapsed time; otherwise,
  * or with --format json, one plain line per update, so logs and pipes stay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - mcp-conformance-server: the fixture the official MCP conformance
  * suite (@modelcontextprotocol/conformance, server scenarios) expects.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scenarios.c - prints the exact payloads of one conformance scenario.
  *
  * The suite's scenarios are request/response exchanges; this replays the

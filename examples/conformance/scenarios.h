@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scenarios.h - `mcp-conformance-server --scenario NAME`: shows what one
  * conformance scenario sends and exactly what this server answers. */
 #ifndef CONFORMANCE_SCENARIOS_H

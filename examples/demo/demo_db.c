@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_db.c - schema and seed data of the demo database.
  *
  * The flight table mirrors the seeds' SFLIGHT example (carrier, connection,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_db.h - the demo server's embedded SQLite database: customers, flights
  * and orders, created and seeded on first run. One connection, serialized by
  * SQLite's own mutex (SQLITE_OPEN_FULLMUTEX), shared by all worker threads. */

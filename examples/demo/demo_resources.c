@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_resources.c - reports://sales/{period}: the CSV behind the
  * resource_link that build_report returns, so the link resolves through
  * resources/read. The period is completed from a fixed list of quarters. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_resources.h - the demo's resources: the sales reports that
  * build_report links to (reports://sales/{period}). */
 #ifndef DEMO_RESOURCES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_tasks.c - tools meant to run as MCP tasks.
  *
  * start_long_export must be called as a task: it works for a few seconds,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_tasks.h - the demo's long-running tools (MCP tasks). */
 #ifndef DEMO_TASKS_H
 #define DEMO_TASKS_H

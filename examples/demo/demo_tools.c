@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_tools.c - the demo tools, one handler each.
  *
  * They show the SDK's range: no-argument tools, a schema built with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_tools.h - the demo server's tools (from the reference seeds). */
 #ifndef DEMO_TOOLS_H
 #define DEMO_TOOLS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - mcp-demo-server: the reference demo of libmcp.
  *
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]

@@ -1,4 +1,7 @@
-/* hello.c - the smallest useful libmcp server: one tool over stdio.
+/* SPDX-License-Identifier: MIT */
+/* hello.c - the smallest useful libmcp server: one tool, the standard
+ * command line (--stdio by default, --http HOST:PORT, --help, --version,
+ * --log-level; see mcp_server_run).
  *
  *   cc hello.c $(pkg-config --cflags --libs libmcp) -o hello
  */
@@ -12,10 +15,10 @@ static mcp_status greet(mcp_call_t *call, json_t *args, mcp_result_t *result,
   return MCP_OK;
 }
 
-int main(void) {
+static mcp_server_t *hello_server(void) {
   mcp_server_t *server;
   if (mcp_server_new("hello", "1.0.0", &server) != MCP_OK)
-    return 1;
+    return NULL;
   mcp_tool_t *tool;
   mcp_tool_new("greet", &tool);
   mcp_tool_set_description(tool, "Greets someone by name");
@@ -23,10 +26,16 @@ int main(void) {
       tool, "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
             "\"string\"}},\"required\":[\"name\"]}");
   mcp_tool_set_handler(tool, greet, NULL, NULL);
-  mcp_error_t err;
-  if (mcp_server_add_tool(server, tool, &err) != MCP_OK) /* takes the tool */
-    return 1;
-  mcp_status st = mcp_server_serve_stdio(server); /* until stdin closes */
+  if (mcp_server_add_tool(server, tool, NULL) != MCP_OK) { /* takes the tool */
+    mcp_server_free(server);
+    return NULL;
+  }
+  return server;
+}
+
+int main(int argc, char **argv) {
+  mcp_server_t *server = hello_server();
+  int rc = mcp_server_run(server, argc, argv); /* 1 when server is NULL */
   mcp_server_free(server);
-  return st == MCP_OK ? 0 : 1;
+  return rc;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* call.h - the per-request context handed to every handler.
  *
  * An mcp_call_t describes one incoming request: its id and method, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client.h - an MCP client: connect to a server over stdio or Streamable
  * HTTP and call what it offers.
  *

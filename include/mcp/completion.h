@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* completion.h - argument completion (completion/complete).
  *
  * Completion handlers are attached per prompt argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elicit.h - asking the user something through the client
  * (elicitation/create), in form mode or URL mode, and the
  * URLElicitationRequiredError (-32042).

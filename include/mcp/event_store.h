@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event_store.h - where SSE events are kept so that a client can resume a
  * Streamable HTTP stream (GET + Last-Event-ID) and receive exactly the events
  * it missed on that stream.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* export.h - symbol visibility for libmcp.
  *
  * The library is built with -fvisibility=hidden; only declarations marked

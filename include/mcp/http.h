@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http.h - serving MCP over Streamable HTTP (MCP 2025-11-25 and 2026-07-28).
  *
  * One endpoint (default "/mcp") takes POST (one JSON-RPC message per

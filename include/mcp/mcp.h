@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcp.h - umbrella header for libmcp. See docs/ for a guide per header. */
 #ifndef MCP_MCP_H
 #define MCP_MCP_H

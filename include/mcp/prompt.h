@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prompt.h - prompts (prompts/list, prompts/get).
  *
  * A prompt is a name, metadata (title, description, icons, _meta), declared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* resource.h - resources, resource templates and their subscriptions.
  *
  * A resource is a URI plus metadata (name, title, description, mimeType,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.h - building a CallToolResult.
  *
  * A handler receives an empty mcp_result_t and adds content blocks (text,

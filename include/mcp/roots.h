@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* roots.h - asking the client for its roots (roots/list) and hearing that
  * they changed (notifications/roots/list_changed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sampling.h - asking the client's LLM for a completion
  * (sampling/createMessage).
  *

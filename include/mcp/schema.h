@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema.h - JSON Schema (draft 2020-12) compile + validate, and a builder.
  *
  * Compile a schema once into an immutable mcp_schema_t, then validate any

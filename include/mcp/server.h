@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server.h - the MCP server object.
  *
  * An mcp_server_t holds what the server offers (tools, and later resources,
@@ -113,6 +114,30 @@ MCP_API size_t mcp_server_tool_count(const mcp_server_t *s);
  * (on its standalone stream). params: steals, even on failure; may be NULL. */
 MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
                                         json_t *params);
+
+/* ---- the standard command line ---------------------------------------------
+ * Serves s as a server program does, with the usual options, so that main is
+ *
+ *   int main(int argc, char **argv) {
+ *     mcp_server_t *s = make_server();  // mcp_server_new, add tools, ...
+ *     int rc = mcp_server_run(s, argc, argv);
+ *     mcp_server_free(s);
+ *     return rc;
+ *   }
+ *
+ *   --stdio            serve over stdin/stdout until stdin closes (default)
+ *   --http HOST:PORT   serve Streamable HTTP on http://HOST:PORT/mcp until
+ *                      SIGINT or SIGTERM ("[::1]:8808" for IPv6; port 0
+ *                      picks a free port); the URL is printed on stderr
+ *   --log-level LEVEL  the library's diagnostics on stderr from LEVEL up
+ *                      (debug ... emergency; default warning)
+ *   --help, -h         usage on stdout
+ *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
+ * Options also take the form --opt=VALUE. Returns the exit code: 0 after
+ * --help, --version or a clean end of serving; 2 for a usage error (message
+ * and usage on stderr); 1 when serving failed (e.g. the port is taken) or s
+ * is NULL. Does not free s. */
+MCP_API int mcp_server_run(mcp_server_t *s, int argc, char **argv);
 
 #ifdef __cplusplus
 }

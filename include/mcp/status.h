@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.h - libmcp status codes and error detail.
  *
  * Every fallible libmcp function returns an mcp_status. MCP_OK is 0; all

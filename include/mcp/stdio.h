@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdio.h - serving MCP over standard input and output.
  *
  * Newline-delimited JSON-RPC: one message per line on stdin, one per line on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store.h - where tasks (and, later, sessions and events) are kept.
  *
  * A store is a plug-in: a const mcp_store_ops table plus an impl pointer,

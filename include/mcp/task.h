@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* task.h - MCP tasks (long-running, task-augmented tools/call).
  *
  * Tasks are experimental in MCP 2025-11-25 (and an extension in 2026-07-28),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tool.h - defining tools.
  *
  * A tool is a name, an input JSON Schema, optional output schema, metadata

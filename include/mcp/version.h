@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* version.h - libmcp version and the MCP protocol revisions it speaks. */
 #ifndef MCP_VERSION_H
 #define MCP_VERSION_H

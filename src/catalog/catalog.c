@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* catalog.c - see catalog.h.
  *
  * The hash is rebuilt on every add and remove: those are rare

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* catalog.h - an ordered, named, reference-counted collection for the
  * server's tools, resources, resource templates and prompts.
  *

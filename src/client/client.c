@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client.c - the client core: connect + initialize, request ids and the
  * table of requests waiting for answers, routing of incoming messages
  * (responses to their waiter, progress to its callback, server requests to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h - the client object and the transport interface it drives.
  *
  * The core (client.c) owns request ids, the table of requests waiting for an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* methods.c - typed wrappers over mcp_client_request for the MCP methods a
  * client calls: pagination, tools, tasks, resources, prompts, completion,
  * logging. Capability gates are checked here so an undeclared feature fails

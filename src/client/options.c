@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c - mcp_client_options_t: where and how to connect (client.h). */
 #include <stdio.h>
 #include <stdlib.h>

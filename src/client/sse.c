@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sse.c - incremental text/event-stream parser (see sse.h). Follows the
  * WHATWG "interpreting an event stream" steps; the only departure is that
  * the event type buffer defaults to "message" at dispatch. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sse.h - an incremental text/event-stream parser (WHATWG HTML "server-sent
  * events" rules): fields data, event, id and retry, comment lines starting
  * with ':', line ends CRLF, LF or CR, a leading BOM ignored. Bytes may arrive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* transport_http.c - client side of Streamable HTTP on libcurl.
  *
  * Every message is its own POST. A request's answer comes back either as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* transport_stdio.c - client side of the stdio transport: spawn the server,
  * write one JSON message per line to its stdin, read lines from its stdout
  * on a reader thread. Shutdown follows the spec: close stdin, wait, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* complete.c - completion/complete and the CompleteResult builder.
  *
  * The reference picks the handler: ref/prompt by prompt name and argument,

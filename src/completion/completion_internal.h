@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* completion_internal.h - completion handlers as stored on prompts and
  * templates, and the CompleteResult under construction. */
 #ifndef MCP_COMPLETION_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c - jansson values built from a tape (see load.h for why).
  *
  * The tape parser accepts what json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.h - JSON text to jansson values, fast.
  *
  * jansson's own parser costs about 2 us for a 130-byte tools/call message

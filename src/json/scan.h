@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.h - cheap looks at JSON text before it is parsed: a nesting depth
  * bound (so hostile input is refused before a parser allocates for it) and
  * whether a message is a batch. Shared by the JSON-RPC layer and the HTTP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape.c - the single-pass JSON parser behind mcp_schema_validate_text; see
  * tape.h for what it accepts and how it lays values out.
  *

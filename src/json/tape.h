@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape.h - JSON text parsed into one flat array of nodes (a "tape"): the
  * instance representation of mcp_schema_validate_text, and the fast first
  * step of turning request text into jansson values (json/load.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decode.c - parse and classify one JSON-RPC message.
  *
  * Depth is checked by a linear pre-scan so that hostile input (100,000 open

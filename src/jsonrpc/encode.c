@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* encode.c - JSON-RPC envelopes written straight into a buffer.
  *
  * The envelope is assembled as text around the dumped payload, so the payload

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jsonrpc.h - JSON-RPC 2.0 framing for MCP: bytes <-> messages.
  *
  * Knows nothing of MCP methods. Decoding parses once with jansson (strict

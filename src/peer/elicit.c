@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elicit.c - elicitation/create in form and URL mode, the
  * URLElicitationRequiredError and notifications/elicitation/complete.
  *

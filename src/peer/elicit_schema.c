@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elicit_schema.c - the restricted JSON Schema subset an elicitation
  * requestedSchema may use (MCP 2025-11-25, PrimitiveSchemaDefinition):
  * a flat object of string, number/integer, boolean and enum properties,

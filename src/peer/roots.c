@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* roots.c - roots/list from a handler and the roots-changed callback. */
 #include <string.h>
 

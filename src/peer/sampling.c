@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sampling.c - building sampling/createMessage requests and sending them.
  *
  * Capability rules are enforced before anything is sent: tools and

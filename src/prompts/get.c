@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* get.c - prompts on a server: adding and removing, prompts/list and
  * prompts/get.
  *

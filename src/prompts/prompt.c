@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prompt.c - prompts: construction, arguments, metadata, listing JSON. */
 #include <stdlib.h>
 #include <string.h>

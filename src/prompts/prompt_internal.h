@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prompt_internal.h - the objects behind mcp_prompt_t and
  * mcp_prompt_result_t. A prompt embeds an mcp__entry (catalog/catalog.h);
  * once added to a server it is immutable and reference-counted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prompt_result.c - GetPromptResult under construction. Content blocks are
  * built by the tool result builder (tools/result.c), so prompts and tools
  * produce identical blocks and share the mcp_content_set_* refiners; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* attach.c - resources and templates on a server: adding, removing,
  * settings, and who hears about updates (resources/subscribe,
  * resources/unsubscribe, notifications/resources/updated). */

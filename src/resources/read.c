@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read.c - resources/list, resources/templates/list and resources/read.
  *
  * resources/read looks the URI up among static resources first (exact

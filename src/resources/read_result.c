@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_result.c - the contents of a ReadResourceResult under construction:
  * TextResourceContents {uri, mimeType?, text} and BlobResourceContents
  * {uri, mimeType?, blob}. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* resource.c - resources and resource templates: construction, metadata,
  * the JSON they are listed as. */
 #include "resources/resource_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* resource_internal.h - the objects behind mcp_resource_t,
  * mcp_resource_template_t and mcp_read_result_t.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uri_template.c - RFC 6570 parsing and reverse matching (see
  * uri_template.h for the matching rules). */
 #include "resources/uri_template.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uri_template.h - RFC 6570 URI templates (levels 1-4), used in reverse:
  * given a concrete URI, find values for the template's variables.
  *

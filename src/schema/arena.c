@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.c - bump allocator; blocks grow geometrically, big requests get a
  * block of their own. */
 #include "schema/arena.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.h - bump allocator owning every piece of a compiled schema.
  *
  * A compiled schema is immutable and freed as a whole, so its nodes, keyword

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* builder.c - mcp_schema_builder: object schemas one property at a time.
  *
  * The builder records properties in call order and only produces JSON in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compile.c - turns a schema document into the node graph of internal.h.
  *
  * Two passes per document: index() walks the known subschema keywords,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eval_impl.h - the evaluator: an instance against the compiled node graph.
  *
  * Included once per instance representation (validate_json.c: jansson

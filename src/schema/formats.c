@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* formats.c - the "format" checkers used when formats are assertions.
  *
  * Each checker takes the string bytes (UTF-8, may contain NUL) and decides

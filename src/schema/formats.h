@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* formats.h - format checkers (formats.c) and IDNA2008 host names (idna.c). */
 #ifndef MCP_SCHEMA_FORMATS_H
 #define MCP_SCHEMA_FORMATS_H

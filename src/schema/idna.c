@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idna.c - IDNA2008 host name checks without Unicode data tables.
  *
  * Punycode (RFC 3492) is implemented here; Unicode properties come from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h - the compiled form of a schema, shared by compile.c and
  * validate.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jsonval.c - see jsonval.h. multipleOf is decided on decimal mantissa and
  * exponent pairs with modular arithmetic, so it never overflows and never
  * suffers binary floating-point false negatives. */

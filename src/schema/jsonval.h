@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jsonval.h - JSON Schema value semantics: equality where 1 == 1.0, hashes
  * consistent with it, numeric comparison without precision loss, and
  * code-point counting. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* map.c - linear-probing hash map with FNV-1a for strings and a mixer for
  * pointers. Load factor stays under 1/2. */
 #include "schema/map.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* map.h - open-addressing hash maps used while compiling: string keys (URIs,
  * anchors) and pointer keys (json_t nodes). Keys are borrowed: string keys
  * must outlive the map (they live in the schema arena). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* meta.c - mcp_schema_check_meta: validates a schema document against the
  * built-in meta-schema of its dialect. The meta-schema is compiled per call:
  * no global cache, hence no global mutable state. */

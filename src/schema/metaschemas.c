@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* metaschemas.c - the JSON Schema 2020-12 meta-schemas (schema + the eight
  * vocabulary meta-schemas) and the draft-07 meta-schema, as JSON text.
  * Written for libmcp from the content of the published meta-schemas at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* regex.c - ECMA-262 to PCRE2 translation and matching; see regex.h. */
 #include "schema/regex.h"
 

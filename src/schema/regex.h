@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* regex.h - ECMA-262 regular expressions on top of PCRE2.
  *
  * Patterns are translated where PCRE2 and JavaScript disagree (\s, \S, ".",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* registry.c - documents reachable through $ref, and compile options.
  * The registry only stores (URI, document) pairs; compile indexes a
  * document, including its embedded $id resources, the first time a $ref

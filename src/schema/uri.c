@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uri.c - RFC 3986 section 5.2 resolution with dot-segment removal, plus
  * JSON Pointer (RFC 6901) walking and escaping. */
 #include "schema/uri.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uri.h - RFC 3986 reference resolution for $id/$ref, and JSON Pointer
  * helpers. Nothing here touches the network. */
 #ifndef MCP_SCHEMA_URI_H

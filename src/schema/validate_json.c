@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate_json.c - the evaluator (eval_impl.h) over jansson values:
  * mcp_schema_is_valid and the detailed mcp_schema_validate. */
 #include <jansson.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate_tape.c - the evaluator (eval_impl.h) over a parsed tape (tape.h):
  * mcp_schema_validate_text. Only the fast path exists here (V_OUT is a
  * constant NULL, so all reporting code folds away); a caller wanting the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate_tape.h - the validator's fast path over a parsed tape. */
 #ifndef MCP_SCHEMA_VALIDATE_TAPE_H
 #define MCP_SCHEMA_VALIDATE_TAPE_H

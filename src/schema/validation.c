@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validation.c - the error list returned by mcp_schema_validate and
  * mcp_schema_check_meta. Each error owns its three strings. */
 #include "schema/internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* call.c - the per-request context (mcp_call_t) and what a handler can do
  * with it: read who is asking, report progress, log, fail with a chosen
  * JSON-RPC error, and ask the client something (server-to-client requests).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cursor.c - see cursor.h. */
 #include "server/cursor.h"
 

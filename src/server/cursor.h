@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cursor.h - opaque pagination cursors.
  *
  * A cursor is base64("<list>:<sequence>"): clients must treat it as opaque,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dispatch.c - from bytes to a running handler and back.
  *
  * mcp__server_accept classifies each message once: client responses and

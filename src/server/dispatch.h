@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dispatch.h - the one way into a server, for transports.
  *
  * A transport decodes nothing itself: it hands bytes to mcp__server_accept,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* features.c - what resources, prompts and completions add to the
  * server's capabilities, and the paginated listing they share.
  *

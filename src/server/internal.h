@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h - the server's private structures, shared by the files of
  * src/server and src/tools. Transports include dispatch.h instead.
  *

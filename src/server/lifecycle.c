@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lifecycle.c - initialize and version negotiation (legacy era),
  * server/discover (2026-07-28 era), logging/setLevel.
  *

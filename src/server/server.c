@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server.c - the server object: identity, limits, diagnostics, capabilities.
  *
  * Capabilities are derived from what is registered at the moment a client

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.c - per-client state of the legacy (initialize-based) era.
  *
  * A session holds what initialize negotiated, the log level, the requests in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event_store_memory.c - the in-memory SSE event store.
  *
  * Per session a FIFO of events (oldest first) bounded by count, bytes and

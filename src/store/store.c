@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store.c - the glue between mcp_store_t and a backend's ops table, plus the
  * record helpers every backend shares. The wrappers check arguments once so
  * backends can trust them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store_internal.h - helpers shared by the store backends. */
 #ifndef MCP_STORE_INTERNAL_H
 #define MCP_STORE_INTERNAL_H

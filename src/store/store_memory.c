@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store_memory.c - the in-memory task store: a chained hash table keyed by
  * (scope, task id) under one mutex. Lists and sweeps scan every entry and
  * sort the matches, which is fine for the working sets a single process

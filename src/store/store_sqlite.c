@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store_sqlite.c - the durable task store on SQLite.
  *
  * One connection guarded by one mutex, prepared statements reused for every

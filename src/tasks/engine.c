@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine.c - a server's task engine: its state, the task channel, the
  * executor threads that run tasks, recovery, the TTL sweeper and shutdown.
  *

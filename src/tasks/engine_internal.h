@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine_internal.h - shared by the files of a server's task engine.
  *
  * A task-augmented tools/call (task_call.c) creates the task in the store,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c - the task engine's knobs (mcp_task_options_t) and defaults. */
 #include "tasks/tasks_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* task_call.c - task-augmented tools/call: enforces the tool's taskSupport,
  * admits the task against the caller's concurrent-task budget, creates it in
  * the store and answers with CreateTaskResult; the call is then handed over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* task_methods.c - tasks/get, tasks/list and tasks/cancel, and what every
  * method on a task starts with: who owns a task and whether this caller may
  * see it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* task_result.c - tasks/result: waits for the end of a task, carrying its
  * messages meanwhile, and replays its stored outcome. A blocked call waits
  * on the engine's change condition; a suspended one (HTTP) is parked as a

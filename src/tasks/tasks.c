@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tasks.c - the application's task API (mcp_tasks_t), store-backed.
  *
  * Every change is a compare-and-set in the store ("only while not

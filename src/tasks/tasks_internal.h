@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tasks_internal.h - shared by the files of src/tasks.
  *
  * mcp_tasks_t (tasks.c) is the store-backed task manager: every state change

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* args.c - typed getters over a tool's arguments object.
  *
  * "missing", "null" and "wrong type" are distinct results so a handler can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* attach.c - adding tools to and removing them from a server.
  *
  * Schemas are checked against the meta-schema and compiled here, once, so a

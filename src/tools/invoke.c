@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* invoke.c - tools/list and tools/call.
  *
  * tools/call order (SEP-1303): unknown tool is a protocol error (-32602);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.c - CallToolResult builder with the spec's exact field names.
  *
  * Content blocks are jansson objects inside the result's content array; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result_internal.h - the CallToolResult under construction. */
 #ifndef MCP_RESULT_INTERNAL_H
 #define MCP_RESULT_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tool.c - tool definitions: validation at set time, JSON for tools/list.
  *
  * Schemas are kept as the caller gave them and emitted unchanged ($schema,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tool_internal.h - the tool object behind mcp_tool_t.
  *
  * Once added to a server a tool is immutable and reference-counted: a call

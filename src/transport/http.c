@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http.c - MCP Streamable HTTP on libmicrohttpd.
  *
  * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool

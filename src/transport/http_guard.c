@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_guard.c - stateless request checks of the HTTP transport. */
 #include "transport/http_guard.h"
 

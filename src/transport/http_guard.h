@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_guard.h - request checks of the HTTP transport that need no state:
  * Accept negotiation, Origin/Host allow-lists. Kept pure
  * so unit tests can cover every edge without a socket. */

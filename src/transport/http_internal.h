@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_internal.h - the HTTP transport's private structures, shared by
  * http.c (libmicrohttpd glue, POST/GET/DELETE, workers, lifecycle),
  * http_session.c (the session table) and http_stream.c (SSE streams).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_options.c - setters and defaults of mcp_http_options_t. Every setter
  * validates at once, so a bad value fails where it is set, not at start. */
 #include "transport/http_options.h"

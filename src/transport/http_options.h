@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_options.h - the HTTP transport's configuration record, shared by
  * http_options.c (setters, defaults, copy) and http.c (reader). */
 #ifndef MCP_TRANSPORT_HTTP_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_server.c - life of an HTTP transport: start (bind, libmicrohttpd
  * daemon, worker pool, housekeeper), graceful stop, and the blocking
  * convenience that serves until SIGINT/SIGTERM.
@@ -24,6 +25,7 @@
 
 #include "server/internal.h"
 #include "transport/http_internal.h"
+#include "transport/http_serve.h"
 #include "util/clock.h"
 
 #define IO_DRAIN_MS 2000
@@ -418,8 +420,8 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
 /* ---- blocking convenience --------------------------------------------------
  */
 
-static mcp_status parse_host_port(const char *s, char *host, size_t host_len,
-                                  uint16_t *port) {
+mcp_status mcp__http_parse_host_port(const char *s, char *host, size_t host_len,
+                                     uint16_t *port) {
   const char *colon;
   const char *h0 = s;
   size_t n;
@@ -448,8 +450,11 @@ static mcp_status parse_host_port(const char *s, char *host, size_t host_len,
   return MCP_OK;
 }
 
-mcp_status mcp_server_serve_http_options(mcp_server_t *server,
-                                         const mcp_http_options_t *o) {
+mcp_status mcp__http_serve_until_signal(mcp_server_t *server,
+                                        const mcp_http_options_t *o,
+                                        void (*started)(mcp_http_server_t *h,
+                                                        void *user_data),
+                                        void *user_data, mcp_error_t *err) {
   /* Block the signals before any thread exists so that only sigwait below
    * receives them. */
   sigset_t set, old;
@@ -458,13 +463,16 @@ mcp_status mcp_server_serve_http_options(mcp_server_t *server,
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, &old);
   mcp_http_server_t *h = NULL;
-  mcp_error_t err;
-  mcp_status st = mcp_http_server_start(server, o, &h, &err);
+  mcp_error_t local;
+  if (err == NULL)
+    err = &local;
+  mcp_status st = mcp_http_server_start(server, o, &h, err);
   if (st != MCP_OK) {
-    mcp__log(server, MCP_LOG_ERROR, "http: %s", err.message);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return st;
   }
+  if (started != NULL)
+    started(h, user_data);
   int sig;
   while (sigwait(&set, &sig) != 0)
     ;
@@ -473,12 +481,22 @@ mcp_status mcp_server_serve_http_options(mcp_server_t *server,
   return MCP_OK;
 }
 
+mcp_status mcp_server_serve_http_options(mcp_server_t *server,
+                                         const mcp_http_options_t *o) {
+  mcp_error_t err = {0};
+  mcp_status st = mcp__http_serve_until_signal(server, o, NULL, NULL, &err);
+  if (st != MCP_OK)
+    mcp__log(server, MCP_LOG_ERROR, "http: %s", err.message);
+  return st;
+}
+
 mcp_status mcp_server_serve_http(mcp_server_t *server, const char *host_port) {
   if (server == NULL || host_port == NULL)
     return MCP_ERR_INVALID_ARG;
   char host[256];
   uint16_t port;
-  mcp_status st = parse_host_port(host_port, host, sizeof host, &port);
+  mcp_status st =
+      mcp__http_parse_host_port(host_port, host, sizeof host, &port);
   if (st != MCP_OK)
     return st;
   mcp_http_options_t *o;

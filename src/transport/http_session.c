@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_session.c - the HTTP transport's session table.
  *
  * Session ids are UUIDv4 from the kernel CSPRNG (they are bearer

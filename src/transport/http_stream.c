@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_stream.c - logical SSE streams of the HTTP transport.
  *
  * A stream buffers formatted events for the one connection attached to it;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mhd.c - loads libmicrohttpd on first use (see mhd.h for why). */
 #define MCP__MHD_NO_REDIRECT
 #include "transport/mhd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mhd.h - libmicrohttpd, loaded when the first HTTP server starts.
  *
  * The HTTP transport calls libmicrohttpd through a table filled by dlopen on

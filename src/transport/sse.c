@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sse.c - Server-Sent Events framing; see sse.h. */
 #include "transport/sse.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sse.h - Server-Sent Events framing (WHATWG HTML, "event stream").
  *
  * Pure byte formatting, no I/O: callers append events to a buffer that a

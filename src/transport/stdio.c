@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdio.c - MCP over newline-delimited JSON on two file descriptors.
  *
  * Threads: the caller's thread reads and classifies lines (client responses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* base64.c - RFC 4648 base64 with strict decoding (padding required). */
 #include "util/base64.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* base64.h - RFC 4648 base64 (standard alphabet, padded) for image, audio and
  * blob contents, and for opaque pagination cursors. */
 #ifndef MCP_UTIL_BASE64_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.c - growable byte buffer (see buf.h). */
 #include "util/buf.h"
 

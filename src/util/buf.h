@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.h - a growable byte buffer used for encoding and line I/O.
  *
  * Invariant: data[len] == '\0' whenever data != NULL, so a buffer can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.c - clocks and RFC 3339 formatting (UTC, millisecond precision). */
 #include "util/clock.h"
 

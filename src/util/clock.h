@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.h - monotonic and wall clocks, RFC 3339 timestamps. */
 #ifndef MCP_UTIL_CLOCK_H
 #define MCP_UTIL_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rand.c - CSPRNG ids via getrandom(2). */
 #include "util/rand.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rand.h - identifiers from the kernel CSPRNG (getrandom), for session and
  * task ids. Never a userspace PRNG: ids are capabilities. */
 #ifndef MCP_UTIL_RAND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.c - mcp_strerror, mcp_status_name and mcp_error_set, generated from
  * the single MCP_STATUS_MAP list in status.h. */
 #include "mcp/status.h"

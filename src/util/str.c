@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* str.c - string helpers (see str.h). */
 #include "util/str.h"
 

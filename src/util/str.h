@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* str.h - the optional-string setter every builder object uses. */
 #ifndef MCP_UTIL_STR_H
 #define MCP_UTIL_STR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture_server.c - a small stdio MCP server for the client tests:
  * "slow" reports progress in 4 steps (readOnlyHint, outputSchema {steps}),
  * "bad_output" returns structuredContent violating its outputSchema

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # replay.sh SERVER - `mcp-conformance-server --scenario NAME` prints the
 # scenario's requests and the server's exact answers; unknown names exit 2.
 set -u

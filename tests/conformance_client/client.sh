@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # client.sh - the "client under test" the conformance suite starts:
 #   client.sh URL   (scenario name in $MCP_CONFORMANCE_SCENARIO)
 # Maps each client scenario to the mcpc commands a user would run.

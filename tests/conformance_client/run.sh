@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh - runs the official MCP conformance suite's client scenarios against
 # mcpc:  run.sh MCPC_BINARY [SCENARIO ...]
 # Installs @modelcontextprotocol/conformance@0.1.16 with npm into a cache

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Compiles every ```c block of README.md and docs/**/*.md as its own
 # translation unit (-Wall -Wextra -Werror), so documented code cannot rot.
 #   check-snippets.sh SOURCE_DIR CC CFLAGS...

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-snippets.sh CC INCLUDE_DIR MARKDOWN OUT_DIR - compiles each ```c block
 # of MARKDOWN as its own translation unit (-Wall -Wextra -Werror, C17).
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_session_test.c - the client library's core: JSON-RPC correlation
  * with several requests in flight answered out of order (the raw fixture
  * holds four calls and answers them newest first, each after a progress

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_proc.h - the demo server (build/bin/mcp-demo-server) as a child
  * process over pipes, on a SQLite file of the test's own: db_path, which the
  * test sets before the first spawn. Header-only (one executable per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_stdio_test.c - the demo server as a user runs it: spawned as a child
  * process and driven through pipes. Covers the demo tools and every file of
  * the JSONTestSuite: each n_ file must give -32700 or -32600 and leave the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo_tasks_test.c - MCP tasks through the demo server spawned over pipes:
  * the task tools end to end (progress on the original token, structured
  * result with a resource_link, elicitation on the tasks/result stream),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* features_stdio_test.c - mcp-conformance-server spawned over stdio:
  * progress notifications strictly increasing and ending before the
  * response, cancellation of a running call (no response, server keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_client.h - a tiny raw-socket HTTP/1.1 client for the HTTP transport
  * tests: full control over headers, chunked SSE reading and abrupt
  * disconnects, which a high-level client would hide. Header-only so the

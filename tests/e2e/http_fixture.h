@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_fixture.h - what the in-process Streamable HTTP tests share: the
  * requests of a 2025-11-25 client, a server on 127.0.0.1 with an ephemeral
  * port, the session handshake and the headers of its requests, an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_tasks_test.c - MCP tasks over Streamable HTTP, in-process server on
  * 127.0.0.1 driven through raw sockets: CreateTaskResult as JSON,
  * taskSupport errors, tasks/get, tasks/list per session (and in stateless

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_test.c - the Streamable HTTP transport over real sockets: status
  * codes of SERVER-REQUIREMENTS 5.9, session lifecycle, SSE framing and
  * upgrade, elicitation round trip, resumption, Origin/Host checks,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcpc_client_test.c - mcpc driving real servers: the demo server over
  * stdio and Streamable HTTP, the client fixture (progress, cursors), the
  * progress bar under a pseudo-terminal, profiles, and every exit code. */

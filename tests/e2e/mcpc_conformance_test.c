@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcpc_conformance_test.c - mcpc against the conformance server
  * (examples/conformance) over stdio and over Streamable HTTP: resources
  * (text, binary, template), prompts with key=value arguments, completion of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcpc_run.h - helpers for tests that drive mcpc: run it and capture its
  * output and exit code, run it under a pseudo-terminal, and start a server
  * over HTTP on a free port. Header-only (static functions) because each

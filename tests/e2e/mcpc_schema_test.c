@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcpc_schema_test.c - "mcpc schema check" end to end: exit codes 0/1/2 and
  * the "<instance pointer>: <message> (<keyword location>)" line format. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mcpc_tasks_test.c - MCP tasks through mcpc against the demo server over
  * stdio and HTTP: tools call --task (prints the id), --ttl, --wait, tasks
  * get/result/list/cancel from new sessions (the task id is the capability;

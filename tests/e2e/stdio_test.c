@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdio_test.c - the stdio transport over real pipes: concurrent calls that
  * complete out of order, whole lines, oversize lines, orderly shutdown at end
  * of input with in-flight requests still answered. */

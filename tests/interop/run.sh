@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh MCPC - starts server.mjs (official TypeScript SDK, installed with npm
 # into INTEROP_CACHE, default ~/.cache/libmcp-interop) on 127.0.0.1 and has
 # mcpc list and call its tools. Exit 77 (skipped, with a message) without

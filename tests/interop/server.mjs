@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // server.mjs - a small MCP server written with the official TypeScript SDK,
 // for the interop test: node server.mjs PORT (serves http://127.0.0.1:PORT/mcp;
 // PORT 0 picks a free port, printed on stderr as "listening on N").

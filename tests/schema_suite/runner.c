@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runner.c - runs JSON-Schema-Test-Suite draft2020-12 against libmcp.
  *
  * Required tests (every file of tests/draft2020-12) must all pass; optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_sse_test.c - the client's SSE parser: multi-line data, id, event,
  * retry, comments, CR/CRLF line ends, bytes split anywhere. */
 #include <stdio.h>

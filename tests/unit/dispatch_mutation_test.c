@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dispatch_mutation_test.c - hostile input through the whole dispatch path.
  *
  * Deterministic mutation testing: valid MCP messages are corrupted (bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json_load_test.c - mcp__json_load (tape, then jansson values) is
  * json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) but for the documented
  * differences of load.h: the same documents accepted, values identical down

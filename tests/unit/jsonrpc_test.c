@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jsonrpc_test.c - JSON-RPC 2.0 framing: classification, the exact error a
  * malformed message gets, and envelope encoding. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prompts_test.c - prompts in-process (list, get, argument checks, content
  * kinds, completion) and the server-to-client helpers: elicitation in form
  * and URL mode (schema subset, capability checks, validation of answers, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* resources_test.c - resources in-process: capability only when
  * registered, list pagination and bad cursors, read of text/blob/template
  * contents, -32002 with data.uri, subscriptions reaching only subscribers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema_builder_test.c - the builder emits the documented 2020-12 object
  * schemas, they pass the meta-schema, and they validate as intended. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema_errors_test.c - the detailed path lists every error with instance
  * location, keyword location and a sentence; compile errors name the spot;
  * dialect selection and the registry behave as documented. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema_hostile_test.c - hostile schemas and data never crash, hang or
  * leak: $ref cycles, 10,000-deep nesting, huge enums, catastrophic regexes,
  * invalid UTF-8. */

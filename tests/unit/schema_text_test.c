@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema_text_test.c - mcp_schema_validate_text: the text parser accepts
  * exactly what it should (JSONTestSuite, and agreement with jansson), hostile
  * text fails cleanly, duplicate keys count once with their last value, and

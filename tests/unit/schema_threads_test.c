@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema_threads_test.c - one compiled schema validated from 4 threads at
  * once gives the same answers as from one thread (run under ASan/UBSan);
  * the "id" pattern crosses the lazy-JIT threshold while threads match it. */

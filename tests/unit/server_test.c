@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* server_test.c - the server in-process: lifecycle and version negotiation,
  * pagination, tools/call error split (SEP-1303), progress, logging,
  * cancellation, list_changed, server-to-client requests, the stateless era. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status_test.c - the status list generates consistent names and messages. */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* store_contract_test.c - one list of cases run over every store backend
  * (memory, SQLite): round trips with NULL fields, duplicate ids, the
  * compare-and-set that keeps terminal states final (also under threads),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tasks_test.c - the task engine in-process: capabilities, taskSupport
  * enforcement and its error codes, CreateTaskResult and Task shape,
  * tasks/get|result|list|cancel, progress and status notifications,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools_test.c - tool definitions, the exact JSON of every content type,
  * typed argument getters and pagination cursors. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uri_template_test.c - RFC 6570 templates read backwards: parsing, each
  * operator, explode and prefix modifiers, percent-decoding, edge cases and
  * a hostile input that must stay cheap. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* testutil.h - helpers shared by libmcp tests: reading files, spawning a
  * program with pipes, line I/O with timeouts. */
 #ifndef MCP_TESTUTIL_H

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* hello_run_test.c - mcp_server_run through examples/hello (build/bin/
+ * mcp-hello) as a child process: --help, --version, usage errors (exit 2),
+ * --stdio, and --http on a free port answering real HTTP requests. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* the shared HTTP helpers; this test uses a few of them */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "http_fixture.h"
+#pragma GCC diagnostic pop
+
+static char hello_bin[512];
+
+/* Reads all of fd (until EOF) into a malloc'd string. */
+static char *read_all(int fd) {
+  size_t len = 0, cap = 4096;
+  char *s = malloc(cap);
+  for (;;) {
+    if (cap - len < 1024)
+      s = realloc(s, cap *= 2);
+    ssize_t n = read(fd, s + len, cap - len - 1);
+    if (n <= 0)
+      break;
+    len += (size_t)n;
+  }
+  s[len] = '\0';
+  return s;
+}
+
+/* Runs mcp-hello with args (stdin from /dev/null); returns its exit code
+ * (-1 when it did not exit normally), stdout and stderr in *out, *err. */
+static int run_hello(const char *const args[], char **out, char **err) {
+  char *argv[16] = {hello_bin};
+  int n = 1;
+  for (; args[n - 1] != NULL && n < 15; n++)
+    argv[n] = (char *)args[n - 1];
+  argv[n] = NULL;
+  char opath[] = "/tmp/hello-out-XXXXXX", epath[] = "/tmp/hello-err-XXXXXX";
+  int ofd = mkstemp(opath), efd = mkstemp(epath);
+  assert_true(ofd >= 0 && efd >= 0);
+  unlink(opath);
+  unlink(epath);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDONLY);
+    dup2(nul, 0);
+    dup2(ofd, 1);
+    dup2(efd, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  lseek(ofd, 0, SEEK_SET);
+  lseek(efd, 0, SEEK_SET);
+  *out = read_all(ofd);
+  *err = read_all(efd);
+  close(ofd);
+  close(efd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_help(void **state) {
+  (void)state;
+  char *out, *err;
+  const char *args[] = {"--help", NULL};
+  assert_int_equal(run_hello(args, &out, &err), 0);
+  assert_non_null(strstr(out, "usage: mcp-hello [--stdio | --http HOST:PORT]"));
+  assert_non_null(strstr(out, "--log-level LEVEL"));
+  assert_non_null(strstr(out, "hello 1.0.0"));
+  assert_string_equal(err, "");
+  free(out);
+  free(err);
+}
+
+static void test_version(void **state) {
+  (void)state;
+  char *out, *err;
+  const char *args[] = {"--version", NULL};
+  assert_int_equal(run_hello(args, &out, &err), 0);
+  char want[128];
+  snprintf(want, sizeof want, "hello 1.0.0 (libmcp %s)\n", MCP_VERSION_STRING);
+  assert_string_equal(out, want);
+  free(out);
+  free(err);
+}
+
+static void expect_usage_error(const char *const args[], const char *msg) {
+  char *out, *err;
+  assert_int_equal(run_hello(args, &out, &err), 2);
+  assert_string_equal(out, "");
+  if (strstr(err, msg) == NULL || strstr(err, "usage: mcp-hello") == NULL)
+    fail_msg("stderr lacks \"%s\" and the usage: %s", msg, err);
+  free(out);
+  free(err);
+}
+
+static void test_usage_errors(void **state) {
+  (void)state;
+  expect_usage_error((const char *[]){"--bogus", NULL},
+                     "unknown option --bogus");
+  expect_usage_error((const char *[]){"extra", NULL}, "unknown option extra");
+  expect_usage_error((const char *[]){"--http", NULL},
+                     "missing value for --http");
+  expect_usage_error((const char *[]){"--http", "nocolon", NULL},
+                     "--http wants HOST:PORT, not nocolon");
+  expect_usage_error((const char *[]){"--http=127.0.0.1:99999", NULL},
+                     "--http wants HOST:PORT");
+  expect_usage_error((const char *[]){"--log-level", "loud", NULL},
+                     "unknown log level loud");
+}
+
+/* --stdio (and the default): one ping, then EOF ends the server with 0. */
+static void test_stdio(void **state) {
+  (void)state;
+  const char *modes[][3] = {{NULL}, {"--stdio", "--log-level=debug", NULL}};
+  for (size_t m = 0; m < 2; m++) {
+    char *argv[4] = {hello_bin};
+    for (int i = 0; modes[m][i] != NULL; i++)
+      argv[i + 1] = (char *)modes[m][i];
+    tu_proc p;
+    assert_int_equal(tu_proc_spawn(&p, argv), 0);
+    assert_int_equal(
+        tu_proc_send_line(&p, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+                              "\"ping\"}"),
+        0);
+    char *line = tu_proc_read_line(&p, 10000);
+    assert_non_null(line);
+    assert_non_null(strstr(line, "\"id\":7"));
+    assert_non_null(strstr(line, "\"result\":{}"));
+    free(line);
+    int status = tu_proc_finish(&p, 10000);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+}
+
+/* --http 127.0.0.1:0: the URL with the chosen port on stderr; initialize
+ * and tools/call greet over HTTP; SIGTERM stops it with exit 0. */
+static void test_http(void **state) {
+  (void)state;
+  int errp[2];
+  assert_int_equal(pipe(errp), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDWR);
+    dup2(nul, 0);
+    dup2(nul, 1);
+    dup2(errp[1], 2);
+    close(errp[0]);
+    execl(hello_bin, hello_bin, "--http", "127.0.0.1:0", (char *)NULL);
+    _exit(127);
+  }
+  close(errp[1]);
+  tu_proc p = {.pid = pid, .in_fd = -1, .out_fd = errp[0]};
+  char *line = tu_proc_read_line(&p, 10000);
+  assert_non_null(line);
+  const char *url = strstr(line, "http://127.0.0.1:");
+  if (url == NULL)
+    fail_msg("no URL on stderr: %s", line);
+  int port = atoi(url + strlen("http://127.0.0.1:"));
+  assert_true(port > 0 && port < 65536);
+  assert_non_null(strstr(line, "/mcp"));
+  free(line);
+
+  char sid[64];
+  open_session_expecting(port, "\"name\":\"hello\"", sid);
+  char hdr[256], *body = NULL;
+  session_hdr(hdr, sizeof hdr, sid);
+  assert_int_equal(
+      tc_do(port, "POST", hdr,
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+            "\"params\":{\"name\":\"greet\",\"arguments\":{\"name\":\"run\"}}}",
+            &body, NULL),
+      200);
+  assert_non_null(strstr(body, "Hello, run!"));
+  free(body);
+
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  int status = tu_proc_finish(&p, 15000);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The port is taken: exit 1 with the reason on stderr. */
+static void test_http_port_taken(void **state) {
+  (void)state;
+  fixture f;
+  fixture_new_server(&f, "holder");
+  fixture_serve(&f, base_options());
+  char hp[64], *out, *err;
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", f.port);
+  const char *args[] = {"--http", hp, NULL};
+  assert_int_equal(run_hello(args, &out, &err), 1);
+  assert_non_null(strstr(err, "mcp-hello: "));
+  free(out);
+  free(err);
+  fixture_stop(&f);
+}
+
+int main(void) {
+  snprintf(hello_bin, sizeof hello_bin, "%s/mcp-hello", MCP_BIN_DIR);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_help),
+      cmocka_unit_test(test_version),
+      cmocka_unit_test(test_usage_errors),
+      cmocka_unit_test(test_stdio),
+      cmocka_unit_test(test_http),
+      cmocka_unit_test(test_http_port_taken),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
