@@ -226,10 +226,7 @@ static mcp_status reconnection(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static const struct {
-  const char *name, *description, *input;
-  mcp_tool_fn fn;
-} tools[] = {
+static const conformance_tool tools[] = {
     {"test_simple_text", "Tests simple text content response", NULL,
      simple_text},
     {"test_image_content", "Tests image content response", NULL, image_content},
@@ -500,26 +497,33 @@ static mcp_status add_prompts(mcp_server_t *s) {
 /* ---- main -------------------------------------------------------------------
  */
 
-static mcp_status build(mcp_server_t *s) {
+mcp_status conformance_add_tools(mcp_server_t *s, const conformance_tool *table,
+                                 size_t n) {
   mcp_status st = MCP_OK;
-  for (size_t i = 0; st == MCP_OK && i < sizeof tools / sizeof tools[0]; i++) {
+  for (size_t i = 0; st == MCP_OK && i < n; i++) {
     mcp_tool_t *t = NULL;
     mcp_error_t err = {0};
-    st = mcp_tool_new(tools[i].name, &t);
+    st = mcp_tool_new(table[i].name, &t);
     if (st == MCP_OK)
-      st = mcp_tool_set_description(t, tools[i].description);
-    if (st == MCP_OK && tools[i].input)
-      st = mcp_tool_set_input_schema_text(t, tools[i].input);
+      st = mcp_tool_set_description(t, table[i].description);
+    if (st == MCP_OK && table[i].input)
+      st = mcp_tool_set_input_schema_text(t, table[i].input);
     if (st == MCP_OK)
-      st = mcp_tool_set_handler(t, tools[i].fn, NULL, NULL);
+      st = mcp_tool_set_handler(t, table[i].fn, NULL, NULL);
     if (st != MCP_OK) {
       mcp_tool_free(t);
       break;
     }
     if ((st = mcp_server_add_tool(s, t, &err)) != MCP_OK)
-      fprintf(stderr, "mcp-conformance-server: %s: %s\n", tools[i].name,
+      fprintf(stderr, "mcp-conformance-server: %s: %s\n", table[i].name,
               err.message);
   }
+  return st;
+}
+
+static mcp_status build(mcp_server_t *s) {
+  mcp_status st =
+      conformance_add_tools(s, tools, sizeof tools / sizeof tools[0]);
   if (st == MCP_OK)
     st = conformance_add_modern(s);
   if (st == MCP_OK)

@@ -245,10 +245,7 @@ static mcp_status prompt_irr(mcp_call_t *call, json_t *args,
   return st;
 }
 
-static const struct {
-  const char *name, *description, *input;
-  mcp_tool_fn fn;
-} fixtures[] = {
+static const conformance_tool fixtures[] = {
     {"test_input_required_result_elicitation",
      "Asks the user's name (multi-round request)", NULL, irr_elicitation},
     {"test_input_required_result_sampling",
@@ -283,26 +280,8 @@ static const struct {
 };
 
 mcp_status conformance_add_modern(mcp_server_t *s) {
-  mcp_status st = MCP_OK;
-  for (size_t i = 0; st == MCP_OK && i < sizeof fixtures / sizeof fixtures[0];
-       i++) {
-    mcp_tool_t *t = NULL;
-    mcp_error_t err = {0};
-    st = mcp_tool_new(fixtures[i].name, &t);
-    if (st == MCP_OK)
-      st = mcp_tool_set_description(t, fixtures[i].description);
-    if (st == MCP_OK && fixtures[i].input)
-      st = mcp_tool_set_input_schema_text(t, fixtures[i].input);
-    if (st == MCP_OK)
-      st = mcp_tool_set_handler(t, fixtures[i].fn, NULL, NULL);
-    if (st != MCP_OK) {
-      mcp_tool_free(t);
-      break;
-    }
-    if ((st = mcp_server_add_tool(s, t, &err)) != MCP_OK)
-      fprintf(stderr, "mcp-conformance-server: %s: %s\n", fixtures[i].name,
-              err.message);
-  }
+  mcp_status st =
+      conformance_add_tools(s, fixtures, sizeof fixtures / sizeof fixtures[0]);
   mcp_prompt_t *p = NULL;
   if (st == MCP_OK)
     st = mcp_prompt_new("test_input_required_result_prompt", &p);

@@ -15,6 +15,16 @@
 int conformance_show_scenario(mcp_server_t *server, const char *name,
                               FILE *out);
 
+/* One fixture tool: input is its inputSchema text or NULL ({}). */
+typedef struct conformance_tool {
+  const char *name, *description, *input;
+  mcp_tool_fn fn;
+} conformance_tool;
+
+/* Adds the n tools of table to server (main.c). */
+mcp_status conformance_add_tools(mcp_server_t *server,
+                                 const conformance_tool *table, size_t n);
+
 /* Adds the fixtures of the 2026-07-28 scenarios (modern.c). */
 mcp_status conformance_add_modern(mcp_server_t *server);
 
