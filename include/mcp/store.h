@@ -121,7 +121,20 @@ MCP_API mcp_status mcp_store_memory_new(mcp_store_t **out);
  * mcp_schema_version records the version). Returns new. */
 MCP_API mcp_status mcp_store_sqlite_open(const char *path, mcp_store_t **out,
                                          mcp_error_t *err);
-/* "memory" or "sqlite:PATH" (returns new). MCP_ERR_INVALID_ARG otherwise. */
+/* The PostgreSQL backend (libpq), for several replicas of a server sharing
+ * one database. conninfo is a libpq connection string ("host=/run/pg
+ * dbname=mcp") or URI ("postgres://user@host/db"); copied. pool_size
+ * connections at most (0: 4), each used by one thread at a time, statements
+ * prepared once per connection. Connects once and creates or migrates the
+ * schema (table mcp_schema_version) before returning; MCP_ERR_IO when the
+ * database cannot be reached then. Later, while the database is away, calls
+ * fail at once with MCP_ERR_IO and a message saying so, and reconnection is
+ * retried with backoff (100 ms doubling to 5 s). Returns new. */
+MCP_API mcp_status mcp_store_postgres_open(const char *conninfo,
+                                           unsigned pool_size,
+                                           mcp_store_t **out, mcp_error_t *err);
+/* "memory", "sqlite:PATH", or a "postgres://..." / "postgresql://..." URI
+ * (returns new). MCP_ERR_INVALID_ARG otherwise. */
 MCP_API mcp_status mcp_store_open(const char *spec, mcp_store_t **out,
                                   mcp_error_t *err);
 

@@ -101,8 +101,13 @@ mcp_status mcp_store_open(const char *spec, mcp_store_t **out,
     return mcp_store_memory_new(out);
   if (strncmp(spec, "sqlite:", 7) == 0 && spec[7] != '\0')
     return mcp_store_sqlite_open(spec + 7, out, err);
+  if (strncmp(spec, "postgres://", 11) == 0 ||
+      strncmp(spec, "postgresql://", 13) == 0)
+    return mcp_store_postgres_open(spec, 0, out, err);
   return mcp_error_set(err, MCP_ERR_INVALID_ARG,
-                       "unknown store '%s' (use memory or sqlite:PATH)", spec);
+                       "unknown store '%s' (use memory, sqlite:PATH or "
+                       "postgres://...)",
+                       spec);
 }
 
 static bool rec_ok(const mcp_task_record *r) {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* store_contract_test.c - one list of cases run over every store backend
- * (memory, SQLite): round trips with NULL fields, duplicate ids, the
+ * (memory, SQLite; PostgreSQL when run as `store_contract_test postgres`
+ * by the CTest test store_contract_pg, which starts a private server):
+ * round trips with NULL fields, duplicate ids, the
  * compare-and-set that keeps terminal states final (also under threads),
  * listing order, filters and keyset paging, delete, sweep, scope isolation.
  * SQLite also gets persistence across reopen and its schema version. */
@@ -15,6 +17,8 @@
 #include "mcp/store.h"
 
 #include <sqlite3.h>
+
+#include "pg_test.h"
 
 typedef struct backend {
   const char *name;
@@ -39,6 +43,23 @@ static mcp_store_t *open_sqlite(void) {
   snprintf(wal, sizeof wal, "%s-shm", db_path);
   unlink(wal);
   assert_int_equal(mcp_store_sqlite_open(db_path, &s, &err), MCP_OK);
+  return s;
+}
+
+static char pg_conninfo[768];
+
+/* A fresh schema for every case: the tables are dropped, the store's
+ * migrations create them again. */
+static mcp_store_t *open_postgres(void) {
+  assert_true(pg_test_sql(pg_conninfo, "DROP TABLE IF EXISTS mcp_tasks;"
+                                       "DROP TABLE IF EXISTS "
+                                       "mcp_schema_version CASCADE"));
+  mcp_store_t *s = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_store_postgres_open(pg_conninfo, 3, &s, &err);
+  if (st != MCP_OK)
+    fprintf(stderr, "open: %s\n", err.message);
+  assert_int_equal(st, MCP_OK);
   return s;
 }
 
@@ -312,7 +333,52 @@ static void test_sqlite_store_persists_and_versions_schema(void **state) {
   assert_int_equal(mcp_store_open("bogus", &s, &err), MCP_ERR_INVALID_ARG);
 }
 
-int main(void) {
+static void test_postgres_store_contract(void **state) {
+  (void)state;
+  run_all(open_postgres);
+}
+
+/* Reopening keeps the data; the schema version is recorded and a newer one
+ * is refused; the URI form goes through mcp_store_open; an unreachable
+ * database is a clear MCP_ERR_IO, not a hang. */
+static void test_postgres_store_persists_and_versions_schema(void **state) {
+  (void)state;
+  mcp_store_t *s = open_postgres();
+  assert_string_equal(mcp_store_name(s), "postgres");
+  mcp_task_record r = rec_of("P", "keep", 42, MCP_TASK_WORKING);
+  r.result = "{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}";
+  assert_int_equal(mcp_store_task_put(s, &r, NULL), MCP_OK);
+  mcp_store_free(s);
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 0, &s, &err), MCP_OK);
+  mcp_task_record g;
+  assert_int_equal(mcp_store_task_get(s, "P", "keep", &g, NULL), MCP_OK);
+  assert_string_equal(g.result, r.result);
+  mcp_task_record_clear(&g);
+  mcp_store_free(s);
+  assert_true(
+      pg_test_sql(pg_conninfo, "UPDATE mcp_schema_version SET version = 99"));
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 0, &s, &err),
+                   MCP_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "newer"));
+  assert_int_equal(
+      mcp_store_open("postgres://nobody@/nodb?host=/nonexistent", &s, &err),
+      MCP_ERR_IO);
+  assert_null(s);
+  assert_non_null(strstr(err.message, "postgres"));
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "postgres") == 0) {
+    pg_test_fresh_db("mcp_contract", pg_conninfo, sizeof pg_conninfo);
+    const struct CMUnitTest pg_tests[] = {
+        cmocka_unit_test(test_postgres_store_contract),
+        cmocka_unit_test(test_postgres_store_persists_and_versions_schema),
+    };
+    int rc = cmocka_run_group_tests(pg_tests, NULL, NULL);
+    pg_test_drop_db("mcp_contract");
+    return rc;
+  }
   snprintf(db_path, sizeof db_path, "/tmp/mcp-store-contract-%d.db",
            (int)getpid());
   const struct CMUnitTest tests[] = {
