@@ -101,7 +101,16 @@ typedef struct mcp_store_ops {
                            void *ud, mcp_error_t *err);
   /* Releases impl. */
   void (*close)(void *impl);
+  /* ---- version 2 ---- */
+  unsigned flags; /* MCP_STORE_* */
 } mcp_store_ops;
+
+/* ops->flags (version >= 2): other processes run tasks in this store at the
+ * same time (replicas sharing a database). The task engine then leaves the
+ * active tasks it finds at start alone (they may be running elsewhere);
+ * the store itself fails the tasks of a process that stopped renewing
+ * their leases. */
+#define MCP_STORE_SHARED 1u
 
 /* Wraps a backend (returns new). ops is borrowed and must outlive the
  * store; impl is owned from now on (ops->close runs at mcp_store_free, and
@@ -133,6 +142,15 @@ MCP_API mcp_status mcp_store_sqlite_open(const char *path, mcp_store_t **out,
 MCP_API mcp_status mcp_store_postgres_open(const char *conninfo,
                                            unsigned pool_size,
                                            mcp_store_t **out, mcp_error_t *err);
+/* The lease of the tasks this store's process creates (PostgreSQL store
+ * only; default 10000 ms, at least 100): a background thread renews them
+ * every lease_ms / 3 while they are active, and fails, with statusMessage
+ * "Lost: ..." and an isError result, the active tasks of other processes
+ * whose lease lapsed (only after its own renewals have worked for a whole
+ * lease period, so a database outage does not fail the tasks of live
+ * replicas). MCP_ERR_UNSUPPORTED for other stores. */
+MCP_API mcp_status mcp_store_postgres_set_lease(mcp_store_t *store,
+                                                int64_t lease_ms);
 /* "memory", "sqlite:PATH", or a "postgres://..." / "postgresql://..." URI
  * (returns new). MCP_ERR_INVALID_ARG otherwise. */
 MCP_API mcp_status mcp_store_open(const char *spec, mcp_store_t **out,

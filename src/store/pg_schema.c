@@ -24,6 +24,18 @@ static const char *const migrations[] = {
     " result text, error text, PRIMARY KEY (scope, task_id));"
     "CREATE INDEX mcp_tasks_by_created"
     " ON mcp_tasks (scope, created_ms, task_id);",
+    /* 2: task leases, on the database's clock (replicas' clocks may
+     * differ): the replica running a task renews lease_until_ms; an
+     * active task whose lease lapsed is failed by another replica */
+    "CREATE OR REPLACE FUNCTION mcp_now_ms() RETURNS bigint LANGUAGE sql "
+    "VOLATILE AS"
+    " $$SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint$$;"
+    "ALTER TABLE mcp_tasks ADD COLUMN lease_holder text,"
+    " ADD COLUMN lease_until_ms bigint;"
+    "CREATE INDEX mcp_tasks_active_leases ON mcp_tasks (lease_until_ms)"
+    " WHERE status IN ('working', 'input_required');"
+    "CREATE INDEX mcp_tasks_active_by_holder ON mcp_tasks (lease_holder)"
+    " WHERE status IN ('working', 'input_required');",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

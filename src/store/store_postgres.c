@@ -17,24 +17,42 @@
  */
 #include "store/pg_pool.h"
 #include "store/store_internal.h"
+#include "util/clock.h"
+#include "util/rand.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define TASK_COLS                                                              \
   "scope, task_id, owner, session, tool, status, status_message, created_ms,"  \
   " updated_ms, ttl_ms, poll_interval_ms, result, error"
 
-enum { S_PUT, S_GET, S_UPDATE, S_STATUS, S_LIST, S_DELETE, S_SWEEP, S_COUNT };
+enum {
+  S_PUT,
+  S_GET,
+  S_UPDATE,
+  S_STATUS,
+  S_LIST,
+  S_DELETE,
+  S_SWEEP,
+  S_RENEW,
+  S_EXPIRE,
+  S_COUNT
+};
 
 static const mcp__pg_stmt stmts[S_COUNT] = {
     [S_PUT] = {"mcp_task_put",
-               "INSERT INTO mcp_tasks (" TASK_COLS ") VALUES ($1,$2,$3,$4,$5,"
-               "$6,$7,$8::bigint,$9::bigint,$10::bigint,$11::bigint,$12,$13)"
+               "INSERT INTO mcp_tasks (" TASK_COLS ", lease_holder,"
+               " lease_until_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8::bigint,"
+               "$9::bigint,$10::bigint,$11::bigint,$12,$13,$14,"
+               " mcp_now_ms() + $15::bigint)"
                " ON CONFLICT DO NOTHING",
-               13},
+               15},
     [S_GET] = {"mcp_task_get",
                "SELECT " TASK_COLS " FROM mcp_tasks"
                " WHERE scope = $1 AND task_id = $2",
@@ -78,10 +96,38 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                  "     AND status IN ('completed', 'failed', 'cancelled')))"
                  " RETURNING task_id, ttl_ms IS NOT NULL",
                  3},
+    [S_RENEW] = {"mcp_task_renew",
+                 "UPDATE mcp_tasks SET lease_until_ms = mcp_now_ms() + "
+                 "$2::bigint WHERE lease_holder = $1"
+                 " AND status IN ('working', 'input_required')",
+                 2},
+    /* Fails, with an isError result, the active tasks whose lease lapsed. */
+    [S_EXPIRE] = {"mcp_task_expire",
+                  "UPDATE mcp_tasks SET status = 'failed', status_message = "
+                  "$2, updated_ms = mcp_now_ms(), result = jsonb_build_object("
+                  "'content', jsonb_build_array(jsonb_build_object('type',"
+                  " 'text', 'text', $2::text)), 'isError', true)::text"
+                  " WHERE status IN ('working', 'input_required')"
+                  " AND lease_until_ms < mcp_now_ms()"
+                  " AND lease_holder IS DISTINCT FROM $1"
+                  " RETURNING scope, task_id",
+                  2},
 };
+
+#define LOST                                                                   \
+  "Lost: the replica running this task stopped (its lease was not renewed "    \
+  "in time)"
+#define LEASE_DEFAULT_MS 10000
 
 typedef struct pgstore {
   mcp__pg_pool *pool;
+  char holder[64]; /* this process's name in lease_holder */
+  pthread_mutex_t lock;
+  pthread_cond_t wake; /* CLOCK_MONOTONIC */
+  bool stopping;
+  int64_t lease_ms;
+  pthread_t keeper;
+  bool has_keeper;
 } pgstore;
 
 static char *dup_value(PGresult *r, int row, int col, bool *ok) {
@@ -136,8 +182,11 @@ static const char *ms_text(char *buf, int64_t v, bool opt) {
 static mcp_status pg_put(void *impl, const mcp_task_record *t,
                          mcp_error_t *err) {
   pgstore *q = impl;
-  char b[4][24];
-  const char *v[13] = {t->scope,
+  char b[5][24];
+  pthread_mutex_lock(&q->lock);
+  int64_t lease = q->lease_ms;
+  pthread_mutex_unlock(&q->lock);
+  const char *v[15] = {t->scope,
                        t->task_id,
                        t->owner,
                        t->session,
@@ -149,7 +198,9 @@ static mcp_status pg_put(void *impl, const mcp_task_record *t,
                        ms_text(b[2], t->ttl_ms, true),
                        ms_text(b[3], t->poll_interval_ms, true),
                        t->result,
-                       t->error};
+                       t->error,
+                       q->holder,
+                       ms_text(b[4], lease, false)};
   PGresult *r = NULL;
   mcp_status st = mcp__pg_exec(q->pool, &stmts[S_PUT], v, false, &r, err);
   if (st != MCP_OK)
@@ -284,16 +335,63 @@ static mcp_status pg_sweep(void *impl, const char *scope, int64_t now_ms,
   return MCP_OK;
 }
 
+/* The lease keeper: renews this process's leases every lease / 3 and,
+ * once its own renewals have worked for a whole lease period (so every live
+ * replica has had its turn after a database outage), fails the active tasks
+ * whose lease lapsed. */
+static void *keeper_main(void *arg) {
+  pgstore *q = arg;
+  int64_t ok_since = mcp__monotonic_ms();
+  pthread_mutex_lock(&q->lock);
+  while (!q->stopping) {
+    int64_t lease = q->lease_ms;
+    struct timespec until;
+    mcp__deadline_in(CLOCK_MONOTONIC, lease / 3, &until);
+    pthread_cond_timedwait(&q->wake, &q->lock, &until);
+    if (q->stopping)
+      break;
+    lease = q->lease_ms;
+    pthread_mutex_unlock(&q->lock);
+    char ms[24];
+    const char *rv[2] = {q->holder, ms_text(ms, lease, false)};
+    PGresult *r = NULL;
+    if (mcp__pg_exec(q->pool, &stmts[S_RENEW], rv, false, &r, NULL) != MCP_OK) {
+      ok_since = -1;
+    } else {
+      PQclear(r);
+      int64_t now = mcp__monotonic_ms();
+      if (ok_since < 0)
+        ok_since = now;
+      const char *ev[2] = {q->holder, LOST};
+      if (now - ok_since >= lease && mcp__pg_exec(q->pool, &stmts[S_EXPIRE], ev,
+                                                  false, &r, NULL) == MCP_OK)
+        PQclear(r);
+    }
+    pthread_mutex_lock(&q->lock);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return NULL;
+}
+
 static void pg_close(void *impl) {
   pgstore *q = impl;
   if (q == NULL)
     return;
+  if (q->has_keeper) {
+    pthread_mutex_lock(&q->lock);
+    q->stopping = true;
+    pthread_cond_broadcast(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    pthread_join(q->keeper, NULL);
+  }
   mcp__pg_pool_free(q->pool);
+  pthread_cond_destroy(&q->wake);
+  pthread_mutex_destroy(&q->lock);
   free(q);
 }
 
 static const mcp_store_ops postgres_ops = {
-    .version = 1,
+    .version = 2,
     .name = "postgres",
     .task_put = pg_put,
     .task_get = pg_get,
@@ -302,6 +400,7 @@ static const mcp_store_ops postgres_ops = {
     .task_delete = pg_delete,
     .task_sweep = pg_sweep,
     .close = pg_close,
+    .flags = MCP_STORE_SHARED,
 };
 
 mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
@@ -313,12 +412,38 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
   pgstore *q = calloc(1, sizeof *q);
   if (q == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&q->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  q->lease_ms = LEASE_DEFAULT_MS;
+  char host[32] = "", uuid[37] = "";
+  gethostname(host, sizeof host - 1);
+  mcp__random_uuid(uuid);
+  snprintf(q->holder, sizeof q->holder, "%.24s:%d:%.8s", host, (int)getpid(),
+           uuid);
   mcp_status st = mcp__pg_pool_open(conninfo, pool_size, &q->pool, err);
   if (st != MCP_OK) {
-    free(q);
+    pg_close(q);
     return st;
   }
+  q->has_keeper = pthread_create(&q->keeper, NULL, keeper_main, q) == 0;
   return mcp_store_new(&postgres_ops, q, out);
+}
+
+mcp_status mcp_store_postgres_set_lease(mcp_store_t *store, int64_t lease_ms) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return MCP_ERR_UNSUPPORTED;
+  if (lease_ms < 100)
+    return MCP_ERR_INVALID_ARG;
+  pgstore *q = mcp_store_impl(store);
+  pthread_mutex_lock(&q->lock);
+  q->lease_ms = lease_ms;
+  pthread_cond_broadcast(&q->wake);
+  pthread_mutex_unlock(&q->lock);
+  return MCP_OK;
 }
 
 mcp__pg_pool *mcp__store_postgres_pool(mcp_store_t *store) {

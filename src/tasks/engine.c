@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/store_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 
@@ -381,8 +382,12 @@ static bool collect_task(const mcp_task_record *rec, void *ud) {
 }
 
 /* Tasks left working by a previous process: resumed by the application's
- * hook, or failed so that clients stop waiting for them. */
+ * hook, or failed so that clients stop waiting for them. Not in a store
+ * shared by replicas: there the active tasks may be running elsewhere, and
+ * the store fails those of a dead process when their lease lapses. */
 static void recover(mcp__task_engine *e) {
+  if (mcp__store_is_shared(e->tasks.store))
+    return;
   json_t *list = json_array();
   mcp_task_filter f = {0};
   f.active_only = true;

@@ -368,12 +368,59 @@ static void test_postgres_store_persists_and_versions_schema(void **state) {
   assert_non_null(strstr(err.message, "postgres"));
 }
 
+/* Two stores on one database stand for two replicas: the tasks of one that
+ * stops renewing its leases (closed here without finishing them; killed in
+ * tests/pg/replicas_test.c) are failed by the other, with a "Lost" message
+ * and an isError result, while the other's own tasks stay working. */
+static void test_postgres_lease_expiry(void **state) {
+  (void)state;
+  mcp_store_t *a = open_postgres(), *b = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_set_lease(a, 300), MCP_OK);
+  mcp_task_record ra = rec_of("lease", "on-a", 1, MCP_TASK_WORKING);
+  assert_int_equal(mcp_store_task_put(a, &ra, NULL), MCP_OK);
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 2, &b, &err), MCP_OK);
+  assert_int_equal(mcp_store_postgres_set_lease(b, 300), MCP_OK);
+  mcp_task_record rb = rec_of("lease", "on-b", 1, MCP_TASK_WORKING);
+  assert_int_equal(mcp_store_task_put(b, &rb, NULL), MCP_OK);
+  mcp_store_free(a); /* "replica A" stops renewing */
+  mcp_task_record g = {0};
+  bool lost = false;
+  for (int i = 0; i < 300 && !lost; i++) { /* up to 30 s */
+    usleep(100 * 1000);
+    assert_int_equal(mcp_store_task_get(b, "lease", "on-a", &g, NULL), MCP_OK);
+    lost = g.status == MCP_TASK_FAILED;
+    if (!lost)
+      mcp_task_record_clear(&g);
+  }
+  assert_true(lost);
+  assert_non_null(strstr(g.status_message, "Lost"));
+  json_t *res = json_loads(g.result, 0, NULL);
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_array_get(json_object_get(res, "content"), 0), "text")),
+      g.status_message);
+  json_decref(res);
+  mcp_task_record_clear(&g);
+  /* B renews its own task */
+  assert_int_equal(mcp_store_task_get(b, "lease", "on-b", &g, NULL), MCP_OK);
+  assert_int_equal(g.status, MCP_TASK_WORKING);
+  mcp_task_record_clear(&g);
+  assert_int_equal(mcp_store_postgres_set_lease(b, 50), MCP_ERR_INVALID_ARG);
+  mcp_store_free(b);
+  mcp_store_t *m = open_memory();
+  assert_int_equal(mcp_store_postgres_set_lease(m, 1000), MCP_ERR_UNSUPPORTED);
+  mcp_store_free(m);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "postgres") == 0) {
     pg_test_fresh_db("mcp_contract", pg_conninfo, sizeof pg_conninfo);
     const struct CMUnitTest pg_tests[] = {
         cmocka_unit_test(test_postgres_store_contract),
         cmocka_unit_test(test_postgres_store_persists_and_versions_schema),
+        cmocka_unit_test(test_postgres_lease_expiry),
     };
     int rc = cmocka_run_group_tests(pg_tests, NULL, NULL);
     pg_test_drop_db("mcp_contract");
