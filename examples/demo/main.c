@@ -2,7 +2,8 @@
 /* main.c - mcp-demo-server: the reference demo of libmcp.
  *
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
- *                   [--store memory|sqlite:PATH] [--no-tasks]
+ *                   [--store memory|sqlite:PATH|postgres://...]
+ *                   [--task-lease MS] [--no-tasks]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
  *                   [--stateless] [--banner]
  *
@@ -29,15 +30,19 @@
 static void usage(FILE *f) {
   fputs(
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
-      "                       [--store SPEC] [--no-tasks] [--cleanup-tasks]\n"
+      "                       [--store SPEC] [--task-lease MS] [--no-tasks]\n"
+      "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--banner]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
       "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
-      "  --store SPEC   task store: memory or sqlite:PATH\n"
-      "                 (default sqlite:./mcp-demo.db)\n"
+      "  --store SPEC   task store: memory, sqlite:PATH or postgres://URI\n"
+      "                 (default sqlite:./mcp-demo.db; PostgreSQL lets "
+      "several\n"
+      "                 replicas share tasks, docs/deploy.md)\n"
+      "  --task-lease MS  postgres: lease of running tasks (default 10000)\n"
       "  --no-tasks     serve without MCP tasks\n"
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
@@ -133,6 +138,19 @@ static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
   return st;
 }
 
+/* Replicas on one PostgreSQL database sign requestState with one key kept
+ * there, so a multi-round request started on one resumes on any other. */
+static mcp_status share_request_state_key(mcp_server_t *server,
+                                          mcp_store_t *store,
+                                          mcp_error_t *err) {
+  unsigned char key[32];
+  mcp_status st = mcp_store_postgres_shared_secret(store, "request_state_key",
+                                                   key, sizeof key, err);
+  if (st == MCP_OK)
+    st = mcp_server_set_request_state_key(server, key, sizeof key);
+  return st;
+}
+
 static void print_removed(const char *task_id, const char *reason, void *ud) {
   (void)ud;
   printf("%-9s %s\n", reason, task_id);
@@ -171,6 +189,7 @@ int main(int argc, char **argv) {
   bool tasks = true, cleanup = false;
   const char *http = "127.0.0.1:8808";
   const char *store_spec = "sqlite:mcp-demo.db";
+  long long lease_ms = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
@@ -183,6 +202,8 @@ int main(int argc, char **argv) {
       banner = true;
     else if (strcmp(a, "--store") == 0 && i + 1 < argc)
       store_spec = argv[++i];
+    else if (strcmp(a, "--task-lease") == 0 && i + 1 < argc)
+      lease_ms = strtoll(argv[++i], NULL, 10);
     else if (strcmp(a, "--no-tasks") == 0)
       tasks = false;
     else if (strcmp(a, "--cleanup-tasks") == 0)
@@ -212,6 +233,13 @@ int main(int argc, char **argv) {
   if (tasks && mcp_store_open(store_spec, &store, &err) != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: task store: %s\n", err.message);
     return 1;
+  }
+  if (store && lease_ms != 0 &&
+      mcp_store_postgres_set_lease(store, lease_ms) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: --task-lease needs a postgres:// store "
+                    "and at least 100 ms\n");
+    mcp_store_free(store);
+    return 2;
   }
   demo_db *db = NULL;
   if (demo_db_open(db_path, &db, &err) != MCP_OK) {
@@ -244,6 +272,8 @@ int main(int argc, char **argv) {
     st = demo_register_task_tools(server, &err);
   if (st == MCP_OK && tasks)
     st = enable_tasks(server, store, use_stdio || !stateless, &err);
+  if (st == MCP_OK && store && strcmp(mcp_store_name(store), "postgres") == 0)
+    st = share_request_state_key(server, store, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);

@@ -151,6 +151,18 @@ MCP_API mcp_status mcp_store_postgres_open(const char *conninfo,
  * replicas). MCP_ERR_UNSUPPORTED for other stores. */
 MCP_API mcp_status mcp_store_postgres_set_lease(mcp_store_t *store,
                                                 int64_t lease_ms);
+/* Fills out with len (16 to 64) bytes of the secret called name shared by
+ * every process on this PostgreSQL database: the first caller draws it
+ * from the CSPRNG and stores it (table mcp_secrets), everyone after reads
+ * the same bytes. For mcp_server_set_request_state_key, so a multi-round
+ * request started on one replica resumes on any other. The secret lives in
+ * the database: protect it like the data. MCP_ERR_UNSUPPORTED for other
+ * stores, MCP_ERR_IO when the database cannot be reached. */
+MCP_API mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
+                                                    const char *name,
+                                                    unsigned char *out,
+                                                    size_t len,
+                                                    mcp_error_t *err);
 /* "memory", "sqlite:PATH", or a "postgres://..." / "postgresql://..." URI
  * (returns new). MCP_ERR_INVALID_ARG otherwise. */
 MCP_API mcp_status mcp_store_open(const char *spec, mcp_store_t **out,

@@ -36,6 +36,9 @@ static const char *const migrations[] = {
     " WHERE status IN ('working', 'input_required');"
     "CREATE INDEX mcp_tasks_active_by_holder ON mcp_tasks (lease_holder)"
     " WHERE status IN ('working', 'input_required');",
+    /* 3: secrets every replica must share (the requestState key) */
+    "CREATE TABLE mcp_secrets (name text COLLATE \"C\" PRIMARY KEY,"
+    " value text NOT NULL);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -42,6 +42,7 @@ enum {
   S_SWEEP,
   S_RENEW,
   S_EXPIRE,
+  S_SECRET,
   S_COUNT
 };
 
@@ -111,6 +112,13 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                   " AND lease_until_ms < mcp_now_ms()"
                   " AND lease_holder IS DISTINCT FROM $1"
                   " RETURNING scope, task_id",
+                  2},
+    /* The stored value wins over a concurrent first insert. */
+    [S_SECRET] = {"mcp_secret",
+                  "WITH i AS (INSERT INTO mcp_secrets VALUES ($1, $2)"
+                  " ON CONFLICT DO NOTHING RETURNING value)"
+                  " SELECT value FROM i UNION ALL"
+                  " SELECT value FROM mcp_secrets WHERE name = $1",
                   2},
 };
 
@@ -450,4 +458,51 @@ mcp__pg_pool *mcp__store_postgres_pool(mcp_store_t *store) {
   if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
     return NULL;
   return ((pgstore *)mcp_store_impl(store))->pool;
+}
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
+                                            const char *name,
+                                            unsigned char *out, size_t len,
+                                            mcp_error_t *err) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "shared secrets need the postgres store");
+  if (name == NULL || out == NULL || len < 16 || len > 64)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "a secret has a name and 16 to 64 bytes");
+  pgstore *q = mcp_store_impl(store);
+  unsigned char fresh[64];
+  char hex[129];
+  if (mcp__random_bytes(fresh, len) != MCP_OK)
+    return mcp_error_set(err, MCP_ERR_IO, "no random bytes");
+  for (size_t i = 0; i < len; i++)
+    snprintf(hex + 2 * i, 3, "%02x", fresh[i]);
+  const char *v[2] = {name, hex};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_SECRET], v, false, &r, err);
+  if (st != MCP_OK)
+    return st;
+  const char *got = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+  st = strlen(got) == 2 * len ? MCP_OK : MCP_ERR_STATE;
+  for (size_t i = 0; st == MCP_OK && i < len; i++) {
+    int hi = hex_digit(got[2 * i]), lo = hex_digit(got[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      st = MCP_ERR_STATE;
+    else
+      out[i] = (unsigned char)(hi << 4 | lo);
+  }
+  PQclear(r);
+  if (st != MCP_OK)
+    mcp_error_set(err, st,
+                  "postgres: stored secret '%s' is not %zu bytes of hex", name,
+                  len);
+  return st;
 }

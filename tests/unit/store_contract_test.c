@@ -52,6 +52,7 @@ static char pg_conninfo[768];
  * migrations create them again. */
 static mcp_store_t *open_postgres(void) {
   assert_true(pg_test_sql(pg_conninfo, "DROP TABLE IF EXISTS mcp_tasks;"
+                                       "DROP TABLE IF EXISTS mcp_secrets;"
                                        "DROP TABLE IF EXISTS "
                                        "mcp_schema_version CASCADE"));
   mcp_store_t *s = NULL;
@@ -414,6 +415,29 @@ static void test_postgres_lease_expiry(void **state) {
   mcp_store_free(m);
 }
 
+/* Every store on the database reads the same secret; names differ. */
+static void test_postgres_shared_secret(void **state) {
+  (void)state;
+  mcp_store_t *a = open_postgres(), *b = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 1, &b, &err), MCP_OK);
+  unsigned char ka[32], kb[32], other[32];
+  assert_int_equal(mcp_store_postgres_shared_secret(a, "k", ka, 32, &err),
+                   MCP_OK);
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "k", kb, 32, &err),
+                   MCP_OK);
+  assert_memory_equal(ka, kb, 32);
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "j", other, 32, &err),
+                   MCP_OK);
+  assert_memory_not_equal(ka, other, 32);
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "k", kb, 16, &err),
+                   MCP_ERR_STATE); /* stored with another length */
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "k", kb, 8, &err),
+                   MCP_ERR_INVALID_ARG);
+  mcp_store_free(a);
+  mcp_store_free(b);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "postgres") == 0) {
     pg_test_fresh_db("mcp_contract", pg_conninfo, sizeof pg_conninfo);
@@ -421,6 +445,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_postgres_store_contract),
         cmocka_unit_test(test_postgres_store_persists_and_versions_schema),
         cmocka_unit_test(test_postgres_lease_expiry),
+        cmocka_unit_test(test_postgres_shared_secret),
     };
     int rc = cmocka_run_group_tests(pg_tests, NULL, NULL);
     pg_test_drop_db("mcp_contract");
