@@ -151,7 +151,7 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     give_slot(e, caller);
     free(caller);
     free(r);
-    return st;
+    return st == MCP_ERR_IO ? mcp__engine_store_unavailable(call) : st;
   }
   if (e->opts.immediate_response) {
     char text[512];

@@ -6,6 +6,7 @@
 # so parallel builds never collide), run as the "postgres" user when called
 # as root (PostgreSQL refuses root). `start` writes ENVFILE:
 #   MCP_PG_CONNINFO='host=DIR port=5432 user=postgres dbname=postgres'
+#   MCP_PG_URI='postgresql://postgres@/postgres?host=DIR' (the same, as URI)
 #   MCP_PG_DATA=DIR/data
 # or, when PostgreSQL is not installed and CI is not true, MCP_PG_SKIP='why'
 # (the tests then exit 77 with that message). With CI=true a missing
@@ -70,6 +71,7 @@ CONF
   fi
   {
     printf "MCP_PG_CONNINFO='host=%s port=5432 user=postgres dbname=postgres'\n" "$dir"
+    printf "MCP_PG_URI='postgresql://postgres@/postgres?host=%s'\n" "$dir"
     printf "MCP_PG_DATA='%s/data'\n" "$dir"
     printf "MCP_PG_BIN='%s'\n" "$bindir"
   } >"$envfile"

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/* replicas_test.c - three demo servers (A, B, C) over HTTP sharing one
+ * PostgreSQL database (--store postgres://...), each request sent to a
+ * different replica:
+ *   - a task created on A is polled on B and its result read on C
+ *     (2025-11-25: each mcpc run is a new session on its replica);
+ *   - a multi-round input_required request (2026-07-28) started on A is
+ *     completed on B (requestState key shared through the database);
+ *   - PostgreSQL restarted in the middle: task requests fail with a clear
+ *     error meanwhile, stateless tools keep working, full service after,
+ *     and pg_amcheck finds the data clean;
+ *   - SIGKILL of the replica running a task: the task ends failed ("Lost")
+ *     within the lease, as seen from another replica.
+ * The test runs its own PostgreSQL (tests/pg/pg-fixture.sh), which it
+ * restarts. */
+#include "../e2e/http_client.h"
+#include "../e2e/mcpc_run.h"
+#include "pg_test.h"
+
+#include <jansson.h>
+
+static char envfile[300];
+static char uri[600];
+
+typedef struct replica {
+  mr_demo_http d;
+  char lease[16];
+  pid_t pid;
+  int port;
+} replica;
+
+static replica rep[3];
+
+static void fixture(const char *cmd) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s %s %s", getenv("MCP_PG_FIXTURE"), cmd,
+           envfile);
+  assert_int_equal(system(line), 0);
+}
+
+static void start_replica(replica *r, const char *name) {
+  char db[64];
+  snprintf(db, sizeof db, "%s.db", name);
+  mr_demo_http_init(&r->d, db);
+  r->port = atoi(strrchr(r->d.hp, ':') + 1);
+  snprintf(r->lease, sizeof r->lease, "1000");
+  char *argv[] = {r->d.bin,  "--http", r->d.hp,        "--db",   r->d.db,
+                  "--store", uri,      "--task-lease", r->lease, NULL};
+  r->pid = mr_start_http(argv, r->d.url);
+  assert_true(r->pid > 0);
+}
+
+/* "task ID STATUS\n" -> ID. */
+static void task_id_of(const char *out, char id[128]) {
+  assert_int_equal(sscanf(out, "task %127s", id), 1);
+}
+
+static json_t *task_get(replica *r, const char *id) {
+  char *out = NULL;
+  MR_RUN(0, &out, "-u", r->d.url, "--format", "json", "tasks", "get", id);
+  json_t *j = json_loads(out, 0, NULL);
+  free(out);
+  assert_non_null(j);
+  return j;
+}
+
+static const char *status_of(json_t *task) {
+  return json_string_value(json_object_get(task, "status"));
+}
+
+static void test_task_a_b_c(void **state) {
+  (void)state;
+  char *out = NULL, id[128];
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--args", "{\"seconds\": 0.5}");
+  task_id_of(out, id);
+  free(out);
+  json_t *t = task_get(&rep[1], id);
+  assert_true(strcmp(status_of(t), "working") == 0 ||
+              strcmp(status_of(t), "completed") == 0);
+  json_decref(t);
+  MR_RUN(0, &out, "-u", rep[2].d.url, "tasks", "result", id);
+  assert_non_null(strstr(out, "Exported 10000 rows as csv."));
+  free(out);
+  t = task_get(&rep[1], id);
+  assert_string_equal(status_of(t), "completed");
+  json_decref(t);
+}
+
+#define MODERN_HEADERS                                                         \
+  "Accept: application/json, text/event-stream\r\n"                            \
+  "MCP-Protocol-Version: 2026-07-28\r\n"                                       \
+  "Mcp-Method: tools/call\r\nMcp-Name: archive_orders\r\n"
+
+static json_t *modern_call(replica *r, json_t *params) {
+  json_object_set_new(
+      params, "_meta",
+      json_pack("{s:s,s:{s:{}}}", "io.modelcontextprotocol/protocolVersion",
+                "2026-07-28", "io.modelcontextprotocol/clientCapabilities",
+                "elicitation"));
+  json_t *req = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", 7,
+                          "method", "tools/call", "params", params);
+  char *text = json_dumps(req, JSON_COMPACT);
+  json_decref(req);
+  char *body = NULL;
+  int status = tc_do(r->port, "POST", MODERN_HEADERS, text, &body, NULL);
+  free(text);
+  assert_int_equal(status, 200);
+  json_t *res = json_loads(body, 0, NULL);
+  free(body);
+  assert_non_null(res);
+  return res;
+}
+
+static void test_input_required_a_then_b(void **state) {
+  (void)state;
+  json_t *r =
+      modern_call(&rep[0], json_pack("{s:s,s:{s:i}}", "name", "archive_orders",
+                                     "arguments", "older_than_days", 30));
+  json_t *result = json_object_get(r, "result");
+  assert_string_equal(json_string_value(json_object_get(result, "resultType")),
+                      "input_required");
+  const char *rs = json_string_value(json_object_get(result, "requestState"));
+  assert_non_null(rs);
+  json_t *retry = json_pack("{s:s,s:{s:i},s:{s:{s:s,s:{s:b}}},s:s}", "name",
+                            "archive_orders", "arguments", "older_than_days",
+                            30, "inputResponses", "q0", "action", "accept",
+                            "content", "confirm", 1, "requestState", rs);
+  json_t *done = modern_call(&rep[1], retry);
+  json_decref(r);
+  result = json_object_get(done, "result");
+  assert_string_equal(json_string_value(json_object_get(result, "resultType")),
+                      "complete");
+  const char *text = json_string_value(json_object_get(
+      json_array_get(json_object_get(result, "content"), 0), "text"));
+  assert_string_equal(text, "Archived 42 orders older than 30 days.");
+  json_decref(done);
+}
+
+static void test_database_restart(void **state) {
+  (void)state;
+  char *out = NULL, *err = NULL, id[128];
+  /* a task whose result is written while the database is away */
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--args", "{\"seconds\": 0.2}");
+  task_id_of(out, id);
+  free(out);
+  fixture("down");
+  /* task requests: a clear error, never a crash */
+  const char *a[] = {
+      "-u", rep[1].d.url, "tools", "call", "start_long_export", "--task", NULL};
+  int rc = mr_run(a, &out, &err);
+  assert_int_equal(rc, 3);
+  assert_non_null(strstr(err, "task store is unavailable"));
+  free(out);
+  free(err);
+  const char *g[] = {"-u", rep[2].d.url, "tasks", "get", id, NULL};
+  rc = mr_run(g, &out, &err);
+  assert_int_equal(rc, 3);
+  assert_non_null(strstr(err, "task store is unavailable"));
+  free(out);
+  free(err);
+  /* what does not need the database goes on */
+  MR_RUN(0, &out, "-u", rep[2].d.url, "tools", "call", "add", "a=2", "b=3");
+  assert_non_null(strstr(out, "5"));
+  free(out);
+  fixture("up");
+  /* full service again on every replica (reconnection backs off to 5 s) */
+  for (int i = 0; i < 3; i++) {
+    const char *t[] = {"-u",    rep[i].d.url, "--format", "json",
+                       "tasks", "get",        id,         NULL};
+    for (int k = 0; k < 150 && (rc = mr_run(t, &out, NULL)) != 0; k++) {
+      free(out);
+      out = NULL;
+      usleep(100 * 1000);
+    }
+    assert_int_equal(rc, 0);
+    free(out);
+  }
+  /* the task that finished during the outage: its end could not be
+   * written, so it is failed by its replica or still working; never a
+   * half-written record */
+  json_t *t = task_get(&rep[1], id);
+  const char *st = status_of(t);
+  assert_true(strcmp(st, "completed") == 0 || strcmp(st, "failed") == 0 ||
+              strcmp(st, "working") == 0);
+  json_decref(t);
+  test_task_a_b_c(state);
+  /* pg_amcheck: tables and indexes consistent */
+  char bin[400], host[400], cmd[1200];
+  assert_true(pg_test_env("MCP_PG_BIN", bin, sizeof bin));
+  char data[400];
+  assert_true(pg_test_env("MCP_PG_DATA", data, sizeof data));
+  snprintf(host, sizeof host, "%.*s", (int)(strrchr(data, '/') - data), data);
+  snprintf(cmd, sizeof cmd,
+           "%s/pg_amcheck --install-missing -h %s -U postgres -d postgres "
+           "--heapallindexed",
+           bin, host);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_sigkill_fails_task_within_lease(void **state) {
+  (void)state;
+  char *out = NULL, id[128];
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--ttl", "600000", "--args", "{\"seconds\": 60}");
+  task_id_of(out, id);
+  free(out);
+  json_t *t = task_get(&rep[1], id);
+  assert_string_equal(status_of(t), "working");
+  json_decref(t);
+  kill(rep[0].pid, SIGKILL);
+  waitpid(rep[0].pid, NULL, 0);
+  rep[0].pid = 0;
+  /* lease 1 s: B or C fails it once the lease lapsed (bounded wait) */
+  bool failed = false;
+  for (int i = 0; i < 300 && !failed; i++) {
+    t = task_get(&rep[1 + i % 2], id);
+    failed = strcmp(status_of(t), "failed") == 0;
+    if (failed)
+      assert_non_null(strstr(
+          json_string_value(json_object_get(t, "statusMessage")), "Lost"));
+    json_decref(t);
+    if (!failed)
+      usleep(100 * 1000);
+  }
+  assert_true(failed);
+  MR_RUN(1, &out, "-u", rep[2].d.url, "tasks", "result", id);
+  assert_non_null(strstr(out, "Lost"));
+  free(out);
+}
+
+static int setup(void **state) {
+  (void)state;
+  if (mr_setup("mcp-replicas") != 0)
+    return -1;
+  setenv("MCP_PG_ENV", envfile, 1);
+  if (!pg_test_env("MCP_PG_URI", uri, sizeof uri))
+    return -1;
+  start_replica(&rep[0], "a");
+  start_replica(&rep[1], "b");
+  start_replica(&rep[2], "c");
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  for (int i = 0; i < 3; i++)
+    mr_stop(rep[i].pid);
+  mr_teardown();
+  return 0;
+}
+
+int main(void) {
+  if (getenv("MCP_PG_FIXTURE") == NULL) {
+    fprintf(stderr, "run through ctest (MCP_PG_FIXTURE)\n");
+    return 1;
+  }
+  char base[600];
+  pg_test_base(base, sizeof base); /* skips as the shared fixture did */
+  snprintf(envfile, sizeof envfile, "/tmp/mcp-pg-replicas-%d.env",
+           (int)getpid());
+  fixture("start");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_task_a_b_c),
+      cmocka_unit_test(test_input_required_a_then_b),
+      cmocka_unit_test(test_database_restart),
+      cmocka_unit_test(test_sigkill_fails_task_within_lease),
+  };
+  int rc = cmocka_run_group_tests(tests, setup, teardown);
+  fixture("stop");
+  return rc;
+}
