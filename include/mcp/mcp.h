@@ -11,6 +11,7 @@
 #include "mcp/event_store.h"
 #include "mcp/http.h"
 #include "mcp/prompt.h"
+#include "mcp/relay.h"
 #include "mcp/resource.h"
 #include "mcp/result.h"
 #include "mcp/roots.h"

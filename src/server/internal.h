@@ -20,6 +20,7 @@
 
 #include "catalog/catalog.h"
 #include "jsonrpc/jsonrpc.h"
+#include "mcp/relay.h"
 #include "mcp/roots.h"
 #include "mcp/server.h"
 #include "server/cache_hint.h"
@@ -57,6 +58,8 @@ struct mcp_server {
 
   mcp__state_key state_key; /* seals requestState (under lock) */
   int64_t state_ttl_ms;
+
+  mcp_relay relay; /* fan-out to other replicas (relay.c); ops may be NULL */
 };
 
 /* A pending server-to-client request, waiting for the client's answer. */
@@ -175,6 +178,16 @@ json_t *mcp__server_info_json(const mcp_server_t *s);
  * ud) is true (called under the server lock; it may take session locks).
  * MCP_ERR_NOMEM when not every wanted session could be collected; those
  * that were still get the message. */
+/* relay.c: the local halves of mcp_server_broadcast and
+ * mcp_server_notify_resource_updated (what a relay delivers), and the
+ * publishing of what happened here to the other replicas. */
+mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
+                                       json_t *params);
+mcp_status mcp__server_resource_updated_local(mcp_server_t *s, const char *uri);
+void mcp__relay_publish_broadcast(mcp_server_t *s, const char *method,
+                                  const json_t *params);
+void mcp__relay_publish_resource_updated(mcp_server_t *s, const char *uri);
+void mcp__relay_close(mcp_server_t *s);
 mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 bool (*wants)(mcp_session_t *, void *),
                                 void *ud, const mcp__buf *msg);

@@ -69,6 +69,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
 void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
+  mcp__relay_close(s);    /* no remote delivery from now on */
   mcp__tasks_shutdown(s); /* its threads still use the server */
   mcp__catalog_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);
@@ -309,6 +310,13 @@ mcp_status mcp__notify_sessions(mcp_server_t *s,
 
 mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
                                 json_t *params) {
+  if (s != NULL && method != NULL)
+    mcp__relay_publish_broadcast(s, method, params);
+  return mcp__server_broadcast_local(s, method, params);
+}
+
+mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
+                                       json_t *params) {
   if (s == NULL || method == NULL) {
     json_decref(params);
     return MCP_ERR_INVALID_ARG;
