@@ -139,15 +139,22 @@ static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
 }
 
 /* Replicas on one PostgreSQL database sign requestState with one key kept
- * there, so a multi-round request started on one resumes on any other. */
-static mcp_status share_request_state_key(mcp_server_t *server,
-                                          mcp_store_t *store,
-                                          mcp_error_t *err) {
+ * there, so a multi-round request started on one resumes on any other, and
+ * relay their notifications to each other. */
+static mcp_status share_through_database(mcp_server_t *server,
+                                         mcp_store_t *store, mcp_error_t *err) {
   unsigned char key[32];
   mcp_status st = mcp_store_postgres_shared_secret(store, "request_state_key",
                                                    key, sizeof key, err);
   if (st == MCP_OK)
     st = mcp_server_set_request_state_key(server, key, sizeof key);
+  /* and what one replica announces (list changes, resource updates)
+   * reaches the clients of all */
+  mcp_relay relay;
+  if (st == MCP_OK)
+    st = mcp_relay_postgres_new(store, &relay, err);
+  if (st == MCP_OK && (st = mcp_server_set_relay(server, relay)) != MCP_OK)
+    mcp_error_set(err, st, "cannot start the relay");
   return st;
 }
 
@@ -273,7 +280,7 @@ int main(int argc, char **argv) {
   if (st == MCP_OK && tasks)
     st = enable_tasks(server, store, use_stdio || !stateless, &err);
   if (st == MCP_OK && store && strcmp(mcp_store_name(store), "postgres") == 0)
-    st = share_request_state_key(server, store, &err);
+    st = share_through_database(server, store, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
