@@ -54,8 +54,9 @@ static void usage(FILE *f) {
 
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
                              bool stateless, bool banner, const char *db_path,
-                             unsigned io_threads) {
-  if (!stateless && !banner && io_threads == 0)
+                             unsigned io_threads, mcp_store_t *store) {
+  bool shared = store && strcmp(mcp_store_name(store), "postgres") == 0;
+  if (!stateless && !banner && io_threads == 0 && !shared)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
@@ -82,10 +83,34 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
     st = mcp_http_options_set_stateless(o, stateless);
   if (st == MCP_OK && io_threads != 0)
     st = mcp_http_options_set_io_threads(o, io_threads);
+  /* Replicas on one PostgreSQL database share sessions and SSE events: any
+   * replica serves any session and resumes any stream (docs/deploy.md). */
+  mcp_session_store sessions = {NULL, NULL};
+  mcp_event_store events = {NULL, NULL};
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
     mcp_http_options_free(o);
     return st;
+  }
+  mcp_error_t err;
+  if (shared && !stateless) {
+    st = mcp_session_store_postgres_new(store, 0, &sessions, &err);
+    if (st == MCP_OK)
+      st = mcp_event_store_postgres_new(store, 0, &events, &err);
+    if (st == MCP_OK)
+      st = mcp_http_options_set_session_store(o, sessions);
+    if (st == MCP_OK)
+      st = mcp_http_options_set_event_store(o, events);
+    if (st != MCP_OK) {
+      fprintf(stderr, "mcp-demo-server: shared sessions: %s\n",
+              mcp_strerror(st));
+      if (sessions.ops)
+        sessions.ops->close(sessions.impl);
+      if (events.ops)
+        events.ops->close(events.impl);
+      mcp_http_options_free(o);
+      return st;
+    }
   }
   if (banner) {
     const char *sess = stateless ? "" : " -D - ";
@@ -114,6 +139,10 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   }
   st = mcp_server_serve_http_options(server, o);
   mcp_http_options_free(o);
+  if (sessions.ops)
+    sessions.ops->close(sessions.impl);
+  if (events.ops)
+    events.ops->close(events.impl);
   return st;
 }
 
@@ -304,7 +333,8 @@ int main(int argc, char **argv) {
           MCP_VERSION_STRING, db_path);
     st = mcp_server_serve_stdio(server);
   } else {
-    st = serve_http(server, http, stateless, banner, db_path, io_threads);
+    st =
+        serve_http(server, http, stateless, banner, db_path, io_threads, store);
   }
   mcp_server_free(server);
   demo_db_close(db);

@@ -18,6 +18,7 @@
 #include "mcp/sampling.h"
 #include "mcp/schema.h"
 #include "mcp/server.h"
+#include "mcp/session_store.h"
 #include "mcp/status.h"
 #include "mcp/stdio.h"
 #include "mcp/store.h"

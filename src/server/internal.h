@@ -178,6 +178,11 @@ json_t *mcp__server_info_json(const mcp_server_t *s);
  * ud) is true (called under the server lock; it may take session locks).
  * MCP_ERR_NOMEM when not every wanted session could be collected; those
  * that were still get the message. */
+/* session_share.c: the shareable state of an initialized session as JSON
+ * text (malloc'd; NULL before initialize or out of memory), and back.
+ * Import leaves the session ready; MCP_ERR_PARSE for foreign text. */
+char *mcp__session_export(mcp_session_t *se);
+mcp_status mcp__session_import(mcp_session_t *se, const char *text);
 /* relay.c: the local halves of mcp_server_broadcast and
  * mcp_server_notify_resource_updated (what a relay delivers), and the
  * publishing of what happened here to the other replicas. */

@@ -39,6 +39,17 @@ static const char *const migrations[] = {
     /* 3: secrets every replica must share (the requestState key) */
     "CREATE TABLE mcp_secrets (name text COLLATE \"C\" PRIMARY KEY,"
     " value text NOT NULL);",
+    /* 4: 2025-11-25 HTTP sessions and SSE events shared by the replicas */
+    "CREATE TABLE mcp_sessions (id text COLLATE \"C\" PRIMARY KEY,"
+    " state text NOT NULL, loads bigint NOT NULL DEFAULT 0,"
+    " touched_ms bigint NOT NULL);"
+    "CREATE INDEX mcp_sessions_by_age ON mcp_sessions (touched_ms);"
+    "CREATE SEQUENCE mcp_event_seq;"
+    "CREATE TABLE mcp_events (session_id text COLLATE \"C\" NOT NULL,"
+    " stream_id text COLLATE \"C\" NOT NULL, seq bigint NOT NULL,"
+    " data text NOT NULL, created_ms bigint NOT NULL,"
+    " PRIMARY KEY (session_id, stream_id, seq));"
+    "CREATE INDEX mcp_events_by_age ON mcp_events (created_ms);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

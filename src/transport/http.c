@@ -70,6 +70,7 @@ static void req_release(hs_req *r) {
   if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
   if (r->hs) {
+    mcp__hs_share_save(r->hs); /* when the request changed its state */
     mcp__hs_session_touch(r->hs, -1);
     mcp__hs_session_release(r->hs);
   }
@@ -261,10 +262,12 @@ static enum MHD_Result queue_answer(hs_req *r) {
     bool ok = se->state == MCP__SESSION_INITIALIZED ||
               se->state == MCP__SESSION_READY;
     pthread_mutex_unlock(&se->lock);
-    if (ok)
+    if (ok) {
       sid = r->hs->id;
-    else
+      mcp__hs_share_save(r->hs); /* before the client can go elsewhere */
+    } else {
       mcp__hs_session_end(r->hs);
+    }
   }
   if (state == R_SSE)
     return queue_stream(r->conn, r->stream, sid);
@@ -857,6 +860,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (r->method == M_GET)
     return handle_get(h, r);
   if (r->method == M_DELETE) {
+    mcp__hs_share_drop(r->hs);
     mcp__hs_session_end(r->hs);
     return reply_empty(conn, MHD_HTTP_NO_CONTENT, NULL);
   }

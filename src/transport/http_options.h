@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mcp/http.h"
+#include "mcp/session_store.h"
 
 struct mcp_http_options {
   char *address;  /* bind address (host name or literal) */
@@ -23,8 +24,9 @@ struct mcp_http_options {
   int64_t idle_ms;
   unsigned workers, io_threads, conn_timeout_s;
   int retry_ms, heartbeat_ms, shutdown_ms;
-  bool store_set;        /* store was chosen (maybe "none") */
-  mcp_event_store store; /* borrowed */
+  bool store_set;             /* store was chosen (maybe "none") */
+  mcp_event_store store;      /* borrowed */
+  mcp_session_store sessions; /* borrowed; ops NULL: not shared */
 };
 
 /* Deep copy (returns new, NULL on allocation failure). */
