@@ -41,6 +41,10 @@ mcp_status mcp__session_import(mcp_session_t *se, const char *text) {
   json_t *level = json_object_get(j, "logLevel");
   json_t *subs = json_object_get(j, "subscriptions");
   const char *key = json_string_value(json_object_get(j, "tasksKey"));
+  if (json_is_null(info))
+    info = NULL;
+  if (json_is_null(subs))
+    subs = NULL;
   if (!json_is_object(j) || json_integer_value(json_object_get(j, "v")) != 1 ||
       version == NULL || strlen(version) >= MCP__MAX_VERSION_LEN ||
       !json_is_object(caps) || (info && !json_is_object(info)) ||

@@ -4,6 +4,9 @@
  * different replica:
  *   - a task created on A is polled on B and its result read on C
  *     (2025-11-25: each mcpc run is a new session on its replica);
+ *   - an old-era (2025-11-25) session initialized on A is used on B (its
+ *     tasks listed there), and a stream of B is resumed with Last-Event-ID
+ *     on C; DELETE ends it in the database;
  *   - a multi-round input_required request (2026-07-28) started on A is
  *     completed on B (requestState key shared through the database);
  *   - PostgreSQL restarted in the middle: task requests fail with a clear
@@ -137,6 +140,158 @@ static void test_input_required_a_then_b(void **state) {
   json_decref(done);
 }
 
+static json_t *session_post(replica *r, const char *sid, const char *body,
+                            int expect) {
+  char hdr[512], *out = NULL;
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  assert_int_equal(tc_do(r->port, "POST", hdr, body, &out, NULL), expect);
+  json_t *j = out && *out ? json_loads(out, 0, NULL) : NULL;
+  free(out);
+  return j;
+}
+
+/* "id: X" or "data: X" of an SSE event. */
+static void event_field(const char *ev, const char *name, char *out,
+                        size_t cap) {
+  out[0] = '\0';
+  size_t n = strlen(name);
+  for (const char *l = ev; l && *l;
+       l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    if (strncmp(l, name, n) == 0 && l[n] == ':') {
+      const char *v = l + n + 1 + (l[n + 1] == ' ');
+      size_t len = strcspn(v, "\n");
+      snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), v);
+      return;
+    }
+  }
+}
+
+static void test_old_era_session_a_b_c(void **state) {
+  (void)state;
+  char sid[64] = "", *out = NULL;
+  const char *init =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+      "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+      "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+  assert_int_equal(tc_do(rep[0].port, "POST",
+                         "Accept: application/json, text/event-stream\r\n",
+                         init, &out, sid),
+                   200);
+  free(out);
+  assert_int_equal(strlen(sid), 36);
+  /* B: the session exists there too */
+  json_t *j = session_post(
+      &rep[1], sid,
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 202);
+  json_decref(j);
+  j = session_post(&rep[1], sid,
+                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                   "\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,"
+                   "\"b\":3}}}",
+                   200);
+  assert_non_null(j);
+  assert_non_null(json_object_get(j, "result"));
+  json_decref(j);
+  /* a task created in the session on A is listed in it on B */
+  j = session_post(&rep[0], sid,
+                   "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+                   "\"params\":{\"name\":\"start_long_export\",\"arguments\":"
+                   "{\"seconds\":0.2},\"task\":{\"ttl\":60000}}}",
+                   200);
+  const char *tid = json_string_value(json_object_get(
+      json_object_get(json_object_get(j, "result"), "task"), "taskId"));
+  assert_non_null(tid);
+  char task_id[64];
+  snprintf(task_id, sizeof task_id, "%s", tid);
+  json_decref(j);
+  j = session_post(&rep[1], sid,
+                   "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/list\"}",
+                   200);
+  json_t *tasks = json_object_get(json_object_get(j, "result"), "tasks");
+  assert_int_equal(json_array_size(tasks), 1);
+  assert_string_equal(
+      json_string_value(json_object_get(json_array_get(tasks, 0), "taskId")),
+      task_id);
+  json_decref(j);
+
+  /* a stream on B: read up to the first progress event, then drop it */
+  char hdr[512], id[64], data[1024], last[64] = "", *ev;
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  tc_conn c;
+  assert_true(tc_open(
+      &c, rep[1].port, "POST", "/mcp", hdr,
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"reindex_catalog\",\"arguments\":{\"section\":\"media\"},"
+      "\"_meta\":{\"progressToken\":\"p1\"}}}",
+      5000));
+  bool progress = false;
+  while (!progress && (ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "id", id, sizeof id);
+    event_field(ev, "data", data, sizeof data);
+    if (id[0])
+      snprintf(last, sizeof last, "%s", id);
+    progress = strstr(data, "notifications/progress") != NULL;
+    free(ev);
+  }
+  tc_close(&c);
+  assert_true(progress);
+  assert_true(last[0] != '\0');
+  /* resume on C: the rest of B's stream, up to the result (retried while
+   * the tool still runs on B) */
+  char rh[512];
+  snprintf(rh, sizeof rh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: %s\r\n",
+           sid, last);
+  bool result = false;
+  int later_progress = 0;
+  for (int attempt = 0; attempt < 100 && !result; attempt++) {
+    assert_true(tc_open(&c, rep[2].port, "GET", "/mcp", rh, NULL, 5000));
+    assert_int_equal(c.status, 200);
+    later_progress = 0;
+    while ((ev = tc_next_event(&c, 5000)) != NULL) {
+      event_field(ev, "data", data, sizeof data);
+      if (strstr(data, "notifications/progress"))
+        later_progress++;
+      if (strstr(data, "\"id\":5") && strstr(data, "\"result\""))
+        result = true;
+      free(ev);
+    }
+    tc_close(&c);
+    if (!result)
+      usleep(100 * 1000);
+  }
+  assert_true(result);
+  assert_int_equal(later_progress, 4); /* 5 steps, the first one was read */
+  /* an unknown Last-Event-ID is still refused */
+  snprintf(rh, sizeof rh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: 1-999999999\r\n",
+           sid);
+  assert_int_equal(tc_do(rep[2].port, "GET", rh, NULL, NULL, NULL), 400);
+  /* DELETE on C ends it in the database */
+  snprintf(hdr, sizeof hdr,
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n", sid);
+  assert_int_equal(tc_do(rep[2].port, "DELETE", hdr, NULL, NULL, NULL), 204);
+  char base[600], sql[300];
+  assert_true(pg_test_env("MCP_PG_CONNINFO", base, sizeof base));
+  snprintf(sql, sizeof sql,
+           "DO $$BEGIN IF EXISTS (SELECT 1 FROM mcp_sessions WHERE id = '%s')"
+           " THEN RAISE EXCEPTION 'still there'; END IF; END$$",
+           sid);
+  assert_true(pg_test_sql(base, sql));
+  /* an unknown session is still 404 everywhere */
+  j = session_post(&rep[0], "00000000-0000-4000-8000-000000000000",
+                   "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}", 404);
+  json_decref(j);
+}
+
 static void test_database_restart(void **state) {
   (void)state;
   char *out = NULL, *err = NULL, id[128];
@@ -264,6 +419,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_task_a_b_c),
       cmocka_unit_test(test_input_required_a_then_b),
+      cmocka_unit_test(test_old_era_session_a_b_c),
       cmocka_unit_test(test_database_restart),
       cmocka_unit_test(test_sigkill_fails_task_within_lease),
   };
