@@ -53,12 +53,13 @@ start)
     echo "pg-fixture: initdb failed" >&2
     exit 1
   fi
-  # tests only: no fsync (a crash of this machine loses a test database)
+  # tests: no fsync unless MCP_PG_FSYNC=on (a crash of this machine loses a
+  # test database; benchmarks measure with it on)
   cat >>"$dir/data/postgresql.conf" <<CONF
 listen_addresses = ''
 unix_socket_directories = '$dir'
 port = 5432
-fsync = off
+fsync = ${MCP_PG_FSYNC:-off}
 max_connections = 200
 shared_buffers = 32MB
 CONF
