@@ -252,6 +252,38 @@ bool mcp__must_accept_at_once(const char *bytes, size_t len) {
          memmem(bytes, len, "\"ping\"", 6) != NULL;
 }
 
+bool mcp__call_shed_request(mcp_call_t *call) {
+  json_t *root = json_object();
+  json_t *id = json_deep_copy(call->msg.id);
+  json_t *method = json_string(call->msg.method);
+  json_t *params = json_object();
+  if (root == NULL || id == NULL || method == NULL || params == NULL ||
+      json_object_set(root, "id", id) != 0 ||
+      json_object_set(root, "method", method) != 0) {
+    json_decref(root);
+    json_decref(id);
+    json_decref(method);
+    json_decref(params);
+    return false;
+  }
+  json_decref(id);
+  json_decref(method);
+  if (call->owns_params)
+    json_decref(call->params);
+  call->params = params;
+  call->owns_params = true;
+  /* Everything borrowed from the request goes with it. */
+  call->progress_token = NULL;
+  call->client_capabilities = NULL;
+  call->client_info = NULL;
+  json_decref(call->msg.root);
+  call->msg.root = root;
+  call->msg.id = id;
+  call->msg.method = json_string_value(method);
+  call->msg.params = NULL;
+  return true;
+}
+
 const char *mcp__call_method(const mcp_call_t *call) {
   return call->msg.method;
 }
