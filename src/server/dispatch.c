@@ -103,6 +103,10 @@ static void call_free(mcp_call_t *call) {
     mcp__session_remove_inflight(call->session, call);
     mcp__session_release(call->session);
   }
+  if (call->cancel_scope) {
+    mcp__session_remove_inflight(call->cancel_scope, call);
+    mcp__session_release(call->cancel_scope);
+  }
   if (call->owns_params)
     json_decref(call->params);
   mcp__message_clear(&call->msg);
@@ -239,8 +243,13 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
     call_free(call);
     return MCP__ACCEPT_REJECTED;
   }
-  if (call->session)
+  if (call->session) {
     mcp__session_add_inflight(call->session, call);
+  } else if (session) { /* stdio in 2026-07-28: cancellable by its client */
+    mcp__session_retain(session);
+    call->cancel_scope = session;
+    mcp__session_add_inflight(session, call);
+  }
   *out = call;
   return MCP__ACCEPT_REQUEST;
 }
@@ -268,6 +277,11 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   }
   json_decref(id);
   json_decref(method);
+  /* A cancellation compares msg.id under the lock of the session that
+   * lists the call. */
+  mcp_session_t *lister = call->session ? call->session : call->cancel_scope;
+  if (lister)
+    pthread_mutex_lock(&lister->lock);
   if (call->owns_params)
     json_decref(call->params);
   call->params = params;
@@ -281,6 +295,8 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   call->msg.id = id;
   call->msg.method = json_string_value(method);
   call->msg.params = NULL;
+  if (lister)
+    pthread_mutex_unlock(&lister->lock);
   return true;
 }
 
@@ -333,6 +349,8 @@ static void call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
    * before the client can see the task id in the response. */
   if (st == MCP_OK && call->handoff != NULL && call->session != NULL)
     mcp__session_remove_inflight(call->session, call);
+  if (st == MCP_OK && call->handoff != NULL && call->cancel_scope != NULL)
+    mcp__session_remove_inflight(call->cancel_scope, call);
   /* A cancelled request gets no response at all (spec: cancellation). */
   if (!atomic_load(&call->cancelled)) {
     mcp__buf out;

@@ -163,6 +163,10 @@ struct mcp_call {
   char next_key[64]; /* key of the next question, or "" for "qN" */
   /* ClientCapabilities the request lacked (-32021 data), or NULL */
   json_t *missing_caps;
+  /* A 2026-07-28 request on a connection with a session (stdio): counted;
+   * the call sits in its in-flight list so notifications/cancelled from
+   * that client reaches it, though it is served without the session. */
+  mcp_session_t *cancel_scope;
 };
 
 /* ---- server.c ---------------------------------------------------------------
