@@ -103,7 +103,7 @@ static mcp_status session_new(mcp_http_server_t *h, const char *id,
     free(hs);
     return s;
   }
-  mcp__channel none = {NULL, NULL, NULL};
+  mcp__channel none = {NULL, NULL, NULL, NULL};
   s = mcp__session_new(h->server, none, &hs->se);
   if (s != MCP_OK) {
     free(hs);
@@ -116,7 +116,7 @@ static mcp_status session_new(mcp_http_server_t *h, const char *id,
   hs->last_active_ms = mcp__monotonic_ms();
   hs->se->id = strdup(hs->id);
   hs->se->transport_data = hs;
-  mcp__channel notify = {notify_send, NULL, hs->se};
+  mcp__channel notify = {notify_send, NULL, hs->se, hs->h};
   mcp__session_set_notify(hs->se, notify);
   *out = hs;
   return MCP_OK;
