@@ -101,15 +101,13 @@ typedef struct mcp_store_ops {
                            void *ud, mcp_error_t *err);
   /* Releases impl. */
   void (*close)(void *impl);
-  /* ---- version 2 ---- */
-  unsigned flags; /* MCP_STORE_* */
 } mcp_store_ops;
 
-/* ops->flags (version >= 2): other processes run tasks in this store at the
- * same time (replicas sharing a database). The task engine then leaves the
- * active tasks it finds at start alone (they may be running elsewhere);
- * the store itself fails the tasks of a process that stopped renewing
- * their leases. */
+/* A store flag (mcp_store_set_flags): other processes run tasks in this
+ * store at the same time (replicas sharing a database). The task engine
+ * then leaves the active tasks it finds at start alone (they may be running
+ * elsewhere); the store itself fails the tasks of a process that stopped
+ * renewing their leases. */
 #define MCP_STORE_SHARED 1u
 
 /* Wraps a backend (returns new). ops is borrowed and must outlive the
@@ -122,6 +120,10 @@ MCP_API void mcp_store_free(mcp_store_t *store);
 MCP_API const char *mcp_store_name(const mcp_store_t *store);
 MCP_API const mcp_store_ops *mcp_store_get_ops(const mcp_store_t *store);
 MCP_API void *mcp_store_impl(const mcp_store_t *store);
+/* MCP_STORE_* flags of the store (0 unless a backend set them; the
+ * PostgreSQL store sets MCP_STORE_SHARED). Set before use. */
+MCP_API mcp_status mcp_store_set_flags(mcp_store_t *store, unsigned flags);
+MCP_API unsigned mcp_store_flags(const mcp_store_t *store);
 
 /* The in-memory backend (returns new). */
 MCP_API mcp_status mcp_store_memory_new(mcp_store_t **out);

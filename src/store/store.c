@@ -10,6 +10,7 @@
 struct mcp_store {
   const mcp_store_ops *ops;
   void *impl;
+  unsigned flags; /* MCP_STORE_* */
 };
 
 void mcp_task_record_clear(mcp_task_record *rec) {
@@ -89,6 +90,15 @@ const mcp_store_ops *mcp_store_get_ops(const mcp_store_t *s) {
 }
 void *mcp_store_impl(const mcp_store_t *s) {
   return s ? s->impl : NULL;
+}
+mcp_status mcp_store_set_flags(mcp_store_t *s, unsigned flags) {
+  if (s == NULL || (flags & ~MCP_STORE_SHARED) != 0)
+    return MCP_ERR_INVALID_ARG;
+  s->flags = flags;
+  return MCP_OK;
+}
+unsigned mcp_store_flags(const mcp_store_t *s) {
+  return s ? s->flags : 0;
 }
 
 mcp_status mcp_store_open(const char *spec, mcp_store_t **out,

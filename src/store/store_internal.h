@@ -13,8 +13,7 @@ bool mcp__task_record_copy(mcp_task_record *dst, const mcp_task_record *src);
 
 /* True when other processes run tasks in s at the same time. */
 static inline bool mcp__store_is_shared(const mcp_store_t *s) {
-  const mcp_store_ops *ops = mcp_store_get_ops(s);
-  return ops && ops->version >= 2 && (ops->flags & MCP_STORE_SHARED);
+  return (mcp_store_flags(s) & MCP_STORE_SHARED) != 0;
 }
 
 /* True when rec matches filter (the keyset cursor included). */

@@ -399,7 +399,7 @@ static void pg_close(void *impl) {
 }
 
 static const mcp_store_ops postgres_ops = {
-    .version = 2,
+    .version = 1,
     .name = "postgres",
     .task_put = pg_put,
     .task_get = pg_get,
@@ -408,7 +408,6 @@ static const mcp_store_ops postgres_ops = {
     .task_delete = pg_delete,
     .task_sweep = pg_sweep,
     .close = pg_close,
-    .flags = MCP_STORE_SHARED,
 };
 
 mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
@@ -438,7 +437,9 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
     return st;
   }
   q->has_keeper = pthread_create(&q->keeper, NULL, keeper_main, q) == 0;
-  return mcp_store_new(&postgres_ops, q, out);
+  if ((st = mcp_store_new(&postgres_ops, q, out)) == MCP_OK)
+    mcp_store_set_flags(*out, MCP_STORE_SHARED);
+  return st;
 }
 
 mcp_status mcp_store_postgres_set_lease(mcp_store_t *store, int64_t lease_ms) {

@@ -48,13 +48,11 @@ static mcp_store_t *open_sqlite(void) {
 
 static char pg_conninfo[768];
 
-/* A fresh schema for every case: the tables are dropped, the store's
- * migrations create them again. */
+/* A fresh schema for every case: everything is dropped, the store's
+ * migrations create it again. */
 static mcp_store_t *open_postgres(void) {
-  assert_true(pg_test_sql(pg_conninfo, "DROP TABLE IF EXISTS mcp_tasks;"
-                                       "DROP TABLE IF EXISTS mcp_secrets;"
-                                       "DROP TABLE IF EXISTS "
-                                       "mcp_schema_version CASCADE"));
+  assert_true(pg_test_sql(pg_conninfo, "DROP SCHEMA public CASCADE;"
+                                       "CREATE SCHEMA public"));
   mcp_store_t *s = NULL;
   mcp_error_t err;
   mcp_status st = mcp_store_postgres_open(pg_conninfo, 3, &s, &err);
