@@ -6,7 +6,8 @@
  * session once (never echoed back); resources/updated reaches only the
  * sessions subscribed to the URI; a server of another name ignores both;
  * a listening connection killed by the database comes back and delivers a
- * resync (list_changed of every announced list). */
+ * resync (list_changed of every announced list); a 2026-07-28
+ * subscriptions/listen stream on B hears what A causes. */
 #include "testutil.h"
 
 #include <string.h>
@@ -105,6 +106,19 @@ static void wait_listeners(int n) {
   assert_true(up);
 }
 
+/* Waits until events of from reach to: probes with notifications/message
+ * (which listen streams never get) until one arrives in to's session. */
+static void wait_relay(replica *from, replica *to) {
+  size_t n = count(&to->notes);
+  bool got = false;
+  for (int i = 0; i < 200 && !got; i++) {
+    mcp_server_broadcast(from->server, "notifications/message",
+                         json_pack("{s:s,s:s}", "level", "info", "data", "p"));
+    got = tu_capture_wait(&to->notes, n + 1, 50) > n;
+  }
+  assert_true(got);
+}
+
 static void test_fan_out(void **state) {
   (void)state;
   replica a, b, other, other2;
@@ -174,6 +188,51 @@ static void test_fan_out(void **state) {
   close_replica(&other2);
 }
 
+/* A 2026-07-28 subscriptions/listen stream on B hears what A causes: the
+ * relay delivers into the same local path as B's own changes. */
+static void test_listen_stream_on_b(void **state) {
+  (void)state;
+  replica a, b;
+  open_replica(&a, "listen-shop");
+  open_replica(&b, "listen-shop");
+  wait_relay(&a, &b);
+  tu_capture stream;
+  tu_capture_init(&stream);
+  const char *listen =
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"subscriptions/listen\","
+      "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}},"
+      "\"notifications\":{\"toolsListChanged\":true,"
+      "\"resourceSubscriptions\":[\"file:///data.csv\"]}}}";
+  mcp_call_t *call = NULL;
+  assert_int_equal(mcp__server_accept(b.server, NULL, NULL, listen,
+                                      strlen(listen),
+                                      tu_capture_channel(&stream), &call),
+                   MCP__ACCEPT_REQUEST);
+  mcp__call_allow_suspend(call);
+  mcp__call_run(call);
+  assert_int_equal(tu_capture_wait(&stream, 1, 5000), 1); /* the ack */
+  add_tool(a.server, "from_a");
+  assert_int_equal(
+      mcp_server_notify_resource_updated(a.server, "file:///data.csv"), MCP_OK);
+  assert_true(tu_capture_wait(&stream, 3, 10000) >= 3);
+  assert_string_equal(method_at(&stream, 1),
+                      "notifications/tools/list_changed");
+  assert_string_equal(method_at(&stream, 2), "notifications/resources/updated");
+  pthread_mutex_lock(&stream.lock);
+  json_t *sub = json_object_get(
+      json_object_get(
+          json_object_get(json_array_get(stream.messages, 1), "params"),
+          "_meta"),
+      "io.modelcontextprotocol/subscriptionId");
+  assert_int_equal(json_integer_value(sub), 7);
+  pthread_mutex_unlock(&stream.lock);
+  mcp__server_end_streams(b.server, NULL);
+  close_replica(&a);
+  close_replica(&b);
+  tu_capture_destroy(&stream);
+}
+
 /* What is not an event is refused; requests are never delivered. */
 static void test_deliver_rejects(void **state) {
   (void)state;
@@ -205,6 +264,7 @@ int main(void) {
   pg_test_fresh_db("mcp_relay", conninfo, sizeof conninfo);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fan_out),
+      cmocka_unit_test(test_listen_stream_on_b),
       cmocka_unit_test(test_deliver_rejects),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
