@@ -199,6 +199,15 @@ mcp_status mcp__server_resource_updated_local(mcp_server_t *s, const char *uri);
 void mcp__relay_publish_broadcast(mcp_server_t *s, const char *method,
                                   const json_t *params);
 void mcp__relay_publish_resource_updated(mcp_server_t *s, const char *uri);
+/* Publishes event (steals; NULL ignored) when s has a relay. */
+void mcp__relay_publish_event(mcp_server_t *s, json_t *event);
+/* src/tasks/task_relay.c: a task event of another replica ({"kind":
+ * "task_status","task":T,"session":K} / {"kind":"task_cancel","taskId":I}):
+ * status to this replica's sessions with tasks key K and waiters woken;
+ * the handler of a task running here cancelled. MCP_ERR_INVALID_ARG for a
+ * malformed event, MCP_ERR_UNSUPPORTED without tasks. */
+mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event);
+mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event);
 void mcp__relay_close(mcp_server_t *s);
 mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 bool (*wants)(mcp_session_t *, void *),

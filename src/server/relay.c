@@ -42,6 +42,12 @@ void mcp__relay_close(mcp_server_t *s) {
     r.ops->close(r.impl);
 }
 
+static void publish(mcp_server_t *s, json_t *event);
+
+void mcp__relay_publish_event(mcp_server_t *s, json_t *event) {
+  publish(s, event);
+}
+
 static void publish(mcp_server_t *s, json_t *event) {
   /* set before serving and cleared only by mcp_server_free */
   const mcp_relay_ops *ops = s->relay.ops;
@@ -105,6 +111,10 @@ mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
     if (prompts)
       mcp__server_broadcast_local(s, "notifications/prompts/list_changed",
                                   NULL);
+  } else if (kind && strcmp(kind, "task_status") == 0) {
+    st = mcp__tasks_remote_status(s, e);
+  } else if (kind && strcmp(kind, "task_cancel") == 0) {
+    st = mcp__tasks_remote_cancel(s, e);
   } else if (kind && strcmp(kind, "resource_updated") == 0) {
     const char *uri = json_string_value(json_object_get(e, "uri"));
     if (uri)

@@ -62,6 +62,7 @@ static void wake_session(mcp_session_t *se) {
 /* ---- change reporting -------------------------------------------------------
  */
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
+  mcp__engine_publish_status(e, rec); /* to the other replicas */
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
   task_run *r = mcp__engine_find_run(e, rec->task_id);

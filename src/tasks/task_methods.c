@@ -143,6 +143,7 @@ mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
   if (st != MCP_OK)
     return st;
   mcp__engine_cancel_run(e, id);
+  mcp__engine_publish_cancel(e, id); /* it may run on another replica */
   if ((st = mcp__tasks_load(&e->tasks, id, &rec)) != MCP_OK)
     return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, id) : st;
   *result = mcp__task_json(&rec);

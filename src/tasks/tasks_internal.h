@@ -74,5 +74,10 @@ mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);
 /* engine.c: raise the cancellation flag of a task running here. */
 void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
+/* task_relay.c: tell the other replicas (through the server's relay, if
+ * any) that a task changed / was cancelled here. */
+void mcp__engine_publish_status(mcp__task_engine *e,
+                                const mcp_task_record *rec);
+void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id);
 
 #endif

@@ -7,13 +7,17 @@
  * sessions subscribed to the URI; a server of another name ignores both;
  * a listening connection killed by the database comes back and delivers a
  * resync (list_changed of every announced list); a 2026-07-28
- * subscriptions/listen stream on B hears what A causes. */
+ * subscriptions/listen stream on B hears what A causes; task status and
+ * tasks/cancel travel between replicas serving one session. */
 #include "testutil.h"
 
 #include <string.h>
 #include <unistd.h>
 
 #include "pg_test.h"
+#include "server/internal.h"
+
+#include <stdatomic.h>
 
 static char conninfo[768];
 
@@ -233,6 +237,107 @@ static void test_listen_stream_on_b(void **state) {
   tu_capture_destroy(&stream);
 }
 
+static atomic_int gate, saw_cancel;
+
+/* Waits for the gate; stops when cancelled (and says so). */
+static mcp_status slow_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                            void *ud) {
+  (void)args, (void)ud;
+  for (int i = 0; i < 3000 && !atomic_load(&gate); i++) {
+    if (mcp_call_is_cancelled(call)) {
+      atomic_store(&saw_cancel, 1);
+      return MCP_OK;
+    }
+    usleep(10 * 1000);
+  }
+  mcp_result_add_text(r, "done");
+  return MCP_OK;
+}
+
+static void enable_tasks(replica *r) {
+  mcp_tool_t *t = NULL;
+  assert_int_equal(mcp_tool_new("slow", &t), MCP_OK);
+  mcp_tool_set_handler(t, slow_tool, NULL, NULL);
+  mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
+  assert_int_equal(mcp_server_add_tool(r->server, t, NULL), MCP_OK);
+  assert_int_equal(mcp_server_enable_tasks(r->server, r->store, NULL, NULL),
+                   MCP_OK);
+}
+
+static char *start_task(replica *r) {
+  json_t *res = tu_request(r->server, r->session, "tools/call",
+                           "{\"name\":\"slow\",\"arguments\":{},\"task\":{}}");
+  const char *id = json_string_value(json_object_get(
+      json_object_get(json_object_get(res, "result"), "task"), "taskId"));
+  assert_non_null(id);
+  char *copy = strdup(id);
+  json_decref(res);
+  return copy;
+}
+
+/* Waits for notifications/tasks/status of task id with status in c. */
+static bool wait_status(tu_capture *c, const char *id, const char *status) {
+  for (size_t want = 1; want < 64; want++) {
+    if (tu_capture_wait(c, want, 10000) < want)
+      return false;
+    pthread_mutex_lock(&c->lock);
+    json_t *m = json_array_get(c->messages, want - 1);
+    json_t *p = json_object_get(m, "params");
+    bool hit =
+        strcmp(json_string_value(json_object_get(m, "method")),
+               "notifications/tasks/status") == 0 &&
+        strcmp(json_string_value(json_object_get(p, "taskId")), id) == 0 &&
+        strcmp(json_string_value(json_object_get(p, "status")), status) == 0;
+    pthread_mutex_unlock(&c->lock);
+    if (hit)
+      return true;
+  }
+  return false;
+}
+
+/* One session served by A and B (its state moved as the HTTP session store
+ * does): a task started on A and cancelled on B stops its handler on A, and
+ * A's session hears "cancelled"; a task completed on A is announced to the
+ * session on B. */
+static void test_tasks_across_replicas(void **state) {
+  (void)state;
+  replica a, b;
+  open_replica(&a, "task-shop");
+  open_replica(&b, "task-shop");
+  enable_tasks(&a);
+  enable_tasks(&b);
+  mcp__session_release(b.session); /* B serves A's session instead */
+  b.session = tu_session(b.server, &b.notes);
+  char *state_text = mcp__session_export(a.session);
+  assert_non_null(state_text);
+  assert_int_equal(mcp__session_import(b.session, state_text), MCP_OK);
+  free(state_text);
+  wait_relay(&a, &b);
+  wait_relay(&b, &a);
+
+  atomic_store(&gate, 0);
+  char *t1 = start_task(&a);
+  char params[128];
+  snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", t1);
+  json_t *r = tu_request(b.server, b.session, "tasks/cancel", params);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(r, "result"), "status")),
+                      "cancelled");
+  json_decref(r);
+  for (int i = 0; i < 1000 && !atomic_load(&saw_cancel); i++)
+    usleep(10 * 1000);
+  assert_true(atomic_load(&saw_cancel)); /* the handler on A stopped */
+  assert_true(wait_status(&a.notes, t1, "cancelled"));
+
+  char *t2 = start_task(&a);
+  atomic_store(&gate, 1);
+  assert_true(wait_status(&b.notes, t2, "completed"));
+  free(t1);
+  free(t2);
+  close_replica(&a);
+  close_replica(&b);
+}
+
 /* What is not an event is refused; requests are never delivered. */
 static void test_deliver_rejects(void **state) {
   (void)state;
@@ -265,6 +370,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fan_out),
       cmocka_unit_test(test_listen_stream_on_b),
+      cmocka_unit_test(test_tasks_across_replicas),
       cmocka_unit_test(test_deliver_rejects),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
