@@ -3,7 +3,7 @@
  *
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
  *                   [--store memory|sqlite:PATH|postgres://...]
- *                   [--task-lease MS] [--no-tasks]
+ *                   [--task-lease MS] [--allow-host H] [--no-tasks]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
  *                   [--stateless] [--banner]
  *
@@ -31,6 +31,7 @@ static void usage(FILE *f) {
   fputs(
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
       "                       [--store SPEC] [--task-lease MS] [--no-tasks]\n"
+      "                       [--allow-host H]\n"
       "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--banner]\n"
@@ -43,6 +44,8 @@ static void usage(FILE *f) {
       "several\n"
       "                 replicas share tasks, docs/deploy.md)\n"
       "  --task-lease MS  postgres: lease of running tasks (default 10000)\n"
+      "  --allow-host H  accept Host H too (behind a proxy: the public\n"
+      "                 host:port; \"*\" any); repeatable\n"
       "  --no-tasks     serve without MCP tasks\n"
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
@@ -54,9 +57,10 @@ static void usage(FILE *f) {
 
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
                              bool stateless, bool banner, const char *db_path,
-                             unsigned io_threads, mcp_store_t *store) {
+                             unsigned io_threads, mcp_store_t *store,
+                             char **allow_hosts, int nallow) {
   bool shared = store && strcmp(mcp_store_name(store), "postgres") == 0;
-  if (!stateless && !banner && io_threads == 0 && !shared)
+  if (!stateless && !banner && io_threads == 0 && !shared && nallow == 0)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
@@ -83,6 +87,8 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
     st = mcp_http_options_set_stateless(o, stateless);
   if (st == MCP_OK && io_threads != 0)
     st = mcp_http_options_set_io_threads(o, io_threads);
+  for (int i = 0; st == MCP_OK && i < nallow; i++)
+    st = mcp_http_options_add_allowed_host(o, allow_hosts[i]);
   /* Replicas on one PostgreSQL database share sessions and SSE events: any
    * replica serves any session and resumes any stream (docs/deploy.md). */
   mcp_session_store sessions = {NULL, NULL};
@@ -226,6 +232,8 @@ int main(int argc, char **argv) {
   const char *http = "127.0.0.1:8808";
   const char *store_spec = "sqlite:mcp-demo.db";
   long long lease_ms = 0;
+  char *allow_hosts[16];
+  int nallow = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
@@ -238,6 +246,8 @@ int main(int argc, char **argv) {
       banner = true;
     else if (strcmp(a, "--store") == 0 && i + 1 < argc)
       store_spec = argv[++i];
+    else if (strcmp(a, "--allow-host") == 0 && i + 1 < argc && nallow < 16)
+      allow_hosts[nallow++] = argv[++i];
     else if (strcmp(a, "--task-lease") == 0 && i + 1 < argc)
       lease_ms = strtoll(argv[++i], NULL, 10);
     else if (strcmp(a, "--no-tasks") == 0)
@@ -333,8 +343,8 @@ int main(int argc, char **argv) {
           MCP_VERSION_STRING, db_path);
     st = mcp_server_serve_stdio(server);
   } else {
-    st =
-        serve_http(server, http, stateless, banner, db_path, io_threads, store);
+    st = serve_http(server, http, stateless, banner, db_path, io_threads, store,
+                    allow_hosts, nallow);
   }
   mcp_server_free(server);
   demo_db_close(db);
