@@ -21,6 +21,7 @@
 #include <mcp/mcp.h>
 
 #include "demo_db.h"
+#include "demo_replica.h"
 #include "demo_resources.h"
 #include "demo_tasks.h"
 #include "demo_tools.h"
@@ -183,6 +184,8 @@ static mcp_status share_through_database(mcp_server_t *server,
                                                    key, sizeof key, err);
   if (st == MCP_OK)
     st = mcp_server_set_request_state_key(server, key, sizeof key);
+  if (st == MCP_OK)
+    st = demo_register_replica_tools(server, err);
   /* and what one replica announces (list changes, resource updates)
    * reaches the clients of all */
   mcp_relay relay;

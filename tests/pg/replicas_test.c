@@ -7,6 +7,9 @@
  *   - an old-era (2025-11-25) session initialized on A is used on B (its
  *     tasks listed there), and a stream of B is resumed with Last-Event-ID
  *     on C; DELETE ends it in the database;
+ *   - a tools list change caused on A (toggle_beta_tool) reaches a
+ *     2026-07-28 subscriptions/listen stream on B and an old-era GET stream
+ *     on C (LISTEN/NOTIFY relay);
  *   - a multi-round input_required request (2026-07-28) started on A is
  *     completed on B (requestState key shared through the database);
  *   - PostgreSQL restarted in the middle: task requests fail with a clear
@@ -292,6 +295,68 @@ static void test_old_era_session_a_b_c(void **state) {
   json_decref(j);
 }
 
+/* Reads events from c until one's data contains needle. */
+static bool read_until(tc_conn *c, const char *needle) {
+  char *ev;
+  bool hit = false;
+  while (!hit && (ev = tc_next_event(c, 10000)) != NULL) {
+    hit = strstr(ev, needle) != NULL;
+    free(ev);
+  }
+  return hit;
+}
+
+static void test_list_change_reaches_b_and_c(void **state) {
+  (void)state;
+  /* B: a 2026-07-28 listen stream */
+  tc_conn listen;
+  assert_true(tc_open(
+      &listen, rep[1].port, "POST", "/mcp",
+      "Accept: application/json, text/event-stream\r\n"
+      "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: "
+      "subscriptions/listen\r\n",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\","
+      "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}},"
+      "\"notifications\":{\"toolsListChanged\":true}}}",
+      5000));
+  assert_int_equal(listen.status, 200);
+  assert_true(read_until(&listen, "io.modelcontextprotocol/subscriptionId"));
+  /* C: an old-era session with its GET stream */
+  char sid[64] = "", *out = NULL;
+  assert_int_equal(
+      tc_do(rep[2].port, "POST",
+            "Accept: application/json, text/event-stream\r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+            &out, sid),
+      200);
+  free(out);
+  json_decref(session_post(
+      &rep[2], sid,
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 202));
+  char gh[256];
+  snprintf(gh, sizeof gh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  tc_conn get;
+  assert_true(tc_open(&get, rep[2].port, "GET", "/mcp", gh, NULL, 5000));
+  assert_int_equal(get.status, 200);
+  /* A changes its tools */
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "toggle_beta_tool");
+  assert_non_null(strstr(out, "beta_echo added"));
+  free(out);
+  assert_true(read_until(&listen, "notifications/tools/list_changed"));
+  assert_true(read_until(&get, "notifications/tools/list_changed"));
+  tc_close(&listen);
+  tc_close(&get);
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "toggle_beta_tool");
+  assert_non_null(strstr(out, "beta_echo removed"));
+  free(out);
+}
+
 static void test_database_restart(void **state) {
   (void)state;
   char *out = NULL, *err = NULL, id[128];
@@ -420,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_task_a_b_c),
       cmocka_unit_test(test_input_required_a_then_b),
       cmocka_unit_test(test_old_era_session_a_b_c),
+      cmocka_unit_test(test_list_change_reaches_b_and_c),
       cmocka_unit_test(test_database_restart),
       cmocka_unit_test(test_sigkill_fails_task_within_lease),
   };
