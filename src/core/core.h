@@ -34,6 +34,7 @@
 #include "mcp/server.h"
 
 #define MCP__MAX_VERSION_LEN 16
+#define MCP__INLINE_SLOTS    256 /* tools tracked for running inline */
 
 struct mcp_server {
   char *name, *version, *title, *description, *website_url, *instructions;
@@ -62,6 +63,11 @@ struct mcp_server {
 
   struct mcp__task_engine *tasks;    /* NULL unless tasks are enabled */
   const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
+
+  /* Per tool-name hash: recent fast runs, negative after a slow one, and
+   * consecutive slow runs on a network thread (inline_runs.c). */
+  atomic_int inline_streak[MCP__INLINE_SLOTS];
+  atomic_int inline_strikes[MCP__INLINE_SLOTS];
 
   mcp__method_table method_tables[MCP__METHOD_TABLES]; /* methods.h */
   size_t method_tables_count;
@@ -180,11 +186,6 @@ struct mcp_call {
 };
 
 /* ---- server_state.c: what every feature reports through ----------------- */
-void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 /* Sends msg to the notify stream of every session for which wants(session,
  * ud) is true (called under the server lock; it may take session locks).
  * MCP_ERR_NOMEM when not every wanted session could be collected; those

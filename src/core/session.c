@@ -233,3 +233,47 @@ void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
     }
   pthread_mutex_unlock(&se->lock);
 }
+
+size_t mcp__server_max_message_bytes(const mcp_server_t *s) {
+  return s->max_message_bytes;
+}
+
+unsigned mcp__server_worker_threads(const mcp_server_t *s) {
+  return s->worker_threads;
+}
+
+bool mcp__session_is_initialized(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool ok =
+      se->state == MCP__SESSION_INITIALIZED || se->state == MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+  return ok;
+}
+
+mcp_status mcp__session_set_transport(mcp_session_t *se, const char *id,
+                                      void *data) {
+  char *copy = id ? strdup(id) : NULL;
+  if (id && copy == NULL)
+    return MCP_ERR_NOMEM;
+  pthread_mutex_lock(&se->lock);
+  free(se->id);
+  se->id = copy;
+  se->transport_data = data;
+  pthread_mutex_unlock(&se->lock);
+  return MCP_OK;
+}
+
+void mcp__session_clear_transport(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  se->transport_data = NULL;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {
+  pthread_mutex_lock(&se->lock);
+  void *data = se->transport_data;
+  if (data && retain)
+    retain(data);
+  pthread_mutex_unlock(&se->lock);
+  return data;
+}
