@@ -141,7 +141,8 @@ struct hs_req {
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;
-  mcp__buf resp; /* JSON answer */
+  mcp__prescan scan; /* of body (points into it; gone with it) */
+  mcp__buf resp;     /* JSON answer */
   unsigned status;
   hs_session *hs;      /* counted, or NULL */
   bool new_session;    /* hs was created by this initialize */
