@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* http.c - MCP Streamable HTTP on libmicrohttpd.
+/* http_request.c - one HTTP request of MCP Streamable HTTP: POST, GET,
+ * DELETE, and the reply channel of the call a POST carries.
  *
  * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool
  * and calls on_request for every request. Client responses, notifications,
