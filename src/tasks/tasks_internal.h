@@ -79,5 +79,9 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
 void mcp__engine_publish_status(mcp__task_engine *e,
                                 const mcp_task_record *rec);
 void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id);
+/* task_relay.c: the task hooks for events of other replicas
+ * (core/methods.h). */
+mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event);
+mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
 #include "transport/http_internal.h"
 
 mcp_status mcp_http_options_set_session_store(mcp_http_options_t *o,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "util/rand.h"
 
 char *mcp__session_export(mcp_session_t *se) {

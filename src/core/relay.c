@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* relay.c - the server's side of notification fan-out between replicas
+/* relay.c - the core's side of notification fan-out between replicas
  * (mcp/relay.h): what mcp_server_broadcast and
  * mcp_server_notify_resource_updated deliver here is also published through
  * the relay; what the relay receives from other replicas goes into the same
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 
 mcp_status mcp_server_set_relay(mcp_server_t *s, mcp_relay relay) {
   if (s == NULL || relay.ops == NULL || relay.ops->version < 1 ||
@@ -112,9 +112,11 @@ mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
       mcp__server_broadcast_local(s, "notifications/prompts/list_changed",
                                   NULL);
   } else if (kind && strcmp(kind, "task_status") == 0) {
-    st = mcp__tasks_remote_status(s, e);
+    st = s->task_hooks ? s->task_hooks->remote_status(s, e)
+                       : MCP_ERR_UNSUPPORTED;
   } else if (kind && strcmp(kind, "task_cancel") == 0) {
-    st = mcp__tasks_remote_cancel(s, e);
+    st = s->task_hooks ? s->task_hooks->remote_cancel(s, e)
+                       : MCP_ERR_UNSUPPORTED;
   } else if (kind && strcmp(kind, "resource_updated") == 0) {
     const char *uri = json_string_value(json_object_get(e, "uri"));
     if (uri)
