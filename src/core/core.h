@@ -234,6 +234,10 @@ void mcp__session_wake(mcp_session_t *s);
 /* A random key naming this session as the creator of tasks (tasks/list
  * without authentication), made on first use; NULL if the CSPRNG failed. */
 const char *mcp__session_owner_key(mcp_session_t *s);
+/* True when s is ready and its owner key (never made here) is key: the
+ * session, maybe adopted from another replica, that created a task
+ * (session_share.c). */
+bool mcp__session_has_owner_key(mcp_session_t *s, const char *key);
 
 /* Named sets of strings a session keeps for feature modules. */
 typedef enum mcp__session_set {

@@ -10,15 +10,12 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "util/rand.h"
 
 char *mcp__session_export(mcp_session_t *se) {
-  bool tasks = se->server->tasks != NULL;
+  /* the owner key is made now, not lazily: every replica must use one */
+  if (se->server->tasks)
+    mcp__session_owner_key(se);
   pthread_mutex_lock(&se->lock);
-  /* the tasks key is made now, not lazily: every replica must use one */
-  if (tasks && se->tasks_key[0] == '\0' &&
-      mcp__random_uuid(se->tasks_key) != MCP_OK)
-    se->tasks_key[0] = '\0';
   json_t *j = json_pack(
       "{s:i,s:s,s:O?,s:O?,s:i,s:O?,s:s?}", "v", 1, "protocolVersion",
       se->protocol_version, "clientCapabilities", se->client_capabilities,
@@ -68,4 +65,12 @@ mcp_status mcp__session_import(mcp_session_t *se, const char *text) {
   pthread_mutex_unlock(&se->lock);
   json_decref(j);
   return MCP_OK;
+}
+
+bool mcp__session_has_owner_key(mcp_session_t *se, const char *key) {
+  pthread_mutex_lock(&se->lock);
+  bool match = se->state == MCP__SESSION_READY && se->tasks_key[0] != '\0' &&
+               strcmp(se->tasks_key, key) == 0;
+  pthread_mutex_unlock(&se->lock);
+  return match;
 }

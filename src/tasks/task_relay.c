@@ -29,11 +29,7 @@ void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id) {
 }
 
 static bool has_tasks_key(mcp_session_t *se, void *ud) {
-  pthread_mutex_lock(&se->lock);
-  bool match = se->state == MCP__SESSION_READY &&
-               strcmp(se->tasks_key, (const char *)ud) == 0;
-  pthread_mutex_unlock(&se->lock);
-  return match;
+  return mcp__session_has_owner_key(se, ud);
 }
 
 mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event) {
