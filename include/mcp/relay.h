@@ -34,12 +34,19 @@ extern "C" {
 
 typedef struct mcp_server mcp_server_t;
 
+/* Where a relay hands what other processes published: event (JSON text,
+ * borrowed for the call) of length len; ctx as given to start. */
+typedef mcp_status (*mcp_relay_deliver_fn)(void *ctx, const char *event,
+                                           size_t len);
+
 typedef struct mcp_relay_ops {
   int version;      /* 1; members are only appended */
   const char *name; /* "postgres", ... */
-  /* Starts delivering the events of other processes to server with
-   * mcp_server_relay_deliver (from any thread). */
-  mcp_status (*start)(void *impl, mcp_server_t *server);
+  /* Starts delivering the events that other processes of the same scope
+   * (the server's name; borrowed until close) publish: deliver(ctx, ...)
+   * from any thread. The server passes its mcp_server_relay_deliver. */
+  mcp_status (*start)(void *impl, const char *scope,
+                      mcp_relay_deliver_fn deliver, void *ctx);
   /* Publishes one event (JSON text, borrowed) to the other processes; it is
    * not delivered back to this one. May fail (MCP_ERR_IO) when the peers
    * cannot be reached: local delivery has happened regardless. */
@@ -64,10 +71,6 @@ MCP_API mcp_status mcp_server_set_relay(mcp_server_t *s, mcp_relay relay);
  * MCP_ERR_INVALID_ARG for what is not an event. */
 MCP_API mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
                                             size_t len);
-
-/* The server's name (borrowed, lives as long as s): relays keep events of
- * differently named servers sharing a channel apart. */
-MCP_API const char *mcp_server_relay_name(const mcp_server_t *s);
 
 /* The relay on PostgreSQL LISTEN/NOTIFY, on the database of store (a store
  * from mcp_store_postgres_open; it must outlive the relay). Events of one

@@ -9,6 +9,10 @@
 
 #include "core/core.h"
 
+static mcp_status deliver(void *ctx, const char *event, size_t len) {
+  return mcp_server_relay_deliver(ctx, event, len);
+}
+
 mcp_status mcp_server_set_relay(mcp_server_t *s, mcp_relay relay) {
   if (s == NULL || relay.ops == NULL || relay.ops->version < 1 ||
       relay.ops->start == NULL || relay.ops->publish == NULL) {
@@ -26,7 +30,7 @@ mcp_status mcp_server_set_relay(mcp_server_t *s, mcp_relay relay) {
       relay.ops->close(relay.impl);
     return MCP_ERR_EXISTS;
   }
-  mcp_status st = relay.ops->start(relay.impl, s);
+  mcp_status st = relay.ops->start(relay.impl, s->name, deliver, s);
   if (st != MCP_OK)
     mcp__relay_close(s);
   return st;
@@ -124,8 +128,4 @@ mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
   }
   json_decref(e);
   return st;
-}
-
-const char *mcp_server_relay_name(const mcp_server_t *s) {
-  return s ? s->name : NULL;
 }

@@ -35,7 +35,8 @@ static const mcp__pg_stmt notify_stmt = {
 typedef struct pgrelay {
   mcp__pg_pool *pool; /* counted */
   char origin[37];
-  mcp_server_t *server;
+  mcp_relay_deliver_fn deliver;
+  void *ctx;
   char *scope; /* server name */
   int wake[2]; /* close writes to wake[1] */
   pthread_t thread;
@@ -53,7 +54,7 @@ static bool wait_or_stop(pgrelay *r, int ms) {
   return poll(&p, 1, ms) > 0;
 }
 
-static void deliver(pgrelay *r, const char *payload) {
+static void deliver_payload(pgrelay *r, const char *payload) {
   size_t olen = strlen(r->origin), slen = strlen(r->scope);
   if (strncmp(payload, r->origin, olen) == 0 && payload[olen] == '\t')
     return; /* our own */
@@ -64,7 +65,7 @@ static void deliver(pgrelay *r, const char *payload) {
   if (strncmp(scope, r->scope, slen) != 0 || scope[slen] != '\t')
     return; /* another server's */
   const char *event = scope + slen + 1;
-  mcp_server_relay_deliver(r->server, event, strlen(event));
+  r->deliver(r->ctx, event, strlen(event));
 }
 
 /* Listens on c until it drops (false) or the relay closes (true). */
@@ -79,7 +80,7 @@ static bool listen_on(pgrelay *r, PGconn *c) {
       return false;
     PGnotify *n;
     while ((n = PQnotifies(c)) != NULL) {
-      deliver(r, n->extra);
+      deliver_payload(r, n->extra);
       PQfreemem(n);
     }
   }
@@ -110,7 +111,7 @@ static void *listener_main(void *arg) {
     backoff = 0;
     if (!first) { /* events published while we were away are lost */
       static const char resync[] = "{\"kind\":\"resync\"}";
-      mcp_server_relay_deliver(r->server, resync, sizeof resync - 1);
+      r->deliver(r->ctx, resync, sizeof resync - 1);
     }
     first = false;
     bool closing = listen_on(r, c);
@@ -120,11 +121,12 @@ static void *listener_main(void *arg) {
   }
 }
 
-static mcp_status pr_start(void *impl, mcp_server_t *server) {
+static mcp_status pr_start(void *impl, const char *scope,
+                           mcp_relay_deliver_fn deliver, void *ctx) {
   pgrelay *r = impl;
-  const char *name = mcp_server_relay_name(server);
-  r->server = server;
-  r->scope = strdup(name ? name : "");
+  r->deliver = deliver;
+  r->ctx = ctx;
+  r->scope = strdup(scope ? scope : "");
   if (r->scope == NULL)
     return MCP_ERR_NOMEM;
   r->has_thread = pthread_create(&r->thread, NULL, listener_main, r) == 0;
