@@ -784,7 +784,14 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
     bool modern_post =
         r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {
-      r->hs = mcp__hs_session_find(h, sid);
+      bool unreachable = false;
+      r->hs = mcp__hs_session_find(h, sid, &unreachable);
+      if (r->hs == NULL && unreachable) /* shared sessions, store away */
+        return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           MCP_RPC_INTERNAL_ERROR,
+                           "Service Unavailable: the session store cannot be "
+                           "reached; try again later",
+                           NULL);
       if (r->hs == NULL)
         return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                            "Not Found: unknown or terminated session", NULL);

@@ -191,7 +191,8 @@ mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
   return session_insert(h, hs, out);
 }
 
-hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id) {
+hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id,
+                                 bool *unreachable) {
   if (strlen(id) != HS_SESSION_ID_LEN)
     return NULL;
   pthread_mutex_lock(&h->sess_lock);
@@ -202,7 +203,7 @@ hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id) {
     mcp__hs_session_retain(hs);
   pthread_mutex_unlock(&h->sess_lock);
   if (hs == NULL && h->o->sessions.ops) /* served by another replica? */
-    hs = mcp__hs_share_load(h, id);
+    hs = mcp__hs_share_load(h, id, unreachable);
   return hs;
 }
 

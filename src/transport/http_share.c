@@ -40,12 +40,17 @@ void mcp__hs_share_save(hs_session *hs) {
   pthread_mutex_unlock(&hs->lock);
 }
 
-hs_session *mcp__hs_share_load(mcp_http_server_t *h, const char *id) {
+hs_session *mcp__hs_share_load(mcp_http_server_t *h, const char *id,
+                               bool *unreachable) {
   const mcp_session_store *ss = &h->o->sessions;
   char *state = NULL;
   uint32_t base = 1;
-  if (ss->ops->load(ss->impl, id, &state, &base) != MCP_OK)
+  mcp_status st = ss->ops->load(ss->impl, id, &state, &base);
+  if (st != MCP_OK) {
+    if (unreachable && st != MCP_ERR_NOT_FOUND)
+      *unreachable = true;
     return NULL;
+  }
   hs_session *hs = NULL;
   mcp__hs_session_adopt(h, id, state, base, &hs);
   free(state);

@@ -380,6 +380,11 @@ static void test_database_restart(void **state) {
   assert_non_null(strstr(err, "task store is unavailable"));
   free(out);
   free(err);
+  /* a session this replica does not hold cannot be looked up: 503, not a
+   * misleading 404 */
+  json_decref(session_post(&rep[1], "00000000-0000-4000-8000-000000000001",
+                           "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}",
+                           503));
   /* what does not need the database goes on */
   MR_RUN(0, &out, "-u", rep[2].d.url, "tools", "call", "add", "a=2", "b=3");
   assert_non_null(strstr(out, "5"));
