@@ -26,11 +26,12 @@
  *       &err);
  *
  * Member types: MCP_STRING const char * (borrowed from the arguments, valid
- * while the handler runs; in the output, borrowed until the handler's
- * result is built, NULL omits an optional member); MCP_INTEGER int8_t,
- * int16_t, int32_t or int64_t (the schema bounds a narrower type to its
- * range); MCP_NUMBER double or float; MCP_BOOLEAN bool; MCP_OBJECT and
- * MCP_ARRAY json_t * (input: borrowed from the arguments; output: stolen
+ * while the handler runs; in the output, read after the handler returned,
+ * so point it at static text or at a buffer inside the output struct (see
+ * output_size), never at the handler's locals; NULL omits the member);
+ * MCP_INTEGER int8_t, int16_t, int32_t or int64_t (the schema bounds a narrower
+ * type to its range); MCP_NUMBER double or float; MCP_BOOLEAN bool; MCP_OBJECT
+ * and MCP_ARRAY json_t * (input: borrowed from the arguments; output: stolen
  * when the handler returns, whatever it returns).
  *
  * A field is required unless it has a default or .optional = true. A
@@ -193,8 +194,12 @@ typedef struct mcp_tool_decl {
   const char *title, *description;
   const mcp_field *input;  /* MCP_FIELDS_END-terminated; NULL: no arguments */
   const mcp_field *output; /* NULL: no output schema, no structuredContent */
-  bool strict;             /* "additionalProperties": false on the input */
-  mcp_tool_decl_fn fn;     /* exactly one of fn and call_fn */
+  /* sizeof the input and output structs; 0: up to the end of the last
+   * field. Give output_size when the output struct also holds buffers the
+   * string members point into (they live until the result is built). */
+  size_t input_size, output_size;
+  bool strict;         /* "additionalProperties": false on the input */
+  mcp_tool_decl_fn fn; /* exactly one of fn and call_fn */
   mcp_tool_decl_call_fn call_fn;
   void *user_data;                /* for call_fn */
   void (*free_user_data)(void *); /* may be NULL; called once, as tool.h */

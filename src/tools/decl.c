@@ -672,12 +672,24 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
                                    &s->input_extent);
   if (in_schema == NULL)
     goto nomem;
+  if (decl->input_size && decl->input_size < s->input_extent)
+    problem(&p, "declaration", NULL,
+            "input_size %zu is smaller than the fields need (%zu)",
+            decl->input_size, s->input_extent);
+  else if (decl->input_size)
+    s->input_extent = decl->input_size;
   mcp_tool_set_input_schema(t, in_schema);
   if (decl->output) {
     json_t *out_schema = table_schema(&p, "output", false, decl->output, false,
                                       &s->output_extent);
     if (out_schema == NULL)
       goto nomem;
+    if (decl->output_size && decl->output_size < s->output_extent)
+      problem(&p, "declaration", NULL,
+              "output_size %zu is smaller than the fields need (%zu)",
+              decl->output_size, s->output_extent);
+    else if (decl->output_size)
+      s->output_extent = decl->output_size;
     if (decl->output[0].name == NULL)
       problem(&p, "output", NULL, "the table has no field (use NULL)");
     mcp_tool_set_output_schema(t, out_schema);
