@@ -4,7 +4,7 @@
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
  *                   [--store memory|sqlite:PATH] [--no-tasks]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
- *                   [--stateless] [--banner]
+ *                   [--stateless] [--cors-origin ORIGIN] [--banner]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
  * stdio, with MCP tasks enabled (task store: --store, default the --db file,
@@ -32,7 +32,7 @@ static void usage(FILE *f) {
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
       "                       [--store SPEC] [--no-tasks] [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
-      "                       [--io-threads N] [--banner]\n"
+      "                       [--io-threads N] [--cors-origin O] [--banner]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
@@ -45,14 +45,20 @@ static void usage(FILE *f) {
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
       "  --io-threads N HTTP connection threads (default 2)\n"
+      "  --cors-origin O  allow browser clients from origin O (CORS), e.g.\n"
+      "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
+      "                 repeatable, * for any origin\n"
       "  --banner       print how to talk to the server on stderr\n",
       f);
 }
 
+#define MAX_CORS 8
+
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
                              bool stateless, bool banner, const char *db_path,
-                             unsigned io_threads) {
-  if (!stateless && !banner && io_threads == 0)
+                             unsigned io_threads, const char *const *cors,
+                             size_t ncors) {
+  if (!stateless && !banner && io_threads == 0 && ncors == 0)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
@@ -79,6 +85,9 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
     st = mcp_http_options_set_stateless(o, stateless);
   if (st == MCP_OK && io_threads != 0)
     st = mcp_http_options_set_io_threads(o, io_threads);
+  for (size_t i = 0; st == MCP_OK && i < ncors; i++)
+    if ((st = mcp_http_options_add_cors_origin(o, cors[i])) != MCP_OK)
+      fprintf(stderr, "mcp-demo-server: bad --cors-origin %s\n", cors[i]);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
     mcp_http_options_free(o);
@@ -178,6 +187,8 @@ int main(int argc, char **argv) {
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
   bool tasks = true, cleanup = false;
+  const char *cors[MAX_CORS];
+  size_t ncors = 0;
   const char *http = "127.0.0.1:8808";
   const char *store_spec = NULL; /* default: sqlite:<db_path> */
   char store_buf[4200];
@@ -197,7 +208,14 @@ int main(int argc, char **argv) {
       tasks = false;
     else if (strcmp(a, "--cleanup-tasks") == 0)
       cleanup = true;
-    else if (strcmp(a, "--db") == 0 && i + 1 < argc)
+    else if (strcmp(a, "--cors-origin") == 0 && i + 1 < argc) {
+      if (ncors == MAX_CORS) {
+        fprintf(stderr, "mcp-demo-server: at most %d --cors-origin\n",
+                MAX_CORS);
+        return 2;
+      }
+      cors[ncors++] = argv[++i];
+    } else if (strcmp(a, "--db") == 0 && i + 1 < argc)
       db_path = argv[++i];
     else if (strcmp(a, "--workers") == 0 && i + 1 < argc)
       workers = (unsigned)strtoul(argv[++i], NULL, 10);
@@ -298,7 +316,8 @@ int main(int argc, char **argv) {
     }
     st = mcp_server_serve_stdio(server);
   } else {
-    st = serve_http(server, http, stateless, banner, db_path, io_threads);
+    st = serve_http(server, http, stateless, banner, db_path, io_threads, cors,
+                    ncors);
   }
   mcp_server_free(server);
   demo_db_close(db);
