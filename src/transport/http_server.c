@@ -365,6 +365,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
       io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
       MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
       MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_END);
   if (h->daemon == NULL) {
@@ -391,6 +392,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   atomic_store(&h->stopping, true);
   MHD_socket lfd = MHD_quiesce_daemon(h->daemon);
   mcp__hs_sessions_finish_get_streams(h);
+  mcp__server_end_streams(h->server, h); /* listen streams: final result */
 
   /* In-flight calls get until the deadline. */
   struct timespec deadline;
@@ -404,6 +406,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   /* Then cancel what is left and wait for the workers. */
   mcp__hs_sessions_end_all(h);
   stop_threads(h);
+  mcp__server_end_streams(h->server, h); /* listens that were still running */
 
   /* End every stream and let MHD finish the requests it holds. */
   int64_t until = mcp__monotonic_ms() + IO_DRAIN_MS;
