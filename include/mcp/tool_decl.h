@@ -47,6 +47,9 @@
  * Tables and the strings they point to are borrowed: they must outlive the
  * tool (declare them static const, as above).
  *
+ * The macros are C (designated initializers, compound literals); from C++
+ * fill mcp_field and mcp_tool_decl member by member.
+ *
  * Thread safety: as tool.h; the struct handed to a handler belongs to that
  * call alone.
  */
