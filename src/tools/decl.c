@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/tool_decl.h"
-#include "server/internal.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
