@@ -212,6 +212,33 @@ void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
  * msg->root over (msg->root is NULL then). */
 void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
+bool mcp__session_is_closed(mcp_session_t *s);
+/* Wakes whatever waits on the session (its condition variable): a task's
+ * state changed for a waiting tasks/result. */
+void mcp__session_wake(mcp_session_t *s);
+/* A random key naming this session as the creator of tasks (tasks/list
+ * without authentication), made on first use; NULL if the CSPRNG failed. */
+const char *mcp__session_owner_key(mcp_session_t *s);
+
+/* Named sets of strings a session keeps for feature modules. */
+typedef enum mcp__session_set {
+  MCP__SET_SUBSCRIPTIONS,   /* resources/subscribe URIs (resources) */
+  MCP__SET_URL_ELICITATIONS /* elicitation ids sent to the client (peer) */
+} mcp__session_set;
+/* Adds (add) or removes key. MCP_ERR_NOMEM when it cannot be added. */
+mcp_status mcp__session_set_update(mcp_session_t *s, mcp__session_set set,
+                                   const char *key, bool add);
+/* True when the session (ready ones only, when ready_only) holds a key for
+ * which match(key, ud) is true; with take, that key is removed. */
+bool mcp__session_set_match(mcp_session_t *s, mcp__session_set set,
+                            bool ready_only,
+                            bool (*match)(const char *key, const void *ud),
+                            const void *ud, bool take);
+/* The first session of s holding key in set, which is removed from it
+ * (returns a counted reference, or NULL). */
+mcp_session_t *mcp__server_take_session_key(mcp_server_t *s,
+                                            mcp__session_set set,
+                                            const char *key);
 
 /* ---- call.c -------------------------------------------------------------- */
 /* Sends a message related to this call on its stream (progress, logs,

@@ -8,6 +8,7 @@
  * connection until its last call has finished.
  */
 #include "core/core.h"
+#include "util/rand.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,4 +277,88 @@ void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {
     retain(data);
   pthread_mutex_unlock(&se->lock);
   return data;
+}
+
+bool mcp__session_is_closed(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool closed = se->state == MCP__SESSION_CLOSED;
+  pthread_mutex_unlock(&se->lock);
+  return closed;
+}
+
+void mcp__session_wake(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  pthread_cond_broadcast(&se->cond);
+  pthread_mutex_unlock(&se->lock);
+}
+
+const char *mcp__session_owner_key(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  if (se->tasks_key[0] == '\0' && mcp__random_uuid(se->tasks_key) != MCP_OK)
+    se->tasks_key[0] = '\0';
+  pthread_mutex_unlock(&se->lock);
+  return se->tasks_key[0] ? se->tasks_key : NULL;
+}
+
+static json_t **set_of(mcp_session_t *se, mcp__session_set set) {
+  return set == MCP__SET_SUBSCRIPTIONS ? &se->subscriptions
+                                       : &se->url_elicitations;
+}
+
+mcp_status mcp__session_set_update(mcp_session_t *se, mcp__session_set set,
+                                   const char *key, bool add) {
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&se->lock);
+  json_t **o = set_of(se, set);
+  if (add) {
+    if (*o == NULL)
+      *o = json_object();
+    if (*o == NULL || json_object_set_new(*o, key, json_true()) != 0)
+      st = MCP_ERR_NOMEM;
+  } else if (*o) {
+    json_object_del(*o, key);
+  }
+  pthread_mutex_unlock(&se->lock);
+  return st;
+}
+
+bool mcp__session_set_match(mcp_session_t *se, mcp__session_set set,
+                            bool ready_only,
+                            bool (*match)(const char *key, const void *ud),
+                            const void *ud, bool take) {
+  bool found = false;
+  pthread_mutex_lock(&se->lock);
+  json_t *o = *set_of(se, set);
+  if (o && (!ready_only || se->state == MCP__SESSION_READY)) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+      if (match(key, ud)) {
+        found = true;
+        if (take)
+          json_object_del(o, key);
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&se->lock);
+  return found;
+}
+
+static bool same_key(const char *key, const void *ud) {
+  return strcmp(key, ud) == 0;
+}
+
+mcp_session_t *mcp__server_take_session_key(mcp_server_t *s,
+                                            mcp__session_set set,
+                                            const char *key) {
+  mcp_session_t *target = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it && !target; it = it->next)
+    if (mcp__session_set_match(it, set, false, same_key, key, true)) {
+      target = it;
+      mcp__session_retain(it);
+    }
+  pthread_mutex_unlock(&s->lock);
+  return target;
 }
