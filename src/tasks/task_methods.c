@@ -70,8 +70,7 @@ mcp_status mcp__engine_store_unavailable(mcp_call_t *call) {
   return MCP_ERR_IO;
 }
 
-/* ---- tasks/get, tasks/list, tasks/cancel
- * ------------------------------------- */
+/* ---- tasks/get, tasks/list, tasks/cancel --------------------------------- */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
   mcp__task_engine *e;
   const char *id;
