@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/session_internal.h"
 
 char *mcp__session_export(mcp_session_t *se) {
   /* the owner key is made now, not lazily: every replica must use one */

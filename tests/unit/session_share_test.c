@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "server/internal.h"
+#include "core/session_internal.h"
 
 static mcp_status read_nothing(mcp_call_t *call, const char *uri, json_t *vars,
                                mcp_read_result_t *out, void *ud) {
