@@ -808,6 +808,10 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                        MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                        "Bad Request: unsupported MCP-Protocol-Version", data);
   }
+  /* 2026-07-28 has no GET stream (subscriptions/listen replaces it), no
+   * Last-Event-ID resumption and no session to DELETE: POST only. */
+  if (r->method != M_POST && proto && mcp__version_is_modern(proto))
+    return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "POST");
   if (proto) { /* any other than an unknown POST's is short */
     snprintf(r->proto_buf, sizeof r->proto_buf, "%s", proto);
     r->proto = r->proto_buf;
