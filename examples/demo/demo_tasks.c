@@ -7,7 +7,8 @@
  * reindex_catalog may run either way (one handler serves both paths).
  * archive_orders asks the user to confirm through elicitation; as a task,
  * the question travels on the client's tasks/result stream and the task
- * shows input_required until it is answered.
+ * shows input_required until it is answered. An archive adds the tool
+ * restore_orders (a tools/list_changed), which removes itself when used.
  */
 #include "demo_tasks.h"
 
@@ -72,6 +73,31 @@ static mcp_status reindex(mcp_call_t *call, json_t *args, mcp_result_t *r,
                                                 "seconds", secs));
 }
 
+static mcp_status restore_orders(mcp_call_t *call, json_t *args,
+                                 mcp_result_t *r, void *ud) {
+  (void)args, (void)ud;
+  /* Gone again once used: tools/list_changed once more. */
+  mcp_server_remove_tool(mcp_call_server(call), "restore_orders");
+  mcp_result_add_text(r, "Restored the archived orders.");
+  return MCP_OK;
+}
+
+/* Archiving makes restore_orders appear: the server announces
+ * notifications/tools/list_changed (2025-11-25 sessions; 2026-07-28
+ * subscriptions/listen streams that asked for toolsListChanged). */
+static void offer_restore(mcp_server_t *s) {
+  mcp_tool_t *t = NULL;
+  if (mcp_tool_new("restore_orders", &t) != MCP_OK)
+    return;
+  mcp_tool_set_title(t, "Restore archived orders");
+  mcp_tool_set_description(
+      t, "Brings back the orders archive_orders archived; offered only "
+         "after an archive");
+  mcp_tool_set_input_schema_text(t, "{\"type\":\"object\"}");
+  mcp_tool_set_handler(t, restore_orders, NULL, NULL);
+  mcp_server_add_tool(s, t, NULL); /* MCP_ERR_EXISTS: already offered */
+}
+
 /* One handler for both eras: in a 2025-11-25 session mcp_call_elicit sends
  * elicitation/create and waits for the answer (as a task, on the client's
  * tasks/result stream); in 2026-07-28 it returns MCP_ERR_INPUT_REQUIRED the
@@ -106,10 +132,11 @@ static mcp_status archive_orders(mcp_call_t *call, json_t *args,
   }
   bool confirm = json_is_true(json_object_get(content, "confirm"));
   json_decref(content);
-  if (action == MCP_ELICIT_ACCEPT && confirm)
+  if (action == MCP_ELICIT_ACCEPT && confirm) {
     mcp_result_add_textf(r, "Archived 42 orders older than %lld days.",
                          (long long)days);
-  else
+    offer_restore(mcp_call_server(call));
+  } else
     mcp_result_add_text(r, "Nothing archived: the user did not confirm.");
   return MCP_OK;
 }

@@ -96,6 +96,15 @@ static void test_archive_orders_modern(void **state) {
                         "complete");
     json_decref(a);
   }
+  /* the accepted archive offers restore_orders (no notification on stdio:
+   * 2026-07-28 delivers list changes on listen streams only) */
+  json_t *l = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":"
+                      "\"tools/list\",\"params\":{" META_CAPS("{}") "}}");
+  char *listed = json_dumps(l, 0);
+  json_decref(l);
+  bool offered = listed && strstr(listed, "\"restore_orders\"");
+  free(listed);
+  assert_true(offered);
   /* the state is bound to the arguments */
   char line[4096];
   snprintf(line, sizeof line,
@@ -159,10 +168,41 @@ static void test_archive_orders_legacy(void **state) {
            id);
   free(id);
   json_decref(q);
-  json_t *r = rpc(&p, line);
+  /* the archive offers restore_orders: tools/list_changed in the session,
+   * before the result */
+  assert_int_equal(tu_proc_send_line(&p, line), 0);
+  json_t *r;
+  int changes = 0;
+  while (json_object_get(r = read_msg(&p), "id") == NULL) {
+    changes += strcmp(json_string_value(json_object_get(r, "method")),
+                      "notifications/tools/list_changed") == 0;
+    json_decref(r);
+  }
   assert_int_equal(json_integer_value(json_object_get(r, "id")), 1);
   assert_non_null(strstr(text_of(r), "Archived 42 orders older than 7 days"));
   assert_null(json_object_get(json_object_get(r, "result"), "resultType"));
+  json_decref(r);
+  assert_int_equal(changes, 1);
+  /* restore_orders works once and takes itself away again */
+  assert_int_equal(tu_proc_send_line(&p,
+                                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+                                     "\"tools/call\",\"params\":{\"name\":"
+                                     "\"restore_orders\",\"arguments\":{}}}"),
+                   0);
+  changes = 0;
+  while (json_object_get(r = read_msg(&p), "id") == NULL) {
+    changes += strcmp(json_string_value(json_object_get(r, "method")),
+                      "notifications/tools/list_changed") == 0;
+    json_decref(r);
+  }
+  assert_string_equal(text_of(r), "Restored the archived orders.");
+  json_decref(r);
+  assert_int_equal(changes, 1);
+  r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\","
+              "\"params\":{\"name\":\"restore_orders\",\"arguments\":{}}}");
+  assert_true(
+      tu_error_code(r) != 0 ||
+      json_is_true(json_object_get(json_object_get(r, "result"), "isError")));
   json_decref(r);
   stop(&p);
   /* a client without elicitation: a tool error, nothing archived */

@@ -81,12 +81,38 @@ async def main(argv):
         check("Ada Lovelace" in r.messages[0].content.text, f"{r}")
         print("ok prompts/get")
 
-        STEP = "elicitation"
-        r = await client.call_tool("archive_orders", {"older_than_days": 30})
-        check(not r.is_error, f"isError: {r}")
-        check(len(asked) == 1 and "30 days" in asked[0], f"asked {asked}")
-        check(r.content[0].text.startswith("Archived 42 orders"), f"{r}")
-        print("ok elicitation through input_required")
+        # archive_orders asks for confirmation (input_required, answered by
+        # on_elicit) and, once done, offers restore_orders: a tools
+        # list_changed, which the listen stream must deliver.
+        STEP = "subscriptions/listen"
+        async with client.listen(tools_list_changed=True) as sub:
+            check(sub.honored.tools_list_changed, f"honored {sub.honored}")
+            print("ok subscriptions/listen acknowledged")
+
+            STEP = "elicitation"
+            r = await client.call_tool("archive_orders",
+                                       {"older_than_days": 30})
+            check(not r.is_error, f"isError: {r}")
+            check(len(asked) == 1 and "30 days" in asked[0], f"asked {asked}")
+            check(r.content[0].text.startswith("Archived 42 orders"), f"{r}")
+            print("ok elicitation through input_required")
+
+            STEP = "tools list_changed"
+            with anyio.fail_after(30):
+                event = await sub.__anext__()
+            check(type(event).__name__ == "ToolsListChanged", f"{event}")
+            print("ok listen stream: tools list_changed")
+
+        STEP = "tools/list after the change"
+        names, cursor = [], None
+        for _ in range(20):
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            names += [t.name for t in page.tools]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        check("restore_orders" in names, f"tools: {names}")
+        print("ok tools/list shows restore_orders")
 
 
 if __name__ == "__main__":

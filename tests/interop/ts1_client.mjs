@@ -10,7 +10,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 let step = 'connect';
 const check = (cond, what) => {
@@ -33,6 +33,9 @@ async function main(argv) {
     return { action: 'accept', content: { confirm: true } };
   });
   let version;
+  let changed;
+  const toolsChanged = new Promise(resolve => (changed = resolve));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
   await client.connect(transport);
   try {
     step = 'protocol';
@@ -78,12 +81,29 @@ async function main(argv) {
     check(p.messages[0].content.text.includes('Ada Lovelace'), JSON.stringify(p));
     console.log('ok prompts/get');
 
+    // archive_orders asks (elicitation/create) and, once done, offers
+    // restore_orders: notifications/tools/list_changed in the session.
     step = 'elicitation';
     r = await client.callTool({ name: 'archive_orders', arguments: { older_than_days: 30 } });
     check(!r.isError, JSON.stringify(r));
     check(asked.length === 1 && asked[0].includes('30 days'), `asked ${asked}`);
     check(r.content[0].text.startsWith('Archived 42 orders'), JSON.stringify(r));
     console.log('ok elicitation as a server-to-client request');
+
+    step = 'tools list_changed';
+    await Promise.race([
+      toolsChanged,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no list_changed in 30 s')), 30000))
+    ]);
+    const after = await client.listTools();
+    const all = [...after.tools];
+    for (let c = after.nextCursor, n = 0; c && n < 20; n++) {
+      const page = await client.listTools({ cursor: c });
+      all.push(...page.tools);
+      c = page.nextCursor;
+    }
+    check(all.some(t => t.name === 'restore_orders'), JSON.stringify(all.map(t => t.name)));
+    console.log('ok notifications/tools/list_changed, restore_orders listed');
   } finally {
     await client.close();
   }

@@ -40,6 +40,9 @@ async function main(argv) {
     if (message.method === 'tools/list') listPages++;
     return send(message, options);
   };
+  let changed;
+  const toolsChanged = new Promise(resolve => (changed = resolve));
+  client.setNotificationHandler('notifications/tools/list_changed', () => changed());
   await client.connect(transport);
   try {
     step = 'protocol';
@@ -78,12 +81,33 @@ async function main(argv) {
     check(p.messages[0].content.text.includes('Ada Lovelace'), JSON.stringify(p));
     console.log('ok prompts/get');
 
+    // archive_orders asks for confirmation (input_required, answered by
+    // the elicitation handler) and, once done, offers restore_orders: a
+    // tools list_changed, which the listen stream must deliver.
+    step = 'subscriptions/listen';
+    const sub = await client.listen({ toolsListChanged: true });
+    check(sub.honoredFilter.toolsListChanged === true, JSON.stringify(sub.honoredFilter));
+    console.log('ok subscriptions/listen acknowledged');
+
     step = 'elicitation';
     r = await client.callTool({ name: 'archive_orders', arguments: { older_than_days: 30 } });
     check(!r.isError, JSON.stringify(r));
     check(asked.length === 1 && asked[0].includes('30 days'), `asked ${asked}`);
     check(r.content[0].text.startsWith('Archived 42 orders'), JSON.stringify(r));
     console.log('ok elicitation through input_required');
+
+    step = 'tools list_changed';
+    await Promise.race([
+      toolsChanged,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no list_changed in 30 s')), 30000))
+    ]);
+    console.log('ok listen stream: tools list_changed');
+    await sub.close();
+
+    step = 'tools/list after the change';
+    const after = await client.listTools(undefined, { cacheMode: 'refresh' });
+    check(after.tools.some(t => t.name === 'restore_orders'), JSON.stringify(after.tools.map(t => t.name)));
+    console.log('ok tools/list shows restore_orders');
   } finally {
     await client.close();
   }
