@@ -59,8 +59,9 @@ py2)
 sys.exit(not m.version("mcp").startswith("2."))' 2>/dev/null; then
     { python3 -m venv "$CACHE/py2" &&
       "$CACHE/py2/bin/pip" install -q 'mcp>=2,<3'; } >"$WORK/install.log" 2>&1 ||
-      install_failed "mcp (PyPI)" python3 -c 'import urllib.request as u
-u.urlopen("https://pypi.org/simple/mcp/", timeout=20)'
+      install_failed "mcp (PyPI)" python3 -c 'import os, urllib.request as u
+index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
+u.urlopen(index + "/mcp/", timeout=20)'
   fi
   set -- "$RUN" "$HERE/py_client.py"
   ;;
