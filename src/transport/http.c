@@ -475,6 +475,16 @@ static enum MHD_Result hand_to_worker(hs_req *r, mcp_call_t *call) {
   return MHD_YES;
 }
 
+/* Whether the body's params._meta names a protocol version. */
+static bool body_has_modern_meta(const mcp__buf *body) {
+  json_t *msg = json_loadb(body->data, body->len, 0, NULL);
+  bool yes =
+      json_object_get(json_object_get(json_object_get(msg, "params"), "_meta"),
+                      META_VERSION) != NULL;
+  json_decref(msg);
+  return yes;
+}
+
 static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   struct MHD_Connection *conn = r->conn;
   if (r->too_large)
@@ -495,13 +505,15 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
-  /* A legacy header over a modern body outside a session is a 2026-07-28
-   * request whose headers disagree with it (-32020 there). */
   bool meta = strstr(r->body.data, META_VERSION) != NULL;
   r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
-                             !mcp__version_is_supported(r->proto) ||
-                             (meta && r->hs == NULL)
+                             !mcp__version_is_supported(r->proto)
                        : meta;
+  /* A legacy header over a body with the 2026-07-28 _meta, outside a
+   * session, is a 2026-07-28 request whose headers disagree with it
+   * (-32020 there). Rare: the substring test is confirmed by a parse. */
+  if (!r->modern && meta && r->hs == NULL && body_has_modern_meta(&r->body))
+    r->modern = true;
 
   mcp_session_t *se = NULL;
   if (r->modern) {

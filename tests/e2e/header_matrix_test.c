@@ -22,7 +22,7 @@ static mcp_status tool_route(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static void start(fixture *f) {
+static void start_with(fixture *f, mcp_http_options_t *o) {
   fixture_new_server(f, "header-matrix");
   mcp_tool_t *t = NULL;
   assert_int_equal(mcp_tool_new("route", &t), MCP_OK);
@@ -36,8 +36,12 @@ static void start(fixture *f) {
       MCP_OK);
   assert_int_equal(mcp_tool_set_handler(t, tool_route, NULL, NULL), MCP_OK);
   assert_int_equal(mcp_server_add_tool(f->server, t, NULL), MCP_OK);
-  fixture_serve(f, base_options());
+  fixture_serve(f, o);
   assert_true(f->port > 0);
+}
+
+static void start(fixture *f) {
+  start_with(f, base_options());
 }
 
 /* The valid request's headers, in order; a case replaces one of them. */
@@ -219,10 +223,45 @@ static void test_valid_forms(void **state) {
   fixture_stop(&f);
 }
 
+/* A 2025-11-25 request (stateless mode: no session) whose arguments merely
+ * mention the 2026-07-28 _meta key stays a 2025-11-25 request; with the key
+ * in its _meta it is a 2026-07-28 one whose version header disagrees. */
+static void test_legacy_header_modern_body(void **state) {
+  (void)state;
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_stateless(o, true), MCP_OK);
+  fixture f;
+  start_with(&f, o);
+  char *body = NULL;
+  assert_int_equal(
+      tc_do(f.port, "POST", ACCEPT "MCP-Protocol-Version: 2025-11-25\r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+            "\"params\":{\"name\":\"route\",\"arguments\":{\"region\":"
+            "\"io.modelcontextprotocol/protocolVersion\"}}}",
+            &body, NULL),
+      200);
+  assert_non_null(strstr(body, "routed io.modelcontextprotocol/"));
+  free(body);
+  assert_int_equal(
+      tc_do(f.port, "POST",
+            ACCEPT "MCP-Protocol-Version: 2025-11-25\r\nMcp-Method: "
+                   "tools/list\r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\","
+            "\"params\":{\"_meta\":{\"io.modelcontextprotocol/"
+            "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/"
+            "clientCapabilities\":{}}}}",
+            &body, NULL),
+      400);
+  assert_non_null(strstr(body, "-32020"));
+  free(body);
+  fixture_stop(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mismatch_matrix),
       cmocka_unit_test(test_valid_forms),
+      cmocka_unit_test(test_legacy_header_modern_body),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
