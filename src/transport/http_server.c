@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
@@ -326,7 +326,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
 
-  unsigned workers = h->o->workers ? h->o->workers : server->worker_threads;
+  unsigned workers =
+      h->o->workers ? h->o->workers : mcp__server_worker_threads(server);
   if (workers == 0)
     workers = 1;
   h->workers = calloc(workers, sizeof *h->workers);
@@ -364,6 +365,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
       io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
       MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h, MHD_OPTION_END);
   if (h->daemon == NULL) {
     int e = errno;

@@ -178,6 +178,16 @@ static void test_legacy_keeps_everything(void **state) {
     json_decref(j);
     free(resp);
   }
+  /* and subscriptions/listen (2026-07-28 only) is unknown there */
+  assert_int_equal(
+      tc_do(f.port, "POST", hdr,
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":"
+            "\"subscriptions/listen\",\"params\":{\"notifications\":{"
+            "\"toolsListChanged\":true}}}",
+            &resp, NULL),
+      200);
+  assert_non_null(strstr(resp, "-32601"));
+  free(resp);
   /* setLevel warning: of chatty's info and warning only the warning comes;
    * the SSE events carry ids, and a GET with Last-Event-ID of the first
    * event replays what follows it. */
