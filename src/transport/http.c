@@ -445,14 +445,16 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
-  bool meta = strstr(r->body.data, META_VERSION) != NULL;
-  r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
-                             !mcp__version_is_supported(r->proto)
-                       : meta;
-  /* A legacy header over a body with the 2026-07-28 _meta, outside a
-   * session, is a 2026-07-28 request whose headers disagree with it
-   * (-32020 there). Rare: the substring test is confirmed by a parse. */
-  if (!r->modern && meta && r->hs == NULL && body_has_modern_meta(&r->body))
+  /* Without a version header, or with a legacy one outside a session, a
+   * body with the 2026-07-28 _meta is a 2026-07-28 request (whose headers
+   * then disagree with it: -32020 there). The substring test is confirmed
+   * by a parse, so that arguments merely mentioning the key stay legacy;
+   * 2026-07-28 clients send the header, so the parse is rare. */
+  r->modern = r->proto && (mcp__version_is_modern(r->proto) ||
+                           !mcp__version_is_supported(r->proto));
+  if (!r->modern && (r->proto == NULL || r->hs == NULL) &&
+      strstr(r->body.data, META_VERSION) != NULL &&
+      body_has_modern_meta(&r->body))
     r->modern = true;
 
   mcp_session_t *se = NULL;

@@ -242,6 +242,16 @@ static void test_legacy_header_modern_body(void **state) {
       200);
   assert_non_null(strstr(body, "routed io.modelcontextprotocol/"));
   free(body);
+  /* the same without a version header (2025-03-26) */
+  assert_int_equal(
+      tc_do(f.port, "POST", ACCEPT,
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+            "\"params\":{\"name\":\"route\",\"arguments\":{\"region\":"
+            "\"io.modelcontextprotocol/protocolVersion\"}}}",
+            &body, NULL),
+      200);
+  assert_non_null(strstr(body, "routed io.modelcontextprotocol/"));
+  free(body);
   assert_int_equal(
       tc_do(f.port, "POST",
             ACCEPT "MCP-Protocol-Version: 2025-11-25\r\nMcp-Method: "
