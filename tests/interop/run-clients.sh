@@ -14,7 +14,7 @@
 set -u
 CLIENT=${1:?usage: run-clients.sh py2|ts2|ts1 DEMO_BIN}
 DEMO=${2:?usage: run-clients.sh py2|ts2|ts1 DEMO_BIN}
-PAGE_SIZE=6 # the demo's dozen tools span two tools/list pages
+PAGE_SIZE=6 # the demo's tools span at least two tools/list pages
 CACHE=${INTEROP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libmcp-interop}
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
