@@ -130,7 +130,7 @@ static void test_input_required_a_then_b(void **state) {
   assert_non_null(rs);
   json_t *retry = json_pack("{s:s,s:{s:i},s:{s:{s:s,s:{s:b}}},s:s}", "name",
                             "archive_orders", "arguments", "older_than_days",
-                            30, "inputResponses", "q0", "action", "accept",
+                            30, "inputResponses", "confirm", "action", "accept",
                             "content", "confirm", 1, "requestState", rs);
   json_t *done = modern_call(&rep[1], retry);
   json_decref(r);
