@@ -9,6 +9,7 @@
  * see one uniform mcp_call_t either way.
  */
 #include "server/era_modern.h"
+#include "server/extensions.h"
 #include "server/internal.h"
 
 #include <stdio.h>
@@ -53,6 +54,13 @@ static const struct {
     {"tasks/result", mcp__handle_tasks_result, ERA_LEGACY},
     {"tasks/list", mcp__handle_tasks_list, ERA_LEGACY},
     {"tasks/cancel", mcp__handle_tasks_cancel, ERA_LEGACY},
+    /* 2026-07-28 extensions (src/server/extensions.h) */
+    {"tasks/get", mcp__handle_ext_tasks_get, ERA_MODERN},
+    {"tasks/update", mcp__handle_ext_tasks_update, ERA_MODERN},
+    {"tasks/cancel", mcp__handle_ext_tasks_cancel, ERA_MODERN},
+    {"skills/list", mcp__handle_skills_list, ERA_MODERN},
+    {"skills/get", mcp__handle_skills_get, ERA_MODERN},
+    {"resources/directory/read", mcp__handle_directory_read, ERA_MODERN},
 };
 
 static method_fn find_method(const char *name, bool stateless) {

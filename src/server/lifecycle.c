@@ -6,6 +6,7 @@
  * version is echoed; anything else is answered with our latest version
  * (never an error), and the client decides whether to continue.
  */
+#include "server/extensions.h"
 #include "server/internal.h"
 
 #include <string.h>
@@ -105,6 +106,7 @@ mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   }
   /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
   json_object_del(json_object_get(res, "capabilities"), "logging");
+  mcp__extensions_discover(s, json_object_get(res, "capabilities"));
   pthread_mutex_lock(&s->lock);
   if (s->instructions)
     json_object_set_new(res, "instructions", json_string(s->instructions));

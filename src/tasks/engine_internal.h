@@ -67,6 +67,13 @@ typedef struct task_run {
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
+  /* 2026-07-28 (ext_tasks.c): a run whose handler returned
+   * MCP_ERR_INPUT_REQUIRED is parked (not queued, not running) until
+   * tasks/update has answered every key of input_requests (owned); it then
+   * runs again from the top with the answers in call->answers. */
+  bool parked;
+  json_t *input_requests;
+  char *subject; /* copy of the caller's subject: call->peer.subject */
 } task_run;
 
 typedef struct caller_count {
@@ -111,11 +118,32 @@ void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r);
 void mcp__engine_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
 void mcp__engine_start_run(mcp_call_t *call, void *ctx);
+/* Puts a run (back) on the executor queue. */
+void mcp__engine_enqueue(mcp__task_engine *e, task_run *r);
+/* Unlinks a run that is neither queued nor running and frees it. */
+void mcp__engine_finish_run(task_run *r);
 
 /* ---- task_call.c ---------------------------------------------------------
  */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+/* Creates the task of call in the store (ttl_ms < 0: unlimited), registers
+ * its run and prepares the handoff; *result is the CreateTaskResult of the
+ * call's era (2025-11-25 {"task": Task}, 2026-07-28 flat with
+ * resultType "task"). MCP_ERR_LIMIT (error set) over the per-caller cap. */
+mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+                                   json_t *args, int64_t ttl_ms,
+                                   json_t **result);
+
+/* ---- ext_tasks.c (2026-07-28, io.modelcontextprotocol/tasks) -------------
+ */
+#define MCP__TASKS_EXT "io.modelcontextprotocol/tasks"
+/* The 2026-07-28 side of mcp__tasks_tools_call. */
+mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                     json_t *args, json_t **result,
+                                     bool *handled);
+/* The Task object of a record in 2026-07-28 form (ttlMs, pollIntervalMs). */
+json_t *mcp__ext_task_json(const mcp_task_record *rec);
 
 /* ---- task_methods.c ------------------------------------------------------
  */
