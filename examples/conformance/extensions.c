@@ -91,8 +91,8 @@ static mcp_status confirm_delete(mcp_call_t *call, json_t *args,
   mcp_status st = mcp_call_elicit(call, question, confirm_schema(), 0, &action,
                                   &content, NULL);
   if (st == MCP_OK)
-    mcp_result_add_textf(r, "%s %s", confirmed(action, content) ? "Deleted"
-                                                                : "Kept",
+    mcp_result_add_textf(r, "%s %s",
+                         confirmed(action, content) ? "Deleted" : "Kept",
                          file ? file : "file");
   json_decref(content);
   return st;
@@ -105,11 +105,11 @@ static mcp_status multi_input(mcp_call_t *call, json_t *args, mcp_result_t *r,
   mcp_elicit_action a1 = MCP_ELICIT_DECLINE, a2 = MCP_ELICIT_DECLINE;
   json_t *c1 = NULL, *c2 = NULL;
   mcp_call_set_question_key(call, "first");
-  mcp_status s1 = mcp_call_elicit(
-      call, "First input?",
-      json_pack("{s:s,s:{s:{s:s}}}", "type", "object", "properties", "name",
-                "type", "string"),
-      0, &a1, &c1, NULL);
+  mcp_status s1 =
+      mcp_call_elicit(call, "First input?",
+                      json_pack("{s:s,s:{s:{s:s}}}", "type", "object",
+                                "properties", "name", "type", "string"),
+                      0, &a1, &c1, NULL);
   mcp_call_set_question_key(call, "second");
   mcp_status s2 = mcp_call_elicit(call, "Second input?", confirm_schema(), 0,
                                   &a2, &c2, NULL);
@@ -143,8 +143,7 @@ static mcp_status tool_with_task(mcp_call_t *call, json_t *args,
     mcp_result_add_textf(r, "Hello, %s! (finished as task %s)",
                          action == MCP_ELICIT_ACCEPT && name ? name
                                                              : "stranger",
-                         mcp_call_task_id(call) ? mcp_call_task_id(call)
-                                                : "-");
+                         mcp_call_task_id(call) ? mcp_call_task_id(call) : "-");
   }
   json_decref(content);
   return st;
@@ -170,7 +169,8 @@ static const task_fixture fixtures[] = {
     {"protocol_error_job", "Fails with a protocol error (a task when possible)",
      NULL, protocol_error_job, MCP_TASK_OPTIONAL, false},
     {"confirm_delete", "Asks before deleting (a task when possible)",
-     "{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\"}}}",
+     "{\"type\":\"object\",\"properties\":{\"filename\":{\"type\":\"string\"}}"
+     "}",
      confirm_delete, MCP_TASK_OPTIONAL, false},
     {"multi_input", "Asks two questions at once (a task when possible)", NULL,
      multi_input, MCP_TASK_OPTIONAL, false},
@@ -201,8 +201,7 @@ static mcp_status add_task_tools(mcp_server_t *s) {
       break;
     }
     if ((st = mcp_server_add_tool(s, t, &err)) != MCP_OK)
-      fprintf(stderr, "mcp-conformance-server: %s: %s\n", f->name,
-              err.message);
+      fprintf(stderr, "mcp-conformance-server: %s: %s\n", f->name, err.message);
   }
   return st;
 }

@@ -11,6 +11,8 @@
 #include "mcp/call.h"
 #include "mcp/server.h"
 
+struct mcp__skills;
+
 /* server/discover: adds the declared extensions to caps (and drops the
  * 2025-11-25 capabilities.tasks, which this era does not have). */
 void mcp__extensions_discover(const mcp_server_t *s, json_t *caps);
@@ -29,5 +31,6 @@ mcp_status mcp__handle_skills_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_skills_get(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_directory_read(mcp_call_t *call, json_t **result);
 void mcp__skills_capabilities(const mcp_server_t *s, json_t *caps);
+void mcp__skills_free(struct mcp__skills *skills);
 
 #endif

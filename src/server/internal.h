@@ -54,6 +54,7 @@ struct mcp_server {
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
   struct mcp__task_engine *tasks; /* NULL unless tasks are enabled */
+  struct mcp__skills *skills;     /* src/skills; NULL until first used */
 
   mcp__state_key state_key; /* seals requestState (under lock) */
   int64_t state_ttl_ms;

@@ -4,6 +4,7 @@
  * Capabilities are derived from what is registered at the moment a client
  * initializes, so a server never advertises a feature it cannot serve.
  */
+#include "server/extensions.h"
 #include "server/internal.h"
 #include "util/rand.h"
 
@@ -74,6 +75,7 @@ void mcp_server_free(mcp_server_t *s) {
   mcp__catalog_destroy(&s->resources);
   mcp__catalog_destroy(&s->templates);
   mcp__catalog_destroy(&s->prompts);
+  mcp__skills_free(s->skills);
   pthread_mutex_destroy(&s->lock);
   free(s->name);
   free(s->version);

@@ -257,7 +257,7 @@ static bool execute(task_run *r) {
     return false;
   }
   if (atomic_load(&call->cancelled))
-    return false; /* cancelled while queued: already marked */
+    return false;        /* cancelled while queued: already marked */
   if (call->stateless) { /* every round runs the handler from the top */
     json_decref(call->asked);
     call->asked = NULL;
@@ -281,8 +281,8 @@ static bool execute(task_run *r) {
   } else if (st == MCP_OK && call->stateless) {
     /* 2026-07-28: a tool error is a completed task with an isError result;
      * failed is for protocol errors (SEP-2663). */
-    mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_COMPLETED, NULL,
-                          out.data, NULL, NULL);
+    mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_COMPLETED, NULL, out.data,
+                          NULL, NULL);
   } else if (st == MCP_OK) {
     mcp__tasks_transition(
         &e->tasks, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
@@ -462,7 +462,7 @@ static void recover(mcp__task_engine *e) {
  * another process, expired or removed) are freed; at shutdown every parked
  * run is failed as interrupted and freed. */
 static void sweep_parked(mcp__task_engine *e, bool stopping) {
-  char (*ids)[40] = NULL;
+  char(*ids)[40] = NULL;
   size_t n = 0, cap = 0;
   pthread_mutex_lock(&e->lock);
   for (unsigned b = 0; b < RUN_BUCKETS; b++)

@@ -126,8 +126,7 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 }
 
 mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
-                                   json_t *args, int64_t ttl,
-                                   json_t **result) {
+                                   json_t *args, int64_t ttl, json_t **result) {
   mcp__task_engine *e = call->server->tasks;
   bool modern = call->stateless;
   char *caller = caller_key(call);
