@@ -449,6 +449,13 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
   bool resources = flag(filter, "resourcesListChanged", &bad);
   const json_t *uris = json_object_get(filter, "resourceSubscriptions");
   const json_t *tasks = json_object_get(filter, "taskIds");
+  /* SEP-2663: asking for task notifications needs the tasks extension */
+  if (json_array_size(tasks) > 0 && atomic_load(&s->listen.task_ids) &&
+      !json_is_object(json_object_get(
+          json_object_get(call->client_capabilities, "extensions"),
+          "io.modelcontextprotocol/tasks")))
+    return mcp__call_missing_capability(call, "extensions",
+                                        "io.modelcontextprotocol/tasks");
 
   mcp__listener *l = calloc(1, sizeof *l);
   if (l == NULL)

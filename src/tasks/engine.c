@@ -84,6 +84,8 @@ void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
     json_decref(params);
     mcp__session_release(se);
   }
+  /* 2026-07-28: the DetailedTask to the listen streams naming the task */
+  mcp__ext_tasks_publish(e, rec);
   pthread_mutex_lock(&e->lock);
   e->change_seq++;
   pthread_cond_broadcast(&e->changed);
@@ -617,6 +619,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   e->has_watcher =
       pthread_create(&e->watcher, NULL, mcp__engine_watcher_main, e) == 0;
   s->tasks = e;
+  mcp__listen_enable_task_ids(s, true); /* listen filters may name tasks */
   return MCP_OK;
 }
 
@@ -625,6 +628,7 @@ void mcp__tasks_shutdown(mcp_server_t *s) {
   if (e == NULL)
     return;
   stop_threads(e);
+  mcp__listen_enable_task_ids(s, false);
   s->tasks = NULL;
   engine_free(e);
 }

@@ -144,6 +144,13 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                      bool *handled);
 /* The Task object of a record in 2026-07-28 form (ttlMs, pollIntervalMs). */
 json_t *mcp__ext_task_json(const mcp_task_record *rec);
+/* The DetailedTask of tasks/get and notifications/tasks: the Task plus
+ * result, error or inputRequests by status (returns new). */
+json_t *mcp__ext_detailed_task(mcp__task_engine *e,
+                               const mcp_task_record *rec);
+/* notifications/tasks to the subscriptions/listen streams that named the
+ * task in taskIds (listen.h). */
+void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
 
 /* ---- task_methods.c ------------------------------------------------------
  */

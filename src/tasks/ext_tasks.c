@@ -130,6 +130,33 @@ static json_t *ack(void) {
   return json_object(); /* resultType "complete" is added on the way out */
 }
 
+json_t *mcp__ext_detailed_task(mcp__task_engine *e,
+                               const mcp_task_record *rec) {
+  json_t *o = mcp__ext_task_json(rec);
+  if (o && rec->status == MCP_TASK_COMPLETED && rec->result) {
+    json_t *res = json_loads(rec->result, 0, NULL);
+    if (res)
+      json_object_set_new(o, "result", res);
+  } else if (o && rec->status == MCP_TASK_FAILED) {
+    json_t *err = rec->error ? json_loads(rec->error, 0, NULL) : NULL;
+    if (!json_is_object(err)) {
+      json_decref(err);
+      err = json_pack("{s:i,s:s}", "code", MCP_RPC_INTERNAL_ERROR, "message",
+                      rec->status_message ? rec->status_message : "failed");
+    }
+    json_object_set_new(o, "error", err);
+  } else if (o && rec->status == MCP_TASK_INPUT_REQUIRED) {
+    pthread_mutex_lock(&e->lock);
+    task_run *r = mcp__engine_find_run(e, rec->task_id);
+    json_t *asked = r && r->parked && r->input_requests
+                        ? json_deep_copy(r->input_requests)
+                        : NULL;
+    pthread_mutex_unlock(&e->lock);
+    json_object_set_new(o, "inputRequests", asked ? asked : json_object());
+  }
+  return o;
+}
+
 mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result) {
   mcp__task_engine *e;
   const char *id;
@@ -137,31 +164,21 @@ mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result) {
   mcp_status st = open_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
-  json_t *o = mcp__ext_task_json(&rec);
-  if (o && rec.status == MCP_TASK_COMPLETED && rec.result) {
-    json_t *res = json_loads(rec.result, 0, NULL);
-    if (res)
-      json_object_set_new(o, "result", res);
-  } else if (o && rec.status == MCP_TASK_FAILED) {
-    json_t *err = rec.error ? json_loads(rec.error, 0, NULL) : NULL;
-    if (!json_is_object(err)) {
-      json_decref(err);
-      err = json_pack("{s:i,s:s}", "code", MCP_RPC_INTERNAL_ERROR, "message",
-                      rec.status_message ? rec.status_message : "failed");
-    }
-    json_object_set_new(o, "error", err);
-  } else if (o && rec.status == MCP_TASK_INPUT_REQUIRED) {
-    pthread_mutex_lock(&e->lock);
-    task_run *r = mcp__engine_find_run(e, id);
-    json_t *asked = r && r->parked && r->input_requests
-                        ? json_deep_copy(r->input_requests)
-                        : NULL;
-    pthread_mutex_unlock(&e->lock);
-    json_object_set_new(o, "inputRequests", asked ? asked : json_object());
-  }
+  json_t *o = mcp__ext_detailed_task(e, &rec);
   mcp_task_record_clear(&rec);
   *result = o;
   return o ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
+  mcp_server_t *s = e->server;
+  if (mcp__listen_count(s) == 0)
+    return; /* nobody listens: build nothing */
+  json_t *params = mcp__ext_detailed_task(e, rec);
+  if (params)
+    mcp__listen_publish(s, MCP__LISTEN_TASK, rec->task_id,
+                        "notifications/tasks", params);
+  json_decref(params);
 }
 
 mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
