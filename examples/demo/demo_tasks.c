@@ -90,6 +90,8 @@ static mcp_status archive_orders(mcp_call_t *call, json_t *args,
                 "type", "boolean", "title", "Archive the orders", "required",
                 "confirm"),
       0, &answer, &err);
+  if (st == MCP_ERR_INPUT_REQUIRED)
+    return st; /* 2026-07-28: the client answers with tasks/update */
   if (st != MCP_OK) {
     mcp_result_set_error(r, "Could not ask for confirmation: %s", err.message);
     return MCP_OK;
