@@ -292,6 +292,8 @@ static mcp_status mapping(lines *l, size_t indent, json_t *map,
       return fail(err, l->no - 1, "tabs may not indent YAML");
     char key[128];
     const char *value;
+    if (s[in] == '-' && (s + in + 1 == e || s[in + 1] == ' '))
+      return fail(err, l->no - 1, "sequences are not supported");
     if (!split_key(s + in, e, key, sizeof key, &value))
       return fail(err, l->no - 1,
                   "expected \"key: value\" (keys of letters, digits and "
