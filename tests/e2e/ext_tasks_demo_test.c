@@ -6,7 +6,8 @@
  * creating tasks side by side in one process and one file (each readable
  * in both eras), and the crash test in the new era: SIGKILL while one task
  * works and another has completed, restart on the same file, the completed
- * result intact inline and the interrupted task failed with an error. */
+ * result intact inline and the interrupted task failed with an error. Also
+ * the demo's skill (skills extension): listed, fetched, read. */
 #include "demo_proc.h"
 
 #include <signal.h>
@@ -315,6 +316,38 @@ static void test_crash_in_new_era(void **state) {
   assert_int_equal(tu_proc_finish(&q, 10000), 0);
 }
 
+static void test_demo_publishes_its_skill(void **state) {
+  (void)state;
+  remove_db();
+  tu_proc p;
+  spawn_demo(&p, false);
+  json_t *d = rpc(&p, "server/discover", NO_EXT);
+  assert_non_null(json_object_get(
+      json_object_get(json_object_get(result_of(d), "capabilities"),
+                      "extensions"),
+      "io.modelcontextprotocol/skills"));
+  json_decref(d);
+  json_t *l = rpc(&p, "skills/list", NO_EXT);
+  json_t *e = json_array_get(json_object_get(result_of(l), "skills"), 0);
+  assert_string_equal(json_string_value(json_object_get(e, "uri")),
+                      "skill://flight-booking/SKILL.md");
+  assert_int_equal(json_array_size(json_object_get(e, "resources")), 2);
+  json_decref(l);
+  json_t *r = rpc(&p, "resources/read",
+                  "\"uri\":\"skill://flight-booking/SKILL.md\"," NO_EXT);
+  const char *text = json_string_value(json_object_get(
+      json_array_get(json_object_get(result_of(r), "contents"), 0), "text"));
+  assert_non_null(strstr(text, "get_flight_details"));
+  assert_non_null(strstr(text, "process_order"));
+  json_decref(r);
+  r = rpc(&p, "resources/directory/read",
+          "\"uri\":\"skill://flight-booking\"," NO_EXT);
+  assert_int_equal(
+      json_array_size(json_object_get(result_of(r), "resources")), 2);
+  json_decref(r);
+  assert_int_equal(tu_proc_finish(&p, 10000), 0);
+}
+
 int main(void) {
   snprintf(db_path, sizeof db_path, "/tmp/mcp-ext-tasks-%d.db", (int)getpid());
   const struct CMUnitTest tests[] = {
@@ -322,6 +355,7 @@ int main(void) {
       cmocka_unit_test(test_life_cycle_over_stdio),
       cmocka_unit_test(test_both_eras_one_file),
       cmocka_unit_test(test_crash_in_new_era),
+      cmocka_unit_test(test_demo_publishes_its_skill),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   remove_db();
