@@ -63,6 +63,7 @@ if [ $RC -eq 2 ] && echo "$OUT" | grep -q "npm install failed\|node and npm are 
 fi
 LAST=$(echo "$OUT" | tail -n 1)
 case "$LAST" in
+  "0 passed, "*) echo "conformance: no check ran (all skipped?)" >&2; exit 1 ;;
   *" passed, "*" failed") ;;
   *) echo "conformance: no summary (exit $RC)" >&2; exit 1 ;;
 esac
