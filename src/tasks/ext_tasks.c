@@ -207,7 +207,9 @@ mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
         continue;
       if (tc->answers == NULL && (tc->answers = json_object()) == NULL)
         break;
-      if (json_object_set(tc->answers, k, v) == 0)
+      /* a copy: v belongs to this request, freed when it is answered,
+       * while the task's handler reads the answer on another thread */
+      if (json_object_set_new(tc->answers, k, json_deep_copy(v)) == 0)
         json_object_del(r->input_requests, k);
     }
     if (json_object_size(r->input_requests) == 0) {
