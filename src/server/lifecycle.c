@@ -6,7 +6,6 @@
  * version is echoed; anything else is answered with our latest version
  * (never an error), and the client decides whether to continue.
  */
-#include "server/extensions.h"
 #include "server/internal.h"
 
 #include <string.h>
@@ -106,7 +105,7 @@ mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   }
   /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
   json_object_del(json_object_get(res, "capabilities"), "logging");
-  mcp__extensions_discover(s, json_object_get(res, "capabilities"));
+  mcp__server_extensions(s, json_object_get(res, "capabilities"));
   pthread_mutex_lock(&s->lock);
   if (s->instructions)
     json_object_set_new(res, "instructions", json_string(s->instructions));
@@ -128,4 +127,24 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result) {
   pthread_mutex_unlock(&call->session->lock);
   *result = json_object();
   return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result) {
+  (void)call;
+  *result = json_object();
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+static const mcp__method lifecycle_methods[] = {
+    {"initialize", mcp__handle_initialize, MCP__ERA_LEGACY},
+    {"ping", mcp__handle_ping, MCP__ERA_LEGACY},
+    {"server/discover", mcp__handle_discover, MCP__ERA_MODERN},
+    {"logging/setLevel", mcp__handle_set_level, MCP__ERA_LEGACY},
+    {"subscriptions/listen", mcp__handle_subscriptions_listen, MCP__ERA_MODERN},
+};
+
+mcp_status mcp__lifecycle_register(mcp_server_t *s) {
+  return mcp__server_add_methods(s, lifecycle_methods,
+                                 sizeof lifecycle_methods /
+                                     sizeof lifecycle_methods[0]);
 }

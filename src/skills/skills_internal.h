@@ -56,7 +56,12 @@ mcp_status mcp__skill_path_check(const mcp_skill_t *skill, const char *path,
 /* The skill entry of skills/list and skills/get (returns new). */
 json_t *mcp__skill_entry(const mcp_skill_t *skill);
 
-/* skills_server.c (mcp__skills_free: server/extensions.h) */
+/* skills_server.c: the server's skills (core.h: struct mcp_server.skills) */
 typedef struct mcp__skills mcp__skills;
+struct mcp_server;
+/* skills/list, skills/get, resources/directory/read and the extension's
+ * part of server/discover (mcp_server_new). */
+mcp_status mcp__skills_register(struct mcp_server *s);
+void mcp__skills_free(mcp__skills *skills);
 
 #endif

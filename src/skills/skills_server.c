@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
+#include "core/cursor.h"
 #include "mcp/resource.h"
-#include "server/cursor.h"
-#include "server/extensions.h"
-#include "server/internal.h"
 
 struct mcp__skills {
   pthread_mutex_t lock;
@@ -168,7 +167,7 @@ mcp_status mcp_server_set_skills_directory_read(mcp_server_t *s, bool on) {
   return MCP_OK;
 }
 
-void mcp__skills_capabilities(const mcp_server_t *cs, json_t *caps) {
+static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
   mcp__skills *k = skills_of((mcp_server_t *)cs, false);
   if (k == NULL)
     return;
@@ -225,7 +224,7 @@ static void release_all(mcp_skill_t **items, size_t n) {
   free(items);
 }
 
-mcp_status mcp__handle_skills_list(mcp_call_t *call, json_t **result) {
+static mcp_status handle_skills_list(mcp_call_t *call, json_t **result) {
   size_t n;
   mcp_skill_t **items = snapshot(call, &n, NULL);
   if (n == 0)
@@ -274,7 +273,7 @@ static mcp_skill_t *find_skill(mcp_skill_t **items, size_t n, const char *uri) {
   return NULL;
 }
 
-mcp_status mcp__handle_skills_get(mcp_call_t *call, json_t **result) {
+static mcp_status handle_skills_get(mcp_call_t *call, json_t **result) {
   size_t n;
   mcp_skill_t **items = snapshot(call, &n, NULL);
   if (n == 0)
@@ -343,7 +342,7 @@ static bool children(const mcp_skill_t *k, const char *path, json_t *list) {
   return found;
 }
 
-mcp_status mcp__handle_directory_read(mcp_call_t *call, json_t **result) {
+static mcp_status handle_directory_read(mcp_call_t *call, json_t **result) {
   size_t n;
   bool dir = false;
   mcp_skill_t **items = snapshot(call, &n, &dir);
@@ -403,4 +402,16 @@ mcp_status mcp__handle_directory_read(mcp_call_t *call, json_t **result) {
   }
   *result = res;
   return MCP_OK;
+}
+
+static const mcp__method skill_methods[] = {
+    {"skills/list", handle_skills_list, MCP__ERA_MODERN},
+    {"skills/get", handle_skills_get, MCP__ERA_MODERN},
+    {"resources/directory/read", handle_directory_read, MCP__ERA_MODERN},
+};
+
+mcp_status mcp__skills_register(struct mcp_server *s) {
+  mcp_status st = mcp__server_add_methods(
+      s, skill_methods, sizeof skill_methods / sizeof skill_methods[0]);
+  return st == MCP_OK ? mcp__server_add_extension(s, skills_capabilities) : st;
 }

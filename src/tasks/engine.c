@@ -580,6 +580,14 @@ static void stop_threads(mcp__task_engine *e) {
   sweep_parked(e, true);
 }
 
+static const mcp__task_hooks task_hooks = {
+    .tool_call = mcp__tasks_tools_call,
+    .capabilities = mcp__tasks_capabilities_json,
+    .session_event = mcp__tasks_session_event,
+    .shutdown = mcp__tasks_shutdown,
+    .call_started = mcp__tasks_call_started,
+};
+
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
                                    const mcp_task_options_t *options,
                                    mcp_error_t *err) {
@@ -618,6 +626,12 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     e->has_sweeper = pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
   e->has_watcher =
       pthread_create(&e->watcher, NULL, mcp__engine_watcher_main, e) == 0;
+  mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
+  /* 2026-07-28: the io.modelcontextprotocol/tasks extension */
+  mcp__server_add_methods(s, mcp__ext_task_methods,
+                          mcp__ext_task_methods_count);
+  mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
+  s->task_hooks = &task_hooks;
   s->tasks = e;
   mcp__listen_enable_task_ids(s, true); /* listen filters may name tasks */
   return MCP_OK;

@@ -33,7 +33,7 @@
 
 #include <jansson.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "tasks/tasks_internal.h"
 
 #define RUN_BUCKETS 256
@@ -146,11 +146,18 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 json_t *mcp__ext_task_json(const mcp_task_record *rec);
 /* The DetailedTask of tasks/get and notifications/tasks: the Task plus
  * result, error or inputRequests by status (returns new). */
-json_t *mcp__ext_detailed_task(mcp__task_engine *e,
-                               const mcp_task_record *rec);
+json_t *mcp__ext_detailed_task(mcp__task_engine *e, const mcp_task_record *rec);
 /* notifications/tasks to the subscriptions/listen streams that named the
  * task in taskIds (listen.h). */
 void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
+/* The task hook call_started (methods.h). */
+mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result);
+/* server/discover: extensions["io.modelcontextprotocol/tasks"], no
+ * capabilities.tasks (methods.h, mcp__extension_fn). */
+void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps);
+mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result);
 
 /* ---- task_methods.c ------------------------------------------------------
  */
@@ -172,5 +179,23 @@ mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
  */
 /* The watcher thread: answers the suspended tasks/result calls. */
 void *mcp__engine_watcher_main(void *arg);
+
+/* ---- what the tasks module adds to the server ------------------------------
+ * Installed by mcp_server_enable_tasks: the method rows (task_methods.c) and
+ * the hooks of core/methods.h. */
+mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result);
+extern const mcp__method mcp__task_methods[];
+extern const size_t mcp__task_methods_count;
+/* ext_tasks.c: tasks/get, tasks/update, tasks/cancel of 2026-07-28 */
+extern const mcp__method mcp__ext_task_methods[];
+extern const size_t mcp__ext_task_methods_count;
+mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                 json_t *args, json_t **result, bool *handled);
+json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
+void mcp__tasks_shutdown(mcp_server_t *s);
+void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);
 
 #endif

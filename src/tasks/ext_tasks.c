@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/extensions.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 
@@ -277,3 +276,11 @@ void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps) {
   }
   json_object_set_new(ext, MCP__TASKS_EXT, json_object());
 }
+
+const mcp__method mcp__ext_task_methods[] = {
+    {"tasks/get", mcp__handle_ext_tasks_get, MCP__ERA_MODERN},
+    {"tasks/update", mcp__handle_ext_tasks_update, MCP__ERA_MODERN},
+    {"tasks/cancel", mcp__handle_ext_tasks_cancel, MCP__ERA_MODERN},
+};
+const size_t mcp__ext_task_methods_count =
+    sizeof mcp__ext_task_methods / sizeof mcp__ext_task_methods[0];

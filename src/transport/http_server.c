@@ -364,6 +364,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
       io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
       MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h, MHD_OPTION_END);
   if (h->daemon == NULL) {
     int e = errno;

@@ -7,7 +7,7 @@
  * one reference, each running call another, so a session outlives a closed
  * connection until its last call has finished.
  */
-#include "server/internal.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,11 +123,13 @@ void mcp__session_close(mcp_session_t *se) {
   pthread_mutex_unlock(&se->lock);
   /* suspended tasks/result calls of this session end now, not at the next
    * poll */
-  mcp__tasks_session_event(se->server, se, false);
+  if (se->server->task_hooks)
+    se->server->task_hooks->session_event(se->server, se, false);
 }
 
 void mcp__session_stream_opened(mcp_session_t *se) {
-  mcp__tasks_session_event(se->server, se, true);
+  if (se->server->task_hooks)
+    se->server->task_hooks->session_event(se->server, se, true);
 }
 
 void mcp__session_input_closed(mcp_session_t *se) {
