@@ -5,6 +5,7 @@
  * several questions at once answered in parts with tasks/update, a tool
  * that asks first and then continues as a task, TTL expiry of a parked task
  * while it is polled, notifications/tasks on a subscriptions/listen stream,
+ * tasks bound to the subject that created them,
  * and the routing headers (Mcp-Method, Mcp-Name = task id) over HTTP.
  * Tools wait on gates or ask questions, so nothing depends on timing. */
 #include <pthread.h>
@@ -373,6 +374,59 @@ static void test_listen_notifications(void **state) {
   stop_server();
 }
 
+/* A 2026-07-28 request as an authenticated subject (NULL: none). */
+static json_t *as_subject(const char *subject, const char *method,
+                          const char *params) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":{%s,"
+           "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+           "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+           "%s}}}",
+           method, params, CAPS);
+  mcp__peer peer = {0};
+  peer.subject = subject;
+  tu_capture c;
+  tu_capture_init(&c);
+  mcp_call_t *call = NULL;
+  if (mcp__server_accept(f.server, NULL, &peer, text, strlen(text),
+                         tu_capture_channel(&c), &call) == MCP__ACCEPT_REQUEST)
+    mcp__call_run(call);
+  json_t *last = json_incref(json_array_get(c.messages, 0));
+  tu_capture_destroy(&c);
+  return last;
+}
+
+static void test_bound_to_subject(void **state) {
+  (void)state;
+  start_server(60000, 0);
+  json_t *m =
+      as_subject("alice", "tools/call", "\"name\":\"wait\",\"arguments\":{}");
+  char *id = strdup(str(m, "taskId"));
+  json_decref(m);
+  char params[128];
+  snprintf(params, sizeof params, "\"taskId\":\"%s\"", id);
+  /* another subject, and no subject, cannot see it: not found */
+  static const char *const methods[] = {"tasks/get", "tasks/cancel"};
+  for (size_t i = 0; i < 2; i++) {
+    m = as_subject("bob", methods[i], params);
+    assert_int_equal(tu_error_code(m), -32602);
+    json_decref(m);
+    m = as_subject(NULL, methods[i], params);
+    assert_int_equal(tu_error_code(m), -32602);
+    json_decref(m);
+  }
+  m = as_subject("bob", "tasks/update",
+                 "\"taskId\":\"x\",\"inputResponses\":{}");
+  assert_int_equal(tu_error_code(m), -32602);
+  json_decref(m);
+  m = as_subject("alice", "tasks/get", params);
+  assert_string_equal(str(m, "status"), "working");
+  json_decref(m);
+  free(id);
+  stop_server();
+}
+
 /* ---- over HTTP -------------------------------------------------------------
  */
 #define MODERN_HDR ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n"
@@ -431,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_ask_first_then_task),
       cmocka_unit_test(test_ttl_expiry_while_polled),
       cmocka_unit_test(test_listen_notifications),
+      cmocka_unit_test(test_bound_to_subject),
       cmocka_unit_test(test_http_routing_headers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
