@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/call.h"
 #include "mcp/server.h"
@@ -96,5 +97,38 @@ void mcp__server_channel_gone(mcp_server_t *s, const void *ctx);
 /* The transport `owner` stops: the subscriptions/listen streams on its
  * channels end with their final result (server-initiated end). */
 void mcp__server_end_streams(mcp_server_t *s, const void *owner);
+
+/* ---- running cheap calls on a network thread (core/inline_runs.c) ------- */
+/* The statistics slot of a call that may run on a transport's network
+ * thread once its tool has proven fast, or -1 when it never may. */
+int mcp__call_inline_slot(const mcp_call_t *call);
+/* Whether the tool of slot has proven fast enough to run inline. */
+bool mcp__server_inline_ok(mcp_server_t *s, int slot);
+/* How a tracked call went: run inline or on a worker, how long it took,
+ * whether it emitted anything before its response. */
+void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
+                               int64_t elapsed_ns, bool emitted);
+
+/* ---- for transports: the server's and sessions' facts they need -------- */
+void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* mcp_server_set_max_message_bytes, mcp_server_set_worker_threads. */
+size_t mcp__server_max_message_bytes(const mcp_server_t *s);
+unsigned mcp__server_worker_threads(const mcp_server_t *s);
+/* initialize was answered (and maybe notifications/initialized seen). */
+bool mcp__session_is_initialized(mcp_session_t *s);
+/* The transport's own record of a session and its id (HTTP): set after
+ * mcp__session_new, cleared (data NULL) when the transport ends it; read
+ * with a counted reference taken by the transport (retain, under the
+ * session's lock so it cannot be cleared meanwhile). */
+mcp_status mcp__session_set_transport(mcp_session_t *s, const char *id,
+                                      void *data);
+void mcp__session_clear_transport(mcp_session_t *s);
+/* Calls retain(data) under the session lock and returns data, or NULL when
+ * cleared. */
+void *mcp__session_transport_data(mcp_session_t *s, void (*retain)(void *));
 
 #endif

@@ -37,10 +37,7 @@ static void handle_notification(mcp_server_t *s, mcp_session_t *se,
   if (se == NULL)
     return;
   if (strcmp(msg->method, "notifications/initialized") == 0) {
-    pthread_mutex_lock(&se->lock);
-    if (se->state == MCP__SESSION_INITIALIZED)
-      se->state = MCP__SESSION_READY;
-    pthread_mutex_unlock(&se->lock);
+    mcp__session_mark_ready(se);
   } else if (strcmp(msg->method, "notifications/cancelled") == 0) {
     mcp__session_cancel(se, json_object_get(msg->params, "requestId"));
   } else if (strcmp(msg->method, "notifications/roots/list_changed") == 0) {
@@ -59,13 +56,9 @@ static bool bind_legacy(mcp_call_t *call) {
                "Invalid Request: no session for this request", NULL);
     return false;
   }
-  pthread_mutex_lock(&se->lock);
-  mcp__session_state state = se->state;
-  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
-           se->protocol_version);
-  call->client_capabilities = se->client_capabilities;
-  call->client_info = se->client_info;
-  pthread_mutex_unlock(&se->lock);
+  mcp__session_state state = mcp__session_snapshot(
+      se, call->protocol_version, sizeof call->protocol_version,
+      &call->client_capabilities, &call->client_info);
   bool always_allowed =
       strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0;
   if (state == MCP__SESSION_NEW && !always_allowed) {
@@ -86,6 +79,14 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
                                const mcp__peer *peer, const char *bytes,
                                size_t len, mcp__channel reply,
                                mcp_call_t **out) {
+  return mcp__server_accept_scanned(s, session, peer, bytes, len, NULL, reply,
+                                    out);
+}
+
+mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
+                                       const mcp__peer *peer, const char *bytes,
+                                       size_t len, const mcp__prescan *scan,
+                                       mcp__channel reply, mcp_call_t **out) {
   *out = NULL;
   if (len > s->max_message_bytes) {
     char msg[128];
@@ -97,8 +98,8 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   }
   mcp__message msg;
   mcp__decode_error derr;
-  if (mcp__jsonrpc_decode(bytes, len, s->max_json_depth, &msg, &derr) !=
-      MCP_OK) {
+  if (mcp__jsonrpc_decode_scanned(bytes, len, s->max_json_depth, scan, &msg,
+                                  &derr) != MCP_OK) {
     if (derr.reply)
       send_error(reply, derr.id, derr.code, derr.message, NULL);
     mcp__decode_error_clear(&derr);
@@ -176,13 +177,6 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   }
   *out = call;
   return MCP__ACCEPT_REQUEST;
-}
-
-bool mcp__must_accept_at_once(const char *bytes, size_t len) {
-  return memmem(bytes, len, "\"method\"", 8) == NULL ||
-         memmem(bytes, len, "notifications/", 14) != NULL ||
-         memmem(bytes, len, "\"initialize\"", 12) != NULL ||
-         memmem(bytes, len, "\"ping\"", 6) != NULL;
 }
 
 void mcp__call_run(mcp_call_t *call) {

@@ -51,11 +51,8 @@ void mcp__engine_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms) {
 }
 
 static void wake_session(mcp_session_t *se) {
-  if (se == NULL)
-    return;
-  pthread_mutex_lock(&se->lock);
-  pthread_cond_broadcast(&se->cond);
-  pthread_mutex_unlock(&se->lock);
+  if (se != NULL)
+    mcp__session_wake(se);
 }
 
 /* ---- change reporting -------------------------------------------------------
