@@ -248,6 +248,12 @@ static mcp_server_t *server_with_skills(size_t n) {
   return s;
 }
 
+static mcp_status read_nothing(mcp_call_t *call, const char *uri, json_t *vars,
+                               mcp_read_result_t *out, void *ud) {
+  (void)call, (void)uri, (void)vars, (void)out, (void)ud;
+  return MCP_OK;
+}
+
 static void test_served(void **state) {
   (void)state;
   mcp_server_t *s = server_with_skills(3);
@@ -349,6 +355,27 @@ static void test_served(void **state) {
                          "{\"uri\":\"skill://skill-0/SKILL.md\"}", CAPS);
   assert_int_equal(tu_error_code(dr), -32602);
   json_decref(dr);
+  mcp_server_free(s);
+
+  /* a clash with a resource already there: refused whole, nothing served */
+  s = server_with_skills(0);
+  mcp_resource_t *r = NULL;
+  assert_int_equal(
+      mcp_resource_new("skill://clash/references/notes.md", "taken", &r),
+      MCP_OK);
+  assert_int_equal(mcp_resource_set_handler(r, read_nothing, NULL, NULL),
+                   MCP_OK);
+  assert_int_equal(mcp_server_add_resource(s, r), MCP_OK);
+  const char *cmd = MD("clash", "Clashes");
+  mcp_skill_t *k = NULL;
+  assert_int_equal(mcp_skill_new(cmd, strlen(cmd), NULL, &k, NULL), MCP_OK);
+  assert_int_equal(
+      mcp_skill_add_file(k, "references/notes.md", "x", 1, NULL, NULL), MCP_OK);
+  assert_int_not_equal(mcp_server_add_skill(s, k, &err), MCP_OK);
+  assert_int_equal(mcp_server_resource_count(s), 1); /* SKILL.md rolled back */
+  g = tu_modern_request(s, "skills/list", NULL, CAPS);
+  assert_int_equal(tu_error_code(g), -32601);
+  json_decref(g);
   mcp_server_free(s);
 
   /* no skills: no extension, no methods */
