@@ -209,8 +209,7 @@ static const scenario scenarios[] = {
      "(403 here, from the loopback guard) (no stdio form)",
      "{}",
      {NULL}},
-    /* ---- 2026-07-28 extensions: tasks (SEP-2663) --------------------------
-     */
+    /* 2026-07-28 extensions: tasks (SEP-2663) */
     {"tasks-lifecycle",
      "sync greet; slow_compute becomes a task (flat CreateTaskResult), "
      "tasks/get inlines the result; failing_job completes with isError; "
@@ -289,8 +288,7 @@ static const scenario scenarios[] = {
       "\"$STATE\",\"inputResponses\":{\"user_name\":{\"action\":\"accept\","
       "\"content\":{\"name\":\"Alice\"}}}," META(EXT_CAPS) "}}",
       TASK(3, "tasks/get", "")}},
-    /* ---- 2026-07-28 extensions: skills (SEP-2640) -------------------------
-     */
+    /* 2026-07-28 extensions: skills (SEP-2640) */
     {"sep-2640-skills-enumeration",
      "skills/list entries with digests and sizes; skills/get; -32602 for an "
      "unknown skill",

@@ -45,8 +45,7 @@ void mcp__skills_free(mcp__skills *k) {
   free(k);
 }
 
-/* ---- resources ------------------------------------------------------------
- */
+/* ---- resources ----------------------------------------------------------- */
 typedef struct file_ref {
   mcp_skill_t *skill; /* counted */
   size_t index;
@@ -189,8 +188,7 @@ static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
   json_object_set_new(ext, MCP__SKILLS_EXT, settings);
 }
 
-/* ---- methods ----------------------------------------------------------------
- */
+/* ---- methods ------------------------------------------------------------- */
 static mcp_status not_declared(mcp_call_t *call) {
   char msg[200];
   snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);

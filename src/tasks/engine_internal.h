@@ -104,8 +104,7 @@ struct mcp__task_engine {
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
 };
 
-/* ---- engine.c ------------------------------------------------------------
- */
+/* ---- engine.c ------------------------------------------------------------ */
 unsigned mcp__engine_bucket_of(const char *id);
 /* The run of task id on this server, or NULL. e->lock held. */
 task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id);
@@ -123,8 +122,7 @@ void mcp__engine_enqueue(mcp__task_engine *e, task_run *r);
 /* Unlinks a run that is neither queued nor running and frees it. */
 void mcp__engine_finish_run(task_run *r);
 
-/* ---- task_call.c ---------------------------------------------------------
- */
+/* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
 /* Creates the task of call in the store (ttl_ms < 0: unlimited), registers
@@ -159,8 +157,7 @@ mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result);
 
-/* ---- task_methods.c ------------------------------------------------------
- */
+/* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
 const char *mcp__engine_session_key(mcp_session_t *se);
 /* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
@@ -175,8 +172,7 @@ mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
 mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
                                        const char **id, mcp_task_record *rec);
 
-/* ---- task_result.c -------------------------------------------------------
- */
+/* ---- task_result.c ------------------------------------------------------- */
 /* The watcher thread: answers the suspended tasks/result calls. */
 void *mcp__engine_watcher_main(void *arg);
 

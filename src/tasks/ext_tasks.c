@@ -110,8 +110,7 @@ mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result) {
   return MCP_OK;
 }
 
-/* ---- tasks/get, tasks/update, tasks/cancel -------------------------------
- */
+/* ---- tasks/get, tasks/update, tasks/cancel ------------------------------- */
 /* The common start: the extension, the task visible to this caller. */
 static mcp_status open_task(mcp_call_t *call, mcp__task_engine **e,
                             const char **id, mcp_task_record *rec) {

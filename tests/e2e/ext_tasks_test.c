@@ -444,8 +444,7 @@ static void test_bound_to_subject(void **state) {
   stop_server();
 }
 
-/* ---- over HTTP -------------------------------------------------------------
- */
+/* ---- over HTTP ----------------------------------------------------------- */
 #define MODERN_HDR ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n"
 
 static int post(const char *method, const char *name, const char *params,

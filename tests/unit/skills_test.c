@@ -134,8 +134,7 @@ static void test_skill_in_memory(void **state) {
   mcp_skill_free(k);
 }
 
-/* ---- directories ----------------------------------------------------------
- */
+/* ---- directories --------------------------------------------------------- */
 static char root[256];
 
 static void write_file(const char *rel, const char *text) {
@@ -228,8 +227,7 @@ static void test_directory_refusals(void **state) {
   rm_tree();
 }
 
-/* ---- served ---------------------------------------------------------------
- */
+/* ---- served -------------------------------------------------------------- */
 #define CAPS "{}"
 
 static mcp_server_t *server_with_skills(size_t n) {
