@@ -35,7 +35,14 @@ for attempt in 1 2 3 4 5; do
   PID=$!
   for _ in $(seq 1 100); do
     if ! kill -0 "$PID" 2>/dev/null; then PID=; break; fi
-    port_free "$PORT" || break 2
+    if ! port_free "$PORT"; then
+      # ours, not a process that took the port first (ours then exits)
+      sleep 0.3
+      kill -0 "$PID" 2>/dev/null && ! grep -q "cannot listen" "$TMP/log" &&
+        break 2
+      PID=
+      break
+    fi
     sleep 0.05
   done
   [ -n "$PID" ] && kill "$PID" 2>/dev/null
