@@ -19,6 +19,7 @@
 #include "mcp/schema.h"
 #include "mcp/server.h"
 #include "mcp/session_store.h"
+#include "mcp/skill.h"
 #include "mcp/status.h"
 #include "mcp/stdio.h"
 #include "mcp/store.h"
