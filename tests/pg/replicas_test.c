@@ -3,7 +3,8 @@
  * PostgreSQL database (--store postgres://...), each request sent to a
  * different replica:
  *   - a task created on A is polled on B and its result read on C
- *     (2025-11-25: each mcpc run is a new session on its replica);
+ *     (2025-11-25: each mcpc run is a new session on its replica;
+ *     2026-07-28: the tasks extension, result inline in tasks/get);
  *   - an old-era (2025-11-25) session initialized on A is used on B (its
  *     tasks listed there), and a stream of B is resumed with Last-Event-ID
  *     on C; DELETE ends it in the database;
@@ -91,6 +92,73 @@ static void test_task_a_b_c(void **state) {
   t = task_get(&rep[1], id);
   assert_string_equal(status_of(t), "completed");
   json_decref(t);
+}
+
+/* A 2026-07-28 request with the tasks extension declared; name is what
+ * Mcp-Name must repeat. */
+static json_t *modern_rpc(replica *r, const char *method, const char *name,
+                          const char *params) {
+  json_t *p = json_loads(params, 0, NULL);
+  assert_non_null(p);
+  json_object_set_new(
+      p, "_meta",
+      json_pack("{s:s,s:{s:{s:{}}}}", "io.modelcontextprotocol/protocolVersion",
+                "2026-07-28", "io.modelcontextprotocol/clientCapabilities",
+                "extensions", "io.modelcontextprotocol/tasks"));
+  json_t *req = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", 11,
+                          "method", method, "params", p);
+  char *text = json_dumps(req, JSON_COMPACT), hdr[512], *body = NULL;
+  json_decref(req);
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: %s\r\n"
+           "Mcp-Name: %s\r\n",
+           method, name);
+  int status = tc_do(r->port, "POST", hdr, text, &body, NULL);
+  free(text);
+  assert_int_equal(status, 200);
+  json_t *res = json_loads(body, 0, NULL);
+  free(body);
+  assert_non_null(res);
+  return res;
+}
+
+static void test_task_a_b_c_modern(void **state) {
+  (void)state;
+  json_t *r = modern_rpc(&rep[0], "tools/call", "reindex_catalog",
+                         "{\"name\":\"reindex_catalog\",\"arguments\":"
+                         "{\"section\":\"media\"}}");
+  json_t *res = json_object_get(r, "result");
+  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                      "task");
+  char id[64], params[128];
+  snprintf(id, sizeof id, "%s",
+           json_string_value(json_object_get(res, "taskId")));
+  json_decref(r);
+  snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", id);
+  r = modern_rpc(&rep[1], "tasks/get", id, params);
+  const char *st = json_string_value(
+      json_object_get(json_object_get(r, "result"), "status"));
+  assert_true(strcmp(st, "working") == 0 || strcmp(st, "completed") == 0);
+  json_decref(r);
+  /* C: completed, the result inline (bounded wait while it runs on A) */
+  bool done = false;
+  for (int i = 0; i < 200 && !done; i++) {
+    r = modern_rpc(&rep[2], "tasks/get", id, params);
+    res = json_object_get(r, "result");
+    done = strcmp(json_string_value(json_object_get(res, "status")),
+                  "completed") == 0;
+    if (done)
+      assert_string_equal(json_string_value(json_object_get(
+                              json_object_get(json_object_get(res, "result"),
+                                              "structuredContent"),
+                              "section")),
+                          "media");
+    json_decref(r);
+    if (!done)
+      usleep(50 * 1000);
+  }
+  assert_true(done);
 }
 
 #define MODERN_HEADERS                                                         \
@@ -488,6 +556,7 @@ int main(void) {
   fixture("start");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_task_a_b_c),
+      cmocka_unit_test(test_task_a_b_c_modern),
       cmocka_unit_test(test_input_required_a_then_b),
       cmocka_unit_test(test_old_era_session_a_b_c),
       cmocka_unit_test(test_list_change_reaches_b_and_c),
