@@ -237,12 +237,13 @@ static void test_listen_stream_on_b(void **state) {
   tu_capture_destroy(&stream);
 }
 
-static atomic_int gate, saw_cancel;
+static atomic_int gate, saw_cancel, started;
 
 /* Waits for the gate; stops when cancelled (and says so). */
 static mcp_status slow_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                             void *ud) {
   (void)args, (void)ud;
+  atomic_store(&started, 1);
   for (int i = 0; i < 3000 && !atomic_load(&gate); i++) {
     if (mcp_call_is_cancelled(call)) {
       atomic_store(&saw_cancel, 1);
@@ -317,6 +318,11 @@ static void test_tasks_across_replicas(void **state) {
 
   atomic_store(&gate, 0);
   char *t1 = start_task(&a);
+  /* cancel it while its handler runs (a task cancelled while queued never
+   * runs its handler at all) */
+  for (int i = 0; i < 1000 && !atomic_load(&started); i++)
+    usleep(10 * 1000);
+  assert_true(atomic_load(&started));
   char params[128];
   snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", t1);
   json_t *r = tu_request(b.server, b.session, "tasks/cancel", params);
