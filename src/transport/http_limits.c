@@ -28,7 +28,8 @@ typedef struct hs_conn {
   int fd;
   unsigned char key[KEY_MAX];
   enum conn_phase phase;
-  int64_t since_ms; /* when it began waiting (or reading) */
+  int64_t since_ms;  /* when it began waiting (or reading) */
+  uint64_t wait_seq; /* order of the beginnings of waits (ties in ms) */
   enum hs_admit refuse;
   const hs_session *stream_of; /* identity only, never dereferenced */
   bool shut;                   /* shut down by us; closing */
@@ -43,6 +44,7 @@ struct hs_limits {
   size_t count;     /* registered, shut ones included */
   size_t shut;      /* registered and shut down by us */
   size_t streams;
+  uint64_t seq;
   size_t evicted, deadline_closed, refused;
 };
 
@@ -148,9 +150,9 @@ static void admit(hs_limits *l, hs_conn *c) {
     same += is_same;
     if (x->phase != C_WAITING)
       continue;
-    if (oldest == NULL || x->since_ms < oldest->since_ms)
+    if (oldest == NULL || x->wait_seq < oldest->wait_seq)
       oldest = x;
-    if (is_same && (oldest_same == NULL || x->since_ms < oldest_same->since_ms))
+    if (is_same && (oldest_same == NULL || x->wait_seq < oldest_same->wait_seq))
       oldest_same = x;
   }
   if (same >= o->max_conns_per_addr) {
@@ -205,6 +207,7 @@ void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
   addr_key(ad ? ad->client_addr : NULL, c->key);
   c->since_ms = mcp__monotonic_ms();
   pthread_mutex_lock(&l->lock);
+  c->wait_seq = ++l->seq;
   admit(l, c);
   if (c->refuse)
     l->refused++;
@@ -250,6 +253,7 @@ void mcp__hs_conn_request_done(hs_limits *l, struct MHD_Connection *conn) {
   c->phase = C_WAITING;
   c->stream_of = NULL;
   c->since_ms = mcp__monotonic_ms();
+  c->wait_seq = ++l->seq;
   pthread_mutex_unlock(&l->lock);
 }
 

@@ -73,7 +73,10 @@ static mcp_status echo(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* One network thread: connections are accepted in the order they were
+ * made, so the first slow connection is the longest-waiting one. */
 static void serve(fixture *f, mcp_http_options_t *o) {
+  mcp_http_options_set_io_threads(o, 1);
   fixture_new_server(f, "limits");
   add_tool(f->server, "echo", echo, MCP_TASK_FORBIDDEN);
   fixture_serve(f, o);
