@@ -47,6 +47,7 @@ static const struct {
     {"prompts/list", mcp__handle_prompts_list, ERA_LEGACY | ERA_MODERN},
     {"prompts/get", mcp__handle_prompts_get, ERA_LEGACY | ERA_MODERN},
     {"completion/complete", mcp__handle_complete, ERA_LEGACY | ERA_MODERN},
+    {"subscriptions/listen", mcp__handle_subscriptions_listen, ERA_MODERN},
     /* Tasks exist only in 2025-11-25 (an extension in 2026-07-28); the
      * handlers answer -32601 unless tasks are enabled. */
     {"tasks/get", mcp__handle_tasks_get, ERA_LEGACY},
@@ -77,7 +78,10 @@ void mcp__reply_error(mcp__channel reply, int code, const char *message) {
 }
 
 static void handle_notification(mcp_server_t *s, mcp_session_t *se,
-                                mcp__message *msg) {
+                                mcp__message *msg, mcp__channel reply) {
+  if (strcmp(msg->method, "notifications/cancelled") == 0)
+    /* A 2026-07-28 stdio client ends a listen stream this way. */
+    mcp__listen_cancel(s, reply.ctx, json_object_get(msg->params, "requestId"));
   if (se == NULL)
     return;
   if (strcmp(msg->method, "notifications/initialized") == 0) {
@@ -179,7 +183,7 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_HANDLED;
   }
   if (msg.kind == MCP__MSG_NOTIFICATION) {
-    handle_notification(s, session, &msg);
+    handle_notification(s, session, &msg, reply);
     mcp__message_clear(&msg);
     return MCP__ACCEPT_HANDLED;
   }

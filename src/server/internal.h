@@ -24,6 +24,7 @@
 #include "mcp/server.h"
 #include "server/cache_hint.h"
 #include "server/dispatch.h"
+#include "server/listen.h"
 #include "server/request_state.h"
 
 #define MCP__MAX_VERSION_LEN 16
@@ -54,6 +55,8 @@ struct mcp_server {
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
   struct mcp__task_engine *tasks; /* NULL unless tasks are enabled */
+
+  mcp__listen_registry listen; /* subscriptions/listen streams (listen.h) */
 
   mcp__state_key state_key; /* seals requestState (under lock) */
   int64_t state_ttl_ms;
