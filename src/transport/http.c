@@ -484,16 +484,21 @@ static void inline_record(hs_req *r) {
  */
 
 /* Parses just enough to know whether a body is an initialize request. */
-static bool is_initialize(const mcp__buf *body) {
-  if (strstr(body->data, "\"initialize\"") == NULL)
+static bool is_request_for(const mcp__buf *body, const char *quoted,
+                           const char *method) {
+  if (strstr(body->data, quoted) == NULL)
     return false;
   json_t *msg = mcp__json_load(body->data, body->len, NULL);
-  bool yes = json_is_string(json_object_get(msg, "method")) &&
-             strcmp(json_string_value(json_object_get(msg, "method")),
-                    "initialize") == 0 &&
-             json_object_get(msg, "id") != NULL;
+  bool yes =
+      json_is_string(json_object_get(msg, "method")) &&
+      strcmp(json_string_value(json_object_get(msg, "method")), method) == 0 &&
+      json_object_get(msg, "id") != NULL;
   json_decref(msg);
   return yes;
+}
+
+static bool is_initialize(const mcp__buf *body) {
+  return is_request_for(body, "\"initialize\"", "initialize");
 }
 
 /* Suspends the connection and queues r for a worker, which runs call, or
@@ -535,6 +540,14 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   mcp_session_t *se = NULL;
   if (r->modern) {
     se = NULL;
+    /* A subscriptions/listen answer is a long-lived SSE stream. */
+    enum hs_admit admit = is_request_for(&r->body, "\"subscriptions/listen\"",
+                                         "subscriptions/listen")
+                              ? mcp__hs_stream_admit(h->limits, NULL)
+                              : HS_ADMIT_OK;
+    if (admit != HS_ADMIT_OK)
+      return reply_limit(h, conn, admit,
+                         "Server busy: the stream limit is reached");
   } else if (h->o->stateless) {
     mcp_status s;
     if (is_initialize(&r->body)) {

@@ -328,6 +328,34 @@ static void test_stream_does_not_keep_session(void **state) {
   fixture_stop(&f);
 }
 
+/* subscriptions/listen answers are long-lived SSE streams: they count, and
+ * one beyond the total is refused 503 before it is parked. */
+static void test_listen_streams_count(void **state) {
+  (void)state;
+  fixture f;
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_max_streams(o, 1), MCP_OK);
+  serve(&f, o);
+  const char *body =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\","
+      "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}},"
+      "\"notifications\":{\"toolsListChanged\":true}}}";
+  const char *hdr = ACCEPT "MCP-Protocol-Version: 2026-07-28\r\n"
+                           "Mcp-Method: subscriptions/listen\r\n";
+  tc_conn a, b;
+  assert_true(tc_open(&a, f.port, "POST", "/mcp", hdr, body, 5000));
+  assert_int_equal(a.status, 200);
+  for (int i = 0; i < 2000 && stats(&f).streams < 1; i++)
+    sleep_ms(10);
+  assert_int_equal(stats(&f).streams, 1);
+  assert_true(tc_open(&b, f.port, "POST", "/mcp", hdr, body, 5000));
+  assert_int_equal(b.status, 503);
+  tc_close(&b);
+  tc_close(&a);
+  fixture_stop(&f);
+}
+
 static void test_option_ranges(void **state) {
   (void)state;
   mcp_http_options_t *o = NULL;
@@ -354,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_per_address_full_429),
       cmocka_unit_test(test_stream_limits),
       cmocka_unit_test(test_stream_does_not_keep_session),
+      cmocka_unit_test(test_listen_streams_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
