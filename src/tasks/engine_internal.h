@@ -63,6 +63,8 @@ typedef struct task_run {
   mcp_tool_t *tool; /* retained */
   json_t *args;     /* borrowed from the call's params */
   char *caller;
+  int64_t expires_ms;         /* wall clock; 0: no ttl */
+  bool running;               /* counted in its caller's running */
   pending_msg *phead, *ptail; /* queued messages, oldest first */
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
@@ -72,7 +74,8 @@ typedef struct task_run {
 typedef struct caller_count {
   struct caller_count *next;
   char *key;
-  unsigned n;
+  unsigned n;       /* tasks not finished (queued or running) */
+  unsigned running; /* of them on an executor thread, plus inline calls */
 } caller_count;
 
 struct mcp__task_engine {
@@ -95,6 +98,11 @@ struct mcp__task_engine {
   pthread_t watcher;
   bool has_watcher;
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
+  struct lost_outcome *lost; /* outcomes the store refused (outcome.c) */
+  size_t nlost;
+  unsigned running_cap;  /* resolved max_running_per_caller */
+  unsigned inline_total; /* 2026-07-28 "required" calls running */
+  size_t stored;         /* tasks in the store (this process's count) */
 };
 
 /* ---- engine.c ------------------------------------------------------------
@@ -112,10 +120,33 @@ void mcp__engine_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
 void mcp__engine_start_run(mcp_call_t *call, void *ctx);
 
+/* Wakes the sweeper: a run with a ttl was added. */
+void mcp__engine_expiry_changed(mcp__task_engine *e);
+
+/* ---- outcome.c -----------------------------------------------------------
+ */
+/* Stores the final state of task id (as mcp__tasks_transition), retrying
+ * store failures, then falling back to a plain failed state, then
+ * remembering the loss for tasks/result; logs every failure. */
+mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error);
+/* Whether task id's outcome was lost; msg gets the error to answer. */
+bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
+                              size_t n);
+/* Frees the remembered losses (engine teardown). */
+void mcp__engine_lost_clear(mcp__task_engine *e);
+
 /* ---- task_call.c ---------------------------------------------------------
  */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+/* Adds delta to the running count of caller key (which holds a slot) and
+ * returns the new count (0 for an unknown key). e->lock held. */
+unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta);
+/* Counts the tasks in the store (at enable). */
+void mcp__engine_count_stored(mcp__task_engine *e);
 
 /* ---- task_methods.c ------------------------------------------------------
  */

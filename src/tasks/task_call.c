@@ -80,6 +80,125 @@ void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {
     }
 }
 
+unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta) {
+  for (caller_count *c = e->callers; c; c = c->next)
+    if (strcmp(c->key, key) == 0) {
+      c->running = (unsigned)((int)c->running + delta);
+      return c->running;
+    }
+  return 0;
+}
+
+static bool count_one(const mcp_task_record *rec, void *ud) {
+  (void)rec;
+  (*(size_t *)ud)++;
+  return true;
+}
+
+void mcp__engine_count_stored(mcp__task_engine *e) {
+  size_t n = 0;
+  mcp_store_task_list(e->tasks.store, e->tasks.scope, NULL, 0, count_one, &n,
+                      NULL);
+  pthread_mutex_lock(&e->lock);
+  e->stored = n;
+  pthread_mutex_unlock(&e->lock);
+}
+
+void mcp__engine_stored_removed(mcp__task_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  if (e->stored > 0)
+    e->stored--;
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* Stored tasks of the caller reach the per-caller cap? (A store scan of
+ * the caller's tasks, stopped at the cap.) */
+typedef struct stored_count {
+  size_t n, cap;
+} stored_count;
+
+static bool count_to_cap(const mcp_task_record *rec, void *ud) {
+  (void)rec;
+  stored_count *c = ud;
+  return ++c->n < c->cap;
+}
+
+/* -1 when the caller may store another task, else the refusing limit
+ * (sets *which to "caller" or "total"). */
+static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
+                         const char **which) {
+  pthread_mutex_lock(&e->lock);
+  size_t total = e->stored;
+  pthread_mutex_unlock(&e->lock);
+  if (total >= e->opts.max_stored_total) {
+    *which = "total";
+    return (long)e->opts.max_stored_total;
+  }
+  mcp_task_filter f = {0};
+  const char *subject = mcp_call_subject(call);
+  if (subject)
+    f.owner = subject;
+  else
+    f.session = mcp__engine_session_key(call->session);
+  stored_count c = {0, e->opts.max_stored_per_caller};
+  if (f.owner == NULL && f.session == NULL)
+    return -1;
+  mcp_store_task_list(e->tasks.store, e->tasks.scope, &f,
+                      e->opts.max_stored_per_caller, count_to_cap, &c, NULL);
+  if (c.n >= e->opts.max_stored_per_caller) {
+    *which = "caller";
+    return (long)e->opts.max_stored_per_caller;
+  }
+  return -1;
+}
+
+/* A 2026-07-28 tools/call of a taskSupport "required" tool has no task to
+ * become: it runs on the request worker, so it is capped (issue #16 item
+ * 7): at most running_cap per caller and half the server's workers in all.
+ * Runs the tool when admitted. */
+static mcp_status run_required_capped(mcp__task_engine *e, mcp_call_t *call,
+                                      mcp_tool_t *tool, json_t *args) {
+  char *caller = caller_key(call);
+  if (caller == NULL)
+    return MCP_ERR_NOMEM;
+  unsigned workers = call->server->worker_threads / 2;
+  if (workers == 0)
+    workers = 1;
+  bool ok = take_slot(e, caller);
+  unsigned limit = e->running_cap < workers ? e->running_cap : workers;
+  pthread_mutex_lock(&e->lock);
+  if (ok && (e->inline_total >= workers ||
+             mcp__engine_running(e, caller, 0) >= e->running_cap)) {
+    mcp__engine_drop_slot(e, caller);
+    ok = false;
+  } else if (ok) {
+    e->inline_total++;
+    mcp__engine_running(e, caller, 1);
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (!ok) {
+    free(caller);
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "Server busy: too many long-running calls of this kind at once "
+             "(limit %u); retry later",
+             limit);
+    mcp_call_set_error(call, MCP_RPC_INTERNAL_ERROR, msg,
+                       json_pack("{s:i}", "limit", limit));
+    return MCP_ERR_LIMIT;
+  }
+  bool is_error;
+  mcp_status st =
+      mcp__tool_execute(call, tool, args, &call->raw_result, &is_error);
+  pthread_mutex_lock(&e->lock);
+  e->inline_total--;
+  mcp__engine_running(e, caller, -1);
+  mcp__engine_drop_slot(e, caller);
+  pthread_mutex_unlock(&e->lock);
+  free(caller);
+  return st;
+}
+
 static void give_slot(mcp__task_engine *e, const char *key) {
   pthread_mutex_lock(&e->lock);
   mcp__engine_drop_slot(e, key);
@@ -90,6 +209,11 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t *args, json_t **result, bool *handled) {
   mcp__task_engine *e = call->server->tasks;
   *handled = false;
+  if (e != NULL && (call->stateless || call->session == NULL) &&
+      tool->task_support == MCP_TASK_REQUIRED) {
+    *handled = true;
+    return run_required_capped(e, call, tool, args);
+  }
   if (e == NULL || call->stateless || call->session == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
   json_t *task = json_object_get(call->params, "task");
@@ -113,6 +237,19 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   if (e->opts.max_ttl_ms >= 0 && (ttl < 0 || ttl > e->opts.max_ttl_ms))
     ttl = e->opts.max_ttl_ms;
 
+  const char *which = NULL;
+  long stored_cap = stored_limit(e, call, &which);
+  if (stored_cap >= 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "Too many stored tasks %s (limit %ld); delete or let them expire",
+             strcmp(which, "total") == 0 ? "on this server" : "for this caller",
+             stored_cap);
+    mcp_call_set_error(call, MCP_RPC_INTERNAL_ERROR, msg,
+                       json_pack("{s:I,s:s}", "limit", (json_int_t)stored_cap,
+                                 "stored", which));
+    return MCP_ERR_LIMIT;
+  }
   char *caller = caller_key(call);
   if (caller == NULL)
     return MCP_ERR_NOMEM;
@@ -139,7 +276,25 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     rec.created_ms = rec.updated_ms = mcp__wall_ms();
     rec.ttl_ms = ttl;
     rec.poll_interval_ms = e->opts.poll_interval_ms;
-    st = mcp_store_task_put(e->tasks.store, &rec, NULL);
+    mcp_error_t serr = {0};
+    st = mcp_store_task_put(e->tasks.store, &rec, &serr);
+    if (st != MCP_OK) {
+      /* a full disk, a locked database: logged, and the caller is told
+       * what failed (issue #16 item 9) */
+      const char *why = serr.message[0] ? serr.message : mcp_strerror(st);
+      mcp__log(call->server, MCP_LOG_ERROR,
+               "tasks: cannot store a new task of tool %s: %s", tool->entry.key,
+               why);
+      char msg[256];
+      snprintf(msg, sizeof msg,
+               "Internal error: the task could not be created (task store: "
+               "%.180s)",
+               why);
+      give_slot(e, caller);
+      free(caller);
+      free(r);
+      return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR, msg);
+    }
   }
   json_t *task_json = st == MCP_OK ? mcp__task_json(&rec) : NULL;
   json_t *res = task_json ? json_pack("{s:o}", "task", task_json) : NULL;
@@ -170,10 +325,14 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   r->tool = tool;
   r->args = args;
   r->caller = caller;
+  r->expires_ms = ttl >= 0 ? rec.created_ms + (ttl > 0 ? ttl : 1) : 0;
   pthread_mutex_lock(&e->lock);
   unsigned b = mcp__engine_bucket_of(r->id);
   r->next = e->runs[b];
   e->runs[b] = r;
+  e->stored++;
+  if (r->expires_ms)
+    mcp__engine_expiry_changed(e);
   pthread_mutex_unlock(&e->lock);
   call->task_id = r->id;
   call->task_input = mcp__engine_task_input;

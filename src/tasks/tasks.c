@@ -418,8 +418,10 @@ mcp_status mcp_task_delete(mcp_tasks_t *t, const char *id) {
   if (t == NULL || id == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_status st = mcp_store_task_delete(t->store, t->scope, id, NULL);
-  if (st == MCP_OK && t->engine)
+  if (st == MCP_OK && t->engine) {
+    mcp__engine_stored_removed(t->engine);
     mcp__engine_cancel_run(t->engine, id);
+  }
   return st;
 }
 
@@ -486,8 +488,10 @@ static void on_removed(const char *id, const char *reason, void *ud) {
     c->report->expired++;
   else
     c->report->retained++;
-  if (c->tasks->engine)
+  if (c->tasks->engine) {
+    mcp__engine_stored_removed(c->tasks->engine);
     mcp__engine_cancel_run(c->tasks->engine, id);
+  }
   if (c->fn)
     c->fn(id, reason, c->ud);
 }

@@ -24,6 +24,8 @@
 struct mcp_task_options {
   unsigned threads;
   unsigned max_per_caller;
+  unsigned max_running_per_caller; /* 0: max(1, threads / 2) */
+  size_t max_stored_per_caller, max_stored_total;
   int64_t default_ttl_ms, max_ttl_ms;
   int64_t poll_interval_ms;
   bool list;
@@ -74,5 +76,7 @@ mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);
 /* engine.c: raise the cancellation flag of a task running here. */
 void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
+/* A task left the store (sweep, delete): the stored-task count drops. */
+void mcp__engine_stored_removed(mcp__task_engine *e);
 
 #endif
