@@ -45,14 +45,16 @@ static mcp_status write_retrying(mcp__task_engine *e, const char *id,
   for (int i = 0; i < ATTEMPTS; i++) {
     if (i > 0)
       pause_ms(retry_pause_ms[i - 1]);
-    st = mcp__tasks_transition(&e->tasks, id, status, message, result, error,
-                               NULL);
+    mcp_error_t err = {0};
+    st = mcp__tasks_transition_err(&e->tasks, id, status, message, result,
+                                   error, NULL, &err);
     if (!retryable(st))
       return st;
     mcp__log(e->server, MCP_LOG_WARNING,
              "tasks: storing the outcome of task %s failed (attempt %d of "
              "%d): %s",
-             id, i + 1, ATTEMPTS, mcp_strerror(st));
+             id, i + 1, ATTEMPTS,
+             err.message[0] ? err.message : mcp_strerror(st));
   }
   return st;
 }

@@ -17,7 +17,9 @@
 /* Who a task counts against for the per-caller cap. */
 static char *caller_key(mcp_call_t *call) {
   const char *subject = mcp_call_subject(call);
-  const char *key = subject ? subject : mcp__engine_session_key(call->session);
+  const char *key = subject         ? subject
+                    : call->session ? mcp__engine_session_key(call->session)
+                                    : NULL;
   char *out = NULL;
   if (asprintf(&out, "%s:%s", subject ? "sub" : "ses", key ? key : "") < 0)
     return NULL;

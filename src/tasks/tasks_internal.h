@@ -67,6 +67,13 @@ mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
                                  mcp_task_status status, const char *message,
                                  const char *result, const char *error,
                                  mcp_task_status *current);
+/* The same, with the store's error message in err (may be NULL). */
+mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error,
+                                     mcp_task_status *current,
+                                     mcp_error_t *err);
 /* One page of tasks under filter f (cursor may be NULL): {"tasks",
  * "nextCursor"?}. MCP_ERR_INVALID_ARG for a malformed cursor. */
 mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
