@@ -94,7 +94,12 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
   task_run *r = mcp__engine_find_run(e, id);
-  if (r && r->call) {
+  if (r && r->call && !r->started) {
+    /* Its CreateTaskResult is not out yet, and a cancelled call sends
+     * nothing: the client would never hear of the task. It ends when it
+     * would start (a ttl of 1 ms can end before the answer is sent). */
+    r->cancel_early = true;
+  } else if (r && r->call) {
     atomic_store(&r->call->cancelled, true);
     if ((se = r->call->session) != NULL)
       mcp__session_retain(se);
@@ -337,6 +342,15 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
   pthread_mutex_lock(&call->send_lock);
   call->reply = ch;
   pthread_mutex_unlock(&call->send_lock);
+  pthread_mutex_lock(&e->lock);
+  r->started = true;
+  bool early = r->cancel_early;
+  pthread_mutex_unlock(&e->lock);
+  if (early) {
+    atomic_store(&call->cancelled, true);
+    finish_run(r);
+    return;
+  }
   if (atomic_load(&call->cancelled)) {
     /* Cancelled before the client saw the task: it never starts. */
     mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_CANCELLED,
@@ -353,6 +367,8 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
     e->qhead = r;
   e->qtail = r;
   pthread_cond_signal(&e->work);
+  if (r->expires_ms)
+    mcp__engine_expiry_changed(e); /* its expiry now counts */
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -449,8 +465,8 @@ static int64_t next_expiry_ms(mcp__task_engine *e) {
   int64_t wait = INT64_MAX, now = mcp__wall_ms();
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)
-      if (r->expires_ms > 0 && r->call && !atomic_load(&r->call->cancelled) &&
-          r->expires_ms - now < wait)
+      if (r->expires_ms > 0 && r->call && r->started &&
+          !atomic_load(&r->call->cancelled) && r->expires_ms - now < wait)
         wait = r->expires_ms - now;
   return wait < 0 ? 0 : wait;
 }

@@ -63,8 +63,10 @@ typedef struct task_run {
   mcp_tool_t *tool; /* retained */
   json_t *args;     /* borrowed from the call's params */
   char *caller;
-  int64_t expires_ms;         /* wall clock; 0: no ttl */
-  bool running;               /* counted in its caller's running */
+  int64_t expires_ms; /* wall clock; 0: no ttl */
+  bool running;       /* counted in its caller's running */
+  bool started;       /* handed off: the client has its CreateTaskResult */
+  bool cancel_early;  /* cancelled (expired, deleted) before it started */
   pending_msg *phead, *ptail; /* queued messages, oldest first */
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
