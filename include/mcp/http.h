@@ -128,11 +128,14 @@ mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o, int ms);
  * Retry-After header (mcp_http_options_set_retry_after_s) and
  * "Connection: close". */
 
-/* Open connections at most (default 1024; lowered at start so that they fit
- * in the process's RLIMIT_NOFILE). When a connection arrives at the limit,
- * the connection that has waited longest for its next request is closed to
- * make room; when every connection has a request in progress, the new one
- * is answered 503. */
+/* Open connections at most (default 1020; 1 to 1000000; lowered at start so
+ * that they fit in the process's RLIMIT_NOFILE). When a connection arrives
+ * at the limit, the connection that has waited longest for its next
+ * request is closed to make room; when every connection has a request in
+ * progress, the new one is answered 503. Each open 2026-07-28
+ * subscriptions/listen stream (and each 2025-11-25 GET stream) holds one;
+ * for many listeners raise it, the stream limits below, the per-address
+ * limit (when they share an address) and RLIMIT_NOFILE. */
 MCP_API mcp_status mcp_http_options_set_max_connections(mcp_http_options_t *o,
                                                         size_t count);
 /* Open connections per client address (IPv4 address, IPv6 /64; default
@@ -148,10 +151,11 @@ MCP_API mcp_status mcp_http_options_set_max_connections_per_address(
 MCP_API mcp_status
 mcp_http_options_set_request_timeout_ms(mcp_http_options_t *o, int64_t ms);
 /* Long-lived SSE responses (GET streams, resumptions, POST answers streamed
- * as SSE, subscription streams) open at once, in total (default 512) and
- * per session (default 8). A GET beyond them gets 503 (total) or 429
- * (session); a POST answer is never cut off but counts. 0 refuses every
- * new GET stream. */
+ * as SSE, subscriptions/listen streams) open at once, in total (default 0:
+ * three quarters of max_connections, so that requests always find a
+ * connection) and per session (default 8; 0: none). A GET or
+ * subscriptions/listen beyond them gets 503 (total) or 429 (session); a POST
+ * answer that turns into SSE is never cut off, but counts. */
 MCP_API mcp_status mcp_http_options_set_max_streams(mcp_http_options_t *o,
                                                     size_t count);
 MCP_API mcp_status mcp_http_options_set_max_streams_per_session(

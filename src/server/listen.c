@@ -513,6 +513,11 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
   mcp_status st = ok ? mcp__call_send(call, &ack) : MCP_ERR_NOMEM;
   mcp__buf_free(&idtext);
   mcp__buf_free(&ack);
+  /* The request is answered as far as the stream goes: 10,000 idle streams
+   * should not keep 10,000 parsed requests (bench/listen). Before it is
+   * registered: a cancellation compares the id it keeps. */
+  if (st == MCP_OK)
+    mcp__call_shed_request(call);
   if (st == MCP_OK && !register_listener(&s->listen, l))
     st = MCP_ERR_NOMEM;
   if (st != MCP_OK) {

@@ -594,6 +594,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   mcp_call_t *call = NULL;
   mcp__accept a = mcp__server_accept(h->server, se, &r->peer, r->body.data,
                                      r->body.len, reply, &call);
+  mcp__buf_free(&r->body); /* the call owns its parsed message */
   if (a == MCP__ACCEPT_HANDLED) {
     r->state = R_QUEUED;
     return reply_empty(conn, MHD_HTTP_ACCEPTED, NULL);
@@ -634,6 +635,9 @@ void mcp__hs_work(hs_req *r, bool cancel) {
     pthread_mutex_unlock(&r->lock);
     mcp__accept a = mcp__server_accept(r->h->server, r->se, &r->peer,
                                        r->body.data, r->body.len, reply, &call);
+    /* Parsed: the call owns its message. A long-lived answer (a listen
+     * stream) must not keep the bytes too. */
+    mcp__buf_free(&r->body);
     pthread_mutex_lock(&r->lock);
     r->hold = false;
     if (a == MCP__ACCEPT_REQUEST)

@@ -44,6 +44,7 @@ struct hs_limits {
   size_t count;     /* registered, shut ones included */
   size_t shut;      /* registered and shut down by us */
   size_t streams;
+  size_t max_streams; /* resolved */
   uint64_t seq;
   size_t evicted, deadline_closed, refused;
 };
@@ -67,6 +68,8 @@ hs_limits *mcp__hs_limits_new(mcp_http_server_t *h, size_t max_connections) {
       max_connections = room;
   }
   l->max_conns = max_connections;
+  l->max_streams = h->o->max_streams ? h->o->max_streams
+                                     : max_connections - max_connections / 4;
   return l;
 }
 
@@ -261,7 +264,7 @@ enum hs_admit mcp__hs_stream_admit(hs_limits *l, const hs_session *hs) {
   const mcp_http_options_t *o = l->h->o;
   enum hs_admit a = HS_ADMIT_OK;
   pthread_mutex_lock(&l->lock);
-  if (l->streams >= o->max_streams) {
+  if (l->streams >= l->max_streams) {
     a = HS_ADMIT_BUSY;
   } else if (hs != NULL) {
     size_t mine = 0;

@@ -21,15 +21,15 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_body = 4u << 20;
   o->max_header = 16u << 10;
   o->max_sessions = 1024;
+  o->max_connections = 1020; /* libmicrohttpd's own default */
   o->idle_ms = 600000;
   o->io_threads = 0; /* automatic, see http_server.c */
   o->conn_timeout_s = 30;
   o->retry_ms = 1000;
   o->heartbeat_ms = 15000;
   o->shutdown_ms = 5000;
-  o->max_conns = 1024;
   o->max_conns_per_addr = 128;
-  o->max_streams = 512;
+  o->max_streams = 0; /* automatic: see http_limits.c */
   o->max_streams_per_session = 8;
   o->request_timeout_ms = 10000;
   o->retry_after_s = 1;
@@ -155,6 +155,8 @@ SETTER(mcp_http_options_set_max_header_bytes, size_t, max_header,
 SETTER(mcp_http_options_set_max_json_depth, size_t, max_depth, true)
 SETTER(mcp_http_options_set_session_idle_timeout_ms, int64_t, idle_ms, v >= 0)
 SETTER(mcp_http_options_set_max_sessions, size_t, max_sessions, v != 0)
+SETTER(mcp_http_options_set_max_connections, size_t, max_connections,
+       v != 0 && v <= 1000000)
 SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
 SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
 SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)
@@ -162,8 +164,6 @@ SETTER(mcp_http_options_set_heartbeat_ms, int, heartbeat_ms, v >= 0)
 SETTER(mcp_http_options_set_connection_timeout_s, unsigned, conn_timeout_s,
        true)
 SETTER(mcp_http_options_set_shutdown_deadline_ms, int, shutdown_ms, v >= 0)
-SETTER(mcp_http_options_set_max_connections, size_t, max_conns,
-       v >= 1 && v <= (1u << 20))
 SETTER(mcp_http_options_set_max_connections_per_address, size_t,
        max_conns_per_addr, v >= 1)
 SETTER(mcp_http_options_set_request_timeout_ms, int64_t, request_timeout_ms,

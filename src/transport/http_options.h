@@ -19,12 +19,12 @@ struct mcp_http_options {
   char **hosts;
   size_t nhosts;
   bool stateless, get_stream, always_sse, sse_poll;
-  size_t max_body, max_header, max_depth, max_sessions;
+  size_t max_body, max_header, max_depth, max_sessions, max_connections;
   int64_t idle_ms;
   unsigned workers, io_threads, conn_timeout_s;
   int retry_ms, heartbeat_ms, shutdown_ms;
   /* admission (http_limits.c) */
-  size_t max_conns, max_conns_per_addr, max_streams, max_streams_per_session;
+  size_t max_conns_per_addr, max_streams, max_streams_per_session;
   int64_t request_timeout_ms;
   unsigned retry_after_s;
   bool store_set;        /* store was chosen (maybe "none") */

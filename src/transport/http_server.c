@@ -283,7 +283,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
 
   mcp_status st = mcp__hs_sessions_init(h);
   if (st == MCP_OK &&
-      (h->limits = mcp__hs_limits_new(h, h->o->max_conns)) == NULL)
+      (h->limits = mcp__hs_limits_new(h, h->o->max_connections)) == NULL)
     st = MCP_ERR_NOMEM;
   if (st != MCP_OK) {
     free_server(h);

@@ -370,6 +370,8 @@ static void test_option_ranges(void **state) {
                    MCP_ERR_INVALID_ARG);
   assert_int_equal(mcp_http_options_set_max_streams(NULL, 1),
                    MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_max_connections(o, 1000001),
+                   MCP_ERR_INVALID_ARG);
   mcp_http_options_free(o);
 }
 

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,18 @@ static mcp_status noop(mcp_call_t *call, json_t *args, mcp_result_t *r,
                        void *ud) {
   (void)call, (void)args, (void)ud;
   mcp_result_add_text(r, "ok");
+  return MCP_OK;
+}
+
+/* Waits (up to 10 s) to be cancelled; says whether it was. */
+static atomic_int saw_cancel;
+static mcp_status wait_cancel(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                              void *ud) {
+  (void)args, (void)ud;
+  for (int i = 0; i < 1000 && !mcp_call_is_cancelled(call); i++)
+    sleep_ms(10);
+  atomic_store(&saw_cancel, mcp_call_is_cancelled(call) ? 1 : 2);
+  mcp_result_add_text(r, "finished");
   return MCP_OK;
 }
 
@@ -159,6 +172,7 @@ static void test_stdio_streams(void **state) {
   assert_int_equal(mcp_server_new("listen-stdio", "1.0", &s), MCP_OK);
   mcp_server_set_log_handler(s, quiet_log, NULL);
   add_plain_tool(s, "first");
+  add_tool(s, "wait_cancel", wait_cancel, MCP_TASK_FORBIDDEN);
   int to_server[2], from_server[2];
   assert_int_equal(pipe(to_server), 0);
   assert_int_equal(pipe(from_server), 0);
@@ -185,6 +199,25 @@ static void test_stdio_streams(void **state) {
   assert_non_null(strstr(acc.data, "subscriptionId\":2}"));
   assert_null(strstr(acc.data, "subscriptionId\":1}"));
   assert_null(strstr(acc.data, "\"id\":1"));
+
+  /* A 2026-07-28 tools/call on stdio is cancelled the same way: the
+   * handler sees it and no response is sent. */
+  atomic_store(&saw_cancel, 0);
+  send_line(to_server[1],
+            "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\","
+            "\"params\":{" META ",\"name\":\"wait_cancel\",\"arguments\":{}}}");
+  sleep_ms(50);
+  send_line(to_server[1], "{\"jsonrpc\":\"2.0\",\"method\":"
+                          "\"notifications/cancelled\",\"params\":{"
+                          "\"requestId\":77}}");
+  for (int i = 0; i < 500 && atomic_load(&saw_cancel) == 0; i++)
+    sleep_ms(10);
+  assert_int_equal(atomic_load(&saw_cancel), 1);
+  send_line(to_server[1],
+            "{\"jsonrpc\":\"2.0\",\"id\":78,\"method\":\"tools/call\","
+            "\"params\":{" META ",\"name\":\"first\",\"arguments\":{}}}");
+  read_until(from_server[0], &acc, "\"id\":78", 5000);
+  assert_null(strstr(acc.data, "\"id\":77"));
 
   /* End of input: stream 2 ends and serving returns. */
   close(to_server[1]);
