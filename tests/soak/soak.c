@@ -303,7 +303,7 @@ static void verify(tu_proc *p, ledger *l) {
   size_t n = l->n;
   pthread_mutex_unlock(&l->lock);
   unsigned seed = (unsigned)n;
-  for (size_t k = 0, m = to_check(l, n); k < m && n > 0; k++) {
+  for (size_t k = 0, todo = to_check(l, n); k < todo && n > 0; k++) {
     size_t i = pick(l, k, n, &seed);
     char req[256];
     snprintf(req, sizeof req,
