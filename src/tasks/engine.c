@@ -511,6 +511,7 @@ static void *sweeper_main(void *arg) {
 
 static void engine_free(mcp__task_engine *e) {
   mcp__engine_lost_clear(e);
+  mcp__engine_stored_callers_free(e);
   mcp__tasks_clear(&e->tasks);
   mcp__task_options_clear(&e->opts);
   pthread_mutex_destroy(&e->lock);

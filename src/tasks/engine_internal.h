@@ -73,6 +73,15 @@ typedef struct task_run {
   bool deferred;
 } task_run;
 
+/* Stored tasks of one caller (task_call.c). */
+typedef struct stored_caller {
+  struct stored_caller *next;
+  size_t n;           /* created here, set right by a store scan */
+  int64_t scanned_ms; /* monotonic time of the last scan */
+  char key[];
+} stored_caller;
+#define STORED_BUCKETS 64
+
 typedef struct caller_count {
   struct caller_count *next;
   char *key;
@@ -105,6 +114,8 @@ struct mcp__task_engine {
   unsigned running_cap;  /* resolved max_running_per_caller */
   unsigned inline_total; /* 2026-07-28 "required" calls running */
   size_t stored;         /* tasks in the store (this process's count) */
+  stored_caller *stored_callers[STORED_BUCKETS];
+  size_t nstored_callers;
 };
 
 /* ---- engine.c ------------------------------------------------------------
@@ -149,6 +160,8 @@ void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
 unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta);
 /* Counts the tasks in the store (at enable). */
 void mcp__engine_count_stored(mcp__task_engine *e);
+/* Frees the per-caller stored counts (engine teardown). */
+void mcp__engine_stored_callers_free(mcp__task_engine *e);
 
 /* ---- task_methods.c ------------------------------------------------------
  */

@@ -113,8 +113,50 @@ void mcp__engine_stored_removed(mcp__task_engine *e) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Stored tasks of the caller reach the per-caller cap? (A store scan of
- * the caller's tasks, stopped at the cap.) */
+/* The caller's stored-task count (created here, refreshed by a store
+ * scan), or NULL out of memory. e->lock held. The table is dropped whole
+ * when it grows past STORED_CALLERS_MAX (counts then start again and the
+ * next scans set them right), which bounds it however many sessions come
+ * and go. */
+#define STORED_CALLERS_MAX 4096
+
+static void stored_clear(mcp__task_engine *e) {
+  for (size_t b = 0; b < STORED_BUCKETS; b++) {
+    for (stored_caller *s = e->stored_callers[b], *next; s; s = next) {
+      next = s->next;
+      free(s);
+    }
+    e->stored_callers[b] = NULL;
+  }
+  e->nstored_callers = 0;
+}
+
+static stored_caller *stored_entry(mcp__task_engine *e, const char *key) {
+  unsigned b = mcp__engine_bucket_of(key) % STORED_BUCKETS;
+  for (stored_caller *s = e->stored_callers[b]; s; s = s->next)
+    if (strcmp(s->key, key) == 0)
+      return s;
+  if (e->nstored_callers >= STORED_CALLERS_MAX) {
+    stored_clear(e);
+    b = mcp__engine_bucket_of(key) % STORED_BUCKETS;
+  }
+  size_t len = strlen(key);
+  stored_caller *s = calloc(1, sizeof *s + len + 1);
+  if (s == NULL)
+    return NULL;
+  memcpy(s->key, key, len + 1);
+  s->scanned_ms = INT64_MIN / 2;
+  s->next = e->stored_callers[b];
+  e->stored_callers[b] = s;
+  e->nstored_callers++;
+  return s;
+}
+
+void mcp__engine_stored_callers_free(mcp__task_engine *e) {
+  stored_clear(e);
+}
+
+/* Counts the caller's stored tasks, stopping at the cap. */
 typedef struct stored_count {
   size_t n, cap;
 } stored_count;
@@ -142,16 +184,45 @@ static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
     f.owner = subject;
   else
     f.session = mcp__engine_session_key(call->session);
-  stored_count c = {0, e->opts.max_stored_per_caller};
   if (f.owner == NULL && f.session == NULL)
     return -1;
-  mcp_store_task_list(e->tasks.store, e->tasks.scope, &f,
-                      e->opts.max_stored_per_caller, count_to_cap, &c, NULL);
-  if (c.n >= e->opts.max_stored_per_caller) {
-    *which = "caller";
-    return (long)e->opts.max_stored_per_caller;
+  /* The store is scanned only when the caller's count, kept here, reaches
+   * the cap (it counts up at each create and does not see deletions): the
+   * scan then sets it right. At most one scan a second per caller. */
+  char *key = caller_key(call);
+  if (key == NULL)
+    return -1;
+  size_t cap = e->opts.max_stored_per_caller;
+  int64_t now = mcp__monotonic_ms();
+  long refuse = -1;
+  pthread_mutex_lock(&e->lock);
+  stored_caller *sc = stored_entry(e, key);
+  bool scan = sc && sc->n >= cap && now - sc->scanned_ms >= 1000;
+  if (sc && sc->n < cap)
+    sc->n++;
+  else if (sc && !scan)
+    refuse = (long)cap;
+  pthread_mutex_unlock(&e->lock);
+  if (scan) {
+    stored_count c = {0, cap};
+    mcp_store_task_list(e->tasks.store, e->tasks.scope, &f, cap, count_to_cap,
+                        &c, NULL);
+    pthread_mutex_lock(&e->lock);
+    sc = stored_entry(e, key);
+    if (sc) {
+      sc->n = c.n;
+      sc->scanned_ms = now;
+      if (sc->n < cap)
+        sc->n++;
+      else
+        refuse = (long)cap;
+    }
+    pthread_mutex_unlock(&e->lock);
   }
-  return -1;
+  free(key);
+  if (refuse >= 0)
+    *which = "caller";
+  return refuse;
 }
 
 /* A 2026-07-28 tools/call of a taskSupport "required" tool has no task to

@@ -116,7 +116,7 @@ static bool logged(fixture *f, bool error, const char *needle) {
 
 /* The default task options but threads, running cap and stored caps. */
 static void setup_opts(fixture *f, unsigned threads, unsigned running,
-                       size_t stored_caller, size_t stored_total) {
+                       size_t stored_per_caller, size_t stored_total) {
   memset(f, 0, sizeof *f);
   pthread_mutex_init(&f->log_lock, NULL);
   __atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
@@ -135,8 +135,8 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
   mcp_task_options_new(&o);
   mcp_task_options_set_threads(o, threads);
   mcp_task_options_set_max_running_per_caller(o, running);
-  if (stored_caller)
-    mcp_task_options_set_max_stored(o, stored_caller, stored_total);
+  if (stored_per_caller)
+    mcp_task_options_set_max_stored(o, stored_per_caller, stored_total);
   assert_int_equal(mcp_server_enable_tasks(f->server, f->store, o, NULL),
                    MCP_OK);
   mcp_task_options_free(o);
@@ -645,9 +645,18 @@ static void test_stored_task_caps(void **state) {
           json_object_get(json_object_get(r, "error"), "data"), "stored")),
       "total");
   json_decref(r);
-  /* a deleted task frees its place */
+  /* a deleted task frees its place (seen at the caller's next store
+   * count, at most one a second: poll for up to 20 s) */
   assert_int_equal(mcp_task_delete(mcp_server_tasks(f.server), ids[0]), MCP_OK);
-  free(start(&f, f.a, "quick", "{}"));
+  bool stored = false;
+  for (int i = 0; i < 2000 && !stored; i++) {
+    r = call_task(&f, f.a, "quick", "{}");
+    stored = json_object_get(json_object_get(r, "result"), "task") != NULL;
+    json_decref(r);
+    if (!stored)
+      usleep(10000);
+  }
+  assert_true(stored);
   for (int i = 0; i < 5; i++)
     free(ids[i]);
   teardown(&f);
