@@ -13,13 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ANSWER_BYTES 65536
+#define ANSWER_BYTES 16384
 /* The client stops offering requests at this many bytes; the server must
  * have stopped taking them long before. */
 #define OFFER_MAX (12u << 20)
 /* What the server may take: the queue's 1,024 requests and one read
  * chunk's worth beyond, the requests behind the 8 MiB of backed-up
- * output (about 130 of these answers), the pipe: well under this. */
+ * output (about 520 of these answers), the pipe: well under this. */
 #define TAKEN_MAX (2u << 20)
 
 static mcp_status big(mcp_call_t *call, json_t *args, mcp_result_t *r,
