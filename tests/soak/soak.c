@@ -27,11 +27,13 @@
 #include "mcp/mcp.h"
 #include "testutil.h"
 #include "transport/http_internal.h"
+#include "util/clock.h"
 
 #define CLIENTS   4
 #define RESTART_S 20
 #define SAMPLE_S  10
 #define MAX_ACKED 200000
+#define TTL_MS    120000 /* of every task */
 
 static atomic_bool stop;
 static atomic_long served, acked_total, lost;
@@ -80,7 +82,7 @@ static mcp_server_t *make_server(mcp_store_t *store) {
   mcp_task_options_t *o;
   mcp_task_options_new(&o);
   mcp_task_options_set_max_stored(o, 1000000, 1000000);
-  mcp_task_options_set_ttl(o, 120000, 120000);
+  mcp_task_options_set_ttl(o, TTL_MS, TTL_MS);
   mcp_task_options_set_cleanup(o, 60000, 600000, 5000);
   mcp_server_enable_tasks(s, store, o, NULL);
   mcp_task_options_free(o);
@@ -102,36 +104,61 @@ static int serve_stdio(const char *db) {
 typedef struct acked {
   char id[40];
   long long n;
+  int64_t at_ms; /* when it was acknowledged (monotonic) */
 } acked;
 
+/* The last MAX_ACKED acknowledged results (a ring). */
 typedef struct ledger {
   pthread_mutex_t lock;
   acked *a;
-  size_t n;
+  size_t n;       /* acknowledged so far */
   size_t checked; /* every result before this was checked after a restart */
 } ledger;
+
+#define AT(l, i) (&(l)->a[(i) % MAX_ACKED])
+/* Results are checked while their ttl (TTL_MS) has not ended: older ones
+ * are gone by design. */
+#define CHECK_MS 90000
+
+/* The first index still in the ring and younger than CHECK_MS. */
+static size_t oldest_checkable(ledger *l, size_t upto) {
+  size_t lo = upto > MAX_ACKED ? upto - MAX_ACKED : 0, hi = upto;
+  int64_t limit = mcp__monotonic_ms() - CHECK_MS;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (AT(l, mid)->at_ms < limit)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
 
 /* The indexes a check after a restart looks at: everything acknowledged
  * since the previous check, and 500 older ones at random (the ledger grows
  * with the run; checking it all each time would slow the traffic down). */
 static size_t pick(ledger *l, size_t k, size_t n, unsigned *seed) {
-  size_t fresh = n - l->checked;
-  if (k < fresh)
-    return l->checked + k;
-  return l->checked ? (size_t)rand_r(seed) % l->checked : 0;
+  size_t first = n > MAX_ACKED ? n - MAX_ACKED : 0;
+  size_t from = l->checked > first ? l->checked : first;
+  if (k < n - from)
+    return from + k;
+  size_t lo = oldest_checkable(l, from);
+  return from > lo ? lo + (size_t)rand_r(seed) % (from - lo) : from;
 }
 
 static size_t to_check(ledger *l, size_t n) {
-  return n - l->checked + (l->checked ? 500 : 0);
+  size_t first = n > MAX_ACKED ? n - MAX_ACKED : 0;
+  size_t from = l->checked > first ? l->checked : first;
+  return n - from + (from > oldest_checkable(l, from) ? 500 : 0);
 }
 
 static void ack(ledger *l, const char *id, long long n) {
   pthread_mutex_lock(&l->lock);
-  if (l->n < MAX_ACKED) {
-    snprintf(l->a[l->n].id, sizeof l->a[l->n].id, "%s", id);
-    l->a[l->n].n = n;
-    l->n++;
-  }
+  acked *e = AT(l, l->n);
+  snprintf(e->id, sizeof e->id, "%s", id);
+  e->n = n;
+  e->at_ms = mcp__monotonic_ms();
+  l->n++;
   pthread_mutex_unlock(&l->lock);
   atomic_fetch_add(&acked_total, 1);
 }
@@ -307,15 +334,21 @@ static void verify(tu_proc *p, ledger *l) {
     size_t i = pick(l, k, n, &seed);
     char req[256];
     snprintf(req, sizeof req,
-             "{\"jsonrpc\":\"2.0\",\"id\":\"v\",\"method\":\"tasks/result\","
+             "{\"jsonrpc\":\"2.0\",\"id\":\"v%zu\",\"method\":\"tasks/result\","
              "\"params\":{\"taskId\":\"%s\"}}",
-             l->a[i].id);
+             k, AT(l, i)->id);
     tu_proc_send_line(p, req);
-    json_t *m = response(p, "v", 30000);
+    char vid[32];
+    snprintf(vid, sizeof vid, "v%zu", k);
+    json_t *m = response(p, vid, 30000);
     char want[32];
-    snprintf(want, sizeof want, "%lld", l->a[i].n * l->a[i].n);
+    snprintf(want, sizeof want, "%lld", AT(l, i)->n * AT(l, i)->n);
     if (m == NULL || text_of(m) == NULL || strcmp(text_of(m), want) != 0) {
-      fprintf(stderr, "soak: LOST acknowledged stdio result %s\n", l->a[i].id);
+      char *got = m ? json_dumps(m, JSON_COMPACT) : NULL;
+      fprintf(stderr,
+              "soak: LOST acknowledged stdio result %s (want %s, got %.160s)\n",
+              AT(l, i)->id, want, got ? got : "(no answer)");
+      free(got);
       atomic_fetch_add(&lost, 1);
     }
     json_decref(m);
@@ -340,23 +373,28 @@ static void *stdio_client(void *arg) {
     char req[256];
     long long v = ++n % 1000000;
     snprintf(req, sizeof req,
-             "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\","
+             "{\"jsonrpc\":\"2.0\",\"id\":\"c%lld\",\"method\":\"tools/call\","
              "\"params\":{\"name\":\"square\",\"arguments\":{\"n\":%lld},"
              "\"task\":{}}}",
-             v);
+             n, v);
     tu_proc_send_line(&p, req);
-    json_t *m = response(&p, "c", 30000);
+    /* ids are unique: a late answer can never pass for another's */
+    char rid[40];
+    snprintf(rid, sizeof rid, "c%lld", n);
+    json_t *m = response(&p, rid, 30000);
     const char *id = json_string_value(json_object_get(
         json_object_get(json_object_get(m, "result"), "task"), "taskId"));
     if (id) {
       char tid[40];
       snprintf(tid, sizeof tid, "%s", id);
-      snprintf(req, sizeof req,
-               "{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"method\":\"tasks/result\","
-               "\"params\":{\"taskId\":\"%s\"}}",
-               tid);
+      snprintf(
+          req, sizeof req,
+          "{\"jsonrpc\":\"2.0\",\"id\":\"r%lld\",\"method\":\"tasks/result\","
+          "\"params\":{\"taskId\":\"%s\"}}",
+          n, tid);
       tu_proc_send_line(&p, req);
-      json_t *r = response(&p, "r", 30000);
+      snprintf(rid, sizeof rid, "r%lld", n);
+      json_t *r = response(&p, rid, 30000);
       if (text_of(r))
         ack(&stdio_ledger, tid, v);
       json_decref(r);
@@ -364,20 +402,25 @@ static void *stdio_client(void *arg) {
     json_decref(m);
     atomic_fetch_add(&served, 1);
     if (n % 7 == 0) { /* a slow task, cancelled */
-      tu_proc_send_line(&p, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":"
-                            "\"tools/call\",\"params\":{\"name\":\"slow\","
-                            "\"arguments\":{},\"task\":{}}}");
-      json_t *s = response(&p, "s", 30000);
+      snprintf(req, sizeof req,
+               "{\"jsonrpc\":\"2.0\",\"id\":\"s%lld\",\"method\":"
+               "\"tools/call\",\"params\":{\"name\":\"slow\","
+               "\"arguments\":{},\"task\":{}}}",
+               n);
+      tu_proc_send_line(&p, req);
+      snprintf(rid, sizeof rid, "s%lld", n);
+      json_t *s = response(&p, rid, 30000);
       const char *sid = json_string_value(json_object_get(
           json_object_get(json_object_get(s, "result"), "task"), "taskId"));
       if (sid) {
         snprintf(
             req, sizeof req,
-            "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tasks/cancel\","
+            "{\"jsonrpc\":\"2.0\",\"id\":\"x%lld\",\"method\":\"tasks/cancel\","
             "\"params\":{\"taskId\":\"%s\"}}",
-            sid);
+            n, sid);
         tu_proc_send_line(&p, req);
-        json_decref(response(&p, "x", 30000));
+        snprintf(rid, sizeof rid, "x%lld", n);
+        json_decref(response(&p, rid, 30000));
       }
       json_decref(s);
     }
@@ -491,15 +534,20 @@ int main(int argc, char **argv) {
       unsigned seed = (unsigned)n;
       for (size_t k = 0, m = to_check(&http_ledger, n); k < m && n > 0; k++) {
         size_t i = pick(&http_ledger, k, n, &seed);
-        mcp_task_record rec;
+        mcp_task_record rec = {0};
         char want[32];
         snprintf(want, sizeof want, "%lld",
-                 http_ledger.a[i].n * http_ledger.a[i].n);
-        if (mcp_store_task_get(store, "soak", http_ledger.a[i].id, &rec,
-                               NULL) != MCP_OK ||
-            rec.result == NULL || strstr(rec.result, want) == NULL) {
-          fprintf(stderr, "soak: LOST acknowledged HTTP result %s\n",
-                  http_ledger.a[i].id);
+                 AT(&http_ledger, i)->n * AT(&http_ledger, i)->n);
+        mcp_status gs = mcp_store_task_get(store, "soak",
+                                           AT(&http_ledger, i)->id, &rec, NULL);
+        if (gs != MCP_OK || rec.result == NULL ||
+            strstr(rec.result, want) == NULL) {
+          fprintf(stderr,
+                  "soak: LOST acknowledged HTTP result %s (%s, status %s, "
+                  "want %s, result %.80s)\n",
+                  AT(&http_ledger, i)->id, mcp_status_name(gs),
+                  gs == MCP_OK ? mcp_task_status_name(rec.status) : "-", want,
+                  gs == MCP_OK && rec.result ? rec.result : "(none)");
           atomic_fetch_add(&lost, 1);
         }
         mcp_task_record_clear(&rec);
