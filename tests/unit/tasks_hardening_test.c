@@ -572,8 +572,9 @@ typedef struct modern_bg {
 
 static void *modern_main(void *arg) {
   modern_bg *m = arg;
-  m->answer = tu_modern_request(m->f->server, "tools/call",
-                                "{\"name\":\"hold\",\"arguments\":{}}", NULL);
+  json_t *answer = tu_modern_request(
+      m->f->server, "tools/call", "{\"name\":\"hold\",\"arguments\":{}}", NULL);
+  __atomic_store_n(&m->answer, answer, __ATOMIC_SEQ_CST);
   return NULL;
 }
 
