@@ -16,6 +16,8 @@
 #   make soak    mixed HTTP + stdio traffic under ASan for SOAK_SECONDS
 #                (default 1800); reports RSS, fds, sessions (not in check)
 #   make abi-dump  rewrite abi/*.abi from the release build (docs/abi.md)
+#   make deb     Debian packages libmcp0, libmcp-client0, libmcp-dev, mcpc
+#                (dpkg-buildpackage -us -uc -b, lintian) into build/deb
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CHECK_BUILD ?= build/check
@@ -24,7 +26,7 @@ PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
 .PHONY: all deps configure build demo check install install-only uninstall \
-        bench format clean abi-dump fuzz soak
+        bench format clean abi-dump deb fuzz soak
 FUZZ_SECONDS ?= 60
 SOAK_SECONDS ?= 1800
 
@@ -59,8 +61,10 @@ check: deps
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	@# install_consumers builds programs against the installed library
 	@# without -fsanitize=thread, which cannot link; the ASan pass covers it.
+	@# deb_packages builds its own release tree: once (ASan pass) is enough.
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E '^install_consumers$$'
+	  ctest --output-on-failure -j $(JOBS) --timeout 600 \
+	  -E '^(install_consumers|deb_packages)$$'
 
 # --prefix: the prefix of this call, not the one cached when $(BUILD) was
 # configured by an earlier make with another PREFIX.
@@ -95,6 +99,10 @@ fuzz: deps
 
 soak: deps
 	tests/soak/run $(SOAK_SECONDS)
+
+# Packages from a copy of the tree; see debian/ and scripts/build-deb.
+deb: deps
+	JOBS=$(JOBS) scripts/build-deb $(BUILD)/deb
 
 bench:
 	@scripts/install-deps --bench

@@ -8,6 +8,7 @@
  * connection until its last call has finished.
  */
 #include "core/core.h"
+#include "core/session_internal.h"
 #include "util/rand.h"
 
 #include <stdio.h>
@@ -361,4 +362,45 @@ mcp_session_t *mcp__server_take_session_key(mcp_server_t *s,
     }
   pthread_mutex_unlock(&s->lock);
   return target;
+}
+
+bool mcp__session_initialize(mcp_session_t *se, const char *version,
+                             json_t *caps, json_t *info) {
+  pthread_mutex_lock(&se->lock);
+  if (se->state != MCP__SESSION_NEW) {
+    pthread_mutex_unlock(&se->lock);
+    json_decref(caps);
+    return false;
+  }
+  se->state = MCP__SESSION_INITIALIZED;
+  snprintf(se->protocol_version, sizeof se->protocol_version, "%s", version);
+  se->client_capabilities = caps;
+  se->client_info = info ? json_incref(info) : NULL;
+  pthread_mutex_unlock(&se->lock);
+  return true;
+}
+
+void mcp__session_mark_ready(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  if (se->state == MCP__SESSION_INITIALIZED)
+    se->state = MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_set_log_level(mcp_session_t *se, mcp_log_level level) {
+  pthread_mutex_lock(&se->lock);
+  se->log_level = (int)level;
+  pthread_mutex_unlock(&se->lock);
+}
+
+mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
+                                         size_t n, json_t **caps,
+                                         json_t **info) {
+  pthread_mutex_lock(&se->lock);
+  mcp__session_state state = se->state;
+  snprintf(version, n, "%s", se->protocol_version);
+  *caps = se->client_capabilities;
+  *info = se->client_info;
+  pthread_mutex_unlock(&se->lock);
+  return state;
 }

@@ -93,8 +93,7 @@ mcp_status mcp_server_set_resources_list_changed(mcp_server_t *s,
   return MCP_OK;
 }
 
-/* ---- subscriptions
- * ------------------------------------------------------------ */
+/* ---- subscriptions ------------------------------------------------------- */
 
 static mcp_status subscription_request(mcp_call_t *call, json_t **result,
                                        bool subscribe) {

@@ -118,8 +118,7 @@ struct mcp__task_engine {
   size_t nstored_callers;
 };
 
-/* ---- engine.c ------------------------------------------------------------
- */
+/* ---- engine.c ------------------------------------------------------------ */
 unsigned mcp__engine_bucket_of(const char *id);
 /* The run of task id on this server, or NULL. e->lock held. */
 task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id);
@@ -136,8 +135,7 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx);
 /* Wakes the sweeper: a run with a ttl was added. */
 void mcp__engine_expiry_changed(mcp__task_engine *e);
 
-/* ---- outcome.c -----------------------------------------------------------
- */
+/* ---- outcome.c ----------------------------------------------------------- */
 /* Stores the final state of task id (as mcp__tasks_transition), retrying
  * store failures, then falling back to a plain failed state, then
  * remembering the loss for tasks/result; logs every failure. */
@@ -151,8 +149,7 @@ bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
 /* Frees the remembered losses (engine teardown). */
 void mcp__engine_lost_clear(mcp__task_engine *e);
 
-/* ---- task_call.c ---------------------------------------------------------
- */
+/* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
 /* Adds delta to the running count of caller key (which holds a slot) and
@@ -163,8 +160,7 @@ void mcp__engine_count_stored(mcp__task_engine *e);
 /* Frees the per-caller stored counts (engine teardown). */
 void mcp__engine_stored_callers_free(mcp__task_engine *e);
 
-/* ---- task_methods.c ------------------------------------------------------
- */
+/* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
 const char *mcp__engine_session_key(mcp_session_t *se);
 /* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
@@ -179,8 +175,7 @@ mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
 mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
                                        const char **id, mcp_task_record *rec);
 
-/* ---- task_result.c -------------------------------------------------------
- */
+/* ---- task_result.c ------------------------------------------------------- */
 /* The watcher thread: answers the suspended tasks/result calls. */
 void *mcp__engine_watcher_main(void *arg);
 

@@ -61,8 +61,7 @@ mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
   return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, *id) : st;
 }
 
-/* ---- tasks/get, tasks/list, tasks/cancel
- * ------------------------------------- */
+/* ---- tasks/get, tasks/list, tasks/cancel --------------------------------- */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
   mcp__task_engine *e;
   const char *id;

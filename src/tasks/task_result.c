@@ -13,8 +13,7 @@
  * another process are only seen this way. */
 #define RESULT_POLL_MS 200
 
-/* ---- tasks/result
- * -------------------------------------------------------------- */
+/* ---- tasks/result -------------------------------------------------------- */
 /* Registers w and hands it the task's queued messages. e->lock held. */
 static void link_waiter(mcp__task_engine *e, waiter *w) {
   w->next = e->waiters;

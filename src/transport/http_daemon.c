@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "server/dispatch.h"
+#include "transport/http_cors.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
@@ -35,8 +36,7 @@
  * each request: 4 KiB is ample for our response headers. */
 #define POOL_SLACK 4096
 
-/* ---- worker pool ------------------------------------------------------------
- */
+/* ---- worker pool --------------------------------------------------------- */
 
 /* Wake-ups are the main cost of the hand-off, so a request is queued
  * without waking anyone while workers already running calls can take it
@@ -117,8 +117,7 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
     pthread_cond_signal(&h->q_nonempty);
 }
 
-/* ---- housekeeping
- * ------------------------------------------------------------ */
+/* ---- housekeeping -------------------------------------------------------- */
 
 static void *housekeeper_main(void *arg) {
   mcp_http_server_t *h = arg;
@@ -430,8 +429,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   free_server(h);
 }
 
-/* ---- blocking convenience --------------------------------------------------
- */
+/* ---- blocking convenience ------------------------------------------------ */
 
 mcp_status mcp__http_parse_host_port(const char *s, char *host, size_t host_len,
                                      uint16_t *port) {

@@ -24,6 +24,7 @@ enum conn_phase {
 #define KEY_MAX 9
 
 typedef struct hs_conn {
+  mcp_http_server_t *h; /* for mcp__hs_conn_server (CORS) */
   struct MHD_Connection *c;
   int fd;
   unsigned char key[KEY_MAX];
@@ -115,6 +116,11 @@ static hs_conn *conn_of(struct MHD_Connection *conn) {
   return ci ? ci->socket_context : NULL;
 }
 
+mcp_http_server_t *mcp__hs_conn_server(struct MHD_Connection *conn) {
+  hs_conn *c = conn_of(conn);
+  return c ? c->h : NULL;
+}
+
 /* Shuts c's socket down: libmicrohttpd sees the end of the stream and
  * closes the connection (its close notification unregisters c, so the
  * descriptor is still c's here). Lock held. */
@@ -198,6 +204,7 @@ void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
   if (c == NULL)
     return; /* unregistered: served, but outside the limits */
   c->c = conn;
+  c->h = h;
   const union MHD_ConnectionInfo *fd =
       MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
   const union MHD_ConnectionInfo *ad =

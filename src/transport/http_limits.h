@@ -49,6 +49,10 @@ void mcp__hs_limits_free(hs_limits *l);
  * accepts the connections we answer 503/429 to or evict for. */
 size_t mcp__hs_limits_mhd_cap(const hs_limits *l);
 
+/* The server a connection belongs to (its socket context holds it), or
+ * NULL for a connection that could not be registered (out of memory). */
+mcp_http_server_t *mcp__hs_conn_server(struct MHD_Connection *conn);
+
 /* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback (cls: h). */
 void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
                            void **socket_context,
