@@ -38,7 +38,9 @@ static const char *name_param(const char *method) {
     return "name";
   if (strcmp(method, "resources/read") == 0)
     return "uri";
-  if (strncmp(method, "tasks/", 6) == 0)
+  /* the tasks extension's methods (tasks/result is not one of them) */
+  if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
+      strcmp(method, "tasks/cancel") == 0)
     return "taskId";
   return NULL;
 }
@@ -62,7 +64,8 @@ static bool check_headers(mcp_call_t *call, const char *version) {
   char msg[200];
   const char *why = NULL, *which = NULL;
   if (p->repeated_header) {
-    which = "Mcp-Method/Mcp-Name", why = "sent more than once";
+    which = "MCP-Protocol-Version, Mcp-Method or Mcp-Name";
+    why = "sent more than once";
   } else if (p->protocol_header == NULL ||
              strcmp(p->protocol_header, version) != 0) {
     which = "MCP-Protocol-Version";

@@ -17,9 +17,11 @@
 /* Who a task counts against for the per-caller cap. */
 static char *caller_key(mcp_call_t *call) {
   const char *subject = mcp_call_subject(call);
+  /* 2026-07-28 has no sessions: without authentication every caller is
+   * one anonymous caller for the cap. */
   const char *key = subject         ? subject
                     : call->session ? mcp__engine_session_key(call->session)
-                                    : NULL;
+                                    : "anonymous";
   char *out = NULL;
   if (asprintf(&out, "%s:%s", subject ? "sub" : "ses", key ? key : "") < 0)
     return NULL;
@@ -181,8 +183,10 @@ static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
   const char *subject = mcp_call_subject(call);
   if (subject)
     f.owner = subject;
-  else
+  else if (call->session)
     f.session = mcp__engine_session_key(call->session);
+  /* 2026-07-28 without authentication: no caller to tell apart, the total
+   * cap alone applies */
   if (f.owner == NULL && f.session == NULL)
     return -1;
   /* The store is scanned only when the caller's count, kept here, reaches
@@ -224,53 +228,6 @@ static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
   return refuse;
 }
 
-/* A 2026-07-28 tools/call of a taskSupport "required" tool has no task to
- * become: it runs on the request worker, so it is capped (issue #16 item
- * 7): at most running_cap per caller and half the server's workers in all.
- * Runs the tool when admitted. */
-static mcp_status run_required_capped(mcp__task_engine *e, mcp_call_t *call,
-                                      mcp_tool_t *tool, json_t *args) {
-  char *caller = caller_key(call);
-  if (caller == NULL)
-    return MCP_ERR_NOMEM;
-  unsigned workers = call->server->worker_threads / 2;
-  if (workers == 0)
-    workers = 1;
-  bool ok = take_slot(e, caller);
-  unsigned limit = e->running_cap < workers ? e->running_cap : workers;
-  pthread_mutex_lock(&e->lock);
-  if (ok && (e->inline_total >= workers ||
-             mcp__engine_running(e, caller, 0) >= e->running_cap)) {
-    mcp__engine_drop_slot(e, caller);
-    ok = false;
-  } else if (ok) {
-    e->inline_total++;
-    mcp__engine_running(e, caller, 1);
-  }
-  pthread_mutex_unlock(&e->lock);
-  if (!ok) {
-    free(caller);
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "Server busy: too many long-running calls of this kind at once "
-             "(limit %u); retry later",
-             limit);
-    mcp_call_set_error(call, MCP_RPC_INTERNAL_ERROR, msg,
-                       json_pack("{s:i}", "limit", limit));
-    return MCP_ERR_LIMIT;
-  }
-  bool is_error;
-  mcp_status st =
-      mcp__tool_execute(call, tool, args, &call->raw_result, &is_error);
-  pthread_mutex_lock(&e->lock);
-  e->inline_total--;
-  mcp__engine_running(e, caller, -1);
-  mcp__engine_drop_slot(e, caller);
-  pthread_mutex_unlock(&e->lock);
-  free(caller);
-  return st;
-}
-
 static void give_slot(mcp__task_engine *e, const char *key) {
   pthread_mutex_lock(&e->lock);
   mcp__engine_drop_slot(e, key);
@@ -281,13 +238,12 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t *args, json_t **result, bool *handled) {
   mcp__task_engine *e = call->server->tasks;
   *handled = false;
-  if (e != NULL && (call->stateless || call->session == NULL) &&
-      tool->task_support == MCP_TASK_REQUIRED) {
-    *handled = true;
-    return run_required_capped(e, call, tool, args);
-  }
-  if (e == NULL || call->stateless || call->session == NULL)
+  if (e == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
+  if (call->stateless)
+    return mcp__ext_tasks_tools_call(call, tool, args, result, handled);
+  if (call->session == NULL)
+    return MCP_OK;
   json_t *task = json_object_get(call->params, "task");
   if (task != NULL && !json_is_object(task))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
@@ -308,7 +264,15 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                       : e->opts.default_ttl_ms;
   if (e->opts.max_ttl_ms >= 0 && (ttl < 0 || ttl > e->opts.max_ttl_ms))
     ttl = e->opts.max_ttl_ms;
+  mcp_status st = mcp__engine_create_task(call, tool, args, ttl, result);
+  *handled = st == MCP_OK;
+  return st;
+}
 
+mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+                                   json_t *args, int64_t ttl, json_t **result) {
+  mcp__task_engine *e = call->server->tasks;
+  bool modern = call->stateless;
   const char *which = NULL;
   long stored_cap = stored_limit(e, call, &which);
   if (stored_cap >= 0) {
@@ -336,13 +300,17 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     return MCP_ERR_LIMIT;
   }
   task_run *r = calloc(1, sizeof *r);
+  const char *subject = mcp_call_subject(call);
   mcp_task_record rec = {0};
   mcp_status st = r ? mcp__random_uuid(r->id) : MCP_ERR_NOMEM;
+  if (st == MCP_OK && subject && (r->subject = strdup(subject)) == NULL)
+    st = MCP_ERR_NOMEM;
   if (st == MCP_OK) {
     rec.scope = e->tasks.scope;
     rec.task_id = r->id;
-    rec.owner = (char *)mcp_call_subject(call);
-    rec.session = (char *)mcp__engine_session_key(call->session);
+    rec.owner = (char *)subject;
+    rec.session =
+        call->session ? (char *)mcp__engine_session_key(call->session) : NULL;
     rec.tool = tool->entry.key;
     rec.status = MCP_TASK_WORKING;
     rec.created_ms = rec.updated_ms = mcp__wall_ms();
@@ -368,8 +336,15 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
       return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR, msg);
     }
   }
-  json_t *task_json = st == MCP_OK ? mcp__task_json(&rec) : NULL;
-  json_t *res = task_json ? json_pack("{s:o}", "task", task_json) : NULL;
+  json_t *res = NULL;
+  if (st == MCP_OK && modern) {
+    res = mcp__ext_task_json(&rec);
+    if (res && json_object_set_new(res, "resultType", json_string("task")))
+      json_decref(res), res = NULL;
+  } else if (st == MCP_OK) {
+    json_t *task_json = mcp__task_json(&rec);
+    res = task_json ? json_pack("{s:o}", "task", task_json) : NULL;
+  }
   if (res == NULL) {
     if (st == MCP_OK) { /* stored but cannot answer: do not leave it */
       mcp_store_task_delete(e->tasks.store, e->tasks.scope, r->id, NULL);
@@ -377,6 +352,8 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     }
     give_slot(e, caller);
     free(caller);
+    if (r)
+      free(r->subject);
     free(r);
     return st;
   }
@@ -411,6 +388,5 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   call->handoff = mcp__engine_start_run;
   call->handoff_ctx = r;
   *result = res;
-  *handled = true;
   return MCP_OK;
 }

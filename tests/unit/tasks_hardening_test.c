@@ -566,54 +566,57 @@ static void test_one_caller_cannot_starve_others(void **state) {
 
 typedef struct modern_bg {
   fixture *f;
+  const char *caps;
   json_t *answer;
   pthread_t th;
 } modern_bg;
 
 static void *modern_main(void *arg) {
   modern_bg *m = arg;
-  json_t *answer = tu_modern_request(
-      m->f->server, "tools/call", "{\"name\":\"hold\",\"arguments\":{}}", NULL);
+  json_t *answer =
+      tu_modern_request(m->f->server, "tools/call",
+                        "{\"name\":\"hold\",\"arguments\":{}}", m->caps);
   __atomic_store_n(&m->answer, answer, __ATOMIC_SEQ_CST);
   return NULL;
 }
 
-/* 2026-07-28 calls of a "required" tool run on request workers: beyond the
- * cap (running cap 1 per caller here) the next is refused at once instead
- * of taking another worker. Fails without the cap: it blocked too. */
-static void test_modern_required_calls_are_capped(void **state) {
+/* Waits (at most 20 s) for m's answer; hold runs 60 s unless released. */
+static bool answered(modern_bg *m) {
+  for (int i = 0; i < 2000; i++) {
+    if (__atomic_load_n(&m->answer, __ATOMIC_SEQ_CST) != NULL)
+      return true;
+    usleep(10000);
+  }
+  return false;
+}
+
+/* 2026-07-28 calls of a "required" tool must not hold request workers:
+ * without the tasks extension they are refused at once; with it they
+ * become tasks, answered at once with the task, and run on the executor
+ * under the caller's caps. Failed before: the call ran on the worker until
+ * the tool returned. */
+static void test_modern_required_calls_do_not_hold_workers(void **state) {
   (void)state;
   fixture f;
   setup_opts(&f, 4, 1, 0, 0);
-  modern_bg first = {&f, NULL, 0};
-  assert_int_equal(pthread_create(&first.th, NULL, modern_main, &first), 0);
-  mcp__task_engine *e = f.server->tasks;
-  bool running = false;
-  for (int i = 0; i < 2000 && !running; i++) {
-    pthread_mutex_lock(&e->lock);
-    running = e->inline_total == 1;
-    pthread_mutex_unlock(&e->lock);
-    if (!running)
-      usleep(10000);
-  }
-  assert_true(running);
-  modern_bg second = {&f, NULL, 0};
-  assert_int_equal(pthread_create(&second.th, NULL, modern_main, &second), 0);
-  bool answered = false;
-  for (int i = 0; i < 2000 && !answered; i++) {
-    answered = __atomic_load_n(&second.answer, __ATOMIC_SEQ_CST) != NULL;
-    if (!answered)
-      usleep(10000);
-  }
+  modern_bg plain = {&f, NULL, NULL, 0};
+  assert_int_equal(pthread_create(&plain.th, NULL, modern_main, &plain), 0);
+  bool a = answered(&plain);
+  modern_bg ext = {
+      &f, "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}", NULL, 0};
+  assert_int_equal(pthread_create(&ext.th, NULL, modern_main, &ext), 0);
+  bool b = answered(&ext);
   __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST);
-  pthread_join(second.th, NULL);
-  pthread_join(first.th, NULL);
-  assert_true(answered);
-  assert_int_equal(tu_error_code(second.answer), -32603);
-  assert_non_null(strstr(error_message(second.answer), "limit 1"));
-  assert_null(json_object_get(first.answer, "error"));
-  json_decref(first.answer);
-  json_decref(second.answer);
+  pthread_join(plain.th, NULL);
+  pthread_join(ext.th, NULL);
+  assert_true(a);
+  assert_true(b);
+  assert_non_null(json_object_get(plain.answer, "error"));
+  json_t *res = json_object_get(ext.answer, "result");
+  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                      "task");
+  json_decref(plain.answer);
+  json_decref(ext.answer);
   teardown(&f);
 }
 
@@ -673,7 +676,7 @@ int main(void) {
       cmocka_unit_test(test_result_of_other_session_does_not_steal),
       cmocka_unit_test(test_expiry_stops_the_run),
       cmocka_unit_test(test_one_caller_cannot_starve_others),
-      cmocka_unit_test(test_modern_required_calls_are_capped),
+      cmocka_unit_test(test_modern_required_calls_do_not_hold_workers),
       cmocka_unit_test(test_stored_task_caps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
