@@ -426,6 +426,17 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   MHD_stop_daemon(h->daemon);
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
+  /* A notification sent from another thread (a task, a broadcast) may still
+   * hold a stream, which unlinks itself from h when it is released: wait
+   * for that (bounded) before h goes. */
+  for (int i = 0; i < 5000; i++) {
+    pthread_mutex_lock(&h->streams_lock);
+    bool idle = h->streams == NULL;
+    pthread_mutex_unlock(&h->streams_lock);
+    if (idle)
+      break;
+    nanosleep(&(struct timespec){0, 1000000L}, NULL);
+  }
   free_server(h);
 }
 
