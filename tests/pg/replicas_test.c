@@ -439,7 +439,7 @@ static void test_database_restart(void **state) {
       "-u", rep[1].d.url, "tools", "call", "start_long_export", "--task", NULL};
   int rc = mr_run(a, &out, &err);
   assert_int_equal(rc, 3);
-  assert_non_null(strstr(err, "task store is unavailable"));
+  assert_non_null(strstr(err, "database unavailable"));
   free(out);
   free(err);
   const char *g[] = {"-u", rep[2].d.url, "tasks", "get", id, NULL};
