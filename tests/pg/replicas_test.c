@@ -439,7 +439,9 @@ static void test_database_restart(void **state) {
       "-u", rep[1].d.url, "tools", "call", "start_long_export", "--task", NULL};
   int rc = mr_run(a, &out, &err);
   assert_int_equal(rc, 3);
-  assert_non_null(strstr(err, "database unavailable"));
+  /* the kind of failure; the database's own words stay in the log */
+  assert_non_null(strstr(err, "task could not be created"));
+  assert_null(strstr(err, "/tmp/"));
   free(out);
   free(err);
   const char *g[] = {"-u", rep[2].d.url, "tasks", "get", id, NULL};
