@@ -127,6 +127,14 @@ mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o, int ms);
 MCP_API mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                                     mcp_event_store store);
 
+/* Serves HTTPS with the PEM certificate chain cert_file (leaf first) and
+ * the PEM private key key_file, TLS 1.2 and 1.3 only. Both NULL: plain
+ * HTTP (the default). The files are read at start and again by
+ * mcp_http_server_reload_tls. */
+MCP_API mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
+                                            const char *cert_file,
+                                            const char *key_file);
+
 /* Starts serving server and returns at once (returns new *out). options is
  * borrowed for the call (NULL: defaults). Errors: MCP_ERR_INVALID_ARG,
  * MCP_ERR_IO (address unresolvable, port taken; err says which),

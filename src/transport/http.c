@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth/auth_http.h"
 #include "server/internal.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
@@ -81,9 +82,20 @@ static void req_release(hs_req *r) {
   mcp__buf_free(&r->body);
   mcp__buf_free(&r->resp);
   free(r->hdr_copies);
+  free(r->subject);
+  free(r->scopes);
   pthread_mutex_destroy(&r->lock);
   atomic_fetch_sub(&r->h->live_reqs, 1);
   free(r);
+}
+
+static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,
+                                           const char *key, const char *value) {
+  (void)kind;
+  (void)value;
+  if (strcasecmp(key, "Authorization") == 0)
+    (*(unsigned *)cls)++;
+  return MHD_YES;
 }
 
 /* ---- SEP-2243 headers ---------------------------------------------------- */
@@ -210,6 +222,43 @@ static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
   enum MHD_Result ret = MHD_queue_response(conn, status, resp);
   MHD_destroy_response(resp);
   return ret;
+}
+
+/* Sends a reply the resource server made (metadata, 401, 403, 503). */
+static enum MHD_Result reply_auth(struct MHD_Connection *conn,
+                                  mcp__auth_reply *a) {
+  struct MHD_Response *resp = MHD_create_response_from_buffer(
+      a->body_len, a->body ? a->body : (void *)"", MHD_RESPMEM_MUST_COPY);
+  enum MHD_Result ret = MHD_NO;
+  if (resp) {
+    if (a->body)
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                              "application/json");
+    if (a->www_authenticate)
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                              a->www_authenticate);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    ret = MHD_queue_response(conn, a->status, resp);
+    MHD_destroy_response(resp);
+  }
+  mcp__auth_reply_free(a);
+  return ret;
+}
+
+/* What the resource server needs to know about r. */
+static mcp__auth_request auth_request(hs_req *r, const char *url) {
+  struct MHD_Connection *conn = r->conn;
+  unsigned n = 0;
+  MHD_get_connection_values(conn, MHD_HEADER_KIND, count_authorization, &n);
+  static const char *const names[] = {"POST", "GET", "DELETE", "OTHER"};
+  return (mcp__auth_request){
+      names[r->method - 1],
+      url,
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+      n > 1,
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
+      r->h->o->endpoint,
+      r->h->o->tls_cert != NULL};
 }
 
 /* Modern-era errors carry HTTP meaning (DELTA 6): the client tells a modern
@@ -487,6 +536,13 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
+  if (h->o->auth) { /* scopes the message needs, before anything runs */
+    mcp__auth_request ar = auth_request(r, h->o->endpoint);
+    mcp__auth_reply reply;
+    if (mcp__auth_authorize(h->o->auth, &ar, r->scopes, r->body.data,
+                            r->body.len, &reply) == MCP__ADMIT_REPLY)
+      return reply_auth(conn, &reply);
+  }
   r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
                              !mcp__version_is_supported(r->proto)
                        : strstr(r->body.data, META_VERSION) != NULL;
@@ -519,7 +575,12 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
       return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
                          MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
     mcp__hs_session_touch(hs, 1);
-    r->hs = hs;
+    r->hs = hs; /* released (and untouched) with r */
+    if (r->subject && (hs->subject = strdup(r->subject)) == NULL) {
+      mcp__hs_session_end(hs);
+      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                         MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
+    }
     r->new_session = true;
     se = hs->se;
   } else {
@@ -764,6 +825,10 @@ static int check_framing(struct MHD_Connection *conn) {
   return -1;
 }
 
+static bool same_subject(const char *a, const char *b) {
+  return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
 /* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
  * queuing a response, or -1 to go on. */
 static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
@@ -771,6 +836,15 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   int framing = check_framing(conn);
   if (framing >= 0)
     return framing;
+  if (h->o->auth) { /* the resource server: metadata, bearer token */
+    mcp__auth_request ar = auth_request(r, url);
+    mcp__auth_reply reply;
+    if (mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes, &reply) ==
+        MCP__ADMIT_REPLY)
+      return reply_auth(conn, &reply);
+    r->peer.subject = r->subject;
+    r->peer.scopes = r->scopes;
+  }
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);
@@ -844,6 +918,12 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
         r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {
       r->hs = mcp__hs_session_find(h, sid);
+      /* A session belongs to the subject that opened it: to anyone else
+       * it does not exist. */
+      if (r->hs && !same_subject(r->hs->subject, r->subject)) {
+        mcp__hs_session_release(r->hs);
+        r->hs = NULL;
+      }
       if (r->hs == NULL)
         return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                            "Not Found: unknown or terminated session", NULL);

@@ -70,6 +70,7 @@ struct hs_session {
   int64_t last_active_ms;
   int active; /* HTTP requests in progress */
   bool ended;
+  char *subject; /* the authenticated subject that opened it, or NULL */
 };
 
 struct mcp_http_server {
@@ -142,6 +143,7 @@ struct hs_req {
   /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the
    * network thread for the same reason; see mcp__peer. */
   mcp__peer peer;
+  char *subject, *scopes; /* granted by the resource server, or NULL */
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;

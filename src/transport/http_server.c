@@ -320,6 +320,12 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   }
   /* The allow-lists depend on the port; they are final before the first
    * connection can be accepted. */
+  if (!loopback && h->o->auth == NULL)
+    mcp__log(server, MCP_LOG_WARNING,
+             "HTTP transport on %s port %u without authorization: any client "
+             "that reaches this address may call every tool "
+             "(mcp_http_options_set_auth, docs/auth.md)",
+             h->o->address, (unsigned)h->port);
   if (loopback && !add_loopback_defaults(h->o, h->port)) {
     close(lfd);
     free_server(h);
