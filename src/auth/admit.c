@@ -95,7 +95,8 @@ static char *scope_hint(mcp_auth_t *a) {
         mcp__buf_append_char(&b, ' ');
       mcp__buf_append_str(&b, a->rules[i].scopes);
     }
-  for (size_t i = 0; b.len == 0 && i < a->nscopes_supported; i++) {
+  bool from_rules = b.len > 0;
+  for (size_t i = 0; !from_rules && i < a->nscopes_supported; i++) {
     if (i)
       mcp__buf_append_char(&b, ' ');
     mcp__buf_append_str(&b, a->scopes_supported[i]);
@@ -122,7 +123,9 @@ static void challenge(mcp_auth_t *a, const mcp__auth_request *req,
     mcp__buf_append_str(&h, "error=\"");
     mcp__buf_append_str(&h, error);
     mcp__buf_append_str(&h, "\", error_description=\"");
-    mcp__buf_append_str(&h, description);
+    for (const char *d = description; *d; d++) /* quoted-string safe */
+      if ((unsigned char)*d >= 0x20 && *d != '"' && *d != '\\' && *d != 0x7f)
+        mcp__buf_append_char(&h, *d);
     mcp__buf_append_str(&h, "\", ");
   }
   mcp__buf_append_str(&h, "resource_metadata=\"");
