@@ -16,6 +16,8 @@ const mcpc_option mcpc_global_options[] = {
     {"-p, --profile", "NAME", "connect as a profile says (mcpc config list)"},
     {"-H, --header", "'Name: value'", "extra HTTP header (repeatable)"},
     {"--bearer", "TOKEN", "send Authorization: Bearer TOKEN"},
+    {"--cacert", "FILE",
+     "trust this PEM CA bundle for https (not the system's)"},
     {"--format", "text|json", "output for people (default) or JSON"},
     {"--config", "FILE", "mcpc's own profile file"},
     {"--servers", "FILE",

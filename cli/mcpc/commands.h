@@ -25,6 +25,7 @@ typedef struct mcpc_ctx {
   const char *config;     /* --config FILE */
   const char *spec;       /* --spec schema.json for inspect */
   const char *bearer;     /* --bearer */
+  const char *cacert;     /* --cacert */
   const char *elicit;     /* --elicit decline|cancel|accept */
   json_t *elicit_content; /* --elicit-content JSON (owned), over defaults */
   const char *servers[8]; /* --servers FILE: instead of the default files */

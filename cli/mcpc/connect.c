@@ -155,6 +155,8 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   }
   if (st == MCP_OK && ctx->bearer != NULL)
     st = mcp_client_options_set_bearer(o, ctx->bearer);
+  if (st == MCP_OK && ctx->cacert != NULL)
+    st = mcp_client_options_set_cacert(o, ctx->cacert);
   if (st == MCP_OK)
     st = mcp_client_options_set_timeout_ms(o, ctx->timeout_ms);
   if (st == MCP_OK)

@@ -49,6 +49,8 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
       slot = &ctx->spec;
     else if (strcmp(a, "--bearer") == 0)
       slot = &ctx->bearer;
+    else if (strcmp(a, "--cacert") == 0)
+      slot = &ctx->cacert;
     else if (strcmp(a, "--elicit") == 0)
       slot = &ctx->elicit;
     if (slot != NULL) {

@@ -97,6 +97,11 @@ MCP_API mcp_status mcp_client_options_add_header(mcp_client_options_t *o,
 /* Sends "Authorization: Bearer TOKEN" over HTTP (copied). */
 MCP_API mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
                                                  const char *token);
+/* Trust the CA certificates of this PEM file for https instead of the
+ * system store (NULL: the system store again). Certificates and host names
+ * are always verified. Copied. */
+MCP_API mcp_status mcp_client_options_set_cacert(mcp_client_options_t *o,
+                                                 const char *path);
 /* clientInfo (copied). Default "libmcp-client" and the library version. */
 MCP_API mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
                                                const char *name,

@@ -145,6 +145,14 @@ MCP_API mcp_status mcp_http_server_start(mcp_server_t *server,
                                          mcp_error_t *err);
 /* The bound TCP port (the actual one when 0 was asked). */
 MCP_API uint16_t mcp_http_server_port(const mcp_http_server_t *h);
+/* Reads the certificate and key files of mcp_http_options_set_tls again:
+ * new connections get the new certificate, open ones keep theirs and are
+ * not interrupted. On failure (unreadable files, a key that does not fit)
+ * the server goes on with the old certificate. MCP_ERR_STATE without TLS.
+ * Not concurrently with mcp_http_server_stop. mcp_server_serve_http_options
+ * calls it on SIGHUP when TLS is configured. */
+MCP_API mcp_status mcp_http_server_reload_tls(mcp_http_server_t *h,
+                                              mcp_error_t *err);
 /* Graceful stop: refuses new connections, lets in-flight requests finish
  * within the shutdown deadline, then cancels the rest, ends every SSE stream
  * cleanly and frees h. NULL is a no-op. Must not be called from a handler. */

@@ -229,6 +229,11 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   }
   char errbuf[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(curl, CURLOPT_URL, o->url);
+  /* https: the peer's certificate and name are always verified */
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (o->cacert != NULL)
+    curl_easy_setopt(curl, CURLOPT_CAINFO, o->cacert);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
