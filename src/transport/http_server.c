@@ -418,6 +418,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   mcp__hs_retired_reap(h, true);
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
+  close(h->listen_fd);
   free_server(h);
 }
 

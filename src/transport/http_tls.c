@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transport/http_internal.h"
 
@@ -56,10 +57,20 @@ struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
       {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES},
       {MHD_OPTION_END, 0, NULL}};
   struct MHD_OptionItem none[] = {{MHD_OPTION_END, 0, NULL}};
+  /* Each daemon gets its own descriptor of the listening socket: a daemon
+   * that fails to start closes the one it was given, and a quiesced one
+   * hands its back to be closed. */
+  int fd = dup(h->listen_fd);
+  if (fd < 0) {
+    free(cert);
+    free(key);
+    mcp_error_set(err, MCP_ERR_IO, "dup: %s", strerror(errno));
+    return NULL;
+  }
   errno = 0;
   struct MHD_Daemon *d = MHD_start_daemon(
       h->mhd_flags | (cert ? MHD_USE_TLS : 0), h->port, NULL, NULL,
-      mcp__hs_on_request, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->listen_fd,
+      mcp__hs_on_request, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
       MHD_OPTION_THREAD_POOL_SIZE, h->io_threads,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
@@ -97,8 +108,10 @@ mcp_status mcp_http_server_reload_tls(mcp_http_server_t *h, mcp_error_t *err) {
     if (fresh == NULL) {
       st = err ? err->status : MCP_ERR_IO; /* the old certificate stays */
     } else {
-      /* The old daemon stops accepting; the socket stays ours. */
-      MHD_quiesce_daemon(h->daemon);
+      /* The old daemon stops accepting and returns its descriptor. */
+      MHD_socket old = MHD_quiesce_daemon(h->daemon);
+      if (old != MHD_INVALID_SOCKET)
+        close(old);
       h->retired[h->nretired++] = h->daemon;
       h->daemon = fresh;
     }
