@@ -95,6 +95,12 @@ mcp_http_options_set_session_idle_timeout_ms(mcp_http_options_t *o, int64_t ms);
  * JSON-RPC error. */
 MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
                                                      size_t count);
+/* Open connections at most (default 1020); more are refused at accept.
+ * Each open 2026-07-28 subscriptions/listen stream (and each 2025-11-25
+ * GET stream) holds one; raise it, and the process's file descriptor limit
+ * (RLIMIT_NOFILE), for many listeners. */
+MCP_API mcp_status mcp_http_options_set_max_connections(mcp_http_options_t *o,
+                                                        size_t count);
 /* Threads that run handlers (default 0: the server's worker_threads). */
 MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
                                                        unsigned threads);

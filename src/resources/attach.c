@@ -172,12 +172,15 @@ mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,
   mcp__buf_init(&msg);
   bool ok = params && mcp__jsonrpc_encode_notification(
                           &msg, "notifications/resources/updated", params);
-  json_decref(params);
   if (!ok) {
+    json_decref(params);
     mcp__buf_free(&msg);
     return MCP_ERR_NOMEM;
   }
   mcp_status st = mcp__notify_sessions(s, session_wants, (void *)uri, &msg);
+  mcp__listen_publish(s, MCP__LISTEN_RESOURCE, uri,
+                      "notifications/resources/updated", params);
+  json_decref(params);
   mcp__buf_free(&msg);
   return st;
 }

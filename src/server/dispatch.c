@@ -47,6 +47,7 @@ static const struct {
     {"prompts/list", mcp__handle_prompts_list, ERA_LEGACY | ERA_MODERN},
     {"prompts/get", mcp__handle_prompts_get, ERA_LEGACY | ERA_MODERN},
     {"completion/complete", mcp__handle_complete, ERA_LEGACY | ERA_MODERN},
+    {"subscriptions/listen", mcp__handle_subscriptions_listen, ERA_MODERN},
     /* Tasks exist only in 2025-11-25 (an extension in 2026-07-28); the
      * handlers answer -32601 unless tasks are enabled. */
     {"tasks/get", mcp__handle_tasks_get, ERA_LEGACY},
@@ -77,7 +78,10 @@ void mcp__reply_error(mcp__channel reply, int code, const char *message) {
 }
 
 static void handle_notification(mcp_server_t *s, mcp_session_t *se,
-                                mcp__message *msg) {
+                                mcp__message *msg, mcp__channel reply) {
+  if (strcmp(msg->method, "notifications/cancelled") == 0)
+    /* A 2026-07-28 stdio client ends a listen stream this way. */
+    mcp__listen_cancel(s, reply.ctx, json_object_get(msg->params, "requestId"));
   if (se == NULL)
     return;
   if (strcmp(msg->method, "notifications/initialized") == 0) {
@@ -98,6 +102,10 @@ static void call_free(mcp_call_t *call) {
   if (call->session) {
     mcp__session_remove_inflight(call->session, call);
     mcp__session_release(call->session);
+  }
+  if (call->cancel_scope) {
+    mcp__session_remove_inflight(call->cancel_scope, call);
+    mcp__session_release(call->cancel_scope);
   }
   if (call->owns_params)
     json_decref(call->params);
@@ -179,7 +187,7 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_HANDLED;
   }
   if (msg.kind == MCP__MSG_NOTIFICATION) {
-    handle_notification(s, session, &msg);
+    handle_notification(s, session, &msg, reply);
     mcp__message_clear(&msg);
     return MCP__ACCEPT_HANDLED;
   }
@@ -235,8 +243,13 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
     call_free(call);
     return MCP__ACCEPT_REJECTED;
   }
-  if (call->session)
+  if (call->session) {
     mcp__session_add_inflight(call->session, call);
+  } else if (session) { /* stdio in 2026-07-28: cancellable by its client */
+    mcp__session_retain(session);
+    call->cancel_scope = session;
+    mcp__session_add_inflight(session, call);
+  }
   *out = call;
   return MCP__ACCEPT_REQUEST;
 }
@@ -246,6 +259,45 @@ bool mcp__must_accept_at_once(const char *bytes, size_t len) {
          memmem(bytes, len, "notifications/", 14) != NULL ||
          memmem(bytes, len, "\"initialize\"", 12) != NULL ||
          memmem(bytes, len, "\"ping\"", 6) != NULL;
+}
+
+bool mcp__call_shed_request(mcp_call_t *call) {
+  json_t *root = json_object();
+  json_t *id = json_deep_copy(call->msg.id);
+  json_t *method = json_string(call->msg.method);
+  json_t *params = json_object();
+  if (root == NULL || id == NULL || method == NULL || params == NULL ||
+      json_object_set(root, "id", id) != 0 ||
+      json_object_set(root, "method", method) != 0) {
+    json_decref(root);
+    json_decref(id);
+    json_decref(method);
+    json_decref(params);
+    return false;
+  }
+  json_decref(id);
+  json_decref(method);
+  /* A cancellation compares msg.id under the lock of the session that
+   * lists the call. */
+  mcp_session_t *lister = call->session ? call->session : call->cancel_scope;
+  if (lister)
+    pthread_mutex_lock(&lister->lock);
+  if (call->owns_params)
+    json_decref(call->params);
+  call->params = params;
+  call->owns_params = true;
+  /* Everything borrowed from the request goes with it. */
+  call->progress_token = NULL;
+  call->client_capabilities = NULL;
+  call->client_info = NULL;
+  json_decref(call->msg.root);
+  call->msg.root = root;
+  call->msg.id = id;
+  call->msg.method = json_string_value(method);
+  call->msg.params = NULL;
+  if (lister)
+    pthread_mutex_unlock(&lister->lock);
+  return true;
 }
 
 const char *mcp__call_method(const mcp_call_t *call) {
@@ -297,6 +349,8 @@ static void call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
    * before the client can see the task id in the response. */
   if (st == MCP_OK && call->handoff != NULL && call->session != NULL)
     mcp__session_remove_inflight(call->session, call);
+  if (st == MCP_OK && call->handoff != NULL && call->cancel_scope != NULL)
+    mcp__session_remove_inflight(call->cancel_scope, call);
   /* A cancelled request gets no response at all (spec: cancellation). */
   if (!atomic_load(&call->cancelled)) {
     mcp__buf out;

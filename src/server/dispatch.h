@@ -35,6 +35,10 @@ typedef struct mcp__channel {
    * channel (after its final send, or when a cancelled call sends nothing). */
   void (*done)(void *ctx);
   void *ctx;
+  /* The transport instance the channel belongs to (stdio transport, HTTP
+   * server), so that it can end the streams it holds when it stops; may
+   * be NULL. */
+  const void *owner;
 } mcp__channel;
 
 /* One HTTP header: for Mcp-Param-* headers name is what follows the
@@ -125,6 +129,15 @@ bool mcp__version_is_supported(const char *version);
 bool mcp__version_is_modern(const char *version);
 /* Every served version, modern first (returns new JSON array). */
 json_t *mcp__supported_versions_json(void);
+
+/* The client of the reply channel whose context is ctx is gone (HTTP: the
+ * connection of a streamed answer closed; stdio: input ended): its
+ * subscriptions/listen streams end without a response. Cheap when it has
+ * none. */
+void mcp__server_channel_gone(mcp_server_t *s, const void *ctx);
+/* The transport `owner` stops: the subscriptions/listen streams on its
+ * channels end with their final result (server-initiated end). */
+void mcp__server_end_streams(mcp_server_t *s, const void *owner);
 
 /* Sends a JSON-RPC error with no id to reply (e.g. an oversize line). */
 void mcp__reply_error(mcp__channel reply, int code, const char *message);

@@ -24,6 +24,7 @@
 #include "mcp/server.h"
 #include "server/cache_hint.h"
 #include "server/dispatch.h"
+#include "server/listen.h"
 #include "server/request_state.h"
 
 #define MCP__MAX_VERSION_LEN 16
@@ -54,6 +55,8 @@ struct mcp_server {
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
   struct mcp__task_engine *tasks; /* NULL unless tasks are enabled */
+
+  mcp__listen_registry listen; /* subscriptions/listen streams (listen.h) */
 
   mcp__state_key state_key; /* seals requestState (under lock) */
   int64_t state_ttl_ms;
@@ -160,6 +163,10 @@ struct mcp_call {
   char next_key[64]; /* key of the next question, or "" for "qN" */
   /* ClientCapabilities the request lacked (-32021 data), or NULL */
   json_t *missing_caps;
+  /* A 2026-07-28 request on a connection with a session (stdio): counted;
+   * the call sits in its in-flight list so notifications/cancelled from
+   * that client reaches it, though it is served without the session. */
+  mcp_session_t *cancel_scope;
 };
 
 /* ---- server.c ---------------------------------------------------------------
@@ -240,6 +247,11 @@ mcp_status mcp__input_request(mcp_call_t *call, const char *method,
 bool mcp__input_required_result(mcp_call_t *call, mcp__buf *out);
 
 /* ---- dispatch.c --------------------------------------------------------- */
+/* Drops the parsed request of a call that lives on (a parked listen
+ * stream), keeping only its id and method; params become {} and whatever
+ * was borrowed from the request (client capabilities and info, progress
+ * token) NULL. false when out of memory (nothing changed). */
+bool mcp__call_shed_request(mcp_call_t *call);
 /* Frees a call taken over through handoff (its reply channel is already
  * done). */
 void mcp__call_release(mcp_call_t *call);

@@ -51,6 +51,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
   s->resources_list_changed = true;
   s->prompts_list_changed = true;
   mcp__cache_hints_init(s->cache_hints);
+  mcp__listen_init(&s->listen);
   /* A random key per process: states resume only where they were made until
    * the application shares a key across replicas. */
   s->state_key.len = 32;
@@ -70,6 +71,7 @@ void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
   mcp__tasks_shutdown(s); /* its threads still use the server */
+  mcp__listen_destroy(s);
   mcp__catalog_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);
   mcp__catalog_destroy(&s->templates);
@@ -320,8 +322,19 @@ mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
     mcp__buf_free(&msg);
     return MCP_ERR_NOMEM;
   }
-  json_decref(params);
   mcp__notify_sessions(s, ready_session, NULL, &msg);
+  /* 2026-07-28 clients hear of list changes on their listen streams, and
+   * only of those they asked for. */
+  unsigned kind = strcmp(method, "notifications/tools/list_changed") == 0
+                      ? MCP__LISTEN_TOOLS
+                  : strcmp(method, "notifications/prompts/list_changed") == 0
+                      ? MCP__LISTEN_PROMPTS
+                  : strcmp(method, "notifications/resources/list_changed") == 0
+                      ? MCP__LISTEN_RESOURCES
+                      : 0;
+  if (kind)
+    mcp__listen_publish(s, kind, NULL, method, params);
+  json_decref(params);
   mcp__buf_free(&msg);
   return MCP_OK;
 }

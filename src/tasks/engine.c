@@ -297,7 +297,7 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
    * session does not cancel the task. */
   if (call->session)
     mcp__session_remove_inflight(call->session, call);
-  mcp__channel ch = {task_send, NULL, r};
+  mcp__channel ch = {task_send, NULL, r, NULL};
   pthread_mutex_lock(&call->send_lock);
   call->reply = ch;
   pthread_mutex_unlock(&call->send_lock);

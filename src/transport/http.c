@@ -360,6 +360,10 @@ static mcp_status req_send(void *ctx, const char *msg, size_t len,
   hs_req *r = ctx;
   bool final = flags & MCP__SEND_FINAL;
   pthread_mutex_lock(&r->lock);
+  if ((flags & MCP__SEND_LIVE) && r->mhd_done) {
+    pthread_mutex_unlock(&r->lock); /* the client is gone */
+    return MCP_ERR_CLOSED;
+  }
   if (r->stream == NULL) {
     if (r->mhd_done || r->state >= R_JSON) {
       pthread_mutex_unlock(&r->lock);
@@ -553,7 +557,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   } else if (h->o->stateless) {
     mcp_status s;
     if (is_initialize(&r->body)) {
-      mcp__channel none = {NULL, NULL, NULL};
+      mcp__channel none = {NULL, NULL, NULL, NULL};
       s = mcp__session_new(h->server, none, &r->temp);
     } else {
       s = mcp__session_new_stateless(
@@ -597,10 +601,11 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     atomic_fetch_add(&r->refs, 1); /* the worker's */
     return hand_to_worker(r, NULL);
   }
-  mcp__channel reply = {req_send, req_done, r};
+  mcp__channel reply = {req_send, req_done, r, r->h};
   mcp_call_t *call = NULL;
   mcp__accept a = mcp__server_accept(h->server, se, &r->peer, r->body.data,
                                      r->body.len, reply, &call);
+  mcp__buf_free(&r->body); /* the call owns its parsed message */
   if (a == MCP__ACCEPT_HANDLED) {
     r->state = R_QUEUED;
     return reply_empty(conn, MHD_HTTP_ACCEPTED, NULL);
@@ -633,7 +638,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
 void mcp__hs_work(hs_req *r, bool cancel) {
   mcp_call_t *call = r->call;
   if (call == NULL) { /* parse here (see post_complete); r holds our ref */
-    mcp__channel reply = {req_send, req_done, r};
+    mcp__channel reply = {req_send, req_done, r, r->h};
     /* An error reply sent while parsing must not resume the connection
      * before rejected is set. */
     pthread_mutex_lock(&r->lock);
@@ -641,6 +646,9 @@ void mcp__hs_work(hs_req *r, bool cancel) {
     pthread_mutex_unlock(&r->lock);
     mcp__accept a = mcp__server_accept(r->h->server, r->se, &r->peer,
                                        r->body.data, r->body.len, reply, &call);
+    /* Parsed: the call owns its message. A long-lived answer (a listen
+     * stream) must not keep the bytes too. */
+    mcp__buf_free(&r->body);
     pthread_mutex_lock(&r->lock);
     r->hold = false;
     if (a == MCP__ACCEPT_REQUEST)
@@ -1000,6 +1008,11 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
   *con_cls = NULL;
   pthread_mutex_lock(&r->lock);
   r->mhd_done = true;
+  /* A 2026-07-28 answer that streamed may be a subscriptions/listen
+   * stream, which lives until its client leaves: now. */
+  bool streamed = r->modern && r->stream != NULL;
   pthread_mutex_unlock(&r->lock);
+  if (streamed)
+    mcp__server_channel_gone(r->h->server, r);
   req_release(r);
 }

@@ -21,6 +21,7 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_body = 4u << 20;
   o->max_header = 16u << 10;
   o->max_sessions = 1024;
+  o->max_connections = 1020; /* libmicrohttpd's own default */
   o->idle_ms = 600000;
   o->io_threads = 0; /* automatic, see http_server.c */
   o->conn_timeout_s = 30;
@@ -154,6 +155,8 @@ SETTER(mcp_http_options_set_max_header_bytes, size_t, max_header,
 SETTER(mcp_http_options_set_max_json_depth, size_t, max_depth, true)
 SETTER(mcp_http_options_set_session_idle_timeout_ms, int64_t, idle_ms, v >= 0)
 SETTER(mcp_http_options_set_max_sessions, size_t, max_sessions, v != 0)
+SETTER(mcp_http_options_set_max_connections, size_t, max_connections,
+       v != 0 && v <= 1000000)
 SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
 SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
 SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)

@@ -20,7 +20,7 @@ struct mcp_http_options {
   char **hosts;
   size_t nhosts;
   bool stateless, get_stream, always_sse, sse_poll;
-  size_t max_body, max_header, max_depth, max_sessions;
+  size_t max_body, max_header, max_depth, max_sessions, max_connections;
   int64_t idle_ms;
   unsigned workers, io_threads, conn_timeout_s;
   int retry_ms, heartbeat_ms, shutdown_ms;

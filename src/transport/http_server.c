@@ -392,6 +392,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   atomic_store(&h->stopping, true);
   MHD_socket lfd = MHD_quiesce_daemon(h->daemon);
   mcp__hs_sessions_finish_get_streams(h);
+  mcp__server_end_streams(h->server, h); /* listen streams: final result */
 
   /* In-flight calls get until the deadline. */
   struct timespec deadline;
@@ -405,6 +406,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   /* Then cancel what is left and wait for the workers. */
   mcp__hs_sessions_end_all(h);
   stop_threads(h);
+  mcp__server_end_streams(h->server, h); /* listens that were still running */
 
   /* End every stream and let MHD finish the requests it holds. */
   int64_t until = mcp__monotonic_ms() + IO_DRAIN_MS;

@@ -95,7 +95,7 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
     free(hs);
     return s;
   }
-  mcp__channel none = {NULL, NULL, NULL};
+  mcp__channel none = {NULL, NULL, NULL, NULL};
   s = mcp__session_new(h->server, none, &hs->se);
   if (s != MCP_OK) {
     free(hs);
@@ -108,7 +108,7 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
   hs->last_active_ms = mcp__monotonic_ms();
   hs->se->id = strdup(hs->id);
   hs->se->transport_data = hs;
-  mcp__channel notify = {notify_send, NULL, hs->se};
+  mcp__channel notify = {notify_send, NULL, hs->se, hs->h};
   mcp__session_set_notify(hs->se, notify);
 
   pthread_mutex_lock(&h->sess_lock);

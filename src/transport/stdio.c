@@ -150,7 +150,7 @@ static bool accept_line(stdio_transport *t, const char *line, size_t len,
                         mcp_call_t **call) {
   /* before accept: done may run on another thread at once */
   atomic_fetch_add(&t->inflight, 1);
-  mcp__channel reply = {out_send, out_done, t};
+  mcp__channel reply = {out_send, out_done, t, t};
   if (mcp__server_accept(t->server, t->session, NULL, line, len, reply, call) ==
       MCP__ACCEPT_REQUEST)
     return true;
@@ -273,7 +273,7 @@ static void report_oversize(stdio_transport *t) {
   snprintf(msg, sizeof msg,
            "Invalid Request: message exceeds the limit of %zu bytes",
            t->server->max_message_bytes);
-  mcp__channel reply = {out_send, NULL, t};
+  mcp__channel reply = {out_send, NULL, t, t};
   mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
 }
 
@@ -378,7 +378,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
    * reports EPIPE instead. */
   signal(SIGPIPE, SIG_IGN);
 
-  mcp__channel notify = {out_send, NULL, t};
+  mcp__channel notify = {out_send, NULL, t, t};
   mcp_status st = mcp__session_new(s, notify, &t->session);
   if (st != MCP_OK)
     goto cleanup;
@@ -396,6 +396,8 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   }
 
   st = read_loop(t);
+  /* The client left: its listen streams end (they would wait forever). */
+  mcp__server_channel_gone(s, t);
 
   /* Orderly shutdown: no more answers can come from the client, but the
    * requests already received finish and are answered. */
@@ -406,6 +408,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   pthread_mutex_unlock(&t->q_lock);
   for (unsigned i = 0; i < t->nworkers; i++)
     pthread_join(t->workers[i], NULL);
+  mcp__server_channel_gone(s, t); /* listen requests that were still running */
   /* Parked tasks/result calls are answered when their tasks end. */
   pthread_mutex_lock(&t->q_lock);
   while (atomic_load(&t->inflight) > 0)
