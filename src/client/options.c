@@ -151,6 +151,16 @@ mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
   return set_str(&o->bearer, token);
 }
 
+mcp_status mcp_client_options_set_token_provider(mcp_client_options_t *o,
+                                                 mcp_client_token_fn fn,
+                                                 void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->token_fn = fn;
+  o->token_ud = user_data;
+  return MCP_OK;
+}
+
 mcp_status mcp_client_options_set_cacert(mcp_client_options_t *o,
                                          const char *path) {
   if (o == NULL)
