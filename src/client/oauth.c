@@ -31,6 +31,7 @@ struct mcp_oauth {
   char *issuer, *authorize_ep, *token_ep, *register_ep;
   /* tokens */
   char *access_token, *refresh_token, *scope;
+  char *resource;     /* as the resource metadata spells it, else server_url */
   int64_t expires_at; /* epoch seconds, 0: unknown */
 };
 
@@ -78,7 +79,8 @@ void mcp_oauth_free(mcp_oauth_t *a) {
                 &a->authorize_ep,
                 &a->token_ep,
                 &a->register_ep,
-                &a->scope};
+                &a->scope,
+                &a->resource};
   for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
     replace(s[i], NULL);
   pthread_mutex_destroy(&a->lock);
@@ -406,9 +408,11 @@ static mcp_status register_client(mcp_oauth_t *a, const json_t *meta,
              : array_has(methods, "client_secret_post") ? "client_secret_post"
                                                         : "none";
   json_t *body =
-      json_pack("{s:s,s:[s],s:[s,s],s:[s],s:s}", "client_name", "mcpc (libmcp)",
-                "redirect_uris", redirect_uri, "grant_types",
-                "authorization_code", "refresh_token", "response_types", "code",
+      /* SEP-837: a loopback redirect makes this a native application */
+      json_pack("{s:s,s:s,s:[s],s:[s,s],s:[s],s:s}", "application_type",
+                "native", "client_name", "mcpc (libmcp)", "redirect_uris",
+                redirect_uri, "grant_types", "authorization_code",
+                "refresh_token", "response_types", "code",
                 "token_endpoint_auth_method", method);
   if (scope)
     json_object_set_new(body, "scope", json_string(scope));
@@ -510,7 +514,7 @@ static mcp_status refresh(mcp_oauth_t *a, mcp_error_t *err) {
   mcp__buf_init(&f);
   mcp__form_add(&f, "grant_type", "refresh_token");
   mcp__form_add(&f, "refresh_token", a->refresh_token);
-  mcp__form_add(&f, "resource", a->server_url);
+  mcp__form_add(&f, "resource", a->resource ? a->resource : a->server_url);
   mcp_status st = token_request(a, &f, err);
   mcp__buf_free(&f);
   if (st != MCP_OK)
@@ -551,12 +555,26 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
     as = json_string_value(
         json_array_get(json_object_get(prm, "authorization_servers"), 0));
   }
+  /* RFC 8707: the resource exactly as published */
+  const char *res = json_string_value(json_object_get(prm, "resource"));
+  replace(&a->resource, res ? res : a->server_url);
   if (as == NULL) { /* 2025-03-26: the server's origin is the AS */
     size_t ol = origin_len(a->server_url);
     origin = strndup(a->server_url, ol);
     as = origin;
   }
   json_t *meta = as_metadata(a, as, err);
+  if (meta == NULL && prm == NULL && !(err && err->status == MCP_ERR_PEER)) {
+    /* 2025-03-26: no metadata at all means the default endpoints */
+    char ep[3][2048];
+    snprintf(ep[0], sizeof ep[0], "%s/authorize", as);
+    snprintf(ep[1], sizeof ep[1], "%s/token", as);
+    snprintf(ep[2], sizeof ep[2], "%s/register", as);
+    meta = json_pack("{s:s,s:s,s:s,s:s,s:[s]}", "issuer", as,
+                     "authorization_endpoint", ep[0], "token_endpoint", ep[1],
+                     "registration_endpoint", ep[2],
+                     "code_challenge_methods_supported", "S256");
+  }
   if (meta == NULL) {
     json_decref(prm);
     free(origin);
@@ -622,7 +640,7 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
     mcp__form_add(&q, "code_challenge_method", "S256");
     mcp__form_add(&q, "state", state);
     mcp__form_add(&q, "scope", scope);
-    mcp__form_add(&q, "resource", a->server_url);
+    mcp__form_add(&q, "resource", a->resource);
     char *url = NULL;
     if (asprintf(&url, "%s%c%s", a->authorize_ep,
                  strchr(a->authorize_ep, '?') ? '&' : '?', q.data) < 0)
@@ -678,7 +696,7 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
       mcp__form_add(&f, "code", code);
       mcp__form_add(&f, "redirect_uri", redirect);
       mcp__form_add(&f, "code_verifier", verifier);
-      mcp__form_add(&f, "resource", a->server_url);
+      mcp__form_add(&f, "resource", a->resource);
       st = token_request(a, &f, err);
       mcp__buf_free(&f);
       if (st == MCP_OK && a->scope == NULL)
@@ -741,6 +759,18 @@ json_t *mcp_oauth_status(mcp_oauth_t *a) {
 
 /* ---- the transport's token provider -------------------------------------- */
 
+/* Whether the resource still names the authorization server of our
+ * tokens. */
+static bool same_authorization_server(mcp_oauth_t *a, const char *www) {
+  mcp_error_t e;
+  json_t *prm = resource_metadata(a, www, &e);
+  const char *as = json_string_value(
+      json_array_get(json_object_get(prm, "authorization_servers"), 0));
+  bool same = as == NULL || a->issuer == NULL || strcmp(as, a->issuer) == 0;
+  json_decref(prm);
+  return same;
+}
+
 static mcp_status provide(void *ud, const char *url, int status,
                           const char *www, char **token, mcp_error_t *err) {
   (void)url;
@@ -759,6 +789,15 @@ static mcp_status provide(void *ud, const char *url, int status,
     mcp_error_t e;
     bool had = a->access_token != NULL;
     replace(&a->access_token, NULL);
+    /* SEP-2352: when the resource now names another authorization server,
+     * nothing of the old one is reused (refresh token, registration) */
+    if (had && a->refresh_token && !same_authorization_server(a, www)) {
+      replace(&a->refresh_token, NULL);
+      if (!a->preregistered) {
+        replace(&a->client_id, NULL);
+        replace(&a->client_secret, NULL);
+      }
+    }
     if (!(had && a->refresh_token && refresh(a, &e) == MCP_OK))
       st = login(a, www, NULL, err);
   } else if (status == 403) {
