@@ -34,7 +34,8 @@
 #include <unistd.h>
 
 #include "auth/auth_http.h"
-#include "server/internal.h"
+#include "jsonrpc/jsonrpc.h"
+#include "server/dispatch.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
@@ -305,12 +306,7 @@ static enum MHD_Result queue_answer(hs_req *r) {
   const char *sid = NULL;
   if (r->new_session) {
     /* Only a successful initialize opens the session. */
-    mcp_session_t *se = r->hs->se;
-    pthread_mutex_lock(&se->lock);
-    bool ok = se->state == MCP__SESSION_INITIALIZED ||
-              se->state == MCP__SESSION_READY;
-    pthread_mutex_unlock(&se->lock);
-    if (ok)
+    if (mcp__session_is_initialized(r->hs->se))
       sid = r->hs->id;
     else
       mcp__hs_session_end(r->hs);
@@ -421,74 +417,18 @@ static void req_done(void *ctx) {
   req_release(r);
 }
 
-/* ---- running calls on the network thread -----------------------------------
- *
- * The hand-off to a worker costs two thread wake-ups per request, more than
- * a cheap tool itself. A call may run on libmicrohttpd's thread only when it
- * cannot need that thread while it runs, and has shown that it is cheap:
- *  - no event can have to reach the client before the response (a
- *    server-to-client request would wait for an answer that the SSE stream,
- *    queued only when the handler returns, never carried): tools/call only,
- *    no progressToken, and a client that declared none of the capabilities
- *    that server-to-client requests need (the core refuses them then);
- *  - its tool finished its last INLINE_STREAK runs within INLINE_FAST_NS
- *    without emitting anything but its response. INLINE_STRIKES
- *    consecutive runs on this thread that turn out slow send the tool back
- *    to the workers for INLINE_PENALTY runs, so a tool that blocks
- *    (database, sleep) stalls the other connections of one network thread
- *    only once in a while. One slow run is not enough: under CPU contention
- *    the thread itself gets preempted now and then, and sending a cheap
- *    tool to the workers then costs two wake-ups on each of the next
- *    INLINE_PENALTY requests (bench/http, 64 connections on 2 cores: p99
- *    1.4-2.0 ms with one strike, 1.3-1.5 ms without penalties).
- * Tools are tracked by a hash of their name (collisions only make a tool
- * run on workers more often). */
-#define INLINE_STREAK  32
-#define INLINE_PENALTY 1024
-#define INLINE_STRIKES 2
-#define INLINE_FAST_NS 200000
-
+/* Whether a call may run on the network thread is the server's judgement
+ * (core/inline_runs.c); the transport times the runs it reports. */
 static int64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The statistics slot of a tools/call, or -1 when it is not eligible. */
-static int inline_slot(const mcp_call_t *call) {
-  if (call->progress_token || strcmp(call->msg.method, "tools/call") != 0)
-    return -1;
-  const json_t *caps = call->client_capabilities;
-  if (json_object_get(caps, "elicitation") ||
-      json_object_get(caps, "sampling") || json_object_get(caps, "roots"))
-    return -1;
-  const char *name = json_string_value(json_object_get(call->params, "name"));
-  if (name == NULL)
-    return -1;
-  uint32_t x = 2166136261u;
-  for (; *name; name++)
-    x = (x ^ (unsigned char)*name) * 16777619u;
-  return (int)(x & (HS_INLINE_SLOTS - 1));
-}
-
 /* Records how a tracked call went. r->lock held. */
 static void inline_record(hs_req *r) {
-  atomic_int *streak = &r->h->inline_streak[r->tool_slot];
-  atomic_int *strikes = &r->h->inline_strikes[r->tool_slot];
-  bool fast = r->stream == NULL && now_ns() - r->started_ns < INLINE_FAST_NS;
-  if (fast) {
-    atomic_store_explicit(strikes, 0, memory_order_relaxed);
-    if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
-      atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
-  } else if (!r->ran_inline) {
-    atomic_store_explicit(streak, 0, memory_order_relaxed);
-  } else if (r->stream != NULL ||
-             atomic_fetch_add_explicit(strikes, 1, memory_order_relaxed) + 1 >=
-                 INLINE_STRIKES) {
-    /* It emitted something, or it was slow again: it does not belong here. */
-    atomic_store_explicit(strikes, 0, memory_order_relaxed);
-    atomic_store_explicit(streak, -INLINE_PENALTY, memory_order_relaxed);
-  }
+  mcp__server_inline_record(r->h->server, r->tool_slot, r->ran_inline,
+                            now_ns() - r->started_ns, r->stream != NULL);
   r->tool_slot = -1;
 }
 
@@ -622,11 +562,10 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     mcp__call_run(call);
     return queue_answer(r);
   }
-  r->tool_slot = inline_slot(call);
+  r->tool_slot = mcp__call_inline_slot(call);
   if (r->tool_slot >= 0) {
     r->started_ns = now_ns();
-    if (atomic_load_explicit(&h->inline_streak[r->tool_slot],
-                             memory_order_relaxed) >= INLINE_STREAK) {
+    if (mcp__server_inline_ok(h->server, r->tool_slot)) {
       r->ran_inline = true;
       mcp__call_run(call);
       return queue_answer(r);

@@ -27,7 +27,6 @@
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
 #define HS_STREAM_ID_MAX  16
 #define HS_GET_STREAM_ID  "0"
-#define HS_INLINE_SLOTS   256 /* tools tracked for running inline (http.c) */
 
 typedef struct hs_session hs_session;
 typedef struct hs_stream hs_stream;
@@ -95,9 +94,6 @@ struct mcp_http_server {
   size_t max_depth;
   atomic_bool stopping;
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
-  /* Per tool-name hash: recent fast runs, negative after a slow one. */
-  atomic_int inline_streak[HS_INLINE_SLOTS];
-  atomic_int inline_strikes[HS_INLINE_SLOTS]; /* consecutive slow inline runs */
 
   pthread_mutex_t sess_lock;
   hs_session **buckets;

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "server/dispatch.h"
-#include "server/internal.h"
 #include "util/buf.h"
 #include "util/clock.h"
 
@@ -272,7 +271,7 @@ static void report_oversize(stdio_transport *t) {
   char msg[128];
   snprintf(msg, sizeof msg,
            "Invalid Request: message exceeds the limit of %zu bytes",
-           t->server->max_message_bytes);
+           mcp__server_max_message_bytes(t->server));
   mcp__channel reply = {out_send, NULL, t, t};
   mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
 }
@@ -298,7 +297,7 @@ static void wait_for_room(stdio_transport *t) {
  * discarded as it streams by (never buffered whole) and answered with an
  * error once its end is seen. */
 static mcp_status read_loop(stdio_transport *t) {
-  size_t limit = t->server->max_message_bytes;
+  size_t limit = mcp__server_max_message_bytes(t->server);
   mcp__buf line;
   mcp__buf_init(&line);
   bool discarding = false;
@@ -382,12 +381,12 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   mcp_status st = mcp__session_new(s, notify, &t->session);
   if (st != MCP_OK)
     goto cleanup;
-  t->workers = calloc(s->worker_threads, sizeof *t->workers);
+  t->workers = calloc(mcp__server_worker_threads(s), sizeof *t->workers);
   if (t->workers == NULL) {
     st = MCP_ERR_NOMEM;
     goto cleanup;
   }
-  for (; t->nworkers < s->worker_threads; t->nworkers++)
+  for (; t->nworkers < mcp__server_worker_threads(s); t->nworkers++)
     if (pthread_create(&t->workers[t->nworkers], NULL, worker_main, t) != 0)
       break;
   if (t->nworkers == 0) {
