@@ -33,6 +33,7 @@ struct mini_as {
   void *ud;
   atomic_int requests; /* all requests so far */
   char last_auth[256]; /* Authorization header of the last request */
+  char location[4096]; /* set by the callback for a redirect answer */
 };
 
 static void mini_as_serve_one(mini_as *as, int c) {
@@ -62,14 +63,16 @@ static void mini_as_serve_one(mini_as *as, int c) {
              (int)strcspn(auth + 16, "\r\n"), auth + 16);
   atomic_fetch_add(&as->requests, 1);
   int status = 200;
+  as->location[0] = '\0';
   char *body = as->fn(as, method, path, end + 4, &status);
   if (body == NULL)
     status = 404;
-  char head[256];
+  char head[4400];
   int hn = snprintf(head, sizeof head,
                     "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-                    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                    status, body ? strlen(body) : 0);
+                    "%s%s%sContent-Length: %zu\r\nConnection: close\r\n\r\n",
+                    status, as->location[0] ? "Location: " : "", as->location,
+                    as->location[0] ? "\r\n" : "", body ? strlen(body) : 0);
   if (write(c, head, (size_t)hn) < 0 ||
       (body && write(c, body, strlen(body)) < 0))
     perror("mini_as write");
