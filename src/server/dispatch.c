@@ -86,6 +86,14 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
                                const mcp__peer *peer, const char *bytes,
                                size_t len, mcp__channel reply,
                                mcp_call_t **out) {
+  return mcp__server_accept_scanned(s, session, peer, bytes, len, NULL, reply,
+                                    out);
+}
+
+mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
+                                       const mcp__peer *peer, const char *bytes,
+                                       size_t len, const mcp__prescan *scan,
+                                       mcp__channel reply, mcp_call_t **out) {
   *out = NULL;
   if (len > s->max_message_bytes) {
     char msg[128];
@@ -97,8 +105,8 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   }
   mcp__message msg;
   mcp__decode_error derr;
-  if (mcp__jsonrpc_decode(bytes, len, s->max_json_depth, &msg, &derr) !=
-      MCP_OK) {
+  if (mcp__jsonrpc_decode_scanned(bytes, len, s->max_json_depth, scan, &msg,
+                                  &derr) != MCP_OK) {
     if (derr.reply)
       send_error(reply, derr.id, derr.code, derr.message, NULL);
     mcp__decode_error_clear(&derr);
@@ -176,13 +184,6 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
   }
   *out = call;
   return MCP__ACCEPT_REQUEST;
-}
-
-bool mcp__must_accept_at_once(const char *bytes, size_t len) {
-  return memmem(bytes, len, "\"method\"", 8) == NULL ||
-         memmem(bytes, len, "notifications/", 14) != NULL ||
-         memmem(bytes, len, "\"initialize\"", 12) != NULL ||
-         memmem(bytes, len, "\"ping\"", 6) != NULL;
 }
 
 void mcp__call_run(mcp_call_t *call) {

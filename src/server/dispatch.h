@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/channel.h"
+#include "jsonrpc/prescan.h"
 #include "mcp/call.h"
 #include "mcp/server.h"
 
@@ -34,15 +35,13 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
                                const mcp__peer *peer, const char *bytes,
                                size_t len, mcp__channel reply,
                                mcp_call_t **call);
-/* Whether a transport should pass bytes to mcp__server_accept on its
- * receiving thread rather than hand them to a worker unparsed: everything
- * that is not plainly an ordinary request. Client responses (no "method")
- * and notifications (cancellations above all) must never wait behind busy
- * workers; initialize must run before requests pipelined behind it and ping
- * is answered at once. Deliberately coarse (a substring test, no parse): a
- * request that merely mentions these words is also accepted at once, which
- * costs a little speed and nothing else. */
-bool mcp__must_accept_at_once(const char *bytes, size_t len);
+/* mcp__server_accept for bytes the transport scanned already
+ * (jsonrpc/prescan.h, which tells it what to run at once): the depth is not
+ * counted again. scan may be NULL. */
+mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
+                                       const mcp__peer *peer, const char *bytes,
+                                       size_t len, const mcp__prescan *scan,
+                                       mcp__channel reply, mcp_call_t **call);
 
 /* Runs the handler on the calling thread, sends the response (unless the
  * call was cancelled) and frees the call. */

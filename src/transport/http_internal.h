@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* http_internal.h - the HTTP transport's private structures, shared by
- * http.c (libmicrohttpd glue, POST/GET/DELETE, workers, lifecycle),
+ * http_request.c (libmicrohttpd glue, POST/GET/DELETE), http_daemon.c
+ * (start, stop, workers),
  * http_session.c (the session table) and http_stream.c (SSE streams).
  *
  * Lock order: req->lock, then hs_session->lock, then stream->lock, then the
@@ -155,7 +156,8 @@ struct hs_req {
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;
-  mcp__buf resp; /* JSON answer */
+  mcp__prescan scan; /* of body (points into it; gone with it) */
+  mcp__buf resp;     /* JSON answer */
   unsigned status;
   hs_session *hs;      /* counted, or NULL */
   bool new_session;    /* hs was created by this initialize */
@@ -169,7 +171,7 @@ struct hs_req {
   hs_req *qnext;
 };
 
-/* ---- http.c ------------------------------------------------------------ */
+/* ---- http_request.c ---------------------------------------------------- */
 enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                                    const char *url, const char *method,
                                    const char *version, const char *upload,
@@ -181,7 +183,7 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
  * then runs the call (cancelled first when cancel). */
 void mcp__hs_work(hs_req *r, bool cancel);
 
-/* ---- http_server.c ------------------------------------------------------- */
+/* ---- http_daemon.c ----------------------------------------------------- */
 /* Hands r (whose call is set) to a worker. */
 void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* http_server.c - life of an HTTP transport: start (bind, libmicrohttpd
+/* http_daemon.c - life of an HTTP transport: start (bind, libmicrohttpd
  * daemon, worker pool, housekeeper), graceful stop, and the blocking
  * convenience that serves until SIGINT/SIGTERM.
  *

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* http.c - MCP Streamable HTTP on libmicrohttpd.
+/* http_request.c - one HTTP request of MCP Streamable HTTP: POST, GET,
+ * DELETE, and the reply channel of the call a POST carries.
  *
  * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool
  * and calls on_request for every request. Client responses, notifications,
@@ -39,10 +40,7 @@
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
-#include "json/load.h"
-#include "json/scan.h"
 
-#define META_VERSION           "io.modelcontextprotocol/protocolVersion"
 #define HDR_SESSION            "Mcp-Session-Id"
 #define HDR_VERSION            "MCP-Protocol-Version"
 #define HDR_LAST_EVENT         "Last-Event-ID"
@@ -435,19 +433,6 @@ static void inline_record(hs_req *r) {
 /* ---- POST ------------------------------------------------------------------
  */
 
-/* Parses just enough to know whether a body is an initialize request. */
-static bool is_initialize(const mcp__buf *body) {
-  if (strstr(body->data, "\"initialize\"") == NULL)
-    return false;
-  json_t *msg = mcp__json_load(body->data, body->len, NULL);
-  bool yes = json_is_string(json_object_get(msg, "method")) &&
-             strcmp(json_string_value(json_object_get(msg, "method")),
-                    "initialize") == 0 &&
-             json_object_get(msg, "id") != NULL;
-  json_decref(msg);
-  return yes;
-}
-
 /* Suspends the connection and queues r for a worker, which runs call, or
  * parses the body first when call is NULL. */
 static enum MHD_Result hand_to_worker(hs_req *r, mcp_call_t *call) {
@@ -470,13 +455,16 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   if (r->body.data == NULL || r->body.len == 0)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_PARSE_ERROR,
                        "Parse error: empty body", NULL);
-  if (mcp__json_is_array(r->body.data, r->body.len))
+  /* One pass tells all the transport needs before the dispatcher parses
+   * (once): batch, depth, era, initialize, what may run on this thread. */
+  mcp__prescan *scan = &r->scan;
+  mcp__jsonrpc_prescan(r->body.data, r->body.len, scan);
+  if (scan->kind == MCP__SCAN_BATCH)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: batches (JSON arrays) are not "
                        "supported",
                        NULL);
-  if (h->max_depth &&
-      mcp__json_too_deep(r->body.data, r->body.len, h->max_depth))
+  if (h->max_depth && scan->depth > h->max_depth)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
@@ -489,14 +477,16 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   }
   r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
                              !mcp__version_is_supported(r->proto)
-                       : strstr(r->body.data, META_VERSION) != NULL;
+                       : scan->modern;
+  bool initialize = scan->kind == MCP__SCAN_REQUEST &&
+                    mcp__prescan_method_is(scan, "initialize");
 
   mcp_session_t *se = NULL;
   if (r->modern) {
     se = NULL;
   } else if (h->o->stateless) {
     mcp_status s;
-    if (is_initialize(&r->body)) {
+    if (initialize) {
       mcp__channel none = {NULL, NULL, NULL, NULL};
       s = mcp__session_new(h->server, none, &r->temp);
     } else {
@@ -509,7 +499,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     se = r->temp;
   } else if (r->hs) {
     se = r->hs->se;
-  } else if (is_initialize(&r->body)) {
+  } else if (initialize) {
     hs_session *hs;
     mcp_status s = mcp__hs_session_create(h, &hs);
     if (s == MCP_ERR_LIMIT)
@@ -534,8 +524,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
 
   r->se = se;
   r->state = R_RUNNING;
-  if (!r->new_session && !mcp__must_accept_at_once(r->body.data, r->body.len) &&
-      memmem(r->body.data, r->body.len, "\"tools/call\"", 12) == NULL) {
+  if (!r->new_session && !mcp__prescan_at_once(scan) &&
+      !mcp__prescan_method_is(scan, "tools/call")) {
     /* An ordinary request: the worker parses, runs and frees it, so its
      * memory never crosses threads (glibc arenas stay uncontended). */
     atomic_fetch_add(&r->refs, 1); /* the worker's */
@@ -543,8 +533,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   }
   mcp__channel reply = {req_send, req_done, r, r->h};
   mcp_call_t *call = NULL;
-  mcp__accept a = mcp__server_accept(h->server, se, &r->peer, r->body.data,
-                                     r->body.len, reply, &call);
+  mcp__accept a = mcp__server_accept_scanned(
+      h->server, se, &r->peer, r->body.data, r->body.len, scan, reply, &call);
   mcp__buf_free(&r->body); /* the call owns its parsed message */
   if (a == MCP__ACCEPT_HANDLED) {
     r->state = R_QUEUED;
@@ -583,8 +573,9 @@ void mcp__hs_work(hs_req *r, bool cancel) {
     pthread_mutex_lock(&r->lock);
     r->hold = true;
     pthread_mutex_unlock(&r->lock);
-    mcp__accept a = mcp__server_accept(r->h->server, r->se, &r->peer,
-                                       r->body.data, r->body.len, reply, &call);
+    mcp__accept a =
+        mcp__server_accept_scanned(r->h->server, r->se, &r->peer, r->body.data,
+                                   r->body.len, &r->scan, reply, &call);
     /* Parsed: the call owns its message. A long-lived answer (a listen
      * stream) must not keep the bytes too. */
     mcp__buf_free(&r->body);
