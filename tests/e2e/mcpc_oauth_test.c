@@ -25,9 +25,19 @@ static char resource[128], issuer[128], jwks_path[400], token_path[400];
 
 typedef struct as_state {
   atomic_int authorizations, tokens, registrations;
+  pthread_mutex_t lock; /* the strings: written by the server's thread */
   char challenge[128], scope[256], res[256];
 } as_state;
-static as_state st;
+static as_state st = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A copy of one of st's strings, taken under its lock. */
+static const char *seen(const char *field) {
+  static char copy[256];
+  pthread_mutex_lock(&st.lock);
+  snprintf(copy, sizeof copy, "%s", field);
+  pthread_mutex_unlock(&st.lock);
+  return copy;
+}
 
 static char *as_answer(mini_as *as, const char *method, const char *path,
                        const char *body, int *status) {
@@ -59,9 +69,11 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
     char *ch = mcp__query_param(q, "code_challenge");
     char *scope = mcp__query_param(q, "scope");
     char *res = mcp__query_param(q, "resource");
+    pthread_mutex_lock(&st.lock);
     snprintf(st.challenge, sizeof st.challenge, "%s", ch ? ch : "");
     snprintf(st.scope, sizeof st.scope, "%s", scope ? scope : "");
     snprintf(st.res, sizeof st.res, "%s", res ? res : "");
+    pthread_mutex_unlock(&st.lock);
     snprintf(as->location, sizeof as->location, "%s?code=c0de&state=%s",
              redirect ? redirect : "", state ? state : "");
     free(redirect);
@@ -77,8 +89,13 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
     char *verifier = mcp__query_param(body, "code_verifier");
     char *grant = mcp__query_param(body, "grant_type");
     char *s256 = verifier ? mcp__pkce_s256(verifier) : NULL;
+    pthread_mutex_lock(&st.lock);
     bool ok = grant && (strcmp(grant, "refresh_token") == 0 ||
                         (s256 && strcmp(s256, st.challenge) == 0));
+    char scope_now[256], res_now[256];
+    snprintf(scope_now, sizeof scope_now, "%s", st.scope);
+    snprintf(res_now, sizeof res_now, "%s", st.res);
+    pthread_mutex_unlock(&st.lock);
     free(verifier);
     free(grant);
     free(s256);
@@ -87,10 +104,10 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
       return strdup("{\"error\":\"invalid_grant\"}");
     }
     char *jwt = tk_token(key, "ES256", "k",
-                         tk_claims(issuer, st.res, "carol", st.scope));
+                         tk_claims(issuer, res_now, "carol", scope_now));
     json_t *doc = json_pack("{s:s,s:s,s:i,s:s,s:s}", "access_token", jwt,
                             "token_type", "Bearer", "expires_in", 300,
-                            "refresh_token", "r1", "scope", st.scope);
+                            "refresh_token", "r1", "scope", scope_now);
     free(jwt);
     char *out = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
@@ -150,7 +167,7 @@ static void test_login_call_stepup(void **state) {
   free(out);
   assert_int_equal(atomic_load(&st.registrations), 1);
   assert_int_equal(atomic_load(&st.authorizations), 1);
-  assert_string_equal(st.res, resource); /* RFC 8707 */
+  assert_string_equal(seen(st.res), resource); /* RFC 8707 */
   struct stat sb;
   assert_int_equal(stat(token_path, &sb), 0);
   assert_int_equal(sb.st_mode & 0777, 0600);
@@ -167,8 +184,8 @@ static void test_login_call_stepup(void **state) {
   assert_non_null(strstr(out, "admin"));
   free(out);
   assert_int_equal(atomic_load(&st.authorizations), 2);
-  assert_non_null(strstr(st.scope, "mcp:tools"));
-  assert_non_null(strstr(st.scope, "admin"));
+  assert_non_null(strstr(seen(st.scope), "mcp:tools"));
+  assert_non_null(strstr(seen(st.scope), "admin"));
 
   /* auth status, logout */
   MR_RUN(0, &out, "-u", resource, "--format", "json", "auth", "status");
