@@ -288,7 +288,8 @@ static bool resource_matches(const char *resource, const char *server) {
 
 /* The authorization server's metadata (RFC 8414 3.1 and OpenID
  * Connect Discovery, path inserted or appended); its issuer must be as. */
-static json_t *as_metadata(mcp_oauth_t *a, const char *as, mcp_error_t *err) {
+static json_t *as_metadata(mcp_oauth_t *a, const char *as, bool strict,
+                           mcp_error_t *err) {
   char *urls[3] = {
       well_known(as, "/.well-known/oauth-authorization-server", false),
       well_known(as, "/.well-known/openid-configuration", false),
@@ -299,7 +300,7 @@ static json_t *as_metadata(mcp_oauth_t *a, const char *as, mcp_error_t *err) {
       continue;
     doc = get_json(a, urls[i], err);
     const char *iss = json_string_value(json_object_get(doc, "issuer"));
-    if (doc && (iss == NULL || strcmp(iss, as) != 0)) {
+    if (doc && strict && (iss == NULL || strcmp(iss, as) != 0)) {
       mcp_error_set(err, MCP_ERR_PEER,
                     "authorization server metadata names issuer %s, not %s",
                     iss ? iss : "(none)", as);
@@ -563,7 +564,9 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
     origin = strndup(a->server_url, ol);
     as = origin;
   }
-  json_t *meta = as_metadata(a, as, err);
+  /* Without resource metadata (2025-03-26) the server's origin only
+   * locates the metadata; its issuer is taken as it is. */
+  json_t *meta = as_metadata(a, as, prm != NULL, err);
   if (meta == NULL && prm == NULL && !(err && err->status == MCP_ERR_PEER)) {
     /* 2025-03-26: no metadata at all means the default endpoints */
     char ep[3][2048];
@@ -583,7 +586,8 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
     return mcp_error_set(err, MCP_ERR_IO,
                          "no authorization server metadata for %s", as);
   }
-  replace(&a->issuer, as);
+  const char *meta_iss = json_string_value(json_object_get(meta, "issuer"));
+  replace(&a->issuer, prm == NULL && meta_iss ? meta_iss : as);
   replace(&a->authorize_ep,
           json_string_value(json_object_get(meta, "authorization_endpoint")));
   replace(&a->token_ep,
