@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "mcp/oauth.h"
@@ -37,7 +38,9 @@ static bool token_path(char *out, size_t n) {
   return snprintf(out, n, "%s/tokens.json", dir) < (int)n;
 }
 
-struct mcp_oauth *mcpc_oauth(mcpc_ctx *ctx, const char *url) {
+/* login: made for auth login, which may always ask the user. */
+static struct mcp_oauth *make_oauth(mcpc_ctx *ctx, const char *url,
+                                    bool login) {
   if (ctx->oauth)
     return ctx->oauth;
   mcp_oauth_t *a = NULL;
@@ -50,6 +53,11 @@ struct mcp_oauth *mcpc_oauth(mcpc_ctx *ctx, const char *url) {
     mcp_oauth_set_mode(a, MCP_OAUTH_FOLLOW);
   else if (mode && strcmp(mode, "print") == 0)
     mcp_oauth_set_mode(a, MCP_OAUTH_PRINT);
+  else if (mode && strcmp(mode, "none") == 0)
+    mcp_oauth_set_mode(a, MCP_OAUTH_NONE);
+  else if (mode == NULL && !login && !isatty(STDERR_FILENO))
+    /* nobody to open a browser for: only stored tokens */
+    mcp_oauth_set_mode(a, MCP_OAUTH_NONE);
   if (ctx->client_id)
     mcp_oauth_set_client(a, ctx->client_id, ctx->client_secret);
   if (ctx->client_metadata_url)
@@ -60,6 +68,10 @@ struct mcp_oauth *mcpc_oauth(mcpc_ctx *ctx, const char *url) {
     mcp_oauth_set_token_file(a, path);
   ctx->oauth = a;
   return a;
+}
+
+struct mcp_oauth *mcpc_oauth(mcpc_ctx *ctx, const char *url) {
+  return make_oauth(ctx, url, false);
 }
 
 /* The normalized URL of the target, or false after a usage error. */
@@ -109,7 +121,7 @@ int mcpc_cmd_auth_login(mcpc_ctx *ctx, int argc, char **argv) {
   int rc = MCPC_OK;
   if (!target_url(ctx, url, sizeof url, &rc))
     return rc;
-  mcp_oauth_t *a = mcpc_oauth(ctx, url);
+  mcp_oauth_t *a = make_oauth(ctx, url, true);
   if (a == NULL)
     return mcpc_error(MCPC_PROTOCOL, NULL, "out of memory");
   mcp_error_t err;

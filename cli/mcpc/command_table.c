@@ -18,9 +18,10 @@ const mcpc_option mcpc_global_options[] = {
     {"--bearer", "TOKEN", "send Authorization: Bearer TOKEN"},
     {"--cacert", "FILE",
      "trust this PEM CA bundle for https (not the system's)"},
-    {"--oauth-mode", "browser|print|follow",
-     "how to authorize: open a browser (default), print the URL, or follow "
-     "the server's redirect (auto-approving test servers)"},
+    {"--oauth-mode", "browser|print|follow|none",
+     "how to authorize on a 401: open a browser (default on a terminal), "
+     "print the URL, follow the server's redirect (auto-approving test "
+     "servers), or never (default without a terminal: stored tokens only)"},
     {"--client-id", "ID", "a pre-registered OAuth client id"},
     {"--client-secret", "SECRET", "and its secret"},
     {"--client-metadata-url", "URL",

@@ -60,7 +60,10 @@ typedef enum mcp_oauth_mode {
   MCP_OAUTH_PRINT,       /* print the URL only */
   /* Fetch the authorization URL and take the redirect it answers with:
    * for authorization servers that approve without a user (tests). */
-  MCP_OAUTH_FOLLOW
+  MCP_OAUTH_FOLLOW,
+  /* Never start an authorization: only stored or refreshed tokens are
+   * used, a login is refused with MCP_ERR_STATE (non-interactive use). */
+  MCP_OAUTH_NONE
 } mcp_oauth_mode;
 MCP_API mcp_status mcp_oauth_set_mode(mcp_oauth_t *a, mcp_oauth_mode mode);
 

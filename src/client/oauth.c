@@ -113,7 +113,7 @@ mcp_status mcp_oauth_set_cacert(mcp_oauth_t *a, const char *path) {
 }
 
 mcp_status mcp_oauth_set_mode(mcp_oauth_t *a, mcp_oauth_mode mode) {
-  if (a == NULL || mode < MCP_OAUTH_BROWSER || mode > MCP_OAUTH_FOLLOW)
+  if (a == NULL || mode < MCP_OAUTH_BROWSER || mode > MCP_OAUTH_NONE)
     return MCP_ERR_INVALID_ARG;
   a->mode = mode;
   return MCP_OK;
@@ -542,6 +542,10 @@ static void show_url(mcp_oauth_t *a, const char *url) {
 /* The whole authorization flow; wanted: scopes a challenge asked for. */
 static mcp_status login(mcp_oauth_t *a, const char *challenge,
                         const char *wanted, mcp_error_t *err) {
+  if (a->mode == MCP_OAUTH_NONE)
+    return mcp_error_set(err, MCP_ERR_STATE,
+                         "the server requires authorization: log in first "
+                         "(mcpc auth login)");
   json_t *prm = resource_metadata(a, challenge, err);
   const char *as = NULL;
   char *origin = NULL;

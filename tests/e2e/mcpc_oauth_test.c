@@ -196,6 +196,14 @@ static void test_login_call_stepup(void **state) {
   MR_RUN(0, &out, "-u", resource, "--format", "json", "auth", "status");
   assert_non_null(strstr(out, "\"logged_in\": false"));
   free(out);
+  /* without a terminal and no --oauth-mode: stored tokens only, and a hint */
+  char *why = NULL;
+  const char *quiet[] = {"-u", resource, "tools", "call", "whoami", NULL};
+  int before = atomic_load(&st.authorizations);
+  assert_int_not_equal(mr_run(quiet, NULL, &why), 0);
+  assert_non_null(strstr(why, "mcpc auth login"));
+  free(why);
+  assert_int_equal(atomic_load(&st.authorizations), before);
 
   /* a token for another audience is refused */
   char *other = tk_token(key, "ES256", "k",
