@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "server/dispatch.h"
+#include "transport/http_cors.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"

@@ -47,6 +47,7 @@ void mcp_http_options_free(mcp_http_options_t *o) {
   free(o->tls_key);
   list_free(o->origins, o->norigins);
   list_free(o->hosts, o->nhosts);
+  list_free(o->cors, o->ncors);
   free(o);
 }
 
@@ -70,7 +71,8 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
   c->endpoint = strdup(o->endpoint);
   c->origins = NULL;
   c->hosts = NULL;
-  c->norigins = c->nhosts = 0;
+  c->cors = NULL;
+  c->norigins = c->nhosts = c->ncors = 0;
   c->tls_cert = o->tls_cert ? strdup(o->tls_cert) : NULL;
   c->tls_key = o->tls_key ? strdup(o->tls_key) : NULL;
   bool ok = c->address && c->endpoint && (c->tls_cert || !o->tls_cert) &&
@@ -79,6 +81,8 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
     ok = mcp__http_list_add(&c->origins, &c->norigins, o->origins[i]);
   for (size_t i = 0; ok && i < o->nhosts; i++)
     ok = mcp__http_list_add(&c->hosts, &c->nhosts, o->hosts[i]);
+  for (size_t i = 0; ok && i < o->ncors; i++)
+    ok = mcp__http_list_add(&c->cors, &c->ncors, o->cors[i]);
   if (!ok) {
     mcp_http_options_free(c);
     return NULL;

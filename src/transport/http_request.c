@@ -37,6 +37,7 @@
 #include "auth/auth_http.h"
 #include "jsonrpc/jsonrpc.h"
 #include "server/dispatch.h"
+#include "transport/http_cors.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
@@ -192,7 +193,7 @@ static enum MHD_Result queue_buf(struct MHD_Connection *conn, unsigned status,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   if (session_id)
     MHD_add_response_header(resp, HDR_SESSION, session_id);
-  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
@@ -218,7 +219,7 @@ static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
     return MHD_NO;
   if (allow)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
@@ -237,7 +238,7 @@ static enum MHD_Result reply_auth(struct MHD_Connection *conn,
       MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                               a->www_authenticate);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    ret = MHD_queue_response(conn, a->status, resp);
+    ret = mcp__hs_queue_response(conn, a->status, resp); /* + CORS */
     MHD_destroy_response(resp);
   }
   mcp__auth_reply_free(a);
@@ -249,9 +250,13 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
   struct MHD_Connection *conn = r->conn;
   unsigned n = 0;
   MHD_get_connection_values(conn, MHD_HEADER_KIND, count_authorization, &n);
-  static const char *const names[] = {"POST", "GET", "DELETE", "OTHER"};
+  const char *name = r->method == M_POST      ? "POST"
+                     : r->method == M_GET     ? "GET"
+                     : r->method == M_DELETE  ? "DELETE"
+                     : r->method == M_OPTIONS ? "OPTIONS"
+                                              : "OTHER";
   return (mcp__auth_request){
-      names[r->method - 1],
+      name,
       url,
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
       n > 1,
@@ -289,7 +294,7 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, hs_stream *st,
     return MHD_NO;
   if (session_id)
     MHD_add_response_header(resp, HDR_SESSION, session_id);
-  enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, MHD_HTTP_OK, resp);
   MHD_destroy_response(resp);
   return ret;
 }
@@ -696,7 +701,8 @@ static bool origin_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
   if (origin == NULL || h->o->norigins == 0)
     return true;
-  return mcp__http_list_has(h->o->origins, h->o->norigins, origin);
+  return mcp__http_list_has(h->o->origins, h->o->norigins, origin) ||
+         mcp__hs_cors_allows(h->o, origin); /* CORS implies allowed */
 }
 
 static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
@@ -771,7 +777,9 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   int framing = check_framing(conn);
   if (framing >= 0)
     return framing;
-  if (h->o->auth) { /* the resource server: metadata, bearer token */
+  /* the resource server: metadata, bearer token (a CORS preflight carries
+   * no credentials: it is answered below) */
+  if (h->o->auth && !(r->method == M_OPTIONS && h->o->ncors)) {
     mcp__auth_request ar = auth_request(r, url);
     mcp__auth_reply reply;
     if (mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes, &reply) ==
@@ -797,7 +805,9 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   const char *allow = h->o->stateless    ? "POST"
                       : h->o->get_stream ? "GET, POST, DELETE"
                                          : "POST, DELETE";
-  if (r->method == M_OTHER ||
+  if (r->method == M_OPTIONS && h->o->ncors)
+    return mcp__hs_cors_preflight(h->o, conn, allow);
+  if (r->method == M_OTHER || r->method == M_OPTIONS ||
       (r->method == M_GET && (h->o->stateless || !h->o->get_stream)) ||
       (r->method == M_DELETE && h->o->stateless))
     return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, allow);
@@ -890,10 +900,11 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;
-    r->method = strcmp(method, "POST") == 0     ? M_POST
-                : strcmp(method, "GET") == 0    ? M_GET
-                : strcmp(method, "DELETE") == 0 ? M_DELETE
-                                                : M_OTHER;
+    r->method = strcmp(method, "POST") == 0      ? M_POST
+                : strcmp(method, "GET") == 0     ? M_GET
+                : strcmp(method, "DELETE") == 0  ? M_DELETE
+                : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
+                                                 : M_OTHER;
     int ret = first_call(h, r, url);
     if (ret >= 0) {
       r->state = R_QUEUED;

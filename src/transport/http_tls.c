@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "transport/http_cors.h"
 #include "transport/http_internal.h"
 
 /* TLS 1.2 and 1.3 only (GnuTLS priority string). */
@@ -75,7 +76,8 @@ struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
-      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h, MHD_OPTION_ARRAY,
+      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
+      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_ARRAY,
       cert ? tls : none, MHD_OPTION_END);
   int e = errno;
   /* libmicrohttpd copies the certificate into its GnuTLS credentials */

@@ -612,6 +612,41 @@ static void test_http_cross_subject(void **state) {
   mcp_auth_free(a);
 }
 
+/* A browser client (CORS on): the preflight needs no token, and the 401
+ * carries the CORS headers so that the page can read WWW-Authenticate. */
+static void test_http_cors_preflight(void **state) {
+  (void)state;
+  write_usual_jwks();
+  mcp_auth_t *a = new_auth();
+  fixture f;
+  fixture_new_server(&f, "http-auth-cors");
+  add_tool(f.server, "whoami", whoami, MCP_TASK_FORBIDDEN);
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_auth(o, a), MCP_OK);
+  assert_int_equal(mcp_http_options_add_cors_origin(o, "http://app.test"),
+                   MCP_OK);
+  fixture_serve(&f, o);
+  tc_conn c;
+  assert_true(tc_open(&c, f.port, "OPTIONS", "/mcp",
+                      "Origin: http://app.test\r\n"
+                      "Access-Control-Request-Method: POST\r\n"
+                      "Access-Control-Request-Headers: authorization\r\n",
+                      NULL, 5000));
+  assert_int_equal(c.status, 204);
+  tc_close(&c);
+  assert_true(tc_open(&c, f.port, "POST", "/mcp",
+                      ACCEPT "Origin: http://app.test\r\n", INIT, 5000));
+  assert_int_equal(c.status, 401);
+  char v[256];
+  assert_non_null(tc_header(&c, "Access-Control-Allow-Origin", v, sizeof v));
+  assert_string_equal(v, "http://app.test");
+  assert_non_null(tc_header(&c, "Access-Control-Expose-Headers", v, sizeof v));
+  assert_non_null(strstr(v, "WWW-Authenticate"));
+  tc_close(&c);
+  fixture_stop(&f);
+  mcp_auth_free(a);
+}
+
 /* ---- fetched keys and introspection ------------------------------------ */
 
 typedef struct as_state {
@@ -773,6 +808,7 @@ int main(void) {
       cmocka_unit_test(test_http_challenges),
       cmocka_unit_test(test_http_scopes),
       cmocka_unit_test(test_http_cross_subject),
+      cmocka_unit_test(test_http_cors_preflight),
       cmocka_unit_test(test_discovery),
       cmocka_unit_test(test_introspection),
   };
