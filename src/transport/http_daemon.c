@@ -126,6 +126,8 @@ static void *housekeeper_main(void *arg) {
     period = h->o->heartbeat_ms;
   if (h->o->idle_ms > 0 && h->o->idle_ms / 2 < period)
     period = h->o->idle_ms / 2;
+  if (h->o->request_timeout_ms > 0 && h->o->request_timeout_ms / 2 < period)
+    period = h->o->request_timeout_ms / 2;
   if (period < 10)
     period = 10;
   pthread_mutex_lock(&h->hk_lock);
@@ -140,6 +142,7 @@ static void *housekeeper_main(void *arg) {
     mcp__hs_streams_tick(h, now, false);
     mcp__hs_sessions_expire(h, now);
     mcp__hs_retired_reap(h, false);
+    mcp__hs_limits_tick(h->limits, now);
     pthread_mutex_lock(&h->hk_lock);
   }
   pthread_mutex_unlock(&h->hk_lock);
@@ -219,6 +222,7 @@ static void free_server(mcp_http_server_t *h) {
   pthread_mutex_destroy(&h->tls_lock);
   pthread_cond_destroy(&h->hk_cond);
   free(h->workers);
+  mcp__hs_limits_free(h->limits);
   mcp_http_options_free(h->o);
   free(h);
 }
@@ -280,6 +284,9 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   h->max_depth = h->o->max_depth;
 
   mcp_status st = mcp__hs_sessions_init(h);
+  if (st == MCP_OK &&
+      (h->limits = mcp__hs_limits_new(h, h->o->max_connections)) == NULL)
+    st = MCP_ERR_NOMEM;
   if (st != MCP_OK) {
     free_server(h);
     return mcp_error_set(err, st, "out of memory");
@@ -420,6 +427,17 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   mcp__hs_retired_reap(h, true);
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
+  /* A notification sent from another thread (a task, a broadcast) may still
+   * hold a stream, which unlinks itself from h when it is released: wait
+   * for that (bounded) before h goes. */
+  for (int i = 0; i < 5000; i++) {
+    pthread_mutex_lock(&h->streams_lock);
+    bool idle = h->streams == NULL;
+    pthread_mutex_unlock(&h->streams_lock);
+    if (idle)
+      break;
+    nanosleep(&(struct timespec){0, 1000000L}, NULL);
+  }
   close(h->listen_fd);
   free_server(h);
 }

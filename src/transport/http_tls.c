@@ -75,7 +75,7 @@ struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
       MHD_OPTION_THREAD_POOL_SIZE, h->io_threads,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)mcp__hs_limits_mhd_cap(h->limits),
       MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
       MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_ARRAY,
       cert ? tls : none, MHD_OPTION_END);
