@@ -19,12 +19,17 @@ enum { MCPC_OK = 0, MCPC_FAIL = 1, MCPC_USAGE = 2, MCPC_PROTOCOL = 3 };
 
 /* Global options, from the command line (anywhere on it) and the profile. */
 typedef struct mcpc_ctx {
-  const char *url;        /* -u */
-  const char *command;    /* -c, run through /bin/sh -c */
-  const char *profile;    /* -p */
-  const char *config;     /* --config FILE */
-  const char *spec;       /* --spec schema.json for inspect */
-  const char *bearer;     /* --bearer */
+  const char *url;     /* -u */
+  const char *command; /* -c, run through /bin/sh -c */
+  const char *profile; /* -p */
+  const char *config;  /* --config FILE */
+  const char *spec;    /* --spec schema.json for inspect */
+  const char *bearer;  /* --bearer */
+  const char *cacert;  /* --cacert */
+  /* OAuth (cmd_auth.c): --oauth-mode, --client-id, --client-secret,
+   * --client-metadata-url; oauth is made on first use, freed at exit */
+  const char *oauth_mode, *client_id, *client_secret, *client_metadata_url;
+  struct mcp_oauth *oauth;
   const char *elicit;     /* --elicit decline|cancel|accept */
   json_t *elicit_content; /* --elicit-content JSON (owned), over defaults */
   const char *servers[8]; /* --servers FILE: instead of the default files */
@@ -214,5 +219,11 @@ int mcpc_cmd_profile_remove(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_inspect(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_config_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_completion(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_auth_login(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_auth_logout(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_auth_status(mcpc_ctx *ctx, int argc, char **argv);
+/* cmd_auth.c: the OAuth state of the server at url (normalized), made on
+ * first use with the token file and ctx's settings; NULL on failure. */
+struct mcp_oauth *mcpc_oauth(mcpc_ctx *ctx, const char *url);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "mcp/oauth.h"
 #include "mcp/version.h"
 
 static void on_notification(mcp_client_t *client, const char *method,
@@ -155,6 +156,14 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   }
   if (st == MCP_OK && ctx->bearer != NULL)
     st = mcp_client_options_set_bearer(o, ctx->bearer);
+  /* without a fixed token, a 401 starts the OAuth flow (cmd_auth.c) */
+  if (st == MCP_OK && ctx->url != NULL && ctx->bearer == NULL) {
+    struct mcp_oauth *oa = mcpc_oauth(ctx, url);
+    if (oa != NULL)
+      st = mcp_client_options_use_oauth(o, oa);
+  }
+  if (st == MCP_OK && ctx->cacert != NULL)
+    st = mcp_client_options_set_cacert(o, ctx->cacert);
   if (st == MCP_OK)
     st = mcp_client_options_set_timeout_ms(o, ctx->timeout_ms);
   if (st == MCP_OK)

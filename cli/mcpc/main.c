@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "mcp/oauth.h"
 
 /* Takes the value of option argv[*i]; NULL (after a message) when missing. */
 static const char *value_of(int argc, char **argv, int *i) {
@@ -49,6 +50,16 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
       slot = &ctx->spec;
     else if (strcmp(a, "--bearer") == 0)
       slot = &ctx->bearer;
+    else if (strcmp(a, "--cacert") == 0)
+      slot = &ctx->cacert;
+    else if (strcmp(a, "--oauth-mode") == 0)
+      slot = &ctx->oauth_mode;
+    else if (strcmp(a, "--client-id") == 0)
+      slot = &ctx->client_id;
+    else if (strcmp(a, "--client-secret") == 0)
+      slot = &ctx->client_secret;
+    else if (strcmp(a, "--client-metadata-url") == 0)
+      slot = &ctx->client_metadata_url;
     else if (strcmp(a, "--elicit") == 0)
       slot = &ctx->elicit;
     if (slot != NULL) {
@@ -177,5 +188,6 @@ int main(int argc, char **argv) {
   int rc = n >= 0 ? dispatch(&ctx, n, argv + 1) : MCPC_USAGE;
   json_decref(ctx.owned);
   json_decref(ctx.elicit_content);
+  mcp_oauth_free(ctx.oauth);
   return mcpc_errors_finish(rc);
 }

@@ -6,6 +6,9 @@
  *                   [--task-lease MS] [--allow-host H] [--no-tasks]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
  *                   [--stateless] [--cors-origin ORIGIN] [--banner]
+ *                   [--auth-issuer URL] [--auth-audience URI]
+ *                   [--auth-jwks FILE] [--auth-scope TOOL=SCOPES]
+ *                   [--tls-cert FILE --tls-key FILE]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
  * stdio, with MCP tasks enabled (task store: --store, default the --db file,
@@ -58,21 +61,93 @@ static void usage(FILE *f) {
       "  --cors-origin O  allow browser clients from origin O (CORS), e.g.\n"
       "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
       "                 repeatable, * for any origin\n"
-      "  --banner       print how to talk to the server on stderr\n",
+      "  --banner       print how to talk to the server on stderr\n"
+      "  --auth-issuer URL   require OAuth bearer tokens from this issuer\n"
+      "                      (keys by discovery unless --auth-jwks)\n"
+      "  --auth-audience URI this server's resource id, the tokens' aud\n"
+      "                      (default http(s)://H:P/mcp)\n"
+      "  --auth-jwks FILE    verification keys from a JWKS file\n"
+      "  --auth-scope T=S    tool T needs the scopes S (space-separated)\n"
+      "  --tls-cert FILE     serve HTTPS with this PEM certificate chain\n"
+      "  --tls-key FILE      and this PEM private key (SIGHUP reloads both)\n",
       f);
 }
 
+/* HTTP settings from the command line. */
+typedef struct http_cfg {
+  bool stateless, banner;
+  const char *db_path;
+  unsigned io_threads;
+  const char *issuer, *audience, *jwks, *tls_cert, *tls_key;
+  const char *scopes[16]; /* TOOL=SCOPES */
+  size_t nscopes;
+  const char *const *cors; /* --cors-origin */
+  size_t ncors;
+  mcp_store_t *store; /* postgres: shared sessions and events */
+  char **allow_hosts; /* --allow-host */
+  int nallow;
+} http_cfg;
+
 #define MAX_CORS 8
 
+/* The resource server of --auth-*, or NULL (and *st set on failure). */
+static mcp_auth_t *make_auth(const http_cfg *c, const char *host_port,
+                             mcp_status *st) {
+  *st = MCP_OK;
+  if (c->issuer == NULL && c->jwks == NULL)
+    return NULL;
+  char def[300];
+  snprintf(def, sizeof def, "%s://%s/mcp", c->tls_cert ? "https" : "http",
+           host_port);
+  mcp_auth_t *a = NULL;
+  *st = mcp_auth_new(c->audience ? c->audience : def, &a);
+  if (*st == MCP_OK && c->issuer)
+    *st = mcp_auth_set_issuer(a, c->issuer);
+  if (*st == MCP_OK && c->jwks)
+    *st = mcp_auth_set_jwks_file(a, c->jwks);
+  for (size_t i = 0; *st == MCP_OK && i < c->nscopes; i++) {
+    const char *eq = strchr(c->scopes[i], '=');
+    char tool[128];
+    if (eq == NULL || (size_t)(eq - c->scopes[i]) >= sizeof tool) {
+      *st = MCP_ERR_INVALID_ARG;
+      break;
+    }
+    snprintf(tool, sizeof tool, "%.*s", (int)(eq - c->scopes[i]), c->scopes[i]);
+    *st = mcp_auth_require_scopes(a, "tools/call", tool, eq + 1);
+    for (const char *p = eq + 1; *st == MCP_OK && *p;) {
+      size_t n = strcspn(p, " ");
+      char one[128];
+      if (n > 0 && n < sizeof one) {
+        snprintf(one, sizeof one, "%.*s", (int)n, p);
+        *st = mcp_auth_add_scope_supported(a, one);
+      }
+      p += n;
+      p += strspn(p, " ");
+    }
+  }
+  if (*st != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: bad --auth-* settings\n");
+    mcp_auth_free(a);
+    return NULL;
+  }
+  return a;
+}
+
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
-                             bool stateless, bool banner, const char *db_path,
-                             unsigned io_threads, const char *const *cors,
-                             size_t ncors, mcp_store_t *store,
-                             char **allow_hosts, int nallow) {
+                             const http_cfg *cfg) {
+  bool stateless = cfg->stateless, banner = cfg->banner;
+  const char *db_path = cfg->db_path;
+  unsigned io_threads = cfg->io_threads;
+  const char *const *cors = cfg->cors;
+  size_t ncors = cfg->ncors;
+  mcp_status ast;
+  mcp_auth_t *auth = make_auth(cfg, host_port, &ast);
+  if (ast != MCP_OK)
+    return ast;
+  mcp_store_t *store = cfg->store;
+  char **allow_hosts = cfg->allow_hosts;
+  int nallow = cfg->nallow;
   bool shared = store && strcmp(mcp_store_name(store), "postgres") == 0;
-  if (!stateless && !banner && io_threads == 0 && ncors == 0 && !shared &&
-      nallow == 0)
-    return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
   /* HOST:PORT, or [V6ADDR]:PORT */
@@ -110,7 +185,17 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
     mcp_http_options_free(o);
+    mcp_auth_free(auth);
     return st;
+  }
+  if (auth)
+    mcp_http_options_set_auth(o, auth);
+  if ((cfg->tls_cert != NULL) != (cfg->tls_key != NULL) ||
+      mcp_http_options_set_tls(o, cfg->tls_cert, cfg->tls_key) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: --tls-cert and --tls-key go together\n");
+    mcp_http_options_free(o);
+    mcp_auth_free(auth);
+    return MCP_ERR_INVALID_ARG;
   }
   mcp_error_t err;
   if (shared && !stateless) {
@@ -129,6 +214,7 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
       if (events.ops)
         events.ops->close(events.impl);
       mcp_http_options_free(o);
+      mcp_auth_free(auth);
       return st;
     }
   }
@@ -166,6 +252,7 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   }
   st = mcp_server_serve_http_options(server, o);
   mcp_http_options_free(o);
+  mcp_auth_free(auth);
   if (sessions.ops)
     sessions.ops->close(sessions.impl);
   if (events.ops)
@@ -257,12 +344,26 @@ int main(int argc, char **argv) {
   const char *http = "127.0.0.1:8808";
   const char *store_spec = NULL; /* default: sqlite:<db_path> */
   char store_buf[4200];
+  http_cfg hc = {0};
   long long lease_ms = 0;
   char *allow_hosts[16];
   int nallow = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "--stdio") == 0)
+    if (strcmp(a, "--auth-issuer") == 0 && i + 1 < argc)
+      hc.issuer = argv[++i];
+    else if (strcmp(a, "--auth-audience") == 0 && i + 1 < argc)
+      hc.audience = argv[++i];
+    else if (strcmp(a, "--auth-jwks") == 0 && i + 1 < argc)
+      hc.jwks = argv[++i];
+    else if (strcmp(a, "--auth-scope") == 0 && i + 1 < argc &&
+             hc.nscopes < sizeof hc.scopes / sizeof hc.scopes[0])
+      hc.scopes[hc.nscopes++] = argv[++i];
+    else if (strcmp(a, "--tls-cert") == 0 && i + 1 < argc)
+      hc.tls_cert = argv[++i];
+    else if (strcmp(a, "--tls-key") == 0 && i + 1 < argc)
+      hc.tls_key = argv[++i];
+    else if (strcmp(a, "--stdio") == 0)
       use_stdio = true;
     else if (strcmp(a, "--http") == 0 && i + 1 < argc)
       http = argv[++i];
@@ -400,8 +501,16 @@ int main(int argc, char **argv) {
     }
     st = mcp_server_serve_stdio(server);
   } else {
-    st = serve_http(server, http, stateless, banner, db_path, io_threads, cors,
-                    ncors, store, allow_hosts, nallow);
+    hc.stateless = stateless;
+    hc.banner = banner;
+    hc.db_path = db_path;
+    hc.io_threads = io_threads;
+    hc.cors = cors;
+    hc.ncors = ncors;
+    hc.store = store;
+    hc.allow_hosts = allow_hosts;
+    hc.nallow = nallow;
+    st = serve_http(server, http, &hc);
   }
   mcp_server_free(server);
   demo_db_close(db);

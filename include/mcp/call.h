@@ -92,6 +92,11 @@ MCP_API json_t *mcp_call_client_info(const mcp_call_t *call);
 MCP_API bool mcp_call_client_has(const mcp_call_t *call, const char *name);
 /* Authenticated subject of the caller, or NULL without authentication. */
 MCP_API const char *mcp_call_subject(const mcp_call_t *call);
+/* Scopes granted to the caller's token (space-separated) or NULL without
+ * authentication (include/mcp/auth.h). */
+MCP_API const char *mcp_call_scopes(const mcp_call_t *call);
+/* True when the caller's token grants scope. */
+MCP_API bool mcp_call_has_scope(const mcp_call_t *call, const char *scope);
 
 /* ---- cancellation, progress, logging ------------------------------------- */
 /* True once notifications/cancelled named this request (or the transport or

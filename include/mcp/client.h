@@ -95,6 +95,28 @@ MCP_API mcp_status mcp_client_options_add_header(mcp_client_options_t *o,
 /* Sends "Authorization: Bearer TOKEN" over HTTP (copied). */
 MCP_API mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
                                                  const char *token);
+/* Trust the CA certificates of this PEM file for https instead of the
+ * system store (NULL: the system store again). Certificates and host names
+ * are always verified. Copied. */
+MCP_API mcp_status mcp_client_options_set_cacert(mcp_client_options_t *o,
+                                                 const char *path);
+
+/* A source of bearer tokens (OAuth, see include/mcp/oauth.h), asked by the
+ * HTTP transport: with status 0 before each request (*token: the token to
+ * send, malloc'd, or NULL for none); with status 401 or 403 and the
+ * response's WWW-Authenticate value (or NULL) after a refusal, when it may
+ * obtain a new token (MCP_OK with *token set: the request is sent again;
+ * anything else ends it with that error). url is the MCP endpoint. Runs on
+ * the thread sending the request; must be thread-safe when the client is
+ * used from several threads. */
+typedef mcp_status (*mcp_client_token_fn)(void *user_data, const char *url,
+                                          int status,
+                                          const char *www_authenticate,
+                                          char **token, mcp_error_t *err);
+/* Installs fn (user_data borrowed; it must outlive the client). It takes
+ * precedence over mcp_client_options_set_bearer. */
+MCP_API mcp_status mcp_client_options_set_token_provider(
+    mcp_client_options_t *o, mcp_client_token_fn fn, void *user_data);
 /* clientInfo (copied). Default "libmcp-client" and the library version. */
 MCP_API mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
                                                const char *name,

@@ -190,6 +190,14 @@ MCP_API mcp_status mcp_http_options_set_retry_after_s(mcp_http_options_t *o,
 MCP_API mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                                     mcp_event_store store);
 
+/* Serves HTTPS with the PEM certificate chain cert_file (leaf first) and
+ * the PEM private key key_file, TLS 1.2 and 1.3 only. Both NULL: plain
+ * HTTP (the default). The files are read at start and again by
+ * mcp_http_server_reload_tls. */
+MCP_API mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
+                                            const char *cert_file,
+                                            const char *key_file);
+
 /* Starts serving server and returns at once (returns new *out). options is
  * borrowed for the call (NULL: defaults). Errors: MCP_ERR_INVALID_ARG,
  * MCP_ERR_IO (address unresolvable, port taken; err says which),
@@ -200,6 +208,14 @@ MCP_API mcp_status mcp_http_server_start(mcp_server_t *server,
                                          mcp_error_t *err);
 /* The bound TCP port (the actual one when 0 was asked). */
 MCP_API uint16_t mcp_http_server_port(const mcp_http_server_t *h);
+/* Reads the certificate and key files of mcp_http_options_set_tls again:
+ * new connections get the new certificate, open ones keep theirs and are
+ * not interrupted. On failure (unreadable files, a key that does not fit)
+ * the server goes on with the old certificate. MCP_ERR_STATE without TLS.
+ * Not concurrently with mcp_http_server_stop. mcp_server_serve_http_options
+ * calls it on SIGHUP when TLS is configured. */
+MCP_API mcp_status mcp_http_server_reload_tls(mcp_http_server_t *h,
+                                              mcp_error_t *err);
 /* Graceful stop: refuses new connections, lets in-flight requests finish
  * within the shutdown deadline, then cancels the rest, ends every SSE stream
  * cleanly and frees h. NULL is a no-op. Must not be called from a handler. */

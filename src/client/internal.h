@@ -51,6 +51,9 @@ struct mcp_client_options {
   char **headers; /* "Name: value", NULL-terminated */
   size_t nheaders;
   char *bearer;
+  char *cacert; /* CA bundle for https, NULL: the system store */
+  mcp_client_token_fn token_fn; /* OAuth and other token providers */
+  void *token_ud;
   char *name, *version, *protocol_version;
   int timeout_ms;
   mcp_client_notification_fn on_notification;

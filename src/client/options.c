@@ -56,6 +56,7 @@ void mcp__client_options_clear(mcp_client_options_t *o) {
   free_strv(o->headers);
   free(o->url);
   free(o->bearer);
+  free(o->cacert);
   free(o->name);
   free(o->version);
   free(o->protocol_version);
@@ -77,7 +78,7 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
   *dst = *src;
   dst->argv = NULL;
   dst->headers = NULL;
-  dst->url = dst->bearer = dst->name = dst->version = NULL;
+  dst->url = dst->bearer = dst->name = dst->version = dst->cacert = NULL;
   dst->protocol_version = NULL;
   dst->sampling_caps = json_incref(src->sampling_caps);
   dst->elicitation_caps = json_incref(src->elicitation_caps);
@@ -88,6 +89,7 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
        (dst->headers = dup_strv(src->headers)) != NULL) &&
       set_str(&dst->url, src->url) == MCP_OK &&
       set_str(&dst->bearer, src->bearer) == MCP_OK &&
+      set_str(&dst->cacert, src->cacert) == MCP_OK &&
       set_str(&dst->name, src->name ? src->name : "libmcp-client") == MCP_OK &&
       set_str(&dst->version,
               src->version ? src->version : MCP_VERSION_STRING) == MCP_OK &&
@@ -147,6 +149,23 @@ mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
   if (o == NULL || token == NULL || strpbrk(token, "\r\n") != NULL)
     return MCP_ERR_INVALID_ARG;
   return set_str(&o->bearer, token);
+}
+
+mcp_status mcp_client_options_set_token_provider(mcp_client_options_t *o,
+                                                 mcp_client_token_fn fn,
+                                                 void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->token_fn = fn;
+  o->token_ud = user_data;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_cacert(mcp_client_options_t *o,
+                                         const char *path) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return set_str(&o->cacert, path);
 }
 
 mcp_status mcp_client_options_set_info(mcp_client_options_t *o,

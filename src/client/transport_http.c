@@ -48,6 +48,7 @@ typedef struct http_transport {
 typedef struct exchange {
   http_transport *t;
   long status;
+  char *www_authenticate; /* of a 401/403, malloc'd */
   bool is_sse;
   mcp__buf body;         /* non-SSE body */
   mcp__sse *sse;         /* persists across resumptions of one stream */
@@ -94,7 +95,10 @@ static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
     v++;
   while (end > v && isspace((unsigned char)end[-1]))
     end--;
-  if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
+  if (name_len == 16 && strncasecmp(buf, "www-authenticate", 16) == 0) {
+    free(x->www_authenticate);
+    x->www_authenticate = strndup(v, (size_t)(end - v));
+  } else if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
     x->is_sse =
         (size_t)(end - v) >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
   } else if (name_len == 14 && strncasecmp(buf, "mcp-session-id", 14) == 0 &&
@@ -162,12 +166,20 @@ static struct curl_slist *base_headers(http_transport *t, bool post,
       snprintf(line, sizeof line, "Last-Event-ID: %s", last_event_id) <
           (int)sizeof line)
     ADD(line);
-  if (o->bearer != NULL) {
-    size_t need = strlen(o->bearer) + 32;
+  char *provided = NULL;
+  if (o->token_fn != NULL &&
+      o->token_fn(o->token_ud, o->url, 0, NULL, &provided, NULL) != MCP_OK)
+    provided = NULL;
+  const char *bearer = o->token_fn ? provided : o->bearer;
+  if (bearer != NULL) {
+    size_t need = strlen(bearer) + 32;
     char *auth = malloc(need);
-    if (auth == NULL)
+    if (auth == NULL) {
+      free(provided);
       goto fail;
-    snprintf(auth, need, "Authorization: Bearer %s", o->bearer);
+    }
+    snprintf(auth, need, "Authorization: Bearer %s", bearer);
+    free(provided);
     tmp = curl_slist_append(h, auth);
     free(auth);
     if (tmp == NULL)
@@ -215,6 +227,8 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
                           size_t len, exchange *x, mcp_error_t *err) {
   mcp_client_options_t *o = &t->base.client->opts;
   x->status = 0;
+  free(x->www_authenticate);
+  x->www_authenticate = NULL;
   x->is_sse = false;
   x->events = 0;
   mcp__buf_reset(&x->body);
@@ -229,6 +243,11 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   }
   char errbuf[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(curl, CURLOPT_URL, o->url);
+  /* https: the peer's certificate and name are always verified */
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (o->cacert != NULL)
+    curl_easy_setopt(curl, CURLOPT_CAINFO, o->cacert);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
@@ -295,6 +314,19 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
   mcp__buf_init(&x.body);
   mcp__sse_init(&sse, on_event, &x);
   mcp_status st = perform(t, "POST", bytes, len, &x, err);
+  /* 401/403: a token provider may obtain a (better) token; the request is
+   * sent again, a few times at most (step-up can take more than one). */
+  mcp_client_options_t *o = &t->base.client->opts;
+  for (int retry = 0; st == MCP_OK && o->token_fn != NULL && retry < 3 &&
+                      (x.status == 401 || x.status == 403);
+       retry++) {
+    char *token = NULL;
+    st = o->token_fn(o->token_ud, o->url, (int)x.status, x.www_authenticate,
+                     &token, err);
+    free(token); /* sent by base_headers, which asks again */
+    if (st == MCP_OK)
+      st = perform(t, "POST", bytes, len, &x, err);
+  }
   if (st == MCP_OK && (x.status < 200 || x.status >= 300))
     st = http_status_error(t, &x, "POST", err);
   if (st == MCP_OK && request_id != NULL && !x.is_sse) {
@@ -327,6 +359,7 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
   }
   mcp__sse_free(&sse);
   mcp__buf_free(&x.body);
+  free(x.www_authenticate);
   return st;
 }
 
@@ -369,6 +402,7 @@ static void *listener_main(void *arg) {
   mark_listener_ready(t); /* never leave connect waiting */
   mcp__sse_free(&sse);
   mcp__buf_free(&x.body);
+  free(x.www_authenticate);
   return NULL;
 }
 
@@ -440,6 +474,7 @@ static void http_close(mcp__ctransport *base) {
     perform(t, "DELETE", NULL, 0, &x, NULL);
     mcp__sse_free(&sse);
     mcp__buf_free(&x.body);
+    free(x.www_authenticate);
   }
   mcp__client_closed(t->base.client);
   free(t->session_id);

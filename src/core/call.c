@@ -72,6 +72,10 @@ bool mcp_call_client_has(const mcp_call_t *c, const char *name) {
 const char *mcp_call_subject(const mcp_call_t *c) {
   return c ? c->peer.subject : NULL;
 }
+
+const char *mcp_call_scopes(const mcp_call_t *c) {
+  return c && c->peer.subject ? c->peer.scopes : NULL;
+}
 bool mcp_call_is_cancelled(const mcp_call_t *c) {
   return c ? atomic_load(&c->cancelled) : true;
 }

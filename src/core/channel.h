@@ -48,6 +48,7 @@ typedef struct mcp__header {
  * takes the call over). */
 typedef struct mcp__peer {
   const char *subject;         /* authenticated subject or NULL */
+  const char *scopes;          /* its granted scopes (space-separated) */
   const char *protocol_header; /* MCP-Protocol-Version header or NULL */
   /* HTTP (2026-07-28 header checks, SEP-2243); all unset on stdio. */
   bool http;

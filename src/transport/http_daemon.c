@@ -141,6 +141,7 @@ static void *housekeeper_main(void *arg) {
     int64_t now = mcp__monotonic_ms();
     mcp__hs_streams_tick(h, now, false);
     mcp__hs_sessions_expire(h, now);
+    mcp__hs_retired_reap(h, false);
     mcp__hs_limits_tick(h->limits, now);
     pthread_mutex_lock(&h->hk_lock);
   }
@@ -218,6 +219,7 @@ static void free_server(mcp_http_server_t *h) {
   pthread_cond_destroy(&h->q_nonempty);
   pthread_cond_destroy(&h->q_idle);
   pthread_mutex_destroy(&h->hk_lock);
+  pthread_mutex_destroy(&h->tls_lock);
   pthread_cond_destroy(&h->hk_cond);
   free(h->workers);
   mcp__hs_limits_free(h->limits);
@@ -268,6 +270,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   pthread_mutex_init(&h->streams_lock, NULL);
   pthread_mutex_init(&h->q_lock, NULL);
   pthread_mutex_init(&h->hk_lock, NULL);
+  pthread_mutex_init(&h->tls_lock, NULL);
   /* every timed wait here uses CLOCK_MONOTONIC deadlines */
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
@@ -326,6 +329,12 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   }
   /* The allow-lists depend on the port; they are final before the first
    * connection can be accepted. */
+  if (!loopback && h->o->auth == NULL)
+    mcp__log(server, MCP_LOG_WARNING,
+             "HTTP transport on %s port %u without authorization: any client "
+             "that reaches this address may call every tool "
+             "(mcp_http_options_set_auth, docs/auth.md)",
+             h->o->address, (unsigned)h->port);
   if (loopback && !add_loopback_defaults(h->o, h->port)) {
     close(lfd);
     free_server(h);
@@ -353,10 +362,10 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
 
   /* A vanished client must not kill the process: writes report EPIPE. */
   signal(SIGPIPE, SIG_IGN);
-  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-                   MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
-  MHD_socket listen_fd = lfd;
-  size_t mem_limit = h->o->max_header + POOL_SLACK;
+  h->mhd_flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+                 MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
+  h->listen_fd = lfd;
+  h->mem_limit = h->o->max_header + POOL_SLACK;
   unsigned io_threads = h->o->io_threads;
   if (io_threads == 0) {
     /* Half the cores: the other half runs handlers and the kernel's network
@@ -366,22 +375,13 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     io_threads = cores >= 4 ? (unsigned)(cores / 2) : 1;
   }
-  h->daemon = MHD_start_daemon(
-      flags, h->port, NULL, NULL, mcp__hs_on_request, h,
-      MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
-      io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
-      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
-      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned)mcp__hs_limits_mhd_cap(h->limits),
-      MHD_OPTION_END);
+  h->io_threads = io_threads;
+  h->daemon = mcp__hs_daemon_start(h, err);
   if (h->daemon == NULL) {
-    int e = errno;
     close(lfd);
     stop_threads(h);
     free_server(h);
-    return mcp_error_set(err, MCP_ERR_IO, "cannot serve on %s port %s: %s",
-                         options->address, portstr, strerror(e));
+    return err ? err->status : MCP_ERR_IO;
   }
   if (pthread_create(&h->hk, NULL, housekeeper_main, h) == 0)
     h->hk_started = true;
@@ -424,6 +424,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
     nanosleep(&(struct timespec){0, 2000000L}, NULL);
   } while (mcp__monotonic_ms() < until);
   MHD_stop_daemon(h->daemon);
+  mcp__hs_retired_reap(h, true);
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
   /* A notification sent from another thread (a task, a broadcast) may still
@@ -437,6 +438,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
       break;
     nanosleep(&(struct timespec){0, 1000000L}, NULL);
   }
+  close(h->listen_fd);
   free_server(h);
 }
 
@@ -483,6 +485,8 @@ mcp_status mcp__http_serve_until_signal(mcp_server_t *server,
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  if (o && o->tls_cert) /* SIGHUP reloads the certificate */
+    sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, &old);
   mcp_http_server_t *h = NULL;
   mcp_error_t local;
@@ -496,8 +500,18 @@ mcp_status mcp__http_serve_until_signal(mcp_server_t *server,
   if (started != NULL)
     started(h, user_data);
   int sig;
-  while (sigwait(&set, &sig) != 0)
-    ;
+  for (;;) {
+    if (sigwait(&set, &sig) != 0)
+      continue;
+    if (sig != SIGHUP)
+      break;
+    mcp_error_t rerr;
+    if (mcp_http_server_reload_tls(h, &rerr) == MCP_OK)
+      mcp__log(server, MCP_LOG_NOTICE, "http: TLS certificate reloaded");
+    else
+      mcp__log(server, MCP_LOG_ERROR, "http: TLS reload failed: %s",
+               rerr.message);
+  }
   mcp_http_server_stop(h);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return MCP_OK;

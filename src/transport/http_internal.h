@@ -71,13 +71,26 @@ struct hs_session {
   int64_t last_active_ms;
   int active; /* HTTP requests in progress */
   bool ended;
-  char *shared; /* state last saved to the session store (http_share.c) */
+  char *subject; /* the authenticated subject that opened it, or NULL */
+  char *shared;  /* state last saved to the session store (http_share.c) */
 };
+
+#define HS_MAX_RETIRED 8 /* daemons still serving connections after reloads */
 
 struct mcp_http_server {
   mcp_server_t *server;
   mcp_http_options_t *o; /* own copy */
   struct MHD_Daemon *daemon;
+  /* How daemons are started (http_tls.c starts new ones on reload). */
+  int listen_fd;
+  unsigned mhd_flags, io_threads;
+  size_t mem_limit;
+  /* TLS reloads: the daemon started with the previous certificate stops
+   * accepting and serves its open connections until they end (reaped by
+   * the housekeeper). Guarded by tls_lock. */
+  pthread_mutex_t tls_lock;
+  struct MHD_Daemon *retired[HS_MAX_RETIRED];
+  size_t nretired;
   uint16_t port;
   mcp_event_store store;
   bool owns_store;
@@ -143,6 +156,7 @@ struct hs_req {
   /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the
    * network thread for the same reason; see mcp__peer. */
   mcp__peer peer;
+  char *subject, *scopes; /* granted by the resource server, or NULL */
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;
@@ -176,6 +190,13 @@ void mcp__hs_work(hs_req *r, bool cancel);
 /* ---- http_daemon.c ----------------------------------------------------- */
 /* Hands r (whose call is set) to a worker. */
 void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r);
+
+/* ---- http_tls.c ---------------------------------------------------------- */
+/* Starts a daemon on h->listen_fd with h's settings, serving TLS with the
+ * certificate and key files of h->o when set. NULL with err set. */
+struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h, mcp_error_t *err);
+/* Stops retired daemons whose connections all ended (all: every one). */
+void mcp__hs_retired_reap(mcp_http_server_t *h, bool all);
 
 /* ---- http_session.c ------------------------------------------------------ */
 mcp_status mcp__hs_sessions_init(mcp_http_server_t *h);

@@ -48,6 +48,8 @@ void mcp_http_options_free(mcp_http_options_t *o) {
     return;
   free(o->address);
   free(o->endpoint);
+  free(o->tls_cert);
+  free(o->tls_key);
   list_free(o->origins, o->norigins);
   list_free(o->hosts, o->nhosts);
   list_free(o->cors, o->ncors);
@@ -76,7 +78,10 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
   c->hosts = NULL;
   c->cors = NULL;
   c->norigins = c->nhosts = c->ncors = 0;
-  bool ok = c->address && c->endpoint;
+  c->tls_cert = o->tls_cert ? strdup(o->tls_cert) : NULL;
+  c->tls_key = o->tls_key ? strdup(o->tls_key) : NULL;
+  bool ok = c->address && c->endpoint && (c->tls_cert || !o->tls_cert) &&
+            (c->tls_key || !o->tls_key);
   for (size_t i = 0; ok && i < o->norigins; i++)
     ok = mcp__http_list_add(&c->origins, &c->norigins, o->origins[i]);
   for (size_t i = 0; ok && i < o->nhosts; i++)
@@ -186,5 +191,31 @@ mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
     return MCP_ERR_INVALID_ARG;
   o->store = store;
   o->store_set = true;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_auth(mcp_http_options_t *o, mcp_auth_t *a) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->auth = a;
+  return MCP_OK;
+}
+
+mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
+                                    const char *cert_file,
+                                    const char *key_file) {
+  if (o == NULL || (cert_file == NULL) != (key_file == NULL))
+    return MCP_ERR_INVALID_ARG;
+  char *c = cert_file ? strdup(cert_file) : NULL;
+  char *k = key_file ? strdup(key_file) : NULL;
+  if (cert_file && (c == NULL || k == NULL)) {
+    free(c);
+    free(k);
+    return MCP_ERR_NOMEM;
+  }
+  free(o->tls_cert);
+  free(o->tls_key);
+  o->tls_cert = c;
+  o->tls_key = k;
   return MCP_OK;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcp/auth.h"
 #include "mcp/http.h"
 #include "mcp/session_store.h"
 
@@ -34,6 +35,8 @@ struct mcp_http_options {
   bool store_set;             /* store was chosen (maybe "none") */
   mcp_event_store store;      /* borrowed */
   mcp_session_store sessions; /* borrowed; ops NULL: not shared */
+  mcp_auth_t *auth;           /* borrowed, or NULL (include/mcp/auth.h) */
+  char *tls_cert, *tls_key;   /* PEM files, or NULL for plain HTTP */
 };
 
 /* Deep copy (returns new, NULL on allocation failure). */

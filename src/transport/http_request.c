@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth/auth_http.h"
 #include "jsonrpc/jsonrpc.h"
 #include "server/dispatch.h"
 #include "transport/http_cors.h"
@@ -83,9 +84,20 @@ static void req_release(hs_req *r) {
   mcp__buf_free(&r->body);
   mcp__buf_free(&r->resp);
   free(r->hdr_copies);
+  free(r->subject);
+  free(r->scopes);
   pthread_mutex_destroy(&r->lock);
   atomic_fetch_sub(&r->h->live_reqs, 1);
   free(r);
+}
+
+static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,
+                                           const char *key, const char *value) {
+  (void)kind;
+  (void)value;
+  if (strcasecmp(key, "Authorization") == 0)
+    (*(unsigned *)cls)++;
+  return MHD_YES;
 }
 
 /* ---- SEP-2243 headers ---------------------------------------------------- */
@@ -216,6 +228,47 @@ static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
   enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
   MHD_destroy_response(resp);
   return ret;
+}
+
+/* Sends a reply the resource server made (metadata, 401, 403, 503). */
+static enum MHD_Result reply_auth(struct MHD_Connection *conn,
+                                  mcp__auth_reply *a) {
+  struct MHD_Response *resp = MHD_create_response_from_buffer(
+      a->body_len, a->body ? a->body : (void *)"", MHD_RESPMEM_MUST_COPY);
+  enum MHD_Result ret = MHD_NO;
+  if (resp) {
+    if (a->body)
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                              "application/json");
+    if (a->www_authenticate)
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                              a->www_authenticate);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    ret = mcp__hs_queue_response(conn, a->status, resp); /* + CORS */
+    MHD_destroy_response(resp);
+  }
+  mcp__auth_reply_free(a);
+  return ret;
+}
+
+/* What the resource server needs to know about r. */
+static mcp__auth_request auth_request(hs_req *r, const char *url) {
+  struct MHD_Connection *conn = r->conn;
+  unsigned n = 0;
+  MHD_get_connection_values(conn, MHD_HEADER_KIND, count_authorization, &n);
+  const char *name = r->method == M_POST      ? "POST"
+                     : r->method == M_GET     ? "GET"
+                     : r->method == M_DELETE  ? "DELETE"
+                     : r->method == M_OPTIONS ? "OPTIONS"
+                                              : "OTHER";
+  return (mcp__auth_request){
+      name,
+      url,
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+      n > 1,
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
+      r->h->o->endpoint,
+      r->h->o->tls_cert != NULL};
 }
 
 /* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and
@@ -462,6 +515,13 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
+  if (h->o->auth) { /* scopes the message needs, before anything runs */
+    mcp__auth_request ar = auth_request(r, h->o->endpoint);
+    mcp__auth_reply reply;
+    if (mcp__auth_authorize(h->o->auth, &ar, r->scopes, r->body.data,
+                            r->body.len, &reply) == MCP__ADMIT_REPLY)
+      return reply_auth(conn, &reply);
+  }
   /* A legacy version header over a body whose _meta names a version,
    * outside a session, is a 2026-07-28 request whose headers disagree with
    * it (-32020 there). */
@@ -509,7 +569,12 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
       return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
                          MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
     mcp__hs_session_touch(hs, 1);
-    r->hs = hs;
+    r->hs = hs; /* released (and untouched) with r */
+    if (r->subject && (hs->subject = strdup(r->subject)) == NULL) {
+      mcp__hs_session_end(hs);
+      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                         MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
+    }
     r->new_session = true;
     se = hs->se;
   } else {
@@ -782,6 +847,10 @@ static int check_framing(struct MHD_Connection *conn) {
   return -1;
 }
 
+static bool same_subject(const char *a, const char *b) {
+  return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
 /* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
  * queuing a response, or -1 to go on. */
 static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
@@ -789,6 +858,17 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   int framing = check_framing(conn);
   if (framing >= 0)
     return framing;
+  /* the resource server: metadata, bearer token (a CORS preflight carries
+   * no credentials: it is answered below) */
+  if (h->o->auth && !(r->method == M_OPTIONS && h->o->ncors)) {
+    mcp__auth_request ar = auth_request(r, url);
+    mcp__auth_reply reply;
+    if (mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes, &reply) ==
+        MCP__ADMIT_REPLY)
+      return reply_auth(conn, &reply);
+    r->peer.subject = r->subject;
+    r->peer.scopes = r->scopes;
+  }
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);
@@ -875,6 +955,12 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                            "Service Unavailable: the session store cannot be "
                            "reached; try again later",
                            NULL);
+      /* A session belongs to the subject that opened it: to anyone else
+       * it does not exist. */
+      if (r->hs && !same_subject(r->hs->subject, r->subject)) {
+        mcp__hs_session_release(r->hs);
+        r->hs = NULL;
+      }
       if (r->hs == NULL)
         return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                            "Not Found: unknown or terminated session", NULL);

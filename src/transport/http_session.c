@@ -52,6 +52,7 @@ void mcp__hs_session_release(hs_session *hs) {
     return;
   mcp__session_release(hs->se);
   pthread_mutex_destroy(&hs->lock);
+  free(hs->subject);
   free(hs->shared);
   free(hs);
 }

@@ -31,7 +31,8 @@
   X(MHD_create_response_from_callback)                                         \
   X(MHD_set_response_options)                                                  \
   X(MHD_add_response_header)                                                   \
-  X(MHD_destroy_response)
+  X(MHD_destroy_response)                                                      \
+  X(MHD_get_daemon_info)
 
 typedef struct mcp__mhd_api {
 #define MCP__MHD_MEMBER(name) __typeof__(&name) name;
@@ -62,6 +63,7 @@ mcp_status mcp__mhd_require(mcp_error_t *err);
 #define MHD_set_response_options (mcp__mhd()->MHD_set_response_options)
 #define MHD_add_response_header  (mcp__mhd()->MHD_add_response_header)
 #define MHD_destroy_response     (mcp__mhd()->MHD_destroy_response)
+#define MHD_get_daemon_info      (mcp__mhd()->MHD_get_daemon_info)
 #endif
 
 #endif

@@ -43,6 +43,7 @@ export MCPC
 OUT=$(mktemp -d /tmp/mcpc-conformance.XXXXXX)
 fail=0
 for s in $SCENARIOS; do
+  mkdir -p "$(dirname "$OUT/$s")" # auth/... names a folder
   node "$CLI" client --command "$HERE/client.sh" --scenario "$s" -o "$OUT/$s" >"$OUT/$s.log" 2>&1
   # judge by the checks the suite recorded: any FAILURE fails the scenario
   if node - "$OUT/$s" "$s" <<'JS'

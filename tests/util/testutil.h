@@ -43,8 +43,6 @@ char *tu_proc_read_line(tu_proc *p, int timeout_ms);
  * status as from waitpid, or -1. */
 int tu_proc_finish(tu_proc *p, int timeout_ms);
 
-#endif
-
 /* ---- in-process server driving (white-box: uses src/server/dispatch.h) --- */
 #include <jansson.h>
 #include <pthread.h>
@@ -110,3 +108,5 @@ char *tu_bigints_as_reals(const char *b, size_t n, size_t *out_n);
  * integer as a real (tu_bigints_as_reals). On failure e holds jansson's
  * error (of the rewritten text when there was one). */
 json_t *tu_loadb_rules(const char *b, size_t n, json_error_t *e);
+
+#endif

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* admit.c - HTTP admission of the resource server: RFC 9728 metadata, RFC
+ * 6750 bearer tokens and their WWW-Authenticate challenges, and the
+ * per-method / per-target scope rules (403 insufficient_scope). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "auth/auth_http.h"
+#include "auth/auth_internal.h"
+#include "util/buf.h"
+
+#define WELL_KNOWN "/.well-known/oauth-protected-resource"
+
+void mcp__auth_reply_free(mcp__auth_reply *reply) {
+  free(reply->www_authenticate);
+  free(reply->body);
+  memset(reply, 0, sizeof *reply);
+}
+
+/* The path part of an http(s) resource URL ("" for none), or NULL when the
+ * resource is not an http(s) URL. *origin_len gets the length of
+ * scheme://authority. */
+static const char *resource_path(const char *resource, size_t *origin_len) {
+  if (strncasecmp(resource, "http://", 7) != 0 &&
+      strncasecmp(resource, "https://", 8) != 0)
+    return NULL;
+  const char *auth = strstr(resource, "://") + 3;
+  const char *path = auth + strcspn(auth, "/?#");
+  *origin_len = (size_t)(path - resource);
+  return *path == '/' ? path : "";
+}
+
+/* RFC 9728 3.1: the well-known segment goes between origin and path. */
+static char *metadata_url(mcp_auth_t *a, const mcp__auth_request *req) {
+  size_t olen = 0;
+  const char *path = resource_path(a->resource, &olen);
+  char *url = NULL;
+  int n;
+  if (path) {
+    size_t plen = strcspn(path, "?#");
+    n = asprintf(&url, "%.*s" WELL_KNOWN "%.*s", (int)olen, a->resource,
+                 (int)plen, path);
+  } else {
+    /* a resource that is not a URL: name this server as the client saw it */
+    const char *host = req->host ? req->host : "localhost";
+    n = asprintf(&url, "%s://%.*s" WELL_KNOWN "%s", req->tls ? "https" : "http",
+                 (int)strcspn(host, "\"\\ \r\n"), host, req->endpoint);
+  }
+  return n < 0 ? NULL : url;
+}
+
+static bool is_metadata_path(mcp_auth_t *a, const mcp__auth_request *req) {
+  const char *p = req->path;
+  if (strncmp(p, WELL_KNOWN, strlen(WELL_KNOWN)) != 0)
+    return false;
+  p += strlen(WELL_KNOWN);
+  if (*p == '\0' || strcmp(p, req->endpoint) == 0)
+    return true;
+  size_t olen;
+  const char *rp = resource_path(a->resource, &olen);
+  return rp && rp[0] && strncmp(p, rp, strcspn(rp, "?#")) == 0 &&
+         p[strcspn(rp, "?#")] == '\0';
+}
+
+static void metadata_reply(mcp_auth_t *a, mcp__auth_reply *reply) {
+  json_t *doc = json_pack("{s:s,s:[s]}", "resource", a->resource,
+                          "bearer_methods_supported", "header");
+  if (a->issuer)
+    json_object_set_new(doc, "authorization_servers",
+                        json_pack("[s]", a->issuer));
+  if (a->nscopes_supported) {
+    json_t *l = json_array();
+    for (size_t i = 0; i < a->nscopes_supported; i++)
+      json_array_append_new(l, json_string(a->scopes_supported[i]));
+    json_object_set_new(doc, "scopes_supported", l);
+  }
+  reply->status = 200;
+  reply->body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+  reply->body_len = reply->body ? strlen(reply->body) : 0;
+  if (reply->body == NULL)
+    reply->status = 500;
+  json_decref(doc);
+}
+
+/* Scopes a client should ask for when it has no (valid) token: those
+ * every request needs, else scopes_supported. Malloc'd, maybe "". */
+static char *scope_hint(mcp_auth_t *a) {
+  mcp__buf b;
+  mcp__buf_init(&b);
+  for (size_t i = 0; i < a->nrules; i++)
+    if (strcmp(a->rules[i].method, "*") == 0 && a->rules[i].name == NULL) {
+      if (b.len)
+        mcp__buf_append_char(&b, ' ');
+      mcp__buf_append_str(&b, a->rules[i].scopes);
+    }
+  bool from_rules = b.len > 0;
+  for (size_t i = 0; !from_rules && i < a->nscopes_supported; i++) {
+    if (i)
+      mcp__buf_append_char(&b, ' ');
+    mcp__buf_append_str(&b, a->scopes_supported[i]);
+  }
+  mcp__buf_append(&b, "", 1);
+  size_t n;
+  return mcp__buf_steal(&b, &n);
+}
+
+/* Fills a challenge reply. error NULL: no token was sent (RFC 6750 3.1:
+ * no error code then). description and scope come from this module, never
+ * from the request, so they need no escaping beyond what they are. */
+static void challenge(mcp_auth_t *a, const mcp__auth_request *req,
+                      unsigned status, const char *error,
+                      const char *description, const char *scope,
+                      mcp__auth_reply *reply) {
+  char *url = metadata_url(a, req);
+  char *hint = scope ? NULL : scope_hint(a);
+  const char *sc = scope ? scope : hint;
+  mcp__buf h;
+  mcp__buf_init(&h);
+  mcp__buf_append_str(&h, "Bearer ");
+  if (error) {
+    mcp__buf_append_str(&h, "error=\"");
+    mcp__buf_append_str(&h, error);
+    mcp__buf_append_str(&h, "\", error_description=\"");
+    for (const char *d = description; *d; d++) /* quoted-string safe */
+      if ((unsigned char)*d >= 0x20 && *d != '"' && *d != '\\' && *d != 0x7f)
+        mcp__buf_append_char(&h, *d);
+    mcp__buf_append_str(&h, "\", ");
+  }
+  mcp__buf_append_str(&h, "resource_metadata=\"");
+  mcp__buf_append_str(&h, url ? url : "");
+  mcp__buf_append_char(&h, '"');
+  if (sc && sc[0]) {
+    mcp__buf_append_str(&h, ", scope=\"");
+    mcp__buf_append_str(&h, sc);
+    mcp__buf_append_char(&h, '"');
+  }
+  mcp__buf_append(&h, "", 1);
+  size_t n;
+  reply->status = status;
+  reply->www_authenticate = mcp__buf_steal(&h, &n);
+  json_t *body =
+      json_pack("{s:s,s:s}", "error", error ? error : "invalid_request",
+                "error_description", description);
+  reply->body = body ? json_dumps(body, JSON_COMPACT) : NULL;
+  reply->body_len = reply->body ? strlen(reply->body) : 0;
+  json_decref(body);
+  free(url);
+  free(hint);
+}
+
+/* The token of "Bearer <token>" (RFC 6750 2.1; the scheme is
+ * case-insensitive), copied; NULL when the header is something else. */
+static char *bearer_token(const char *h) {
+  if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
+    return NULL;
+  const char *t = h + 7;
+  while (*t == ' ')
+    t++;
+  size_t n = strcspn(t, " \t");
+  if (n == 0 || t[n + strspn(t + n, " \t")] != '\0')
+    return NULL;
+  for (size_t i = 0; i < n; i++) { /* token68 */
+    char c = t[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+          (c >= '0' && c <= '9') || strchr("-._~+/=", c)))
+      return NULL;
+  }
+  return strndup(t, n);
+}
+
+mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
+                           char **subject, char **scopes,
+                           mcp__auth_reply *reply) {
+  memset(reply, 0, sizeof *reply);
+  *subject = *scopes = NULL;
+  if (strcmp(req->http_method, "GET") == 0 && is_metadata_path(a, req)) {
+    metadata_reply(a, reply);
+    return MCP__ADMIT_REPLY;
+  }
+  if (req->authorization == NULL) {
+    challenge(a, req, 401, NULL, "authorization required", NULL, reply);
+    return MCP__ADMIT_REPLY;
+  }
+  if (req->repeated_authorization) {
+    challenge(a, req, 400, "invalid_request",
+              "more than one Authorization header", NULL, reply);
+    return MCP__ADMIT_REPLY;
+  }
+  if (strlen(req->authorization) > MCP__AUTH_MAX_TOKEN + 16) {
+    challenge(a, req, 401, "invalid_token", "the token is too long", NULL,
+              reply);
+    return MCP__ADMIT_REPLY;
+  }
+  char *token = bearer_token(req->authorization);
+  if (token == NULL) {
+    challenge(a, req, 401, "invalid_token",
+              "use an Authorization: Bearer token", NULL, reply);
+    return MCP__ADMIT_REPLY;
+  }
+  mcp__principal p;
+  mcp_error_t err;
+  memset(&err, 0, sizeof err);
+  mcp__verdict v = mcp__auth_check_token(a, token, &p, &err);
+  /* the token goes nowhere: wipe our copy */
+  memset(token, 0, strlen(token));
+  free(token);
+  if (v == MCP__TOKEN_OK) {
+    *subject = p.subject;
+    *scopes = p.scopes;
+    return MCP__ADMIT_GRANTED;
+  }
+  if (v == MCP__TOKEN_UNAVAILABLE) {
+    reply->status = 503;
+    reply->body = strdup("{\"error\":\"temporarily_unavailable\","
+                         "\"error_description\":\"the token cannot be "
+                         "checked now\"}");
+    reply->body_len = reply->body ? strlen(reply->body) : 0;
+    return MCP__ADMIT_REPLY;
+  }
+  challenge(a, req, 401, "invalid_token", err.message, NULL, reply);
+  return MCP__ADMIT_REPLY;
+}
+
+/* Appends to need each scope of list not already there. */
+static void add_scopes(mcp__buf *need, const char *list) {
+  for (const char *p = list; *p;) {
+    while (*p == ' ')
+      p++;
+    size_t n = strcspn(p, " ");
+    if (n) {
+      char *one = strndup(p, n);
+      if (one && !mcp__scope_has(need->len ? need->data : "", one)) {
+        if (need->len)
+          mcp__buf_append_char(need, ' ');
+        mcp__buf_append(need, p, n);
+        mcp__buf_append(need, "", 1);
+        need->len--; /* keep it NUL-terminated for mcp__scope_has */
+      }
+      free(one);
+    }
+    p += n;
+  }
+}
+
+/* The rule's target of a request: tool/prompt name or resource URI. */
+static const char *target_of(const char *method, const json_t *params) {
+  if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0)
+    return json_string_value(json_object_get(params, "name"));
+  if (strncmp(method, "resources/", 10) == 0)
+    return json_string_value(json_object_get(params, "uri"));
+  return NULL;
+}
+
+mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
+                               const char *scopes, const char *body, size_t len,
+                               mcp__auth_reply *reply) {
+  memset(reply, 0, sizeof *reply);
+  if (a->nrules == 0)
+    return MCP__ADMIT_GRANTED;
+  json_t *msg = json_loadb(body, len, 0, NULL);
+  const char *method = json_string_value(json_object_get(msg, "method"));
+  if (method == NULL) { /* a response, or malformed: the server judges */
+    json_decref(msg);
+    return MCP__ADMIT_GRANTED;
+  }
+  const char *target = target_of(method, json_object_get(msg, "params"));
+  mcp__buf need;
+  mcp__buf_init(&need);
+  for (size_t i = 0; i < a->nrules; i++) {
+    const mcp__scope_rule *r = &a->rules[i];
+    if (strcmp(r->method, "*") != 0 && strcmp(r->method, method) != 0)
+      continue;
+    if (r->name && (target == NULL || strcmp(r->name, target) != 0))
+      continue;
+    add_scopes(&need, r->scopes);
+  }
+  json_decref(msg);
+  bool ok = true;
+  for (const char *p = need.len ? need.data : ""; *p && ok;) {
+    size_t n = strcspn(p, " ");
+    char *one = strndup(p, n);
+    ok = one && mcp__scope_has(scopes, one);
+    free(one);
+    p += n;
+    while (*p == ' ')
+      p++;
+  }
+  if (!ok)
+    challenge(a, req, 403, "insufficient_scope",
+              "the token lacks a scope this request needs", need.data, reply);
+  mcp__buf_free(&need);
+  return ok ? MCP__ADMIT_GRANTED : MCP__ADMIT_REPLY;
+}

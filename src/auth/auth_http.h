@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* auth_http.h - what the HTTP transport asks the resource server. The
+ * transport hands over the request's facts and gets either a grant (the
+ * subject and scopes of a valid token) or a finished HTTP reply (metadata
+ * document, 401, 403, 503) to send as it is. No crypto or token parsing
+ * happens in the transport. */
+#ifndef MCP_AUTH_HTTP_H
+#define MCP_AUTH_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mcp/auth.h"
+
+typedef struct mcp__auth_request {
+  const char *http_method;   /* "GET", "POST", ... */
+  const char *path;          /* request path */
+  const char *authorization; /* Authorization header or NULL */
+  bool repeated_authorization;
+  const char *host;     /* Host header or NULL */
+  const char *endpoint; /* the MCP endpoint path, e.g. "/mcp" */
+  bool tls;             /* served over HTTPS */
+} mcp__auth_request;
+
+/* A complete HTTP answer; every string is malloc'd (or NULL). */
+typedef struct mcp__auth_reply {
+  unsigned status;
+  char *www_authenticate; /* WWW-Authenticate value or NULL */
+  char *body;             /* application/json */
+  size_t body_len;
+} mcp__auth_reply;
+
+typedef enum mcp__admit {
+  MCP__ADMIT_GRANTED = 1, /* *subject and *scopes are set (malloc'd) */
+  MCP__ADMIT_REPLY        /* send *reply instead of serving the request */
+} mcp__admit;
+
+/* Headers stage: serves the protected-resource metadata, or checks the
+ * bearer token. Call for every request before routing by path. */
+mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
+                           char **subject, char **scopes,
+                           mcp__auth_reply *reply);
+/* Body stage of a POST: the scopes that the JSON-RPC message (len bytes
+ * of body, already checked for size and depth) needs against the granted
+ * ones. MCP__ADMIT_GRANTED when all are held (nothing is allocated), else a
+ * 403 insufficient_scope reply naming the scopes needed. */
+mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
+                               const char *scopes, const char *body, size_t len,
+                               mcp__auth_reply *reply);
+void mcp__auth_reply_free(mcp__auth_reply *reply);
+
+#endif
