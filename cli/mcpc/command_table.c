@@ -22,6 +22,8 @@ const mcpc_option mcpc_global_options[] = {
      "read profiles from this mcpServers/servers file instead of the "
      "Claude, VS Code and Cursor files (repeatable)"},
     {"--timeout", "MS", "per-request timeout (default 60000)"},
+    {"--protocol", "auto|2026-07-28|2025-11-25",
+     "protocol era: auto (server/discover, else initialize) or forced"},
     {"--elicit", "decline|cancel|accept", "how to answer elicitation"},
     {"--elicit-content", "JSON", "values for --elicit accept"},
     {"--spec", "FILE", "MCP schema.json for inspect"},

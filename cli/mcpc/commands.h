@@ -26,6 +26,7 @@ typedef struct mcpc_ctx {
   const char *spec;       /* --spec schema.json for inspect */
   const char *bearer;     /* --bearer */
   const char *elicit;     /* --elicit decline|cancel|accept */
+  const char *protocol;   /* --protocol auto|2026-07-28|2025-11-25|... */
   json_t *elicit_content; /* --elicit-content JSON (owned), over defaults */
   const char *servers[8]; /* --servers FILE: instead of the default files */
   int nservers;

@@ -157,6 +157,8 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     st = mcp_client_options_set_bearer(o, ctx->bearer);
   if (st == MCP_OK)
     st = mcp_client_options_set_timeout_ms(o, ctx->timeout_ms);
+  if (st == MCP_OK && ctx->protocol != NULL)
+    st = mcp_client_options_set_protocol_version(o, ctx->protocol);
   if (st == MCP_OK)
     st = mcp_client_options_set_notification_handler(o, on_notification, ctx);
   if (st == MCP_OK)
