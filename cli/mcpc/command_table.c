@@ -183,6 +183,27 @@ const mcpc_command mcpc_commands[] = {
       "mcpc -p local resources subscribe file:///log --wait-ms 5000"},
      false,
      false},
+    {"listen",
+     NULL,
+     mcpc_cmd_listen,
+     "[--tools] [--prompts] [--resources] [--resource URI]... [--task ID]... "
+     "[--count N] [--wait-ms MS]",
+     "print the server's notifications as they come",
+     "2026-07-28: a subscriptions/listen stream with the filter the flags "
+     "give (none: every list change); 2025-11-25: the session's stream, "
+     "with resources/subscribe for each --resource. One line per "
+     "notification: method and params.",
+     {{"--tools", NULL, "tools list changes"},
+      {"--prompts", NULL, "prompts list changes"},
+      {"--resources", NULL, "resources list changes"},
+      {"--resource", "URI", "updates of this resource (repeatable)"},
+      {"--task", "ID", "status of this task (repeatable)"},
+      {"--count", "N", "stop after N notifications"},
+      {"--wait-ms", "MS", "stop after MS milliseconds"}},
+     {"mcpc -u " DEMO_URL " listen --tools --count 1",
+      "mcpc -p local listen --resource file:///log --wait-ms 5000"},
+     false,
+     false},
     {"prompts",
      "list",
      mcpc_cmd_prompts_list,

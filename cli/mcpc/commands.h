@@ -46,6 +46,14 @@ typedef struct mcpc_ctx {
   void *notification_ud;
 } mcpc_ctx;
 
+/* True when c speaks 2026-07-28 because mcpc chose it (--protocol auto),
+ * so a command needing what the server offers only in 2025-11-25 may
+ * reconnect with mcpc_reconnect_legacy (closes c; NULL and *exit_code on
+ * failure). */
+bool mcpc_can_fall_back(const mcpc_ctx *ctx, mcp_client_t *c);
+mcp_client_t *mcpc_reconnect_legacy(mcpc_ctx *ctx, mcp_client_t *c,
+                                    int *exit_code);
+
 /* One option of a command, for help and completion. */
 typedef struct mcpc_option {
   const char *name;  /* "--args"; "-u, --url" for a short and long form */
@@ -62,7 +70,7 @@ typedef struct mcpc_command {
   const char *args;       /* usage synopsis after the words */
   const char *help;       /* one line */
   const char *details;    /* a paragraph for --help, or NULL */
-  mcpc_option options[7]; /* own options, up to the first NULL name */
+  mcpc_option options[8]; /* own options, up to the first NULL name */
   const char *examples[2];
   bool no_globals; /* takes no global options (schema check) */
   bool offline;    /* needs no server */
@@ -130,6 +138,9 @@ bool mcpc_watch_report(int wait_ms, json_t *details, char *what, size_t n,
 /* connect.c: connects as ctx says (profile resolved); prints the reason and
  * returns NULL on failure (exit 3, or 2 when nothing says where). */
 mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code);
+/* mcpc_connect for the tasks commands: falls back to 2025-11-25 when the
+ * server declares tasks only there. */
+mcp_client_t *mcpc_connect_tasks(mcpc_ctx *ctx, int *exit_code);
 /* Prints a failed request's error on stderr; returns the exit code (3). */
 int mcpc_fail(const char *what, mcp_status st, const mcp_error_t *err);
 /* Prints a usage line on stderr; returns 2. */
@@ -207,6 +218,7 @@ int mcpc_cmd_resources_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_read(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_templates(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);

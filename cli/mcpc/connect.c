@@ -185,3 +185,28 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   *exit_code = MCPC_OK;
   return c;
 }
+
+bool mcpc_can_fall_back(const mcpc_ctx *ctx, mcp_client_t *c) {
+  const char *v = mcp_client_protocol_version(c);
+  return (ctx->protocol == NULL || strcmp(ctx->protocol, "auto") == 0) &&
+         v != NULL && strcmp(v, "2026-07-28") >= 0;
+}
+
+mcp_client_t *mcpc_reconnect_legacy(mcpc_ctx *ctx, mcp_client_t *c,
+                                    int *exit_code) {
+  mcp_client_close(c);
+  const char *saved = ctx->protocol;
+  ctx->protocol = "2025-11-25";
+  mcp_client_t *again = mcpc_connect(ctx, exit_code);
+  ctx->protocol = saved;
+  return again;
+}
+
+mcp_client_t *mcpc_connect_tasks(mcpc_ctx *ctx, int *exit_code) {
+  mcp_client_t *c = mcpc_connect(ctx, exit_code);
+  /* a server may serve tasks only in 2025-11-25 (core tasks) */
+  if (c != NULL && mcpc_can_fall_back(ctx, c) &&
+      !mcp_client_server_has(c, "tasks"))
+    c = mcpc_reconnect_legacy(ctx, c, exit_code);
+  return c;
+}

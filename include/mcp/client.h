@@ -155,6 +155,11 @@ MCP_API void mcp_client_close(mcp_client_t *client);
 /* The InitializeResult, or in 2026-07-28 the DiscoverResult (both carry
  * "capabilities"; borrowed). */
 MCP_API json_t *mcp_client_initialize_result(const mcp_client_t *client);
+/* The server's Implementation (name, version, title...) in either era:
+ * InitializeResult.serverInfo, or the DiscoverResult's
+ * _meta["io.modelcontextprotocol/serverInfo"] (borrowed; NULL when the
+ * server gave none). */
+MCP_API json_t *mcp_client_server_info(const mcp_client_t *client);
 /* Negotiated protocol version (borrowed). */
 MCP_API const char *mcp_client_protocol_version(const mcp_client_t *client);
 /* True when the server declared the top-level capability ("tools",

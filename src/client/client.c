@@ -603,6 +603,16 @@ json_t *mcp_client_initialize_result(const mcp_client_t *c) {
   return c ? c->init_result : NULL;
 }
 
+json_t *mcp_client_server_info(const mcp_client_t *c) {
+  if (c == NULL)
+    return NULL;
+  json_t *si = json_object_get(c->init_result, "serverInfo");
+  if (si == NULL)
+    si = json_object_get(json_object_get(c->init_result, "_meta"),
+                         "io.modelcontextprotocol/serverInfo");
+  return json_is_object(si) ? si : NULL;
+}
+
 const char *mcp_client_protocol_version(const mcp_client_t *c) {
   return c ? c->protocol_version : NULL;
 }

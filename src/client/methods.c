@@ -413,6 +413,15 @@ mcp_status mcp_client_set_log_level(mcp_client_t *c, const char *level,
   mcp_status st = need(c, "logging", "logging/setLevel", err);
   if (st != MCP_OK)
     return st;
+  static const char *const LEVELS[] = {"debug",   "info",     "notice",
+                                       "warning", "error",    "critical",
+                                       "alert",   "emergency"};
+  bool known = false;
+  for (size_t i = 0; i < sizeof LEVELS / sizeof *LEVELS; i++)
+    known = known || strcmp(level, LEVELS[i]) == 0;
+  if (modern(c) && !known)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "unknown log level \"%s\"",
+                         level);
   if (modern(c)) {
     /* 2026-07-28: the level travels in every request's _meta */
     char *copy = strdup(level);
