@@ -245,6 +245,71 @@ static mcp_status prompt_irr(mcp_call_t *call, json_t *args,
   return st;
 }
 
+/* Changes the tool list (adds or removes test_dynamic_tool), which sends
+ * notifications/tools/list_changed to the listen streams that asked. */
+static mcp_status dynamic_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                               void *ud) {
+  (void)call, (void)args, (void)ud;
+  mcp_result_add_text(r, "dynamic");
+  return MCP_OK;
+}
+
+static mcp_status trigger_tool_change(mcp_call_t *call, json_t *args,
+                                      mcp_result_t *r, void *ud) {
+  (void)args, (void)ud;
+  mcp_server_t *s = mcp_call_server(call);
+  if (mcp_server_remove_tool(s, "test_dynamic_tool") == MCP_OK) {
+    mcp_result_add_text(r, "removed test_dynamic_tool");
+    return MCP_OK;
+  }
+  mcp_tool_t *t = NULL;
+  mcp_status st = mcp_tool_new("test_dynamic_tool", &t);
+  if (st == MCP_OK)
+    st = mcp_tool_set_description(t, "Comes and goes with each trigger");
+  if (st == MCP_OK)
+    st = mcp_tool_set_handler(t, dynamic_tool, NULL, NULL);
+  if (st != MCP_OK) {
+    mcp_tool_free(t);
+    return st;
+  }
+  st = mcp_server_add_tool(s, t, NULL);
+  if (st == MCP_OK)
+    mcp_result_add_text(r, "added test_dynamic_tool");
+  return st;
+}
+
+static mcp_status dynamic_prompt(mcp_call_t *call, json_t *args,
+                                 mcp_prompt_result_t *out, void *ud) {
+  (void)call, (void)args, (void)ud;
+  return mcp_prompt_add_text(out, MCP_ROLE_USER, "dynamic") ? MCP_OK
+                                                            : MCP_ERR_NOMEM;
+}
+
+/* The same for the prompt list (test_dynamic_prompt). */
+static mcp_status trigger_prompt_change(mcp_call_t *call, json_t *args,
+                                        mcp_result_t *r, void *ud) {
+  (void)args, (void)ud;
+  mcp_server_t *s = mcp_call_server(call);
+  if (mcp_server_remove_prompt(s, "test_dynamic_prompt") == MCP_OK) {
+    mcp_result_add_text(r, "removed test_dynamic_prompt");
+    return MCP_OK;
+  }
+  mcp_prompt_t *p = NULL;
+  mcp_status st = mcp_prompt_new("test_dynamic_prompt", &p);
+  if (st == MCP_OK)
+    st = mcp_prompt_set_description(p, "Comes and goes with each trigger");
+  if (st == MCP_OK)
+    st = mcp_prompt_set_handler(p, dynamic_prompt, NULL, NULL);
+  if (st != MCP_OK) {
+    mcp_prompt_free(p);
+    return st;
+  }
+  st = mcp_server_add_prompt(s, p);
+  if (st == MCP_OK)
+    mcp_result_add_text(r, "added test_dynamic_prompt");
+  return st;
+}
+
 static const conformance_tool fixtures[] = {
     {"test_input_required_result_elicitation",
      "Asks the user's name (multi-round request)", NULL, irr_elicitation},
@@ -270,6 +335,12 @@ static const conformance_tool fixtures[] = {
      "Reports progress, then asks the user's name", NULL,
      streaming_elicitation},
     {"test_logging_tool", "Logs one message at info level", NULL, logging_tool},
+    {"test_trigger_tool_change",
+     "Adds or removes test_dynamic_tool (tools/list_changed)", NULL,
+     trigger_tool_change},
+    {"test_trigger_prompt_change",
+     "Adds or removes test_dynamic_prompt (prompts/list_changed)", NULL,
+     trigger_prompt_change},
     {"test_header_params",
      "Arguments mirrored in Mcp-Param-* headers (SEP-2243)",
      "{\"type\":\"object\",\"properties\":{"

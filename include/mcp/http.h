@@ -66,6 +66,25 @@ MCP_API mcp_status mcp_http_options_add_allowed_origin(mcp_http_options_t *o,
  * allows every host. */
 MCP_API mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
                                                      const char *host);
+/* CORS, for browser clients (web apps, the MCP Inspector's web UI in direct
+ * mode). Off by default: no Access-Control-* headers, OPTIONS gets 405.
+ * Adds an origin ("https://app.example", "http://localhost:6274"; copied)
+ * to the CORS allow-list; an origin on it also passes the Origin check
+ * above (the Host check still applies). Preflight OPTIONS requests from a
+ * listed origin get 204 with the methods and the MCP request headers
+ * (Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+ * Mcp-Param-*, Authorization, ...), others 403; answers to a listed origin
+ * carry Access-Control-Allow-Origin and expose Mcp-Session-Id and
+ * MCP-Protocol-Version. "*" allows every origin, and so also turns the
+ * Origin check off; it is refused (MCP_ERR_INVALID_ARG) with credentials.
+ * MCP_ERR_INVALID_ARG for a value that is not scheme://host[:port]. */
+MCP_API mcp_status mcp_http_options_add_cors_origin(mcp_http_options_t *o,
+                                                    const char *origin);
+/* Access-Control-Allow-Credentials: true (default false), for browsers that
+ * send cookies or HTTP authentication; MCP_ERR_INVALID_ARG when "*" is on
+ * the CORS list. */
+MCP_API mcp_status mcp_http_options_set_cors_credentials(mcp_http_options_t *o,
+                                                         bool allow);
 /* Stateless mode (default false): no session ids, every POST is
  * self-contained, GET and DELETE get 405, no resumability. */
 MCP_API mcp_status mcp_http_options_set_stateless(mcp_http_options_t *o,
@@ -95,6 +114,12 @@ mcp_http_options_set_session_idle_timeout_ms(mcp_http_options_t *o, int64_t ms);
  * JSON-RPC error. */
 MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
                                                      size_t count);
+/* Open connections at most (default 1020); more are refused at accept.
+ * Each open 2026-07-28 subscriptions/listen stream (and each 2025-11-25
+ * GET stream) holds one; raise it, and the process's file descriptor limit
+ * (RLIMIT_NOFILE), for many listeners. */
+MCP_API mcp_status mcp_http_options_set_max_connections(mcp_http_options_t *o,
+                                                        size_t count);
 /* Threads that run handlers (default 0: the server's worker_threads). */
 MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
                                                        unsigned threads);

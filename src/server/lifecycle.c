@@ -63,19 +63,10 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
   if (caps_copy == NULL)
     return MCP_ERR_NOMEM;
 
-  pthread_mutex_lock(&se->lock);
-  if (se->state != MCP__SESSION_NEW) {
-    pthread_mutex_unlock(&se->lock);
-    json_decref(caps_copy);
+  if (!mcp__session_initialize(se, chosen, caps_copy, info))
     return mcp__call_fail(
         call, MCP_RPC_INVALID_REQUEST,
         "Invalid Request: the session is already initialized");
-  }
-  se->state = MCP__SESSION_INITIALIZED;
-  strncpy(se->protocol_version, chosen, sizeof se->protocol_version - 1);
-  se->client_capabilities = caps_copy;
-  se->client_info = info ? json_incref(info) : NULL;
-  pthread_mutex_unlock(&se->lock);
 
   mcp_server_t *s = call->server;
   json_t *res = json_pack("{s:s,s:o,s:o}", "protocolVersion", chosen,
@@ -121,9 +112,27 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: level must be one of debug, info, "
                           "notice, warning, error, critical, alert, emergency");
-  pthread_mutex_lock(&call->session->lock);
-  call->session->log_level = (int)level;
-  pthread_mutex_unlock(&call->session->lock);
+  mcp__session_set_log_level(call->session, level);
   *result = json_object();
   return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result) {
+  (void)call;
+  *result = json_object();
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+static const mcp__method lifecycle_methods[] = {
+    {"initialize", mcp__handle_initialize, MCP__ERA_LEGACY},
+    {"ping", mcp__handle_ping, MCP__ERA_LEGACY},
+    {"server/discover", mcp__handle_discover, MCP__ERA_MODERN},
+    {"logging/setLevel", mcp__handle_set_level, MCP__ERA_LEGACY},
+    {"subscriptions/listen", mcp__handle_subscriptions_listen, MCP__ERA_MODERN},
+};
+
+mcp_status mcp__lifecycle_register(mcp_server_t *s) {
+  return mcp__server_add_methods(s, lifecycle_methods,
+                                 sizeof lifecycle_methods /
+                                     sizeof lifecycle_methods[0]);
 }

@@ -33,7 +33,7 @@
 
 #include <jansson.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "tasks/tasks_internal.h"
 
 #define RUN_BUCKETS 256
@@ -97,8 +97,7 @@ struct mcp__task_engine {
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
 };
 
-/* ---- engine.c ------------------------------------------------------------
- */
+/* ---- engine.c ------------------------------------------------------------ */
 unsigned mcp__engine_bucket_of(const char *id);
 /* The run of task id on this server, or NULL. e->lock held. */
 task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id);
@@ -112,13 +111,11 @@ void mcp__engine_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
 void mcp__engine_start_run(mcp_call_t *call, void *ctx);
 
-/* ---- task_call.c ---------------------------------------------------------
- */
+/* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
 
-/* ---- task_methods.c ------------------------------------------------------
- */
+/* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
 const char *mcp__engine_session_key(mcp_session_t *se);
 /* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
@@ -133,9 +130,23 @@ mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
 mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
                                        const char **id, mcp_task_record *rec);
 
-/* ---- task_result.c -------------------------------------------------------
- */
+/* ---- task_result.c ------------------------------------------------------- */
 /* The watcher thread: answers the suspended tasks/result calls. */
 void *mcp__engine_watcher_main(void *arg);
+
+/* ---- what the tasks module adds to the server ------------------------------
+ * Installed by mcp_server_enable_tasks: the method rows (task_methods.c) and
+ * the hooks of core/methods.h. */
+mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result);
+extern const mcp__method mcp__task_methods[];
+extern const size_t mcp__task_methods_count;
+mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                 json_t *args, json_t **result, bool *handled);
+json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
+void mcp__tasks_shutdown(mcp_server_t *s);
+void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "util/base64.h"
 
 #define BLOCK(c) ((json_t *)(c))
@@ -329,8 +329,7 @@ json_t *mcp_result_to_json(const mcp_result_t *r) {
   return o;
 }
 
-/* ---- refinements -----------------------------------------------------------
- */
+/* ---- refinements --------------------------------------------------------- */
 
 static json_t *annotations_of(mcp_content_t *c) {
   json_t *ann = json_object_get(BLOCK(c), "annotations");

@@ -21,8 +21,9 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_body = 4u << 20;
   o->max_header = 16u << 10;
   o->max_sessions = 1024;
+  o->max_connections = 1020; /* libmicrohttpd's own default */
   o->idle_ms = 600000;
-  o->io_threads = 0; /* automatic, see http_server.c */
+  o->io_threads = 0; /* automatic, see http_daemon.c */
   o->conn_timeout_s = 30;
   o->retry_ms = 1000;
   o->heartbeat_ms = 15000;
@@ -44,6 +45,7 @@ void mcp_http_options_free(mcp_http_options_t *o) {
   free(o->endpoint);
   list_free(o->origins, o->norigins);
   list_free(o->hosts, o->nhosts);
+  list_free(o->cors, o->ncors);
   free(o);
 }
 
@@ -67,12 +69,15 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
   c->endpoint = strdup(o->endpoint);
   c->origins = NULL;
   c->hosts = NULL;
-  c->norigins = c->nhosts = 0;
+  c->cors = NULL;
+  c->norigins = c->nhosts = c->ncors = 0;
   bool ok = c->address && c->endpoint;
   for (size_t i = 0; ok && i < o->norigins; i++)
     ok = mcp__http_list_add(&c->origins, &c->norigins, o->origins[i]);
   for (size_t i = 0; ok && i < o->nhosts; i++)
     ok = mcp__http_list_add(&c->hosts, &c->nhosts, o->hosts[i]);
+  for (size_t i = 0; ok && i < o->ncors; i++)
+    ok = mcp__http_list_add(&c->cors, &c->ncors, o->cors[i]);
   if (!ok) {
     mcp_http_options_free(c);
     return NULL;
@@ -149,6 +154,8 @@ SETTER(mcp_http_options_set_max_header_bytes, size_t, max_header,
 SETTER(mcp_http_options_set_max_json_depth, size_t, max_depth, true)
 SETTER(mcp_http_options_set_session_idle_timeout_ms, int64_t, idle_ms, v >= 0)
 SETTER(mcp_http_options_set_max_sessions, size_t, max_sessions, v != 0)
+SETTER(mcp_http_options_set_max_connections, size_t, max_connections,
+       v != 0 && v <= 1000000)
 SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
 SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
 SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)

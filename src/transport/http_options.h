@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* http_options.h - the HTTP transport's configuration record, shared by
- * http_options.c (setters, defaults, copy) and http.c (reader). */
+ * http_options.c (setters, defaults, copy) and http_request.c (reader). */
 #ifndef MCP_TRANSPORT_HTTP_OPTIONS_H
 #define MCP_TRANSPORT_HTTP_OPTIONS_H
 
@@ -18,8 +18,11 @@ struct mcp_http_options {
   size_t norigins;
   char **hosts;
   size_t nhosts;
+  char **cors; /* CORS allow-list (http_cors.c); empty: CORS off */
+  size_t ncors;
+  bool cors_credentials;
   bool stateless, get_stream, always_sse, sse_poll;
-  size_t max_body, max_header, max_depth, max_sessions;
+  size_t max_body, max_header, max_depth, max_sessions, max_connections;
   int64_t idle_ms;
   unsigned workers, io_threads, conn_timeout_s;
   int retry_ms, heartbeat_ms, shutdown_ms;

@@ -14,13 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
 #include "transport/sse.h"
 #include "util/clock.h"
 
 /* Stop filling the connection buffer of a client that does not read; the
  * events stay in the store (when resumable) for a later resume. */
 #define STREAM_OUT_HIGH_WATER (8u << 20)
+/* Bytes libmicrohttpd asks the reader for at a time (it allocates them with
+ * each response): events are small, and a stream that only listens should
+ * not hold 16 KiB for its rare notifications (bench/listen); a big result
+ * just takes more callbacks. */
+#define SSE_BLOCK 2048
 
 typedef struct hs_reader {
   hs_stream *st; /* counted */
@@ -244,7 +249,7 @@ struct MHD_Response *mcp__hs_stream_response(hs_stream *st) {
   r->conn = st->conn;
   pthread_mutex_unlock(&st->lock);
   struct MHD_Response *resp = MHD_create_response_from_callback(
-      MHD_SIZE_UNKNOWN, 16384, read_stream, r, free_reader);
+      MHD_SIZE_UNKNOWN, SSE_BLOCK, read_stream, r, free_reader);
   if (resp == NULL) {
     mcp__hs_stream_release(st);
     free(r);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* http_server.c - life of an HTTP transport: start (bind, libmicrohttpd
+/* http_daemon.c - life of an HTTP transport: start (bind, libmicrohttpd
  * daemon, worker pool, housekeeper), graceful stop, and the blocking
  * convenience that serves until SIGINT/SIGTERM.
  *
@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
+#include "transport/http_cors.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
@@ -35,8 +36,7 @@
  * each request: 4 KiB is ample for our response headers. */
 #define POOL_SLACK 4096
 
-/* ---- worker pool ------------------------------------------------------------
- */
+/* ---- worker pool --------------------------------------------------------- */
 
 /* Wake-ups are the main cost of the hand-off, so a request is queued
  * without waking anyone while workers already running calls can take it
@@ -117,8 +117,7 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
     pthread_cond_signal(&h->q_nonempty);
 }
 
-/* ---- housekeeping
- * ------------------------------------------------------------ */
+/* ---- housekeeping -------------------------------------------------------- */
 
 static void *housekeeper_main(void *arg) {
   mcp_http_server_t *h = arg;
@@ -326,7 +325,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
 
-  unsigned workers = h->o->workers ? h->o->workers : server->worker_threads;
+  unsigned workers =
+      h->o->workers ? h->o->workers : mcp__server_worker_threads(server);
   if (workers == 0)
     workers = 1;
   h->workers = calloc(workers, sizeof *h->workers);
@@ -364,7 +364,9 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
       io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
-      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
+      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
+      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_END);
   if (h->daemon == NULL) {
     int e = errno;
     close(lfd);
@@ -389,6 +391,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   atomic_store(&h->stopping, true);
   MHD_socket lfd = MHD_quiesce_daemon(h->daemon);
   mcp__hs_sessions_finish_get_streams(h);
+  mcp__server_end_streams(h->server, h); /* listen streams: final result */
 
   /* In-flight calls get until the deadline. */
   struct timespec deadline;
@@ -402,6 +405,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   /* Then cancel what is left and wait for the workers. */
   mcp__hs_sessions_end_all(h);
   stop_threads(h);
+  mcp__server_end_streams(h->server, h); /* listens that were still running */
 
   /* End every stream and let MHD finish the requests it holds. */
   int64_t until = mcp__monotonic_ms() + IO_DRAIN_MS;
@@ -417,8 +421,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   free_server(h);
 }
 
-/* ---- blocking convenience --------------------------------------------------
- */
+/* ---- blocking convenience ------------------------------------------------ */
 
 mcp_status mcp__http_parse_host_port(const char *s, char *host, size_t host_len,
                                      uint16_t *port) {

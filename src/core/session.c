@@ -7,7 +7,9 @@
  * one reference, each running call another, so a session outlives a closed
  * connection until its last call has finished.
  */
-#include "server/internal.h"
+#include "core/core.h"
+#include "core/session_internal.h"
+#include "util/rand.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
   /* Not listed: a throw-away session of one request has no stream to
    * broadcast to, and listing it would take the server lock twice per
    * request. */
-  mcp__channel none = {NULL, NULL, NULL};
+  mcp__channel none = {NULL, NULL, NULL, NULL};
   mcp_status st = session_new(s, none, false, out);
   if (st != MCP_OK)
     return st;
@@ -123,11 +125,13 @@ void mcp__session_close(mcp_session_t *se) {
   pthread_mutex_unlock(&se->lock);
   /* suspended tasks/result calls of this session end now, not at the next
    * poll */
-  mcp__tasks_session_event(se->server, se, false);
+  if (se->server->task_hooks)
+    se->server->task_hooks->session_event(se->server, se, false);
 }
 
 void mcp__session_stream_opened(mcp_session_t *se) {
-  mcp__tasks_session_event(se->server, se, true);
+  if (se->server->task_hooks)
+    se->server->task_hooks->session_event(se->server, se, true);
 }
 
 void mcp__session_input_closed(mcp_session_t *se) {
@@ -230,4 +234,173 @@ void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
       break;
     }
   pthread_mutex_unlock(&se->lock);
+}
+
+size_t mcp__server_max_message_bytes(const mcp_server_t *s) {
+  return s->max_message_bytes;
+}
+
+unsigned mcp__server_worker_threads(const mcp_server_t *s) {
+  return s->worker_threads;
+}
+
+bool mcp__session_is_initialized(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool ok =
+      se->state == MCP__SESSION_INITIALIZED || se->state == MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+  return ok;
+}
+
+mcp_status mcp__session_set_transport(mcp_session_t *se, const char *id,
+                                      void *data) {
+  char *copy = id ? strdup(id) : NULL;
+  if (id && copy == NULL)
+    return MCP_ERR_NOMEM;
+  pthread_mutex_lock(&se->lock);
+  free(se->id);
+  se->id = copy;
+  se->transport_data = data;
+  pthread_mutex_unlock(&se->lock);
+  return MCP_OK;
+}
+
+void mcp__session_clear_transport(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  se->transport_data = NULL;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {
+  pthread_mutex_lock(&se->lock);
+  void *data = se->transport_data;
+  if (data && retain)
+    retain(data);
+  pthread_mutex_unlock(&se->lock);
+  return data;
+}
+
+bool mcp__session_is_closed(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool closed = se->state == MCP__SESSION_CLOSED;
+  pthread_mutex_unlock(&se->lock);
+  return closed;
+}
+
+void mcp__session_wake(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  pthread_cond_broadcast(&se->cond);
+  pthread_mutex_unlock(&se->lock);
+}
+
+const char *mcp__session_owner_key(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  if (se->tasks_key[0] == '\0' && mcp__random_uuid(se->tasks_key) != MCP_OK)
+    se->tasks_key[0] = '\0';
+  pthread_mutex_unlock(&se->lock);
+  return se->tasks_key[0] ? se->tasks_key : NULL;
+}
+
+static json_t **set_of(mcp_session_t *se, mcp__session_set set) {
+  return set == MCP__SET_SUBSCRIPTIONS ? &se->subscriptions
+                                       : &se->url_elicitations;
+}
+
+mcp_status mcp__session_set_update(mcp_session_t *se, mcp__session_set set,
+                                   const char *key, bool add) {
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&se->lock);
+  json_t **o = set_of(se, set);
+  if (add) {
+    if (*o == NULL)
+      *o = json_object();
+    if (*o == NULL || json_object_set_new(*o, key, json_true()) != 0)
+      st = MCP_ERR_NOMEM;
+  } else if (*o) {
+    json_object_del(*o, key);
+  }
+  pthread_mutex_unlock(&se->lock);
+  return st;
+}
+
+bool mcp__session_set_match(mcp_session_t *se, mcp__session_set set,
+                            bool ready_only,
+                            bool (*match)(const char *key, const void *ud),
+                            const void *ud, bool take) {
+  bool found = false;
+  pthread_mutex_lock(&se->lock);
+  json_t *o = *set_of(se, set);
+  if (o && (!ready_only || se->state == MCP__SESSION_READY)) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+      if (match(key, ud)) {
+        found = true;
+        if (take)
+          json_object_del(o, key);
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&se->lock);
+  return found;
+}
+
+static bool same_key(const char *key, const void *ud) {
+  return strcmp(key, ud) == 0;
+}
+
+mcp_session_t *mcp__server_take_session_key(mcp_server_t *s,
+                                            mcp__session_set set,
+                                            const char *key) {
+  mcp_session_t *target = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it && !target; it = it->next)
+    if (mcp__session_set_match(it, set, false, same_key, key, true)) {
+      target = it;
+      mcp__session_retain(it);
+    }
+  pthread_mutex_unlock(&s->lock);
+  return target;
+}
+
+bool mcp__session_initialize(mcp_session_t *se, const char *version,
+                             json_t *caps, json_t *info) {
+  pthread_mutex_lock(&se->lock);
+  if (se->state != MCP__SESSION_NEW) {
+    pthread_mutex_unlock(&se->lock);
+    json_decref(caps);
+    return false;
+  }
+  se->state = MCP__SESSION_INITIALIZED;
+  snprintf(se->protocol_version, sizeof se->protocol_version, "%s", version);
+  se->client_capabilities = caps;
+  se->client_info = info ? json_incref(info) : NULL;
+  pthread_mutex_unlock(&se->lock);
+  return true;
+}
+
+void mcp__session_mark_ready(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  if (se->state == MCP__SESSION_INITIALIZED)
+    se->state = MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_set_log_level(mcp_session_t *se, mcp_log_level level) {
+  pthread_mutex_lock(&se->lock);
+  se->log_level = (int)level;
+  pthread_mutex_unlock(&se->lock);
+}
+
+mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
+                                         size_t n, json_t **caps,
+                                         json_t **info) {
+  pthread_mutex_lock(&se->lock);
+  mcp__session_state state = se->state;
+  snprintf(version, n, "%s", se->protocol_version);
+  *caps = se->client_capabilities;
+  *info = se->client_info;
+  pthread_mutex_unlock(&se->lock);
+  return state;
 }
