@@ -54,6 +54,12 @@ bool mcpc_can_fall_back(const mcpc_ctx *ctx, mcp_client_t *c);
 mcp_client_t *mcpc_reconnect_legacy(mcpc_ctx *ctx, mcp_client_t *c,
                                     int *exit_code);
 
+/* Interactive elicitation (elicit_tty.c): true when stdin and stderr are
+ * a terminal; answers params (an elicitation/create request) by asking the
+ * user field by field, *result returns new. */
+bool mcpc_elicit_interactive(void);
+mcp_status mcpc_elicit_on_tty(json_t *params, json_t **result);
+
 /* One option of a command, for help and completion. */
 typedef struct mcpc_option {
   const char *name;  /* "--args"; "-u, --url" for a short and long form */
@@ -219,6 +225,8 @@ int mcpc_cmd_resources_read(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_templates(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_skills_list(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_skills_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);

@@ -40,6 +40,9 @@ static mcp_status on_elicit(mcp_client_t *client, const char *method,
                             json_t *params, json_t **result, mcp_error_t *err,
                             void *user_data) {
   const mcpc_ctx *ctx = user_data;
+  /* on a terminal, without --elicit, the user answers */
+  if (ctx->elicit == NULL && mcpc_elicit_interactive())
+    return mcpc_elicit_on_tty(params, result);
   const char *mode = ctx->elicit ? ctx->elicit : "decline";
   const char *message = json_string_value(json_object_get(params, "message"));
   fprintf(stderr, "mcpc: the server asks: %s (answer: %s)\n",

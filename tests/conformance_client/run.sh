@@ -3,7 +3,8 @@
 # run.sh - runs the official MCP conformance suite's client scenarios of one
 # requirement set against a client program:
 #   run.sh CLIENT_COMMAND REVISION [SCENARIO ...]
-# REVISION is 2025-11-25 or 2026-07-28; without scenarios every client
+# REVISION is 2025-11-25, 2026-07-28 or "extension" (then name the
+# scenarios); without scenarios every client
 # scenario the suite requires for it runs, except the authorization ones
 # (auth/*, they come with authorization support). Each runs at that
 # revision's wire (--spec-version). Installs @modelcontextprotocol/conformance
@@ -34,8 +35,14 @@ OUT=$(mktemp -d /tmp/mcp-client-conformance.XXXXXX)
 fail=0
 for s in $SCENARIOS; do
   d="$OUT/$(echo "$s" | tr / _)"
-  node "$CLI" client --command "$CLIENT" --scenario "$s" --spec-version "$REV" \
-    -o "$d" >"$d.log" 2>&1
+  # REVISION "extension": extension scenarios, which stand outside the
+  # spec timeline (no --spec-version)
+  if [ "$REV" = extension ]; then
+    node "$CLI" client --command "$CLIENT" --scenario "$s" -o "$d" >"$d.log" 2>&1
+  else
+    node "$CLI" client --command "$CLIENT" --scenario "$s" --spec-version "$REV" \
+      -o "$d" >"$d.log" 2>&1
+  fi
   code=$?
   # judge by the checks the suite recorded (any FAILURE or WARNING fails)
   # and by its own verdict (a client that exits non-zero fails it)

@@ -185,6 +185,59 @@ static void test_progress_bar_pty(void **state) {
   free(buf);
 }
 
+/* On a terminal an elicitation is asked field by field: a wrong answer is
+ * asked again, the default is taken on an empty line, and the accepted
+ * content reaches the server (2026-07-28 multi-round over stdio, and the
+ * 2025-11-25 server-to-client request). */
+static void test_elicit_on_terminal(void **state) {
+  char conf[1100];
+  snprintf(conf, sizeof conf, "%s/mcp-conformance-server --stdio", MCP_BIN_DIR);
+  const char *protocols[] = {"auto", "2025-11-25"};
+  for (int i = 0; i < 2; i++) {
+    const char *args[] = {"--protocol",
+                          protocols[i],
+                          "-c",
+                          conf,
+                          "tools",
+                          "call",
+                          "test_input_required_result_elicitation",
+                          NULL};
+    int rc = -1;
+    char *out = mr_run_pty_input(args, "a\nAda\n", &rc);
+    assert_non_null(out);
+    if (rc != 0)
+      fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "What is your name?"));
+    assert_non_null(strstr(out, "accept, decline or cancel?"));
+    assert_non_null(strstr(out, "Hello, Ada!"));
+    free(out);
+    /* decline */
+    out = mr_run_pty_input(args, "d\n", &rc);
+    assert_non_null(strstr(out, "Hello, (declined)!"));
+    free(out);
+  }
+  /* defaults on empty lines, an invalid integer asked again, an enum
+   * chosen by number, a boolean as yes/no */
+  const char *args[] = {"--protocol",
+                        "2025-11-25",
+                        "-c",
+                        conf,
+                        "tools",
+                        "call",
+                        "test_elicitation_sep1034_defaults",
+                        NULL};
+  int rc = -1;
+  char *out = mr_run_pty_input(args, "\n\nabc\n41\n\n2\nno\n", &rc);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "a whole number is needed"));
+  assert_non_null(strstr(out, "1) \"active\" 2) \"inactive\""));
+  assert_non_null(strstr(out, "action=accept, content={\"name\":\"John Doe\","
+                              "\"age\":41,\"score\":95.5,\"status\":"
+                              "\"inactive\",\"verified\":false}"));
+  free(out);
+}
+
 static void test_demo_http(void **state) {
   /* the demo's default files, in its working directory */
   mr_demo_http demo;
@@ -275,6 +328,7 @@ int main(void) {
       cmocka_unit_test(test_inspect_failures),
       cmocka_unit_test(test_subscribe_updates),
       cmocka_unit_test(test_progress_bar_pty),
+      cmocka_unit_test(test_elicit_on_terminal),
       cmocka_unit_test(test_demo_http),
       cmocka_unit_test(test_headers_and_bearer_are_sent),
   };
