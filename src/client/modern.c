@@ -32,9 +32,11 @@ mcp_status mcp__modern_meta(mcp_client_t *c, json_t *params) {
   json_object_set_new(
       meta, "io.modelcontextprotocol/clientInfo",
       json_pack("{s:s,s:s}", "name", c->opts.name, "version", c->opts.version));
+  pthread_mutex_lock(&c->lock); /* mcp_client_set_log_level may run */
   if (c->log_level != NULL)
     json_object_set_new(meta, "io.modelcontextprotocol/logLevel",
                         json_string(c->log_level));
+  pthread_mutex_unlock(&c->lock);
   return MCP_OK;
 }
 
