@@ -27,8 +27,15 @@ static void test_tasks_stdio(void **state) {
   assert_non_null(strstr(err, " working")); /* status lines while polling */
   free(out);
   free(err);
-  /* taskSupport required: a plain call is a protocol error */
-  MR_RUN(3, NULL, w, where, "tools", "call", "start_long_export");
+  /* 2025-11-25, taskSupport required: a plain call is a protocol error */
+  MR_RUN(3, NULL, "--protocol", "2025-11-25", w, where, "tools", "call",
+         "start_long_export");
+  /* 2026-07-28 (auto): the client declares the tasks extension and follows
+   * a task to its result, so a plain call just answers */
+  MR_RUN(0, &out, w, where, "tools", "call", "start_long_export", "--args",
+         "{\"seconds\": 0.2}");
+  assert_non_null(strstr(out, "Exported 10000 rows as csv."));
+  free(out);
   /* --task without --wait: the id, and the stdio warning; the server stops
    * with mcpc, so a new session finds the task interrupted */
   MR_RUN2(0, &out, &err, w, where, "tools", "call", "start_long_export",
