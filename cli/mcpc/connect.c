@@ -185,6 +185,10 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     mcpc_fail("cannot connect", st, &err);
     return NULL;
   }
+  /* 2026-07-28: a server logs only for requests that ask (_meta logLevel);
+   * mcpc shows info and above on stderr, as 2025-11-25 servers send them */
+  if (strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0)
+    mcp_client_set_log_level(c, "info", NULL);
   *exit_code = MCPC_OK;
   return c;
 }

@@ -410,7 +410,10 @@ mcp_status mcp_client_set_log_level(mcp_client_t *c, const char *level,
                                     mcp_error_t *err) {
   if (c == NULL || level == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
-  mcp_status st = need(c, "logging", "logging/setLevel", err);
+  /* 2026-07-28: a per-request hint, no capability needed (a server that
+   * does not log ignores it); 2025-11-25: logging/setLevel needs it */
+  mcp_status st =
+      modern(c) ? MCP_OK : need(c, "logging", "logging/setLevel", err);
   if (st != MCP_OK)
     return st;
   static const char *const LEVELS[] = {"debug",   "info",     "notice",

@@ -175,6 +175,28 @@ static void test_subscribe_updates(void **state) {
   MR_RUN(3, NULL, "-c", cmd, "resources", "subscribe", "x://y");
 }
 
+/* listen prints notifications: in 2026-07-28 the acknowledgement first,
+ * then the updates of the URI asked for; in 2025-11-25 the updates after
+ * resources/subscribe */
+static void test_listen(void **state) {
+  char *out = NULL;
+  MR_RUN(0, &out, "-c", fixture_cmd, "listen", "--resource", "test://ticking",
+         "--count", "2", "--wait-ms", "10000");
+  assert_non_null(strstr(out, "notifications/subscriptions/acknowledged"));
+  char *first = strstr(out, "notifications/resources/updated");
+  assert_non_null(first);
+  assert_non_null(strstr(first + 1, "notifications/resources/updated"));
+  free(out);
+  MR_RUN(0, &out, "--protocol", "2025-11-25", "-c", fixture_cmd, "--format",
+         "json", "listen", "--resource", "test://ticking", "--count", "1",
+         "--wait-ms", "10000");
+  json_t *j = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+  assert_string_equal(json_string_value(json_object_get(j, "method")),
+                      "notifications/resources/updated");
+  json_decref(j);
+  free(out);
+}
+
 static void test_progress_bar_pty(void **state) {
   const char *a[] = {"-c", fixture_cmd, "tools", "call", "slow", NULL};
   int rc = -1;
@@ -329,6 +351,7 @@ int main(void) {
       cmocka_unit_test(test_fixture_cursors_progress),
       cmocka_unit_test(test_inspect_failures),
       cmocka_unit_test(test_subscribe_updates),
+      cmocka_unit_test(test_listen),
       cmocka_unit_test(test_progress_bar_pty),
       cmocka_unit_test(test_elicit_on_terminal),
       cmocka_unit_test(test_demo_http),
