@@ -78,6 +78,18 @@ MCP_API mcp_status mcp_task_options_set_threads(mcp_task_options_t *o,
  * tools/call is refused with -32603 and data {"limit": n}. */
 MCP_API mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
                                                        unsigned tasks);
+/* Tasks of one caller that run at once on the executor threads (default 0:
+ * half the threads, at least 1); its other tasks wait while other callers'
+ * tasks run, so one caller cannot take every thread. */
+MCP_API mcp_status mcp_task_options_set_max_running_per_caller(
+    mcp_task_options_t *o, unsigned tasks);
+/* Stored tasks (any status, until their ttl or retention ends) per caller
+ * (default 1000) and in the store in total (default 50000; counted by this
+ * process). A task-augmented tools/call beyond either is refused with
+ * -32603 and data {"limit": n, "stored": "caller"|"total"}. */
+MCP_API mcp_status mcp_task_options_set_max_stored(mcp_task_options_t *o,
+                                                   size_t per_caller,
+                                                   size_t total);
 /* ttl given to tasks whose request names none (default 3600000 ms; < 0 means
  * unlimited, sent as null) and the largest ttl granted (default 86400000 ms;
  * < 0: no maximum). Requested ttls are clamped to the maximum. */
@@ -150,6 +162,15 @@ MCP_API const char *mcp_call_task_id(const mcp_call_t *call);
  * context stops being usable when the handler returns.
  * MCP_ERR_STATE when the call is not a task. */
 MCP_API mcp_status mcp_call_task_defer(mcp_call_t *call);
+/* Inside the handler of a tool set with mcp_tool_set_task_start_in_handler:
+ * in a 2026-07-28 request whose client declared the tasks extension, creates
+ * the task and returns MCP_ERR_TASK_STARTED, which the handler returns at
+ * once; the client gets the CreateTaskResult, and the handler runs again
+ * from the top as the task, with the answers of the questions it asked
+ * before (they are answered at once), where this function returns MCP_OK.
+ * Everywhere else (2025-11-25, already a task, client without the
+ * extension) MCP_OK: go on synchronously. */
+MCP_API mcp_status mcp_call_continue_as_task(mcp_call_t *call);
 
 /* ---- the application's task API ------------------------------------------ */
 /* Returns new: a task manager on store (borrowed, must outlive it) for the

@@ -63,16 +63,37 @@ typedef struct task_run {
   mcp_tool_t *tool; /* retained */
   json_t *args;     /* borrowed from the call's params */
   char *caller;
+  int64_t expires_ms; /* wall clock; 0: no ttl */
+  bool running;       /* counted in its caller's running */
+  bool started;       /* handed off: the client has its CreateTaskResult */
+  bool cancel_early;  /* cancelled (expired, deleted) before it started */
   pending_msg *phead, *ptail; /* queued messages, oldest first */
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
+  /* 2026-07-28 (ext_tasks.c): a run whose handler returned
+   * MCP_ERR_INPUT_REQUIRED is parked (not queued, not running) until
+   * tasks/update has answered every key of input_requests (owned); it then
+   * runs again from the top with the answers in call->answers. */
+  bool parked;
+  json_t *input_requests;
+  char *subject; /* copy of the caller's subject: call->peer.subject */
 } task_run;
+
+/* Stored tasks of one caller (task_call.c). */
+typedef struct stored_caller {
+  struct stored_caller *next;
+  size_t n;           /* created here, set right by a store scan */
+  int64_t scanned_ms; /* monotonic time of the last scan */
+  char key[];
+} stored_caller;
+#define STORED_BUCKETS 64
 
 typedef struct caller_count {
   struct caller_count *next;
   char *key;
-  unsigned n;
+  unsigned n;       /* tasks not finished (queued or running) */
+  unsigned running; /* of them on an executor thread, plus inline calls */
 } caller_count;
 
 struct mcp__task_engine {
@@ -95,6 +116,12 @@ struct mcp__task_engine {
   pthread_t watcher;
   bool has_watcher;
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
+  struct lost_outcome *lost; /* outcomes the store refused (outcome.c) */
+  size_t nlost;
+  unsigned running_cap; /* resolved max_running_per_caller */
+  size_t stored;        /* tasks in the store (this process's count) */
+  stored_caller *stored_callers[STORED_BUCKETS];
+  size_t nstored_callers;
 };
 
 /* ---- engine.c ------------------------------------------------------------ */
@@ -110,10 +137,70 @@ void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r);
 void mcp__engine_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
 void mcp__engine_start_run(mcp_call_t *call, void *ctx);
+/* Puts a run (back) on the executor queue. */
+void mcp__engine_enqueue(mcp__task_engine *e, task_run *r);
+/* Unlinks a run that is neither queued nor running and frees it. */
+void mcp__engine_finish_run(task_run *r);
+
+/* Wakes the sweeper: a run with a ttl was added. */
+void mcp__engine_expiry_changed(mcp__task_engine *e);
+
+/* ---- outcome.c ----------------------------------------------------------- */
+/* Stores the final state of task id (as mcp__tasks_transition), retrying
+ * store failures, then falling back to a plain failed state, then
+ * remembering the loss for tasks/result; logs every failure. */
+mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error);
+/* Whether task id's outcome was lost; msg gets the error to answer. */
+bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
+                              size_t n);
+/* Frees the remembered losses (engine teardown). */
+void mcp__engine_lost_clear(mcp__task_engine *e);
 
 /* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+/* Adds delta to the running count of caller key (which holds a slot) and
+ * returns the new count (0 for an unknown key). e->lock held. */
+unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta);
+/* Counts the tasks in the store (at enable). */
+void mcp__engine_count_stored(mcp__task_engine *e);
+/* Frees the per-caller stored counts (engine teardown). */
+void mcp__engine_stored_callers_free(mcp__task_engine *e);
+
+/* Creates the task of call in the store (ttl_ms < 0: unlimited), registers
+ * its run and prepares the handoff; *result is the CreateTaskResult of the
+ * call's era (2025-11-25 {"task": Task}, 2026-07-28 flat with
+ * resultType "task"). MCP_ERR_LIMIT (error set) over the per-caller cap. */
+mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+                                   json_t *args, int64_t ttl_ms,
+                                   json_t **result);
+
+/* ---- ext_tasks.c (2026-07-28, io.modelcontextprotocol/tasks) -------------
+ */
+#define MCP__TASKS_EXT "io.modelcontextprotocol/tasks"
+/* The 2026-07-28 side of mcp__tasks_tools_call. */
+mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                     json_t *args, json_t **result,
+                                     bool *handled);
+/* The Task object of a record in 2026-07-28 form (ttlMs, pollIntervalMs). */
+json_t *mcp__ext_task_json(const mcp_task_record *rec);
+/* The DetailedTask of tasks/get and notifications/tasks: the Task plus
+ * result, error or inputRequests by status (returns new). */
+json_t *mcp__ext_detailed_task(mcp__task_engine *e, const mcp_task_record *rec);
+/* notifications/tasks to the subscriptions/listen streams that named the
+ * task in taskIds (listen.h). */
+void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
+/* The task hook call_started (methods.h). */
+mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result);
+/* server/discover: extensions["io.modelcontextprotocol/tasks"], no
+ * capabilities.tasks (methods.h, mcp__extension_fn). */
+void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps);
+mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result);
 
 /* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
@@ -143,6 +230,9 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result);
 extern const mcp__method mcp__task_methods[];
 extern const size_t mcp__task_methods_count;
+/* ext_tasks.c: tasks/get, tasks/update, tasks/cancel of 2026-07-28 */
+extern const mcp__method mcp__ext_task_methods[];
+extern const size_t mcp__ext_task_methods_count;
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t *args, json_t **result, bool *handled);
 json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
