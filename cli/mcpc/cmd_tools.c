@@ -108,17 +108,19 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   /* 500 ms when the server suggests no pollInterval: a snappy display */
   mcp_status st =
       mcp_client_task_wait(c, task_id, 500, on_task_status, &v, &task, &err);
-  if (listening) {
-    mcp_client_listen_stop(c);
-    pthread_join(tl.thread, NULL);
-  }
-  json_decref(tl.filter);
+
   pthread_mutex_lock(&v.lock);
   v.active = false;
   mcpc_progress_done(&v.bar);
   pthread_mutex_unlock(&v.lock);
-  if (st != MCP_OK)
+  if (st != MCP_OK) {
+    if (listening) {
+      mcp_client_listen_stop(c);
+      pthread_join(tl.thread, NULL);
+    }
+    json_decref(tl.filter);
     return mcpc_fail("tasks/get", st, &err);
+  }
   const char *status = json_string_value(json_object_get(task, "status"));
   int rc;
   if (status != NULL && strcmp(status, "cancelled") == 0) {
@@ -132,6 +134,14 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
                       : mcpc_fail("tasks/result", st, &err);
     json_decref(result);
   }
+  fflush(stdout);
+  /* the stream ends after the result is shown: closing it waits for the
+   * transfer's next progress tick */
+  if (listening) {
+    mcp_client_listen_stop(c);
+    pthread_join(tl.thread, NULL);
+  }
+  json_decref(tl.filter);
   json_decref(task);
   return rc;
 }
