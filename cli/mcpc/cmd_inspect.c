@@ -15,10 +15,42 @@
 typedef struct inspect {
   pthread_mutex_t lock; /* the observer runs on the client's threads */
   json_t *findings;
-  int failures, warnings;
-  mcp_schema_t *message_schema; /* JSONRPCMessage, NULL without a spec */
+  int failures, warnings, passes;
   size_t messages, invalid;
+  /* Traffic kept for validation once the version is known: incoming
+   * messages (copies) and the method of each request id sent. */
+  json_t *received, *sent;
 } inspect;
+
+/* The schemas embedded at build time (cli/CMakeLists.txt). */
+extern const unsigned char mcpc_schema_2025_11_25[];
+extern const size_t mcpc_schema_2025_11_25_len;
+extern const unsigned char mcpc_schema_2026_07_28[];
+extern const size_t mcpc_schema_2026_07_28_len;
+
+/* The result type a method answers with, per schema $defs. */
+static const char *result_def(const char *method, const json_t *result) {
+  const char *rt = json_string_value(json_object_get(result, "resultType"));
+  if (rt != NULL && strcmp(rt, "input_required") == 0)
+    return "InputRequiredResult";
+  if (rt != NULL && strcmp(rt, "task") == 0)
+    return NULL; /* an extension's type: not in the core schema */
+  static const char *const MAP[][2] = {
+      {"initialize", "InitializeResult"},
+      {"server/discover", "DiscoverResult"},
+      {"tools/list", "ListToolsResult"},
+      {"tools/call", "CallToolResult"},
+      {"resources/list", "ListResourcesResult"},
+      {"resources/templates/list", "ListResourceTemplatesResult"},
+      {"resources/read", "ReadResourceResult"},
+      {"prompts/list", "ListPromptsResult"},
+      {"prompts/get", "GetPromptResult"},
+      {"completion/complete", "CompleteResult"}};
+  for (size_t i = 0; i < sizeof MAP / sizeof *MAP; i++)
+    if (strcmp(method, MAP[i][0]) == 0)
+      return MAP[i][1];
+  return NULL;
+}
 
 static void add(inspect *in, const char *level, const char *check,
                 const char *subject, const char *fmt, ...) {
@@ -36,13 +68,26 @@ static void add(inspect *in, const char *level, const char *check,
     in->failures++;
   else if (strcmp(level, "WARN") == 0)
     in->warnings++;
+  else if (strcmp(level, "PASS") == 0)
+    in->passes++;
   pthread_mutex_unlock(&in->lock);
 }
 
 static void observe(mcp_client_t *c, bool incoming, json_t *msg, void *ud) {
   inspect *in = ud;
-  if (!incoming)
+  if (!incoming) {
+    const char *method = json_string_value(json_object_get(msg, "method"));
+    json_t *id = json_object_get(msg, "id");
+    if (method != NULL && json_is_integer(id)) {
+      char key[32];
+      snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT,
+               json_integer_value(id));
+      pthread_mutex_lock(&in->lock);
+      json_object_set_new(in->sent, key, json_string(method));
+      pthread_mutex_unlock(&in->lock);
+    }
     return;
+  }
   if (json_is_string(msg)) {
     add(in, "FAIL", "transport", NULL, "not a JSON-RPC message: %.120s",
         json_string_value(msg));
@@ -50,47 +95,113 @@ static void observe(mcp_client_t *c, bool incoming, json_t *msg, void *ud) {
   }
   pthread_mutex_lock(&in->lock);
   in->messages++;
+  /* validated at the end, against the negotiated version's schema (the
+   * version is known only once connected); bounded */
+  if (json_array_size(in->received) < 10000)
+    json_array_append_new(in->received, json_deep_copy(msg));
   pthread_mutex_unlock(&in->lock);
-  if (in->message_schema != NULL &&
-      !mcp_schema_is_valid(in->message_schema, msg)) {
-    char *text = json_dumps(msg, JSON_COMPACT);
-    add(in, "FAIL", "schema", NULL,
-        "message does not match JSONRPCMessage of MCP 2025-11-25: %.200s",
-        text ? text : "");
-    free(text);
-  }
 }
 
-static void load_spec(inspect *in, const mcpc_ctx *ctx) {
+/* Compiles {"$ref": "<uri>#/$defs/<def>"} against the registered schema. */
+static mcp_schema_t *compile_def(mcp_schema_options_t *opts, const char *uri,
+                                 const char *def) {
+  char ref[300];
+  snprintf(ref, sizeof ref, "{\"$ref\":\"%s#/$defs/%s\"}", uri, def);
+  mcp_schema_t *s = NULL;
+  mcp_error_t err;
+  if (mcp_schema_compile_text(ref, strlen(ref), opts, &s, &err) != MCP_OK)
+    return NULL;
+  return s;
+}
+
+/* Validates the kept traffic: every message against JSONRPCMessage and
+ * every result against its method's result type, in the schema of the
+ * negotiated version (embedded, or --spec / MCP_SPEC_SCHEMA). */
+static void validate_traffic(inspect *in, const mcpc_ctx *ctx,
+                             const char *version) {
+  bool modern = version != NULL && strcmp(version, "2026-07-28") >= 0;
   const char *path = ctx->spec ? ctx->spec : getenv("MCP_SPEC_SCHEMA");
-#ifdef MCPC_DEFAULT_SPEC
-  if (path == NULL)
-    path = MCPC_DEFAULT_SPEC;
-#endif
   json_error_t je;
-  json_t *doc = path ? json_load_file(path, 0, &je) : NULL;
+  json_t *doc = NULL;
+  char where[300];
+  if (path != NULL) {
+    doc = json_load_file(path, 0, &je);
+    snprintf(where, sizeof where, "%s", path);
+  } else {
+    const unsigned char *bytes =
+        modern ? mcpc_schema_2026_07_28 : mcpc_schema_2025_11_25;
+    size_t len =
+        modern ? mcpc_schema_2026_07_28_len : mcpc_schema_2025_11_25_len;
+    doc = len ? json_loadb((const char *)bytes, len, 0, &je) : NULL;
+    snprintf(where, sizeof where, "the embedded MCP %s schema",
+             modern ? "2026-07-28" : "2025-11-25");
+  }
   if (doc == NULL) {
     add(in, "WARN", "schema", NULL,
-        "no MCP schema file (--spec): messages are not validated");
+        "no MCP schema (built without ../shared/spec, and no --spec): "
+        "messages are not validated");
     return;
   }
-  const char *uri = "https://modelcontextprotocol.io/schema/2025-11-25.json";
+  const char *uri = "https://modelcontextprotocol.io/schema/inspect.json";
   mcp_schema_registry_t *reg = NULL;
   mcp_schema_options_t *opts = NULL;
   mcp_error_t err;
-  char ref[200];
-  snprintf(ref, sizeof ref, "{\"$ref\":\"%s#/$defs/JSONRPCMessage\"}", uri);
-  if (mcp_schema_registry_new(&reg) == MCP_OK &&
-      mcp_schema_registry_add(reg, uri, doc, &err) == MCP_OK &&
-      mcp_schema_options_new(&opts) == MCP_OK &&
-      mcp_schema_options_set_registry(opts, reg) == MCP_OK &&
-      mcp_schema_compile_text(ref, strlen(ref), opts, &in->message_schema,
-                              &err) == MCP_OK)
-    add(in, "PASS", "schema", NULL, "validating messages against %s", path);
-  else
-    add(in, "WARN", "schema", NULL, "cannot use %s as the MCP schema", path);
+  mcp_schema_t *message = NULL;
+  bool added = mcp_schema_registry_new(&reg) == MCP_OK &&
+               mcp_schema_registry_add(reg, uri, doc, &err) == MCP_OK;
+  if (reg != NULL)
+    doc = NULL; /* the registry took it */
+  if (added && mcp_schema_options_new(&opts) == MCP_OK &&
+      mcp_schema_options_set_registry(opts, reg) == MCP_OK)
+    message = compile_def(opts, uri, "JSONRPCMessage");
+  if (message == NULL) {
+    add(in, "WARN", "schema", NULL, "cannot use %s as the MCP schema", where);
+  } else {
+    add(in, "PASS", "schema", NULL, "validating messages against %s", where);
+    size_t i, results = 0, bad = 0;
+    json_t *m;
+    json_array_foreach(in->received, i, m) {
+      char *text = NULL;
+      if (!mcp_schema_is_valid(message, m)) {
+        text = json_dumps(m, JSON_COMPACT);
+        add(in, "FAIL", "schema", NULL,
+            "message does not match JSONRPCMessage of MCP %s: %.200s",
+            modern ? "2026-07-28" : "2025-11-25", text ? text : "");
+        free(text);
+        bad++;
+        continue;
+      }
+      json_t *result = json_object_get(m, "result");
+      json_t *id = json_object_get(m, "id");
+      if (result == NULL || !json_is_integer(id))
+        continue;
+      char key[32];
+      snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT,
+               json_integer_value(id));
+      const char *method = json_string_value(json_object_get(in->sent, key));
+      const char *def = method ? result_def(method, result) : NULL;
+      mcp_schema_t *rs = def ? compile_def(opts, uri, def) : NULL;
+      if (rs == NULL)
+        continue;
+      results++;
+      if (!mcp_schema_is_valid(rs, result)) {
+        text = json_dumps(result, JSON_COMPACT);
+        add(in, "FAIL", "result", method, "does not match %s of MCP %s: %.200s",
+            def, modern ? "2026-07-28" : "2025-11-25", text ? text : "");
+        free(text);
+        bad++;
+      }
+      mcp_schema_free(rs);
+    }
+    if (bad == 0)
+      add(in, "PASS", "schema", NULL,
+          "%zu messages valid, %zu results match their result type",
+          json_array_size(in->received), results);
+  }
+  mcp_schema_free(message);
   mcp_schema_options_free(opts);
   mcp_schema_registry_free(reg);
+  json_decref(doc);
 }
 
 /* A sample value for a property schema. */
@@ -244,9 +355,10 @@ int mcpc_cmd_inspect(mcpc_ctx *ctx, int argc, char **argv) {
     else
       return mcpc_usage("inspect [--call-tools] [--spec SCHEMA_JSON]");
   }
-  inspect in = {.findings = json_array()};
+  inspect in = {.findings = json_array(),
+                .received = json_array(),
+                .sent = json_object()};
   pthread_mutex_init(&in.lock, NULL);
-  load_spec(&in, ctx);
   ctx->observer = observe;
   ctx->observer_ud = &in;
   int rc;
@@ -267,12 +379,22 @@ int mcpc_cmd_inspect(mcpc_ctx *ctx, int argc, char **argv) {
     if (mcp_client_ping(c, &err) != MCP_OK)
       add(&in, "FAIL", "ping", NULL, "ping failed: %s", err.message);
     json_t *init = json_incref(mcp_client_initialize_result(c));
+    json_t *info = json_incref(mcp_client_server_info(c));
+    char *version = strdup(mcp_client_protocol_version(c));
     mcp_client_close(c);
+    validate_traffic(&in, ctx, version);
+    free(version);
+    int scored = in.passes + in.failures + in.warnings;
+    int score = scored ? (100 * in.passes + 50 * in.warnings) / scored : 0;
     if (ctx->json) {
-      json_t *o = json_pack("{s:O,s:O,s:i,s:i}", "server",
-                            json_object_get(init, "serverInfo"), "findings",
-                            in.findings, "failures", in.failures, "warnings",
-                            in.warnings);
+      json_t *o = json_pack(
+          "{s:O,s:s,s:O,s:i,s:i,s:i}", "server", info ? info : json_null(),
+          "protocol",
+          json_string_value(json_object_get(init, "protocolVersion"))
+              ? json_string_value(json_object_get(init, "protocolVersion"))
+              : "2026-07-28",
+          "findings", in.findings, "failures", in.failures, "warnings",
+          in.warnings, "score", score);
       mcpc_print_json(o);
       json_decref(o);
     } else {
@@ -286,13 +408,15 @@ int mcpc_cmd_inspect(mcpc_ctx *ctx, int argc, char **argv) {
                subject[0] ? " " : "", subject,
                json_string_value(json_object_get(f, "message")));
       }
-      printf("%zu messages received; %d failures, %d warnings\n", in.messages,
-             in.failures, in.warnings);
+      printf("%zu messages received; %d failures, %d warnings; score %d/100\n",
+             in.messages, in.failures, in.warnings, score);
     }
     json_decref(init);
+    json_decref(info);
     rc = in.failures > 0 ? MCPC_FAIL : MCPC_OK;
   }
-  mcp_schema_free(in.message_schema);
+  json_decref(in.received);
+  json_decref(in.sent);
   json_decref(in.findings);
   pthread_mutex_destroy(&in.lock);
   return rc;

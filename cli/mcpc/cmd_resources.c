@@ -121,11 +121,37 @@ typedef struct subscription {
   const mcpc_ctx *ctx;
   json_t *updates; /* params of each notifications/resources/updated */
   long limit;      /* --count: updates after it are not shown (0: none) */
+  /* 2026-07-28: the listen stream runs on its own thread */
+  mcp_client_t *client;
+  json_t *filter;
+  bool acked, ended;
+  mcp_status listen_st;
+  mcp_error_t listen_err;
 } subscription;
+
+static void *listen_main(void *arg) {
+  subscription *sub = arg;
+  mcp_error_t err = {0};
+  mcp_status st = mcp_client_listen(sub->client, sub->filter, &err);
+  pthread_mutex_lock(&sub->lock);
+  sub->listen_st = st;
+  sub->listen_err = err;
+  sub->ended = true;
+  pthread_cond_broadcast(&sub->cond);
+  pthread_mutex_unlock(&sub->lock);
+  return NULL;
+}
 
 static void on_updated(mcp_client_t *client, const char *method, json_t *params,
                        void *user_data) {
   subscription *sub = user_data;
+  if (strcmp(method, "notifications/subscriptions/acknowledged") == 0) {
+    pthread_mutex_lock(&sub->lock);
+    sub->acked = true;
+    pthread_cond_broadcast(&sub->cond);
+    pthread_mutex_unlock(&sub->lock);
+    return;
+  }
   if (strcmp(method, "notifications/resources/updated") != 0)
     return;
   pthread_mutex_lock(&sub->lock);
@@ -174,9 +200,42 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
   int rc;
   mcp_client_t *c = mcpc_connect(ctx, &rc);
   mcp_error_t err;
-  mcp_status st = c ? mcp_client_subscribe(c, uri, true, &err) : MCP_OK;
+  mcp_status st = MCP_OK;
+  bool listening = false;
+  pthread_t listener;
+  if (c != NULL && mcpc_can_fall_back(ctx, c) &&
+      !mcp_client_server_has(c, "resources"))
+    c = mcpc_reconnect_legacy(ctx, c, &rc);
+  if (c != NULL && strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0) {
+    /* 2026-07-28: a subscriptions/listen stream asking for the URI */
+    sub.client = c;
+    sub.filter = json_pack("{s:[s]}", "resourceSubscriptions", uri);
+    listening = pthread_create(&listener, NULL, listen_main, &sub) == 0;
+    pthread_mutex_lock(&sub.lock);
+    while (listening && !sub.acked && !sub.ended)
+      pthread_cond_wait(&sub.cond, &sub.lock);
+    bool refused = sub.ended;
+    st = sub.listen_st;
+    err = sub.listen_err;
+    pthread_mutex_unlock(&sub.lock);
+    if (listening && refused) {
+      pthread_join(listener, NULL);
+      listening = false;
+      if (st == MCP_OK)
+        st = mcp_error_set(&err, MCP_ERR_CLOSED,
+                           "the listen stream ended at once");
+      if (mcpc_can_fall_back(ctx, c)) {
+        /* a server that serves subscriptions only in 2025-11-25 */
+        c = mcpc_reconnect_legacy(ctx, c, &rc);
+        st = c ? mcp_client_subscribe(c, uri, true, &err) : MCP_OK;
+      }
+    }
+  } else if (c != NULL) {
+    st = mcp_client_subscribe(c, uri, true, &err);
+  }
   if (c != NULL && st != MCP_OK) {
-    rc = mcpc_fail("resources/subscribe", st, &err);
+    rc = mcpc_fail(listening ? "subscriptions/listen" : "resources/subscribe",
+                   st, &err);
   } else if (c != NULL) {
     if (!ctx->json) {
       printf("subscribed to %s\n", uri);
@@ -190,14 +249,25 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
       int w = wait_ms > 0
                   ? pthread_cond_timedwait(&sub.cond, &sub.lock, &deadline)
                   : pthread_cond_wait(&sub.cond, &sub.lock);
-      if (w != 0)
+      if (w != 0 || (listening && sub.ended))
         break;
     }
     pthread_mutex_unlock(&sub.lock);
-    st = mcp_client_subscribe(c, uri, false, &err);
-    if (st != MCP_OK)
-      rc = mcpc_fail("resources/unsubscribe", st, &err);
+    if (listening) {
+      mcp_client_listen_stop(c);
+      pthread_join(listener, NULL);
+      listening = false;
+    } else {
+      st = mcp_client_subscribe(c, uri, false, &err);
+      if (st != MCP_OK)
+        rc = mcpc_fail("resources/unsubscribe", st, &err);
+    }
   }
+  if (listening) {
+    mcp_client_listen_stop(c);
+    pthread_join(listener, NULL);
+  }
+  json_decref(sub.filter);
   mcp_client_close(c); /* no callback runs after this */
   ctx->on_notification = NULL;
   if (rc == MCPC_OK && ctx->json) {

@@ -18,7 +18,7 @@ int mcpc_cmd_info(mcpc_ctx *ctx, int argc, char **argv) {
   if (ctx->json) {
     mcpc_print_json(init);
   } else {
-    json_t *si = json_object_get(init, "serverInfo");
+    json_t *si = mcp_client_server_info(c);
     const char *title = json_string_value(json_object_get(si, "title"));
     printf("server: %s %s%s%s%s\n",
            json_string_value(json_object_get(si, "name")),
@@ -33,6 +33,8 @@ int mcpc_cmd_info(mcpc_ctx *ctx, int argc, char **argv) {
     printf("\n");
     if (mcp_client_session_id(c) != NULL)
       printf("session: %s\n", mcp_client_session_id(c));
+    else if (strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0)
+      printf("session: none (each 2026-07-28 request stands alone)\n");
     const char *instr =
         json_string_value(json_object_get(init, "instructions"));
     if (instr != NULL)
@@ -74,6 +76,10 @@ int mcpc_cmd_log_level(mcpc_ctx *ctx, int argc, char **argv) {
     return mcpc_usage("log-level LEVEL");
   int rc;
   mcp_client_t *c = mcpc_connect(ctx, &rc);
+  /* logging/setLevel sets a session's level: 2025-11-25 (in 2026-07-28 the
+   * level rides on each request) */
+  if (c != NULL && mcpc_can_fall_back(ctx, c))
+    c = mcpc_reconnect_legacy(ctx, c, &rc);
   if (c == NULL)
     return rc;
   mcp_error_t err;

@@ -24,7 +24,7 @@ static int one_task(mcpc_ctx *ctx, int argc, char **argv, const char *syn,
   if (argc != 1)
     return mcpc_usage(syn);
   int rc;
-  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  mcp_client_t *c = mcpc_connect_tasks(ctx, &rc);
   if (c == NULL)
     return rc;
   json_t *task = NULL;
@@ -55,7 +55,7 @@ int mcpc_cmd_tasks_result(mcpc_ctx *ctx, int argc, char **argv) {
   if (argc != 1)
     return mcpc_usage("tasks result ID");
   int rc;
-  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  mcp_client_t *c = mcpc_connect_tasks(ctx, &rc);
   if (c == NULL)
     return rc;
   /* poll first so a long task shows progress instead of a silent block */

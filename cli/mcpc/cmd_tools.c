@@ -71,6 +71,18 @@ static void on_task_progress(mcp_client_t *client, const char *method,
   pthread_mutex_unlock(&v->lock);
 }
 
+typedef struct task_listen {
+  mcp_client_t *c;
+  json_t *filter;
+  pthread_t thread;
+} task_listen;
+
+static void *task_listen_main(void *arg) {
+  task_listen *tl = arg;
+  mcp_client_listen(tl->c, tl->filter, NULL);
+  return NULL;
+}
+
 int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   /* static: a notification callback may still run on the client's thread
    * after this function returned (until the client is closed) */
@@ -86,15 +98,29 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   ctx->on_notification = on_task_progress;
   json_t *task = NULL;
   mcp_error_t err;
+  /* 2026-07-28: status notifications come on a listen stream asking for the
+   * task (a server without one leaves polling as the fallback) */
+  task_listen tl = {.c = c};
+  bool listening =
+      strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0 &&
+      (tl.filter = json_pack("{s:[s]}", "taskIds", task_id)) != NULL &&
+      pthread_create(&tl.thread, NULL, task_listen_main, &tl) == 0;
   /* 500 ms when the server suggests no pollInterval: a snappy display */
   mcp_status st =
       mcp_client_task_wait(c, task_id, 500, on_task_status, &v, &task, &err);
+
   pthread_mutex_lock(&v.lock);
   v.active = false;
   mcpc_progress_done(&v.bar);
   pthread_mutex_unlock(&v.lock);
-  if (st != MCP_OK)
+  if (st != MCP_OK) {
+    if (listening) {
+      mcp_client_listen_stop(c);
+      pthread_join(tl.thread, NULL);
+    }
+    json_decref(tl.filter);
     return mcpc_fail("tasks/get", st, &err);
+  }
   const char *status = json_string_value(json_object_get(task, "status"));
   int rc;
   if (status != NULL && strcmp(status, "cancelled") == 0) {
@@ -108,6 +134,14 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
                       : mcpc_fail("tasks/result", st, &err);
     json_decref(result);
   }
+  fflush(stdout);
+  /* the stream ends after the result is shown: closing it waits for the
+   * transfer's next progress tick */
+  if (listening) {
+    mcp_client_listen_stop(c);
+    pthread_join(tl.thread, NULL);
+  }
+  json_decref(tl.filter);
   json_decref(task);
   return rc;
 }
@@ -166,7 +200,8 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
     return mcpc_usage(syn);
 
   int rc;
-  mcp_client_t *c = mcpc_connect(ctx, &rc);
+  mcp_client_t *c =
+      task ? mcpc_connect_tasks(ctx, &rc) : mcpc_connect(ctx, &rc);
   if (c == NULL) {
     json_decref(args);
     return rc;
@@ -181,7 +216,12 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
            : mcp_client_call_tool(c, name, args, mcpc_progress_cb, &p, &result,
                                   &err);
   mcpc_progress_done(&p);
+  /* 2025-11-25: {"task": Task}; 2026-07-28: the Task itself, flat, with
+   * resultType "task" */
   json_t *t = json_object_get(result, "task");
+  const char *rt = json_string_value(json_object_get(result, "resultType"));
+  if (t == NULL && rt != NULL && strcmp(rt, "task") == 0)
+    t = result;
   const char *task_id = json_string_value(json_object_get(t, "taskId"));
   if (st != MCP_OK) {
     rc = mcpc_fail("tools/call", st, &err);

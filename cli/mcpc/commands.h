@@ -31,6 +31,7 @@ typedef struct mcpc_ctx {
   const char *oauth_mode, *client_id, *client_secret, *client_metadata_url;
   struct mcp_oauth *oauth;
   const char *elicit;     /* --elicit decline|cancel|accept */
+  const char *protocol;   /* --protocol auto|2026-07-28|2025-11-25|... */
   json_t *elicit_content; /* --elicit-content JSON (owned), over defaults */
   const char *servers[8]; /* --servers FILE: instead of the default files */
   int nservers;
@@ -50,6 +51,20 @@ typedef struct mcpc_ctx {
   void *notification_ud;
 } mcpc_ctx;
 
+/* True when c speaks 2026-07-28 because mcpc chose it (--protocol auto),
+ * so a command needing what the server offers only in 2025-11-25 may
+ * reconnect with mcpc_reconnect_legacy (closes c; NULL and *exit_code on
+ * failure). */
+bool mcpc_can_fall_back(const mcpc_ctx *ctx, mcp_client_t *c);
+mcp_client_t *mcpc_reconnect_legacy(mcpc_ctx *ctx, mcp_client_t *c,
+                                    int *exit_code);
+
+/* Interactive elicitation (elicit_tty.c): true when stdin and stderr are
+ * a terminal; answers params (an elicitation/create request) by asking the
+ * user field by field, *result returns new. */
+bool mcpc_elicit_interactive(void);
+mcp_status mcpc_elicit_on_tty(json_t *params, json_t **result);
+
 /* One option of a command, for help and completion. */
 typedef struct mcpc_option {
   const char *name;  /* "--args"; "-u, --url" for a short and long form */
@@ -66,7 +81,7 @@ typedef struct mcpc_command {
   const char *args;       /* usage synopsis after the words */
   const char *help;       /* one line */
   const char *details;    /* a paragraph for --help, or NULL */
-  mcpc_option options[7]; /* own options, up to the first NULL name */
+  mcpc_option options[8]; /* own options, up to the first NULL name */
   const char *examples[2];
   bool no_globals; /* takes no global options (schema check) */
   bool offline;    /* needs no server */
@@ -134,6 +149,9 @@ bool mcpc_watch_report(int wait_ms, json_t *details, char *what, size_t n,
 /* connect.c: connects as ctx says (profile resolved); prints the reason and
  * returns NULL on failure (exit 3, or 2 when nothing says where). */
 mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code);
+/* mcpc_connect for the tasks commands: falls back to 2025-11-25 when the
+ * server declares tasks only there. */
+mcp_client_t *mcpc_connect_tasks(mcpc_ctx *ctx, int *exit_code);
 /* Prints a failed request's error on stderr; returns the exit code (3). */
 int mcpc_fail(const char *what, mcp_status st, const mcp_error_t *err);
 /* Prints a usage line on stderr; returns 2. */
@@ -211,6 +229,9 @@ int mcpc_cmd_resources_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_read(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_templates(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_skills_list(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_skills_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);

@@ -41,6 +41,9 @@ static mcp_status on_elicit(mcp_client_t *client, const char *method,
                             json_t *params, json_t **result, mcp_error_t *err,
                             void *user_data) {
   const mcpc_ctx *ctx = user_data;
+  /* on a terminal, without --elicit, the user answers */
+  if (ctx->elicit == NULL && mcpc_elicit_interactive())
+    return mcpc_elicit_on_tty(params, result);
   const char *mode = ctx->elicit ? ctx->elicit : "decline";
   const char *message = json_string_value(json_object_get(params, "message"));
   fprintf(stderr, "mcpc: the server asks: %s (answer: %s)\n",
@@ -166,6 +169,8 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     st = mcp_client_options_set_cacert(o, ctx->cacert);
   if (st == MCP_OK)
     st = mcp_client_options_set_timeout_ms(o, ctx->timeout_ms);
+  if (st == MCP_OK && ctx->protocol != NULL)
+    st = mcp_client_options_set_protocol_version(o, ctx->protocol);
   if (st == MCP_OK)
     st = mcp_client_options_set_notification_handler(o, on_notification, ctx);
   if (st == MCP_OK)
@@ -189,6 +194,35 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     mcpc_fail("cannot connect", st, &err);
     return NULL;
   }
+  /* 2026-07-28: a server logs only for requests that ask (_meta logLevel);
+   * mcpc shows info and above on stderr, as 2025-11-25 servers send them */
+  if (strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0)
+    mcp_client_set_log_level(c, "info", NULL);
   *exit_code = MCPC_OK;
+  return c;
+}
+
+bool mcpc_can_fall_back(const mcpc_ctx *ctx, mcp_client_t *c) {
+  const char *v = mcp_client_protocol_version(c);
+  return (ctx->protocol == NULL || strcmp(ctx->protocol, "auto") == 0) &&
+         v != NULL && strcmp(v, "2026-07-28") >= 0;
+}
+
+mcp_client_t *mcpc_reconnect_legacy(mcpc_ctx *ctx, mcp_client_t *c,
+                                    int *exit_code) {
+  mcp_client_close(c);
+  const char *saved = ctx->protocol;
+  ctx->protocol = "2025-11-25";
+  mcp_client_t *again = mcpc_connect(ctx, exit_code);
+  ctx->protocol = saved;
+  return again;
+}
+
+mcp_client_t *mcpc_connect_tasks(mcpc_ctx *ctx, int *exit_code) {
+  mcp_client_t *c = mcpc_connect(ctx, exit_code);
+  /* a server may serve tasks only in 2025-11-25 (core tasks) */
+  if (c != NULL && mcpc_can_fall_back(ctx, c) &&
+      !mcp_client_server_has(c, "tasks"))
+    c = mcpc_reconnect_legacy(ctx, c, exit_code);
   return c;
 }

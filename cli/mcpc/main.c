@@ -106,6 +106,24 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
         mcpc_error(MCPC_USAGE, NULL, "--elicit-content needs a JSON object");
         return -1;
       }
+    } else if (strcmp(a, "--protocol") == 0) {
+      const char *v = value_of(argc, argv, &i);
+      if (v == NULL)
+        return -1;
+      static const char *const known[] = {"auto",       "2026-07-28",
+                                          "2025-11-25", "2025-06-18",
+                                          "2025-03-26", "2024-11-05"};
+      bool ok = false;
+      for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+        ok = ok || strcmp(v, known[k]) == 0;
+      if (!ok) {
+        mcpc_error(MCPC_USAGE, NULL,
+                   "--protocol takes auto, 2026-07-28, 2025-11-25, "
+                   "2025-06-18, 2025-03-26 or 2024-11-05, not \"%s\"",
+                   v);
+        return -1;
+      }
+      ctx->protocol = v;
     } else if (strcmp(a, "--timeout") == 0) {
       const char *t = value_of(argc, argv, &i);
       char *end;

@@ -69,8 +69,17 @@ int mcpc_list(mcpc_ctx *ctx, int argc, const char *syn, const char *method,
     return mcpc_usage(syn);
   int rc;
   mcp_client_t *c = mcpc_connect(ctx, &rc);
+  bool tasks = strcmp(method, "tasks/list") == 0;
+  if (c != NULL && tasks && mcpc_can_fall_back(ctx, c))
+    c = mcpc_reconnect_legacy(ctx, c, &rc); /* tasks/list is 2025-11-25 */
   if (c == NULL)
     return rc;
+  if (tasks && strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0) {
+    mcp_client_close(c);
+    return mcpc_error(MCPC_PROTOCOL, NULL,
+                      "2026-07-28 has no tasks/list (task ids are not "
+                      "enumerable): use tasks get ID");
+  }
   json_t *items = NULL;
   mcp_error_t err;
   mcp_status st = mcp_client_list_all(c, method, key, 0, &items, &err);

@@ -121,9 +121,21 @@ MCP_API mcp_status mcp_client_options_set_token_provider(
 MCP_API mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
                                                const char *name,
                                                const char *version);
-/* protocolVersion offered in initialize (copied). Default
- * MCP_PROTOCOL_LATEST. The client accepts 2024-11-05, 2025-03-26,
- * 2025-06-18 and 2025-11-25 in the answer and refuses others. */
+/* The protocol era (copied). NULL or "auto" (the default): server/discover
+ * first and 2026-07-28 when the server offers it, else initialize offering
+ * MCP_PROTOCOL_LATEST. "2026-07-28": that era only (connect fails when the
+ * server does not speak it). An older version ("2025-11-25", ...): the
+ * initialize handshake only, offering that version; the client accepts
+ * 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 in the answer.
+ *
+ * One API for both eras: in 2026-07-28 every request carries the _meta
+ * keys (protocolVersion, clientCapabilities with the tasks extension,
+ * clientInfo), HTTP requests carry Mcp-Method, Mcp-Name and the Mcp-Param-*
+ * headers of x-mcp-header tool properties (tools/list drops tools whose
+ * annotations are invalid), results with ttlMs are cached until they go
+ * stale, input_required results are answered through the sampling,
+ * elicitation and roots handlers and retried with requestState, and
+ * mcp_client_call_tool follows a task result to its end. */
 MCP_API mcp_status mcp_client_options_set_protocol_version(
     mcp_client_options_t *o, const char *version);
 /* Per-request timeout (default 60000 ms; <= 0: wait forever). */
@@ -159,12 +171,19 @@ MCP_API mcp_status mcp_client_connect(const mcp_client_options_t *o,
  * SIGKILL after grace periods) and frees everything. NULL is a no-op. */
 MCP_API void mcp_client_close(mcp_client_t *client);
 
-/* The InitializeResult (borrowed). */
+/* The InitializeResult, or in 2026-07-28 the DiscoverResult (both carry
+ * "capabilities"; borrowed). */
 MCP_API json_t *mcp_client_initialize_result(const mcp_client_t *client);
+/* The server's Implementation (name, version, title...) in either era:
+ * InitializeResult.serverInfo, or the DiscoverResult's
+ * _meta["io.modelcontextprotocol/serverInfo"] (borrowed; NULL when the
+ * server gave none). */
+MCP_API json_t *mcp_client_server_info(const mcp_client_t *client);
 /* Negotiated protocol version (borrowed). */
 MCP_API const char *mcp_client_protocol_version(const mcp_client_t *client);
 /* True when the server declared the top-level capability ("tools",
- * "resources", "prompts", "logging", "completions", "tasks"). */
+ * "resources", "prompts", "logging", "completions", "tasks"; in
+ * 2026-07-28 "tasks" is the io.modelcontextprotocol/tasks extension). */
 MCP_API bool mcp_client_server_has(const mcp_client_t *client,
                                    const char *capability);
 /* The HTTP session id, or NULL (stdio, or none issued). Borrowed, valid
@@ -231,12 +250,22 @@ MCP_API mcp_status mcp_client_task_result(mcp_client_t *client,
 MCP_API mcp_status mcp_client_task_cancel(mcp_client_t *client,
                                           const char *task_id, json_t **task,
                                           mcp_error_t *err);
+/* tasks/update (2026-07-28): delivers inputResponses (borrowed; an object
+ * key -> result) to a task that is input_required. MCP_ERR_UNSUPPORTED in
+ * 2025-11-25, where the server asks through the request handlers. */
+MCP_API mcp_status mcp_client_task_update(mcp_client_t *client,
+                                          const char *task_id,
+                                          json_t *input_responses,
+                                          mcp_error_t *err);
 /* Status callback of mcp_client_task_wait (task borrowed). */
 typedef void (*mcp_client_task_fn)(json_t *task, void *user_data);
-/* Polls tasks/get until the task is terminal (completed, failed,
- * cancelled) or input_required, sleeping the task's pollInterval between
- * polls (default_interval_ms when the server gives none; <= 0: 1000).
- * on_status (may be NULL) sees every polled state. *task returns new. */
+/* Waits until the task is terminal (completed, failed, cancelled) or
+ * input_required: polls tasks/get every pollInterval (pollIntervalMs in
+ * 2026-07-28; default_interval_ms when the server gives none; <= 0: 1000),
+ * and returns at once when a status notification of the task arrives
+ * meanwhile (notifications/tasks/status, or notifications/tasks on a listen
+ * stream). on_status (may be NULL) sees every state. In 2026-07-28 a
+ * completed task carries its result inline ("result"). *task returns new. */
 MCP_API mcp_status mcp_client_task_wait(mcp_client_t *client,
                                         const char *task_id,
                                         int default_interval_ms,
@@ -244,7 +273,22 @@ MCP_API mcp_status mcp_client_task_wait(mcp_client_t *client,
                                         void *user_data, json_t **task,
                                         mcp_error_t *err);
 
-/* resources/read, resources/subscribe, resources/unsubscribe. */
+/* Listens for notifications (they reach the notification handler) until
+ * the server ends the stream, the connection closes, or
+ * mcp_client_listen_stop() is called (then MCP_OK). Blocks. filter
+ * (borrowed, may be NULL) is a SubscriptionFilter: toolsListChanged,
+ * promptsListChanged, resourcesListChanged (booleans), resourceSubscriptions
+ * (URIs), taskIds. 2026-07-28: subscriptions/listen, whose first
+ * notification is notifications/subscriptions/acknowledged. 2025-11-25:
+ * resources/subscribe for the URIs, then the session's own stream. */
+MCP_API mcp_status mcp_client_listen(mcp_client_t *client, json_t *filter,
+                                     mcp_error_t *err);
+/* Ends every running mcp_client_listen (any thread; safe in a callback). */
+MCP_API void mcp_client_listen_stop(mcp_client_t *client);
+
+/* resources/read, resources/subscribe, resources/unsubscribe
+ * (2025-11-25 only: MCP_ERR_UNSUPPORTED in 2026-07-28, see
+ * mcp_client_listen). */
 MCP_API mcp_status mcp_client_read_resource(mcp_client_t *client,
                                             const char *uri, json_t **result,
                                             mcp_error_t *err);
@@ -264,7 +308,8 @@ MCP_API mcp_status mcp_client_complete(mcp_client_t *client, json_t *ref,
                                        json_t *context_arguments,
                                        json_t **result, mcp_error_t *err);
 
-/* logging/setLevel ("debug" ... "emergency"). */
+/* logging/setLevel ("debug" ... "emergency"); in 2026-07-28 the level goes
+ * into every later request's _meta instead. */
 MCP_API mcp_status mcp_client_set_log_level(mcp_client_t *client,
                                             const char *level,
                                             mcp_error_t *err);

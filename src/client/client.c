@@ -14,6 +14,7 @@
 #include "mcp/version.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "json/load.h"
 
 /* Protocol revisions this client can speak; version strings compare exactly. */
 static const char *const KNOWN_VERSIONS[] = {"2025-11-25", "2025-06-18",
@@ -25,13 +26,14 @@ static void observe(mcp_client_t *c, bool incoming, json_t *msg) {
 }
 
 mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
-                            const json_t *request_id, mcp_error_t *err) {
+                            const mcp__csend *info, mcp_error_t *err) {
   observe(c, false, msg);
   char *text = json_dumps(msg, JSON_COMPACT);
   if (text == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  mcp__csend none = {0};
   mcp_status st = c->transport->ops->send(c->transport, text, strlen(text),
-                                          request_id, err);
+                                          info ? info : &none, err);
   free(text);
   return st;
 }
@@ -81,8 +83,10 @@ static void answer_error(mcp_client_t *c, json_t *id, int code,
   json_decref(msg);
 }
 
-static void handle_server_request(mcp_client_t *c, json_t *msg,
-                                  const char *method, json_t *id) {
+mcp_status mcp__client_handle(mcp_client_t *c, const char *method,
+                              json_t *params, json_t **result,
+                              mcp_error_t *err) {
+  *result = NULL;
   mcp_client_request_fn fn = NULL;
   void *ud = NULL;
   if (strcmp(method, "sampling/createMessage") == 0) {
@@ -95,22 +99,45 @@ static void handle_server_request(mcp_client_t *c, json_t *msg,
     fn = c->opts.roots;
     ud = c->opts.roots_ud;
   }
+  if (fn == NULL)
+    return mcp_error_set(err, MCP_ERR_CAPABILITY,
+                         "the server asked for %s, which has no handler",
+                         method);
+  json_t *empty = json_is_object(params) ? NULL : json_object();
+  mcp_error_t e = {0};
+  mcp_status st = fn(c, method, empty ? empty : params, result, &e, ud);
+  json_decref(empty);
+  if (st != MCP_OK || *result == NULL) {
+    json_decref(*result);
+    *result = NULL;
+    st = mcp_error_set(err, st != MCP_OK ? st : MCP_ERR_INTERNAL, "%s: %s",
+                       method, e.message[0] ? e.message : mcp_strerror(st));
+    if (err != NULL)
+      err->rpc_code = e.rpc_code;
+  }
+  return st;
+}
+
+static void handle_server_request(mcp_client_t *c, json_t *msg,
+                                  const char *method, json_t *id) {
   json_t *result = NULL;
   if (strcmp(method, "ping") == 0) {
     result = json_object();
-  } else if (fn == NULL) {
-    answer_error(c, id, MCP_RPC_METHOD_NOT_FOUND, "Method not found");
-    return;
   } else {
-    json_t *params = json_object_get(msg, "params");
-    json_t *empty = json_is_object(params) ? NULL : json_object();
     mcp_error_t e = {0};
-    mcp_status st = fn(c, method, empty ? empty : params, &result, &e, ud);
-    json_decref(empty);
-    if (st != MCP_OK || result == NULL) {
-      json_decref(result);
-      answer_error(c, id, e.rpc_code ? e.rpc_code : MCP_RPC_INTERNAL_ERROR,
-                   e.message[0] ? e.message : mcp_strerror(st));
+    mcp_status st = mcp__client_handle(
+        c, method, json_object_get(msg, "params"), &result, &e);
+    if (st == MCP_ERR_CAPABILITY) {
+      answer_error(c, id, MCP_RPC_METHOD_NOT_FOUND, "Method not found");
+      return;
+    }
+    if (st != MCP_OK) {
+      /* the handler's own message, without the "method: " prefix */
+      const char *m = e.message;
+      size_t n = strlen(method);
+      if (strncmp(m, method, n) == 0 && m[n] == ':' && m[n + 1] == ' ')
+        m += n + 2;
+      answer_error(c, id, e.rpc_code ? e.rpc_code : MCP_RPC_INTERNAL_ERROR, m);
       return;
     }
   }
@@ -156,6 +183,10 @@ void mcp__client_receive(mcp_client_t *c, json_t *msg) {
     json_t *params = json_object_get(msg, "params");
     if (strcmp(method, "notifications/progress") == 0)
       handle_progress(c, params);
+    mcp__cache_notify(c, method, params);
+    if (strcmp(method, "notifications/tasks/status") == 0 ||
+        strcmp(method, "notifications/tasks") == 0)
+      mcp__client_task_status(c, params);
     if (c->opts.on_notification != NULL)
       c->opts.on_notification(c, method, params, c->opts.notification_ud);
   } else if (json_is_integer(id)) {
@@ -179,7 +210,8 @@ void mcp__client_receive(mcp_client_t *c, json_t *msg) {
 void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
                               size_t flags) {
   json_error_t je;
-  json_t *msg = json_loadb(text, len, flags, &je);
+  (void)flags;
+  json_t *msg = mcp__json_load(text, len, &je);
   if (msg != NULL) {
     mcp__client_receive(c, msg);
     return;
@@ -194,9 +226,8 @@ void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
 
 /* ---- requests ------------------------------------------------------------ */
 
-static mcp_status wait_for(mcp_client_t *c, mcp__pending *p) {
+static mcp_status wait_for(mcp_client_t *c, mcp__pending *p, int timeout) {
   struct timespec deadline;
-  int timeout = c->opts.timeout_ms;
   if (timeout > 0) {
     mcp__deadline_in(CLOCK_REALTIME, timeout, &deadline);
   }
@@ -225,7 +256,12 @@ static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
 
 static mcp_status request_impl(mcp_client_t *c, const char *method,
                                json_t *params, mcp_client_progress_fn progress,
-                               void *ud, json_t **result, mcp_error_t *err) {
+                               void *ud, int timeout_ms, bool listen,
+                               json_t **result, mcp_error_t *err) {
+  bool modern = c->era == MCP__ERA_MODERN;
+  int timeout = timeout_ms < 0    ? 0
+                : timeout_ms == 0 ? c->opts.timeout_ms
+                                  : timeout_ms;
   if (result != NULL)
     *result = NULL;
   if (params == NULL)
@@ -245,6 +281,7 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
   uint64_t gen = c->session_gen;
   p.progress = progress;
   p.progress_ud = ud;
+  p.listen = listen;
   /* The request id doubles as progress token: unique among active requests
    * by construction. Set before p is visible to the reader thread. */
   if (progress != NULL)
@@ -260,19 +297,29 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
     }
     json_object_set_new(meta, "progressToken", json_integer(p.id));
   }
+  char **headers = NULL;
+  if (modern) {
+    mcp__modern_meta(c, params);
+    headers = mcp__modern_headers(c, method, params);
+  }
   json_t *id = json_integer(p.id);
+  mcp__csend info = {
+      .request_id = id, .headers = headers, .timeout_ms = timeout_ms};
+  /* the envelope comes from src/jsonrpc's shape: jsonrpc, id, method,
+   * params (params is stolen by the pack) */
   json_t *msg = json_pack("{s:s,s:O,s:s,s:o}", "jsonrpc", "2.0", "id", id,
                           "method", method, "params", params);
-  mcp_status st = msg ? mcp__client_send(c, msg, id, err) : MCP_ERR_NOMEM;
-  if (st == MCP_ERR_NOT_FOUND && strcmp(method, "initialize") != 0 &&
+  mcp_status st = msg ? mcp__client_send(c, msg, &info, err) : MCP_ERR_NOMEM;
+  if (st == MCP_ERR_NOT_FOUND && !modern && strcmp(method, "initialize") != 0 &&
       c->transport->ops->reset_session != NULL) {
     /* spec (Streamable HTTP, session management): on 404 for a request
      * with a session id, start a new session without one; the request is
      * then sent once more, in the new session, with the same id. */
     st = restart_session(c, gen, err);
     if (st == MCP_OK)
-      st = mcp__client_send(c, msg, id, err);
+      st = mcp__client_send(c, msg, &info, err);
   }
+  mcp__headers_free(headers);
   if (st == MCP_ERR_NOT_FOUND) {
     st = MCP_ERR_CLOSED; /* the session ended again, or cannot restart */
     if (err != NULL)
@@ -290,14 +337,16 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
     return mcp_error_set(err, st, "cannot send %s: %s", method,
                          mcp_strerror(st));
   }
-  st = wait_for(c, &p);
+  st = wait_for(c, &p, timeout);
   if (st == MCP_ERR_TIMEOUT) {
-    json_t *cancel =
-        json_pack("{s:O,s:s}", "requestId", id, "reason", "request timed out");
-    mcp_client_notify(c, "notifications/cancelled", cancel);
+    /* 2026-07-28 over HTTP: the closed stream is the cancellation */
+    if (!modern || c->opts.argv != NULL) {
+      json_t *cancel = json_pack("{s:O,s:s}", "requestId", id, "reason",
+                                 "request timed out");
+      mcp_client_notify(c, "notifications/cancelled", cancel);
+    }
     json_decref(id);
-    return mcp_error_set(err, st, "%s timed out after %d ms", method,
-                         c->opts.timeout_ms);
+    return mcp_error_set(err, st, "%s timed out after %d ms", method, timeout);
   }
   json_decref(id);
   if (st != MCP_OK)
@@ -305,7 +354,9 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
                          method);
   json_t *error = json_object_get(p.response, "error");
   json_t *res = json_object_get(p.response, "result");
-  if (error != NULL) {
+  if (listen && p.response == NULL) {
+    /* ended by mcp_client_listen_stop */
+  } else if (error != NULL) {
     json_t *code = json_object_get(error, "code");
     const char *message = json_string_value(json_object_get(error, "message"));
     st = mcp_error_set(err, MCP_ERR_PEER, "%s", message ? message : "error");
@@ -329,7 +380,20 @@ mcp_status mcp_client_request(mcp_client_t *c, const char *method,
     json_decref(params);
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   }
-  return request_impl(c, method, params, progress, user_data, result, err);
+  if (c->era == MCP__ERA_MODERN)
+    return mcp__modern_request(c, method, params, progress, user_data, false,
+                               result, err);
+  return request_impl(c, method, params, progress, user_data, 0, false, result,
+                      err);
+}
+
+mcp_status mcp__client_request_once(mcp_client_t *c, const char *method,
+                                    json_t *params,
+                                    mcp_client_progress_fn progress, void *ud,
+                                    int timeout_ms, bool listen,
+                                    json_t **result, mcp_error_t *err) {
+  return request_impl(c, method, params, progress, ud, timeout_ms, listen,
+                      result, err);
 }
 
 mcp_status mcp_client_notify(mcp_client_t *c, const char *method,
@@ -370,7 +434,7 @@ static mcp_status initialize(mcp_client_t *c, mcp_error_t *err) {
                              "name", c->opts.name, "version", c->opts.version);
   json_t *result = NULL;
   mcp_status st =
-      request_impl(c, "initialize", params, NULL, NULL, &result, err);
+      request_impl(c, "initialize", params, NULL, NULL, 0, false, &result, err);
   if (st != MCP_OK)
     return st;
   const char *v = json_string_value(json_object_get(result, "protocolVersion"));
@@ -436,6 +500,28 @@ static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
   return st;
 }
 
+/* The era: server/discover first unless 2025-11-25 or older is forced,
+ * 2026-07-28 when the server offers it, initialize otherwise (auto). */
+static mcp_status start(mcp_client_t *c, mcp_error_t *err) {
+  if (c->wanted != MCP__ERA_LEGACY) {
+    c->era = MCP__ERA_MODERN;
+    if (c->transport->ops->set_protocol_version != NULL)
+      c->transport->ops->set_protocol_version(c->transport,
+                                              MCP__MODERN_VERSION);
+    mcp_status st = mcp__modern_discover(c, err);
+    if (st == MCP_OK || st != MCP_ERR_UNSUPPORTED ||
+        c->wanted == MCP__ERA_MODERN)
+      return st;
+    c->era = MCP__ERA_LEGACY;
+    if (c->transport->ops->set_protocol_version != NULL)
+      c->transport->ops->set_protocol_version(c->transport, NULL);
+    if (err != NULL)
+      memset(err, 0, sizeof *err);
+  }
+  c->era = MCP__ERA_LEGACY;
+  return initialize(c, err);
+}
+
 mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
                               mcp_error_t *err) {
   if (err != NULL)
@@ -454,13 +540,35 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
   pthread_mutex_init(&c->lock, NULL);
   pthread_mutex_init(&c->restart_lock, NULL);
   pthread_cond_init(&c->cond, NULL);
+  pthread_cond_init(&c->task_cond, NULL);
   c->retired = json_array();
+  c->cache = json_object();
+  c->tool_headers = json_object();
+  c->task_seen = json_object();
+  const char *want = o->protocol_version;
+  if (want == NULL || strcmp(want, "auto") == 0) {
+    c->wanted = MCP__ERA_AUTO;
+    free(c->opts.protocol_version);
+    c->opts.protocol_version = strdup(MCP_PROTOCOL_LATEST);
+  } else {
+    c->wanted = strcmp(want, MCP__MODERN_VERSION) >= 0 ? MCP__ERA_MODERN
+                                                       : MCP__ERA_LEGACY;
+  }
+  c->modern_caps = client_capabilities(&c->opts);
+  json_object_set_new(c->modern_caps, "extensions",
+                      json_pack("{s:{}}", MCP__TASKS_EXT));
+  if (c->opts.protocol_version == NULL || c->retired == NULL ||
+      c->cache == NULL || c->tool_headers == NULL || c->task_seen == NULL ||
+      c->modern_caps == NULL) {
+    mcp_client_close(c);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
   mcp_status st =
       c->opts.argv
           ? mcp__ctransport_stdio_new(c, c->opts.argv, &c->transport, err)
           : mcp__ctransport_http_new(c, &c->transport, err);
   if (st == MCP_OK)
-    st = initialize(c, err);
+    st = start(c, err);
   if (st != MCP_OK) {
     mcp_client_close(c);
     return st;
@@ -476,6 +584,12 @@ void mcp_client_close(mcp_client_t *c) {
     c->transport->ops->close(c->transport);
   json_decref(c->init_result);
   json_decref(c->retired);
+  json_decref(c->cache);
+  json_decref(c->tool_headers);
+  json_decref(c->task_seen);
+  json_decref(c->modern_caps);
+  free(c->log_level);
+  pthread_cond_destroy(&c->task_cond);
   free(c->protocol_version);
   mcp__client_options_clear(&c->opts);
   pthread_cond_destroy(&c->cond);
@@ -488,6 +602,16 @@ json_t *mcp_client_initialize_result(const mcp_client_t *c) {
   return c ? c->init_result : NULL;
 }
 
+json_t *mcp_client_server_info(const mcp_client_t *c) {
+  if (c == NULL)
+    return NULL;
+  json_t *si = json_object_get(c->init_result, "serverInfo");
+  if (si == NULL)
+    si = json_object_get(json_object_get(c->init_result, "_meta"),
+                         "io.modelcontextprotocol/serverInfo");
+  return json_is_object(si) ? si : NULL;
+}
+
 const char *mcp_client_protocol_version(const mcp_client_t *c) {
   return c ? c->protocol_version : NULL;
 }
@@ -496,6 +620,9 @@ bool mcp_client_server_has(const mcp_client_t *c, const char *capability) {
   if (c == NULL || capability == NULL)
     return false;
   json_t *caps = json_object_get(c->init_result, "capabilities");
+  if (c->era == MCP__ERA_MODERN && strcmp(capability, "tasks") == 0)
+    return json_object_get(json_object_get(caps, "extensions"),
+                           MCP__TASKS_EXT) != NULL;
   return json_object_get(caps, capability) != NULL;
 }
 

@@ -19,16 +19,39 @@
 
 typedef struct mcp__ctransport mcp__ctransport;
 
+/* What the core tells a transport about one outgoing message. */
+typedef struct mcp__csend {
+  /* The id when the message is a request (the transport may need to wait
+   * for its answer, HTTP does), else NULL. */
+  const json_t *request_id;
+  /* Extra header lines ("Name: value"), NULL-terminated, or NULL: the
+   * 2026-07-28 routing headers (Mcp-Method, Mcp-Name, Mcp-Param-*). */
+  char *const *headers;
+  /* 0: the client's timeout; < 0: none (a subscriptions/listen stream). */
+  int timeout_ms;
+} mcp__csend;
+
+/* Which protocol era a client speaks (fixed at connect). */
+typedef enum mcp__era {
+  MCP__ERA_AUTO = 0, /* option: discover first, initialize otherwise */
+  MCP__ERA_LEGACY,   /* initialize, sessions (2025-11-25 and older) */
+  MCP__ERA_MODERN    /* per-request _meta, server/discover (2026-07-28) */
+} mcp__era;
+
+#define MCP__MODERN_VERSION "2026-07-28"
+#define MCP__TASKS_EXT      "io.modelcontextprotocol/tasks"
+
 typedef struct mcp__ctransport_ops {
-  /* Sends one message (len bytes of compact JSON). request_id is the id when
-   * the message is a request (the transport may need to wait for its answer,
-   * HTTP does), else NULL. MCP_ERR_NOT_FOUND means the server no longer
-   * knows the session the message was sent in (HTTP 404 to a request
-   * carrying a session id): the core then starts a new session. */
+  /* Sends one message (len bytes of compact JSON), see mcp__csend.
+   * MCP_ERR_NOT_FOUND means the server no longer knows the session the
+   * message was sent in (HTTP 404 to a request carrying a session id): the
+   * core then starts a new session. */
   mcp_status (*send)(mcp__ctransport *t, const char *bytes, size_t len,
-                     const json_t *request_id, mcp_error_t *err);
-  /* The negotiated protocol version became known (HTTP sends it as a
-   * header from now on). */
+                     const mcp__csend *info, mcp_error_t *err);
+  /* The protocol version became known (HTTP sends it as a header from now
+   * on). "2026-07-28" is set before server/discover and means: no session,
+   * no standalone GET stream; NULL goes back to the legacy start (no
+   * version yet, before a fallback initialize). */
   void (*set_protocol_version)(mcp__ctransport *t, const char *version);
   const char *(*session_id)(mcp__ctransport *t);
   /* Forgets the session (id, protocol version, standalone stream) so the
@@ -70,6 +93,7 @@ typedef struct mcp__pending {
   struct mcp__pending *next;
   int64_t id;
   int64_t progress_token; /* 0: none */
+  bool listen;            /* a subscriptions/listen (ends by stop) */
   mcp_client_progress_fn progress;
   void *progress_ud;
   bool done;
@@ -95,6 +119,17 @@ struct mcp_client {
   pthread_mutex_t restart_lock;
   uint64_t session_gen;
   json_t *retired;
+  /* 2026-07-28 (modern.c, cache.c) */
+  mcp__era era;             /* LEGACY or MODERN once connected */
+  mcp__era wanted;          /* what the options asked for */
+  json_t *modern_caps;      /* clientCapabilities sent on every request */
+  json_t *tool_headers;     /* tool name -> {"Header": ["arg", ...path]} */
+  bool tools_listed;        /* tool_headers came from a tools/list */
+  json_t *cache;            /* key -> {"r": result, "t": expiry ms} */
+  char *log_level;          /* per-request logLevel (modern), or NULL */
+  pthread_cond_t task_cond; /* a task status notification arrived */
+  json_t *task_seen;        /* task id -> last DetailedTask seen */
+  uint64_t listen_gen;      /* bumped by mcp_client_listen_stop */
 };
 
 /* Called by transports for each incoming message (takes msg: steals). */
@@ -110,7 +145,54 @@ void mcp__client_closed(mcp_client_t *c);
 bool mcp__client_is_pending(mcp_client_t *c, const json_t *id);
 /* Serializes and sends msg (borrowed) through the transport. */
 mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
-                            const json_t *request_id, mcp_error_t *err);
+                            const mcp__csend *info, mcp_error_t *err);
+
+/* One request, no multi-round handling (client.c). timeout_ms as in
+ * mcp__csend; listen marks a subscriptions/listen. */
+mcp_status mcp__client_request_once(mcp_client_t *c, const char *method,
+                                    json_t *params,
+                                    mcp_client_progress_fn progress, void *ud,
+                                    int timeout_ms, bool listen,
+                                    json_t **result, mcp_error_t *err);
+
+/* ---- 2026-07-28 (modern.c) ---- */
+/* Adds the per-request _meta keys to params (modern era). */
+mcp_status mcp__modern_meta(mcp_client_t *c, json_t *params);
+/* The routing headers of a request (NULL-terminated, malloc'd lines; free
+ * with mcp__headers_free), or NULL when there are none. */
+char **mcp__modern_headers(mcp_client_t *c, const char *method,
+                           const json_t *params);
+void mcp__headers_free(char **h);
+/* Post-processes a modern result: drops tools with invalid x-mcp-header
+ * annotations from tools/list and remembers the header maps. */
+void mcp__modern_after(mcp_client_t *c, const char *method, json_t *result);
+/* server/discover; MCP_ERR_UNSUPPORTED when the server does not speak
+ * 2026-07-28 (the caller may fall back to initialize). */
+mcp_status mcp__modern_discover(mcp_client_t *c, mcp_error_t *err);
+/* A request in the modern era: multi-round input_required answered
+ * through the handlers, task results of tools/call awaited when wait_task. */
+mcp_status mcp__modern_request(mcp_client_t *c, const char *method,
+                               json_t *params, mcp_client_progress_fn progress,
+                               void *ud, bool wait_task, json_t **result,
+                               mcp_error_t *err);
+/* Answers one server-to-client request (method, params) with the
+ * application's handler: *result returns new. */
+mcp_status mcp__client_handle(mcp_client_t *c, const char *method,
+                              json_t *params, json_t **result,
+                              mcp_error_t *err);
+/* A task status notification (either era) arrived: remember, wake waiters. */
+void mcp__client_task_status(mcp_client_t *c, json_t *task);
+
+/* ---- the result cache (cache.c) ---- */
+/* A cached, still fresh result for method + params, or NULL (new ref). */
+json_t *mcp__cache_get(mcp_client_t *c, const char *method,
+                       const json_t *params);
+/* Stores result when it carries ttlMs > 0 (and no multi-round input). */
+void mcp__cache_put(mcp_client_t *c, const char *method, const json_t *params,
+                    const json_t *result);
+/* Drops entries that a notification makes stale. */
+void mcp__cache_notify(mcp_client_t *c, const char *method,
+                       const json_t *params);
 
 /* Sleeps ms milliseconds, resuming after signal handlers. */
 static inline void mcp__client_sleep_ms(int64_t ms) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "util/clock.h"
 
 static mcp_status need(mcp_client_t *c, const char *cap, const char *method,
                        mcp_error_t *err) {
@@ -30,9 +31,18 @@ static const char *gate_of(const char *method) {
   return NULL;
 }
 
+static bool modern(const mcp_client_t *c) {
+  return c != NULL && c->era == MCP__ERA_MODERN;
+}
+
 mcp_status mcp_client_ping(mcp_client_t *c, mcp_error_t *err) {
   json_t *r = NULL;
-  mcp_status st = mcp_client_request(c, "ping", NULL, NULL, NULL, &r, err);
+  /* 2026-07-28 has no ping: an uncached server/discover is the liveness
+   * check */
+  mcp_status st =
+      modern(c) ? mcp__client_request_once(c, "server/discover", json_object(),
+                                           NULL, NULL, 0, false, &r, err)
+                : mcp_client_request(c, "ping", NULL, NULL, NULL, &r, err);
   json_decref(r);
   return st;
 }
@@ -117,6 +127,26 @@ static mcp_status call_tool(mcp_client_t *c, const char *name, json_t *args,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   json_object_set_new(params, "arguments",
                       args ? json_deep_copy(args) : json_object());
+  if (modern(c)) {
+    /* Mcp-Param-* headers need the tool's schema: list once over HTTP */
+    pthread_mutex_lock(&c->lock);
+    bool listed = c->tools_listed;
+    pthread_mutex_unlock(&c->lock);
+    if (!listed && c->opts.url != NULL) {
+      json_t *tools = NULL;
+      if (mcp_client_list_tools(c, &tools, NULL) != MCP_OK) {
+        pthread_mutex_lock(&c->lock);
+        c->tools_listed = true; /* do not try again on every call */
+        pthread_mutex_unlock(&c->lock);
+      }
+      json_decref(tools);
+    }
+    /* the server decides about tasks (the extension is declared on every
+     * request); a plain call follows a task to its result */
+    (void)ttl_ms;
+    return mcp__modern_request(c, "tools/call", params, progress, ud, !task,
+                               result, err);
+  }
   if (task) {
     json_t *meta = json_object();
     if (ttl_ms > 0)
@@ -162,12 +192,105 @@ mcp_status mcp_client_task_get(mcp_client_t *c, const char *task_id,
 
 mcp_status mcp_client_task_result(mcp_client_t *c, const char *task_id,
                                   json_t **result, mcp_error_t *err) {
-  return task_op(c, "tasks/result", task_id, result, err);
+  if (!modern(c))
+    return task_op(c, "tasks/result", task_id, result, err);
+  /* 2026-07-28: no tasks/result; the result comes inline with tasks/get
+   * once the task is terminal (tasks/result blocked until then) */
+  if (result == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  *result = NULL;
+  json_t *t = NULL;
+  mcp_status st = mcp_client_task_wait(c, task_id, 0, NULL, NULL, &t, err);
+  if (st != MCP_OK)
+    return st;
+  const char *status = json_string_value(json_object_get(t, "status"));
+  json_t *error = json_object_get(t, "error");
+  if (json_is_object(json_object_get(t, "result"))) {
+    *result = json_incref(json_object_get(t, "result"));
+  } else if (json_is_object(error)) {
+    const char *m = json_string_value(json_object_get(error, "message"));
+    st = mcp_error_set(err, MCP_ERR_PEER, "%s", m ? m : "the task failed");
+    if (err != NULL)
+      err->rpc_code = (int)json_integer_value(json_object_get(error, "code"));
+  } else {
+    st = mcp_error_set(err, MCP_ERR_STATE, "task %s is %s", task_id,
+                       status ? status : "in an unknown state");
+  }
+  json_decref(t);
+  return st;
 }
 
 mcp_status mcp_client_task_cancel(mcp_client_t *c, const char *task_id,
                                   json_t **task, mcp_error_t *err) {
-  return task_op(c, "tasks/cancel", task_id, task, err);
+  if (!modern(c))
+    return task_op(c, "tasks/cancel", task_id, task, err);
+  /* 2026-07-28 acknowledges with an empty result: the task's state comes
+   * from tasks/get, so both eras return the Task */
+  json_t *ack = NULL;
+  mcp_status st = task_op(c, "tasks/cancel", task_id, &ack, err);
+  json_decref(ack);
+  if (st != MCP_OK)
+    return st;
+  return mcp_client_task_get(c, task_id, task, err);
+}
+
+mcp_status mcp_client_task_update(mcp_client_t *c, const char *task_id,
+                                  json_t *input_responses, mcp_error_t *err) {
+  if (c == NULL || task_id == NULL || !json_is_object(input_responses))
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  if (!modern(c))
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "tasks/update exists only in 2026-07-28 (protocol "
+                         "%s): a 2025-11-25 server asks by itself",
+                         c->protocol_version);
+  mcp_status st = need(c, "tasks", "tasks/update", err);
+  if (st != MCP_OK)
+    return st;
+  json_t *r = NULL;
+  st = mcp_client_request(c, "tasks/update",
+                          json_pack("{s:s,s:O}", "taskId", task_id,
+                                    "inputResponses", input_responses),
+                          NULL, NULL, &r, err);
+  json_decref(r);
+  return st;
+}
+
+void mcp__client_task_status(mcp_client_t *c, json_t *task) {
+  const char *id = json_string_value(json_object_get(task, "taskId"));
+  if (id == NULL)
+    return;
+  pthread_mutex_lock(&c->lock);
+  if (json_object_size(c->task_seen) > 1024)
+    json_object_clear(c->task_seen);
+  json_object_set(c->task_seen, id, task);
+  pthread_cond_broadcast(&c->task_cond);
+  pthread_mutex_unlock(&c->lock);
+}
+
+static bool is_final(const char *status);
+
+/* Waits up to ms for a terminal status notification of task_id; returns it
+ * (new) or NULL. A legacy notification carries no result: the caller of
+ * mcp_client_task_result still fetches it. */
+static json_t *wait_status(mcp_client_t *c, const char *task_id, int64_t ms) {
+  struct timespec deadline;
+  mcp__deadline_in(CLOCK_REALTIME, ms, &deadline);
+  json_t *found = NULL;
+  pthread_mutex_lock(&c->lock);
+  for (;;) {
+    json_t *t = json_object_get(c->task_seen, task_id);
+    const char *st = json_string_value(json_object_get(t, "status"));
+    if (t != NULL && st != NULL && is_final(st)) {
+      found = json_deep_copy(t);
+      json_object_del(c->task_seen, task_id);
+      break;
+    }
+    if (c->closed ||
+        pthread_cond_timedwait(&c->task_cond, &c->lock, &deadline) != 0)
+      break;
+  }
+  pthread_mutex_unlock(&c->lock);
+  return found;
 }
 
 static bool is_final(const char *status) {
@@ -196,14 +319,23 @@ mcp_status mcp_client_task_wait(mcp_client_t *c, const char *task_id,
       *task = t;
       return MCP_OK;
     }
-    json_t *pi = json_object_get(t, "pollInterval");
+    json_t *pi =
+        json_object_get(t, modern(c) ? "pollIntervalMs" : "pollInterval");
     json_int_t ms = json_is_integer(pi) && json_integer_value(pi) > 0
                         ? json_integer_value(pi)
                         : default_interval_ms;
     if (ms > 60000)
       ms = 60000; /* bound a hostile interval; polling stays responsive */
     json_decref(t);
-    mcp__client_sleep_ms(ms);
+    /* Sleep until the next poll, or until a status notification of this
+     * task arrives (listen stream, old-era stream): then answer at once. */
+    json_t *seen = wait_status(c, task_id, ms);
+    if (seen != NULL) {
+      if (on_status != NULL)
+        on_status(seen, user_data);
+      *task = seen;
+      return MCP_OK;
+    }
   }
 }
 
@@ -224,6 +356,10 @@ mcp_status mcp_client_subscribe(mcp_client_t *c, const char *uri,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   const char *method =
       subscribe ? "resources/subscribe" : "resources/unsubscribe";
+  if (modern(c))
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "2026-07-28 has no resources/subscribe: use "
+                         "mcp_client_listen with resourceSubscriptions");
   json_t *res = json_object_get(json_object_get(c->init_result, "capabilities"),
                                 "resources");
   if (!json_is_true(json_object_get(res, "subscribe")))
@@ -274,9 +410,32 @@ mcp_status mcp_client_set_log_level(mcp_client_t *c, const char *level,
                                     mcp_error_t *err) {
   if (c == NULL || level == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
-  mcp_status st = need(c, "logging", "logging/setLevel", err);
+  /* 2026-07-28: a per-request hint, no capability needed (a server that
+   * does not log ignores it); 2025-11-25: logging/setLevel needs it */
+  mcp_status st =
+      modern(c) ? MCP_OK : need(c, "logging", "logging/setLevel", err);
   if (st != MCP_OK)
     return st;
+  static const char *const LEVELS[] = {"debug",   "info",     "notice",
+                                       "warning", "error",    "critical",
+                                       "alert",   "emergency"};
+  bool known = false;
+  for (size_t i = 0; i < sizeof LEVELS / sizeof *LEVELS; i++)
+    known = known || strcmp(level, LEVELS[i]) == 0;
+  if (modern(c) && !known)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "unknown log level \"%s\"",
+                         level);
+  if (modern(c)) {
+    /* 2026-07-28: the level travels in every request's _meta */
+    char *copy = strdup(level);
+    if (copy == NULL)
+      return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+    pthread_mutex_lock(&c->lock);
+    free(c->log_level);
+    c->log_level = copy;
+    pthread_mutex_unlock(&c->lock);
+    return MCP_OK;
+  }
   json_t *r = NULL;
   st = mcp_client_request(c, "logging/setLevel",
                           json_pack("{s:s}", "level", level), NULL, NULL, &r,

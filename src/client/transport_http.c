@@ -21,6 +21,7 @@
 #include "client/internal.h"
 #include "client/sse.h"
 #include "util/clock.h"
+#include "json/load.h"
 
 /* How often one request's stream may be resumed without any event arriving
  * in between, and the wait when the server never sent retry:. */
@@ -31,6 +32,7 @@ typedef struct http_transport {
   pthread_mutex_t lock; /* guards the fields below */
   char *session_id;
   char *protocol_version;
+  bool modern; /* 2026-07-28: no session id, no standalone stream */
   /* The standalone GET stream, for server-initiated requests and
    * notifications (the only way they reach a client outside a request). */
   pthread_t listener;
@@ -56,6 +58,8 @@ typedef struct exchange {
   const json_t *wait_id; /* the request this stream answers, or NULL */
   bool answered;         /* wait_id got its response: stop reading */
   bool listener;         /* this is the standalone GET stream */
+  char *const *extra;    /* per-request header lines, or NULL */
+  int timeout_ms;        /* 0: the client's; < 0: none */
 } exchange;
 
 static void mark_listener_ready(http_transport *t) {
@@ -102,7 +106,7 @@ static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
     x->is_sse =
         (size_t)(end - v) >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
   } else if (name_len == 14 && strncasecmp(buf, "mcp-session-id", 14) == 0 &&
-             end > v) {
+             end > v && !x->t->modern) {
     char *sid = strndup(v, (size_t)(end - v));
     if (sid != NULL) {
       pthread_mutex_lock(&x->t->lock);
@@ -130,7 +134,8 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud) {
 }
 
 static struct curl_slist *base_headers(http_transport *t, bool post,
-                                       const char *last_event_id) {
+                                       const char *last_event_id,
+                                       char *const *extra) {
   mcp_client_options_t *o = &t->base.client->opts;
   struct curl_slist *h = NULL, *tmp;
   char line[1024];
@@ -149,7 +154,7 @@ static struct curl_slist *base_headers(http_transport *t, bool post,
   }
   pthread_mutex_lock(&t->lock);
   /* decided under the lock: a session restart may clear the id meanwhile */
-  bool fits = t->session_id != NULL &&
+  bool fits = t->session_id != NULL && !t->modern &&
               snprintf(line, sizeof line, "MCP-Session-Id: %s", t->session_id) <
                   (int)sizeof line;
   pthread_mutex_unlock(&t->lock);
@@ -188,11 +193,28 @@ static struct curl_slist *base_headers(http_transport *t, bool post,
   }
   for (size_t i = 0; o->headers != NULL && o->headers[i] != NULL; i++)
     ADD(o->headers[i]);
+  for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
+    ADD(extra[i]);
 #undef ADD
   return h;
 fail:
   curl_slist_free_all(h);
   return NULL;
+}
+
+/* Called by curl about once a second and on progress: a request that no
+ * longer waits (a stopped listen, a timed-out request) ends its stream even
+ * while the server sends nothing. */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow) {
+  (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+  exchange *x = ud;
+  if (x->wait_id != NULL &&
+      !mcp__client_is_pending(x->t->base.client, x->wait_id)) {
+    x->answered = true;
+    return 1;
+  }
+  return 0;
 }
 
 /* The listener's socket is recorded so close() can shut it down: a
@@ -235,7 +257,8 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   CURL *curl = curl_easy_init();
   struct curl_slist *h =
       base_headers(t, body != NULL,
-                   strcmp(verb, "GET") == 0 ? mcp__sse_last_id(x->sse) : NULL);
+                   strcmp(verb, "GET") == 0 ? mcp__sse_last_id(x->sse) : NULL,
+                   body != NULL ? x->extra : NULL);
   if (curl == NULL || h == NULL) {
     curl_easy_cleanup(curl);
     curl_slist_free_all(h);
@@ -256,6 +279,11 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  if (x->wait_id != NULL) {
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, x);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
   if (x->listener) {
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_listener_socket);
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, t);
@@ -264,8 +292,10 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
     /* its own connection: a reused socket would escape the shutdown */
     curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
     curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
-  } else if (o->timeout_ms > 0) {
+  } else if (x->timeout_ms == 0 && o->timeout_ms > 0) {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
+  } else if (x->timeout_ms > 0) {
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)x->timeout_ms);
   }
   if (body != NULL) {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
@@ -279,7 +309,8 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   curl_easy_cleanup(curl);
   curl_slist_free_all(h);
   /* A stream the server closes is the normal end of an SSE exchange. */
-  if (rc == CURLE_WRITE_ERROR && x->answered)
+  if ((rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK) &&
+      x->answered)
     rc = CURLE_OK;
   if (rc != CURLE_OK && !(x->is_sse && x->status == 200 &&
                           (rc == CURLE_PARTIAL_FILE || rc == CURLE_RECV_ERROR)))
@@ -305,12 +336,37 @@ static mcp_status http_status_error(http_transport *t, exchange *x,
                        body[0] ? ": " : "", body);
 }
 
+/* A 4xx answer whose body is the JSON-RPC error for this very request (the
+ * 2026-07-28 era answers -32020/-32021/-32022/-32602 with 400 and unknown
+ * methods with 404): delivered as the answer, so the caller sees the
+ * JSON-RPC code. Anything else stays an HTTP error. */
+static bool deliver_error_body(http_transport *t, exchange *x,
+                               const json_t *request_id) {
+  if (request_id == NULL || x->is_sse || x->status < 400 || x->status >= 500 ||
+      x->body.len == 0)
+    return false;
+  json_error_t je;
+  json_t *msg = mcp__json_load(x->body.data, x->body.len, &je);
+  if (!json_is_object(json_object_get(msg, "error")) ||
+      !json_equal(json_object_get(msg, "id"), request_id)) {
+    json_decref(msg);
+    return false;
+  }
+  mcp__client_receive(t->base.client, msg);
+  return true;
+}
+
 static mcp_status http_send(mcp__ctransport *base, const char *bytes,
-                            size_t len, const json_t *request_id,
+                            size_t len, const mcp__csend *info,
                             mcp_error_t *err) {
   http_transport *t = (http_transport *)base;
+  const json_t *request_id = info ? info->request_id : NULL;
   mcp__sse sse;
-  exchange x = {.t = t, .sse = &sse, .wait_id = request_id};
+  exchange x = {.t = t,
+                .sse = &sse,
+                .wait_id = request_id,
+                .extra = info ? info->headers : NULL,
+                .timeout_ms = info ? info->timeout_ms : 0};
   mcp__buf_init(&x.body);
   mcp__sse_init(&sse, on_event, &x);
   mcp_status st = perform(t, "POST", bytes, len, &x, err);
@@ -327,12 +383,18 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
     if (st == MCP_OK)
       st = perform(t, "POST", bytes, len, &x, err);
   }
-  if (st == MCP_OK && (x.status < 200 || x.status >= 300))
+  if (st == MCP_OK && (x.status < 200 || x.status >= 300)) {
+    if (deliver_error_body(t, &x, request_id)) {
+      mcp__sse_free(&sse);
+      mcp__buf_free(&x.body);
+      return MCP_OK;
+    }
     st = http_status_error(t, &x, "POST", err);
+  }
   if (st == MCP_OK && request_id != NULL && !x.is_sse) {
     json_error_t je;
     json_t *msg =
-        x.body.len ? json_loadb(x.body.data, x.body.len, 0, &je) : NULL;
+        x.body.len ? mcp__json_load(x.body.data, x.body.len, &je) : NULL;
     if (msg == NULL)
       st = mcp_error_set(err, MCP_ERR_PARSE,
                          "POST: HTTP %ld without a JSON-RPC answer", x.status);
@@ -408,8 +470,19 @@ static void *listener_main(void *arg) {
 
 static void http_set_version(mcp__ctransport *base, const char *version) {
   http_transport *t = (http_transport *)base;
-  char *v = strdup(version);
+  char *v = version ? strdup(version) : NULL;
+  bool modern = version != NULL && strcmp(version, MCP__MODERN_VERSION) >= 0;
   pthread_mutex_lock(&t->lock);
+  t->modern = modern;
+  if (modern || version == NULL) {
+    /* no session in 2026-07-28; NULL: back to a legacy start */
+    free(t->protocol_version);
+    t->protocol_version = v;
+    free(t->session_id);
+    t->session_id = NULL;
+    pthread_mutex_unlock(&t->lock);
+    return;
+  }
   free(t->protocol_version);
   t->protocol_version = v;
   /* initialize succeeded: from now on the server may talk first */

@@ -60,7 +60,8 @@ static bool write_all(int fd, const char *p, size_t n) {
 }
 
 static mcp_status stdio_send(mcp__ctransport *t, const char *bytes, size_t len,
-                             const json_t *request_id, mcp_error_t *err) {
+                             const mcp__csend *info, mcp_error_t *err) {
+  (void)info; /* no headers, no per-exchange timeout on a pipe */
   stdio_transport *s = (stdio_transport *)t;
   pthread_mutex_lock(&s->write_lock);
   errno = EPIPE;

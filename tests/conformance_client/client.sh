@@ -1,20 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# client.sh - the "client under test" the conformance suite starts:
-#   client.sh URL   (scenario name in $MCP_CONFORMANCE_SCENARIO)
-# Maps each client scenario to the mcpc commands a user would run.
-# MCPC is the mcpc binary (set by run.sh).
+# client.sh - mcpc as the "client under test" the conformance suite starts:
+#   client.sh URL   (scenario in $MCP_CONFORMANCE_SCENARIO, wire revision in
+#   $MCP_CONFORMANCE_PROTOCOL_VERSION)
+# Maps each 2025-11-25 client scenario to the mcpc command a user would run.
+# MCPC is the mcpc binary (set by CMake).
 set -u
 url=$(eval echo "\${$#}")
+proto=${MCP_CONFORMANCE_PROTOCOL_VERSION:-auto}
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   initialize)
-    exec "$MCPC" -u "$url" info ;;
+    exec "$MCPC" --protocol "$proto" -u "$url" info ;;
   tools_call)
-    exec "$MCPC" -u "$url" tools call add_numbers a=5 b=3 ;;
+    exec "$MCPC" --protocol "$proto" -u "$url" tools call add_numbers a=5 b=3 ;;
   elicitation-sep1034-client-defaults)
-    exec "$MCPC" -u "$url" --elicit accept tools call test_client_elicitation_defaults ;;
+    exec "$MCPC" --protocol "$proto" -u "$url" --elicit accept tools call test_client_elicitation_defaults ;;
   sse-retry)
-    exec "$MCPC" -u "$url" tools call test_reconnection ;;
+    exec "$MCPC" --protocol "$proto" -u "$url" tools call test_reconnection ;;
   auth/*)
     # OAuth: the suite's authorization server approves without a user, so
     # mcpc follows its redirect; tokens go to a scratch file per run.
@@ -23,7 +25,8 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     secret=$(printf '%s' "$ctx" | sed -n 's/.*"client_secret":"\([^"]*\)".*/\1/p')
     MCPC_TOKEN_FILE=$(mktemp /tmp/mcpc-tokens.XXXXXX); export MCPC_TOKEN_FILE
     rm -f "$MCPC_TOKEN_FILE"
-    set -- --oauth-mode follow \
+    set -- --protocol "${MCP_CONFORMANCE_PROTOCOL_VERSION:-2025-11-25}" \
+      --oauth-mode follow \
       --client-metadata-url https://conformance-test.local/client-metadata.json
     [ -n "$id" ] && set -- "$@" --client-id "$id"
     [ -n "$secret" ] && set -- "$@" --client-secret "$secret"

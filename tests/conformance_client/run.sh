@@ -1,17 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# run.sh - runs the official MCP conformance suite's client scenarios against
-# mcpc:  run.sh MCPC_BINARY [SCENARIO ...]
-# Installs @modelcontextprotocol/conformance@0.1.16 with npm into a cache
-# directory outside the repository (CONFORMANCE_CACHE, default
-# ~/.cache/mcp-conformance-0.1.16). Exit 77 (skipped, with a message) when
+# run.sh - runs the official MCP conformance suite's client scenarios of one
+# requirement set against a client program:
+#   run.sh CLIENT_COMMAND REVISION [SCENARIO ...]
+# REVISION is 2025-11-25, 2026-07-28 or "extension" (then name the
+# scenarios); without scenarios every client
+# scenario the suite requires for it runs, except the authorization ones
+# (auth/*, they come with authorization support). Each runs at that
+# revision's wire (--spec-version). Installs @modelcontextprotocol/conformance
+# (VERSION, default 0.2.0-alpha.12) with npm into a cache directory outside
+# the repository (CONFORMANCE_CACHE). Exit 77 (skipped, with a message) when
 # node or npm is missing, unless CI=true, where that is a failure.
 set -u
-MCPC=${1:?usage: run.sh MCPC [SCENARIO ...]}; shift
-SCENARIOS=${*:-"initialize tools_call elicitation-sep1034-client-defaults sse-retry"}
-VERSION=0.1.16
+CLIENT=${1:?usage: run.sh CLIENT_COMMAND REVISION [SCENARIO ...]}
+REV=${2:?usage: run.sh CLIENT_COMMAND REVISION [SCENARIO ...]}
+shift 2
+VERSION=${VERSION:-0.2.0-alpha.12}
 CACHE=${CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conformance-$VERSION}
-HERE=$(cd "$(dirname "$0")" && pwd)
 skip() {
   if [ "${CI:-}" = true ]; then echo "conformance: $1 (required when CI=true)" >&2; exit 1; fi
   echo "SKIP conformance client scenarios: $1" >&2; exit 77
@@ -23,46 +28,41 @@ if [ ! -f "$CLI" ]; then
     npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$VERSION" >/dev/null) ||
     skip "npm install of the conformance suite failed (offline?)"
 fi
-# The 0.1.16 build imports fs.globSync (node >= 22); on older node replace
-# that import with a lazy stub, as /work/shared/tools/conformance does (only
-# its tier-check command uses it).
-if grep -q 'globSync as ' "$CLI" && ! grep -q '__fsNS' "$CLI"; then
-  node - "$CLI" <<'JS' || { echo "conformance: cannot adapt the suite to this node" >&2; exit 1; }
-const fs = require('fs'); const f = process.argv[2]; let s = fs.readFileSync(f, 'utf8');
-const m = s.match(/import\{([^}]*)\}from"fs";/);
-if (!m) process.exit(1);
-const parts = m[1].split(','); const g = parts.find(p => p.startsWith('globSync as '));
-if (!g) process.exit(1);
-const alias = g.slice('globSync as '.length);
-const rest = parts.filter(p => p !== g).join(',');
-s = s.replace(m[0], `import{${rest}}from"fs";import*as __fsNS from"fs";const ${alias}=__fsNS.globSync??(()=>{throw Error("fs.globSync needs node>=22")});`);
-fs.writeFileSync(f, s);
-JS
-fi
-export MCPC
-OUT=$(mktemp -d /tmp/mcpc-conformance.XXXXXX)
+SCENARIOS=${*:-$(node "$CLI" list --client --requirements "$REV" 2>/dev/null |
+  sed -n '/^Client scenarios/,/^$/p' | sed -n 's/^  - //p' | grep -v '^auth/')}
+[ -n "$SCENARIOS" ] || { echo "conformance: no client scenarios for $REV" >&2; exit 1; }
+OUT=$(mktemp -d /tmp/mcp-client-conformance.XXXXXX)
 fail=0
 for s in $SCENARIOS; do
-  mkdir -p "$(dirname "$OUT/$s")" # auth/... names a folder
-  node "$CLI" client --command "$HERE/client.sh" --scenario "$s" -o "$OUT/$s" >"$OUT/$s.log" 2>&1
-  # judge by the checks the suite recorded: any FAILURE fails the scenario
-  if node - "$OUT/$s" "$s" <<'JS'
+  d="$OUT/$(echo "$s" | tr / _)"
+  # REVISION "extension": extension scenarios, which stand outside the
+  # spec timeline (no --spec-version)
+  if [ "$REV" = extension ]; then
+    node "$CLI" client --command "$CLIENT" --scenario "$s" -o "$d" >"$d.log" 2>&1
+  else
+    node "$CLI" client --command "$CLIENT" --scenario "$s" --spec-version "$REV" \
+      -o "$d" >"$d.log" 2>&1
+  fi
+  code=$?
+  # judge by the checks the suite recorded (any FAILURE or WARNING fails)
+  # and by its own verdict (a client that exits non-zero fails it)
+  if node - "$d" "$s" "$code" <<'JS'
 const fs = require('fs'), path = require('path');
-const [dir, name] = process.argv.slice(2);
+const [dir, name, code] = process.argv.slice(2);
 const files = [];
 (function walk(d) { if (!fs.existsSync(d)) return; for (const e of fs.readdirSync(d)) {
   const p = path.join(d, e); if (fs.statSync(p).isDirectory()) walk(p); else if (e === 'checks.json') files.push(p); } })(dir);
 if (!files.length) { console.log(`FAIL ${name}: no checks recorded`); process.exit(1); }
 let bad = 0, ok = 0;
 for (const f of files) for (const c of JSON.parse(fs.readFileSync(f, 'utf8'))) {
-  if (c.status === 'FAILURE') { bad++; console.log(`  FAILURE ${c.id}: ${c.errorMessage || c.description}`); }
+  if (c.status === 'FAILURE' || c.status === 'WARNING') { bad++; console.log(`  ${c.status} ${c.id}: ${c.errorMessage || c.description}`); }
   else if (c.status === 'SUCCESS') ok++;
-  else if (c.status === 'WARNING') console.log(`  WARNING ${c.id}: ${c.errorMessage || c.description}`);
 }
+if (code !== '0') { console.log(`  the suite's verdict: exit ${code}`); bad++; }
 console.log(`${bad ? 'FAIL' : 'ok  '} ${name}: ${ok} passed, ${bad} failed`);
 process.exit(bad || !ok ? 1 : 0);
 JS
-  then :; else fail=1; cat "$OUT/$s.log" >&2; fi
+  then :; else fail=1; cat "$d.log" >&2; fi
 done
 [ $fail -eq 0 ] && rm -rf "$OUT"
 exit $fail

@@ -123,6 +123,9 @@ static void test_http_404_new_session(void **state) {
   mcp_error_t err;
   assert_int_equal(mcp_client_options_new(&o), MCP_OK);
   assert_int_equal(mcp_client_options_set_url(o, url), MCP_OK);
+  /* sessions exist only in 2025-11-25 */
+  assert_int_equal(mcp_client_options_set_protocol_version(o, "2025-11-25"),
+                   MCP_OK);
   assert_int_equal(mcp_client_connect(o, &c, &err), MCP_OK);
   mcp_client_options_free(o);
   char first[128];

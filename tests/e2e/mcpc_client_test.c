@@ -175,6 +175,28 @@ static void test_subscribe_updates(void **state) {
   MR_RUN(3, NULL, "-c", cmd, "resources", "subscribe", "x://y");
 }
 
+/* listen prints notifications: in 2026-07-28 the acknowledgement first,
+ * then the updates of the URI asked for; in 2025-11-25 the updates after
+ * resources/subscribe */
+static void test_listen(void **state) {
+  char *out = NULL;
+  MR_RUN(0, &out, "-c", fixture_cmd, "listen", "--resource", "test://ticking",
+         "--count", "2", "--wait-ms", "10000");
+  assert_non_null(strstr(out, "notifications/subscriptions/acknowledged"));
+  char *first = strstr(out, "notifications/resources/updated");
+  assert_non_null(first);
+  assert_non_null(strstr(first + 1, "notifications/resources/updated"));
+  free(out);
+  MR_RUN(0, &out, "--protocol", "2025-11-25", "-c", fixture_cmd, "--format",
+         "json", "listen", "--resource", "test://ticking", "--count", "1",
+         "--wait-ms", "10000");
+  json_t *j = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+  assert_string_equal(json_string_value(json_object_get(j, "method")),
+                      "notifications/resources/updated");
+  json_decref(j);
+  free(out);
+}
+
 static void test_progress_bar_pty(void **state) {
   const char *a[] = {"-c", fixture_cmd, "tools", "call", "slow", NULL};
   int rc = -1;
@@ -185,6 +207,59 @@ static void test_progress_bar_pty(void **state) {
   assert_non_null(strstr(buf, "100% step 4 of 4"));
   assert_null(strstr(buf, "progress 4/4")); /* no plain lines on a tty */
   free(buf);
+}
+
+/* On a terminal an elicitation is asked field by field: a wrong answer is
+ * asked again, the default is taken on an empty line, and the accepted
+ * content reaches the server (2026-07-28 multi-round over stdio, and the
+ * 2025-11-25 server-to-client request). */
+static void test_elicit_on_terminal(void **state) {
+  char conf[1100];
+  snprintf(conf, sizeof conf, "%s/mcp-conformance-server --stdio", MCP_BIN_DIR);
+  const char *protocols[] = {"auto", "2025-11-25"};
+  for (int i = 0; i < 2; i++) {
+    const char *args[] = {"--protocol",
+                          protocols[i],
+                          "-c",
+                          conf,
+                          "tools",
+                          "call",
+                          "test_input_required_result_elicitation",
+                          NULL};
+    int rc = -1;
+    char *out = mr_run_pty_input(args, "a\nAda\n", &rc);
+    assert_non_null(out);
+    if (rc != 0)
+      fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "What is your name?"));
+    assert_non_null(strstr(out, "accept, decline or cancel?"));
+    assert_non_null(strstr(out, "Hello, Ada!"));
+    free(out);
+    /* decline */
+    out = mr_run_pty_input(args, "d\n", &rc);
+    assert_non_null(strstr(out, "Hello, (declined)!"));
+    free(out);
+  }
+  /* defaults on empty lines, an invalid integer asked again, an enum
+   * chosen by number, a boolean as yes/no */
+  const char *args[] = {"--protocol",
+                        "2025-11-25",
+                        "-c",
+                        conf,
+                        "tools",
+                        "call",
+                        "test_elicitation_sep1034_defaults",
+                        NULL};
+  int rc = -1;
+  char *out = mr_run_pty_input(args, "\n\nabc\n41\n\n2\nno\n", &rc);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "a whole number is needed"));
+  assert_non_null(strstr(out, "1) \"active\" 2) \"inactive\""));
+  assert_non_null(strstr(out, "action=accept, content={\"name\":\"John Doe\","
+                              "\"age\":41,\"score\":95.5,\"status\":"
+                              "\"inactive\",\"verified\":false}"));
+  free(out);
 }
 
 static void test_demo_http(void **state) {
@@ -276,7 +351,9 @@ int main(void) {
       cmocka_unit_test(test_fixture_cursors_progress),
       cmocka_unit_test(test_inspect_failures),
       cmocka_unit_test(test_subscribe_updates),
+      cmocka_unit_test(test_listen),
       cmocka_unit_test(test_progress_bar_pty),
+      cmocka_unit_test(test_elicit_on_terminal),
       cmocka_unit_test(test_demo_http),
       cmocka_unit_test(test_headers_and_bearer_are_sent),
   };

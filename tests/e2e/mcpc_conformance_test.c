@@ -141,36 +141,40 @@ static void exercise(const char *w, const char *where) {
   free(out);
   MR_RUN(3, NULL, w, where, "tools", "call", "no_such_tool");
 
+#define L "--protocol", "2025-11-25"
   /* elicitation: decline (default), cancel, accept with defaults, accept
-   * with --elicit-content, accept without values for required fields */
-  MR_RUN2(0, &out, &err, w, where, "tools", "call", "test_elicitation",
+   * with --elicit-content, accept without values for required fields.
+   * 2025-11-25: these fixture tools ask with a server-to-client request
+   * and turn a 2026-07-28 multi-round status into an isError result */
+  MR_RUN2(0, &out, &err, L, w, where, "tools", "call", "test_elicitation",
           "message=Who are you?");
   assert_non_null(strstr(out, "action=decline"));
   assert_non_null(strstr(err, "the server asks: Who are you? (answer: "
                               "decline)"));
   free(out);
   free(err);
-  MR_RUN(0, &out, w, where, "--elicit", "cancel", "tools", "call",
+  MR_RUN(0, &out, L, w, where, "--elicit", "cancel", "tools", "call",
          "test_elicitation", "message=m");
   assert_non_null(strstr(out, "action=cancel"));
   free(out);
-  MR_RUN(0, &out, w, where, "--elicit", "accept", "tools", "call",
+  MR_RUN(0, &out, L, w, where, "--elicit", "accept", "tools", "call",
          "test_elicitation_sep1034_defaults");
   assert_non_null(strstr(out, "action=accept"));
   assert_non_null(strstr(out, "\"name\":\"John Doe\""));
   assert_non_null(strstr(out, "\"verified\":true"));
   free(out);
-  MR_RUN(0, &out, w, where, "--elicit", "accept", "--elicit-content",
+  MR_RUN(0, &out, L, w, where, "--elicit", "accept", "--elicit-content",
          "{\"username\":\"ada\",\"email\":\"ada@example.com\"}", "tools",
          "call", "test_elicitation", "message=m");
   assert_non_null(strstr(out, "action=accept"));
   assert_non_null(strstr(out, "\"username\":\"ada\""));
   free(out);
   /* mcpc invents nothing: the server rejects the incomplete answer */
-  MR_RUN(1, &out, w, where, "--elicit", "accept", "tools", "call",
+  MR_RUN(1, &out, L, w, where, "--elicit", "accept", "tools", "call",
          "test_elicitation", "message=m");
   assert_non_null(strstr(out, "username"));
   free(out);
+#undef L
   MR_RUN(2, NULL, w, where, "--elicit", "maybe", "ping");
   MR_RUN(2, NULL, w, where, "--elicit-content", "[1]", "ping");
 

@@ -102,8 +102,17 @@ static inline int mr_run(const char *const *args, char **out, char **err) {
   } while (0)
 
 /* Runs mcpc under a pseudo-terminal (stdin, stdout and stderr are the
- * terminal); returns what it wrote (malloc'd) and its exit code in *rc. */
+ * terminal) with input typed on it (may be NULL; the terminal's line
+ * discipline hands it over line by line); returns what appeared on the
+ * terminal (malloc'd: mcpc's output and the echo of the input) and its exit
+ * code in *rc. */
+static inline char *mr_run_pty_input(const char *const *args, const char *input,
+                                     int *rc);
 static inline char *mr_run_pty(const char *const *args, int *rc) {
+  return mr_run_pty_input(args, NULL, rc);
+}
+static inline char *mr_run_pty_input(const char *const *args, const char *input,
+                                     int *rc) {
   const char *argv[64] = {mr_mcpc};
   int n = 1;
   for (; args[n - 1] != NULL && n < 63; n++)
@@ -119,6 +128,8 @@ static inline char *mr_run_pty(const char *const *args, int *rc) {
     execv(mr_mcpc, (char *const *)argv);
     _exit(127);
   }
+  if (input != NULL && write(master, input, strlen(input)) < 0)
+    kill(pid, SIGKILL);
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
   for (;;) {

@@ -16,22 +16,34 @@ static const char *task_id_of(const char *out) {
   return id;
 }
 
+/* These checks are about 2025-11-25 core tasks (ttl, tasks/list per
+ * session, tasks/result); the demo also serves the 2026-07-28 tasks
+ * extension, which mcpc would pick by itself. */
+#define LEGACY "--protocol", "2025-11-25"
+
 static void test_tasks_stdio(void **state) {
   const char *w = "-c", *where = stdio_cmd;
   char *out = NULL, *err = NULL;
   /* --wait: the task runs to the end within the one invocation */
-  MR_RUN2(0, &out, &err, w, where, "tools", "call", "start_long_export",
+  MR_RUN2(0, &out, &err, w, where, LEGACY, "tools", "call", "start_long_export",
           "--task", "--wait", "--args", "{\"seconds\": 0.4}");
   assert_non_null(strstr(out, "Exported 10000 rows as csv."));
   assert_non_null(strstr(err, "mcpc: task "));
   assert_non_null(strstr(err, " working")); /* status lines while polling */
   free(out);
   free(err);
-  /* taskSupport required: a plain call is a protocol error */
-  MR_RUN(3, NULL, w, where, "tools", "call", "start_long_export");
+  /* 2025-11-25, taskSupport required: a plain call is a protocol error */
+  MR_RUN(3, NULL, "--protocol", "2025-11-25", w, where, LEGACY, "tools", "call",
+         "start_long_export");
+  /* 2026-07-28 (auto): the client declares the tasks extension and follows
+   * a task to its result, so a plain call just answers */
+  MR_RUN(0, &out, w, where, "tools", "call", "start_long_export", "--args",
+         "{\"seconds\": 0.2}");
+  assert_non_null(strstr(out, "Exported 10000 rows as csv."));
+  free(out);
   /* --task without --wait: the id, and the stdio warning; the server stops
    * with mcpc, so a new session finds the task interrupted */
-  MR_RUN2(0, &out, &err, w, where, "tools", "call", "start_long_export",
+  MR_RUN2(0, &out, &err, w, where, LEGACY, "tools", "call", "start_long_export",
           "--task", "--ttl", "600000", "--args", "{\"seconds\": 30}");
   assert_non_null(strstr(out, " working"));
   assert_non_null(strstr(err, "use --wait"));
@@ -39,25 +51,27 @@ static void test_tasks_stdio(void **state) {
   snprintf(id, sizeof id, "%s", task_id_of(out));
   free(out);
   free(err);
-  MR_RUN(0, &out, w, where, "--format", "json", "tasks", "get", id);
+  MR_RUN(0, &out, w, where, LEGACY, "--format", "json", "tasks", "get", id);
   json_t *j = json_loads(out, 0, NULL);
   assert_string_equal(json_string_value(json_object_get(j, "status")),
                       "failed");
   assert_int_equal(json_integer_value(json_object_get(j, "ttl")), 600000);
   json_decref(j);
   free(out);
-  MR_RUN(1, &out, w, where, "tasks", "result", id); /* failed: isError */
+  MR_RUN(1, &out, w, where, LEGACY, "tasks", "result",
+         id); /* failed: isError */
   assert_non_null(strstr(out, "Interrupted"));
   free(out);
-  MR_RUN(3, NULL, w, where, "tasks", "cancel", id); /* already terminal */
+  MR_RUN(3, NULL, w, where, LEGACY, "tasks", "cancel",
+         id); /* already terminal */
   /* tasks/list is scoped to the calling session: a new one sees nothing */
-  MR_RUN(0, &out, w, where, "--format", "json", "tasks", "list");
+  MR_RUN(0, &out, w, where, LEGACY, "--format", "json", "tasks", "list");
   j = json_loads(out, 0, NULL);
   assert_int_equal(json_array_size(json_object_get(j, "tasks")), 0);
   json_decref(j);
   free(out);
   /* an optional-task tool as a task, waited for, JSON output */
-  MR_RUN(0, &out, w, where, "--format", "json", "tools", "call",
+  MR_RUN(0, &out, w, where, LEGACY, "--format", "json", "tools", "call",
          "reindex_catalog", "section=media", "--task", "--wait");
   j = json_loads(out, 0, NULL);
   assert_int_equal(json_integer_value(json_object_get(
@@ -65,13 +79,14 @@ static void test_tasks_stdio(void **state) {
                    85);
   json_decref(j);
   free(out);
-  MR_RUN(3, NULL, w, where, "tasks", "get",
+  MR_RUN(3, NULL, w, where, LEGACY, "tasks", "get",
          "00000000-0000-4000-8000-000000000000");
-  MR_RUN(2, NULL, w, where, "tasks", "get");
-  MR_RUN(2, NULL, w, where, "tasks", "list", "extra");
-  MR_RUN(2, NULL, w, where, "tools", "call", "reindex_catalog", "--ttl", "5");
-  MR_RUN(2, NULL, w, where, "tools", "call", "reindex_catalog", "--task",
-         "--ttl", "0");
+  MR_RUN(2, NULL, w, where, LEGACY, "tasks", "get");
+  MR_RUN(2, NULL, w, where, LEGACY, "tasks", "list", "extra");
+  MR_RUN(2, NULL, w, where, LEGACY, "tools", "call", "reindex_catalog", "--ttl",
+         "5");
+  MR_RUN(2, NULL, w, where, LEGACY, "tools", "call", "reindex_catalog",
+         "--task", "--ttl", "0");
 }
 
 static void test_tasks_http(void **state) {
@@ -87,42 +102,42 @@ static void test_tasks_http(void **state) {
    * the session (mcpc's DELETE right after the CreateTaskResult) must not
    * cancel it */
   char id[128];
-  MR_RUN2(0, &out, &err, w, url, "tools", "call", "start_long_export", "--task",
-          "--args", "{\"seconds\": 30}");
+  MR_RUN2(0, &out, &err, w, url, LEGACY, "tools", "call", "start_long_export",
+          "--task", "--args", "{\"seconds\": 30}");
   assert_null(strstr(err, "use --wait")); /* no stdio warning over HTTP */
   snprintf(id, sizeof id, "%s", task_id_of(out));
   free(out);
   free(err);
   /* get from a new session: the id is the capability */
-  MR_RUN(0, &out, w, url, "tasks", "get", id);
+  MR_RUN(0, &out, w, url, LEGACY, "tasks", "get", id);
   assert_true(strncmp(out, id, strlen(id)) == 0);
   if (strstr(out, " working") == NULL)
     fprintf(stderr, "task not working after its session ended: %s", out);
   assert_non_null(strstr(out, " working"));
   free(out);
   /* ... but tasks/list shows only the calling session's tasks */
-  MR_RUN(0, &out, w, url, "--format", "json", "tasks", "list");
+  MR_RUN(0, &out, w, url, LEGACY, "--format", "json", "tasks", "list");
   json_t *j = json_loads(out, 0, NULL);
   assert_int_equal(json_array_size(json_object_get(j, "tasks")), 0);
   json_decref(j);
   free(out);
-  MR_RUN(0, &out, w, url, "tasks", "list");
+  MR_RUN(0, &out, w, url, LEGACY, "tasks", "list");
   assert_string_equal(out, "");
   free(out);
   /* cancel from a new session, then again: terminal, exit 3 */
-  MR_RUN(0, &out, w, url, "tasks", "cancel", id);
+  MR_RUN(0, &out, w, url, LEGACY, "tasks", "cancel", id);
   assert_non_null(strstr(out, " cancelled"));
   free(out);
-  MR_RUN2(3, NULL, &err, w, url, "tasks", "cancel", id);
+  MR_RUN2(3, NULL, &err, w, url, LEGACY, "tasks", "cancel", id);
   assert_non_null(strstr(err, "terminal"));
   free(err);
-  MR_RUN2(1, NULL, &err, w, url, "tasks", "result", id);
+  MR_RUN2(1, NULL, &err, w, url, LEGACY, "tasks", "result", id);
   assert_non_null(strstr(err, "was cancelled"));
   free(err);
 
   /* --ttl reaches the server; result of a completed task from a new
    * session */
-  MR_RUN(0, &out, w, url, "--format", "json", "tools", "call",
+  MR_RUN(0, &out, w, url, LEGACY, "--format", "json", "tools", "call",
          "start_long_export", "--task", "--ttl", "120000", "--args",
          "{\"seconds\": 0.2, \"format\": \"json\"}");
   j = json_loads(out, 0, NULL);
@@ -132,21 +147,22 @@ static void test_tasks_http(void **state) {
            json_string_value(json_object_get(task, "taskId")));
   json_decref(j);
   free(out);
-  MR_RUN(0, &out, w, url, "--format", "json", "tasks", "result", id);
+  MR_RUN(0, &out, w, url, LEGACY, "--format", "json", "tasks", "result", id);
   j = json_loads(out, 0, NULL);
   assert_string_equal(json_string_value(json_object_get(
                           json_object_get(j, "structuredContent"), "format")),
                       "json");
   json_decref(j);
   free(out);
-  MR_RUN(0, &out, w, url, "tasks", "get", id);
+  MR_RUN(0, &out, w, url, LEGACY, "tasks", "get", id);
   assert_non_null(strstr(out, " completed"));
   free(out);
-  MR_RUN(3, NULL, w, url, "tasks", "cancel", id); /* completed: terminal */
+  MR_RUN(3, NULL, w, url, LEGACY, "tasks", "cancel",
+         id); /* completed: terminal */
 
   /* --wait over HTTP, with the task's progress lines */
-  MR_RUN2(0, &out, &err, w, url, "tools", "call", "start_long_export", "--task",
-          "--wait", "--args", "{\"seconds\": 0.5}");
+  MR_RUN2(0, &out, &err, w, url, LEGACY, "tools", "call", "start_long_export",
+          "--task", "--wait", "--args", "{\"seconds\": 0.5}");
   assert_non_null(strstr(out, "Exported 10000 rows"));
   assert_non_null(strstr(err, "/20 working - exporting rows"));
   free(out);
@@ -154,15 +170,11 @@ static void test_tasks_http(void **state) {
 
   /* the progress bar of a running task on a terminal: status, the
    * progress message and elapsed time, redrawn in place */
-  const char *a[] = {"-u",
-                     url,
-                     "tools",
-                     "call",
-                     "start_long_export",
-                     "--task",
-                     "--wait",
-                     "--args",
-                     "{\"seconds\": 1}",
+  const char *a[] = {LEGACY,   "-u",
+                     url,      "tools",
+                     "call",   "start_long_export",
+                     "--task", "--wait",
+                     "--args", "{\"seconds\": 1}",
                      NULL};
   int rc = -1;
   char *tty = mr_run_pty(a, &rc);

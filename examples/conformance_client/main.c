@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* mcp-conformance-client - the client program the official conformance
+ * suite drives ("conformance client --command mcp-conformance-client ...").
+ *
+ *   mcp-conformance-client URL
+ *
+ * The suite starts a scenario server, then this program with the server's
+ * URL as last argument and three environment variables:
+ * MCP_CONFORMANCE_SCENARIO (the scenario name),
+ * MCP_CONFORMANCE_PROTOCOL_VERSION (the revision whose wire the scenario runs:
+ * 2025-11-25 forces the initialize handshake, anything newer lets the client
+ * discover) and MCP_CONFORMANCE_CONTEXT (JSON; "toolCalls": [{name, arguments}]
+ * when the scenario wants particular calls).
+ *
+ * What it does is what an ordinary application does with libmcp-client: it
+ * connects, lists tools, resources and prompts, reads every resource, gets
+ * every prompt and calls every tool (arguments from the context, else made
+ * up from the tool's required properties). Elicitation is accepted with the
+ * schema's defaults (SEP-1034), sampling answered with a fixed text, roots
+ * listed as none. Exit 0 when every step worked, 1 otherwise. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mcp/client.h>
+
+static int failures;
+
+/* A JSON-RPC error is the server's answer (a scenario server may list a
+ * tool it does not serve): reported, not a failure of the client. */
+static void fail(const char *what, const mcp_error_t *err) {
+  fprintf(stderr, "conformance-client: %s: %s\n", what, err->message);
+  if (err->status != MCP_ERR_PEER)
+    failures++;
+}
+
+static mcp_status on_elicit(mcp_client_t *c, const char *method, json_t *params,
+                            json_t **result, mcp_error_t *err, void *ud) {
+  json_t *content = json_object();
+  json_t *props =
+      json_object_get(json_object_get(params, "requestedSchema"), "properties");
+  const char *key;
+  json_t *prop;
+  json_object_foreach(props, key, prop) {
+    json_t *def = json_object_get(prop, "default");
+    if (def != NULL)
+      json_object_set(content, key, def);
+  }
+  *result = json_pack("{s:s,s:o}", "action", "accept", "content", content);
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+static mcp_status on_sample(mcp_client_t *c, const char *method, json_t *params,
+                            json_t **result, mcp_error_t *err, void *ud) {
+  *result = json_pack("{s:s,s:s,s:{s:s,s:s}}", "role", "assistant", "model",
+                      "conformance-client", "content", "type", "text", "text",
+                      "A sampled answer.");
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+static mcp_status on_roots(mcp_client_t *c, const char *method, json_t *params,
+                           json_t **result, mcp_error_t *err, void *ud) {
+  *result = json_pack("{s:[]}", "roots");
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+/* Arguments for a tool nobody gave arguments for: each required property
+ * gets a value of its type. */
+static json_t *made_up_arguments(json_t *tool) {
+  json_t *schema = json_object_get(tool, "inputSchema");
+  json_t *props = json_object_get(schema, "properties");
+  json_t *args = json_object();
+  size_t i;
+  json_t *name;
+  json_array_foreach(json_object_get(schema, "required"), i, name) {
+    const char *n = json_string_value(name);
+    json_t *p = json_object_get(props, n ? n : "");
+    const char *type = json_string_value(json_object_get(p, "type"));
+    json_t *v = type == NULL                   ? json_string("x")
+                : strcmp(type, "number") == 0  ? json_integer(5)
+                : strcmp(type, "integer") == 0 ? json_integer(3)
+                : strcmp(type, "boolean") == 0 ? json_true()
+                : strcmp(type, "object") == 0  ? json_object()
+                : strcmp(type, "array") == 0   ? json_array()
+                                               : json_string("x");
+    if (n != NULL)
+      json_object_set_new(args, n, v);
+    else
+      json_decref(v);
+  }
+  return args;
+}
+
+static void call(mcp_client_t *c, const char *name, json_t *args) {
+  json_t *r = NULL;
+  mcp_error_t err;
+  if (mcp_client_call_tool(c, name, args, NULL, NULL, &r, &err) != MCP_OK)
+    fail(name, &err);
+  json_decref(r);
+}
+
+static void tools(mcp_client_t *c, json_t *context) {
+  json_t *list = NULL;
+  mcp_error_t err;
+  if (!mcp_client_server_has(c, "tools"))
+    return;
+  if (mcp_client_list_tools(c, &list, &err) != MCP_OK) {
+    fail("tools/list", &err);
+    return;
+  }
+  json_t *calls = json_object_get(context, "toolCalls");
+  size_t i;
+  json_t *t;
+  if (json_array_size(calls) > 0) {
+    json_array_foreach(calls, i, t) {
+      const char *name = json_string_value(json_object_get(t, "name"));
+      if (name != NULL)
+        call(c, name, json_object_get(t, "arguments"));
+    }
+  } else {
+    json_array_foreach(list, i, t) {
+      const char *name = json_string_value(json_object_get(t, "name"));
+      json_t *args = made_up_arguments(t);
+      if (name != NULL)
+        call(c, name, args);
+      json_decref(args);
+    }
+  }
+  json_decref(list);
+}
+
+static void resources(mcp_client_t *c) {
+  json_t *list = NULL;
+  mcp_error_t err;
+  if (!mcp_client_server_has(c, "resources"))
+    return;
+  if (mcp_client_list_all(c, "resources/list", "resources", 0, &list, &err) !=
+      MCP_OK) {
+    fail("resources/list", &err);
+    return;
+  }
+  size_t i;
+  json_t *r;
+  json_array_foreach(list, i, r) {
+    const char *uri = json_string_value(json_object_get(r, "uri"));
+    json_t *res = NULL;
+    if (uri != NULL && mcp_client_read_resource(c, uri, &res, &err) != MCP_OK)
+      fail(uri, &err);
+    json_decref(res);
+  }
+  json_decref(list);
+}
+
+static void prompts(mcp_client_t *c) {
+  json_t *list = NULL;
+  mcp_error_t err;
+  if (!mcp_client_server_has(c, "prompts"))
+    return;
+  if (mcp_client_list_all(c, "prompts/list", "prompts", 0, &list, &err) !=
+      MCP_OK) {
+    fail("prompts/list", &err);
+    return;
+  }
+  size_t i, j;
+  json_t *p, *a;
+  json_array_foreach(list, i, p) {
+    const char *name = json_string_value(json_object_get(p, "name"));
+    json_t *args = json_object();
+    json_array_foreach(json_object_get(p, "arguments"), j, a) {
+      const char *an = json_string_value(json_object_get(a, "name"));
+      if (an != NULL && json_is_true(json_object_get(a, "required")))
+        json_object_set_new(args, an, json_string("x"));
+    }
+    json_t *res = NULL;
+    if (name != NULL &&
+        mcp_client_get_prompt(c, name, args, &res, &err) != MCP_OK)
+      fail(name, &err);
+    json_decref(res);
+    json_decref(args);
+  }
+  json_decref(list);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: mcp-conformance-client URL\n");
+    return 2;
+  }
+  const char *url = argv[argc - 1];
+  const char *version = getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
+  const char *ctx_text = getenv("MCP_CONFORMANCE_CONTEXT");
+  json_error_t je;
+  json_t *context = ctx_text ? json_loads(ctx_text, 0, &je) : NULL;
+
+  mcp_client_options_t *o = NULL;
+  mcp_client_t *c = NULL;
+  mcp_error_t err;
+  mcp_client_options_new(&o);
+  mcp_client_options_set_url(o, url);
+  mcp_client_options_set_info(o, "libmcp-conformance-client", "1.0.0");
+  mcp_client_options_set_timeout_ms(o, 20000);
+  /* the suite picks the wire: 2025-11-25 and older are the initialize
+   * handshake; newer revisions are discovered */
+  if (version != NULL && strcmp(version, "2026-07-28") < 0)
+    mcp_client_options_set_protocol_version(o, version);
+  mcp_client_options_set_elicitation_handler(o, on_elicit, NULL, NULL);
+  mcp_client_options_set_sampling_handler(o, on_sample, NULL, NULL);
+  mcp_client_options_set_roots_handler(o, on_roots, NULL, NULL);
+  mcp_status st = mcp_client_connect(o, &c, &err);
+  mcp_client_options_free(o);
+  if (st != MCP_OK) {
+    fprintf(stderr, "conformance-client: connect: %s\n", err.message);
+    json_decref(context);
+    return 1;
+  }
+  tools(c, context);
+  resources(c);
+  prompts(c);
+  mcp_client_close(c);
+  json_decref(context);
+  return failures ? 1 : 0;
+}
