@@ -7,10 +7,10 @@
  * Value semantics (equality, hashing, numeric comparison, multipleOf) go
  * through the mcp__num / hash pieces of jsonval.h that the jansson path
  * uses too, so both representations reach the same verdicts. */
+#include "schema/validate_tape.h"
 #include "schema/internal.h"
 #include "schema/jsonval.h"
 #include "schema/map.h"
-#include "schema/validate_tape.h"
 
 typedef const mcp__tnode *tref;
 
