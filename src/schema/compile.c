@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* compile.c - turns a schema document into the node graph of internal.h.
  *
- * Two passes per document: index() walks the known subschema keywords,
- * recording for each subschema its base URI, dialect and resource, and
- * registering $id resources and $anchor / $dynamicAnchor names; then
- * mcp__compile_node() decodes keywords, resolving $ref targets through that
- * index (loading registered or built-in documents on demand). Nodes are
- * memoized by json_t address and registered before their keywords are
- * compiled, so reference cycles terminate here and become graph cycles. */
+ * Two passes per document: index_schema() walks the known subschema
+ * keywords, recording for each subschema its base URI, dialect and resource,
+ * and registering $id resources and $anchor / $dynamicAnchor names; then
+ * mcp__compile_node() compiles keywords through the vocabularies' keyword
+ * tables (compile_keywords(), src/schema/vocab/), resolving $ref targets
+ * through that index (loading registered or built-in documents on demand).
+ * Nodes are memoized by json_t address and registered before their keywords
+ * are compiled, so reference cycles terminate here and become graph
+ * cycles. */
 #include "schema/compiler.h"
 
 #include <stdarg.h>

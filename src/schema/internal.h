@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h - the compiled form of a schema, shared by compile.c and
- * validate.c.
+/* internal.h - the compiled form of a schema, shared by the compiler
+ * (compile.c, vocab/<vocabulary>.c) and the evaluator (eval_body.inc,
+ * vocab/<vocabulary>_eval.inc).
  *
  * Every schema object (or boolean) reached from the root becomes one node:
  * an array of keywords whose operands were decoded at compile time (regexes
  * compiled, property tables hashed, enum values hashed, $ref targets linked
  * to nodes). Nodes are memoized by json_t address, so $ref cycles become
- * cycles in the node graph; evaluation bounds them (see validate.c).
+ * cycles in the node graph; evaluation bounds them (see eval_body.inc).
  * Everything lives in the schema's arena and is never mutated after compile
  * (the one exception, a regex's lazily published JIT copy, is atomic; see
  * regex.c), which is what makes one mcp_schema_t safe to share between
