@@ -11,18 +11,9 @@
 #include <string.h>
 
 #include "completion/completion_internal.h"
+#include "core/core.h"
 #include "prompts/prompt_internal.h"
 #include "resources/resource_internal.h"
-#include "server/internal.h"
-
-void mcp__completers_free(mcp__completer *c, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    free(c[i].name);
-    if (c[i].free_user_data)
-      c[i].free_user_data(c[i].user_data);
-  }
-  free(c);
-}
 
 mcp_status mcp_completion_add(mcp_completion_t *c, const char *value) {
   if (c == NULL || value == NULL)
@@ -163,4 +154,13 @@ mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result) {
   json_decref(context);
   mcp__entry_release(e);
   return st;
+}
+
+static const mcp__method completion_methods[] = {
+    {"completion/complete", mcp__handle_complete,
+     MCP__ERA_LEGACY | MCP__ERA_MODERN},
+};
+
+mcp_status mcp__completion_register(mcp_server_t *s) {
+  return mcp__server_add_methods(s, completion_methods, 1);
 }

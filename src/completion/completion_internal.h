@@ -10,18 +10,14 @@
 
 #include <jansson.h>
 
+#include "catalog/completer.h"
+#include "mcp/call.h"
 #include "mcp/completion.h"
 
-/* One completion handler, for a prompt argument or a template variable. */
-typedef struct mcp__completer {
-  char *name; /* argument or variable name */
-  mcp_complete_fn fn;
-  void *user_data;
-  void (*free_user_data)(void *);
-} mcp__completer;
-
-/* Frees n completers and calls their free_user_data. */
-void mcp__completers_free(mcp__completer *c, size_t n);
+/* completion/complete: the method row (registered by mcp_server_new). */
+struct mcp_server;
+mcp_status mcp__completion_register(struct mcp_server *s);
+mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result);
 
 struct mcp_completion {
   json_t *values;   /* array, at most MCP_COMPLETION_MAX_VALUES */

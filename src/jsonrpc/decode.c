@@ -29,9 +29,19 @@ static mcp_status fail(mcp__decode_error *err, mcp_status st, int code,
 
 mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
                                mcp__message *out, mcp__decode_error *err) {
+  return mcp__jsonrpc_decode_scanned(bytes, len, max_depth, NULL, out, err);
+}
+
+mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
+                                       size_t max_depth,
+                                       const mcp__prescan *scan,
+                                       mcp__message *out,
+                                       mcp__decode_error *err) {
   memset(out, 0, sizeof *out);
   memset(err, 0, sizeof *err);
-  if (max_depth && mcp__json_too_deep(bytes, len, max_depth)) {
+  bool too_deep = scan ? scan->depth > max_depth
+                       : mcp__json_too_deep(bytes, len, max_depth);
+  if (max_depth && too_deep) {
     char msg[96];
     snprintf(msg, sizeof msg, "Parse error: JSON nesting deeper than %zu",
              max_depth);

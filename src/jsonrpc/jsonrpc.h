@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "jsonrpc/prescan.h"
+
 #include "mcp/status.h"
 #include "util/buf.h"
 
@@ -50,6 +52,13 @@ typedef struct mcp__decode_error {
  * mcp__message_clear). On failure err says what to answer. */
 mcp_status mcp__jsonrpc_decode(const char *bytes, size_t len, size_t max_depth,
                                mcp__message *out, mcp__decode_error *err);
+/* The same for text already scanned (prescan.h): its depth is not
+ * counted again. scan may be NULL. */
+mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
+                                       size_t max_depth,
+                                       const mcp__prescan *scan,
+                                       mcp__message *out,
+                                       mcp__decode_error *err);
 void mcp__message_clear(mcp__message *m);
 void mcp__decode_error_clear(mcp__decode_error *err);
 

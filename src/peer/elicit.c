@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/elicit.h"
 #include "mcp/schema.h"
-#include "server/internal.h"
 
 static const char *const action_names[] = {"accept", "decline", "cancel"};
 

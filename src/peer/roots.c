@@ -2,8 +2,9 @@
 /* roots.c - roots/list from a handler and the roots-changed callback. */
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/roots.h"
-#include "server/internal.h"
+#include "peer/peer.h"
 
 void mcp_server_set_roots_changed_handler(mcp_server_t *s,
                                           mcp_roots_changed_fn fn,

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/sampling.h"
-#include "server/internal.h"
 #include "util/str.h"
 
 struct mcp_sampling {

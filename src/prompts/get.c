@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "prompts/prompt_internal.h"
-#include "server/internal.h"
 
 static void announce(mcp_server_t *s) {
   if (s->prompts_list_changed)
@@ -154,4 +154,15 @@ mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
   json_decref(owned);
   mcp__entry_release(e);
   return st;
+}
+
+static const mcp__method prompt_methods[] = {
+    {"prompts/list", mcp__handle_prompts_list,
+     MCP__ERA_LEGACY | MCP__ERA_MODERN},
+    {"prompts/get", mcp__handle_prompts_get, MCP__ERA_LEGACY | MCP__ERA_MODERN},
+};
+
+mcp_status mcp__prompts_register(mcp_server_t *s) {
+  return mcp__server_add_methods(
+      s, prompt_methods, sizeof prompt_methods / sizeof prompt_methods[0]);
 }

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "prompts/prompt_internal.h"
-#include "server/internal.h"
 #include "util/str.h"
 
 static void prompt_destroy(mcp__entry *e) {

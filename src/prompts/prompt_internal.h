@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "catalog/catalog.h"
-#include "completion/completion_internal.h"
+#include "catalog/completer.h"
 #include "mcp/prompt.h"
 #include "tools/result_internal.h"
 
@@ -38,5 +38,11 @@ struct mcp_prompt_result {
 /* The argument named name, or NULL. */
 const mcp__prompt_arg *mcp__prompt_arg_find(const mcp_prompt_t *p,
                                             const char *name);
+
+/* ---- get.c: the methods (registered by mcp_server_new) ------------------- */
+struct mcp_server;
+mcp_status mcp__handle_prompts_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__prompts_register(struct mcp_server *s);
 
 #endif

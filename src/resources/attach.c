@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "resources/resource_internal.h"
-#include "server/internal.h"
 
 static void announce(mcp_server_t *s) {
   if (s->resources_list_changed)
@@ -183,4 +183,22 @@ mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,
   json_decref(params);
   mcp__buf_free(&msg);
   return st;
+}
+
+static const mcp__method resource_methods[] = {
+    {"resources/list", mcp__handle_resources_list,
+     MCP__ERA_LEGACY | MCP__ERA_MODERN},
+    {"resources/templates/list", mcp__handle_templates_list,
+     MCP__ERA_LEGACY | MCP__ERA_MODERN},
+    {"resources/read", mcp__handle_resources_read,
+     MCP__ERA_LEGACY | MCP__ERA_MODERN},
+    /* 2026-07-28 subscribes through subscriptions/listen instead. */
+    {"resources/subscribe", mcp__handle_subscribe, MCP__ERA_LEGACY},
+    {"resources/unsubscribe", mcp__handle_unsubscribe, MCP__ERA_LEGACY},
+};
+
+mcp_status mcp__resources_register(mcp_server_t *s) {
+  return mcp__server_add_methods(s, resource_methods,
+                                 sizeof resource_methods /
+                                     sizeof resource_methods[0]);
 }

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "resources/resource_internal.h"
-#include "server/internal.h"
 
 static bool offers_resources(mcp_server_t *s) {
   return mcp__catalog_count(&s->resources) || mcp__catalog_count(&s->templates);

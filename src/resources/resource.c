@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/result.h"
-#include "server/internal.h"
 #include "util/str.h"
 
 /* An absolute URI: scheme ":" rest, no whitespace or controls (RFC 3986

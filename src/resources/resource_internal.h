@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
-#include "completion/completion_internal.h"
+#include "catalog/completer.h"
+#include "core/cache_hint.h"
 #include "mcp/resource.h"
 #include "resources/uri_template.h"
-#include "server/cache_hint.h"
 
 /* Metadata common to resources and templates. */
 typedef struct mcp__res_meta {
@@ -59,5 +59,14 @@ struct mcp_read_result {
 /* Finds the completion handler for name, or NULL. */
 const mcp__completer *mcp__template_completer(const mcp_resource_template_t *t,
                                               const char *name);
+
+/* ---- read.c, attach.c: the methods (registered by mcp_server_new) ------- */
+struct mcp_server;
+mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_subscribe(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_unsubscribe(mcp_call_t *call, json_t **result);
+mcp_status mcp__resources_register(struct mcp_server *s);
 
 #endif

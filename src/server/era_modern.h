@@ -21,9 +21,4 @@ bool mcp__is_modern_request(const mcp__peer *peer, const json_t *params);
  * request with the error. */
 bool mcp__modern_bind(mcp_call_t *call);
 
-/* An HTTP header value as the spec compares it: optional whitespace
- * trimmed, "=?base64?...?=" decoded (must be UTF-8). *out is malloc'd.
- * MCP_ERR_INVALID for control characters, obs-text or bad base64. */
-mcp_status mcp__header_value_decode(const char *raw, char **out);
-
 #endif

@@ -127,3 +127,23 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result) {
   *result = json_object();
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
+
+mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result) {
+  (void)call;
+  *result = json_object();
+  return *result ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+static const mcp__method lifecycle_methods[] = {
+    {"initialize", mcp__handle_initialize, MCP__ERA_LEGACY},
+    {"ping", mcp__handle_ping, MCP__ERA_LEGACY},
+    {"server/discover", mcp__handle_discover, MCP__ERA_MODERN},
+    {"logging/setLevel", mcp__handle_set_level, MCP__ERA_LEGACY},
+    {"subscriptions/listen", mcp__handle_subscriptions_listen, MCP__ERA_MODERN},
+};
+
+mcp_status mcp__lifecycle_register(mcp_server_t *s) {
+  return mcp__server_add_methods(s, lifecycle_methods,
+                                 sizeof lifecycle_methods /
+                                     sizeof lifecycle_methods[0]);
+}

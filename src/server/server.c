@@ -4,7 +4,11 @@
  * Capabilities are derived from what is registered at the moment a client
  * initializes, so a server never advertises a feature it cannot serve.
  */
+#include "completion/completion_internal.h"
+#include "prompts/prompt_internal.h"
+#include "resources/resource_internal.h"
 #include "server/internal.h"
+#include "tools/tool_internal.h"
 #include "util/rand.h"
 
 #include <stdarg.h>
@@ -63,6 +67,12 @@ mcp_status mcp_server_new(const char *name, const char *version,
     return MCP_ERR_IO;
   }
   pthread_mutex_init(&s->lock, NULL);
+  /* Every module brings its own method rows; the dispatcher names none. */
+  mcp__lifecycle_register(s);
+  mcp__tools_register(s);
+  mcp__resources_register(s);
+  mcp__prompts_register(s);
+  mcp__completion_register(s);
   *out = s;
   return MCP_OK;
 }
@@ -70,7 +80,8 @@ mcp_status mcp_server_new(const char *name, const char *version,
 void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
-  mcp__tasks_shutdown(s); /* its threads still use the server */
+  if (s->task_hooks) /* its threads still use the server */
+    s->task_hooks->shutdown(s);
   mcp__listen_destroy(s);
   mcp__catalog_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);
@@ -111,48 +122,6 @@ mcp_status mcp_server_set_website_url(mcp_server_t *s, const char *v) {
 }
 mcp_status mcp_server_set_instructions(mcp_server_t *s, const char *v) {
   return set_string(s, s ? &s->instructions : NULL, v);
-}
-
-static bool has_prefix(const char *s, const char *prefix) {
-  return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* SEP-973: servers publish only https: and data: icon URIs. */
-bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
-                      const char *sizes, const char *theme) {
-  if (src == NULL || !(has_prefix(src, "https://") || has_prefix(src, "data:")))
-    return false;
-  if (theme != NULL && strcmp(theme, "light") != 0 &&
-      strcmp(theme, "dark") != 0)
-    return false;
-  json_t *icon = json_pack("{s:s}", "src", src);
-  if (icon == NULL)
-    return false;
-  if (mime_type)
-    json_object_set_new(icon, "mimeType", json_string(mime_type));
-  if (sizes) {
-    json_t *list = json_array();
-    char *copy = strdup(sizes);
-    if (list == NULL || copy == NULL) {
-      json_decref(list);
-      free(copy);
-      json_decref(icon);
-      return false;
-    }
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, " ", &save); tok;
-         tok = strtok_r(NULL, " ", &save))
-      json_array_append_new(list, json_string(tok));
-    free(copy);
-    json_object_set_new(icon, "sizes", list);
-  }
-  if (theme)
-    json_object_set_new(icon, "theme", json_string(theme));
-  if (*icons == NULL && (*icons = json_array()) == NULL) {
-    json_decref(icon);
-    return false;
-  }
-  return json_array_append_new(*icons, icon) == 0;
 }
 
 mcp_status mcp_server_add_icon(mcp_server_t *s, const char *src,
@@ -221,17 +190,6 @@ void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min) {
     s->log_min = min;
 }
 
-void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...) {
-  if (s == NULL || s->log_fn == NULL || level < s->log_min)
-    return;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  s->log_fn(level, msg, s->log_user_data);
-}
-
 json_t *mcp__server_info_json(const mcp_server_t *cs) {
   mcp_server_t *s = (mcp_server_t *)cs;
   pthread_mutex_lock(&s->lock);
@@ -262,79 +220,7 @@ json_t *mcp__server_capabilities_json(const mcp_server_t *s) {
   json_object_set_new(caps, "tools", tools);
   json_object_set_new(caps, "logging", json_object());
   mcp__features_capabilities((mcp_server_t *)s, caps);
-  if (s->tasks)
-    json_object_set_new(caps, "tasks", mcp__tasks_capabilities_json(s));
+  if (s->tasks && s->task_hooks)
+    json_object_set_new(caps, "tasks", s->task_hooks->capabilities(s));
   return caps;
-}
-
-static bool ready_session(mcp_session_t *se, void *ud) {
-  (void)ud;
-  return mcp__session_is_ready(se);
-}
-
-mcp_status mcp__notify_sessions(mcp_server_t *s,
-                                bool (*wants)(mcp_session_t *, void *),
-                                void *ud, const mcp__buf *msg) {
-  /* Collect the sessions under the server lock, send outside it: a channel
-   * is never called with a server or session lock held. */
-  mcp_session_t *stack[64], **list = stack;
-  size_t n = 0, cap = 64;
-  mcp_status st = MCP_OK;
-  pthread_mutex_lock(&s->lock);
-  for (mcp_session_t *it = s->sessions; it; it = it->next) {
-    if (!wants(it, ud))
-      continue;
-    if (n == cap) {
-      mcp_session_t **grown = malloc(cap * 2 * sizeof *grown);
-      if (grown == NULL) {
-        st = MCP_ERR_NOMEM;
-        break;
-      }
-      memcpy(grown, list, n * sizeof *grown);
-      if (list != stack)
-        free(list);
-      list = grown;
-      cap *= 2;
-    }
-    mcp__session_retain(it);
-    list[n++] = it;
-  }
-  pthread_mutex_unlock(&s->lock);
-  for (size_t i = 0; i < n; i++) {
-    mcp__session_notify(list[i], msg->data, msg->len);
-    mcp__session_release(list[i]);
-  }
-  if (list != stack)
-    free(list);
-  return st;
-}
-
-mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
-                                json_t *params) {
-  if (s == NULL || method == NULL) {
-    json_decref(params);
-    return MCP_ERR_INVALID_ARG;
-  }
-  mcp__buf msg;
-  mcp__buf_init(&msg);
-  if (!mcp__jsonrpc_encode_notification(&msg, method, params)) {
-    json_decref(params);
-    mcp__buf_free(&msg);
-    return MCP_ERR_NOMEM;
-  }
-  mcp__notify_sessions(s, ready_session, NULL, &msg);
-  /* 2026-07-28 clients hear of list changes on their listen streams, and
-   * only of those they asked for. */
-  unsigned kind = strcmp(method, "notifications/tools/list_changed") == 0
-                      ? MCP__LISTEN_TOOLS
-                  : strcmp(method, "notifications/prompts/list_changed") == 0
-                      ? MCP__LISTEN_PROMPTS
-                  : strcmp(method, "notifications/resources/list_changed") == 0
-                      ? MCP__LISTEN_RESOURCES
-                      : 0;
-  if (kind)
-    mcp__listen_publish(s, kind, NULL, method, params);
-  json_decref(params);
-  mcp__buf_free(&msg);
-  return MCP_OK;
 }

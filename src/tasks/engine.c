@@ -476,6 +476,13 @@ static void stop_threads(mcp__task_engine *e) {
     pthread_join(e->watcher, NULL);
 }
 
+static const mcp__task_hooks task_hooks = {
+    .tool_call = mcp__tasks_tools_call,
+    .capabilities = mcp__tasks_capabilities_json,
+    .session_event = mcp__tasks_session_event,
+    .shutdown = mcp__tasks_shutdown,
+};
+
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
                                    const mcp_task_options_t *options,
                                    mcp_error_t *err) {
@@ -514,6 +521,8 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     e->has_sweeper = pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
   e->has_watcher =
       pthread_create(&e->watcher, NULL, mcp__engine_watcher_main, e) == 0;
+  mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
+  s->task_hooks = &task_hooks;
   s->tasks = e;
   return MCP_OK;
 }

@@ -33,7 +33,7 @@
 
 #include <jansson.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "tasks/tasks_internal.h"
 
 #define RUN_BUCKETS 256
@@ -137,5 +137,20 @@ mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
  */
 /* The watcher thread: answers the suspended tasks/result calls. */
 void *mcp__engine_watcher_main(void *arg);
+
+/* ---- what the tasks module adds to the server ------------------------------
+ * Installed by mcp_server_enable_tasks: the method rows (task_methods.c) and
+ * the hooks of core/methods.h. */
+mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result);
+extern const mcp__method mcp__task_methods[];
+extern const size_t mcp__task_methods_count;
+mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                 json_t *args, json_t **result, bool *handled);
+json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
+void mcp__tasks_shutdown(mcp_server_t *s);
+void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);
 
 #endif

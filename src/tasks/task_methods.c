@@ -138,3 +138,14 @@ mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
   mcp_task_record_clear(&rec);
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
+
+/* Tasks exist only in 2025-11-25 sessions here; 2026-07-28 has them as the
+ * io.modelcontextprotocol/tasks extension. */
+const mcp__method mcp__task_methods[] = {
+    {"tasks/get", mcp__handle_tasks_get, MCP__ERA_LEGACY},
+    {"tasks/result", mcp__handle_tasks_result, MCP__ERA_LEGACY},
+    {"tasks/list", mcp__handle_tasks_list, MCP__ERA_LEGACY},
+    {"tasks/cancel", mcp__handle_tasks_cancel, MCP__ERA_LEGACY},
+};
+const size_t mcp__task_methods_count =
+    sizeof mcp__task_methods / sizeof mcp__task_methods[0];

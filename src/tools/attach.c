@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/schema.h"
-#include "server/internal.h"
 #include "tools/header_params.h"
 #include "tools/tool_internal.h"
 

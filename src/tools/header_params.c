@@ -18,9 +18,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/era_modern.h"
-#include "server/internal.h"
+#include "core/core.h"
 #include "tools/tool_internal.h"
+#include "util/header_value.h"
 
 #define MARK "x-mcp-header"
 

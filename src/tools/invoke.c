@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "mcp/schema.h"
-#include "server/internal.h"
 #include "tools/header_params.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
@@ -191,9 +191,10 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     return st;
   }
   /* Without the tasks capability params.task is ignored (spec 8.2). */
-  if (call->server->tasks != NULL) {
+  const mcp__task_hooks *hooks = call->server->task_hooks;
+  if (call->server->tasks != NULL && hooks != NULL) {
     bool handled = false;
-    st = mcp__tasks_tools_call(call, tool, args, result, &handled);
+    st = hooks->tool_call(call, tool, args, result, &handled);
     if (st != MCP_OK || handled) {
       mcp__tool_release(tool);
       return st;
@@ -203,4 +204,14 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   st = mcp__tool_execute(call, tool, args, &call->raw_result, &is_error);
   mcp__tool_release(tool);
   return st;
+}
+
+static const mcp__method tool_methods[] = {
+    {"tools/list", mcp__handle_tools_list, MCP__ERA_LEGACY | MCP__ERA_MODERN},
+    {"tools/call", mcp__handle_tools_call, MCP__ERA_LEGACY | MCP__ERA_MODERN},
+};
+
+mcp_status mcp__tools_register(mcp_server_t *s) {
+  return mcp__server_add_methods(s, tool_methods,
+                                 sizeof tool_methods / sizeof tool_methods[0]);
 }

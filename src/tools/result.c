@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "util/base64.h"
 
 #define BLOCK(c) ((json_t *)(c))

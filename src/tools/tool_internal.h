@@ -53,4 +53,18 @@ typedef struct mcp__arg_fault {
 mcp__arg_fault *mcp__arg_fault_begin(mcp__arg_fault *f);
 void mcp__arg_fault_end(mcp__arg_fault *previous);
 
+/* ---- invoke.c ---------------------------------------------------------- */
+struct mcp_server;
+mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
+/* Validates args (borrowed; NULL means {}) against the tool's input schema,
+ * runs the handler and checks its output. On MCP_OK out holds the
+ * CallToolResult JSON text (an isError one for invalid arguments) and
+ * *is_error tells whether it is a tool error. */
+struct mcp__buf;
+mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
+                             struct mcp__buf *out, bool *is_error);
+/* tools/list and tools/call (registered by mcp_server_new). */
+mcp_status mcp__tools_register(struct mcp_server *s);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* http_internal.h - the HTTP transport's private structures, shared by
- * http.c (libmicrohttpd glue, POST/GET/DELETE, workers, lifecycle),
+ * http_request.c (libmicrohttpd glue, POST/GET/DELETE), http_daemon.c
+ * (start, stop, workers),
  * http_session.c (the session table) and http_stream.c (SSE streams).
  *
  * Lock order: req->lock, then hs_session->lock, then stream->lock, then the
@@ -27,7 +28,6 @@
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
 #define HS_STREAM_ID_MAX  16
 #define HS_GET_STREAM_ID  "0"
-#define HS_INLINE_SLOTS   256 /* tools tracked for running inline (http.c) */
 
 typedef struct hs_session hs_session;
 typedef struct hs_stream hs_stream;
@@ -82,9 +82,6 @@ struct mcp_http_server {
   size_t max_depth;
   atomic_bool stopping;
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
-  /* Per tool-name hash: recent fast runs, negative after a slow one. */
-  atomic_int inline_streak[HS_INLINE_SLOTS];
-  atomic_int inline_strikes[HS_INLINE_SLOTS]; /* consecutive slow inline runs */
 
   pthread_mutex_t sess_lock;
   hs_session **buckets;
@@ -145,7 +142,8 @@ struct hs_req {
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;
-  mcp__buf resp; /* JSON answer */
+  mcp__prescan scan; /* of body (points into it; gone with it) */
+  mcp__buf resp;     /* JSON answer */
   unsigned status;
   hs_session *hs;      /* counted, or NULL */
   bool new_session;    /* hs was created by this initialize */
@@ -159,7 +157,7 @@ struct hs_req {
   hs_req *qnext;
 };
 
-/* ---- http.c ------------------------------------------------------------ */
+/* ---- http_request.c ---------------------------------------------------- */
 enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                                    const char *url, const char *method,
                                    const char *version, const char *upload,
@@ -171,7 +169,7 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
  * then runs the call (cancelled first when cancel). */
 void mcp__hs_work(hs_req *r, bool cancel);
 
-/* ---- http_server.c ------------------------------------------------------- */
+/* ---- http_daemon.c ----------------------------------------------------- */
 /* Hands r (whose call is set) to a worker. */
 void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r);
 

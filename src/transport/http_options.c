@@ -23,7 +23,7 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_sessions = 1024;
   o->max_connections = 1020; /* libmicrohttpd's own default */
   o->idle_ms = 600000;
-  o->io_threads = 0; /* automatic, see http_server.c */
+  o->io_threads = 0; /* automatic, see http_daemon.c */
   o->conn_timeout_s = 30;
   o->retry_ms = 1000;
   o->heartbeat_ms = 15000;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* http_options.h - the HTTP transport's configuration record, shared by
- * http_options.c (setters, defaults, copy) and http.c (reader). */
+ * http_options.c (setters, defaults, copy) and http_request.c (reader). */
 #ifndef MCP_TRANSPORT_HTTP_OPTIONS_H
 #define MCP_TRANSPORT_HTTP_OPTIONS_H
 

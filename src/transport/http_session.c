@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
 #include "util/clock.h"
 #include "util/rand.h"
 
@@ -54,17 +54,16 @@ void mcp__hs_session_release(hs_session *hs) {
   free(hs);
 }
 
+static void retain_session(void *hs) {
+  mcp__hs_session_retain(hs);
+}
+
 /* The core session's notify channel: its ctx is the core session, which the
  * broadcaster keeps alive while sending; transport_data leads to us and is
  * cleared (under the session lock) when we end. */
 static mcp_status notify_send(void *ctx, const char *msg, size_t len,
                               unsigned flags) {
-  mcp_session_t *se = ctx;
-  pthread_mutex_lock(&se->lock);
-  hs_session *hs = se->transport_data;
-  if (hs)
-    mcp__hs_session_retain(hs);
-  pthread_mutex_unlock(&se->lock);
+  hs_session *hs = mcp__session_transport_data(ctx, retain_session);
   if (hs == NULL)
     return MCP_ERR_CLOSED;
   pthread_mutex_lock(&hs->lock);
@@ -105,15 +104,20 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
   pthread_mutex_init(&hs->lock, NULL);
   hs->next_stream = 1;
   hs->last_active_ms = mcp__monotonic_ms();
-  hs->se->id = strdup(hs->id);
-  hs->se->transport_data = hs;
+  if (mcp__session_set_transport(hs->se, hs->id, hs) != MCP_OK) {
+    mcp__session_close(hs->se);
+    mcp__session_release(hs->se);
+    pthread_mutex_destroy(&hs->lock);
+    free(hs);
+    return MCP_ERR_NOMEM;
+  }
   mcp__channel notify = {notify_send, NULL, hs->se, hs->h};
   mcp__session_set_notify(hs->se, notify);
 
   pthread_mutex_lock(&h->sess_lock);
   if (h->nsessions >= h->o->max_sessions) {
     pthread_mutex_unlock(&h->sess_lock);
-    hs->se->transport_data = NULL;
+    mcp__session_clear_transport(hs->se);
     mcp__session_close(hs->se);
     atomic_store(&hs->refs, 1);
     mcp__hs_session_release(hs);
@@ -155,9 +159,7 @@ void mcp__hs_session_end(hs_session *hs) {
   pthread_mutex_unlock(&h->sess_lock);
   if (!found)
     return;
-  pthread_mutex_lock(&hs->se->lock);
-  hs->se->transport_data = NULL;
-  pthread_mutex_unlock(&hs->se->lock);
+  mcp__session_clear_transport(hs->se);
   mcp__session_close(hs->se);
   pthread_mutex_lock(&hs->lock);
   hs->ended = true;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
 #include "transport/sse.h"
 #include "util/clock.h"
 

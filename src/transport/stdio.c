@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "server/dispatch.h"
-#include "server/internal.h"
 #include "util/buf.h"
 #include "util/clock.h"
 
@@ -43,6 +42,7 @@ typedef struct job {
   struct job *next;
   mcp_call_t *call; /* already accepted by the reader, or NULL: parse bytes */
   size_t len;
+  size_t depth; /* nesting found by the reader's prescan */
   char bytes[]; /* the line, NUL-terminated */
 } job;
 
@@ -147,12 +147,12 @@ static void out_done(void *ctx) {
 /* Parses one message; a request comes back as *call, counted in flight
  * until its channel is done. */
 static bool accept_line(stdio_transport *t, const char *line, size_t len,
-                        mcp_call_t **call) {
+                        const mcp__prescan *scan, mcp_call_t **call) {
   /* before accept: done may run on another thread at once */
   atomic_fetch_add(&t->inflight, 1);
   mcp__channel reply = {out_send, out_done, t, t};
-  if (mcp__server_accept(t->server, t->session, NULL, line, len, reply, call) ==
-      MCP__ACCEPT_REQUEST)
+  if (mcp__server_accept_scanned(t->server, t->session, NULL, line, len, scan,
+                                 reply, call) == MCP__ACCEPT_REQUEST)
     return true;
   out_done(t); /* not a request: the channel was never taken */
   return false;
@@ -184,7 +184,9 @@ static void *worker_main(void *arg) {
     t->queued--;
     pthread_mutex_unlock(&t->q_lock);
     mcp_call_t *call = j->call;
-    if (call != NULL || accept_line(t, j->bytes, j->len, &call))
+    /* The reader scanned it: the depth is known, the rest is parsed. */
+    mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
+    if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call))
       run_call(call);
     free(j);
     pthread_mutex_lock(&t->q_lock);
@@ -200,13 +202,14 @@ static void *worker_main(void *arg) {
  * together: one lock and at most one wake-up per chunk instead of per
  * message, which is what keeps pipelined traffic cheap. */
 static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
-                    size_t len) {
+                    size_t len, size_t depth) {
   job *j = malloc(sizeof *j + len + 1);
   if (j == NULL)
     return false;
   memcpy(j->bytes, line, len);
   j->bytes[len] = '\0';
   j->len = len;
+  j->depth = depth;
   j->call = call;
   j->next = NULL;
   if (t->batch_tail)
@@ -251,10 +254,14 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     return; /* blank lines carry no message */
   line += start;
   len -= start;
-  if (!mcp__must_accept_at_once(line, len) && enqueue(t, NULL, line, len))
+  /* One scan decides: ordinary requests go to the workers unparsed;
+   * responses, notifications, initialize and ping are handled here. */
+  mcp__prescan scan;
+  mcp__jsonrpc_prescan(line, len, &scan);
+  if (!mcp__prescan_at_once(&scan) && enqueue(t, NULL, line, len, scan.depth))
     return;
   mcp_call_t *call = NULL;
-  if (!accept_line(t, line, len, &call))
+  if (!accept_line(t, line, len, &scan, &call))
     return;
   /* initialize runs here, in input order: requests pipelined behind it must
    * find the session initialized. ping is answered at once, even when all
@@ -264,7 +271,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
   if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
     publish(t); /* keep earlier requests ahead of this one */
     mcp__call_run(call);
-  } else if (!enqueue(t, call, "", 0))
+  } else if (!enqueue(t, call, "", 0, 0))
     run_call(call); /* out of memory: still answer it */
 }
 
@@ -272,7 +279,7 @@ static void report_oversize(stdio_transport *t) {
   char msg[128];
   snprintf(msg, sizeof msg,
            "Invalid Request: message exceeds the limit of %zu bytes",
-           t->server->max_message_bytes);
+           mcp__server_max_message_bytes(t->server));
   mcp__channel reply = {out_send, NULL, t, t};
   mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
 }
@@ -298,7 +305,7 @@ static void wait_for_room(stdio_transport *t) {
  * discarded as it streams by (never buffered whole) and answered with an
  * error once its end is seen. */
 static mcp_status read_loop(stdio_transport *t) {
-  size_t limit = t->server->max_message_bytes;
+  size_t limit = mcp__server_max_message_bytes(t->server);
   mcp__buf line;
   mcp__buf_init(&line);
   bool discarding = false;
@@ -382,12 +389,12 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   mcp_status st = mcp__session_new(s, notify, &t->session);
   if (st != MCP_OK)
     goto cleanup;
-  t->workers = calloc(s->worker_threads, sizeof *t->workers);
+  t->workers = calloc(mcp__server_worker_threads(s), sizeof *t->workers);
   if (t->workers == NULL) {
     st = MCP_ERR_NOMEM;
     goto cleanup;
   }
-  for (; t->nworkers < s->worker_threads; t->nworkers++)
+  for (; t->nworkers < mcp__server_worker_threads(s); t->nworkers++)
     if (pthread_create(&t->workers[t->nworkers], NULL, worker_main, t) != 0)
       break;
   if (t->nworkers == 0) {

@@ -20,8 +20,8 @@
 
 /* The shared fixture header has helpers this test does not need. */
 #pragma GCC diagnostic ignored "-Wunused-function"
+#include "core/core.h"
 #include "http_fixture.h"
-#include "server/internal.h"
 
 #define META                                                                   \
   "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","     \

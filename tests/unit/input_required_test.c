@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "server/request_state.h"
+#include "core/request_state.h"
 
 static mcp_status ask_name(mcp_call_t *call, json_t *args, mcp_result_t *r,
                            void *ud) {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 #include "testutil.h"
 
 #define META                                                                   \

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "server/cursor.h"
+#include "core/cursor.h"
 #include "tools/result_internal.h"
 
 static void assert_json_eq(json_t *got, const char *want_text) {

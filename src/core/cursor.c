@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cursor.c - see cursor.h. */
-#include "server/cursor.h"
+#include "core/cursor.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  * one reference, each running call another, so a session outlives a closed
  * connection until its last call has finished.
  */
-#include "server/internal.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,11 +123,13 @@ void mcp__session_close(mcp_session_t *se) {
   pthread_mutex_unlock(&se->lock);
   /* suspended tasks/result calls of this session end now, not at the next
    * poll */
-  mcp__tasks_session_event(se->server, se, false);
+  if (se->server->task_hooks)
+    se->server->task_hooks->session_event(se->server, se, false);
 }
 
 void mcp__session_stream_opened(mcp_session_t *se) {
-  mcp__tasks_session_event(se->server, se, true);
+  if (se->server->task_hooks)
+    se->server->task_hooks->session_event(se->server, se, true);
 }
 
 void mcp__session_input_closed(mcp_session_t *se) {
@@ -230,4 +232,48 @@ void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
       break;
     }
   pthread_mutex_unlock(&se->lock);
+}
+
+size_t mcp__server_max_message_bytes(const mcp_server_t *s) {
+  return s->max_message_bytes;
+}
+
+unsigned mcp__server_worker_threads(const mcp_server_t *s) {
+  return s->worker_threads;
+}
+
+bool mcp__session_is_initialized(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool ok =
+      se->state == MCP__SESSION_INITIALIZED || se->state == MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+  return ok;
+}
+
+mcp_status mcp__session_set_transport(mcp_session_t *se, const char *id,
+                                      void *data) {
+  char *copy = id ? strdup(id) : NULL;
+  if (id && copy == NULL)
+    return MCP_ERR_NOMEM;
+  pthread_mutex_lock(&se->lock);
+  free(se->id);
+  se->id = copy;
+  se->transport_data = data;
+  pthread_mutex_unlock(&se->lock);
+  return MCP_OK;
+}
+
+void mcp__session_clear_transport(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  se->transport_data = NULL;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {
+  pthread_mutex_lock(&se->lock);
+  void *data = se->transport_data;
+  if (data && retain)
+    retain(data);
+  pthread_mutex_unlock(&se->lock);
+  return data;
 }

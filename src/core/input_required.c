@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "server/internal.h"
-#include "server/request_state.h"
+#include "core/core.h"
+#include "core/request_state.h"
 #include "util/buf.h"
 
 /* Methods whose handlers may ask (DELTA 4). */

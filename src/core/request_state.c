@@ -7,7 +7,7 @@
  * so verification needs no JSON parse of untrusted bytes; the binding is
  * compared after the MAC, the expiry last.
  */
-#include "server/request_state.h"
+#include "core/request_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * with it: read who is asking, report progress, log, fail with a chosen
  * JSON-RPC error, and ask the client something (server-to-client requests).
  */
-#include "server/internal.h"
+#include "core/core.h"
 #include "util/clock.h"
 
 #include <errno.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* http.c - MCP Streamable HTTP on libmicrohttpd.
+/* http_request.c - one HTTP request of MCP Streamable HTTP: POST, GET,
+ * DELETE, and the reply channel of the call a POST carries.
  *
  * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool
  * and calls on_request for every request. Client responses, notifications,
@@ -33,14 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/internal.h"
+#include "jsonrpc/jsonrpc.h"
+#include "server/dispatch.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
-#include "json/load.h"
-#include "json/scan.h"
 
-#define META_VERSION           "io.modelcontextprotocol/protocolVersion"
 #define HDR_SESSION            "Mcp-Session-Id"
 #define HDR_VERSION            "MCP-Protocol-Version"
 #define HDR_LAST_EVENT         "Last-Event-ID"
@@ -256,12 +255,7 @@ static enum MHD_Result queue_answer(hs_req *r) {
   const char *sid = NULL;
   if (r->new_session) {
     /* Only a successful initialize opens the session. */
-    mcp_session_t *se = r->hs->se;
-    pthread_mutex_lock(&se->lock);
-    bool ok = se->state == MCP__SESSION_INITIALIZED ||
-              se->state == MCP__SESSION_READY;
-    pthread_mutex_unlock(&se->lock);
-    if (ok)
+    if (mcp__session_is_initialized(r->hs->se))
       sid = r->hs->id;
     else
       mcp__hs_session_end(r->hs);
@@ -372,92 +366,23 @@ static void req_done(void *ctx) {
   req_release(r);
 }
 
-/* ---- running calls on the network thread -----------------------------------
- *
- * The hand-off to a worker costs two thread wake-ups per request, more than
- * a cheap tool itself. A call may run on libmicrohttpd's thread only when it
- * cannot need that thread while it runs, and has shown that it is cheap:
- *  - no event can have to reach the client before the response (a
- *    server-to-client request would wait for an answer that the SSE stream,
- *    queued only when the handler returns, never carried): tools/call only,
- *    no progressToken, and a client that declared none of the capabilities
- *    that server-to-client requests need (the core refuses them then);
- *  - its tool finished its last INLINE_STREAK runs within INLINE_FAST_NS
- *    without emitting anything but its response. INLINE_STRIKES
- *    consecutive runs on this thread that turn out slow send the tool back
- *    to the workers for INLINE_PENALTY runs, so a tool that blocks
- *    (database, sleep) stalls the other connections of one network thread
- *    only once in a while. One slow run is not enough: under CPU contention
- *    the thread itself gets preempted now and then, and sending a cheap
- *    tool to the workers then costs two wake-ups on each of the next
- *    INLINE_PENALTY requests (bench/http, 64 connections on 2 cores: p99
- *    1.4-2.0 ms with one strike, 1.3-1.5 ms without penalties).
- * Tools are tracked by a hash of their name (collisions only make a tool
- * run on workers more often). */
-#define INLINE_STREAK  32
-#define INLINE_PENALTY 1024
-#define INLINE_STRIKES 2
-#define INLINE_FAST_NS 200000
-
+/* Whether a call may run on the network thread is the server's judgement
+ * (core/inline_runs.c); the transport times the runs it reports. */
 static int64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The statistics slot of a tools/call, or -1 when it is not eligible. */
-static int inline_slot(const mcp_call_t *call) {
-  if (call->progress_token || strcmp(call->msg.method, "tools/call") != 0)
-    return -1;
-  const json_t *caps = call->client_capabilities;
-  if (json_object_get(caps, "elicitation") ||
-      json_object_get(caps, "sampling") || json_object_get(caps, "roots"))
-    return -1;
-  const char *name = json_string_value(json_object_get(call->params, "name"));
-  if (name == NULL)
-    return -1;
-  uint32_t x = 2166136261u;
-  for (; *name; name++)
-    x = (x ^ (unsigned char)*name) * 16777619u;
-  return (int)(x & (HS_INLINE_SLOTS - 1));
-}
-
 /* Records how a tracked call went. r->lock held. */
 static void inline_record(hs_req *r) {
-  atomic_int *streak = &r->h->inline_streak[r->tool_slot];
-  atomic_int *strikes = &r->h->inline_strikes[r->tool_slot];
-  bool fast = r->stream == NULL && now_ns() - r->started_ns < INLINE_FAST_NS;
-  if (fast) {
-    atomic_store_explicit(strikes, 0, memory_order_relaxed);
-    if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
-      atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
-  } else if (!r->ran_inline) {
-    atomic_store_explicit(streak, 0, memory_order_relaxed);
-  } else if (r->stream != NULL ||
-             atomic_fetch_add_explicit(strikes, 1, memory_order_relaxed) + 1 >=
-                 INLINE_STRIKES) {
-    /* It emitted something, or it was slow again: it does not belong here. */
-    atomic_store_explicit(strikes, 0, memory_order_relaxed);
-    atomic_store_explicit(streak, -INLINE_PENALTY, memory_order_relaxed);
-  }
+  mcp__server_inline_record(r->h->server, r->tool_slot, r->ran_inline,
+                            now_ns() - r->started_ns, r->stream != NULL);
   r->tool_slot = -1;
 }
 
 /* ---- POST ------------------------------------------------------------------
  */
-
-/* Parses just enough to know whether a body is an initialize request. */
-static bool is_initialize(const mcp__buf *body) {
-  if (strstr(body->data, "\"initialize\"") == NULL)
-    return false;
-  json_t *msg = mcp__json_load(body->data, body->len, NULL);
-  bool yes = json_is_string(json_object_get(msg, "method")) &&
-             strcmp(json_string_value(json_object_get(msg, "method")),
-                    "initialize") == 0 &&
-             json_object_get(msg, "id") != NULL;
-  json_decref(msg);
-  return yes;
-}
 
 /* Suspends the connection and queues r for a worker, which runs call, or
  * parses the body first when call is NULL. */
@@ -481,26 +406,31 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   if (r->body.data == NULL || r->body.len == 0)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_PARSE_ERROR,
                        "Parse error: empty body", NULL);
-  if (mcp__json_is_array(r->body.data, r->body.len))
+  /* One pass tells all the transport needs before the dispatcher parses
+   * (once): batch, depth, era, initialize, what may run on this thread. */
+  mcp__prescan *scan = &r->scan;
+  mcp__jsonrpc_prescan(r->body.data, r->body.len, scan);
+  if (scan->kind == MCP__SCAN_BATCH)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: batches (JSON arrays) are not "
                        "supported",
                        NULL);
-  if (h->max_depth &&
-      mcp__json_too_deep(r->body.data, r->body.len, h->max_depth))
+  if (h->max_depth && scan->depth > h->max_depth)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
   r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
                              !mcp__version_is_supported(r->proto)
-                       : strstr(r->body.data, META_VERSION) != NULL;
+                       : scan->modern;
+  bool initialize = scan->kind == MCP__SCAN_REQUEST &&
+                    mcp__prescan_method_is(scan, "initialize");
 
   mcp_session_t *se = NULL;
   if (r->modern) {
     se = NULL;
   } else if (h->o->stateless) {
     mcp_status s;
-    if (is_initialize(&r->body)) {
+    if (initialize) {
       mcp__channel none = {NULL, NULL, NULL, NULL};
       s = mcp__session_new(h->server, none, &r->temp);
     } else {
@@ -513,7 +443,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     se = r->temp;
   } else if (r->hs) {
     se = r->hs->se;
-  } else if (is_initialize(&r->body)) {
+  } else if (initialize) {
     hs_session *hs;
     mcp_status s = mcp__hs_session_create(h, &hs);
     if (s == MCP_ERR_LIMIT)
@@ -533,8 +463,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
 
   r->se = se;
   r->state = R_RUNNING;
-  if (!r->new_session && !mcp__must_accept_at_once(r->body.data, r->body.len) &&
-      memmem(r->body.data, r->body.len, "\"tools/call\"", 12) == NULL) {
+  if (!r->new_session && !mcp__prescan_at_once(scan) &&
+      !mcp__prescan_method_is(scan, "tools/call")) {
     /* An ordinary request: the worker parses, runs and frees it, so its
      * memory never crosses threads (glibc arenas stay uncontended). */
     atomic_fetch_add(&r->refs, 1); /* the worker's */
@@ -542,8 +472,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   }
   mcp__channel reply = {req_send, req_done, r, r->h};
   mcp_call_t *call = NULL;
-  mcp__accept a = mcp__server_accept(h->server, se, &r->peer, r->body.data,
-                                     r->body.len, reply, &call);
+  mcp__accept a = mcp__server_accept_scanned(
+      h->server, se, &r->peer, r->body.data, r->body.len, scan, reply, &call);
   mcp__buf_free(&r->body); /* the call owns its parsed message */
   if (a == MCP__ACCEPT_HANDLED) {
     r->state = R_QUEUED;
@@ -561,11 +491,10 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     mcp__call_run(call);
     return queue_answer(r);
   }
-  r->tool_slot = inline_slot(call);
+  r->tool_slot = mcp__call_inline_slot(call);
   if (r->tool_slot >= 0) {
     r->started_ns = now_ns();
-    if (atomic_load_explicit(&h->inline_streak[r->tool_slot],
-                             memory_order_relaxed) >= INLINE_STREAK) {
+    if (mcp__server_inline_ok(h->server, r->tool_slot)) {
       r->ran_inline = true;
       mcp__call_run(call);
       return queue_answer(r);
@@ -583,8 +512,9 @@ void mcp__hs_work(hs_req *r, bool cancel) {
     pthread_mutex_lock(&r->lock);
     r->hold = true;
     pthread_mutex_unlock(&r->lock);
-    mcp__accept a = mcp__server_accept(r->h->server, r->se, &r->peer,
-                                       r->body.data, r->body.len, reply, &call);
+    mcp__accept a =
+        mcp__server_accept_scanned(r->h->server, r->se, &r->peer, r->body.data,
+                                   r->body.len, &r->scan, reply, &call);
     /* Parsed: the call owns its message. A long-lived answer (a listen
      * stream) must not keep the bytes too. */
     mcp__buf_free(&r->body);

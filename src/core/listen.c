@@ -16,13 +16,13 @@
  * from the request) between the two halves: one allocation per publish,
  * none per stream.
  */
-#include "server/listen.h"
+#include "core/listen.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/internal.h"
+#include "core/core.h"
 
 #define SUBSCRIPTION_ID "io.modelcontextprotocol/subscriptionId"
 /* A string no id can be: jansson writes U+0001 as \u0001. */
@@ -373,18 +373,6 @@ static bool take_strings(mcp__listener *l, const json_t *v, size_t *count,
   return true;
 }
 
-static bool flag(const json_t *filter, const char *name, bool *bad) {
-  const json_t *v = json_object_get(filter, name);
-  if (v && !json_is_boolean(v))
-    *bad = true;
-  return json_is_true(v);
-}
-
-static bool declared(const json_t *caps, const char *feature,
-                     const char *member) {
-  return json_is_true(json_object_get(json_object_get(caps, feature), member));
-}
-
 /* The acknowledgement: the filter as honoured, tagged. */
 static bool encode_ack(mcp__listener *l, mcp__buf *out) {
   json_t *honoured = json_object();
@@ -435,21 +423,13 @@ static void park(mcp_call_t *call, void *ctx) {
   listener_release(ctx); /* the handler's */
 }
 
-mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
-  (void)result;
+mcp_status mcp__listen_open(mcp_call_t *call, unsigned kinds,
+                            const json_t *uris, const json_t *task_ids) {
   mcp_server_t *s = call->server;
-  const json_t *filter = json_object_get(call->params, "notifications");
-  if (!json_is_object(filter))
-    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
-                          "Invalid params: notifications (a SubscriptionFilter "
-                          "object) is required");
-  bool bad = false, nomem = false;
-  bool tools = flag(filter, "toolsListChanged", &bad);
-  bool prompts = flag(filter, "promptsListChanged", &bad);
-  bool resources = flag(filter, "resourcesListChanged", &bad);
-  const json_t *uris = json_object_get(filter, "resourceSubscriptions");
-  const json_t *tasks = json_object_get(filter, "taskIds");
-
+  if (!call->can_suspend)
+    return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                          "Internal error: this transport cannot hold a "
+                          "listen stream");
   mcp__listener *l = calloc(1, sizeof *l);
   if (l == NULL)
     return MCP_ERR_NOMEM;
@@ -458,48 +438,23 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
   l->call = call;
   l->ctx = call->reply.ctx;
   l->owner = call->reply.owner;
-
-  json_t *caps = mcp__server_capabilities_json(s);
-  bool subscribe = declared(caps, "resources", "subscribe");
-  if (tools && declared(caps, "tools", "listChanged"))
-    l->kinds |= MCP__LISTEN_TOOLS;
-  if (prompts && declared(caps, "prompts", "listChanged"))
-    l->kinds |= MCP__LISTEN_PROMPTS;
-  if (resources && declared(caps, "resources", "listChanged"))
-    l->kinds |= MCP__LISTEN_RESOURCES;
-  json_decref(caps);
-  if (!take_strings(l, uris, &l->nuris, &nomem))
-    bad = bad || !nomem;
-  if (!bad && !nomem && atomic_load(&s->listen.task_ids)) {
-    if (!take_strings(l, tasks, &l->ntasks, &nomem))
-      bad = bad || !nomem;
-  } else if (tasks && !json_is_array(tasks)) {
-    bad = true;
-  }
-  if (bad || nomem) {
+  l->kinds =
+      kinds & (MCP__LISTEN_TOOLS | MCP__LISTEN_PROMPTS | MCP__LISTEN_RESOURCES);
+  bool nomem = false;
+  if (!take_strings(l, uris, &l->nuris, &nomem) ||
+      (atomic_load(&s->listen.task_ids) &&
+       !take_strings(l, task_ids, &l->ntasks, &nomem))) {
     listener_free(l);
     return nomem ? MCP_ERR_NOMEM
                  : mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                                   "Invalid params: a SubscriptionFilter takes "
-                                  "booleans and arrays of strings");
+                                  "arrays of strings");
   }
-  if (l->nuris > 0 && subscribe) {
+  if (l->nuris > 0)
     l->kinds |= MCP__LISTEN_RESOURCE;
-  } else if (l->nuris > 0) { /* not honoured: resources.subscribe is off */
-    for (size_t i = 0; i < l->nuris; i++)
-      free(l->keys[i]);
-    memmove(l->keys, l->keys + l->nuris, l->ntasks * sizeof *l->keys);
-    l->nuris = 0;
-  }
   if (l->ntasks > 0)
     l->kinds |= MCP__LISTEN_TASK;
 
-  if (!call->can_suspend) {
-    listener_free(l);
-    return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
-                          "Internal error: this transport cannot hold a "
-                          "listen stream");
-  }
   mcp__buf idtext, ack;
   mcp__buf_init(&idtext);
   mcp__buf_init(&ack);

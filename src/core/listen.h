@@ -8,8 +8,8 @@
  * input) or the server ends it (transport stop: the final
  * SubscriptionsListenResult). No thread is held per stream.
  */
-#ifndef MCP_SERVER_LISTEN_H
-#define MCP_SERVER_LISTEN_H
+#ifndef MCP_CORE_LISTEN_H
+#define MCP_CORE_LISTEN_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -48,8 +48,13 @@ void mcp__listen_init(mcp__listen_registry *r);
  * registry. */
 void mcp__listen_destroy(mcp_server_t *s);
 
-/* subscriptions/listen. */
-mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result);
+/* Opens the stream of a subscriptions/listen call (the handler checked the
+ * filter): kinds (list changes, of mcp__listen_kind) and the resource URIs
+ * (NULL: none) as the server honours them, task ids (taken only when
+ * mcp__listen_enable_task_ids is on). Sends the acknowledgement, registers
+ * the stream and parks the call (returns MCP_OK without a result). */
+mcp_status mcp__listen_open(mcp_call_t *call, unsigned kinds,
+                            const json_t *uris, const json_t *task_ids);
 
 /* Sends method/params (borrowed; may be NULL) to every stream whose filter
  * takes kind (and, for MCP__LISTEN_RESOURCE and MCP__LISTEN_TASK, key: the

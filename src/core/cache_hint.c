@@ -5,9 +5,9 @@
  * so that every page of one listing resolves to the same values: nothing in
  * the chain depends on the page.
  */
-#include "server/cache_hint.h"
+#include "core/cache_hint.h"
 
-#include "server/internal.h"
+#include "core/core.h"
 
 #define MAX_SAFE_INTEGER 9007199254740991LL /* 2^53 - 1: exact in JSON */
 

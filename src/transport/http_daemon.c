@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* http_server.c - life of an HTTP transport: start (bind, libmicrohttpd
+/* http_daemon.c - life of an HTTP transport: start (bind, libmicrohttpd
  * daemon, worker pool, housekeeper), graceful stop, and the blocking
  * convenience that serves until SIGINT/SIGTERM.
  *
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/internal.h"
+#include "server/dispatch.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
@@ -326,7 +326,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
 
-  unsigned workers = h->o->workers ? h->o->workers : server->worker_threads;
+  unsigned workers =
+      h->o->workers ? h->o->workers : mcp__server_worker_threads(server);
   if (workers == 0)
     workers = 1;
   h->workers = calloc(workers, sizeof *h->workers);

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* call_finish.c - the end of a call: its response (or input_required, or
+ * nothing when cancelled), the hand-over to a task, and freeing it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+static void call_free(mcp_call_t *call) {
+  if (call->session) {
+    mcp__session_remove_inflight(call->session, call);
+    mcp__session_release(call->session);
+  }
+  if (call->cancel_scope) {
+    mcp__session_remove_inflight(call->cancel_scope, call);
+    mcp__session_release(call->cancel_scope);
+  }
+  if (call->owns_params)
+    json_decref(call->params);
+  mcp__message_clear(&call->msg);
+  free(call->error_message);
+  json_decref(call->error_data);
+  mcp__buf_free(&call->raw_result);
+  json_decref(call->answers);
+  json_decref(call->asked);
+  json_decref(call->round_state);
+  json_decref(call->missing_caps);
+  pthread_mutex_destroy(&call->send_lock);
+  free(call);
+}
+
+void mcp__call_release(mcp_call_t *call) {
+  if (call)
+    call_free(call);
+}
+
+bool mcp__call_shed_request(mcp_call_t *call) {
+  json_t *root = json_object();
+  json_t *id = json_deep_copy(call->msg.id);
+  json_t *method = json_string(call->msg.method);
+  json_t *params = json_object();
+  if (root == NULL || id == NULL || method == NULL || params == NULL ||
+      json_object_set(root, "id", id) != 0 ||
+      json_object_set(root, "method", method) != 0) {
+    json_decref(root);
+    json_decref(id);
+    json_decref(method);
+    json_decref(params);
+    return false;
+  }
+  json_decref(id);
+  json_decref(method);
+  /* A cancellation compares msg.id under the lock of the session that
+   * lists the call. */
+  mcp_session_t *lister = call->session ? call->session : call->cancel_scope;
+  if (lister)
+    pthread_mutex_lock(&lister->lock);
+  if (call->owns_params)
+    json_decref(call->params);
+  call->params = params;
+  call->owns_params = true;
+  /* Everything borrowed from the request goes with it. */
+  call->progress_token = NULL;
+  call->client_capabilities = NULL;
+  call->client_info = NULL;
+  json_decref(call->msg.root);
+  call->msg.root = root;
+  call->msg.id = id;
+  call->msg.method = json_string_value(method);
+  call->msg.params = NULL;
+  if (lister)
+    pthread_mutex_unlock(&lister->lock);
+  return true;
+}
+
+const char *mcp__call_method(const mcp_call_t *call) {
+  return call->msg.method;
+}
+
+void mcp__call_cancel(mcp_call_t *call) {
+  atomic_store(&call->cancelled, true);
+}
+
+void mcp__call_allow_suspend(mcp_call_t *call) {
+  call->can_suspend = true;
+}
+
+void mcp__call_complete(mcp_call_t *call, mcp_status st, json_t *result) {
+  call->pending = false;
+  mcp__call_finish(call, st, result);
+}
+
+void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
+  /* A call a task took over is no longer a request in flight: from now on
+   * only tasks/cancel may stop it, not notifications/cancelled for the
+   * original id nor the end of the session (DELETE), and that must hold
+   * before the client can see the task id in the response. */
+  if (st == MCP_OK && call->handoff != NULL && call->session != NULL)
+    mcp__session_remove_inflight(call->session, call);
+  if (st == MCP_OK && call->handoff != NULL && call->cancel_scope != NULL)
+    mcp__session_remove_inflight(call->cancel_scope, call);
+  /* A cancelled request gets no response at all (spec: cancellation). */
+  if (!atomic_load(&call->cancelled)) {
+    mcp__buf out;
+    mcp__buf_init(&out);
+    bool encoded = mcp__buf_reserve(&out, 512 + call->raw_result.len);
+    if (st == MCP_OK && call->raw_result.len > 0) {
+      mcp__buf *raw = &call->raw_result;
+      if (call->stateless) { /* raw ends with '}': add resultType inside */
+        raw->len--;
+        encoded = mcp__buf_append_str(raw, ",\"resultType\":\"complete\"}");
+      }
+      encoded = encoded &&
+                mcp__buf_append_str(&out, "{\"jsonrpc\":\"2.0\",\"id\":") &&
+                mcp__buf_append_json(&out, call->msg.id, 0) &&
+                mcp__buf_append_str(&out, ",\"result\":") &&
+                mcp__buf_append(&out, raw->data, raw->len) &&
+                mcp__buf_append_char(&out, '}');
+    } else if (st == MCP_ERR_INPUT_REQUIRED && call->asked) {
+      encoded = encoded && mcp__input_required_result(call, &out);
+    } else if (st == MCP_OK) {
+      if (call->stateless && json_object_get(result, "resultType") == NULL)
+        json_object_set_new(result, "resultType", json_string("complete"));
+      encoded =
+          encoded && mcp__jsonrpc_encode_result(&out, call->msg.id, result);
+    } else {
+      int code;
+      const char *message;
+      json_t *data;
+      mcp__call_error_for_status(call, st, &code, &message, &data);
+      encoded =
+          mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data);
+    }
+    pthread_mutex_lock(&call->send_lock);
+    if (encoded)
+      call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    else {
+      mcp__buf_reset(&out);
+      if (mcp__jsonrpc_encode_error(&out, call->msg.id, MCP_RPC_INTERNAL_ERROR,
+                                    "Internal error", NULL))
+        call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    }
+    pthread_mutex_unlock(&call->send_lock);
+    mcp__buf_free(&out);
+  }
+  json_decref(result);
+  mcp__channel reply = call->reply;
+  void (*handoff)(mcp_call_t *, void *) = st == MCP_OK ? call->handoff : NULL;
+  if (handoff) {
+    /* A task took the call over: the exchange with the transport ends here
+     * (the CreateTaskResult was its response), the call lives on. */
+    call->handoff = NULL;
+    if (reply.done)
+      reply.done(reply.ctx);
+    handoff(call, call->handoff_ctx);
+    return;
+  }
+  call_free(call);
+  if (reply.done)
+    reply.done(reply.ctx);
+}

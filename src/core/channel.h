@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* channel.h - where a server's messages go, what a transport knows about a
+ * sender, and the session and call operations a transport uses besides the
+ * dispatcher (server/dispatch.h includes this header; transports include
+ * that one).
+ */
+#ifndef MCP_CORE_CHANNEL_H
+#define MCP_CORE_CHANNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/call.h"
+#include "mcp/server.h"
+
+/* Flags for mcp__channel.send */
+#define MCP__SEND_FINAL        1u /* the response that ends the exchange */
+#define MCP__SEND_NOTIFICATION 2u /* a notification */
+#define MCP__SEND_REQUEST      4u /* a server-to-client request */
+/* Deliver only to a stream with a connected client; otherwise fail with
+ * MCP_ERR_CLOSED and keep nothing (the sender queues the message itself).
+ * Channels that are always connected (stdio) may ignore it. */
+#define MCP__SEND_LIVE 8u
+
+/* Where messages go. send must accept one whole message (no newline) and may
+ * be called from any thread; it must not call back into the server. */
+typedef struct mcp__channel {
+  mcp_status (*send)(void *ctx, const char *msg, size_t len, unsigned flags);
+  /* Optional: called exactly once when a prepared call is finished with the
+   * channel (after its final send, or when a cancelled call sends nothing). */
+  void (*done)(void *ctx);
+  void *ctx;
+  /* The transport instance the channel belongs to (stdio transport, HTTP
+   * server), so that it can end the streams it holds when it stops; may
+   * be NULL. */
+  const void *owner;
+} mcp__channel;
+
+/* One HTTP header: for Mcp-Param-* headers name is what follows the
+ * prefix, as sent. */
+typedef struct mcp__header {
+  const char *name, *value;
+} mcp__header;
+
+/* Facts the transport knows about the sender. The strings are borrowed for
+ * the time of mcp__server_accept and the handler's run (not for a task that
+ * takes the call over). */
+typedef struct mcp__peer {
+  const char *subject;         /* authenticated subject or NULL */
+  const char *protocol_header; /* MCP-Protocol-Version header or NULL */
+  /* HTTP (2026-07-28 header checks, SEP-2243); all unset on stdio. */
+  bool http;
+  bool repeated_header; /* an Mcp-* header came more than once */
+  const char *method_header, *name_header; /* Mcp-Method, Mcp-Name or NULL */
+  const mcp__header *param_headers;        /* Mcp-Param-* */
+  size_t param_header_count;
+} mcp__peer;
+
+/* Creates a session (returns a counted reference, release with
+ * mcp__session_release) registered with the server. notify may have a NULL
+ * send. */
+mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
+                            mcp_session_t **out);
+/* A session for one self-contained legacy request (stateless HTTP): already
+ * initialized with protocol version `version` (NULL: "2025-03-26"), empty
+ * client capabilities, and input closed (no client can answer a
+ * server-to-client request). Returns a counted reference. */
+mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
+                                      mcp_session_t **out);
+void mcp__session_set_notify(mcp_session_t *s, mcp__channel notify);
+/* Marks the session closed: pending outbound requests fail, in-flight calls
+ * see cancellation. */
+void mcp__session_close(mcp_session_t *s);
+void mcp__session_release(mcp_session_t *s);
+/* The client can no longer answer (its input ended): server-to-client
+ * requests fail at once with MCP_ERR_CLOSED, running calls go on. */
+void mcp__session_input_closed(mcp_session_t *s);
+
+/* Lets the call's handler answer later, from another thread: a blocked
+ * tasks/result then frees its worker and the response (and done) come when
+ * the task ends. Only for transports whose channel accepts send and done
+ * from any thread at any time. Call before mcp__call_run. */
+void mcp__call_allow_suspend(mcp_call_t *call);
+/* The session's standalone stream is open again (HTTP GET): messages of
+ * tasks queued while no stream could carry them are delivered now. */
+void mcp__session_stream_opened(mcp_session_t *s);
+/* The method of a prepared call (borrowed). */
+const char *mcp__call_method(const mcp_call_t *call);
+/* Cancels a prepared call's flag (transport shutdown). */
+void mcp__call_cancel(mcp_call_t *call);
+/* The client of the reply channel whose context is ctx is gone (HTTP: the
+ * connection of a streamed answer closed; stdio: input ended): its
+ * subscriptions/listen streams end without a response. Cheap when it has
+ * none. */
+void mcp__server_channel_gone(mcp_server_t *s, const void *ctx);
+/* The transport `owner` stops: the subscriptions/listen streams on its
+ * channels end with their final result (server-initiated end). */
+void mcp__server_end_streams(mcp_server_t *s, const void *owner);
+
+/* ---- running cheap calls on a network thread (core/inline_runs.c) ------- */
+/* The statistics slot of a call that may run on a transport's network
+ * thread once its tool has proven fast, or -1 when it never may. */
+int mcp__call_inline_slot(const mcp_call_t *call);
+/* Whether the tool of slot has proven fast enough to run inline. */
+bool mcp__server_inline_ok(mcp_server_t *s, int slot);
+/* How a tracked call went: run inline or on a worker, how long it took,
+ * whether it emitted anything before its response. */
+void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
+                               int64_t elapsed_ns, bool emitted);
+
+/* ---- for transports: the server's and sessions' facts they need -------- */
+void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* mcp_server_set_max_message_bytes, mcp_server_set_worker_threads. */
+size_t mcp__server_max_message_bytes(const mcp_server_t *s);
+unsigned mcp__server_worker_threads(const mcp_server_t *s);
+/* initialize was answered (and maybe notifications/initialized seen). */
+bool mcp__session_is_initialized(mcp_session_t *s);
+/* The transport's own record of a session and its id (HTTP): set after
+ * mcp__session_new, cleared (data NULL) when the transport ends it; read
+ * with a counted reference taken by the transport (retain, under the
+ * session's lock so it cannot be cleared meanwhile). */
+mcp_status mcp__session_set_transport(mcp_session_t *s, const char *id,
+                                      void *data);
+void mcp__session_clear_transport(mcp_session_t *s);
+/* Calls retain(data) under the session lock and returns data, or NULL when
+ * cleared. */
+void *mcp__session_transport_data(mcp_session_t *s, void (*retain)(void *));
+
+#endif

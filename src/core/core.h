@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* core.h - the call and session core: the structures of a server, its
+ * sessions and calls, and what feature modules (tools, resources, prompts,
+ * completion, tasks, peer) use to answer, fail, notify, log, list and ask
+ * the client. Features include this header; the dispatcher (src/server)
+ * sits above them and registers nothing itself: each feature registers
+ * its own method rows (mcp__server_add_methods). Transports include
+ * server/dispatch.h only.
+ *
+ * Locking: server->lock guards the session list and configuration read at
+ * request time; the tool catalog has its own rwlock (catalog/catalog.h); each
+ * session has its own mutex for its state, in-flight calls and pending
+ * outbound requests. Lock order: server->lock before session->lock; never
+ * call a channel's send while holding a session lock.
+ */
+#ifndef MCP_CORE_CORE_H
+#define MCP_CORE_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "catalog/catalog.h"
+#include "core/cache_hint.h"
+#include "core/channel.h"
+#include "core/listen.h"
+#include "core/methods.h"
+#include "core/request_state.h"
+#include "jsonrpc/jsonrpc.h"
+#include "mcp/roots.h"
+#include "mcp/server.h"
+
+#define MCP__MAX_VERSION_LEN 16
+#define MCP__INLINE_SLOTS    256 /* tools tracked for running inline */
+
+struct mcp_server {
+  char *name, *version, *title, *description, *website_url, *instructions;
+  json_t *icons; /* array or NULL */
+  size_t page_size;
+  size_t max_message_bytes;
+  size_t max_json_depth;
+  unsigned worker_threads;
+  int request_timeout_ms;
+  bool tools_list_changed;
+
+  mcp_log_fn log_fn;
+  void *log_user_data;
+  mcp_log_level log_min;
+
+  mcp__catalog tools; /* of mcp_tool_t (entry first) */
+  /* resources, resource templates, prompts (src/resources, src/prompts) */
+  mcp__catalog resources, templates, prompts;
+  bool resources_subscribe, resources_list_changed, prompts_list_changed;
+  mcp__cache_hint cache_hints[MCP__CACHE_TARGETS]; /* under lock */
+  mcp_roots_changed_fn roots_changed_fn;           /* roots.h; may be NULL */
+  void *roots_changed_user_data;
+
+  pthread_mutex_t lock;
+  mcp_session_t *sessions; /* doubly linked via next/prev */
+
+  struct mcp__task_engine *tasks;    /* NULL unless tasks are enabled */
+  const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
+
+  /* Per tool-name hash: recent fast runs, negative after a slow one, and
+   * consecutive slow runs on a network thread (inline_runs.c). */
+  atomic_int inline_streak[MCP__INLINE_SLOTS];
+  atomic_int inline_strikes[MCP__INLINE_SLOTS];
+
+  mcp__method_table method_tables[MCP__METHOD_TABLES]; /* methods.h */
+  size_t method_tables_count;
+
+  mcp__listen_registry listen; /* subscriptions/listen streams (listen.h) */
+
+  mcp__state_key state_key; /* seals requestState (under lock) */
+  int64_t state_ttl_ms;
+};
+
+/* A pending server-to-client request, waiting for the client's answer. */
+typedef struct mcp__outbound {
+  struct mcp__outbound *next;
+  int64_t id;
+  bool done;
+  json_t *response; /* the whole response message (new reference) */
+} mcp__outbound;
+
+typedef enum mcp__session_state {
+  MCP__SESSION_NEW = 0,     /* no initialize yet */
+  MCP__SESSION_INITIALIZED, /* initialize answered */
+  MCP__SESSION_READY,       /* notifications/initialized received */
+  MCP__SESSION_CLOSED
+} mcp__session_state;
+
+struct mcp_session {
+  atomic_int refs;
+  mcp_server_t *server;
+  mcp_session_t *next, *prev; /* server->sessions */
+
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* outbound answers */
+  mcp__session_state state;
+  bool input_closed; /* the client cannot answer requests any more */
+  bool listed;       /* in server->sessions (stateless ones are not) */
+  char protocol_version[MCP__MAX_VERSION_LEN];
+  json_t *client_capabilities; /* never NULL once initialized */
+  json_t *client_info;
+  int log_level;        /* -1: client never set one */
+  mcp__channel notify;  /* standalone stream; send may be NULL */
+  mcp_call_t *inflight; /* requests being handled, linked via next */
+  /* Ids named by notifications/cancelled before their request was accepted
+   * (it may still sit in a transport queue): a small ring, consulted when a
+   * request is registered. Ids are never reused within a session. */
+  json_t *early_cancels[16];
+  unsigned early_cancel_next;
+  int64_t next_outbound_id;
+  mcp__outbound *outbound;
+  char *id;                 /* transport session id (HTTP) or NULL */
+  json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
+  json_t *url_elicitations; /* elicitationId -> true, sent to this client */
+  void *transport_data;
+  /* Random key naming this session as the creator of tasks (tasks/list
+   * without authentication); set lazily by src/tasks under lock. */
+  char tasks_key[40];
+};
+
+struct mcp_call {
+  mcp_server_t *server;
+  mcp_session_t *session;  /* counted reference, or NULL (stateless) */
+  mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
+  mcp__message msg;        /* owns the request */
+  json_t *params;          /* borrowed from msg, or an owned {} */
+  bool owns_params;
+  mcp__channel reply;
+  mcp__peer peer;
+  bool stateless;
+  char protocol_version[MCP__MAX_VERSION_LEN];
+  json_t *client_capabilities; /* borrowed (session or _meta) */
+  json_t *client_info;
+  json_t *progress_token;
+  double last_progress;
+  bool has_progress;
+  atomic_bool cancelled;
+  pthread_mutex_t send_lock; /* serializes progress/log from many threads */
+  /* A method may encode its result itself (tools/call does, to avoid
+   * building a JSON tree only to serialize it): non-empty means "use this
+   * text as the result object". */
+  mcp__buf raw_result;
+  /* protocol error chosen by the handler */
+  int error_code;
+  char *error_message;
+  json_t *error_data;
+  /* Task-run calls (src/tasks). A handler that sets handoff takes the call
+   * over: mcp__call_run sends the response (CreateTaskResult), ends the
+   * transport exchange and calls handoff instead of freeing the call; the
+   * new owner frees it later with mcp__call_release. */
+  void (*handoff)(mcp_call_t *call, void *ctx);
+  void *handoff_ctx;
+  const char *task_id; /* the task this call runs as, or NULL */
+  /* Told before (waiting true) and after a server-to-client request, so a
+   * task can move to input_required and back. */
+  void (*task_input)(mcp_call_t *call, bool waiting);
+  /* Suspension (tasks/result over HTTP): with can_suspend set by the
+   * transport, a handler may set pending and suspend and return MCP_OK
+   * without a result; mcp__call_run then calls suspend(call, suspend_ctx)
+   * and returns, and whoever suspend handed the call to finishes it with
+   * mcp__call_complete. */
+  bool can_suspend;
+  bool pending;
+  void (*suspend)(mcp_call_t *call, void *ctx);
+  void *suspend_ctx;
+  /* 2026-07-28 multi-round requests (input_required.c), all owned or NULL:
+   * answers known to this run (earlier rounds from the sealed state, this
+   * retry's inputResponses), questions asked in this run without an answer
+   * (keys "q0", "q1", ... in the order asked), the handler's own state. */
+  json_t *answers, *asked, *round_state;
+  unsigned questions;
+  char next_key[64]; /* key of the next question, or "" for "qN" */
+  /* ClientCapabilities the request lacked (-32021 data), or NULL */
+  json_t *missing_caps;
+  /* A 2026-07-28 request on a connection with a session (stdio): counted;
+   * the call sits in its in-flight list so notifications/cancelled from
+   * that client reaches it, though it is served without the session. */
+  mcp_session_t *cancel_scope;
+};
+
+/* ---- server_state.c: what every feature reports through ----------------- */
+/* Sends msg to the notify stream of every session for which wants(session,
+ * ud) is true (called under the server lock; it may take session locks).
+ * MCP_ERR_NOMEM when not every wanted session could be collected; those
+ * that were still get the message. */
+mcp_status mcp__notify_sessions(mcp_server_t *s,
+                                bool (*wants)(mcp_session_t *, void *),
+                                void *ud, const mcp__buf *msg);
+bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
+                      const char *sizes, const char *theme);
+
+/* ---- session.c ----------------------------------------------------------- */
+void mcp__session_retain(mcp_session_t *s);
+/* Sends msg to the session's standalone stream (if any). */
+void mcp__session_notify(mcp_session_t *s, const char *msg, size_t len);
+/* Like mcp__session_notify with MCP__SEND_LIVE added to flags: MCP_OK only
+ * when the message reached a connected stream. */
+mcp_status mcp__session_notify_live(mcp_session_t *s, const char *msg,
+                                    size_t len, unsigned flags);
+void mcp__session_add_inflight(mcp_session_t *s, mcp_call_t *call);
+void mcp__session_remove_inflight(mcp_session_t *s, mcp_call_t *call);
+/* notifications/cancelled: raise the flag of the matching in-flight call. */
+void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
+/* A client response: wake the waiting outbound request, which takes
+ * msg->root over (msg->root is NULL then). */
+void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
+bool mcp__session_is_ready(mcp_session_t *s);
+
+/* ---- call.c -------------------------------------------------------------- */
+/* Sends a message related to this call on its stream (progress, logs,
+ * server-to-client requests). */
+mcp_status mcp__call_send(mcp_call_t *call, const mcp__buf *msg);
+/* The JSON-RPC error a failed handler produces. */
+void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
+                                const char **message, json_t **data);
+int mcp__rpc_code_for_status(mcp_status st);
+/* Sets the call's protocol error and returns the matching status, so a
+ * handler can `return mcp__call_fail(call, -32602, "...")`. */
+mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
+
+/* Records that the call needs a client capability the request did not
+ * declare: name, and member inside it (e.g. "elicitation", "url") or NULL.
+ * Returns MCP_ERR_CAPABILITY; in 2026-07-28 the answer is -32021 with
+ * data.requiredCapabilities. */
+mcp_status mcp__call_missing_capability(mcp_call_t *call, const char *name,
+                                        const char *member);
+
+/* ---- input_required.c (2026-07-28 multi-round requests) ------------------ */
+/* Opens a retry's requestState and inputResponses into call->answers and
+ * call->round_state. Non-OK with *why (a static message) to answer with. */
+mcp_status mcp__input_open(mcp_call_t *call, const char **why);
+/* The 2026-07-28 side of mcp_call_request: the answer when the client gave
+ * it, else the question recorded and MCP_ERR_INPUT_REQUIRED. */
+mcp_status mcp__input_request(mcp_call_t *call, const char *method,
+                              json_t *params, json_t **result,
+                              mcp_error_t *err);
+/* Encodes the InputRequiredResult response of call into out. */
+bool mcp__input_required_result(mcp_call_t *call, mcp__buf *out);
+
+/* ---- call_finish.c: the end of a call ------------------------------------ */
+/* Sends the response for st/result (result is stolen; nothing is sent for
+ * a cancelled call), then frees the call and ends the transport exchange,
+ * or hands the call over (see mcp_call.handoff). */
+void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result);
+/* Drops the parsed request of a call that lives on (a parked listen
+ * stream), keeping only its id and method; params become {} and whatever
+ * was borrowed from the request (client capabilities and info, progress
+ * token) NULL. false when out of memory (nothing changed). */
+bool mcp__call_shed_request(mcp_call_t *call);
+/* Frees a call taken over through handoff (its reply channel is already
+ * done). */
+void mcp__call_release(mcp_call_t *call);
+/* Finishes a suspended call (see mcp_call.pending): sends the response for
+ * st/result (result is stolen; nothing is sent when the call was
+ * cancelled), frees the call and ends the transport exchange. */
+void mcp__call_complete(mcp_call_t *call, mcp_status st, json_t *result);
+
+/* ---- list.c -------------------------------------------------------------- */
+/* A paginated list result {field: [...], nextCursor?} of catalog c; list
+ * names the cursor's namespace; caching hints of target (cache_hint.h). */
+mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,
+                             const char *list, const char *field,
+                             mcp_cache_target target, json_t **result);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/core.h"
+
+/* inline_runs.c - which calls a transport may run on its network thread.
+ *
+ * The hand-off to a worker costs two thread wake-ups per request, more than
+ * a cheap tool itself. A call may run on libmicrohttpd's thread only when it
+ * cannot need that thread while it runs, and has shown that it is cheap:
+ *  - no event can have to reach the client before the response (a
+ *    server-to-client request would wait for an answer that the SSE stream,
+ *    queued only when the handler returns, never carried): tools/call only,
+ *    no progressToken, and a client that declared none of the capabilities
+ *    that server-to-client requests need (the core refuses them then);
+ *  - its tool finished its last INLINE_STREAK runs within INLINE_FAST_NS
+ *    without emitting anything but its response. INLINE_STRIKES
+ *    consecutive runs on this thread that turn out slow send the tool back
+ *    to the workers for INLINE_PENALTY runs, so a tool that blocks
+ *    (database, sleep) stalls the other connections of one network thread
+ *    only once in a while. One slow run is not enough: under CPU contention
+ *    the thread itself gets preempted now and then, and sending a cheap
+ *    tool to the workers then costs two wake-ups on each of the next
+ *    INLINE_PENALTY requests (bench/http, 64 connections on 2 cores: p99
+ *    1.4-2.0 ms with one strike, 1.3-1.5 ms without penalties).
+ * Tools are tracked by a hash of their name (collisions only make a tool
+ * run on workers more often). */
+#define INLINE_STREAK  32
+#define INLINE_PENALTY 1024
+#define INLINE_STRIKES 2
+#define INLINE_FAST_NS 200000
+
+int mcp__call_inline_slot(const mcp_call_t *call) {
+  if (call->progress_token || strcmp(call->msg.method, "tools/call") != 0)
+    return -1;
+  const json_t *caps = call->client_capabilities;
+  if (json_object_get(caps, "elicitation") ||
+      json_object_get(caps, "sampling") || json_object_get(caps, "roots"))
+    return -1;
+  const char *name = json_string_value(json_object_get(call->params, "name"));
+  if (name == NULL)
+    return -1;
+  uint32_t x = 2166136261u;
+  for (; *name; name++)
+    x = (x ^ (unsigned char)*name) * 16777619u;
+  return (int)(x & (MCP__INLINE_SLOTS - 1));
+}
+
+bool mcp__server_inline_ok(mcp_server_t *s, int slot) {
+  return slot >= 0 &&
+         atomic_load_explicit(&s->inline_streak[slot], memory_order_relaxed) >=
+             INLINE_STREAK;
+}
+
+void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
+                               int64_t elapsed_ns, bool emitted) {
+  if (slot < 0)
+    return;
+  atomic_int *streak = &s->inline_streak[slot];
+  atomic_int *strikes = &s->inline_strikes[slot];
+  bool fast = !emitted && elapsed_ns < INLINE_FAST_NS;
+  if (fast) {
+    atomic_store_explicit(strikes, 0, memory_order_relaxed);
+    if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
+      atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
+  } else if (!ran_inline) {
+    atomic_store_explicit(streak, 0, memory_order_relaxed);
+  } else if (emitted ||
+             atomic_fetch_add_explicit(strikes, 1, memory_order_relaxed) + 1 >=
+                 INLINE_STRIKES) {
+    /* It emitted something, or it was slow again: it does not belong here. */
+    atomic_store_explicit(strikes, 0, memory_order_relaxed);
+    atomic_store_explicit(streak, -INLINE_PENALTY, memory_order_relaxed);
+  }
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* methods.c - the method rows registered by feature modules. */
+#include <string.h>
+
+#include "core/core.h"
+
+mcp_status mcp__server_add_methods(mcp_server_t *s, const mcp__method *rows,
+                                   size_t n) {
+  if (s->method_tables_count == MCP__METHOD_TABLES)
+    return MCP_ERR_LIMIT;
+  s->method_tables[s->method_tables_count++] =
+      (mcp__method_table){.rows = rows, .count = n};
+  return MCP_OK;
+}
+
+mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,
+                                       bool modern) {
+  unsigned era = modern ? MCP__ERA_MODERN : MCP__ERA_LEGACY;
+  for (size_t t = s->method_tables_count; t-- > 0;) {
+    const mcp__method_table *tab = &s->method_tables[t];
+    for (size_t i = 0; i < tab->count; i++)
+      if ((tab->rows[i].eras & era) && strcmp(tab->rows[i].name, name) == 0)
+        return tab->rows[i].fn;
+  }
+  return NULL;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* methods.h - method rows: how a feature module tells the dispatcher which
+ * JSON-RPC methods it serves, in which eras, with which handler; and the
+ * hooks through which the tasks module joins tools and the server without
+ * either naming it.
+ *
+ * Each module registers its own rows when the server is made (or, for
+ * tasks, when they are enabled); the dispatcher looks methods up here and
+ * owns no feature's names.
+ */
+#ifndef MCP_CORE_METHODS_H
+#define MCP_CORE_METHODS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "mcp/call.h"
+#include "mcp/server.h"
+#include "mcp/tool.h"
+
+typedef mcp_status (*mcp__method_fn)(mcp_call_t *call, json_t **result);
+
+/* Eras a method exists in. */
+#define MCP__ERA_LEGACY 1u /* 2024-11-05 .. 2025-11-25 sessions */
+#define MCP__ERA_MODERN 2u /* 2026-07-28 requests */
+
+typedef struct mcp__method {
+  const char *name;
+  mcp__method_fn fn;
+  unsigned eras;
+} mcp__method;
+
+#define MCP__METHOD_TABLES 16
+
+/* A registered table of rows (static storage, never copied). */
+typedef struct mcp__method_table {
+  const mcp__method *rows;
+  size_t count;
+} mcp__method_table;
+
+/* Adds n rows (static storage) to s. A later table wins for a name it
+ * shares with an earlier one in the same era (an extension may replace a
+ * core method). MCP_ERR_LIMIT when MCP__METHOD_TABLES are registered.
+ * Not thread-safe: call before serving. */
+mcp_status mcp__server_add_methods(mcp_server_t *s, const mcp__method *rows,
+                                   size_t n);
+/* The handler of name in the era (modern or not), or NULL. */
+mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,
+                                       bool modern);
+
+struct mcp__buf;
+
+/* What the tasks module adds to the rest, installed by it when tasks are
+ * enabled (NULL otherwise). */
+typedef struct mcp__task_hooks {
+  /* tools/call: enforces taskSupport and, for a task-augmented call,
+   * creates the task and sets *result (*handled true); otherwise *handled
+   * is false and the call runs normally. */
+  mcp_status (*tool_call)(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
+                          json_t **result, bool *handled);
+  /* The tasks capability object (returns new). */
+  json_t *(*capabilities)(const mcp_server_t *s);
+  /* A session closed or its standalone stream opened. */
+  void (*session_event)(mcp_server_t *s, mcp_session_t *se, bool opened);
+  /* Stops the engine (mcp_server_free, before anything else). */
+  void (*shutdown)(mcp_server_t *s);
+} mcp__task_hooks;
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* prescan.h - one cheap pass over a JSON-RPC message before it is parsed.
+ *
+ * Transports must decide a few things before (or instead of) parsing: is
+ * this a batch, is it too deep, is it a request that must run at once
+ * (initialize, ping) or a notification or response that must not wait
+ * behind busy workers, which era does it speak, which tool does it call.
+ * One pass answers all of them without allocating; the dispatcher then
+ * parses once and does not scan the depth again.
+ *
+ * The scan does not validate: on malformed text its answers are best
+ * effort and the parser reports the error.
+ */
+#ifndef MCP_JSONRPC_PRESCAN_H
+#define MCP_JSONRPC_PRESCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum mcp__scan_kind {
+  MCP__SCAN_OTHER = 0,    /* not an object, or unreadable */
+  MCP__SCAN_BATCH,        /* a top-level array */
+  MCP__SCAN_REQUEST,      /* "method" and "id" */
+  MCP__SCAN_NOTIFICATION, /* "method" without "id" */
+  MCP__SCAN_RESPONSE      /* "result" or "error", no "method" */
+} mcp__scan_kind;
+
+typedef struct mcp__prescan {
+  mcp__scan_kind kind;
+  size_t depth; /* deepest nesting of arrays and objects */
+  /* The top-level "method" and params.name strings, pointing into the
+   * text; NULL when absent or written with escapes. */
+  const char *method, *name;
+  size_t method_len, name_len;
+  /* params._meta names io.modelcontextprotocol/protocolVersion: the
+   * request speaks 2026-07-28 (or claims to). */
+  bool modern;
+} mcp__prescan;
+
+/* Scans len bytes of text into *out. */
+void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out);
+
+/* True when the scanned method is exactly m. */
+bool mcp__prescan_method_is(const mcp__prescan *p, const char *m);
+
+/* Whether a transport should hand the message to the dispatcher on its
+ * receiving thread rather than queue it for a worker: everything but an
+ * ordinary request (client responses and notifications, cancellations
+ * above all, must never wait behind busy workers), and initialize and
+ * ping (ordering, liveness). */
+bool mcp__prescan_at_once(const mcp__prescan *p);
+
+#endif

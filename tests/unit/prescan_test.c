@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* prescan_test.c - the one-pass look at a JSON-RPC message that transports
+ * take before the dispatcher parses it: kind, depth, method, params.name,
+ * the 2026-07-28 marker; strings never confuse it; and its depth agrees
+ * with the depth scan it replaces on every file of JSONTestSuite. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jsonrpc/prescan.h"
+#include "testutil.h"
+#include "json/scan.h"
+
+static mcp__prescan scan(const char *text) {
+  mcp__prescan p;
+  mcp__jsonrpc_prescan(text, strlen(text), &p);
+  return p;
+}
+
+static void assert_span(const char *s, size_t n, const char *want) {
+  assert_non_null(s);
+  assert_int_equal(n, strlen(want));
+  assert_memory_equal(s, want, n);
+}
+
+static void test_kinds(void **state) {
+  (void)state;
+  assert_int_equal(
+      scan("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}").kind,
+      MCP__SCAN_REQUEST);
+  assert_int_equal(scan(" {\"method\":\"notifications/initialized\"}").kind,
+                   MCP__SCAN_NOTIFICATION);
+  assert_int_equal(scan("{\"id\":3,\"result\":{}}").kind, MCP__SCAN_RESPONSE);
+  assert_int_equal(scan("{\"id\":3,\"error\":{\"code\":1}}").kind,
+                   MCP__SCAN_RESPONSE);
+  assert_int_equal(scan("\n[{\"id\":1,\"method\":\"ping\"}]").kind,
+                   MCP__SCAN_BATCH);
+  assert_int_equal(scan("42").kind, MCP__SCAN_OTHER);
+  assert_int_equal(scan("{\"id\":1}").kind, MCP__SCAN_OTHER);
+  assert_int_equal(scan("").kind, MCP__SCAN_OTHER);
+  /* Keys below the top level do not count. */
+  assert_int_equal(scan("{\"params\":{\"method\":\"x\",\"id\":1}}").kind,
+                   MCP__SCAN_OTHER);
+}
+
+static void test_fields(void **state) {
+  (void)state;
+  mcp__prescan p = scan(
+      "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":"
+      "{\"arguments\":{\"name\":\"not this\",\"_meta\":{"
+      "\"io.modelcontextprotocol/protocolVersion\":\"x\"}},\"name\":\"add\"}}");
+  assert_int_equal(p.kind, MCP__SCAN_REQUEST);
+  assert_span(p.method, p.method_len, "tools/call");
+  assert_span(p.name, p.name_len, "add");
+  assert_true(mcp__prescan_method_is(&p, "tools/call"));
+  assert_false(mcp__prescan_method_is(&p, "tools/cal"));
+  assert_false(p.modern); /* the marker inside arguments is not _meta */
+  assert_int_equal(p.depth, 4);
+
+  p = scan("{\"method\":\"tools/list\",\"id\":2,\"params\":{\"_meta\":{"
+           "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}");
+  assert_true(p.modern);
+  assert_null(p.name);
+
+  /* Escapes: the method is not taken (the parser decides). */
+  p = scan("{\"id\":1,\"method\":\"initi\\u0061lize\"}");
+  assert_int_equal(p.kind, MCP__SCAN_REQUEST);
+  assert_null(p.method);
+}
+
+static void test_strings_do_not_confuse(void **state) {
+  (void)state;
+  mcp__prescan p =
+      scan("{\"id\":1,\"method\":\"m\",\"params\":{\"s\":\"}}]]{{[[\\\"\","
+           "\"t\":\"\\\\\",\"name\":\"n\"}}");
+  assert_int_equal(p.kind, MCP__SCAN_REQUEST);
+  assert_int_equal(p.depth, 2);
+  assert_span(p.name, p.name_len, "n");
+  /* An unterminated string ends the scan without reading past the end. */
+  p = scan("{\"id\":1,\"method\":\"m");
+  assert_int_equal(p.depth, 1);
+}
+
+static void test_at_once(void **state) {
+  (void)state;
+  mcp__prescan p = scan("{\"id\":1,\"method\":\"tools/call\"}");
+  assert_false(mcp__prescan_at_once(&p));
+  p = scan("{\"id\":1,\"method\":\"initialize\"}");
+  assert_true(mcp__prescan_at_once(&p));
+  p = scan("{\"id\":1,\"method\":\"ping\"}");
+  assert_true(mcp__prescan_at_once(&p));
+  p = scan("{\"method\":\"notifications/cancelled\"}");
+  assert_true(mcp__prescan_at_once(&p));
+  p = scan("{\"id\":1,\"result\":{}}");
+  assert_true(mcp__prescan_at_once(&p));
+  p = scan("not json");
+  assert_true(mcp__prescan_at_once(&p)); /* the parser answers it at once */
+}
+
+/* The depth agrees with mcp__json_too_deep on every JSONTestSuite file. */
+static void test_depth_matches_scan(void **state) {
+  (void)state;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/test_parsing",
+           tu_shared_dir());
+  DIR *d = opendir(dir);
+  if (d == NULL) {
+    skip();
+    return;
+  }
+  size_t files = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t len = 0;
+    char *text = tu_read_file(path, &len);
+    if (text == NULL)
+      continue;
+    mcp__prescan p;
+    mcp__jsonrpc_prescan(text, len, &p);
+    for (size_t limit = 1; limit <= 4; limit++)
+      if ((p.depth > limit) != mcp__json_too_deep(text, len, limit))
+        fail_msg("%s: prescan depth %zu, limit %zu disagrees", e->d_name,
+                 p.depth, limit);
+    free(text);
+    files++;
+  }
+  closedir(d);
+  assert_true(files > 300);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kinds),
+      cmocka_unit_test(test_fields),
+      cmocka_unit_test(test_strings_do_not_confuse),
+      cmocka_unit_test(test_at_once),
+      cmocka_unit_test(test_depth_matches_scan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
