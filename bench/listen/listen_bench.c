@@ -49,8 +49,7 @@ static void raise_fd_limit(void) {
   }
 }
 
-/* ---- the server (child) ---------------------------------------------------
- */
+/* ---- the server (child) -------------------------------------------------- */
 
 static mcp_status noop(mcp_call_t *call, json_t *args, mcp_result_t *r,
                        void *ud) {
@@ -127,8 +126,7 @@ static int serve(int port_pipe, size_t streams) {
   return 0;
 }
 
-/* ---- the clients (parent) -------------------------------------------------
- */
+/* ---- the clients (parent) ------------------------------------------------ */
 
 static long rss_kb(pid_t pid) {
   char path[64], line[256];

@@ -29,8 +29,7 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-/* ---- tools ------------------------------------------------------------------
- */
+/* ---- tools --------------------------------------------------------------- */
 
 static mcp_status simple_text(mcp_call_t *call, json_t *args, mcp_result_t *r,
                               void *ud) {
@@ -283,8 +282,7 @@ static const conformance_tool tools[] = {
      NULL, reconnection},
 };
 
-/* ---- resources --------------------------------------------------------------
- */
+/* ---- resources ----------------------------------------------------------- */
 
 static mcp_status read_static_text(mcp_call_t *call, const char *uri,
                                    json_t *vars, mcp_read_result_t *out,
@@ -393,8 +391,7 @@ static mcp_status add_resources(mcp_server_t *s) {
   return st == MCP_OK ? mcp_server_add_resource_template(s, t) : st;
 }
 
-/* ---- prompts ----------------------------------------------------------------
- */
+/* ---- prompts ------------------------------------------------------------- */
 
 static mcp_status simple_prompt(mcp_call_t *call, json_t *args,
                                 mcp_prompt_result_t *out, void *ud) {
@@ -494,8 +491,7 @@ static mcp_status add_prompts(mcp_server_t *s) {
   return st;
 }
 
-/* ---- main -------------------------------------------------------------------
- */
+/* ---- main ---------------------------------------------------------------- */
 
 mcp_status conformance_add_tools(mcp_server_t *s, const conformance_tool *table,
                                  size_t n) {

@@ -276,8 +276,7 @@ static mcp_status divide(mcp_call_t *call, json_t *args, mcp_result_t *result,
                                    json_pack("{s:f}", "quotient", a / b));
 }
 
-/* ---- registration ---------------------------------------------------------
- */
+/* ---- registration -------------------------------------------------------- */
 static json_t *flight_schema(void) {
   mcp_schema_builder_t *b = NULL;
   json_t *schema = NULL;

@@ -78,8 +78,7 @@ MCP_API json_t *mcp_call_meta(const mcp_call_t *call);
 /* params._meta.progressToken (borrowed) or NULL. */
 MCP_API json_t *mcp_call_progress_token(const mcp_call_t *call);
 
-/* ---- who is asking ---------------------------------------------------------
- */
+/* ---- who is asking ------------------------------------------------------- */
 /* Negotiated protocol version, e.g. "2025-11-25". */
 MCP_API const char *mcp_call_protocol_version(const mcp_call_t *call);
 /* True when the request was served statelessly (2026-07-28 era). */

@@ -48,8 +48,7 @@ extern "C" {
 typedef struct mcp_client mcp_client_t;
 typedef struct mcp_client_options mcp_client_options_t;
 
-/* ---- callbacks ------------------------------------------------------------
- */
+/* ---- callbacks ----------------------------------------------------------- */
 
 /* notifications/progress for a request that asked for progress. total < 0
  * when the server sent none; message may be NULL. */
@@ -76,8 +75,7 @@ typedef mcp_status (*mcp_client_request_fn)(mcp_client_t *client,
 typedef void (*mcp_client_observer_fn)(mcp_client_t *client, bool incoming,
                                        json_t *message, void *user_data);
 
-/* ---- options --------------------------------------------------------------
- */
+/* ---- options ------------------------------------------------------------- */
 
 /* Returns new; free with mcp_client_options_free (NULL is a no-op). */
 MCP_API mcp_status mcp_client_options_new(mcp_client_options_t **out);
@@ -129,8 +127,7 @@ MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                                    mcp_client_observer_fn fn,
                                                    void *user_data);
 
-/* ---- connection -----------------------------------------------------------
- */
+/* ---- connection ---------------------------------------------------------- */
 
 /* Connects and initializes. *out returns new. On failure nothing is left
  * running and err (may be NULL) says why. */
@@ -154,8 +151,7 @@ MCP_API bool mcp_client_server_has(const mcp_client_t *client,
  * without a session id) and resends the request once. */
 MCP_API const char *mcp_client_session_id(const mcp_client_t *client);
 
-/* ---- generic requests -----------------------------------------------------
- */
+/* ---- generic requests ---------------------------------------------------- */
 
 /* Sends method with params (steals, even on failure; NULL for none) and
  * waits. progress may be NULL; otherwise a progress token is added to
@@ -170,8 +166,7 @@ MCP_API mcp_status mcp_client_request(mcp_client_t *client, const char *method,
 MCP_API mcp_status mcp_client_notify(mcp_client_t *client, const char *method,
                                      json_t *params);
 
-/* ---- MCP methods ----------------------------------------------------------
- */
+/* ---- MCP methods --------------------------------------------------------- */
 
 MCP_API mcp_status mcp_client_ping(mcp_client_t *client, mcp_error_t *err);
 

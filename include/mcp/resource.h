@@ -71,8 +71,7 @@ MCP_API mcp_status mcp_read_result_set_cache_hint(mcp_read_result_t *r,
                                                   int64_t ttl_ms,
                                                   mcp_cache_scope scope);
 
-/* ---- static resources
- * -------------------------------------------------------- */
+/* ---- static resources ---------------------------------------------------- */
 /* Returns new (free with mcp_resource_free unless given to a server). uri
  * and name are copied; uri must be an absolute URI (scheme ":" ...) without
  * spaces, else MCP_ERR_INVALID_ARG. */
@@ -116,8 +115,7 @@ MCP_API mcp_status mcp_resource_set_handler(mcp_resource_t *r,
 /* The Resource object as listed by resources/list (returns new). */
 MCP_API json_t *mcp_resource_to_json(const mcp_resource_t *r);
 
-/* ---- resource templates
- * ------------------------------------------------------ */
+/* ---- resource templates -------------------------------------------------- */
 /* Returns new. uri_template (RFC 6570, levels 1-4) and name are copied; a
  * malformed template gives MCP_ERR_INVALID_ARG. */
 MCP_API mcp_status mcp_resource_template_new(const char *uri_template,

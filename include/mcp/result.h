@@ -108,8 +108,7 @@ MCP_API mcp_status mcp_result_set_meta(mcp_result_t *r, json_t *meta);
  * structuredContent is added when the result is sent, not here. */
 MCP_API json_t *mcp_result_to_json(const mcp_result_t *r);
 
-/* ---- content refinements (all copy strings; all ignore NULL content) ------
- */
+/* ---- content refinements (all copy strings; all ignore NULL content) ----- */
 MCP_API mcp_status mcp_content_set_audience(mcp_content_t *c,
                                             unsigned audience);
 /* priority in [0, 1]. */

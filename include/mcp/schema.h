@@ -161,12 +161,11 @@ MCP_API const char *mcp_validation_message(const mcp_validation_t *v,
 MCP_API void mcp_validation_free(mcp_validation_t *v);
 
 /* ---- builder --------------------------------------------------------------
- * Mirrors the seeds' ZCL_MCP_SCHEMA_BUILDER: an object schema to which
- * properties are added one call each. Property calls return a borrowed handle
- * (valid while the builder lives) to refine the property; on allocation
- * failure they return NULL, refiners ignore NULL, and mcp_schema_builder_build
- * reports MCP_ERR_NOMEM, so call chains need no checks in between.
- * The result is a 2020-12 schema that passes the meta-schema.
+ * An object schema to which properties are added one call each. Property calls
+ * return a borrowed handle (valid while the builder lives) to refine the
+ * property; on allocation failure they return NULL, refiners ignore NULL, and
+ * mcp_schema_builder_build reports MCP_ERR_NOMEM, so call chains need no checks
+ * in between. The result is a 2020-12 schema that passes the meta-schema.
  */
 typedef struct mcp_schema_builder mcp_schema_builder_t;
 typedef struct mcp_schema_prop mcp_schema_prop_t;

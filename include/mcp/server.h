@@ -96,8 +96,7 @@ MCP_API void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
                                         void *user_data);
 MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
 
-/* ---- tools ------------------------------------------------------------------
- */
+/* ---- tools --------------------------------------------------------------- */
 /* Adds tool (steals, even on failure). Compiles its schemas and checks them
  * against the JSON Schema meta-schema: MCP_ERR_SCHEMA with err filled when a
  * schema is invalid; MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE

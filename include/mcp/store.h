@@ -4,8 +4,8 @@
  * A store is a plug-in: a const mcp_store_ops table plus an impl pointer,
  * wrapped in an opaque mcp_store_t. libmcp ships two backends, in-memory
  * (lost at exit) and SQLite (durable: WAL, BEGIN IMMEDIATE writes, schema
- * created and migrated on open). Records are scoped by server name, like
- * the seed's ZMCP_TASKS table, so several servers can share one database.
+ * created and migrated on open). Records are scoped by server name, so
+ * several servers can share one database.
  *
  * Thread safety: every backend must be thread-safe; every ops member may be
  * called concurrently with any other except close, which runs last.

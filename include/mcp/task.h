@@ -9,8 +9,8 @@
  * tasks/result, tasks/list and tasks/cancel are served from a store
  * (store.h), so results survive restarts when the store is durable.
  *
- * The second half of this header is the application's task API (mirroring
- * ZCL_MCP_TASKS): an mcp_tasks_t bound to a store and a scope (the server
+ * The second half of this header is the application's task API: an
+ * mcp_tasks_t bound to a store and a scope (the server
  * name) creates, reads, completes, fails and cancels tasks. It works without
  * a running server, so a separate process that only knows a task id and the
  * store can complete the task.
@@ -106,7 +106,7 @@ MCP_API mcp_status mcp_task_options_set_immediate_response(
     mcp_task_options_t *o, const char *text);
 
 /* Called by tasks/cancel for a task that is not terminal yet, before it is
- * marked cancelled (like the seed's handle_cancel_task): signal work running
+ * marked cancelled: signal work running
  * outside the handler to stop. The handler's own cancellation flag is raised
  * either way. task_id is borrowed for the call. */
 typedef void (*mcp_task_cancel_fn)(mcp_tasks_t *tasks, const char *task_id,
@@ -127,8 +127,7 @@ MCP_API mcp_status mcp_task_options_set_resume_hook(mcp_task_options_t *o,
                                                     mcp_task_resume_fn fn,
                                                     void *user_data);
 
-/* ---- the server's engine --------------------------------------------------
- */
+/* ---- the server's engine ------------------------------------------------- */
 /* Turns tasks on. store is borrowed and must outlive the server; options
  * (may be NULL for the defaults) are copied. Recovers interrupted tasks (see
  * the resume hook) and starts the executor and the sweeper. Call before
@@ -152,8 +151,7 @@ MCP_API const char *mcp_call_task_id(const mcp_call_t *call);
  * MCP_ERR_STATE when the call is not a task. */
 MCP_API mcp_status mcp_call_task_defer(mcp_call_t *call);
 
-/* ---- the application's task API --------------------------------------------
- */
+/* ---- the application's task API ------------------------------------------ */
 /* Returns new: a task manager on store (borrowed, must outlive it) for the
  * tasks of scope (the server name, copied). Free with mcp_tasks_free. */
 MCP_API mcp_status mcp_tasks_open(mcp_store_t *store, const char *scope,
@@ -218,7 +216,7 @@ typedef struct mcp_task_cleanup_report {
  * "retention" or "stuck". Arguments are borrowed for the call. */
 typedef void (*mcp_task_cleanup_fn)(const char *task_id, const char *reason,
                                     void *user_data);
-/* Runs cleanup once (like the seed's delete_outdated_tasks) with the
+/* Runs cleanup once (expired tasks, stuck ones) with the
  * retention and stuck limits of options (NULL: defaults). fn may be NULL;
  * report may be NULL. */
 MCP_API mcp_status mcp_task_delete_outdated(mcp_tasks_t *tasks,

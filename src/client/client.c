@@ -350,8 +350,7 @@ mcp_status mcp_client_notify(mcp_client_t *c, const char *method,
   return st;
 }
 
-/* ---- connect / close ------------------------------------------------------
- */
+/* ---- connect / close ----------------------------------------------------- */
 
 static json_t *client_capabilities(const mcp_client_options_t *o) {
   json_t *caps = json_object();

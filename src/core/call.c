@@ -4,6 +4,7 @@
  * JSON-RPC error, and ask the client something (server-to-client requests).
  */
 #include "core/core.h"
+#include "core/session_internal.h"
 #include "util/clock.h"
 
 #include <errno.h>

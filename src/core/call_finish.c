@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/session_internal.h"
 
 static void call_free(mcp_call_t *call) {
   if (call->session) {

@@ -78,52 +78,12 @@ struct mcp_server {
   int64_t state_ttl_ms;
 };
 
-/* A pending server-to-client request, waiting for the client's answer. */
-typedef struct mcp__outbound {
-  struct mcp__outbound *next;
-  int64_t id;
-  bool done;
-  json_t *response; /* the whole response message (new reference) */
-} mcp__outbound;
-
 typedef enum mcp__session_state {
   MCP__SESSION_NEW = 0,     /* no initialize yet */
   MCP__SESSION_INITIALIZED, /* initialize answered */
   MCP__SESSION_READY,       /* notifications/initialized received */
   MCP__SESSION_CLOSED
 } mcp__session_state;
-
-struct mcp_session {
-  atomic_int refs;
-  mcp_server_t *server;
-  mcp_session_t *next, *prev; /* server->sessions */
-
-  pthread_mutex_t lock;
-  pthread_cond_t cond; /* outbound answers */
-  mcp__session_state state;
-  bool input_closed; /* the client cannot answer requests any more */
-  bool listed;       /* in server->sessions (stateless ones are not) */
-  char protocol_version[MCP__MAX_VERSION_LEN];
-  json_t *client_capabilities; /* never NULL once initialized */
-  json_t *client_info;
-  int log_level;        /* -1: client never set one */
-  mcp__channel notify;  /* standalone stream; send may be NULL */
-  mcp_call_t *inflight; /* requests being handled, linked via next */
-  /* Ids named by notifications/cancelled before their request was accepted
-   * (it may still sit in a transport queue): a small ring, consulted when a
-   * request is registered. Ids are never reused within a session. */
-  json_t *early_cancels[16];
-  unsigned early_cancel_next;
-  int64_t next_outbound_id;
-  mcp__outbound *outbound;
-  char *id;                 /* transport session id (HTTP) or NULL */
-  json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
-  json_t *url_elicitations; /* elicitationId -> true, sent to this client */
-  void *transport_data;
-  /* Random key naming this session as the creator of tasks (tasks/list
-   * without authentication); set lazily by src/tasks under lock. */
-  char tasks_key[40];
-};
 
 struct mcp_call {
   mcp_server_t *server;
@@ -212,6 +172,47 @@ void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
  * msg->root over (msg->root is NULL then). */
 void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
+bool mcp__session_is_closed(mcp_session_t *s);
+/* initialize: records the negotiated version, the client's capabilities
+ * (caps is stolen, even on failure) and info (borrowed; may be NULL).
+ * false when the session was initialized already. */
+bool mcp__session_initialize(mcp_session_t *s, const char *version,
+                             json_t *caps, json_t *info);
+/* notifications/initialized. */
+void mcp__session_mark_ready(mcp_session_t *s);
+/* logging/setLevel. */
+void mcp__session_set_log_level(mcp_session_t *s, mcp_log_level level);
+/* The session's state, version (into version[n]) and client capabilities
+ * and info (borrowed: the session keeps them while it lives). */
+mcp__session_state mcp__session_snapshot(mcp_session_t *s, char *version,
+                                         size_t n, json_t **caps,
+                                         json_t **info);
+/* Wakes whatever waits on the session (its condition variable): a task's
+ * state changed for a waiting tasks/result. */
+void mcp__session_wake(mcp_session_t *s);
+/* A random key naming this session as the creator of tasks (tasks/list
+ * without authentication), made on first use; NULL if the CSPRNG failed. */
+const char *mcp__session_owner_key(mcp_session_t *s);
+
+/* Named sets of strings a session keeps for feature modules. */
+typedef enum mcp__session_set {
+  MCP__SET_SUBSCRIPTIONS,   /* resources/subscribe URIs (resources) */
+  MCP__SET_URL_ELICITATIONS /* elicitation ids sent to the client (peer) */
+} mcp__session_set;
+/* Adds (add) or removes key. MCP_ERR_NOMEM when it cannot be added. */
+mcp_status mcp__session_set_update(mcp_session_t *s, mcp__session_set set,
+                                   const char *key, bool add);
+/* True when the session (ready ones only, when ready_only) holds a key for
+ * which match(key, ud) is true; with take, that key is removed. */
+bool mcp__session_set_match(mcp_session_t *s, mcp__session_set set,
+                            bool ready_only,
+                            bool (*match)(const char *key, const void *ud),
+                            const void *ud, bool take);
+/* The first session of s holding key in set, which is removed from it
+ * (returns a counted reference, or NULL). */
+mcp_session_t *mcp__server_take_session_key(mcp_server_t *s,
+                                            mcp__session_set set,
+                                            const char *key);
 
 /* ---- call.c -------------------------------------------------------------- */
 /* Sends a message related to this call on its stream (progress, logs,

@@ -60,8 +60,7 @@ static size_t bucket_of(const mcp__listen_registry *r, const void *ctx) {
   return (size_t)(x >> 7) & (r->nbuckets - 1);
 }
 
-/* ---- listeners ------------------------------------------------------------
- */
+/* ---- listeners ----------------------------------------------------------- */
 
 static void listener_free(mcp__listener *l) {
   for (size_t i = 0; i < l->nuris + l->ntasks; i++)
@@ -232,8 +231,7 @@ size_t mcp__listen_count(mcp_server_t *s) {
   return atomic_load(&s->listen.count);
 }
 
-/* ---- fan-out --------------------------------------------------------------
- */
+/* ---- fan-out ------------------------------------------------------------- */
 
 static bool uri_covers(const char *sub, const char *uri) {
   size_t n = strlen(sub);
@@ -338,8 +336,7 @@ void mcp__listen_publish(mcp_server_t *s, unsigned kind, const char *key,
     free(list);
 }
 
-/* ---- subscriptions/listen -------------------------------------------------
- */
+/* ---- subscriptions/listen ------------------------------------------------ */
 
 /* Appends the strings of array v (NULL: none) to l->keys, counting them
  * in *count as they are kept (so listener_free frees them whatever

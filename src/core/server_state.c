@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/session_internal.h"
 
 void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...) {
   if (s == NULL || s->log_fn == NULL || level < s->log_min)

@@ -8,6 +8,8 @@
  * connection until its last call has finished.
  */
 #include "core/core.h"
+#include "core/session_internal.h"
+#include "util/rand.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,4 +278,129 @@ void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {
     retain(data);
   pthread_mutex_unlock(&se->lock);
   return data;
+}
+
+bool mcp__session_is_closed(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  bool closed = se->state == MCP__SESSION_CLOSED;
+  pthread_mutex_unlock(&se->lock);
+  return closed;
+}
+
+void mcp__session_wake(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  pthread_cond_broadcast(&se->cond);
+  pthread_mutex_unlock(&se->lock);
+}
+
+const char *mcp__session_owner_key(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  if (se->tasks_key[0] == '\0' && mcp__random_uuid(se->tasks_key) != MCP_OK)
+    se->tasks_key[0] = '\0';
+  pthread_mutex_unlock(&se->lock);
+  return se->tasks_key[0] ? se->tasks_key : NULL;
+}
+
+static json_t **set_of(mcp_session_t *se, mcp__session_set set) {
+  return set == MCP__SET_SUBSCRIPTIONS ? &se->subscriptions
+                                       : &se->url_elicitations;
+}
+
+mcp_status mcp__session_set_update(mcp_session_t *se, mcp__session_set set,
+                                   const char *key, bool add) {
+  mcp_status st = MCP_OK;
+  pthread_mutex_lock(&se->lock);
+  json_t **o = set_of(se, set);
+  if (add) {
+    if (*o == NULL)
+      *o = json_object();
+    if (*o == NULL || json_object_set_new(*o, key, json_true()) != 0)
+      st = MCP_ERR_NOMEM;
+  } else if (*o) {
+    json_object_del(*o, key);
+  }
+  pthread_mutex_unlock(&se->lock);
+  return st;
+}
+
+bool mcp__session_set_match(mcp_session_t *se, mcp__session_set set,
+                            bool ready_only,
+                            bool (*match)(const char *key, const void *ud),
+                            const void *ud, bool take) {
+  bool found = false;
+  pthread_mutex_lock(&se->lock);
+  json_t *o = *set_of(se, set);
+  if (o && (!ready_only || se->state == MCP__SESSION_READY)) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+      if (match(key, ud)) {
+        found = true;
+        if (take)
+          json_object_del(o, key);
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&se->lock);
+  return found;
+}
+
+static bool same_key(const char *key, const void *ud) {
+  return strcmp(key, ud) == 0;
+}
+
+mcp_session_t *mcp__server_take_session_key(mcp_server_t *s,
+                                            mcp__session_set set,
+                                            const char *key) {
+  mcp_session_t *target = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it && !target; it = it->next)
+    if (mcp__session_set_match(it, set, false, same_key, key, true)) {
+      target = it;
+      mcp__session_retain(it);
+    }
+  pthread_mutex_unlock(&s->lock);
+  return target;
+}
+
+bool mcp__session_initialize(mcp_session_t *se, const char *version,
+                             json_t *caps, json_t *info) {
+  pthread_mutex_lock(&se->lock);
+  if (se->state != MCP__SESSION_NEW) {
+    pthread_mutex_unlock(&se->lock);
+    json_decref(caps);
+    return false;
+  }
+  se->state = MCP__SESSION_INITIALIZED;
+  snprintf(se->protocol_version, sizeof se->protocol_version, "%s", version);
+  se->client_capabilities = caps;
+  se->client_info = info ? json_incref(info) : NULL;
+  pthread_mutex_unlock(&se->lock);
+  return true;
+}
+
+void mcp__session_mark_ready(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  if (se->state == MCP__SESSION_INITIALIZED)
+    se->state = MCP__SESSION_READY;
+  pthread_mutex_unlock(&se->lock);
+}
+
+void mcp__session_set_log_level(mcp_session_t *se, mcp_log_level level) {
+  pthread_mutex_lock(&se->lock);
+  se->log_level = (int)level;
+  pthread_mutex_unlock(&se->lock);
+}
+
+mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
+                                         size_t n, json_t **caps,
+                                         json_t **info) {
+  pthread_mutex_lock(&se->lock);
+  mcp__session_state state = se->state;
+  snprintf(version, n, "%s", se->protocol_version);
+  *caps = se->client_capabilities;
+  *info = se->client_info;
+  pthread_mutex_unlock(&se->lock);
+  return state;
 }

@@ -130,15 +130,7 @@ static mcp_status remember(mcp_call_t *call, const char *id) {
   mcp_session_t *se = call->session;
   if (se == NULL)
     return MCP_ERR_UNSUPPORTED;
-  mcp_status st = MCP_OK;
-  pthread_mutex_lock(&se->lock);
-  if (se->url_elicitations == NULL)
-    se->url_elicitations = json_object();
-  if (se->url_elicitations == NULL ||
-      json_object_set_new(se->url_elicitations, id, json_true()) != 0)
-    st = MCP_ERR_NOMEM;
-  pthread_mutex_unlock(&se->lock);
-  return st;
+  return mcp__session_set_update(se, MCP__SET_URL_ELICITATIONS, id, true);
 }
 
 static mcp_status check_url_args(mcp_call_t *call, const char *message,
@@ -229,19 +221,8 @@ mcp_status mcp_server_notify_elicitation_complete(mcp_server_t *s,
     mcp__buf_free(&msg);
     return MCP_ERR_NOMEM;
   }
-  mcp_session_t *target = NULL;
-  pthread_mutex_lock(&s->lock);
-  for (mcp_session_t *it = s->sessions; it && !target; it = it->next) {
-    pthread_mutex_lock(&it->lock);
-    if (it->url_elicitations &&
-        json_object_get(it->url_elicitations, elicitation_id)) {
-      json_object_del(it->url_elicitations, elicitation_id);
-      target = it;
-      mcp__session_retain(it);
-    }
-    pthread_mutex_unlock(&it->lock);
-  }
-  pthread_mutex_unlock(&s->lock);
+  mcp_session_t *target = mcp__server_take_session_key(
+      s, MCP__SET_URL_ELICITATIONS, elicitation_id);
   if (target) {
     mcp__session_notify(target, msg.data, msg.len);
     mcp__session_release(target);

@@ -93,8 +93,7 @@ mcp_status mcp_server_set_resources_list_changed(mcp_server_t *s,
   return MCP_OK;
 }
 
-/* ---- subscriptions
- * ------------------------------------------------------------ */
+/* ---- subscriptions ------------------------------------------------------- */
 
 static mcp_status subscription_request(mcp_call_t *call, json_t **result,
                                        bool subscribe) {
@@ -108,20 +107,8 @@ static mcp_status subscription_request(mcp_call_t *call, json_t **result,
   if (!json_is_string(uri) || json_string_length(uri) == 0)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: uri must be a non-empty string");
-  mcp_session_t *se = call->session;
-  mcp_status st = MCP_OK;
-  pthread_mutex_lock(&se->lock);
-  if (subscribe) {
-    if (se->subscriptions == NULL)
-      se->subscriptions = json_object();
-    if (se->subscriptions == NULL ||
-        json_object_set_new(se->subscriptions, json_string_value(uri),
-                            json_true()) != 0)
-      st = MCP_ERR_NOMEM;
-  } else if (se->subscriptions) {
-    json_object_del(se->subscriptions, json_string_value(uri));
-  }
-  pthread_mutex_unlock(&se->lock);
+  mcp_status st = mcp__session_set_update(call->session, MCP__SET_SUBSCRIPTIONS,
+                                          json_string_value(uri), subscribe);
   if (st != MCP_OK)
     return st;
   *result = json_object();
@@ -138,7 +125,8 @@ mcp_status mcp__handle_unsubscribe(mcp_call_t *call, json_t **result) {
 
 /* True when a subscription to sub covers uri: the same resource, or one
  * below it in the path hierarchy. */
-static bool covers(const char *sub, const char *uri) {
+static bool covers(const char *sub, const void *ud) {
+  const char *uri = ud;
   size_t n = strlen(sub);
   if (strncmp(sub, uri, n) != 0)
     return false;
@@ -146,21 +134,8 @@ static bool covers(const char *sub, const char *uri) {
 }
 
 static bool session_wants(mcp_session_t *se, void *ud) {
-  const char *uri = ud;
-  bool wants = false;
-  pthread_mutex_lock(&se->lock);
-  if (se->state == MCP__SESSION_READY && se->subscriptions) {
-    const char *key;
-    json_t *v;
-    json_object_foreach(se->subscriptions, key, v) {
-      if (covers(key, uri)) {
-        wants = true;
-        break;
-      }
-    }
-  }
-  pthread_mutex_unlock(&se->lock);
-  return wants;
+  return mcp__session_set_match(se, MCP__SET_SUBSCRIPTIONS, true, covers, ud,
+                                false);
 }
 
 mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,

@@ -99,8 +99,7 @@ static void handler_clear(mcp__handler *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* ---- resources -------------------------------------------------------------
- */
+/* ---- resources ----------------------------------------------------------- */
 
 static void resource_destroy(mcp__entry *e) {
   mcp_resource_t *r = (mcp_resource_t *)e;
@@ -217,8 +216,7 @@ json_t *mcp_resource_to_json(const mcp_resource_t *r) {
   return o;
 }
 
-/* ---- templates -------------------------------------------------------------
- */
+/* ---- templates ----------------------------------------------------------- */
 
 static void template_destroy(mcp__entry *e) {
   mcp_resource_template_t *t = (mcp_resource_template_t *)e;

@@ -37,10 +37,7 @@ static void handle_notification(mcp_server_t *s, mcp_session_t *se,
   if (se == NULL)
     return;
   if (strcmp(msg->method, "notifications/initialized") == 0) {
-    pthread_mutex_lock(&se->lock);
-    if (se->state == MCP__SESSION_INITIALIZED)
-      se->state = MCP__SESSION_READY;
-    pthread_mutex_unlock(&se->lock);
+    mcp__session_mark_ready(se);
   } else if (strcmp(msg->method, "notifications/cancelled") == 0) {
     mcp__session_cancel(se, json_object_get(msg->params, "requestId"));
   } else if (strcmp(msg->method, "notifications/roots/list_changed") == 0) {
@@ -59,13 +56,9 @@ static bool bind_legacy(mcp_call_t *call) {
                "Invalid Request: no session for this request", NULL);
     return false;
   }
-  pthread_mutex_lock(&se->lock);
-  mcp__session_state state = se->state;
-  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
-           se->protocol_version);
-  call->client_capabilities = se->client_capabilities;
-  call->client_info = se->client_info;
-  pthread_mutex_unlock(&se->lock);
+  mcp__session_state state = mcp__session_snapshot(
+      se, call->protocol_version, sizeof call->protocol_version,
+      &call->client_capabilities, &call->client_info);
   bool always_allowed =
       strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0;
   if (state == MCP__SESSION_NEW && !always_allowed) {

@@ -11,8 +11,7 @@
 #include "core/core.h"
 #include "server/dispatch.h"
 
-/* ---- lifecycle.c ----------------------------------------------------------
- */
+/* ---- lifecycle.c --------------------------------------------------------- */
 mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result);
@@ -20,12 +19,10 @@ mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result);
 /* The rows of the methods above and subscriptions/listen. */
 mcp_status mcp__lifecycle_register(mcp_server_t *s);
 
-/* ---- listen_method.c ------------------------------------------------------
- */
+/* ---- listen_method.c ----------------------------------------------------- */
 mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result);
 
-/* ---- server.c, features.c --------------------------------------------------
- */
+/* ---- server.c, features.c ------------------------------------------------ */
 /* serverInfo object (returns new). */
 json_t *mcp__server_info_json(const mcp_server_t *s);
 /* ServerCapabilities derived from what is registered (returns new). */

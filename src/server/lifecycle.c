@@ -63,19 +63,10 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
   if (caps_copy == NULL)
     return MCP_ERR_NOMEM;
 
-  pthread_mutex_lock(&se->lock);
-  if (se->state != MCP__SESSION_NEW) {
-    pthread_mutex_unlock(&se->lock);
-    json_decref(caps_copy);
+  if (!mcp__session_initialize(se, chosen, caps_copy, info))
     return mcp__call_fail(
         call, MCP_RPC_INVALID_REQUEST,
         "Invalid Request: the session is already initialized");
-  }
-  se->state = MCP__SESSION_INITIALIZED;
-  strncpy(se->protocol_version, chosen, sizeof se->protocol_version - 1);
-  se->client_capabilities = caps_copy;
-  se->client_info = info ? json_incref(info) : NULL;
-  pthread_mutex_unlock(&se->lock);
 
   mcp_server_t *s = call->server;
   json_t *res = json_pack("{s:s,s:o,s:o}", "protocolVersion", chosen,
@@ -121,9 +112,7 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: level must be one of debug, info, "
                           "notice, warning, error, critical, alert, emergency");
-  pthread_mutex_lock(&call->session->lock);
-  call->session->log_level = (int)level;
-  pthread_mutex_unlock(&call->session->lock);
+  mcp__session_set_log_level(call->session, level);
   *result = json_object();
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }

@@ -8,7 +8,7 @@
  * transaction, so another process writing the same file waits on
  * busy_timeout instead of failing half-way. The schema is versioned in
  * mcp_schema_version and migrated forward on open. ttl is stored in ms
- * (NULL = unlimited), unlike the seed's seconds column.
+ * (NULL = unlimited).
  */
 #include "store/store_internal.h"
 

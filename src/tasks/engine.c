@@ -20,8 +20,7 @@
  * dropped (requests are always kept: the handler waits for their answer). */
 #define PENDING_MAX_NOTES 256
 
-/* ---- small helpers --------------------------------------------------------
- */
+/* ---- small helpers ------------------------------------------------------- */
 unsigned mcp__engine_bucket_of(const char *id) {
   unsigned h = 5381;
   for (const char *p = id; *p; p++)
@@ -51,15 +50,11 @@ void mcp__engine_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms) {
 }
 
 static void wake_session(mcp_session_t *se) {
-  if (se == NULL)
-    return;
-  pthread_mutex_lock(&se->lock);
-  pthread_cond_broadcast(&se->cond);
-  pthread_mutex_unlock(&se->lock);
+  if (se != NULL)
+    mcp__session_wake(se);
 }
 
-/* ---- change reporting -------------------------------------------------------
- */
+/* ---- change reporting ---------------------------------------------------- */
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
@@ -106,8 +101,7 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
     mcp__session_release(se);
 }
 
-/* ---- the task channel
- * ---------------------------------------------------------- */
+/* ---- the task channel ---------------------------------------------------- */
 /* Hands one message to a stream: a waiting tasks/result call of the task,
  * else the creator's standalone stream if a client is connected to it.
  * e->lock held (it keeps waiters and their calls alive). */
@@ -193,8 +187,7 @@ void mcp__engine_task_input(mcp_call_t *call, bool waiting) {
         waiting ? "Waiting for input from the client" : NULL, NULL, NULL, NULL);
 }
 
-/* ---- running
- * ------------------------------------------------------------------ */
+/* ---- running ------------------------------------------------------------- */
 static void finish_run(task_run *r) {
   mcp__task_engine *e = r->e;
   pthread_mutex_lock(&e->lock);
@@ -320,8 +313,7 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* ---- session streams
- * ------------------------------------------------------------ */
+/* ---- session streams ----------------------------------------------------- */
 void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
   mcp__task_engine *e = s ? s->tasks : NULL;
   if (e == NULL)
@@ -345,8 +337,7 @@ void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* ---- capabilities, accessors
- * ------------------------------------------------- */
+/* ---- capabilities, accessors --------------------------------------------- */
 json_t *mcp__tasks_capabilities_json(const mcp_server_t *s) {
   json_t *caps =
       json_pack("{s:{},s:{s:{s:{}}}}", "cancel", "requests", "tools", "call");
@@ -373,8 +364,7 @@ mcp_status mcp_call_task_defer(mcp_call_t *call) {
   return MCP_OK;
 }
 
-/* ---- enable, recovery, sweeper, shutdown
- * --------------------------------------- */
+/* ---- enable, recovery, sweeper, shutdown --------------------------------- */
 static bool collect_task(const mcp_task_record *rec, void *ud) {
   json_array_append_new((json_t *)ud, mcp__task_json(rec));
   return true;

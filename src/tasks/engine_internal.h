@@ -97,8 +97,7 @@ struct mcp__task_engine {
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
 };
 
-/* ---- engine.c ------------------------------------------------------------
- */
+/* ---- engine.c ------------------------------------------------------------ */
 unsigned mcp__engine_bucket_of(const char *id);
 /* The run of task id on this server, or NULL. e->lock held. */
 task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id);
@@ -112,13 +111,11 @@ void mcp__engine_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
 void mcp__engine_start_run(mcp_call_t *call, void *ctx);
 
-/* ---- task_call.c ---------------------------------------------------------
- */
+/* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
 
-/* ---- task_methods.c ------------------------------------------------------
- */
+/* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
 const char *mcp__engine_session_key(mcp_session_t *se);
 /* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
@@ -133,8 +130,7 @@ mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
 mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
                                        const char **id, mcp_task_record *rec);
 
-/* ---- task_result.c -------------------------------------------------------
- */
+/* ---- task_result.c ------------------------------------------------------- */
 /* The watcher thread: answers the suspended tasks/result calls. */
 void *mcp__engine_watcher_main(void *arg);
 

@@ -24,8 +24,7 @@ static char *caller_key(mcp_call_t *call) {
   return out;
 }
 
-/* ---- tools/call ------------------------------------------------------------
- */
+/* ---- tools/call ---------------------------------------------------------- */
 static mcp_status support_error(mcp_call_t *call, mcp_tool_t *tool,
                                 bool required) {
   char msg[256];

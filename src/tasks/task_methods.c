@@ -11,11 +11,7 @@
 #include "util/rand.h"
 
 const char *mcp__engine_session_key(mcp_session_t *se) {
-  pthread_mutex_lock(&se->lock);
-  if (se->tasks_key[0] == '\0' && mcp__random_uuid(se->tasks_key) != MCP_OK)
-    se->tasks_key[0] = '\0';
-  pthread_mutex_unlock(&se->lock);
-  return se->tasks_key[0] ? se->tasks_key : NULL;
+  return mcp__session_owner_key(se);
 }
 
 /* Without authentication the unguessable id is the capability; with it, a
@@ -65,8 +61,7 @@ mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
   return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, *id) : st;
 }
 
-/* ---- tasks/get, tasks/list, tasks/cancel
- * ------------------------------------- */
+/* ---- tasks/get, tasks/list, tasks/cancel --------------------------------- */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
   mcp__task_engine *e;
   const char *id;

@@ -13,8 +13,7 @@
  * another process are only seen this way. */
 #define RESULT_POLL_MS 200
 
-/* ---- tasks/result
- * -------------------------------------------------------------- */
+/* ---- tasks/result -------------------------------------------------------- */
 /* Registers w and hands it the task's queued messages. e->lock held. */
 static void link_waiter(mcp__task_engine *e, waiter *w) {
   w->next = e->waiters;
@@ -45,10 +44,7 @@ static void remove_waiter(mcp__task_engine *e, waiter *w) {
 }
 
 static bool session_closed(mcp_session_t *se) {
-  pthread_mutex_lock(&se->lock);
-  bool closed = se->state == MCP__SESSION_CLOSED;
-  pthread_mutex_unlock(&se->lock);
-  return closed;
+  return mcp__session_is_closed(se);
 }
 
 /* The stored outcome, replayed exactly (plus the related-task _meta). */

@@ -169,8 +169,7 @@ mcp_status mcp_task_get_status(mcp_tasks_t *t, const char *id,
   return st;
 }
 
-/* ---- listing ----------------------------------------------------------------
- */
+/* ---- listing ------------------------------------------------------------- */
 typedef struct list_ctx {
   json_t *tasks;
   size_t limit, seen;
@@ -290,8 +289,7 @@ mcp_status mcp_task_list(mcp_tasks_t *t, const char *cursor, size_t limit,
   return mcp__tasks_page(t, &f, cursor, limit, out);
 }
 
-/* ---- changes
- * ------------------------------------------------------------------ */
+/* ---- changes ------------------------------------------------------------- */
 static mcp_status complete_text(mcp_tasks_t *t, const char *id,
                                 const char *text, bool is_error) {
   return mcp__tasks_transition(
@@ -402,8 +400,7 @@ mcp_status mcp_task_delete(mcp_tasks_t *t, const char *id) {
   return st;
 }
 
-/* ---- cleanup ----------------------------------------------------------------
- */
+/* ---- cleanup ------------------------------------------------------------- */
 typedef struct fail_ctx {
   char **ids;
   size_t n, cap;

@@ -329,8 +329,7 @@ json_t *mcp_result_to_json(const mcp_result_t *r) {
   return o;
 }
 
-/* ---- refinements -----------------------------------------------------------
- */
+/* ---- refinements --------------------------------------------------------- */
 
 static json_t *annotations_of(mcp_content_t *c) {
   json_t *ann = json_object_get(BLOCK(c), "annotations");

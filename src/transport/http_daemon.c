@@ -35,8 +35,7 @@
  * each request: 4 KiB is ample for our response headers. */
 #define POOL_SLACK 4096
 
-/* ---- worker pool ------------------------------------------------------------
- */
+/* ---- worker pool --------------------------------------------------------- */
 
 /* Wake-ups are the main cost of the hand-off, so a request is queued
  * without waking anyone while workers already running calls can take it
@@ -117,8 +116,7 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r) {
     pthread_cond_signal(&h->q_nonempty);
 }
 
-/* ---- housekeeping
- * ------------------------------------------------------------ */
+/* ---- housekeeping -------------------------------------------------------- */
 
 static void *housekeeper_main(void *arg) {
   mcp_http_server_t *h = arg;
@@ -421,8 +419,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   free_server(h);
 }
 
-/* ---- blocking convenience --------------------------------------------------
- */
+/* ---- blocking convenience ------------------------------------------------ */
 
 mcp_status mcp__http_parse_host_port(const char *s, char *host, size_t host_len,
                                      uint16_t *port) {

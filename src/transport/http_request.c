@@ -272,8 +272,7 @@ static enum MHD_Result queue_answer(hs_req *r) {
   return queue_buf(r->conn, status, &r->resp, "application/json", sid);
 }
 
-/* ---- the reply channel of a call ------------------------------------------
- */
+/* ---- the reply channel of a call ----------------------------------------- */
 
 /* Upgrades the answer to SSE. r->lock held. */
 static mcp_status upgrade(hs_req *r) {
@@ -381,8 +380,7 @@ static void inline_record(hs_req *r) {
   r->tool_slot = -1;
 }
 
-/* ---- POST ------------------------------------------------------------------
- */
+/* ---- POST ---------------------------------------------------------------- */
 
 /* Suspends the connection and queues r for a worker, which runs call, or
  * parses the body first when call is NULL. */
@@ -548,8 +546,7 @@ void mcp__hs_work(hs_req *r, bool cancel) {
   mcp__call_run(call);        /* may free r through done */
 }
 
-/* ---- GET and DELETE ---------------------------------------------------------
- */
+/* ---- GET and DELETE ------------------------------------------------------ */
 
 /* "<stream>-<n>" -> "<stream>" */
 static bool stream_of_event(const char *event_id, char out[HS_STREAM_ID_MAX]) {

@@ -197,8 +197,7 @@ static const char *text_of(json_t *result) {
       json_array_get(json_object_get(result, "content"), 0), "text"));
 }
 
-/* ---- tests ---------------------------------------------------------------
- */
+/* ---- tests --------------------------------------------------------------- */
 
 static void test_create_get_and_support_errors(void **state) {
   (void)state;

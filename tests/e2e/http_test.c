@@ -121,8 +121,7 @@ static void open_session(int port, char sid[64]) {
   open_session_expecting(port, "\"protocolVersion\"", sid);
 }
 
-/* ---- tests ----------------------------------------------------------------
- */
+/* ---- tests --------------------------------------------------------------- */
 
 static void test_session_lifecycle(void **state) {
   (void)state;
@@ -771,9 +770,9 @@ static void open_plain_session(int port, char sid[64], char *hdr, size_t n) {
   assert_int_equal(tc_do(port, "POST", hdr, INITIALIZED, NULL, NULL), 202);
 }
 
-/* A tool that has been fast runs on the network thread (core/inline_runs.c): its
- * answers, a log it suddenly emits (SSE upgrade), a slow run and the
- * modern era must all come out as on a worker. */
+/* A tool that has been fast runs on the network thread (core/inline_runs.c):
+ * its answers, a log it suddenly emits (SSE upgrade), a slow run and the modern
+ * era must all come out as on a worker. */
 static void test_fast_tool_runs_inline(void **state) {
   (void)state;
   fixture f;

@@ -15,8 +15,7 @@
 
 #include "server/internal.h"
 
-/* ---- tools ------------------------------------------------------------------
- */
+/* ---- tools --------------------------------------------------------------- */
 static mcp_status quick_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                              void *ud) {
   (void)ud;
@@ -133,8 +132,7 @@ static void teardown(fixture *f) {
   tu_capture_destroy(&f->notify);
 }
 
-/* ---- JSON-RPC helpers -----------------------------------------------------
- */
+/* ---- JSON-RPC helpers ---------------------------------------------------- */
 static json_t *rpc_as(fixture *f, mcp_session_t *se, const char *subject,
                       const char *text) {
   tu_capture c;
@@ -193,8 +191,7 @@ static const char *status_of(json_t *msg) {
   return json_string_value(json_object_get(result_of(msg), "status"));
 }
 
-/* ---- tests -----------------------------------------------------------------
- */
+/* ---- tests --------------------------------------------------------------- */
 static void test_capabilities_follow_the_switch(void **state) {
   (void)state;
   fixture f;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* session_internal.h - the session structure, private to src/core: every
+ * other module reaches a session through the functions of core.h and
+ * channel.h (state, client capabilities, streams, key sets, wake-ups). */
+#ifndef MCP_CORE_SESSION_INTERNAL_H
+#define MCP_CORE_SESSION_INTERNAL_H
+
+#include "core/core.h"
+
+/* A pending server-to-client request, waiting for the client's answer. */
+typedef struct mcp__outbound {
+  struct mcp__outbound *next;
+  int64_t id;
+  bool done;
+  json_t *response; /* the whole response message (new reference) */
+} mcp__outbound;
+
+struct mcp_session {
+  atomic_int refs;
+  mcp_server_t *server;
+  mcp_session_t *next, *prev; /* server->sessions */
+
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* outbound answers */
+  mcp__session_state state;
+  bool input_closed; /* the client cannot answer requests any more */
+  bool listed;       /* in server->sessions (stateless ones are not) */
+  char protocol_version[MCP__MAX_VERSION_LEN];
+  json_t *client_capabilities; /* never NULL once initialized */
+  json_t *client_info;
+  int log_level;        /* -1: client never set one */
+  mcp__channel notify;  /* standalone stream; send may be NULL */
+  mcp_call_t *inflight; /* requests being handled, linked via next */
+  /* Ids named by notifications/cancelled before their request was accepted
+   * (it may still sit in a transport queue): a small ring, consulted when a
+   * request is registered. Ids are never reused within a session. */
+  json_t *early_cancels[16];
+  unsigned early_cancel_next;
+  int64_t next_outbound_id;
+  mcp__outbound *outbound;
+  char *id;                 /* transport session id (HTTP) or NULL */
+  json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
+  json_t *url_elicitations; /* elicitationId -> true, sent to this client */
+  void *transport_data;
+  /* Random key naming this session as the creator of tasks (tasks/list
+   * without authentication); set lazily by src/tasks under lock. */
+  char tasks_key[40];
+};
+
+#endif
