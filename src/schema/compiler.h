@@ -63,7 +63,8 @@ typedef struct mcp__kwsite {
   json_t *value;     /* the row's keyword's value; NULL when only a sibling is
                         present */
   const char *where; /* JSON Pointer of the schema object */
-  const char *kp;    /* JSON Pointer of the keyword ("" when absent) */
+  const char *kp;    /* JSON Pointer of the row's keyword (also when only a
+                        sibling is present) */
   const mcp__info *inf;
   const struct mcp__keyword *row; /* the row being compiled */
   bool d7;                        /* draft-07 */
