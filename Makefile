@@ -12,6 +12,8 @@
 #   make uninstall  remove what the last make install installed
 #   make bench   build and run the benchmarks (on demand, not part of check)
 #   make abi-dump  rewrite abi/*.abi from the release build (docs/abi.md)
+#   make deb     Debian packages libmcp0, libmcp-client0, libmcp-dev, mcpc
+#                (dpkg-buildpackage -us -uc -b, lintian) into build/deb
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 CHECK_BUILD ?= build/check
@@ -20,7 +22,7 @@ PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
 .PHONY: all deps configure build demo check install install-only uninstall \
-        bench format clean abi-dump
+        bench format clean abi-dump deb
 
 all: build
 
@@ -51,8 +53,10 @@ check: deps
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	@# install_consumers builds programs against the installed library
 	@# without -fsanitize=thread, which cannot link; the ASan pass covers it.
+	@# deb_packages builds its own release tree: once (ASan pass) is enough.
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E '^install_consumers$$'
+	  ctest --output-on-failure -j $(JOBS) --timeout 600 \
+	  -E '^(install_consumers|deb_packages)$$'
 
 # --prefix: the prefix of this call, not the one cached when $(BUILD) was
 # configured by an earlier make with another PREFIX.
@@ -81,6 +85,10 @@ uninstall:
 abi-dump: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target mcp_shared mcp_client_shared
 	scripts/abi dump $(BUILD)/lib
+
+# Packages from a copy of the tree; see debian/ and scripts/build-deb.
+deb: deps
+	JOBS=$(JOBS) scripts/build-deb $(BUILD)/deb
 
 bench:
 	@scripts/install-deps --bench

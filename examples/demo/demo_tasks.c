@@ -4,9 +4,10 @@
  * start_long_export must be called as a task: it works for a few seconds,
  * reports progress on the caller's original progressToken, honours
  * tasks/cancel and returns structuredContent plus a resource_link.
- * reindex_catalog may run either way (one handler serves both paths).
- * archive_orders asks the user to confirm through elicitation; as a task,
- * the question travels on the client's tasks/result stream and the task
+ * export_orders is the same export, task optional (inline for clients
+ * without tasks). reindex_catalog may run either way (one handler serves both
+ * paths). archive_orders asks the user to confirm through elicitation; as a
+ * task, the question travels on the client's tasks/result stream and the task
  * shows input_required until it is answered.
  */
 #include "demo_tasks.h"
@@ -20,11 +21,13 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
+/* The default duration of export_orders (start_long_export: 3 s). */
+static const double export_orders_seconds = 2;
+
 static mcp_status long_export(mcp_call_t *call, json_t *args, mcp_result_t *r,
                               void *ud) {
-  (void)ud;
   const char *format = mcp_arg_string_or(args, "format", "csv");
-  double seconds = 3;
+  double seconds = ud ? *(const double *)ud : 3;
   mcp_arg_number(args, "seconds", &seconds);
   int steps = 20;
   long step_ms = (long)(seconds * 1000 / steps);
@@ -125,6 +128,29 @@ mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
          "\"required\":[\"rows\",\"format\",\"uri\"]}");
   mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
   mcp_tool_set_handler(t, long_export, NULL, NULL);
+  if ((st = mcp_server_add_tool(s, t, err)) != MCP_OK)
+    return st;
+
+  /* The same export, task optional: clients without tasks (the MCP
+   * Inspector's CLI, most desktop apps) call it inline and wait. */
+  if ((st = mcp_tool_new("export_orders", &t)) != MCP_OK)
+    return mcp_error_set(err, st, "export_orders");
+  mcp_tool_set_title(t, "Export orders");
+  mcp_tool_set_description(
+      t, "Exports the order book (2 seconds by default), reporting progress. "
+         "May run as a task or inline.");
+  mcp_tool_set_input_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{"
+         "\"format\":{\"type\":\"string\",\"enum\":[\"csv\",\"json\"],"
+         "\"default\":\"csv\"},"
+         "\"seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":120,"
+         "\"default\":2}}}");
+  mcp_tool_set_output_schema_text(
+      t, "{\"type\":\"object\",\"properties\":{\"rows\":{\"type\":\"integer\"},"
+         "\"format\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},"
+         "\"required\":[\"rows\",\"format\",\"uri\"]}");
+  mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
+  mcp_tool_set_handler(t, long_export, (void *)&export_orders_seconds, NULL);
   if ((st = mcp_server_add_tool(s, t, err)) != MCP_OK)
     return st;
 

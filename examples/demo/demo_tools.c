@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* demo_tools.c - the demo tools, one handler each.
+/* demo_tools.c - the demo tools, declared with tool_decl.h.
  *
- * They show the SDK's range: no-argument tools, a schema built with the
- * schema builder (flight details, as in the seeds), annotations with explicit
- * false values, outputSchema + structuredContent, a resource_link, a tool
- * error (isError) for division by zero, and icons.
+ * Every tool is a pair of C structs and their field tables: the library
+ * builds the input and output schemas from the tables, fills the input
+ * struct (defaults applied) before the handler runs and turns the output
+ * struct into structuredContent after it. They show the SDK's range:
+ * no-argument tools, enums and bounds (flight details, as in the seeds),
+ * annotations with explicit false values, outputSchema + structuredContent,
+ * a resource_link, a tool error (isError) for division by zero, and icons.
  */
 #include "demo_tools.h"
 
@@ -30,9 +33,7 @@
   "12h2' stroke='black'/%3E%3C/svg%3E"
 
 /* ---- get_server_time ---------------------------------------------------- */
-static mcp_status get_server_time(mcp_call_t *call, json_t *args,
-                                  mcp_result_t *result, void *ud) {
-  (void)call, (void)args, (void)ud;
+MCP_TOOL_HANDLER(get_server_time, void, void) {
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
@@ -43,26 +44,38 @@ static mcp_status get_server_time(mcp_call_t *call, json_t *args,
 }
 
 /* ---- customers ---------------------------------------------------------- */
+typedef struct customer_in {
+  const char *customer_id;
+} customer_in;
+
+static const mcp_field customer_args[] = {
+    MCP_STRING(customer_in, customer_id, "Customer ID to look up (C001-C004)"),
+    MCP_FIELDS_END};
+
+/* The record; the string members of the output point into it. */
 typedef struct customer {
-  char id[32], name[128], city[128], email[128];
+  const char *name, *city;
   double balance;
-  bool has_city, has_email;
+  char id_buf[32], name_buf[128], city_buf[128], email_buf[128];
+  bool has_email;
 } customer;
 
-static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t cap,
-                     bool *present) {
+static const mcp_field customer_result[] = {
+    MCP_STRING(customer, name, "Full name"),
+    MCP_STRING(customer, city, "City, when known", .optional = true),
+    MCP_NUMBER(customer, balance, "Account balance", .optional = true),
+    MCP_FIELDS_END};
+
+static const char *copy_col(sqlite3_stmt *st, int col, char *dst, size_t cap) {
   const unsigned char *v = sqlite3_column_text(st, col);
-  if (present)
-    *present = v != NULL;
   snprintf(dst, cap, "%s", v ? (const char *)v : "");
+  return v ? dst : NULL;
 }
 
-/* Loads the customer named by the customer_id argument. Returns 1 found,
- * 0 not found (result is then the tool error saying so), -1 database
- * error. */
-static int load_customer(demo_db *db, json_t *args, mcp_result_t *result,
+/* Loads customer id into c. Returns 1 found, 0 not found (result is then
+ * the tool error saying so), -1 database error. */
+static int load_customer(demo_db *db, const char *id, mcp_result_t *result,
                          customer *c) {
-  const char *id = mcp_arg_string_or(args, "customer_id", "");
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(demo_db_handle(db),
                          "SELECT id,name,city,email,balance FROM customers "
@@ -72,11 +85,10 @@ static int load_customer(demo_db *db, json_t *args, mcp_result_t *result,
   sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(st), found = 0;
   if (rc == SQLITE_ROW) {
-    memset(c, 0, sizeof *c);
-    copy_col(st, 0, c->id, sizeof c->id, NULL);
-    copy_col(st, 1, c->name, sizeof c->name, NULL);
-    copy_col(st, 2, c->city, sizeof c->city, &c->has_city);
-    copy_col(st, 3, c->email, sizeof c->email, &c->has_email);
+    copy_col(st, 0, c->id_buf, sizeof c->id_buf);
+    c->name = copy_col(st, 1, c->name_buf, sizeof c->name_buf);
+    c->city = copy_col(st, 2, c->city_buf, sizeof c->city_buf);
+    c->has_email = copy_col(st, 3, c->email_buf, sizeof c->email_buf);
     c->balance = sqlite3_column_double(st, 4);
     found = 1;
   } else if (rc != SQLITE_DONE) {
@@ -88,87 +100,89 @@ static int load_customer(demo_db *db, json_t *args, mcp_result_t *result,
   return found;
 }
 
-static mcp_status get_customer_info(mcp_call_t *call, json_t *args,
-                                    mcp_result_t *result, void *ud) {
-  (void)call;
-  customer c;
-  int found = load_customer(ud, args, result, &c);
+MCP_TOOL_CALL_HANDLER(get_customer_info, customer_in, void) {
+  customer c = {0};
+  int found = load_customer(user_data, in->customer_id, result, &c);
   if (found <= 0)
     return found < 0 ? MCP_ERR_IO : MCP_OK;
   mcp_result_add_textf(result,
                        "Customer %s: %s, city: %s, email: %s, balance: %.2f",
-                       c.id, c.name, c.has_city ? c.city : "-",
-                       c.has_email ? c.email : "-", c.balance);
+                       c.id_buf, c.name_buf, c.city ? c.city : "-",
+                       c.has_email ? c.email_buf : "-", c.balance);
   return MCP_OK;
 }
 
-static mcp_status lookup_customer(mcp_call_t *call, json_t *args,
-                                  mcp_result_t *result, void *ud) {
-  (void)call;
-  customer c;
-  int found = load_customer(ud, args, result, &c);
-  if (found <= 0)
-    return found < 0 ? MCP_ERR_IO : MCP_OK;
-  json_t *obj = json_pack("{s:s,s:f}", "name", c.name, "balance", c.balance);
-  if (obj && c.has_city)
-    json_object_set_new(obj, "city", json_string(c.city));
-  return mcp_result_set_structured(result, obj);
+MCP_TOOL_CALL_HANDLER(lookup_customer, customer_in, customer) {
+  int found = load_customer(user_data, in->customer_id, result, out);
+  return found < 0 ? MCP_ERR_IO : MCP_OK;
 }
 
-static mcp_status update_customer(mcp_call_t *call, json_t *args,
-                                  mcp_result_t *result, void *ud) {
-  (void)call;
-  const char *id = mcp_arg_string_or(args, "customer_id", "");
-  const char *name = mcp_arg_string_or(args, "name", NULL);
-  const char *city = mcp_arg_string_or(args, "city", NULL);
-  const char *email = mcp_arg_string_or(args, "email", NULL);
-  if (!name && !city && !email) {
-    mcp_result_set_error(result, "Nothing to update: give name, city or email");
-    return MCP_OK;
-  }
+typedef struct update_in {
+  const char *customer_id, *name, *city, *email;
+} update_in;
+
+static const mcp_field update_args[] = {
+    MCP_STRING(update_in, customer_id, "Customer to update"),
+    MCP_STRING(update_in, name, "New name", .optional = true, .min_length = 1),
+    MCP_STRING(update_in, city, "New city", .optional = true),
+    MCP_STRING(update_in, email, "New email address", .optional = true,
+               .format = "email"),
+    MCP_FIELDS_END};
+
+MCP_TOOL_CALL_HANDLER(update_customer, update_in, void) {
+  if (!in->name && !in->city && !in->email)
+    return mcp_result_set_error(result,
+                                "Nothing to update: give name, city or email");
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(demo_db_handle(ud),
+  if (sqlite3_prepare_v2(demo_db_handle(user_data),
                          "UPDATE customers SET name=COALESCE(?2,name),"
                          " city=COALESCE(?3,city), email=COALESCE(?4,email)"
                          " WHERE id=?1",
                          -1, &st, NULL) != SQLITE_OK)
     return MCP_ERR_IO;
-  sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st, 3, city, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st, 4, email, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 1, in->customer_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, in->name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, in->city, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 4, in->email, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(st);
-  int changed = sqlite3_changes(demo_db_handle(ud));
+  int changed = sqlite3_changes(demo_db_handle(user_data));
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE)
     return MCP_ERR_IO;
   if (changed == 0)
-    mcp_result_set_error(result, "No customer with id '%s'", id);
-  else
-    mcp_result_add_textf(result, "Customer %s updated", id);
+    return mcp_result_set_error(result, "No customer with id '%s'",
+                                in->customer_id);
+  mcp_result_add_textf(result, "Customer %s updated", in->customer_id);
   return MCP_OK;
 }
 
 /* ---- flights ------------------------------------------------------------ */
-static mcp_status get_flight_details(mcp_call_t *call, json_t *args,
-                                     mcp_result_t *result, void *ud) {
-  (void)call;
-  const char *airline = mcp_arg_string_or(args, "airline_code", "");
-  int64_t number = 0;
-  mcp_arg_integer(args, "flight_number", &number);
+typedef struct flight_in {
+  const char *airline_code;
+  int32_t flight_number;
+} flight_in;
+
+static const mcp_field flight_args[] = {
+    MCP_STRING(flight_in, airline_code, "Airline Code",
+               .enum_values = MCP_ENUM("AA", "LH", "BA")),
+    MCP_INTEGER(flight_in, flight_number, "Flight Number",
+                .minimum = MCP_LIMIT(0), .maximum = MCP_LIMIT(9999)),
+    MCP_FIELDS_END};
+
+MCP_TOOL_CALL_HANDLER(get_flight_details, flight_in, void) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(demo_db_handle(ud),
+  if (sqlite3_prepare_v2(demo_db_handle(user_data),
                          "SELECT carrid,connid,fldate,price,currency,planetype"
                          " FROM flights WHERE carrid=?1 AND connid=?2"
                          " ORDER BY fldate",
                          -1, &st, NULL) != SQLITE_OK)
     return MCP_ERR_IO;
-  sqlite3_bind_text(st, 1, airline, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64(st, 2, number);
+  sqlite3_bind_text(st, 1, in->airline_code, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(st, 2, in->flight_number);
   char *md = NULL;
   size_t mdlen = 0;
-  FILE *out = open_memstream(&md, &mdlen);
-  if (out == NULL) {
+  FILE *out_md = open_memstream(&md, &mdlen);
+  if (out_md == NULL) {
     sqlite3_finalize(st);
     return MCP_ERR_NOMEM;
   }
@@ -177,25 +191,24 @@ static mcp_status get_flight_details(mcp_call_t *call, json_t *args,
       "| Airline | Connection | Flight Date | Price | Currency | Plane Type |\n"
       "|---------|------------|-------------|-------|----------|------------|"
       "\n",
-      out);
+      out_md);
   int rows = 0, rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    fprintf(out, "| %s | %d | %s | %.2f | %s | %s |\n",
+    fprintf(out_md, "| %s | %d | %s | %.2f | %s | %s |\n",
             sqlite3_column_text(st, 0), sqlite3_column_int(st, 1),
             sqlite3_column_text(st, 2), sqlite3_column_double(st, 3),
             sqlite3_column_text(st, 4), sqlite3_column_text(st, 5));
     rows++;
   }
-  fclose(out);
+  fclose(out_md);
   sqlite3_finalize(st);
   mcp_status status = MCP_OK;
   if (rc != SQLITE_DONE)
     status = MCP_ERR_IO;
   else if (rows == 0)
     mcp_result_add_textf(result,
-                         "No flights found for airline %s and connection "
-                         "%" PRId64,
-                         airline, number);
+                         "No flights found for airline %s and connection %d",
+                         in->airline_code, (int)in->flight_number);
   else
     mcp_result_add_text(result, md);
   free(md);
@@ -203,40 +216,57 @@ static mcp_status get_flight_details(mcp_call_t *call, json_t *args,
 }
 
 /* ---- orders ----------------------------------------------------------- */
-static mcp_status process_order(mcp_call_t *call, json_t *args,
-                                mcp_result_t *result, void *ud) {
-  (void)call;
-  const char *id = mcp_arg_string_or(args, "order_id", "");
-  sqlite3 *db = demo_db_handle(ud);
+typedef struct order_in {
+  const char *order_id;
+} order_in;
+typedef struct order_out {
+  const char *status, *message;
+  char message_buf[160];
+} order_out;
+
+static const mcp_field order_args[] = {
+    MCP_STRING(order_in, order_id, "Order to process"), MCP_FIELDS_END};
+static const mcp_field order_result[] = {
+    MCP_STRING(order_out, status, "Result status"),
+    MCP_STRING(order_out, message, "Details", .optional = true),
+    MCP_FIELDS_END};
+
+MCP_TOOL_CALL_HANDLER(process_order, order_in, order_out) {
+  sqlite3 *db = demo_db_handle(user_data);
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db,
                          "UPDATE orders SET status='processed' WHERE id=?1 AND "
                          "status='open'",
                          -1, &st, NULL) != SQLITE_OK)
     return MCP_ERR_IO;
-  sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 1, in->order_id, -1, SQLITE_TRANSIENT);
   int rc = sqlite3_step(st);
   int changed = sqlite3_changes(db);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE)
     return MCP_ERR_IO;
-  char message[160];
-  const char *status = changed ? "processed" : "rejected";
-  snprintf(message, sizeof message,
+  out->status = changed ? "processed" : "rejected";
+  snprintf(out->message_buf, sizeof out->message_buf,
            changed ? "Order %s processed" : "Order %s is unknown or not open",
-           id);
-  return mcp_result_set_structured(
-      result, json_pack("{s:s,s:s}", "status", status, "message", message));
+           in->order_id);
+  out->message = out->message_buf;
+  return MCP_OK;
 }
 
 /* ---- reports ------------------------------------------------------------ */
-static mcp_status build_report(mcp_call_t *call, json_t *args,
-                               mcp_result_t *result, void *ud) {
-  (void)call, (void)ud;
-  const char *period = mcp_arg_string_or(args, "period", "");
-  mcp_result_add_textf(result, "Sales report for %s is ready.", period);
+typedef struct report_in {
+  const char *period;
+} report_in;
+
+static const mcp_field report_args[] = {
+    MCP_STRING(report_in, period, "Period such as 2026-Q3",
+               .pattern = "^[0-9]{4}(-(Q[1-4]|[01][0-9]))?$"),
+    MCP_FIELDS_END};
+
+MCP_TOOL_HANDLER(build_report, report_in, void) {
+  mcp_result_add_textf(result, "Sales report for %s is ready.", in->period);
   char uri[160];
-  snprintf(uri, sizeof uri, "reports://sales/%s", period);
+  snprintf(uri, sizeof uri, "reports://sales/%s", in->period);
   mcp_content_t *link =
       mcp_result_add_resource_link(result, uri, "sales-report");
   mcp_content_set_title(link, "Sales report");
@@ -247,158 +277,125 @@ static mcp_status build_report(mcp_call_t *call, json_t *args,
 }
 
 /* ---- arithmetic ------------------------------------------------------- */
-static mcp_status add(mcp_call_t *call, json_t *args, mcp_result_t *result,
-                      void *ud) {
-  (void)call, (void)ud;
-  int64_t a = 0, b = 0, sum;
-  mcp_arg_integer(args, "a", &a);
-  mcp_arg_integer(args, "b", &b);
-  if (__builtin_add_overflow(a, b, &sum)) {
-    mcp_result_set_error(
-        result, "Integer overflow adding %" PRId64 " and %" PRId64, a, b);
-    return MCP_OK;
-  }
-  return mcp_result_set_structured(result,
-                                   json_pack("{s:I}", "sum", (json_int_t)sum));
+typedef struct add_in {
+  int64_t a, b;
+} add_in;
+typedef struct add_out {
+  int64_t sum;
+} add_out;
+
+static const mcp_field add_args[] = {MCP_INTEGER(add_in, a, "First addend"),
+                                     MCP_INTEGER(add_in, b, "Second addend"),
+                                     MCP_FIELDS_END};
+static const mcp_field add_result[] = {MCP_INTEGER(add_out, sum, "a + b"),
+                                       MCP_FIELDS_END};
+
+MCP_TOOL_HANDLER(add, add_in, add_out) {
+  if (__builtin_add_overflow(in->a, in->b, &out->sum))
+    return mcp_result_set_error(
+        result, "Integer overflow adding %" PRId64 " and %" PRId64, in->a,
+        in->b);
+  return MCP_OK;
 }
 
-static mcp_status divide(mcp_call_t *call, json_t *args, mcp_result_t *result,
-                         void *ud) {
-  (void)call, (void)ud;
-  double a = 0, b = 0;
-  mcp_arg_number(args, "a", &a);
-  mcp_arg_number(args, "b", &b);
-  if (b == 0) {
-    mcp_result_set_error(result, "Division by zero: b must not be 0");
-    return MCP_OK;
-  }
-  return mcp_result_set_structured(result,
-                                   json_pack("{s:f}", "quotient", a / b));
+typedef struct divide_in {
+  double a, b;
+} divide_in;
+typedef struct divide_out {
+  double quotient;
+} divide_out;
+
+static const mcp_field divide_args[] = {MCP_NUMBER(divide_in, a, "Dividend"),
+                                        MCP_NUMBER(divide_in, b, "Divisor"),
+                                        MCP_FIELDS_END};
+static const mcp_field divide_result[] = {
+    MCP_NUMBER(divide_out, quotient, "a / b"), MCP_FIELDS_END};
+
+MCP_TOOL_HANDLER(divide, divide_in, divide_out) {
+  if (in->b == 0)
+    return mcp_result_set_error(result, "Division by zero: b must not be 0");
+  out->quotient = in->a / in->b;
+  return MCP_OK;
 }
 
 /* ---- registration -------------------------------------------------------- */
-static json_t *flight_schema(void) {
-  mcp_schema_builder_t *b = NULL;
-  json_t *schema = NULL;
-  if (mcp_schema_builder_new(&b) != MCP_OK)
-    return NULL;
-  static const char *const airlines[] = {"AA", "LH", "BA"};
-  mcp_schema_prop_t *code =
-      mcp_schema_builder_add_string(b, "airline_code", "Airline Code", true);
-  mcp_schema_prop_set_enum(code, airlines, 3);
-  mcp_schema_prop_t *num =
-      mcp_schema_builder_add_integer(b, "flight_number", "Flight Number", true);
-  mcp_schema_prop_set_minimum(num, 0);
-  mcp_schema_prop_set_maximum(num, 9999);
-  mcp_schema_builder_build(b, &schema);
-  mcp_schema_builder_free(b);
-  return schema;
-}
-
-typedef struct tool_spec {
-  const char *name, *title, *description, *input, *output;
-  mcp_tool_fn fn;
-  const char *icon;
-} tool_spec;
-
-static const tool_spec specs[] = {
-    {"get_server_time", "Server Time", "Get the current server date and time",
-     "{\"type\":\"object\",\"additionalProperties\":false}", NULL,
-     get_server_time, ICON_CLOCK},
-    {"get_customer_info", "Customer Information Lookup",
-     "Retrieve customer information by ID",
-     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":"
-     "\"string\","
-     "\"description\":\"Customer ID to look up\"}},\"required\":[\"customer_"
-     "id\"]}",
-     NULL, get_customer_info, NULL},
-    {"get_flight_details", "Flight Details",
-     "Look up the scheduled flights of a connection", NULL, NULL,
-     get_flight_details, ICON_PLANE},
-    {"update_customer", "Customer Update", "Update customer information",
-     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":"
-     "\"string\"}"
-     ",\"name\":{\"type\":\"string\",\"minLength\":1},\"city\":{\"type\":"
-     "\"string\"},\"email\":{\"type\":\"string\",\"format\":\"email\"}},"
-     "\"required\":[\"customer_id\"],\"additionalProperties\":false}",
-     NULL, update_customer, NULL},
-    {"process_order", "Process Order", "Process a sales order",
-     "{\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"string\","
-     "\"description\":\"Order to process\"}},\"required\":[\"order_id\"]}",
-     "{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"string\","
-     "\"description\":\"Result status\"},\"message\":{\"type\":\"string\","
-     "\"description\":\"Details\"}},\"required\":[\"status\"]}",
-     process_order, NULL},
-    {"lookup_customer", "Customer Record",
-     "Return a customer's record as structured data",
-     "{\"type\":\"object\",\"properties\":{\"customer_id\":{\"type\":\"string\""
-     "}},\"required\":[\"customer_id\"]}",
-     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
-     "\"city\":{\"type\":\"string\"},\"balance\":{\"type\":\"number\"}},"
-     "\"required\":[\"name\"]}",
-     lookup_customer, NULL},
-    {"build_report", "Build Report",
-     "Build a sales report for a period and link to it",
-     "{\"type\":\"object\",\"properties\":{\"period\":{\"type\":\"string\","
-     "\"description\":\"Period such as 2026-Q3\",\"pattern\":\"^[0-9]{4}(-"
-     "(Q[1-4]|[01][0-9]))?$\"}},\"required\":[\"period\"]}",
-     NULL, build_report, NULL},
-    {"add", "Add", "Add two integers",
-     "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":"
-     "{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"]}",
-     "{\"type\":\"object\",\"properties\":{\"sum\":{\"type\":\"integer\"}},"
-     "\"required\":[\"sum\"]}",
-     add, ICON_CALC},
-    {"divide", "Divide", "Divide a by b; b must not be zero",
-     "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\"},\"b\":"
-     "{\"type\":\"number\"}},\"required\":[\"a\",\"b\"]}",
-     "{\"type\":\"object\",\"properties\":{\"quotient\":{\"type\":\"number\"}},"
-     "\"required\":[\"quotient\"]}",
-     divide, ICON_CALC},
-};
-
 mcp_status demo_register_tools(mcp_server_t *server, demo_db *db,
                                mcp_error_t *err) {
-  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-    const tool_spec *sp = &specs[i];
-    mcp_tool_t *t = NULL;
-    mcp_status st = mcp_tool_new(sp->name, &t);
-    if (st == MCP_OK)
-      st = mcp_tool_set_title(t, sp->title);
-    if (st == MCP_OK)
-      st = mcp_tool_set_description(t, sp->description);
-    if (st == MCP_OK)
-      st = sp->input ? mcp_tool_set_input_schema_text(t, sp->input)
-                     : mcp_tool_set_input_schema(t, flight_schema());
-    if (st == MCP_OK && sp->output)
-      st = mcp_tool_set_output_schema_text(t, sp->output);
-    if (st == MCP_OK && sp->icon)
-      st = mcp_tool_add_icon(t, sp->icon, "image/svg+xml", "any", NULL);
-    if (st == MCP_OK)
-      st = mcp_tool_set_handler(t, sp->fn, db, NULL);
-    /* annotations, per tool */
-    if (st == MCP_OK && (strcmp(sp->name, "get_customer_info") == 0 ||
-                         strcmp(sp->name, "lookup_customer") == 0 ||
-                         strcmp(sp->name, "get_flight_details") == 0))
-      st = mcp_tool_set_hint(t, MCP_HINT_READ_ONLY, true);
-    if (st == MCP_OK && strcmp(sp->name, "update_customer") == 0) {
-      mcp_tool_set_annotation_title(t, "Customer Update");
-      st = mcp_tool_set_hint(t, MCP_HINT_DESTRUCTIVE, true);
-    }
-    if (st == MCP_OK &&
-        (strcmp(sp->name, "add") == 0 || strcmp(sp->name, "divide") == 0)) {
+  const mcp_tool_decl tools[] = {
+      {.name = "get_server_time",
+       .title = "Server Time",
+       .description = "Get the current server date and time",
+       .strict = true,
+       .fn = get_server_time,
+       .icon = ICON_CLOCK},
+      {.name = "get_customer_info",
+       .title = "Customer Information Lookup",
+       .description = "Retrieve customer information by ID",
+       .input = customer_args,
+       .call_fn = get_customer_info,
+       .read_only = MCP_HINT_YES},
+      {.name = "get_flight_details",
+       .title = "Flight Details",
+       .description = "Look up the scheduled flights of a connection",
+       .input = flight_args,
+       .call_fn = get_flight_details,
+       .read_only = MCP_HINT_YES,
+       .icon = ICON_PLANE},
+      {.name = "update_customer",
+       .title = "Customer Update",
+       .description = "Update customer information",
+       .input = update_args,
+       .strict = true,
+       .call_fn = update_customer,
+       .destructive = MCP_HINT_YES},
+      {.name = "process_order",
+       .title = "Process Order",
+       .description = "Process a sales order",
+       .input = order_args,
+       .output = order_result,
+       .output_size = sizeof(order_out),
+       .call_fn = process_order},
+      {.name = "lookup_customer",
+       .title = "Customer Record",
+       .description = "Return a customer's record as structured data",
+       .input = customer_args,
+       .output = customer_result,
+       .output_size = sizeof(customer),
+       .call_fn = lookup_customer,
+       .read_only = MCP_HINT_YES},
+      {.name = "build_report",
+       .title = "Build Report",
+       .description = "Build a sales report for a period and link to it",
+       .input = report_args,
+       .fn = build_report},
       /* pure functions: explicitly not destructive, not open-world */
-      mcp_tool_set_hint(t, MCP_HINT_READ_ONLY, true);
-      mcp_tool_set_hint(t, MCP_HINT_DESTRUCTIVE, false);
-      mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true);
-      st = mcp_tool_set_hint(t, MCP_HINT_OPEN_WORLD, false);
-    }
-    if (st != MCP_OK) {
-      mcp_tool_free(t);
-      return mcp_error_set(err, st, "cannot define tool %s: %s", sp->name,
-                           mcp_strerror(st));
-    }
-    st = mcp_server_add_tool(server, t, err);
+      {.name = "add",
+       .title = "Add",
+       .description = "Add two integers",
+       .input = add_args,
+       .output = add_result,
+       .fn = add,
+       .read_only = MCP_HINT_YES,
+       .destructive = MCP_HINT_NO,
+       .idempotent = MCP_HINT_YES,
+       .open_world = MCP_HINT_NO,
+       .icon = ICON_CALC},
+      {.name = "divide",
+       .title = "Divide",
+       .description = "Divide a by b; b must not be zero",
+       .input = divide_args,
+       .output = divide_result,
+       .fn = divide,
+       .read_only = MCP_HINT_YES,
+       .destructive = MCP_HINT_NO,
+       .idempotent = MCP_HINT_YES,
+       .open_world = MCP_HINT_NO,
+       .icon = ICON_CALC},
+  };
+  for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+    mcp_tool_decl decl = tools[i];
+    decl.user_data = db;
+    mcp_status st = mcp_server_add_tool_decl(server, &decl, err);
     if (st != MCP_OK)
       return st;
   }

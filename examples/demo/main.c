@@ -4,18 +4,19 @@
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
  *                   [--store memory|sqlite:PATH] [--no-tasks]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
- *                   [--stateless] [--banner]
+ *                   [--stateless] [--cors-origin ORIGIN] [--banner]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
- * stdio, with MCP tasks enabled (task store: --store, default
- * sqlite:./mcp-demo.db; --db is the business data and may name the same
- * file). --cleanup-tasks runs task cleanup once, prints what it removed and
- * exits. --banner prints how to talk to it on stderr (with stdio, stdout
- * carries only MCP messages).
+ * stdio, with MCP tasks enabled (task store: --store, default the --db file,
+ * ./mcp-demo.db unless given: --db moves every file the demo writes).
+ * --cleanup-tasks runs task cleanup once, prints what it removed and
+ * exits. --banner prints how to connect clients on stderr (with stdio,
+ * stdout carries only MCP messages).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mcp/mcp.h>
 
@@ -31,26 +32,33 @@ static void usage(FILE *f) {
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
       "                       [--store SPEC] [--no-tasks] [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
-      "                       [--io-threads N] [--banner]\n"
+      "                       [--io-threads N] [--cors-origin O] [--banner]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
-      "  --db PATH      demo SQLite database (default ./mcp-demo.db)\n"
-      "  --store SPEC   task store: memory or sqlite:PATH\n"
-      "                 (default sqlite:./mcp-demo.db)\n"
+      "  --db PATH      demo SQLite database, also the task store unless\n"
+      "                 --store is given (default ./mcp-demo.db)\n"
+      "  --store SPEC   task store: memory or sqlite:PATH (default: the\n"
+      "                 --db file)\n"
       "  --no-tasks     serve without MCP tasks\n"
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
       "  --io-threads N HTTP connection threads (default 2)\n"
+      "  --cors-origin O  allow browser clients from origin O (CORS), e.g.\n"
+      "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
+      "                 repeatable, * for any origin\n"
       "  --banner       print how to talk to the server on stderr\n",
       f);
 }
 
+#define MAX_CORS 8
+
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
                              bool stateless, bool banner, const char *db_path,
-                             unsigned io_threads) {
-  if (!stateless && !banner && io_threads == 0)
+                             unsigned io_threads, const char *const *cors,
+                             size_t ncors) {
+  if (!stateless && !banner && io_threads == 0 && ncors == 0)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
@@ -77,6 +85,9 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
     st = mcp_http_options_set_stateless(o, stateless);
   if (st == MCP_OK && io_threads != 0)
     st = mcp_http_options_set_io_threads(o, io_threads);
+  for (size_t i = 0; st == MCP_OK && i < ncors; i++)
+    if ((st = mcp_http_options_add_cors_origin(o, cors[i])) != MCP_OK)
+      fprintf(stderr, "mcp-demo-server: bad --cors-origin %s\n", cors[i]);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
     mcp_http_options_free(o);
@@ -84,10 +95,18 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   }
   if (banner) {
     const char *sess = stateless ? "" : " -D - ";
+    fprintf(stderr,
+            "libmcp demo server %s on http://%s/mcp%s (database %s)\n"
+            "Connect a client (more in docs/clients.md):\n"
+            "  MCP Inspector:  npx @modelcontextprotocol/inspector --cli "
+            "http://%s/mcp --transport http --method tools/list\n"
+            "  VS Code, .vscode/mcp.json:  {\"servers\": {\"libmcp-demo\": "
+            "{\"type\": \"http\", \"url\": \"http://%s/mcp\"}}}\n"
+            "Or with curl:\n",
+            MCP_VERSION_STRING, host_port, stateless ? " (stateless)" : "",
+            db_path, host_port, host_port);
     fprintf(
         stderr,
-        "libmcp demo server %s on http://%s/mcp%s (database %s)\n"
-        "Try:\n"
         "curl -s%shttp://%s/mcp -H 'Content-Type: application/json' "
         "-H 'Accept: application/json, text/event-stream' -d "
         "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
@@ -98,7 +117,6 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
         "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
         "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}'\n"
         "%sStop with Ctrl-C.\n",
-        MCP_VERSION_STRING, host_port, stateless ? " (stateless)" : "", db_path,
         sess, host_port, host_port,
         stateless ? ""
                   : "-H 'Mcp-Session-Id: <id from the first reply>' "
@@ -169,8 +187,11 @@ int main(int argc, char **argv) {
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
   bool tasks = true, cleanup = false;
+  const char *cors[MAX_CORS];
+  size_t ncors = 0;
   const char *http = "127.0.0.1:8808";
-  const char *store_spec = "sqlite:mcp-demo.db";
+  const char *store_spec = NULL; /* default: sqlite:<db_path> */
+  char store_buf[4200];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
@@ -187,7 +208,14 @@ int main(int argc, char **argv) {
       tasks = false;
     else if (strcmp(a, "--cleanup-tasks") == 0)
       cleanup = true;
-    else if (strcmp(a, "--db") == 0 && i + 1 < argc)
+    else if (strcmp(a, "--cors-origin") == 0 && i + 1 < argc) {
+      if (ncors == MAX_CORS) {
+        fprintf(stderr, "mcp-demo-server: at most %d --cors-origin\n",
+                MAX_CORS);
+        return 2;
+      }
+      cors[ncors++] = argv[++i];
+    } else if (strcmp(a, "--db") == 0 && i + 1 < argc)
       db_path = argv[++i];
     else if (strcmp(a, "--workers") == 0 && i + 1 < argc)
       workers = (unsigned)strtoul(argv[++i], NULL, 10);
@@ -206,6 +234,14 @@ int main(int argc, char **argv) {
   }
 
   mcp_error_t err;
+  if (store_spec == NULL) {
+    if (snprintf(store_buf, sizeof store_buf, "sqlite:%s", db_path) >=
+        (int)sizeof store_buf) {
+      fprintf(stderr, "mcp-demo-server: --db path too long\n");
+      return 2;
+    }
+    store_spec = store_buf;
+  }
   if (cleanup)
     return cleanup_tasks(store_spec);
   mcp_store_t *store = NULL;
@@ -252,22 +288,36 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (use_stdio) {
-    if (banner)
+    if (banner) {
+      /* absolute paths: a client starts the server from its own cwd */
+      char exe[4096], db_abs[4096];
+      ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+      exe[n > 0 ? n : 0] = '\0';
+      if (realpath(db_path, db_abs) == NULL)
+        snprintf(db_abs, sizeof db_abs, "%s", db_path);
       fprintf(
           stderr,
           "libmcp demo server %s on stdio (database %s)\n"
-          "Type one JSON-RPC message per line, e.g.:\n"
+          "Connect a client (more in docs/clients.md):\n"
+          "  Claude Desktop, claude_desktop_config.json:  {\"mcpServers\": "
+          "{\"libmcp-demo\": {\"command\": \"%s\", \"args\": "
+          "[\"--stdio\", \"--db\", \"%s\"]}}}\n"
+          "  MCP Inspector:  npx @modelcontextprotocol/inspector --cli %s "
+          "--stdio --db %s --method tools/list\n"
+          "Or type one JSON-RPC message per line, e.g.:\n"
           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-          "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-          "\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
+          "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+          "{},\"clientInfo\":{\"name\":\"me\",\"version\":\"1\"}}}\n"
           "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
-          "{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+          "\"params\":{\"name\":\"add\",\"arguments\":{\"a\":10,\"b\":5}}}\n"
           "End with Ctrl-D.\n",
-          MCP_VERSION_STRING, db_path);
+          MCP_VERSION_STRING, db_abs, exe, db_abs, exe, db_abs);
+    }
     st = mcp_server_serve_stdio(server);
   } else {
-    st = serve_http(server, http, stateless, banner, db_path, io_threads);
+    st = serve_http(server, http, stateless, banner, db_path, io_threads, cors,
+                    ncors);
   }
   mcp_server_free(server);
   demo_db_close(db);

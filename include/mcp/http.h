@@ -66,6 +66,25 @@ MCP_API mcp_status mcp_http_options_add_allowed_origin(mcp_http_options_t *o,
  * allows every host. */
 MCP_API mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
                                                      const char *host);
+/* CORS, for browser clients (web apps, the MCP Inspector's web UI in direct
+ * mode). Off by default: no Access-Control-* headers, OPTIONS gets 405.
+ * Adds an origin ("https://app.example", "http://localhost:6274"; copied)
+ * to the CORS allow-list; an origin on it also passes the Origin check
+ * above (the Host check still applies). Preflight OPTIONS requests from a
+ * listed origin get 204 with the methods and the MCP request headers
+ * (Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+ * Mcp-Param-*, Authorization, ...), others 403; answers to a listed origin
+ * carry Access-Control-Allow-Origin and expose Mcp-Session-Id and
+ * MCP-Protocol-Version. "*" allows every origin, and so also turns the
+ * Origin check off; it is refused (MCP_ERR_INVALID_ARG) with credentials.
+ * MCP_ERR_INVALID_ARG for a value that is not scheme://host[:port]. */
+MCP_API mcp_status mcp_http_options_add_cors_origin(mcp_http_options_t *o,
+                                                    const char *origin);
+/* Access-Control-Allow-Credentials: true (default false), for browsers that
+ * send cookies or HTTP authentication; MCP_ERR_INVALID_ARG when "*" is on
+ * the CORS list. */
+MCP_API mcp_status mcp_http_options_set_cors_credentials(mcp_http_options_t *o,
+                                                         bool allow);
 /* Stateless mode (default false): no session ids, every POST is
  * self-contained, GET and DELETE get 405, no resumability. */
 MCP_API mcp_status mcp_http_options_set_stateless(mcp_http_options_t *o,

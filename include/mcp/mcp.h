@@ -22,6 +22,7 @@
 #include "mcp/store.h"
 #include "mcp/task.h"
 #include "mcp/tool.h"
+#include "mcp/tool_decl.h"
 #include "mcp/version.h"
 
 #endif

@@ -54,6 +54,30 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                        tool->entry.key);
     goto fail;
   }
+  if (tool->definition_errors) { /* tool_decl.h: all of them, once */
+    char list[256];
+    size_t n = 1, k = 0;
+    for (const char *c = tool->definition_errors; *c; c++)
+      n += *c == '\n';
+    for (const char *c = tool->definition_errors; *c && k + 3 < sizeof list;
+         c++) {
+      if (*c == '\n')
+        list[k++] = ';', list[k++] = ' ';
+      else
+        list[k++] = *c;
+    }
+    list[k] = '\0';
+    mcp__log(s, MCP_LOG_ERROR,
+             "tool '%s' not added: %zu definition error%s:\n%s",
+             tool->entry.key, n, n == 1 ? "" : "s", tool->definition_errors);
+    st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                       "tool '%s': %zu definition error%s: %s", tool->entry.key,
+                       n, n == 1 ? "" : "s", list);
+    if (err)
+      snprintf(err->pointer, sizeof err->pointer, "%s",
+               tool->definition_pointer);
+    goto fail;
+  }
   st = compile_one(tool->input_schema, "inputSchema", &tool->input_compiled,
                    err);
   if (st == MCP_OK)

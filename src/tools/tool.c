@@ -35,6 +35,7 @@ static void tool_destroy(mcp__entry *e) {
   free(t->title);
   free(t->description);
   free(t->annotation_title);
+  free(t->definition_errors);
   json_decref(t->input_schema);
   json_decref(t->output_schema);
   json_decref(t->icons);

@@ -28,6 +28,10 @@ struct mcp_tool {
   /* filled when added to a server */
   mcp_schema_t *input_compiled, *output_compiled;
   size_t header_params; /* properties marked x-mcp-header (SEP-2243) */
+  /* tool_decl.h: definition errors found by mcp_tool_new_decl, reported by
+   * mcp_server_add_tool (NULL: none), and the first one's JSON Pointer */
+  char *definition_errors;
+  char definition_pointer[200];
 };
 
 static inline void mcp__tool_retain(mcp_tool_t *tool) {

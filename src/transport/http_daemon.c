@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "server/dispatch.h"
+#include "transport/http_cors.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
@@ -364,7 +365,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
-      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
+      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_END);
   if (h->daemon == NULL) {
     int e = errno;
     close(lfd);

@@ -106,7 +106,7 @@ struct mcp_http_server {
   pthread_t hk;
 };
 
-enum req_method { M_POST = 1, M_GET, M_DELETE, M_OTHER };
+enum req_method { M_POST = 1, M_GET, M_DELETE, M_OPTIONS, M_OTHER };
 enum req_state {
   R_READING = 0, /* receiving the body */
   R_RUNNING,     /* the call runs; the connection is suspended */

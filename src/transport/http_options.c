@@ -45,6 +45,7 @@ void mcp_http_options_free(mcp_http_options_t *o) {
   free(o->endpoint);
   list_free(o->origins, o->norigins);
   list_free(o->hosts, o->nhosts);
+  list_free(o->cors, o->ncors);
   free(o);
 }
 
@@ -68,12 +69,15 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
   c->endpoint = strdup(o->endpoint);
   c->origins = NULL;
   c->hosts = NULL;
-  c->norigins = c->nhosts = 0;
+  c->cors = NULL;
+  c->norigins = c->nhosts = c->ncors = 0;
   bool ok = c->address && c->endpoint;
   for (size_t i = 0; ok && i < o->norigins; i++)
     ok = mcp__http_list_add(&c->origins, &c->norigins, o->origins[i]);
   for (size_t i = 0; ok && i < o->nhosts; i++)
     ok = mcp__http_list_add(&c->hosts, &c->nhosts, o->hosts[i]);
+  for (size_t i = 0; ok && i < o->ncors; i++)
+    ok = mcp__http_list_add(&c->cors, &c->ncors, o->cors[i]);
   if (!ok) {
     mcp_http_options_free(c);
     return NULL;

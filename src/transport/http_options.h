@@ -18,6 +18,9 @@ struct mcp_http_options {
   size_t norigins;
   char **hosts;
   size_t nhosts;
+  char **cors; /* CORS allow-list (http_cors.c); empty: CORS off */
+  size_t ncors;
+  bool cors_credentials;
   bool stateless, get_stream, always_sse, sse_poll;
   size_t max_body, max_header, max_depth, max_sessions, max_connections;
   int64_t idle_ms;

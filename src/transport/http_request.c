@@ -36,6 +36,7 @@
 
 #include "jsonrpc/jsonrpc.h"
 #include "server/dispatch.h"
+#include "transport/http_cors.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
@@ -180,7 +181,7 @@ static enum MHD_Result queue_buf(struct MHD_Connection *conn, unsigned status,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   if (session_id)
     MHD_add_response_header(resp, HDR_SESSION, session_id);
-  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
@@ -206,7 +207,7 @@ static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
     return MHD_NO;
   if (allow)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
@@ -240,7 +241,7 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, hs_stream *st,
     return MHD_NO;
   if (session_id)
     MHD_add_response_header(resp, HDR_SESSION, session_id);
-  enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, MHD_HTTP_OK, resp);
   MHD_destroy_response(resp);
   return ret;
 }
@@ -635,7 +636,8 @@ static bool origin_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
   if (origin == NULL || h->o->norigins == 0)
     return true;
-  return mcp__http_list_has(h->o->origins, h->o->norigins, origin);
+  return mcp__http_list_has(h->o->origins, h->o->norigins, origin) ||
+         mcp__hs_cors_allows(h->o, origin); /* CORS implies allowed */
 }
 
 static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
@@ -723,7 +725,9 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   const char *allow = h->o->stateless    ? "POST"
                       : h->o->get_stream ? "GET, POST, DELETE"
                                          : "POST, DELETE";
-  if (r->method == M_OTHER ||
+  if (r->method == M_OPTIONS && h->o->ncors)
+    return mcp__hs_cors_preflight(h->o, conn, allow);
+  if (r->method == M_OTHER || r->method == M_OPTIONS ||
       (r->method == M_GET && (h->o->stateless || !h->o->get_stream)) ||
       (r->method == M_DELETE && h->o->stateless))
     return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, allow);
@@ -810,10 +814,11 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;
-    r->method = strcmp(method, "POST") == 0     ? M_POST
-                : strcmp(method, "GET") == 0    ? M_GET
-                : strcmp(method, "DELETE") == 0 ? M_DELETE
-                                                : M_OTHER;
+    r->method = strcmp(method, "POST") == 0      ? M_POST
+                : strcmp(method, "GET") == 0     ? M_GET
+                : strcmp(method, "DELETE") == 0  ? M_DELETE
+                : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
+                                                 : M_OTHER;
     int ret = first_call(h, r, url);
     if (ret >= 0) {
       r->state = R_QUEUED;

@@ -23,6 +23,7 @@
   X(MHD_quiesce_daemon)                                                        \
   X(MHD_lookup_connection_value)                                               \
   X(MHD_get_connection_values)                                                 \
+  X(MHD_get_connection_info)                                                   \
   X(MHD_queue_response)                                                        \
   X(MHD_suspend_connection)                                                    \
   X(MHD_resume_connection)                                                     \
@@ -50,6 +51,7 @@ mcp_status mcp__mhd_require(mcp_error_t *err);
 #define MHD_quiesce_daemon          (mcp__mhd()->MHD_quiesce_daemon)
 #define MHD_lookup_connection_value (mcp__mhd()->MHD_lookup_connection_value)
 #define MHD_get_connection_values   (mcp__mhd()->MHD_get_connection_values)
+#define MHD_get_connection_info     (mcp__mhd()->MHD_get_connection_info)
 #define MHD_queue_response          (mcp__mhd()->MHD_queue_response)
 #define MHD_suspend_connection      (mcp__mhd()->MHD_suspend_connection)
 #define MHD_resume_connection       (mcp__mhd()->MHD_resume_connection)

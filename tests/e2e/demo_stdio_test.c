@@ -80,10 +80,11 @@ static void test_demo_tools_behave_as_documented(void **state) {
                          "add",
                          "divide",
                          "start_long_export",
+                         "export_orders",
                          "reindex_catalog",
                          "archive_orders"};
-  assert_int_equal(json_array_size(tools), 12);
-  for (size_t i = 0; i < 12; i++)
+  assert_int_equal(json_array_size(tools), 13);
+  for (size_t i = 0; i < 13; i++)
     assert_string_equal(
         json_string_value(json_object_get(json_array_get(tools, i), "name")),
         names[i]);
@@ -150,6 +151,13 @@ static void test_demo_tools_behave_as_documented(void **state) {
                        json_object_get(res, "structuredContent"), "sum")),
                    15);
   assert_string_equal(first_text(res), "{\"sum\":15}");
+  json_decref(res);
+  /* the task-optional export runs inline for clients without tasks */
+  res = call(&p, "export_orders", "{\"seconds\":0,\"format\":\"json\"}");
+  sc = json_object_get(res, "structuredContent");
+  assert_int_equal(json_integer_value(json_object_get(sc, "rows")), 10000);
+  assert_string_equal(json_string_value(json_object_get(sc, "uri")),
+                      "file:///exports/export-inline.json");
   json_decref(res);
   res = call(&p, "divide", "{\"a\":1,\"b\":0}");
   assert_true(json_is_true(json_object_get(res, "isError")));

@@ -24,8 +24,8 @@ static void test_demo_stdio(void **state) {
   free(out);
   MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "list");
   json_t *j = json_loads(out, 0, NULL);
-  /* 9 tools of the foundation demo + 3 task tools */
-  assert_int_equal(json_array_size(json_object_get(j, "tools")), 12);
+  /* 9 tools of the foundation demo + 4 task tools */
+  assert_int_equal(json_array_size(json_object_get(j, "tools")), 13);
   json_decref(j);
   free(out);
   MR_RUN(0, &out, "tools", "call", "add", "--args", "{\"a\": 10, \"b\": 5}",

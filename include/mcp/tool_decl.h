@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* tool_decl.h - declaring a tool from C structs: each argument written once.
+ *
+ * Describe the arguments once, as a table of fields of a C struct (name,
+ * type, description, constraints, default, optional); the library builds the
+ * input schema from the table and, for every call, fills a zeroed struct
+ * with the arguments (defaults applied) before the handler runs. The same
+ * for the output: a table of fields of a second struct builds the output
+ * schema, and after the handler returns the struct becomes the result's
+ * structuredContent, checked against that schema like any other.
+ *
+ *   typedef struct { int64_t a, b; } add_in;
+ *   typedef struct { int64_t sum; } add_out;
+ *   MCP_TOOL_HANDLER(add, add_in, add_out) {
+ *     out->sum = in->a + in->b;
+ *     return MCP_OK;
+ *   }
+ *   static const mcp_field add_args[] = {
+ *       MCP_INTEGER(add_in, a, "First addend"),
+ *       MCP_INTEGER(add_in, b, "Second addend"), MCP_FIELDS_END};
+ *   static const mcp_field add_result[] = {
+ *       MCP_INTEGER(add_out, sum, "a + b"), MCP_FIELDS_END};
+ *   ...
+ *   mcp_server_add_tool_decl(server, &(mcp_tool_decl){
+ *       .name = "add", .input = add_args, .output = add_result, .fn = add},
+ *       &err);
+ *
+ * Member types: MCP_STRING const char * (borrowed from the arguments, valid
+ * while the handler runs; in the output, read after the handler returned,
+ * so point it at static text or at a buffer inside the output struct (see
+ * output_size), never at the handler's locals; NULL omits the member);
+ * MCP_INTEGER int8_t, int16_t, int32_t or int64_t (the schema bounds a narrower
+ * type to its range); MCP_NUMBER double or float; MCP_BOOLEAN bool; MCP_OBJECT
+ * and MCP_ARRAY json_t * (input: borrowed from the arguments; output: stolen
+ * when the handler returns, whatever it returns).
+ *
+ * A field is required unless it has a default or .optional = true. A
+ * missing optional field without a default stays zero (NULL for pointers).
+ *
+ * Definition errors (a member of the wrong size, a constraint that does not
+ * fit the type, a default the field's own constraints refuse, two fields on
+ * the same bytes, a duplicate name, ...) never fail mcp_tool_new_decl one at
+ * a time: they are all collected in the tool and reported once, naming each
+ * field at fault, by mcp_server_add_tool (MCP_ERR_INVALID_ARG), which frees
+ * the tool as it does for every failure.
+ *
+ * Tables and the strings they point to are borrowed: they must outlive the
+ * tool (declare them static const, as above).
+ *
+ * The macros are C (designated initializers, compound literals); from C++
+ * fill mcp_field and mcp_tool_decl member by member.
+ *
+ * Thread safety: as tool.h; the struct handed to a handler belongs to that
+ * call alone.
+ */
+#ifndef MCP_TOOL_DECL_H
+#define MCP_TOOL_DECL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "mcp/call.h"
+#include "mcp/export.h"
+#include "mcp/result.h"
+#include "mcp/server.h"
+#include "mcp/status.h"
+#include "mcp/tool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mcp_field_type {
+  MCP_FIELD_END = 0, /* the table's terminator (MCP_FIELDS_END) */
+  MCP_FIELD_STRING,  /* const char * */
+  MCP_FIELD_INTEGER, /* int8_t .. int64_t */
+  MCP_FIELD_NUMBER,  /* double or float */
+  MCP_FIELD_BOOLEAN, /* bool */
+  MCP_FIELD_OBJECT,  /* json_t * (a JSON object) */
+  MCP_FIELD_ARRAY    /* json_t * (a JSON array) */
+} mcp_field_type;
+
+/* A bound that is either unset (all zero) or set: MCP_LIMIT(0). */
+typedef struct mcp_limit {
+  bool set;
+  double value;
+} mcp_limit;
+#define MCP_LIMIT(v) ((mcp_limit){.set = true, .value = (v)})
+
+/* A default: unset (all zero), MCP_DEFAULT(number, integer or boolean) or
+ * MCP_DEFAULT_STRING("text"). */
+typedef struct mcp_default {
+  bool set;
+  double number;
+  int64_t integer;
+  const char *string;
+} mcp_default;
+#define MCP_DEFAULT(v)                                                         \
+  ((mcp_default){.set = true, .number = (double)(v), .integer = (int64_t)(v)})
+#define MCP_DEFAULT_STRING(s) ((mcp_default){.set = true, .string = (s)})
+
+/* NULL-terminated list of allowed strings: MCP_ENUM("AA", "LH"). */
+#define MCP_ENUM(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+typedef struct mcp_field {
+  const char *name; /* property name; NULL ends the table */
+  mcp_field_type type;
+  size_t offset, size; /* of the member in its struct (the macros fill them) */
+  const char *description;
+  const char *title;
+  bool optional;                  /* required unless optional or defaulted */
+  mcp_default default_value;      /* input only; emitted as "default" */
+  mcp_limit minimum, maximum;     /* integer and number */
+  size_t min_length, max_length;  /* string length, or array items; 0: none */
+  const char *pattern;            /* string: ECMA-262 regex */
+  const char *format;             /* string: "email", "date", "uri", ... */
+  const char *const *enum_values; /* string: MCP_ENUM(...) */
+  const void *reserved[4];        /* zero */
+} mcp_field;
+
+/* One field of struct type T, member m (whose name is the property name);
+ * the rest are the description and designated initializers:
+ *   MCP_INTEGER(T, count, "How many", .minimum = MCP_LIMIT(1),
+ *               .default_value = MCP_DEFAULT(10)) */
+#define MCP__FIELD(T, m, ty, ...)                                              \
+  {                                                                            \
+    .name = #m, .type = (ty), .offset = offsetof(T, m),                        \
+    .size = sizeof(((T *)0)->m), .description = __VA_ARGS__                    \
+  }
+#define MCP_STRING(T, m, ...)  MCP__FIELD(T, m, MCP_FIELD_STRING, __VA_ARGS__)
+#define MCP_INTEGER(T, m, ...) MCP__FIELD(T, m, MCP_FIELD_INTEGER, __VA_ARGS__)
+#define MCP_NUMBER(T, m, ...)  MCP__FIELD(T, m, MCP_FIELD_NUMBER, __VA_ARGS__)
+#define MCP_BOOLEAN(T, m, ...) MCP__FIELD(T, m, MCP_FIELD_BOOLEAN, __VA_ARGS__)
+#define MCP_OBJECT(T, m, ...)  MCP__FIELD(T, m, MCP_FIELD_OBJECT, __VA_ARGS__)
+#define MCP_ARRAY(T, m, ...)   MCP__FIELD(T, m, MCP_FIELD_ARRAY, __VA_ARGS__)
+#define MCP_FIELDS_END                                                         \
+  { .name = NULL }
+
+/* Handlers. in: the filled input struct (NULL without input fields), read
+ * only; out: the zeroed output struct (NULL without output fields) to fill.
+ * Return MCP_OK (also for tool errors set with mcp_result_set_error, which
+ * skip the output struct) or a failure status (a JSON-RPC error, see
+ * call.h). Content added to result is kept; structuredContent set on result
+ * by the handler wins over the output struct. */
+typedef mcp_status (*mcp_tool_decl_fn)(const void *in, void *out,
+                                       mcp_result_t *result);
+/* The same with the call (progress, cancellation, elicitation, ...) and the
+ * declaration's user_data. */
+typedef mcp_status (*mcp_tool_decl_call_fn)(mcp_call_t *call, const void *in,
+                                            void *out, mcp_result_t *result,
+                                            void *user_data);
+
+#if defined(__GNUC__)
+#define MCP__UNUSED __attribute__((unused))
+#else
+#define MCP__UNUSED
+#endif
+
+/* Defines a handler `static mcp_status name(...)` of type mcp_tool_decl_fn
+ * whose body sees `const In *in`, `Out *out` and `mcp_result_t *result`
+ * (use void for a side without fields). */
+#define MCP_TOOL_HANDLER(name, In, Out)                                        \
+  static mcp_status name##__typed(const In *in, Out *out,                      \
+                                  mcp_result_t *result);                       \
+  static mcp_status name(const void *in, void *out, mcp_result_t *result) {    \
+    return name##__typed((const In *)in, (Out *)out, result);                  \
+  }                                                                            \
+  static mcp_status name##__typed(MCP__UNUSED const In *in,                    \
+                                  MCP__UNUSED Out *out,                        \
+                                  MCP__UNUSED mcp_result_t *result)
+/* Same for mcp_tool_decl_call_fn: the body also sees `mcp_call_t *call` and
+ * `void *user_data`. */
+#define MCP_TOOL_CALL_HANDLER(name, In, Out)                                   \
+  static mcp_status name##__typed(mcp_call_t *call, const In *in, Out *out,    \
+                                  mcp_result_t *result, void *user_data);      \
+  static mcp_status name(mcp_call_t *call, const void *in, void *out,          \
+                         mcp_result_t *result, void *user_data) {              \
+    return name##__typed(call, (const In *)in, (Out *)out, result, user_data); \
+  }                                                                            \
+  static mcp_status name##__typed(                                             \
+      MCP__UNUSED mcp_call_t *call, MCP__UNUSED const In *in,                  \
+      MCP__UNUSED Out *out, MCP__UNUSED mcp_result_t *result,                  \
+      MCP__UNUSED void *user_data)
+
+/* Tri-state annotation hints: unset (0) is not emitted. */
+typedef enum mcp_hint_value {
+  MCP_HINT_UNSET = 0,
+  MCP_HINT_YES,
+  MCP_HINT_NO
+} mcp_hint_value;
+
+typedef struct mcp_tool_decl {
+  const char *name; /* required; tool naming rules (tool.h) */
+  const char *title, *description;
+  const mcp_field *input;  /* MCP_FIELDS_END-terminated; NULL: no arguments */
+  const mcp_field *output; /* NULL: no output schema, no structuredContent */
+  /* sizeof the input and output structs; 0: up to the end of the last
+   * field. Give output_size when the output struct also holds buffers the
+   * string members point into (they live until the result is built). */
+  size_t input_size, output_size;
+  bool strict;         /* "additionalProperties": false on the input */
+  mcp_tool_decl_fn fn; /* exactly one of fn and call_fn */
+  mcp_tool_decl_call_fn call_fn;
+  void *user_data;                /* for call_fn */
+  void (*free_user_data)(void *); /* may be NULL; called once, as tool.h */
+  mcp_hint_value read_only, destructive, idempotent, open_world;
+  mcp_task_support task_support;
+  const char *icon;        /* https: or data: URI, or NULL; mime type guessed */
+  const void *reserved[4]; /* zero */
+} mcp_tool_decl;
+
+/* Builds a tool (returns new, as mcp_tool_new) from decl (borrowed, read
+ * now; its tables are kept, see above). MCP_ERR_INVALID_ARG only for a NULL
+ * or a name the naming rules refuse; every other definition error is kept in
+ * the tool for mcp_server_add_tool (and mcp_tool_definition_errors).
+ * MCP_ERR_NOMEM. The tool can still be refined with tool.h setters (except
+ * mcp_tool_set_handler and the schema setters, which the declaration owns). */
+MCP_API mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl,
+                                     mcp_tool_t **out);
+/* mcp_tool_new_decl then mcp_server_add_tool; err (may be NULL) names the
+ * field at fault. */
+MCP_API mcp_status mcp_server_add_tool_decl(mcp_server_t *server,
+                                            const mcp_tool_decl *decl,
+                                            mcp_error_t *err);
+/* Every definition error found, one per line ("input field 'x': ..."), or
+ * NULL when there is none. Borrowed, valid while the tool lives. */
+MCP_API const char *mcp_tool_definition_errors(const mcp_tool_t *tool);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
