@@ -120,6 +120,7 @@ typedef struct subscription {
   pthread_cond_t cond;
   const mcpc_ctx *ctx;
   json_t *updates; /* params of each notifications/resources/updated */
+  long limit;      /* --count: updates after it are not shown (0: none) */
 } subscription;
 
 static void on_updated(mcp_client_t *client, const char *method, json_t *params,
@@ -128,6 +129,12 @@ static void on_updated(mcp_client_t *client, const char *method, json_t *params,
   if (strcmp(method, "notifications/resources/updated") != 0)
     return;
   pthread_mutex_lock(&sub->lock);
+  /* Updates keep coming until the unsubscription is through: --count N
+   * shows exactly N. */
+  if (sub->limit > 0 && (long)json_array_size(sub->updates) >= sub->limit) {
+    pthread_mutex_unlock(&sub->lock);
+    return;
+  }
   json_array_append(sub->updates, params ? params : json_null());
   if (!sub->ctx->json) {
     const char *uri = json_string_value(json_object_get(params, "uri"));
@@ -159,7 +166,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
   }
   if (uri == NULL)
     return mcpc_usage(syn);
-  subscription sub = {.ctx = ctx, .updates = json_array()};
+  subscription sub = {.ctx = ctx, .updates = json_array(), .limit = count};
   pthread_mutex_init(&sub.lock, NULL);
   pthread_cond_init(&sub.cond, NULL);
   ctx->on_notification = on_updated;

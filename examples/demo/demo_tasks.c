@@ -8,7 +8,8 @@
  * without tasks). reindex_catalog may run either way (one handler serves both
  * paths). archive_orders asks the user to confirm through elicitation; as a
  * task, the question travels on the client's tasks/result stream and the task
- * shows input_required until it is answered.
+ * shows input_required until it is answered. An archive adds the tool
+ * restore_orders (a tools/list_changed), which removes itself when used.
  */
 #include "demo_tasks.h"
 
@@ -75,37 +76,71 @@ static mcp_status reindex(mcp_call_t *call, json_t *args, mcp_result_t *r,
                                                 "seconds", secs));
 }
 
+static mcp_status restore_orders(mcp_call_t *call, json_t *args,
+                                 mcp_result_t *r, void *ud) {
+  (void)args, (void)ud;
+  /* Gone again once used: tools/list_changed once more. */
+  mcp_server_remove_tool(mcp_call_server(call), "restore_orders");
+  mcp_result_add_text(r, "Restored the archived orders.");
+  return MCP_OK;
+}
+
+/* Archiving makes restore_orders appear: the server announces
+ * notifications/tools/list_changed (2025-11-25 sessions; 2026-07-28
+ * subscriptions/listen streams that asked for toolsListChanged). */
+static void offer_restore(mcp_server_t *s) {
+  mcp_tool_t *t = NULL;
+  if (mcp_tool_new("restore_orders", &t) != MCP_OK)
+    return;
+  mcp_tool_set_title(t, "Restore archived orders");
+  mcp_tool_set_description(
+      t, "Brings back the orders archive_orders archived; offered only "
+         "after an archive");
+  mcp_tool_set_input_schema_text(t, "{\"type\":\"object\"}");
+  mcp_tool_set_handler(t, restore_orders, NULL, NULL);
+  mcp_server_add_tool(s, t, NULL); /* MCP_ERR_EXISTS: already offered */
+}
+
+/* One handler for both eras: in a 2025-11-25 session mcp_call_elicit sends
+ * elicitation/create and waits for the answer (as a task, on the client's
+ * tasks/result stream); in 2026-07-28 it returns MCP_ERR_INPUT_REQUIRED the
+ * first time, which goes back up so the client gets an input_required
+ * result, and the client's retry runs the handler again with the answer. */
 static mcp_status archive_orders(mcp_call_t *call, json_t *args,
                                  mcp_result_t *r, void *ud) {
   (void)ud;
   int64_t days = 365;
   mcp_arg_integer(args, "older_than_days", &days);
-  json_t *answer = NULL;
   mcp_error_t err;
   char question[160];
   snprintf(question, sizeof question,
            "Archive all orders older than %lld days? This cannot be undone.",
            (long long)days);
-  mcp_status st = mcp_call_request(
-      call, "elicitation/create",
-      json_pack("{s:s,s:{s:s,s:{s:{s:s,s:s}},s:[s]}}", "message", question,
-                "requestedSchema", "type", "object", "properties", "confirm",
-                "type", "boolean", "title", "Archive the orders", "required",
-                "confirm"),
-      0, &answer, &err);
+  mcp_elicit_action action = MCP_ELICIT_CANCEL;
+  json_t *content = NULL;
+  mcp_call_set_question_key(call, "confirm");
+  mcp_status st = mcp_call_elicit(
+      call, question,
+      json_pack("{s:s,s:{s:{s:s,s:s}},s:[s]}", "type", "object", "properties",
+                "confirm", "type", "boolean", "title", "Archive the orders",
+                "required", "confirm"),
+      0, &action, &content, &err);
+  if (st == MCP_ERR_INPUT_REQUIRED)
+    return st; /* 2026-07-28: the client asks the user and retries */
+  if (st == MCP_ERR_CAPABILITY && mcp_call_is_stateless(call))
+    return st; /* 2026-07-28: -32021, requiredCapabilities elicitation */
   if (st != MCP_OK) {
     mcp_result_set_error(r, "Could not ask for confirmation: %s", err.message);
     return MCP_OK;
   }
-  const char *action = json_string_value(json_object_get(answer, "action"));
-  bool confirm = json_is_true(
-      json_object_get(json_object_get(answer, "content"), "confirm"));
-  if (action && strcmp(action, "accept") == 0 && confirm)
+  bool confirm = json_is_true(json_object_get(content, "confirm"));
+  json_decref(content);
+  if (action == MCP_ELICIT_ACCEPT && confirm) {
     mcp_result_add_textf(r, "Archived 42 orders older than %lld days.",
                          (long long)days);
-  else
+    offer_restore(mcp_call_server(call));
+  } else
     mcp_result_add_text(r, "Nothing archived: the user did not confirm.");
-  json_decref(answer);
   return MCP_OK;
 }
 

@@ -21,6 +21,7 @@
 #include <mcp/mcp.h>
 
 #include "demo_db.h"
+#include "demo_prompts.h"
 #include "demo_resources.h"
 #include "demo_tasks.h"
 #include "demo_tools.h"
@@ -276,6 +277,8 @@ int main(int argc, char **argv) {
     mcp_error_set(&err, st, "%s", mcp_strerror(st));
   if (st == MCP_OK)
     st = demo_register_resources(server, db, &err);
+  if (st == MCP_OK)
+    st = demo_register_prompts(server, db, &err);
   if (st == MCP_OK && tasks)
     st = demo_register_task_tools(server, &err);
   if (st == MCP_OK && tasks)

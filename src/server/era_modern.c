@@ -62,7 +62,8 @@ static bool check_headers(mcp_call_t *call, const char *version) {
   char msg[200];
   const char *why = NULL, *which = NULL;
   if (p->repeated_header) {
-    which = "Mcp-Method/Mcp-Name", why = "sent more than once";
+    which = "MCP-Protocol-Version, Mcp-Method or Mcp-Name";
+    why = "sent more than once";
   } else if (p->protocol_header == NULL ||
              strcmp(p->protocol_header, version) != 0) {
     which = "MCP-Protocol-Version";

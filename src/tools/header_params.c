@@ -111,11 +111,17 @@ mcp_status mcp__header_params_check(mcp_tool_t *tool, mcp_error_t *err) {
   return MCP_OK;
 }
 
-static const char *find_header(const mcp__peer *p, const char *name) {
+/* The header's value, or NULL; *repeated when it came more than once. */
+static const char *find_header(const mcp__peer *p, const char *name,
+                               bool *repeated) {
+  const char *found = NULL;
+  *repeated = false;
   for (size_t i = 0; i < p->param_header_count; i++)
-    if (strcasecmp(p->param_headers[i].name, name) == 0)
-      return p->param_headers[i].value;
-  return NULL;
+    if (strcasecmp(p->param_headers[i].name, name) == 0) {
+      *repeated |= found != NULL;
+      found = p->param_headers[i].value;
+    }
+  return found;
 }
 
 /* Whether decoded header text equals the argument (integers compared as
@@ -149,10 +155,13 @@ mcp_status mcp__header_params_verify(mcp_call_t *call, mcp_tool_t *tool,
     json_t *arg = json_object_get(args, k);
     if (json_is_null(arg))
       arg = NULL;
-    const char *raw = find_header(&call->peer, name);
+    bool repeated;
+    const char *raw = find_header(&call->peer, name, &repeated);
     const char *why = NULL;
     char *text = NULL;
-    if (arg && raw == NULL)
+    if (repeated)
+      why = "is sent more than once";
+    else if (arg && raw == NULL)
       why = "is missing";
     else if (arg == NULL && raw)
       why = "has no argument in the body";

@@ -95,7 +95,7 @@ typedef struct hdr_scan {
   hs_req *r;
   const char *method, *name;
   size_t total; /* bytes to copy, NULs included */
-  bool too_many;
+  bool too_many, version;
 } hdr_scan;
 
 static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
@@ -105,7 +105,11 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
   hs_req *r = sc->r;
   if (value == NULL)
     value = "";
-  if (strcasecmp(key, "Mcp-Method") == 0) {
+  if (strcasecmp(key, HDR_VERSION) == 0) {
+    r->peer.repeated_header |= sc->version; /* read by MHD_lookup */
+    sc->version = true;
+    return MHD_YES;
+  } else if (strcasecmp(key, "Mcp-Method") == 0) {
     r->peer.repeated_header |= sc->method != NULL;
     sc->method = value;
   } else if (strcasecmp(key, "Mcp-Name") == 0) {
@@ -139,7 +143,7 @@ static const char *copy_into(char **at, const char *text) {
  * may have reused the connection's memory. false when there are too many
  * or memory ran out. */
 static bool collect_mcp_headers(hs_req *r) {
-  hdr_scan sc = {r, NULL, NULL, 0, false};
+  hdr_scan sc = {r, NULL, NULL, 0, false, false};
   r->peer.http = true;
   r->peer.protocol_header = r->proto;
   MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &sc);
@@ -418,8 +422,12 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
+  /* A legacy version header over a body whose _meta names a version,
+   * outside a session, is a 2026-07-28 request whose headers disagree with
+   * it (-32020 there). */
   r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
-                             !mcp__version_is_supported(r->proto)
+                             !mcp__version_is_supported(r->proto) ||
+                             (scan->modern && r->hs == NULL)
                        : scan->modern;
   bool initialize = scan->kind == MCP__SCAN_REQUEST &&
                     mcp__prescan_method_is(scan, "initialize");
@@ -747,6 +755,10 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                        MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                        "Bad Request: unsupported MCP-Protocol-Version", data);
   }
+  /* 2026-07-28 has no GET stream (subscriptions/listen replaces it), no
+   * Last-Event-ID resumption and no session to DELETE: POST only. */
+  if (r->method != M_POST && proto && mcp__version_is_modern(proto))
+    return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "POST");
   if (proto) { /* any other than an unknown POST's is short */
     snprintf(r->proto_buf, sizeof r->proto_buf, "%s", proto);
     r->proto = r->proto_buf;

@@ -47,7 +47,7 @@ static void test_demo_stdio(void **state) {
   free(out);
   /* exit 3: protocol errors (unknown tool, undeclared capability) */
   MR_RUN(3, NULL, "-c", demo_cmd, "tools", "call", "no_such_tool");
-  /* the demo offers a resource template and tasks, but no prompts */
+  /* the demo offers a resource template, tasks and a prompt */
   MR_RUN(0, &out, "-c", demo_cmd, "resources", "templates");
   assert_non_null(strstr(out, "reports://sales/{period}"));
   free(out);
@@ -68,7 +68,9 @@ static void test_demo_stdio(void **state) {
   MR_RUN(0, NULL, "-c", demo_cmd, "tasks", "list");
   MR_RUN(3, NULL, "-c", demo_cmd, "tasks", "get",
          "00000000-0000-4000-8000-000000000000");
-  MR_RUN(3, NULL, "-c", demo_cmd, "prompts", "list");
+  MR_RUN(0, &out, "-c", demo_cmd, "prompts", "list");
+  assert_non_null(strstr(out, "customer_brief"));
+  free(out);
   MR_RUN(3, NULL, "-c", demo_cmd, "complete", "--prompt", "p", "a", "v");
   MR_RUN(3, NULL, "-c", demo_cmd, "log-level", "loud");
   MR_RUN(0, NULL, "-c", demo_cmd, "log-level", "debug");
