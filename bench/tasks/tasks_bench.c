@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* tasks_bench.c - tasks created and completed per second, per store.
  *
- *   tasks_bench --store memory|sqlite:PATH [-n N] [--mode api|server]
+ *   tasks_bench --store memory|sqlite:PATH [-n N]
+ *               [--mode api|server|modern]
  *
  * api:    mcp_task_create + mcp_task_complete, one thread (the store's write
  *         path: two transactions per task on SQLite).
  * server: task-augmented tools/call through the in-process dispatcher; the
  *         engine's executor runs a handler that returns at once and stores
  *         the result; timed until every task is terminal.
+ * modern: the same in 2026-07-28: stateless tools/call requests whose
+ *         clientCapabilities declare the tasks extension (SEP-2663), so
+ *         the server creates the task itself (no session, no task param).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +47,7 @@ static bool any_active(const mcp_task_record *rec, void *ud) {
   return false;
 }
 
-static double run_server(mcp_store_t *store, int n) {
+static double run_server(mcp_store_t *store, int n, bool modern) {
   mcp_server_t *s;
   mcp_server_new("bench", "1", &s);
   mcp_tool_t *t;
@@ -56,7 +61,7 @@ static double run_server(mcp_store_t *store, int n) {
   mcp_task_options_set_cleanup(o, -1, 86400000, 0);
   mcp_server_enable_tasks(s, store, o, NULL);
   mcp_task_options_free(o);
-  mcp__channel ch = {noop_send, NULL, NULL};
+  mcp__channel ch = {noop_send, NULL, NULL, NULL};
   mcp_session_t *se;
   mcp__session_new(s, ch, &se);
   const char *init =
@@ -71,13 +76,23 @@ static double run_server(mcp_store_t *store, int n) {
   char line[256];
   for (int i = 0; i < n; i++) {
     int len =
-        snprintf(line, sizeof line,
-                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-                 "\"params\":{\"name\":\"quick\",\"arguments\":{},"
-                 "\"task\":{}}}",
-                 i + 1);
-    if (mcp__server_accept(s, se, NULL, line, (size_t)len, ch, &call) ==
-        MCP__ACCEPT_REQUEST)
+        modern
+            ? snprintf(line, sizeof line,
+                       "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                       "\"tools/call\",\"params\":{\"name\":\"quick\","
+                       "\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/"
+                       "protocolVersion\":\"2026-07-28\",\"io."
+                       "modelcontextprotocol/clientCapabilities\":{"
+                       "\"extensions\":{\"io.modelcontextprotocol/tasks\":"
+                       "{}}}}}}",
+                       i + 1)
+            : snprintf(line, sizeof line,
+                       "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                       "\"tools/call\",\"params\":{\"name\":\"quick\","
+                       "\"arguments\":{},\"task\":{}}}",
+                       i + 1);
+    if (mcp__server_accept(s, modern ? NULL : se, NULL, line, (size_t)len, ch,
+                           &call) == MCP__ACCEPT_REQUEST)
       mcp__call_run(call);
   }
   mcp_task_filter f = {0};
@@ -134,8 +149,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tasks_bench: %s\n", err.message);
     return 1;
   }
-  double dt =
-      strcmp(mode, "api") == 0 ? run_api(store, n) : run_server(store, n);
+  double dt = strcmp(mode, "api") == 0      ? run_api(store, n)
+              : strcmp(mode, "modern") == 0 ? run_server(store, n, true)
+                                            : run_server(store, n, false);
   printf("tasks %s %s: %d tasks in %.3f s = %.0f tasks/s\n",
          mcp_store_name(store), mode, n, dt, n / dt);
   mcp_store_free(store);

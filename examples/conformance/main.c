@@ -517,11 +517,13 @@ mcp_status conformance_add_tools(mcp_server_t *s, const conformance_tool *table,
   return st;
 }
 
-static mcp_status build(mcp_server_t *s) {
+static mcp_status build(mcp_server_t *s, mcp_store_t **store) {
   mcp_status st =
       conformance_add_tools(s, tools, sizeof tools / sizeof tools[0]);
   if (st == MCP_OK)
     st = conformance_add_modern(s);
+  if (st == MCP_OK)
+    st = conformance_add_extensions(s, store);
   if (st == MCP_OK)
     st = mcp_server_set_resources_subscribe(s, true);
   if (st == MCP_OK)
@@ -565,12 +567,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   mcp_server_t *server = NULL;
+  mcp_store_t *store = NULL;
   mcp_status st = mcp_server_new("mcp-conformance-server", "1.0.0", &server);
   if (st == MCP_OK)
-    st = build(server);
+    st = build(server, &store);
   if (st == MCP_OK && scenario != NULL) {
     int rc = conformance_show_scenario(server, scenario, stdout);
     mcp_server_free(server);
+    mcp_store_free(store);
     return rc;
   }
   if (st == MCP_OK)
@@ -579,5 +583,6 @@ int main(int argc, char **argv) {
   if (st != MCP_OK)
     fprintf(stderr, "mcp-conformance-server: %s\n", mcp_strerror(st));
   mcp_server_free(server);
+  mcp_store_free(store);
   return st == MCP_OK ? 0 : 1;
 }

@@ -8,6 +8,11 @@
  * notifications and server-to-client requests. Scenarios about the HTTP
  * transport itself (DNS rebinding, SSE streams) have no stdio form; their
  * entry explains what the suite checks instead.
+ *
+ * 2026-07-28 scenarios (tasks-*, sep-2640-*) send no initialize: every
+ * request carries its era's _meta. "$TASK" and "$STATE" in a request are
+ * replaced by the last taskId and requestState the server answered, so a
+ * replay can follow a task it created.
  */
 #include "scenarios.h"
 
@@ -20,13 +25,31 @@
 typedef struct scenario {
   const char *name;
   const char *about;
-  const char *capabilities; /* client capabilities for initialize */
-  const char *requests[4];  /* params-complete JSON-RPC messages */
+  const char *capabilities; /* client capabilities for initialize, or
+                               NULL: a 2026-07-28 scenario, no initialize */
+  const char *requests[8];  /* params-complete JSON-RPC messages */
 } scenario;
 
 #define CALL(id, tool, args)                                                   \
   "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":"  \
   "{\"name\":\"" tool "\",\"arguments\":" args "}}"
+
+/* 2026-07-28 _meta: the era, and client capabilities (with or without the
+ * tasks extension). */
+#define META(caps)                                                             \
+  "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","     \
+  "\"io.modelcontextprotocol/clientCapabilities\":" caps "}"
+#define EXT_CAPS                                                               \
+  "{\"elicitation\":{},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"
+#define MCALL(id, tool, args, caps)                                            \
+  "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":"  \
+  "{\"name\":\"" tool "\",\"arguments\":" args "," META(caps) "}}"
+#define TASK(id, method, extra)                                                \
+  "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"" method "\",\"params\":"  \
+  "{\"taskId\":\"$TASK\"" extra "," META(EXT_CAPS) "}}"
+#define MODERN(id, method, params)                                             \
+  "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"" method "\",\"params\":"  \
+  "{" params META("{}") "}}"
 
 static const scenario scenarios[] = {
     {"server-initialize",
@@ -186,6 +209,110 @@ static const scenario scenarios[] = {
      "(403 here, from the loopback guard) (no stdio form)",
      "{}",
      {NULL}},
+    /* 2026-07-28 extensions: tasks (SEP-2663) */
+    {"tasks-lifecycle",
+     "sync greet; slow_compute becomes a task (flat CreateTaskResult), "
+     "tasks/get inlines the result; failing_job completes with isError; "
+     "cancel acks {}",
+     NULL,
+     {MCALL(1, "greet", "{\"name\":\"World\"}", EXT_CAPS),
+      MCALL(2, "slow_compute", "{\"seconds\":0,\"label\":\"replay\"}",
+            EXT_CAPS),
+      TASK(3, "tasks/get", ""), MCALL(4, "failing_job", "{}", EXT_CAPS),
+      TASK(5, "tasks/cancel", ""), TASK(6, "tasks/get", "")}},
+    {"tasks-capability-negotiation",
+     "discover declares the extension; without it tasks/get is -32021 and "
+     "slow_compute runs synchronously",
+     NULL,
+     {MODERN(1, "server/discover", ""),
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/get\",\"params\":{"
+      "\"taskId\":\"gate-test\"," META("{}") "}}",
+      MCALL(3, "slow_compute", "{\"seconds\":0}", "{}")}},
+    {"tasks-wire-fields",
+     "ttlMs and pollIntervalMs, never ttl or pollInterval",
+     NULL,
+     {MCALL(1, "slow_compute", "{\"seconds\":0}", EXT_CAPS),
+      TASK(2, "tasks/get", "")}},
+    {"tasks-request-state-removal",
+     "no requestState on CreateTaskResult nor on tasks/get",
+     NULL,
+     {MCALL(1, "slow_compute", "{\"seconds\":60}", EXT_CAPS),
+      TASK(2, "tasks/get", ""), TASK(3, "tasks/cancel", "")}},
+    {"tasks-mrtr-input",
+     "confirm_delete parks input_required with inputRequests; tasks/update "
+     "answers and the task completes",
+     NULL,
+     {MCALL(1, "confirm_delete", "{\"filename\":\"a.txt\"}", EXT_CAPS),
+      TASK(2, "tasks/get", ""),
+      TASK(3, "tasks/update",
+           ",\"inputResponses\":{\"confirm_delete\":{\"action\":\"accept\","
+           "\"content\":{\"confirm\":true}}}"),
+      TASK(4, "tasks/get", "")}},
+    {"tasks-request-headers",
+     "HTTP only: Mcp-Method and Mcp-Name (the task id) must match the body "
+     "(-32020, HTTP 400); over stdio the same requests without headers",
+     NULL,
+     {MCALL(1, "slow_compute", "{\"seconds\":60}", EXT_CAPS),
+      TASK(2, "tasks/get", ""), TASK(3, "tasks/cancel", "")}},
+    {"tasks-dispatch-and-envelope",
+     "tasks/result and tasks/list are -32601; a legacy task param is "
+     "ignored; an unknown task id is -32602",
+     NULL,
+     {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/result\",\"params\":{"
+      "\"taskId\":\"x\"," META(EXT_CAPS) "}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/"
+      "list\",\"params\":{" META(EXT_CAPS) "}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"greet\",\"arguments\":{},\"task\":{\"ttl\":60000}," META(
+          EXT_CAPS) "}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/get\",\"params\":{"
+      "\"taskId\":\"tasks-conformance-nonexistent-12345\"," META(
+          EXT_CAPS) "}}"}},
+    {"tasks-status-notifications",
+     "the suite skips it (pending its subscriptions/listen rewrite); "
+     "notifications/tasks go to listen streams naming the task in taskIds",
+     NULL,
+     {NULL}},
+    {"tasks-required-task-error",
+     "failing_job requires a task: -32021 with requiredCapabilities without "
+     "the extension",
+     NULL,
+     {MCALL(1, "failing_job", "{}", "{}")}},
+    {"tasks-mrtr-composition",
+     "test_tool_with_task asks first (input_required), then its retry "
+     "becomes a task whose result has the answer",
+     NULL,
+     {MCALL(1, "test_tool_with_task", "{}", EXT_CAPS),
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"test_tool_with_task\",\"arguments\":{},\"requestState\":"
+      "\"$STATE\",\"inputResponses\":{\"user_name\":{\"action\":\"accept\","
+      "\"content\":{\"name\":\"Alice\"}}}," META(EXT_CAPS) "}}",
+      TASK(3, "tasks/get", "")}},
+    /* 2026-07-28 extensions: skills (SEP-2640) */
+    {"sep-2640-skills-enumeration",
+     "skills/list entries with digests and sizes; skills/get; -32602 for an "
+     "unknown skill",
+     NULL,
+     {MODERN(1, "skills/list", ""),
+      MODERN(2, "skills/get", "\"uri\":\"skill://conformance-echo/SKILL.md\","),
+      MODERN(3, "skills/get",
+             "\"uri\":\"skill://mcp-conformance-nonexistent-skill-9f3a2b/"
+             "SKILL.md\",")}},
+    {"sep-2640-skills-manifest",
+     "SKILL.md is a text/markdown resource named and described from its "
+     "front matter",
+     NULL,
+     {MODERN(1, "resources/list", ""),
+      MODERN(2, "resources/read",
+             "\"uri\":\"skill://conformance-echo/SKILL.md\",")}},
+    {"sep-2640-skills-directory",
+     "resources/directory/read lists the skill's children "
+     "(inode/directory for subdirectories); a file URI is -32602",
+     NULL,
+     {MODERN(1, "resources/directory/read",
+             "\"uri\":\"skill://conformance-echo\","),
+      MODERN(2, "resources/directory/read",
+             "\"uri\":\"skill://conformance-echo/SKILL.md\",")}},
 };
 
 #define COUNT (sizeof scenarios / sizeof scenarios[0])
@@ -202,6 +329,22 @@ static void *serve_main(void *arg) {
   return NULL;
 }
 
+/* The last taskId and requestState the server answered ($TASK, $STATE). */
+static char last_task[128], last_state[4096];
+
+static void remember(const char *buf, size_t n, const char *key, char *slot,
+                     size_t cap) {
+  size_t kl = strlen(key);
+  for (size_t i = 0; i + kl < n; i++)
+    if (memcmp(buf + i, key, kl) == 0) {
+      const char *v = buf + i + kl, *end = memchr(v, '"', n - i - kl);
+      if (end && (size_t)(end - v) < cap) {
+        memcpy(slot, v, (size_t)(end - v));
+        slot[end - v] = '\0';
+      }
+    }
+}
+
 /* Prints every line the server writes within quiet_ms of silence. */
 static void drain(int fd, FILE *out, int quiet_ms) {
   char buf[65536];
@@ -210,6 +353,9 @@ static void drain(int fd, FILE *out, int quiet_ms) {
     ssize_t n = read(fd, buf, sizeof buf);
     if (n <= 0)
       return;
+    remember(buf, (size_t)n, "\"taskId\":\"", last_task, sizeof last_task);
+    remember(buf, (size_t)n, "\"requestState\":\"", last_state,
+             sizeof last_state);
     fputs("  <- ", out);
     for (ssize_t i = 0; i < n; i++) {
       fputc(buf[i], out);
@@ -220,6 +366,14 @@ static void drain(int fd, FILE *out, int quiet_ms) {
 }
 
 static void send_line(int fd, const char *line, FILE *out) {
+  char buf[8192];
+  const char *t = strstr(line, "$TASK"), *s = strstr(line, "$STATE");
+  if (t || s) { /* one placeholder per request */
+    const char *at = t ? t : s;
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - line), line,
+             t ? last_task : last_state, at + (t ? 5 : 6));
+    line = buf;
+  }
   fprintf(out, "  -> %s\n", line);
   size_t len = strlen(line);
   if (write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
@@ -246,19 +400,21 @@ int conformance_show_scenario(mcp_server_t *server, const char *name,
   if (pthread_create(&th, NULL, serve_main, &s) != 0)
     return 1;
   fprintf(out, "scenario %s: %s\n", sc->name, sc->about);
-  char init[512];
-  snprintf(init, sizeof init,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":%s,"
-           "\"clientInfo\":{\"name\":\"conformance-replay\",\"version\":"
-           "\"1\"}}}",
-           sc->capabilities);
-  send_line(to_server[1], init, out);
-  drain(from_server[0], out, 300);
-  send_line(to_server[1],
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-            out);
-  for (int i = 0; i < 4 && sc->requests[i]; i++) {
+  if (sc->capabilities) { /* 2025-11-25: the handshake first */
+    char init[512];
+    snprintf(init, sizeof init,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+             "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+             "%s,\"clientInfo\":{\"name\":\"conformance-replay\",\"version\":"
+             "\"1\"}}}",
+             sc->capabilities);
+    send_line(to_server[1], init, out);
+    drain(from_server[0], out, 300);
+    send_line(to_server[1],
+              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+              out);
+  }
+  for (int i = 0; i < 8 && sc->requests[i]; i++) {
     send_line(to_server[1], sc->requests[i], out);
     drain(from_server[0], out, 800); /* tools with pauses answer within */
   }

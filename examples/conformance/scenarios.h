@@ -28,4 +28,12 @@ mcp_status conformance_add_tools(mcp_server_t *server,
 /* Adds the fixtures of the 2026-07-28 scenarios (modern.c). */
 mcp_status conformance_add_modern(mcp_server_t *server);
 
+/* Enables tasks on a new in-memory *store (free it after the server) and
+ * adds the fixtures of the tasks-* and sep-2640-* scenarios
+ * (extensions.c). */
+mcp_status conformance_add_extensions(mcp_server_t *server,
+                                      mcp_store_t **store);
+/* Publishes the skills of the sep-2640-* scenarios (skills.c). */
+mcp_status conformance_add_skills(mcp_server_t *server);
+
 #endif

@@ -126,7 +126,8 @@ static mcp_status archive_orders(mcp_call_t *call, json_t *args,
                 "required", "confirm"),
       0, &action, &content, &err);
   if (st == MCP_ERR_INPUT_REQUIRED)
-    return st; /* 2026-07-28: the client asks the user and retries */
+    return st; /* 2026-07-28: the client asks the user and retries (as a
+                  task: tasks/get shows the question, tasks/update answers) */
   if (st == MCP_ERR_CAPABILITY && mcp_call_is_stateless(call))
     return st; /* 2026-07-28: -32021, requiredCapabilities elicitation */
   if (st != MCP_OK) {

@@ -23,6 +23,7 @@
 #include "demo_db.h"
 #include "demo_prompts.h"
 #include "demo_resources.h"
+#include "demo_skills.h"
 #include "demo_tasks.h"
 #include "demo_tools.h"
 
@@ -279,6 +280,7 @@ int main(int argc, char **argv) {
     st = demo_register_resources(server, db, &err);
   if (st == MCP_OK)
     st = demo_register_prompts(server, db, &err);
+  st = demo_register_skills(server, &err);
   if (st == MCP_OK && tasks)
     st = demo_register_task_tools(server, &err);
   if (st == MCP_OK && tasks)

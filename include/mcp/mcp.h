@@ -17,6 +17,7 @@
 #include "mcp/sampling.h"
 #include "mcp/schema.h"
 #include "mcp/server.h"
+#include "mcp/skill.h"
 #include "mcp/status.h"
 #include "mcp/stdio.h"
 #include "mcp/store.h"

@@ -47,7 +47,9 @@ extern "C" {
   X(MCP_ERR_PEER, 25, "the peer answered with an error")                       \
   X(MCP_ERR_LIMIT, 26, "a configured limit was reached")                       \
   X(MCP_ERR_INPUT_REQUIRED, 27,                                                \
-    "the client must answer the server's questions first (2026-07-28)")
+    "the client must answer the server's questions first (2026-07-28)")        \
+  X(MCP_ERR_TASK_STARTED, 28,                                                  \
+    "the rest of the call runs as a task (2026-07-28)")
 
 typedef enum mcp_status {
 #define MCP__STATUS_ENUM(name, number, message) name = number,

@@ -150,6 +150,15 @@ MCP_API const char *mcp_call_task_id(const mcp_call_t *call);
  * context stops being usable when the handler returns.
  * MCP_ERR_STATE when the call is not a task. */
 MCP_API mcp_status mcp_call_task_defer(mcp_call_t *call);
+/* Inside the handler of a tool set with mcp_tool_set_task_start_in_handler:
+ * in a 2026-07-28 request whose client declared the tasks extension, creates
+ * the task and returns MCP_ERR_TASK_STARTED, which the handler returns at
+ * once; the client gets the CreateTaskResult, and the handler runs again
+ * from the top as the task, with the answers of the questions it asked
+ * before (they are answered at once), where this function returns MCP_OK.
+ * Everywhere else (2025-11-25, already a task, client without the
+ * extension) MCP_OK: go on synchronously. */
+MCP_API mcp_status mcp_call_continue_as_task(mcp_call_t *call);
 
 /* ---- the application's task API ------------------------------------------ */
 /* Returns new: a task manager on store (borrowed, must outlive it) for the

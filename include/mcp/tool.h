@@ -95,6 +95,14 @@ MCP_API mcp_status mcp_tool_add_icon(mcp_tool_t *tool, const char *src,
 MCP_API mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
                                              mcp_task_support support);
 MCP_API mcp_task_support mcp_tool_task_support(const mcp_tool_t *tool);
+/* 2026-07-28 (tasks extension): by default a task-supporting tool's call
+ * becomes a task before its handler runs. With on, the handler first runs
+ * as an ordinary (multi-round) request, so it can ask its questions with
+ * input_required before any task exists, and calls
+ * mcp_call_continue_as_task (task.h) where the rest should run as a task.
+ * No effect in 2025-11-25, where the client asks for the task. */
+MCP_API mcp_status mcp_tool_set_task_start_in_handler(mcp_tool_t *tool,
+                                                      bool on);
 /* _meta; steals, even on failure. */
 MCP_API mcp_status mcp_tool_set_meta(mcp_tool_t *tool, json_t *meta);
 /* user_data is passed to fn; free_user_data (may be NULL) is called exactly

@@ -13,6 +13,23 @@ mcp_status mcp__server_add_methods(mcp_server_t *s, const mcp__method *rows,
   return MCP_OK;
 }
 
+mcp_status mcp__server_add_extension(mcp_server_t *s, mcp__extension_fn fn) {
+  for (size_t i = 0; i < s->extensions_count; i++)
+    if (s->extensions[i] == fn)
+      return MCP_OK;
+  if (s->extensions_count == MCP__EXTENSIONS)
+    return MCP_ERR_LIMIT;
+  s->extensions[s->extensions_count++] = fn;
+  return MCP_OK;
+}
+
+void mcp__server_extensions(const mcp_server_t *s, json_t *caps) {
+  if (!json_is_object(caps))
+    return;
+  for (size_t i = 0; i < s->extensions_count; i++)
+    s->extensions[i](s, caps);
+}
+
 mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,
                                        bool modern) {
   unsigned era = modern ? MCP__ERA_MODERN : MCP__ERA_LEGACY;

@@ -66,6 +66,21 @@ typedef struct mcp__task_hooks {
   void (*session_event)(mcp_server_t *s, mcp_session_t *se, bool opened);
   /* Stops the engine (mcp_server_free, before anything else). */
   void (*shutdown)(mcp_server_t *s);
+  /* tools/call after the handler ran: when it called
+   * mcp_call_continue_as_task (call->handoff set), *result becomes the
+   * CreateTaskResult and the call is handed to the task (2026-07-28). */
+  mcp_status (*call_started)(mcp_call_t *call, json_t **result);
 } mcp__task_hooks;
+
+/* A 2026-07-28 extension's part of server/discover: adds its entry under
+ * caps["extensions"] (and may drop what that era does not have). Modules
+ * register one with mcp__server_add_extension (static function, before
+ * serving). */
+typedef void (*mcp__extension_fn)(const mcp_server_t *s, json_t *caps);
+#define MCP__EXTENSIONS 8
+/* MCP_ERR_LIMIT when MCP__EXTENSIONS are registered. */
+mcp_status mcp__server_add_extension(mcp_server_t *s, mcp__extension_fn fn);
+/* Lets every registered extension contribute to caps (discover). */
+void mcp__server_extensions(const mcp_server_t *s, json_t *caps);
 
 #endif

@@ -38,7 +38,9 @@ static const char *name_param(const char *method) {
     return "name";
   if (strcmp(method, "resources/read") == 0)
     return "uri";
-  if (strncmp(method, "tasks/", 6) == 0)
+  /* the tasks extension's methods (tasks/result is not one of them) */
+  if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
+      strcmp(method, "tasks/cancel") == 0)
     return "taskId";
   return NULL;
 }

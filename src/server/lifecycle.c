@@ -96,6 +96,7 @@ mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   }
   /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
   json_object_del(json_object_get(res, "capabilities"), "logging");
+  mcp__server_extensions(s, json_object_get(res, "capabilities"));
   pthread_mutex_lock(&s->lock);
   if (s->instructions)
     json_object_set_new(res, "instructions", json_string(s->instructions));

@@ -44,6 +44,13 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: a SubscriptionFilter takes "
                           "booleans and arrays of strings");
+  /* SEP-2663: asking for task notifications needs the tasks extension */
+  if (json_array_size(task_ids) > 0 && call->server->tasks != NULL &&
+      !json_is_object(json_object_get(
+          json_object_get(call->client_capabilities, "extensions"),
+          "io.modelcontextprotocol/tasks")))
+    return mcp__call_missing_capability(call, "extensions",
+                                        "io.modelcontextprotocol/tasks");
   /* Only what the server declares (and so delivers) is honoured. */
   json_t *caps = mcp__server_capabilities_json(call->server);
   unsigned kinds = 0;

@@ -8,6 +8,7 @@
 #include "prompts/prompt_internal.h"
 #include "resources/resource_internal.h"
 #include "server/internal.h"
+#include "skills/skills_internal.h"
 #include "tools/tool_internal.h"
 #include "util/rand.h"
 
@@ -73,6 +74,7 @@ mcp_status mcp_server_new(const char *name, const char *version,
   mcp__resources_register(s);
   mcp__prompts_register(s);
   mcp__completion_register(s);
+  mcp__skills_register(s);
   *out = s;
   return MCP_OK;
 }
@@ -87,6 +89,7 @@ void mcp_server_free(mcp_server_t *s) {
   mcp__catalog_destroy(&s->resources);
   mcp__catalog_destroy(&s->templates);
   mcp__catalog_destroy(&s->prompts);
+  mcp__skills_free(s->skills);
   pthread_mutex_destroy(&s->lock);
   free(s->name);
   free(s->version);

@@ -79,6 +79,8 @@ void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
     json_decref(params);
     mcp__session_release(se);
   }
+  /* 2026-07-28: the DetailedTask to the listen streams naming the task */
+  mcp__ext_tasks_publish(e, rec);
   pthread_mutex_lock(&e->lock);
   e->change_seq++;
   pthread_cond_broadcast(&e->changed);
@@ -145,6 +147,10 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
   task_run *r = ctx;
   mcp__task_engine *e = r->e;
   mcp_status st = MCP_ERR_CLOSED;
+  /* 2026-07-28: a task has no stream; progress and log notifications are
+   * not delivered for tasks (SEP-2663), questions go to inputRequests. */
+  if (r->call && r->call->stateless)
+    return (flags & MCP__SEND_REQUEST) ? MCP_ERR_CLOSED : MCP_OK;
   pthread_mutex_lock(&e->lock);
   /* Queued messages go first: nothing may overtake them. */
   if (r->phead == NULL)
@@ -188,7 +194,7 @@ void mcp__engine_task_input(mcp_call_t *call, bool waiting) {
 }
 
 /* ---- running ------------------------------------------------------------- */
-static void finish_run(task_run *r) {
+void mcp__engine_finish_run(task_run *r) {
   mcp__task_engine *e = r->e;
   pthread_mutex_lock(&e->lock);
   for (task_run **pp = &e->runs[mcp__engine_bucket_of(r->id)]; *pp;
@@ -204,13 +210,38 @@ static void finish_run(task_run *r) {
   pthread_mutex_unlock(&e->lock);
   mcp__call_release(r->call);
   mcp__tool_release(r->tool);
+  json_decref(r->input_requests);
+  free(r->subject);
   free(r->caller);
   free(r);
 }
 
 #define INTERRUPTED "Interrupted: the server stopped while the task was running"
 
-static void execute(task_run *r) {
+/* 2026-07-28: the handler asked questions (MCP_ERR_INPUT_REQUIRED): the run
+ * waits, parked, for tasks/update. false when it must end instead. */
+static bool park(task_run *r) {
+  mcp__task_engine *e = r->e;
+  mcp_call_t *call = r->call;
+  pthread_mutex_lock(&e->lock);
+  bool ok = !e->stopping && !atomic_load(&call->cancelled);
+  if (ok) {
+    json_decref(r->input_requests);
+    r->input_requests = call->asked;
+    call->asked = NULL;
+    r->parked = true;
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (ok)
+    mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_INPUT_REQUIRED,
+                          "Waiting for input from the client", NULL, NULL,
+                          NULL);
+  return ok;
+}
+
+/* Runs a task's handler once. true when the run is parked (2026-07-28
+ * input_required) and must not be finished. */
+static bool execute(task_run *r) {
   mcp__task_engine *e = r->e;
   mcp_call_t *call = r->call;
   pthread_mutex_lock(&e->lock);
@@ -218,10 +249,16 @@ static void execute(task_run *r) {
   pthread_mutex_unlock(&e->lock);
   if (stopping) {
     mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
-    return;
+    return false;
   }
   if (atomic_load(&call->cancelled))
-    return; /* cancelled while queued: already marked */
+    return false;        /* cancelled while queued: already marked */
+  if (call->stateless) { /* every round runs the handler from the top */
+    json_decref(call->asked);
+    call->asked = NULL;
+    call->questions = 0;
+    call->next_key[0] = '\0';
+  }
   mcp__buf out;
   mcp__buf_init(&out);
   bool is_error = false;
@@ -236,11 +273,20 @@ static void execute(task_run *r) {
     mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
   } else if (st == MCP_OK && deferred) {
     /* the application completes it later */
+  } else if (st == MCP_OK && call->stateless) {
+    /* 2026-07-28: a tool error is a completed task with an isError result;
+     * failed is for protocol errors (SEP-2663). */
+    mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_COMPLETED, NULL, out.data,
+                          NULL, NULL);
   } else if (st == MCP_OK) {
     mcp__tasks_transition(
         &e->tasks, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
         is_error ? "The tool reported an error (isError result)" : NULL,
         out.data, NULL, NULL);
+  } else if (st == MCP_ERR_INPUT_REQUIRED && call->stateless && call->asked &&
+             park(r)) {
+    mcp__buf_free(&out);
+    return true;
   } else {
     /* The original request would have got a JSON-RPC error: keep it, so
      * tasks/result can replay exactly that. */
@@ -258,6 +304,7 @@ static void execute(task_run *r) {
     free(text);
   }
   mcp__buf_free(&out);
+  return false;
 }
 
 static void *executor_main(void *arg) {
@@ -273,8 +320,8 @@ static void *executor_main(void *arg) {
     if (e->qhead == NULL)
       e->qtail = NULL;
     pthread_mutex_unlock(&e->lock);
-    execute(r);
-    finish_run(r);
+    if (!execute(r))
+      mcp__engine_finish_run(r);
     pthread_mutex_lock(&e->lock);
   }
   pthread_mutex_unlock(&e->lock);
@@ -293,15 +340,23 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
   mcp__channel ch = {task_send, NULL, r, NULL};
   pthread_mutex_lock(&call->send_lock);
   call->reply = ch;
+  /* The transport's strings were lent for the request only: the task keeps
+   * the caller's subject in its own copy. */
+  call->peer = (mcp__peer){0};
+  call->peer.subject = r->subject;
   pthread_mutex_unlock(&call->send_lock);
   if (atomic_load(&call->cancelled)) {
     /* Cancelled before the client saw the task: it never starts. */
     mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_CANCELLED,
                           "The request was cancelled before the task started",
                           NULL, NULL, NULL);
-    finish_run(r);
+    mcp__engine_finish_run(r);
     return;
   }
+  mcp__engine_enqueue(e, r);
+}
+
+void mcp__engine_enqueue(mcp__task_engine *e, task_run *r) {
   pthread_mutex_lock(&e->lock);
   r->qnext = NULL;
   if (e->qtail)
@@ -395,6 +450,53 @@ static void recover(mcp__task_engine *e) {
   json_decref(list);
 }
 
+/* Parked 2026-07-28 runs whose task ended elsewhere (cancelled, failed by
+ * another process, expired or removed) are freed; at shutdown every parked
+ * run is failed as interrupted and freed. */
+static void sweep_parked(mcp__task_engine *e, bool stopping) {
+  char(*ids)[40] = NULL;
+  size_t n = 0, cap = 0;
+  pthread_mutex_lock(&e->lock);
+  for (unsigned b = 0; b < RUN_BUCKETS; b++)
+    for (task_run *r = e->runs[b]; r; r = r->next)
+      if (r->parked) {
+        if (n == cap) {
+          size_t ncap = cap ? cap * 2 : 16;
+          char(*grown)[40] = realloc(ids, ncap * sizeof *ids);
+          if (grown == NULL)
+            goto collected;
+          ids = grown;
+          cap = ncap;
+        }
+        memcpy(ids[n++], r->id, sizeof r->id);
+      }
+collected:
+  pthread_mutex_unlock(&e->lock);
+  for (size_t i = 0; i < n; i++) {
+    if (stopping) {
+      mcp_task_fail(&e->tasks, ids[i], INTERRUPTED);
+    } else {
+      mcp_task_record rec;
+      mcp_status st = mcp__tasks_load(&e->tasks, ids[i], &rec);
+      bool live = st != MCP_ERR_NOT_FOUND &&
+                  (st != MCP_OK || !mcp_task_status_is_terminal(rec.status));
+      if (st == MCP_OK)
+        mcp_task_record_clear(&rec);
+      if (live)
+        continue;
+    }
+    pthread_mutex_lock(&e->lock);
+    task_run *r = mcp__engine_find_run(e, ids[i]);
+    bool take = r && r->parked;
+    if (take)
+      r->parked = false;
+    pthread_mutex_unlock(&e->lock);
+    if (take)
+      mcp__engine_finish_run(r);
+  }
+  free(ids);
+}
+
 static void *sweeper_main(void *arg) {
   mcp__task_engine *e = arg;
   pthread_mutex_lock(&e->lock);
@@ -404,6 +506,7 @@ static void *sweeper_main(void *arg) {
       break;
     pthread_mutex_unlock(&e->lock);
     mcp_task_delete_outdated(&e->tasks, &e->opts, NULL, NULL, NULL);
+    sweep_parked(e, false);
     pthread_mutex_lock(&e->lock);
   }
   pthread_mutex_unlock(&e->lock);
@@ -464,6 +567,7 @@ static void stop_threads(mcp__task_engine *e) {
     pthread_join(e->sweeper, NULL);
   if (e->has_watcher) /* answers the suspended tasks/result calls first */
     pthread_join(e->watcher, NULL);
+  sweep_parked(e, true);
 }
 
 static const mcp__task_hooks task_hooks = {
@@ -471,6 +575,7 @@ static const mcp__task_hooks task_hooks = {
     .capabilities = mcp__tasks_capabilities_json,
     .session_event = mcp__tasks_session_event,
     .shutdown = mcp__tasks_shutdown,
+    .call_started = mcp__tasks_call_started,
 };
 
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
@@ -512,8 +617,13 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   e->has_watcher =
       pthread_create(&e->watcher, NULL, mcp__engine_watcher_main, e) == 0;
   mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
+  /* 2026-07-28: the io.modelcontextprotocol/tasks extension */
+  mcp__server_add_methods(s, mcp__ext_task_methods,
+                          mcp__ext_task_methods_count);
+  mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
   s->task_hooks = &task_hooks;
   s->tasks = e;
+  mcp__listen_enable_task_ids(s, true); /* listen filters may name tasks */
   return MCP_OK;
 }
 
@@ -522,6 +632,7 @@ void mcp__tasks_shutdown(mcp_server_t *s) {
   if (e == NULL)
     return;
   stop_threads(e);
+  mcp__listen_enable_task_ids(s, false);
   s->tasks = NULL;
   engine_free(e);
 }

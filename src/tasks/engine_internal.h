@@ -67,6 +67,13 @@ typedef struct task_run {
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
+  /* 2026-07-28 (ext_tasks.c): a run whose handler returned
+   * MCP_ERR_INPUT_REQUIRED is parked (not queued, not running) until
+   * tasks/update has answered every key of input_requests (owned); it then
+   * runs again from the top with the answers in call->answers. */
+  bool parked;
+  json_t *input_requests;
+  char *subject; /* copy of the caller's subject: call->peer.subject */
 } task_run;
 
 typedef struct caller_count {
@@ -110,10 +117,45 @@ void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r);
 void mcp__engine_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
 void mcp__engine_start_run(mcp_call_t *call, void *ctx);
+/* Puts a run (back) on the executor queue. */
+void mcp__engine_enqueue(mcp__task_engine *e, task_run *r);
+/* Unlinks a run that is neither queued nor running and frees it. */
+void mcp__engine_finish_run(task_run *r);
 
 /* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+/* Creates the task of call in the store (ttl_ms < 0: unlimited), registers
+ * its run and prepares the handoff; *result is the CreateTaskResult of the
+ * call's era (2025-11-25 {"task": Task}, 2026-07-28 flat with
+ * resultType "task"). MCP_ERR_LIMIT (error set) over the per-caller cap. */
+mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+                                   json_t *args, int64_t ttl_ms,
+                                   json_t **result);
+
+/* ---- ext_tasks.c (2026-07-28, io.modelcontextprotocol/tasks) -------------
+ */
+#define MCP__TASKS_EXT "io.modelcontextprotocol/tasks"
+/* The 2026-07-28 side of mcp__tasks_tools_call. */
+mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
+                                     json_t *args, json_t **result,
+                                     bool *handled);
+/* The Task object of a record in 2026-07-28 form (ttlMs, pollIntervalMs). */
+json_t *mcp__ext_task_json(const mcp_task_record *rec);
+/* The DetailedTask of tasks/get and notifications/tasks: the Task plus
+ * result, error or inputRequests by status (returns new). */
+json_t *mcp__ext_detailed_task(mcp__task_engine *e, const mcp_task_record *rec);
+/* notifications/tasks to the subscriptions/listen streams that named the
+ * task in taskIds (listen.h). */
+void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
+/* The task hook call_started (methods.h). */
+mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result);
+/* server/discover: extensions["io.modelcontextprotocol/tasks"], no
+ * capabilities.tasks (methods.h, mcp__extension_fn). */
+void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps);
+mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result);
+mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result);
 
 /* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
@@ -143,6 +185,9 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result);
 extern const mcp__method mcp__task_methods[];
 extern const size_t mcp__task_methods_count;
+/* ext_tasks.c: tasks/get, tasks/update, tasks/cancel of 2026-07-28 */
+extern const mcp__method mcp__ext_task_methods[];
+extern const size_t mcp__ext_task_methods_count;
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t *args, json_t **result, bool *handled);
 json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);

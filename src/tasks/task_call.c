@@ -17,7 +17,11 @@
 /* Who a task counts against for the per-caller cap. */
 static char *caller_key(mcp_call_t *call) {
   const char *subject = mcp_call_subject(call);
-  const char *key = subject ? subject : mcp__engine_session_key(call->session);
+  /* 2026-07-28 has no sessions: without authentication every caller is
+   * one anonymous caller for the cap. */
+  const char *key = subject         ? subject
+                    : call->session ? mcp__engine_session_key(call->session)
+                                    : "anonymous";
   char *out = NULL;
   if (asprintf(&out, "%s:%s", subject ? "sub" : "ses", key ? key : "") < 0)
     return NULL;
@@ -89,8 +93,12 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t *args, json_t **result, bool *handled) {
   mcp__task_engine *e = call->server->tasks;
   *handled = false;
-  if (e == NULL || call->stateless || call->session == NULL)
+  if (e == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
+  if (call->stateless)
+    return mcp__ext_tasks_tools_call(call, tool, args, result, handled);
+  if (call->session == NULL)
+    return MCP_OK;
   json_t *task = json_object_get(call->params, "task");
   if (task != NULL && !json_is_object(task))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
@@ -111,7 +119,15 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                       : e->opts.default_ttl_ms;
   if (e->opts.max_ttl_ms >= 0 && (ttl < 0 || ttl > e->opts.max_ttl_ms))
     ttl = e->opts.max_ttl_ms;
+  mcp_status st = mcp__engine_create_task(call, tool, args, ttl, result);
+  *handled = st == MCP_OK;
+  return st;
+}
 
+mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+                                   json_t *args, int64_t ttl, json_t **result) {
+  mcp__task_engine *e = call->server->tasks;
+  bool modern = call->stateless;
   char *caller = caller_key(call);
   if (caller == NULL)
     return MCP_ERR_NOMEM;
@@ -126,13 +142,17 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     return MCP_ERR_LIMIT;
   }
   task_run *r = calloc(1, sizeof *r);
+  const char *subject = mcp_call_subject(call);
   mcp_task_record rec = {0};
   mcp_status st = r ? mcp__random_uuid(r->id) : MCP_ERR_NOMEM;
+  if (st == MCP_OK && subject && (r->subject = strdup(subject)) == NULL)
+    st = MCP_ERR_NOMEM;
   if (st == MCP_OK) {
     rec.scope = e->tasks.scope;
     rec.task_id = r->id;
-    rec.owner = (char *)mcp_call_subject(call);
-    rec.session = (char *)mcp__engine_session_key(call->session);
+    rec.owner = (char *)subject;
+    rec.session =
+        call->session ? (char *)mcp__engine_session_key(call->session) : NULL;
     rec.tool = tool->entry.key;
     rec.status = MCP_TASK_WORKING;
     rec.created_ms = rec.updated_ms = mcp__wall_ms();
@@ -140,8 +160,15 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     rec.poll_interval_ms = e->opts.poll_interval_ms;
     st = mcp_store_task_put(e->tasks.store, &rec, NULL);
   }
-  json_t *task_json = st == MCP_OK ? mcp__task_json(&rec) : NULL;
-  json_t *res = task_json ? json_pack("{s:o}", "task", task_json) : NULL;
+  json_t *res = NULL;
+  if (st == MCP_OK && modern) {
+    res = mcp__ext_task_json(&rec);
+    if (res && json_object_set_new(res, "resultType", json_string("task")))
+      json_decref(res), res = NULL;
+  } else if (st == MCP_OK) {
+    json_t *task_json = mcp__task_json(&rec);
+    res = task_json ? json_pack("{s:o}", "task", task_json) : NULL;
+  }
   if (res == NULL) {
     if (st == MCP_OK) { /* stored but cannot answer: do not leave it */
       mcp_store_task_delete(e->tasks.store, e->tasks.scope, r->id, NULL);
@@ -149,6 +176,8 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     }
     give_slot(e, caller);
     free(caller);
+    if (r)
+      free(r->subject);
     free(r);
     return st;
   }
@@ -179,6 +208,5 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   call->handoff = mcp__engine_start_run;
   call->handoff_ctx = r;
   *result = res;
-  *handled = true;
   return MCP_OK;
 }

@@ -24,8 +24,27 @@
 #define MAX_LISTED_VIOLATIONS 25
 
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
-  return mcp__list_catalog(call, &call->server->tools, "tools", "tools",
-                           MCP_CACHE_TOOLS_LIST, result);
+  mcp_status st = mcp__list_catalog(call, &call->server->tools, "tools",
+                                    "tools", MCP_CACHE_TOOLS_LIST, result);
+  if (st != MCP_OK || !call->stateless)
+    return st;
+  /* 2026-07-28 has no Tool.execution: the server decides per request
+   * (tasks extension). The listings are shared: replace, never edit. */
+  json_t *tools = json_object_get(*result, "tools");
+  size_t i;
+  json_t *t;
+  json_array_foreach(tools, i, t) {
+    if (json_object_get(t, "execution") == NULL)
+      continue;
+    json_t *copy = json_copy(t);
+    if (copy == NULL || json_object_del(copy, "execution") != 0 ||
+        json_array_set_new(tools, i, copy) != 0) {
+      json_decref(*result);
+      *result = NULL;
+      return MCP_ERR_NOMEM;
+    }
+  }
+  return MCP_OK;
 }
 
 /* Appends "- <pointer>: <message> (<keyword location>)" lines. */
@@ -202,6 +221,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   }
   bool is_error;
   st = mcp__tool_execute(call, tool, args, &call->raw_result, &is_error);
+  if (call->handoff != NULL && hooks != NULL) /* mcp_call_continue_as_task */
+    st = hooks->call_started(call, result);
   mcp__tool_release(tool);
   return st;
 }

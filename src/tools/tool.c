@@ -163,6 +163,13 @@ mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
   return MCP_OK;
 }
 
+mcp_status mcp_tool_set_task_start_in_handler(mcp_tool_t *tool, bool on) {
+  if (tool == NULL)
+    return MCP_ERR_INVALID_ARG;
+  tool->task_start_in_handler = on;
+  return MCP_OK;
+}
+
 mcp_task_support mcp_tool_task_support(const mcp_tool_t *tool) {
   return tool ? tool->task_support : MCP_TASK_FORBIDDEN;
 }

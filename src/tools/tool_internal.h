@@ -22,6 +22,7 @@ struct mcp_tool {
   signed char hints[4]; /* -1 unset, else 0/1; indexed by mcp_tool_hint */
   json_t *input_schema, *output_schema, *icons, *meta;
   mcp_task_support task_support;
+  bool task_start_in_handler; /* mcp_tool_set_task_start_in_handler */
   mcp_tool_fn fn;
   void *user_data;
   void (*free_user_data)(void *);

@@ -14,6 +14,14 @@ out=$("$S" --scenario tools-call-with-progress) || fail=1
 out=$("$S" --scenario tools-call-elicitation) || fail=1
 echo "$out" | grep -q '"method":"elicitation/create"' ||
   { echo "replay: no elicitation request: $out" >&2; fail=1; }
+# 2026-07-28: a task followed by its id, and the skills
+out=$("$S" --scenario tasks-mrtr-input) || fail=1
+echo "$out" | grep -q '"status":"input_required"' &&
+  echo "$out" | grep -q '"status":"completed"' ||
+  { echo "replay: the task did not go input_required -> completed: $out" >&2; fail=1; }
+out=$("$S" --scenario sep-2640-skills-enumeration) || fail=1
+echo "$out" | grep -q '"digest":"sha256:' ||
+  { echo "replay: skills/list without digests: $out" >&2; fail=1; }
 "$S" --scenario no-such-scenario >/dev/null; [ $? -eq 2 ] ||
   { echo "replay: unknown scenario must exit 2" >&2; fail=1; }
 "$S" --scenario list | grep -q dns-rebinding-protection ||
