@@ -11,6 +11,10 @@
 #                /usr/local; honoured every time)
 #   make uninstall  remove what the last make install installed
 #   make bench   build and run the benchmarks (on demand, not part of check)
+#   make fuzz    build the libFuzzer targets (clang) and run each for
+#                FUZZ_SECONDS (default 60); make check runs each for 30 s
+#   make soak    mixed HTTP + stdio traffic under ASan for SOAK_SECONDS
+#                (default 1800); reports RSS, fds, sessions (not in check)
 #   make abi-dump  rewrite abi/*.abi from the release build (docs/abi.md)
 #   make deb     Debian packages libmcp0, libmcp-client0, libmcp-dev, mcpc
 #                (dpkg-buildpackage -us -uc -b, lintian) into build/deb
@@ -22,7 +26,9 @@ PREFIX ?= /usr/local
 DEMO_ARGS ?= --http 127.0.0.1:8808
 
 .PHONY: all deps configure build demo check install install-only uninstall \
-        bench format clean abi-dump deb
+        bench format clean abi-dump deb fuzz soak
+FUZZ_SECONDS ?= 60
+SOAK_SECONDS ?= 1800
 
 all: build
 
@@ -49,6 +55,8 @@ check: deps
 	cd $(CHECK_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600
+	@# every fuzz target for 30 s: regression corpus, then new inputs
+	FUZZ_JOBS=$(JOBS) tests/fuzz/run 30
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMCP_TSAN=ON -DMCP_WERROR=ON
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	@# install_consumers builds programs against the installed library
@@ -85,6 +93,12 @@ uninstall:
 abi-dump: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target mcp_shared mcp_client_shared
 	scripts/abi dump $(BUILD)/lib
+
+fuzz: deps
+	FUZZ_JOBS=$(JOBS) tests/fuzz/run $(FUZZ_SECONDS)
+
+soak: deps
+	tests/soak/run $(SOAK_SECONDS)
 
 # Packages from a copy of the tree; see debian/ and scripts/build-deb.
 deb: deps

@@ -109,6 +109,10 @@ static int serve(int port_pipe, size_t streams) {
   mcp_http_options_new(&o);
   mcp_http_options_set_bind(o, "127.0.0.1", 0);
   mcp_http_options_set_max_connections(o, streams + 64);
+  /* every stream comes from 127.0.0.1: lift the per-address share and the
+   * stream limit (docs/security.md) */
+  mcp_http_options_set_max_connections_per_address(o, streams + 64);
+  mcp_http_options_set_max_streams(o, streams + 64);
   if (getenv("HDR"))
     mcp_http_options_set_max_header_bytes(o, (size_t)atoi(getenv("HDR")));
   mcp_http_server_t *h = NULL;

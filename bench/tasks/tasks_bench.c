@@ -58,6 +58,7 @@ static double run_server(mcp_store_t *store, int n, bool modern) {
   mcp_task_options_t *o;
   mcp_task_options_new(&o);
   mcp_task_options_set_max_per_caller(o, (unsigned)n + 1);
+  mcp_task_options_set_max_stored(o, (size_t)n + 1, (size_t)n + 1);
   mcp_task_options_set_cleanup(o, -1, 86400000, 0);
   mcp_server_enable_tasks(s, store, o, NULL);
   mcp_task_options_free(o);

@@ -107,19 +107,14 @@ MCP_API mcp_status mcp_http_options_set_max_header_bytes(mcp_http_options_t *o,
 MCP_API mcp_status mcp_http_options_set_max_json_depth(mcp_http_options_t *o,
                                                        size_t depth);
 /* A session without requests for this long ends (default 600000 ms; 0:
- * never). Later requests with its id get 404. */
+ * never); an open GET stream does not count as a request, so it does not
+ * keep its session alive. Later requests with its id get 404. */
 MCP_API mcp_status
 mcp_http_options_set_session_idle_timeout_ms(mcp_http_options_t *o, int64_t ms);
 /* Live sessions at most (default 1024); initialize beyond gets 503 with a
  * JSON-RPC error. */
 MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
                                                      size_t count);
-/* Open connections at most (default 1020); more are refused at accept.
- * Each open 2026-07-28 subscriptions/listen stream (and each 2025-11-25
- * GET stream) holds one; raise it, and the process's file descriptor limit
- * (RLIMIT_NOFILE), for many listeners. */
-MCP_API mcp_status mcp_http_options_set_max_connections(mcp_http_options_t *o,
-                                                        size_t count);
 /* Threads that run handlers (default 0: the server's worker_threads). */
 MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
                                                        unsigned threads);
@@ -138,13 +133,56 @@ MCP_API mcp_status mcp_http_options_set_sse_poll(mcp_http_options_t *o,
  * none). */
 MCP_API mcp_status mcp_http_options_set_heartbeat_ms(mcp_http_options_t *o,
                                                      int ms);
-/* Close connections idle (no bytes) for this long (default 30 s). */
+/* Close connections idle (no bytes) for this long (default 30 s); see also
+ * mcp_http_options_set_request_timeout_ms. */
 MCP_API mcp_status mcp_http_options_set_connection_timeout_s(
     mcp_http_options_t *o, unsigned seconds);
 /* How long mcp_http_server_stop lets in-flight requests finish before it
  * cancels them (default 5000 ms). */
 MCP_API mcp_status
 mcp_http_options_set_shutdown_deadline_ms(mcp_http_options_t *o, int ms);
+/* ---- limits (docs/security.md) ------------------------------------------
+ * A request refused by a limit gets 503 (the server-wide share is used) or
+ * 429 (the client's share is used) with a JSON-RPC error body, a
+ * Retry-After header (mcp_http_options_set_retry_after_s) and
+ * "Connection: close". */
+
+/* Open connections at most (default 1020; 1 to 1000000; lowered at start so
+ * that they fit in the process's RLIMIT_NOFILE). When a connection arrives
+ * at the limit, the connection that has waited longest for its next
+ * request is closed to make room; when every connection has a request in
+ * progress, the new one is answered 503. Each open 2026-07-28
+ * subscriptions/listen stream (and each 2025-11-25 GET stream) holds one;
+ * for many listeners raise it, the stream limits below, the per-address
+ * limit (when they share an address) and RLIMIT_NOFILE. */
+MCP_API mcp_status mcp_http_options_set_max_connections(mcp_http_options_t *o,
+                                                        size_t count);
+/* Open connections per client address (IPv4 address, IPv6 /64; default
+ * 128): beyond, the address's longest-waiting connection is closed, or the
+ * new one answered 429 when all of them have a request in progress. */
+MCP_API mcp_status mcp_http_options_set_max_connections_per_address(
+    mcp_http_options_t *o, size_t count);
+/* A request's head must arrive within this many ms after the connection
+ * opened (or its previous request ended), and its body within as many ms
+ * after the head (default 10000; 0: no deadline). A connection missing
+ * either deadline is closed, so an idle keep-alive connection closes after
+ * it as well. */
+MCP_API mcp_status
+mcp_http_options_set_request_timeout_ms(mcp_http_options_t *o, int64_t ms);
+/* Long-lived SSE responses (GET streams, resumptions, POST answers streamed
+ * as SSE, subscriptions/listen streams) open at once, in total (default 0:
+ * three quarters of max_connections, so that requests always find a
+ * connection) and per session (default 8; 0: none). A GET or
+ * subscriptions/listen beyond them gets 503 (total) or 429 (session); a POST
+ * answer that turns into SSE is never cut off, but counts. */
+MCP_API mcp_status mcp_http_options_set_max_streams(mcp_http_options_t *o,
+                                                    size_t count);
+MCP_API mcp_status mcp_http_options_set_max_streams_per_session(
+    mcp_http_options_t *o, size_t count);
+/* The Retry-After value of 503 and 429 answers, in seconds (1 to 86400;
+ * default 1). */
+MCP_API mcp_status mcp_http_options_set_retry_after_s(mcp_http_options_t *o,
+                                                      unsigned seconds);
 /* Event store for resumability (borrowed: it must outlive every server
  * started with these options; the caller closes it). Default: each server
  * creates and owns a memory store with the default limits. A store with NULL

@@ -78,6 +78,18 @@ MCP_API mcp_status mcp_task_options_set_threads(mcp_task_options_t *o,
  * tools/call is refused with -32603 and data {"limit": n}. */
 MCP_API mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
                                                        unsigned tasks);
+/* Tasks of one caller that run at once on the executor threads (default 0:
+ * half the threads, at least 1); its other tasks wait while other callers'
+ * tasks run, so one caller cannot take every thread. */
+MCP_API mcp_status mcp_task_options_set_max_running_per_caller(
+    mcp_task_options_t *o, unsigned tasks);
+/* Stored tasks (any status, until their ttl or retention ends) per caller
+ * (default 1000) and in the store in total (default 50000; counted by this
+ * process). A task-augmented tools/call beyond either is refused with
+ * -32603 and data {"limit": n, "stored": "caller"|"total"}. */
+MCP_API mcp_status mcp_task_options_set_max_stored(mcp_task_options_t *o,
+                                                   size_t per_caller,
+                                                   size_t total);
 /* ttl given to tasks whose request names none (default 3600000 ms; < 0 means
  * unlimited, sent as null) and the largest ttl granted (default 86400000 ms;
  * < 0: no maximum). Requested ttls are clamped to the maximum. */

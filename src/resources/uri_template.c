@@ -11,7 +11,13 @@
 /* A hostile URI against a template with many expressions could otherwise
  * make the backtracking search quadratic or worse. */
 #define MATCH_BUDGET 200000
-#define MAX_URI_LEN  16384
+/* Candidate values actually decoded and bound (match_expr, a copy of the
+ * bindings) per match, at most: adjacent expressions without a literal
+ * between them ("{a}{b}{c}") make every split a candidate, and these steps
+ * cost microseconds each, so the step budget alone let one crafted URI
+ * take about a second of CPU (found by tests/fuzz, uri_template). */
+#define MATCH_HEAVY_BUDGET 4096
+#define MAX_URI_LEN        16384
 
 typedef struct tvar {
   char *name;
@@ -388,6 +394,7 @@ typedef struct mctx {
   const char *uri;
   size_t len;
   long budget;
+  long heavy; /* MATCH_HEAVY_BUDGET */
   json_t *vars;
 } mctx;
 
@@ -431,6 +438,8 @@ static bool match_from(mctx *m, size_t pi, size_t pos) {
         (m->len - end < next->literal_len ||
          memcmp(m->uri + end, next->literal, next->literal_len) != 0))
       continue;
+    if (--m->heavy <= 0)
+      return false;
     json_t *expr = NULL;
     if (!match_expr(p, m->uri + pos, end - pos, &expr))
       continue;
@@ -454,7 +463,7 @@ bool mcp__uritpl_match(const mcp__uritpl *t, const char *uri, json_t **vars) {
   size_t len = strlen(uri);
   if (len > MAX_URI_LEN)
     return false;
-  mctx m = {t, uri, len, MATCH_BUDGET, json_object()};
+  mctx m = {t, uri, len, MATCH_BUDGET, MATCH_HEAVY_BUDGET, json_object()};
   if (m.vars == NULL)
     return false;
   if (!match_from(&m, 0, 0)) {

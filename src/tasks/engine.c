@@ -91,7 +91,12 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
   task_run *r = mcp__engine_find_run(e, id);
-  if (r && r->call) {
+  if (r && r->call && !r->started) {
+    /* Its CreateTaskResult is not out yet, and a cancelled call sends
+     * nothing: the client would never hear of the task. It ends when it
+     * would start (a ttl of 1 ms can end before the answer is sent). */
+    r->cancel_early = true;
+  } else if (r && r->call) {
     atomic_store(&r->call->cancelled, true);
     if ((se = r->call->session) != NULL)
       mcp__session_retain(se);
@@ -107,10 +112,25 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
 /* Hands one message to a stream: a waiting tasks/result call of the task,
  * else the creator's standalone stream if a client is connected to it.
  * e->lock held (it keeps waiters and their calls alive). */
+/* Whether a tasks/result call comes from the task's own requestor: the
+ * session that created it, or the same authenticated subject. Another
+ * client that knows the id may read the outcome, but must not take the
+ * task's questions (issue #16 item 5). */
+static bool same_requestor(const mcp_call_t *w, const mcp_call_t *task) {
+  if (task == NULL)
+    return false;
+  if (task->session && w->session == task->session)
+    return true;
+  const char *a = mcp_call_subject((mcp_call_t *)w);
+  const char *b = mcp_call_subject((mcp_call_t *)task);
+  return a && b && strcmp(a, b) == 0;
+}
+
 static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
                           size_t len, unsigned flags) {
   for (waiter *w = e->waiters; w; w = w->next)
     if (strcmp(w->id, r->id) == 0 && !atomic_load(&w->call->cancelled) &&
+        same_requestor(w->call, r->call) &&
         w->call->reply.send(w->call->reply.ctx, msg, len, flags) == MCP_OK)
       return MCP_OK;
   if (r->call && r->call->session)
@@ -203,10 +223,13 @@ void mcp__engine_finish_run(task_run *r) {
       *pp = r->next;
       break;
     }
+  if (r->running)
+    mcp__engine_running(e, r->caller, -1);
   mcp__engine_drop_slot(e, r->caller);
   free_pending(r);
   e->change_seq++;
   pthread_cond_broadcast(&e->changed);
+  pthread_cond_broadcast(&e->work); /* a caller may run another task */
   pthread_mutex_unlock(&e->lock);
   mcp__call_release(r->call);
   mcp__tool_release(r->tool);
@@ -230,6 +253,11 @@ static bool park(task_run *r) {
     r->input_requests = call->asked;
     call->asked = NULL;
     r->parked = true;
+    if (r->running) { /* parked is not running: its caller may run another */
+      mcp__engine_running(e, r->caller, -1);
+      r->running = false;
+      pthread_cond_broadcast(&e->work);
+    }
   }
   pthread_mutex_unlock(&e->lock);
   if (ok)
@@ -276,13 +304,13 @@ static bool execute(task_run *r) {
   } else if (st == MCP_OK && call->stateless) {
     /* 2026-07-28: a tool error is a completed task with an isError result;
      * failed is for protocol errors (SEP-2663). */
-    mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_COMPLETED, NULL, out.data,
-                          NULL, NULL);
+    mcp__engine_store_outcome(e, r->id, MCP_TASK_COMPLETED, NULL, out.data,
+                              NULL);
   } else if (st == MCP_OK) {
-    mcp__tasks_transition(
-        &e->tasks, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
+    mcp__engine_store_outcome(
+        e, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
         is_error ? "The tool reported an error (isError result)" : NULL,
-        out.data, NULL, NULL);
+        out.data, NULL);
   } else if (st == MCP_ERR_INPUT_REQUIRED && call->stateless && call->asked &&
              park(r)) {
     mcp__buf_free(&out);
@@ -299,26 +327,44 @@ static bool execute(task_run *r) {
       json_object_set(err, "data", data);
     char *text = err ? json_dumps(err, JSON_COMPACT) : NULL;
     json_decref(err);
-    mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_FAILED, message, NULL,
-                          text, NULL);
+    mcp__engine_store_outcome(e, r->id, MCP_TASK_FAILED, message, NULL, text);
     free(text);
   }
   mcp__buf_free(&out);
   return false;
 }
 
+/* The first queued run whose caller is below its running cap (every run
+ * when stopping: they only get failed), unlinked. e->lock held. */
+static task_run *take_eligible(mcp__task_engine *e) {
+  task_run *prev = NULL;
+  for (task_run *r = e->qhead; r; prev = r, r = r->qnext) {
+    if (!e->stopping && mcp__engine_running(e, r->caller, 0) >= e->running_cap)
+      continue;
+    if (prev)
+      prev->qnext = r->qnext;
+    else
+      e->qhead = r->qnext;
+    if (e->qtail == r)
+      e->qtail = prev;
+    if (!e->stopping) {
+      mcp__engine_running(e, r->caller, 1);
+      r->running = true;
+    }
+    return r;
+  }
+  return NULL;
+}
+
 static void *executor_main(void *arg) {
   mcp__task_engine *e = arg;
   pthread_mutex_lock(&e->lock);
   for (;;) {
-    while (e->qhead == NULL && !e->stopping)
+    task_run *r;
+    while ((r = take_eligible(e)) == NULL && !e->stopping)
       pthread_cond_wait(&e->work, &e->lock);
-    task_run *r = e->qhead;
     if (r == NULL)
       break;
-    e->qhead = r->qnext;
-    if (e->qhead == NULL)
-      e->qtail = NULL;
     pthread_mutex_unlock(&e->lock);
     if (!execute(r))
       mcp__engine_finish_run(r);
@@ -345,6 +391,15 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
   call->peer = (mcp__peer){0};
   call->peer.subject = r->subject;
   pthread_mutex_unlock(&call->send_lock);
+  pthread_mutex_lock(&e->lock);
+  r->started = true;
+  bool early = r->cancel_early;
+  pthread_mutex_unlock(&e->lock);
+  if (early) {
+    atomic_store(&call->cancelled, true);
+    mcp__engine_finish_run(r);
+    return;
+  }
   if (atomic_load(&call->cancelled)) {
     /* Cancelled before the client saw the task: it never starts. */
     mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_CANCELLED,
@@ -365,6 +420,8 @@ void mcp__engine_enqueue(mcp__task_engine *e, task_run *r) {
     e->qhead = r;
   e->qtail = r;
   pthread_cond_signal(&e->work);
+  if (r->expires_ms)
+    mcp__engine_expiry_changed(e); /* its expiry now counts */
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -450,6 +507,28 @@ static void recover(mcp__task_engine *e) {
   json_decref(list);
 }
 
+/* ms until the next sweep: the interval, or sooner when a live run's ttl
+ * ends first, so that an expired task stops running (and frees its thread)
+ * when it expires, not at the next periodic sweep (issue #16 item 6).
+ * e->lock held. */
+static int64_t next_expiry_ms(mcp__task_engine *e) {
+  int64_t wait = INT64_MAX, now = mcp__wall_ms();
+  for (unsigned b = 0; b < RUN_BUCKETS; b++)
+    for (task_run *r = e->runs[b]; r; r = r->next)
+      if (r->expires_ms > 0 && r->call && r->started &&
+          !atomic_load(&r->call->cancelled) && r->expires_ms - now < wait)
+        wait = r->expires_ms - now;
+  return wait < 0 ? 0 : wait;
+}
+
+/* Sweeps triggered by an expiry are at least this far apart (a store that
+ * fails its sweeps must not make the sweeper spin). */
+#define EXPIRY_SWEEP_GAP_MS 50
+
+void mcp__engine_expiry_changed(mcp__task_engine *e) {
+  pthread_cond_broadcast(&e->sweep_wake);
+}
+
 /* Parked 2026-07-28 runs whose task ended elsewhere (cancelled, failed by
  * another process, expired or removed) are freed; at shutdown every parked
  * run is failed as interrupted and freed. */
@@ -499,13 +578,28 @@ collected:
 
 static void *sweeper_main(void *arg) {
   mcp__task_engine *e = arg;
+  int64_t interval = e->opts.sweep_interval_ms;
+  int64_t periodic = mcp__monotonic_ms() + interval, last = 0;
   pthread_mutex_lock(&e->lock);
   while (!e->stopping) {
-    mcp__engine_wait_ms(&e->sweep_wake, &e->lock, e->opts.sweep_interval_ms);
-    if (e->stopping)
-      break;
+    int64_t now = mcp__monotonic_ms(), due = periodic;
+    int64_t exp = next_expiry_ms(e);
+    if (exp != INT64_MAX) {
+      int64_t at = now + exp;
+      if (at < last + EXPIRY_SWEEP_GAP_MS)
+        at = last + EXPIRY_SWEEP_GAP_MS;
+      if (at < due)
+        due = at;
+    }
+    if (due > now) { /* woken early (a new ttl, stop): look again */
+      mcp__engine_wait_ms(&e->sweep_wake, &e->lock, due - now);
+      continue;
+    }
     pthread_mutex_unlock(&e->lock);
     mcp_task_delete_outdated(&e->tasks, &e->opts, NULL, NULL, NULL);
+    last = mcp__monotonic_ms();
+    if (last >= periodic)
+      periodic = last + interval;
     sweep_parked(e, false);
     pthread_mutex_lock(&e->lock);
   }
@@ -514,6 +608,8 @@ static void *sweeper_main(void *arg) {
 }
 
 static void engine_free(mcp__task_engine *e) {
+  mcp__engine_lost_clear(e);
+  mcp__engine_stored_callers_free(e);
   mcp__tasks_clear(&e->tasks);
   mcp__task_options_clear(&e->opts);
   pthread_mutex_destroy(&e->lock);
@@ -603,7 +699,11 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   cond_init_monotonic(&e->changed);
   cond_init_monotonic(&e->sweep_wake);
   pthread_cond_init(&e->work, NULL);
+  e->running_cap = e->opts.max_running_per_caller;
+  if (e->running_cap == 0)
+    e->running_cap = e->opts.threads / 2 ? e->opts.threads / 2 : 1;
   recover(e);
+  mcp__engine_count_stored(e);
   e->threads = calloc(e->opts.threads, sizeof *e->threads);
   for (; e->threads && e->nthreads < e->opts.threads; e->nthreads++)
     if (pthread_create(&e->threads[e->nthreads], NULL, executor_main, e) != 0)

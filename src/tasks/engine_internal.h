@@ -63,6 +63,10 @@ typedef struct task_run {
   mcp_tool_t *tool; /* retained */
   json_t *args;     /* borrowed from the call's params */
   char *caller;
+  int64_t expires_ms; /* wall clock; 0: no ttl */
+  bool running;       /* counted in its caller's running */
+  bool started;       /* handed off: the client has its CreateTaskResult */
+  bool cancel_early;  /* cancelled (expired, deleted) before it started */
   pending_msg *phead, *ptail; /* queued messages, oldest first */
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
@@ -76,10 +80,20 @@ typedef struct task_run {
   char *subject; /* copy of the caller's subject: call->peer.subject */
 } task_run;
 
+/* Stored tasks of one caller (task_call.c). */
+typedef struct stored_caller {
+  struct stored_caller *next;
+  size_t n;           /* created here, set right by a store scan */
+  int64_t scanned_ms; /* monotonic time of the last scan */
+  char key[];
+} stored_caller;
+#define STORED_BUCKETS 64
+
 typedef struct caller_count {
   struct caller_count *next;
   char *key;
-  unsigned n;
+  unsigned n;       /* tasks not finished (queued or running) */
+  unsigned running; /* of them on an executor thread, plus inline calls */
 } caller_count;
 
 struct mcp__task_engine {
@@ -102,6 +116,12 @@ struct mcp__task_engine {
   pthread_t watcher;
   bool has_watcher;
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
+  struct lost_outcome *lost; /* outcomes the store refused (outcome.c) */
+  size_t nlost;
+  unsigned running_cap; /* resolved max_running_per_caller */
+  size_t stored;        /* tasks in the store (this process's count) */
+  stored_caller *stored_callers[STORED_BUCKETS];
+  size_t nstored_callers;
 };
 
 /* ---- engine.c ------------------------------------------------------------ */
@@ -122,9 +142,34 @@ void mcp__engine_enqueue(mcp__task_engine *e, task_run *r);
 /* Unlinks a run that is neither queued nor running and frees it. */
 void mcp__engine_finish_run(task_run *r);
 
+/* Wakes the sweeper: a run with a ttl was added. */
+void mcp__engine_expiry_changed(mcp__task_engine *e);
+
+/* ---- outcome.c ----------------------------------------------------------- */
+/* Stores the final state of task id (as mcp__tasks_transition), retrying
+ * store failures, then falling back to a plain failed state, then
+ * remembering the loss for tasks/result; logs every failure. */
+mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error);
+/* Whether task id's outcome was lost; msg gets the error to answer. */
+bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
+                              size_t n);
+/* Frees the remembered losses (engine teardown). */
+void mcp__engine_lost_clear(mcp__task_engine *e);
+
 /* ---- task_call.c --------------------------------------------------------- */
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+/* Adds delta to the running count of caller key (which holds a slot) and
+ * returns the new count (0 for an unknown key). e->lock held. */
+unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta);
+/* Counts the tasks in the store (at enable). */
+void mcp__engine_count_stored(mcp__task_engine *e);
+/* Frees the per-caller stored counts (engine teardown). */
+void mcp__engine_stored_callers_free(mcp__task_engine *e);
+
 /* Creates the task of call in the store (ttl_ms < 0: unlimited), registers
  * its run and prepares the handoff; *result is the CreateTaskResult of the
  * call's era (2025-11-25 {"task": Task}, 2026-07-28 flat with

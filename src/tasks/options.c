@@ -13,6 +13,8 @@ void mcp__task_options_defaults(mcp_task_options_t *o) {
   memset(o, 0, sizeof *o);
   o->threads = 4;
   o->max_per_caller = 16;
+  o->max_stored_per_caller = 1000;
+  o->max_stored_total = 50000;
   o->default_ttl_ms = 60 * 60 * 1000LL;
   o->max_ttl_ms = DAY_MS;
   o->poll_interval_ms = 1000;
@@ -66,6 +68,23 @@ mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
   if (o == NULL || tasks == 0)
     return MCP_ERR_INVALID_ARG;
   o->max_per_caller = tasks;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_max_running_per_caller(mcp_task_options_t *o,
+                                                       unsigned tasks) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->max_running_per_caller = tasks;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_max_stored(mcp_task_options_t *o,
+                                           size_t per_caller, size_t total) {
+  if (o == NULL || per_caller == 0 || total == 0)
+    return MCP_ERR_INVALID_ARG;
+  o->max_stored_per_caller = per_caller;
+  o->max_stored_total = total;
   return MCP_OK;
 }
 

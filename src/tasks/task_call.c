@@ -83,6 +83,151 @@ void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {
     }
 }
 
+unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta) {
+  for (caller_count *c = e->callers; c; c = c->next)
+    if (strcmp(c->key, key) == 0) {
+      c->running = (unsigned)((int)c->running + delta);
+      return c->running;
+    }
+  return 0;
+}
+
+static bool count_one(const mcp_task_record *rec, void *ud) {
+  (void)rec;
+  (*(size_t *)ud)++;
+  return true;
+}
+
+void mcp__engine_count_stored(mcp__task_engine *e) {
+  size_t n = 0;
+  mcp_store_task_list(e->tasks.store, e->tasks.scope, NULL, 0, count_one, &n,
+                      NULL);
+  pthread_mutex_lock(&e->lock);
+  e->stored = n;
+  pthread_mutex_unlock(&e->lock);
+}
+
+void mcp__engine_stored_removed(mcp__task_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  if (e->stored > 0)
+    e->stored--;
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* The caller's stored-task count (created here, refreshed by a store
+ * scan), or NULL out of memory. e->lock held. The table is dropped whole
+ * when it grows past STORED_CALLERS_MAX (counts then start again and the
+ * next scans set them right), which bounds it however many sessions come
+ * and go. */
+#define STORED_CALLERS_MAX 4096
+
+static void stored_clear(mcp__task_engine *e) {
+  for (size_t b = 0; b < STORED_BUCKETS; b++) {
+    for (stored_caller *s = e->stored_callers[b], *next; s; s = next) {
+      next = s->next;
+      free(s);
+    }
+    e->stored_callers[b] = NULL;
+  }
+  e->nstored_callers = 0;
+}
+
+static stored_caller *stored_entry(mcp__task_engine *e, const char *key) {
+  unsigned b = mcp__engine_bucket_of(key) % STORED_BUCKETS;
+  for (stored_caller *s = e->stored_callers[b]; s; s = s->next)
+    if (strcmp(s->key, key) == 0)
+      return s;
+  if (e->nstored_callers >= STORED_CALLERS_MAX) {
+    stored_clear(e);
+    b = mcp__engine_bucket_of(key) % STORED_BUCKETS;
+  }
+  size_t len = strlen(key);
+  stored_caller *s = calloc(1, sizeof *s + len + 1);
+  if (s == NULL)
+    return NULL;
+  memcpy(s->key, key, len + 1);
+  s->scanned_ms = INT64_MIN / 2;
+  s->next = e->stored_callers[b];
+  e->stored_callers[b] = s;
+  e->nstored_callers++;
+  return s;
+}
+
+void mcp__engine_stored_callers_free(mcp__task_engine *e) {
+  stored_clear(e);
+}
+
+/* Counts the caller's stored tasks, stopping at the cap. */
+typedef struct stored_count {
+  size_t n, cap;
+} stored_count;
+
+static bool count_to_cap(const mcp_task_record *rec, void *ud) {
+  (void)rec;
+  stored_count *c = ud;
+  return ++c->n < c->cap;
+}
+
+/* -1 when the caller may store another task, else the refusing limit
+ * (sets *which to "caller" or "total"). */
+static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
+                         const char **which) {
+  pthread_mutex_lock(&e->lock);
+  size_t total = e->stored;
+  pthread_mutex_unlock(&e->lock);
+  if (total >= e->opts.max_stored_total) {
+    *which = "total";
+    return (long)e->opts.max_stored_total;
+  }
+  mcp_task_filter f = {0};
+  const char *subject = mcp_call_subject(call);
+  if (subject)
+    f.owner = subject;
+  else if (call->session)
+    f.session = mcp__engine_session_key(call->session);
+  /* 2026-07-28 without authentication: no caller to tell apart, the total
+   * cap alone applies */
+  if (f.owner == NULL && f.session == NULL)
+    return -1;
+  /* The store is scanned only when the caller's count, kept here, reaches
+   * the cap (it counts up at each create and does not see deletions): the
+   * scan then sets it right. At most one scan a second per caller. */
+  char *key = caller_key(call);
+  if (key == NULL)
+    return -1;
+  size_t cap = e->opts.max_stored_per_caller;
+  int64_t now = mcp__monotonic_ms();
+  long refuse = -1;
+  pthread_mutex_lock(&e->lock);
+  stored_caller *sc = stored_entry(e, key);
+  bool scan = sc && sc->n >= cap && now - sc->scanned_ms >= 1000;
+  if (sc && sc->n < cap)
+    sc->n++;
+  else if (sc && !scan)
+    refuse = (long)cap;
+  pthread_mutex_unlock(&e->lock);
+  if (scan) {
+    stored_count c = {0, cap};
+    mcp_store_task_list(e->tasks.store, e->tasks.scope, &f, cap, count_to_cap,
+                        &c, NULL);
+    pthread_mutex_lock(&e->lock);
+    sc = stored_entry(e, key);
+    if (sc) {
+      sc->n = c.n;
+      sc->scanned_ms = now;
+      if (sc->n < cap)
+        sc->n++;
+      else
+        refuse = (long)cap;
+    }
+    pthread_mutex_unlock(&e->lock);
+  }
+  free(key);
+  if (refuse >= 0)
+    *which = "caller";
+  return refuse;
+}
+
 static void give_slot(mcp__task_engine *e, const char *key) {
   pthread_mutex_lock(&e->lock);
   mcp__engine_drop_slot(e, key);
@@ -128,6 +273,19 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
                                    json_t *args, int64_t ttl, json_t **result) {
   mcp__task_engine *e = call->server->tasks;
   bool modern = call->stateless;
+  const char *which = NULL;
+  long stored_cap = stored_limit(e, call, &which);
+  if (stored_cap >= 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "Too many stored tasks %s (limit %ld); delete or let them expire",
+             strcmp(which, "total") == 0 ? "on this server" : "for this caller",
+             stored_cap);
+    mcp_call_set_error(call, MCP_RPC_INTERNAL_ERROR, msg,
+                       json_pack("{s:I,s:s}", "limit", (json_int_t)stored_cap,
+                                 "stored", which));
+    return MCP_ERR_LIMIT;
+  }
   char *caller = caller_key(call);
   if (caller == NULL)
     return MCP_ERR_NOMEM;
@@ -158,7 +316,25 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     rec.created_ms = rec.updated_ms = mcp__wall_ms();
     rec.ttl_ms = ttl;
     rec.poll_interval_ms = e->opts.poll_interval_ms;
-    st = mcp_store_task_put(e->tasks.store, &rec, NULL);
+    mcp_error_t serr = {0};
+    st = mcp_store_task_put(e->tasks.store, &rec, &serr);
+    if (st != MCP_OK) {
+      /* a full disk, a locked database: logged, and the caller is told
+       * what failed (issue #16 item 9) */
+      const char *why = serr.message[0] ? serr.message : mcp_strerror(st);
+      mcp__log(call->server, MCP_LOG_ERROR,
+               "tasks: cannot store a new task of tool %s: %s", tool->entry.key,
+               why);
+      char msg[256];
+      snprintf(msg, sizeof msg,
+               "Internal error: the task could not be created (task store: "
+               "%.180s)",
+               why);
+      give_slot(e, caller);
+      free(caller);
+      free(r);
+      return mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR, msg);
+    }
   }
   json_t *res = NULL;
   if (st == MCP_OK && modern) {
@@ -198,10 +374,14 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
   r->tool = tool;
   r->args = args;
   r->caller = caller;
+  r->expires_ms = ttl >= 0 ? rec.created_ms + (ttl > 0 ? ttl : 1) : 0;
   pthread_mutex_lock(&e->lock);
   unsigned b = mcp__engine_bucket_of(r->id);
   r->next = e->runs[b];
   e->runs[b] = r;
+  e->stored++;
+  if (r->expires_ms)
+    mcp__engine_expiry_changed(e);
   pthread_mutex_unlock(&e->lock);
   call->task_id = r->id;
   call->task_input = mcp__engine_task_input;

@@ -90,6 +90,16 @@ mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
                                  mcp_task_status status, const char *message,
                                  const char *result, const char *error,
                                  mcp_task_status *current) {
+  return mcp__tasks_transition_err(t, id, status, message, result, error,
+                                   current, NULL);
+}
+
+mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error,
+                                     mcp_task_status *current,
+                                     mcp_error_t *err) {
   if (t == NULL || id == NULL || mcp_task_status_name(status) == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_task_record rec = {0};
@@ -100,7 +110,7 @@ mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
   rec.updated_ms = mcp__wall_ms();
   rec.result = (char *)result;
   rec.error = (char *)error;
-  mcp_status st = mcp_store_task_update(t->store, &rec, current, NULL);
+  mcp_status st = mcp_store_task_update(t->store, &rec, current, err);
   if (st == MCP_OK && t->engine) {
     mcp_task_record now;
     if (mcp_store_task_get(t->store, t->scope, id, &now, NULL) == MCP_OK) {
@@ -395,8 +405,10 @@ mcp_status mcp_task_delete(mcp_tasks_t *t, const char *id) {
   if (t == NULL || id == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_status st = mcp_store_task_delete(t->store, t->scope, id, NULL);
-  if (st == MCP_OK && t->engine)
+  if (st == MCP_OK && t->engine) {
+    mcp__engine_stored_removed(t->engine);
     mcp__engine_cancel_run(t->engine, id);
+  }
   return st;
 }
 
@@ -462,8 +474,10 @@ static void on_removed(const char *id, const char *reason, void *ud) {
     c->report->expired++;
   else
     c->report->retained++;
-  if (c->tasks->engine)
+  if (c->tasks->engine) {
+    mcp__engine_stored_removed(c->tasks->engine);
     mcp__engine_cancel_run(c->tasks->engine, id);
+  }
   if (c->fn)
     c->fn(id, reason, c->ud);
 }

@@ -24,6 +24,8 @@
 struct mcp_task_options {
   unsigned threads;
   unsigned max_per_caller;
+  unsigned max_running_per_caller; /* 0: max(1, threads / 2) */
+  size_t max_stored_per_caller, max_stored_total;
   int64_t default_ttl_ms, max_ttl_ms;
   int64_t poll_interval_ms;
   bool list;
@@ -65,6 +67,13 @@ mcp_status mcp__tasks_transition(mcp_tasks_t *t, const char *id,
                                  mcp_task_status status, const char *message,
                                  const char *result, const char *error,
                                  mcp_task_status *current);
+/* The same, with the store's error message in err (may be NULL). */
+mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error,
+                                     mcp_task_status *current,
+                                     mcp_error_t *err);
 /* One page of tasks under filter f (cursor may be NULL): {"tasks",
  * "nextCursor"?}. MCP_ERR_INVALID_ARG for a malformed cursor. */
 mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
@@ -74,5 +83,7 @@ mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);
 /* engine.c: raise the cancellation flag of a task running here. */
 void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
+/* A task left the store (sweep, delete): the stored-task count drops. */
+void mcp__engine_stored_removed(mcp__task_engine *e);
 
 #endif

@@ -61,14 +61,6 @@ bool mcp__hs_cors_allows(const mcp_http_options_t *o, const char *origin) {
          mcp__http_list_has(o->cors, o->ncors, origin);
 }
 
-void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
-                           void **socket_context,
-                           enum MHD_ConnectionNotificationCode code) {
-  (void)conn;
-  if (code == MHD_CONNECTION_NOTIFY_STARTED)
-    *socket_context = cls;
-}
-
 /* Allow-Origin (and Credentials) for an allowed origin; false otherwise. */
 static bool add_origin_headers(const mcp_http_options_t *o,
                                struct MHD_Connection *conn,
@@ -91,9 +83,7 @@ static bool add_origin_headers(const mcp_http_options_t *o,
 enum MHD_Result mcp__hs_queue_response(struct MHD_Connection *conn,
                                        unsigned status,
                                        struct MHD_Response *resp) {
-  const union MHD_ConnectionInfo *ci =
-      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-  const mcp_http_server_t *h = ci ? ci->socket_context : NULL;
+  const mcp_http_server_t *h = mcp__hs_conn_server(conn);
   if (h && h->o->ncors && add_origin_headers(h->o, conn, resp))
     MHD_add_response_header(resp, "Access-Control-Expose-Headers",
                             EXPOSED_HEADERS);

@@ -15,12 +15,6 @@
 
 /* True when CORS is on and origin (may be NULL: false) is on its list. */
 bool mcp__hs_cors_allows(const mcp_http_options_t *o, const char *origin);
-/* Connection notification of the daemon: remembers the server of each
- * connection (its socket context) for mcp__hs_queue_response. cls: the
- * mcp_http_server_t. */
-void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
-                           void **socket_context,
-                           enum MHD_ConnectionNotificationCode code);
 /* MHD_queue_response plus the CORS headers when the request's Origin is
  * allowed. Every answer of the transport goes through it. */
 enum MHD_Result mcp__hs_queue_response(struct MHD_Connection *conn,

@@ -126,6 +126,8 @@ static void *housekeeper_main(void *arg) {
     period = h->o->heartbeat_ms;
   if (h->o->idle_ms > 0 && h->o->idle_ms / 2 < period)
     period = h->o->idle_ms / 2;
+  if (h->o->request_timeout_ms > 0 && h->o->request_timeout_ms / 2 < period)
+    period = h->o->request_timeout_ms / 2;
   if (period < 10)
     period = 10;
   pthread_mutex_lock(&h->hk_lock);
@@ -139,6 +141,7 @@ static void *housekeeper_main(void *arg) {
     int64_t now = mcp__monotonic_ms();
     mcp__hs_streams_tick(h, now, false);
     mcp__hs_sessions_expire(h, now);
+    mcp__hs_limits_tick(h->limits, now);
     pthread_mutex_lock(&h->hk_lock);
   }
   pthread_mutex_unlock(&h->hk_lock);
@@ -217,6 +220,7 @@ static void free_server(mcp_http_server_t *h) {
   pthread_mutex_destroy(&h->hk_lock);
   pthread_cond_destroy(&h->hk_cond);
   free(h->workers);
+  mcp__hs_limits_free(h->limits);
   mcp_http_options_free(h->o);
   free(h);
 }
@@ -277,6 +281,9 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   h->max_depth = h->o->max_depth;
 
   mcp_status st = mcp__hs_sessions_init(h);
+  if (st == MCP_OK &&
+      (h->limits = mcp__hs_limits_new(h, h->o->max_connections)) == NULL)
+    st = MCP_ERR_NOMEM;
   if (st != MCP_OK) {
     free_server(h);
     return mcp_error_set(err, st, "out of memory");
@@ -364,9 +371,10 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_THREAD_POOL_SIZE,
       io_threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o->max_connections,
       MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
-      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)mcp__hs_limits_mhd_cap(h->limits),
+      MHD_OPTION_END);
   if (h->daemon == NULL) {
     int e = errno;
     close(lfd);
@@ -418,6 +426,17 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   MHD_stop_daemon(h->daemon);
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
+  /* A notification sent from another thread (a task, a broadcast) may still
+   * hold a stream, which unlinks itself from h when it is released: wait
+   * for that (bounded) before h goes. */
+  for (int i = 0; i < 5000; i++) {
+    pthread_mutex_lock(&h->streams_lock);
+    bool idle = h->streams == NULL;
+    pthread_mutex_unlock(&h->streams_lock);
+    if (idle)
+      break;
+    nanosleep(&(struct timespec){0, 1000000L}, NULL);
+  }
   free_server(h);
 }
 

@@ -21,6 +21,7 @@
 
 #include "mcp/http.h"
 #include "server/dispatch.h"
+#include "transport/http_limits.h"
 #include "transport/http_options.h"
 #include "transport/mhd.h" /* after <microhttpd.h>: calls go via dlopen */
 #include "util/buf.h"
@@ -82,6 +83,7 @@ struct mcp_http_server {
   size_t max_depth;
   atomic_bool stopping;
   atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
+  hs_limits *limits;    /* connection and stream admission */
 
   pthread_mutex_t sess_lock;
   hs_session **buckets;
@@ -134,6 +136,7 @@ struct hs_req {
   bool too_large;     /* body over the limit: discard, then 413 */
   bool modern;        /* served per 2026-07-28 */
   bool rejected;      /* dispatch rejected the message: 400 */
+  bool stream_only;   /* a GET stream: not session activity (idle timeout) */
   const char *proto;  /* MCP-Protocol-Version (points into proto_buf) or NULL */
   char proto_buf[32]; /* a copy: the call may outlive the connection */
   /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the

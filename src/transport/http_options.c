@@ -28,6 +28,11 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->retry_ms = 1000;
   o->heartbeat_ms = 15000;
   o->shutdown_ms = 5000;
+  o->max_conns_per_addr = 128;
+  o->max_streams = 0; /* automatic: see http_limits.c */
+  o->max_streams_per_session = 8;
+  o->request_timeout_ms = 10000;
+  o->retry_after_s = 1;
   *out = o;
   return MCP_OK;
 }
@@ -163,6 +168,15 @@ SETTER(mcp_http_options_set_heartbeat_ms, int, heartbeat_ms, v >= 0)
 SETTER(mcp_http_options_set_connection_timeout_s, unsigned, conn_timeout_s,
        true)
 SETTER(mcp_http_options_set_shutdown_deadline_ms, int, shutdown_ms, v >= 0)
+SETTER(mcp_http_options_set_max_connections_per_address, size_t,
+       max_conns_per_addr, v >= 1)
+SETTER(mcp_http_options_set_request_timeout_ms, int64_t, request_timeout_ms,
+       v >= 0)
+SETTER(mcp_http_options_set_max_streams, size_t, max_streams, true)
+SETTER(mcp_http_options_set_max_streams_per_session, size_t,
+       max_streams_per_session, true)
+SETTER(mcp_http_options_set_retry_after_s, unsigned, retry_after_s,
+       v >= 1 && v <= 86400)
 
 mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                             mcp_event_store store) {

@@ -26,6 +26,10 @@ struct mcp_http_options {
   int64_t idle_ms;
   unsigned workers, io_threads, conn_timeout_s;
   int retry_ms, heartbeat_ms, shutdown_ms;
+  /* admission (http_limits.c) */
+  size_t max_conns_per_addr, max_streams, max_streams_per_session;
+  int64_t request_timeout_ms;
+  unsigned retry_after_s;
   bool store_set;        /* store was chosen (maybe "none") */
   mcp_event_store store; /* borrowed */
 };

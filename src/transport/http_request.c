@@ -70,7 +70,8 @@ static void req_release(hs_req *r) {
   if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
   if (r->hs) {
-    mcp__hs_session_touch(r->hs, -1);
+    if (!r->stream_only)
+      mcp__hs_session_touch(r->hs, -1);
     mcp__hs_session_release(r->hs);
   }
   if (r->temp) {
@@ -216,6 +217,40 @@ static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
   return ret;
 }
 
+/* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and
+ * the connection closes so that its slot frees at once. */
+static enum MHD_Result reply_limit(mcp_http_server_t *h,
+                                   struct MHD_Connection *conn,
+                                   enum hs_admit why, const char *message) {
+  mcp__buf b;
+  mcp__buf_init(&b);
+  mcp__jsonrpc_encode_error(&b, NULL, RPC_SERVER_BUSY, message, NULL);
+  size_t len = 0;
+  char *data = mcp__buf_steal(&b, &len);
+  mcp__buf_free(&b);
+  if (data == NULL)
+    return MHD_NO;
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+  if (resp == NULL) {
+    free(data);
+    return MHD_NO;
+  }
+  char secs[16];
+  snprintf(secs, sizeof secs, "%u", h->o->retry_after_s);
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          "application/json");
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+  enum MHD_Result ret = MHD_queue_response(conn,
+                                           why == HS_ADMIT_TOO_MANY
+                                               ? MHD_HTTP_TOO_MANY_REQUESTS
+                                               : MHD_HTTP_SERVICE_UNAVAILABLE,
+                                           resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
 /* Modern-era errors carry HTTP meaning (DELTA 6): the client tells a modern
  * server from a legacy one by these statuses. */
 static unsigned modern_status(const mcp__buf *resp) {
@@ -243,6 +278,8 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, hs_stream *st,
   struct MHD_Response *resp = mcp__hs_stream_response(st);
   if (resp == NULL)
     return MHD_NO;
+  /* Every long-lived SSE response counts against the stream limits. */
+  mcp__hs_conn_streaming(st->h->limits, conn, st->session);
   if (session_id)
     MHD_add_response_header(resp, HDR_SESSION, session_id);
   enum MHD_Result ret = mcp__hs_queue_response(conn, MHD_HTTP_OK, resp);
@@ -435,6 +472,15 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   mcp_session_t *se = NULL;
   if (r->modern) {
     se = NULL;
+    /* A subscriptions/listen answer is a long-lived SSE stream. */
+    enum hs_admit admit =
+        scan->kind == MCP__SCAN_REQUEST &&
+                mcp__prescan_method_is(scan, "subscriptions/listen")
+            ? mcp__hs_stream_admit(h->limits, NULL)
+            : HS_ADMIT_OK;
+    if (admit != HS_ADMIT_OK)
+      return reply_limit(h, conn, admit,
+                         "Server busy: the stream limit is reached");
   } else if (h->o->stateless) {
     mcp_status s;
     if (initialize) {
@@ -454,8 +500,8 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     hs_session *hs;
     mcp_status s = mcp__hs_session_create(h, &hs);
     if (s == MCP_ERR_LIMIT)
-      return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
-                         "Server busy: the session limit is reached", NULL);
+      return reply_limit(h, conn, HS_ADMIT_BUSY,
+                         "Server busy: the session limit is reached");
     if (s != MCP_OK)
       return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
                          MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
@@ -568,12 +614,27 @@ static bool stream_of_event(const char *event_id, char out[HS_STREAM_ID_MAX]) {
   return true;
 }
 
+/* r is a GET stream from now on: it is no activity of its session, so an
+ * open stream does not keep an idle session alive (issue #16 item 2). */
+static void stream_only(hs_req *r) {
+  if (r->hs && !r->stream_only) {
+    r->stream_only = true;
+    mcp__hs_session_touch(r->hs, -1);
+  }
+}
+
 static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
                                      const char *last_id) {
   char sid[HS_STREAM_ID_MAX];
   if (!stream_of_event(last_id, sid))
     return reply_error(r->conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Bad Request: malformed Last-Event-ID", NULL);
+  enum hs_admit admit = mcp__hs_stream_admit(h->limits, r->hs);
+  if (admit != HS_ADMIT_OK)
+    return reply_limit(h, r->conn, admit,
+                       admit == HS_ADMIT_BUSY
+                           ? "Server busy: the stream limit is reached"
+                           : "Too many streams open for this session");
   hs_stream *st = mcp__hs_session_find_stream(r->hs, sid);
   if (st == NULL) {
     /* The stream ended: replay what the client missed, then end. */
@@ -583,6 +644,8 @@ static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
     mcp__hs_stream_finish(st);
   }
   mcp_status s = mcp__hs_stream_attach(st, r->conn, last_id);
+  if (s == MCP_OK)
+    stream_only(r);
   enum MHD_Result ret =
       s == MCP_OK
           ? queue_stream(r->conn, st, NULL)
@@ -605,6 +668,12 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   if (last_id && h->store.ops)
     return handle_resume(h, r, last_id);
   hs_session *hs = r->hs;
+  enum hs_admit admit = mcp__hs_stream_admit(h->limits, hs);
+  if (admit != HS_ADMIT_OK)
+    return reply_limit(h, conn, admit,
+                       admit == HS_ADMIT_BUSY
+                           ? "Server busy: the stream limit is reached"
+                           : "Too many streams open for this session");
   pthread_mutex_lock(&hs->lock);
   hs_stream *old = hs->get_stream;
   bool busy = false;
@@ -632,6 +701,7 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   if (st == NULL)
     return MHD_NO;
   mcp__hs_stream_prime(st, false);
+  stream_only(r);
   /* Task messages that found no stream so far go out on this one. */
   mcp__session_stream_opened(hs->se);
   return queue_stream(conn, st, NULL);
@@ -831,6 +901,15 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                 : strcmp(method, "DELETE") == 0  ? M_DELETE
                 : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
                                                  : M_OTHER;
+    enum hs_admit admit =
+        mcp__hs_conn_request(h->limits, conn, r->method == M_POST);
+    if (admit != HS_ADMIT_OK) {
+      r->state = R_QUEUED;
+      return reply_limit(h, conn, admit,
+                         admit == HS_ADMIT_BUSY
+                             ? "Server busy: the connection limit is reached"
+                             : "Too many connections from this address");
+    }
     int ret = first_call(h, r, url);
     if (ret >= 0) {
       r->state = R_QUEUED;
@@ -849,6 +928,7 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
       *upload_size = 0;
       return MHD_YES;
     }
+    mcp__hs_conn_body_done(h->limits, conn);
     return post_complete(h, r);
   }
   /* Resumed after the call produced its answer. */
@@ -863,9 +943,9 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
 
 void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
                           void **con_cls, enum MHD_RequestTerminationCode toe) {
-  (void)cls;
-  (void)conn;
+  mcp_http_server_t *h = cls;
   (void)toe;
+  mcp__hs_conn_request_done(h->limits, conn);
   hs_req *r = *con_cls;
   if (r == NULL)
     return;

@@ -284,10 +284,22 @@ static void report_oversize(stdio_transport *t) {
   mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
 }
 
+/* Whether output is backed up: the writer is stuck (the client does not
+ * read) and senders wait for room. */
+static bool output_backed_up(stdio_transport *t) {
+  pthread_mutex_lock(&t->out_lock);
+  bool backed =
+      t->flushing && !t->out_broken && t->pending.len > OUTPUT_HIGH_WATER;
+  pthread_mutex_unlock(&t->out_lock);
+  return backed;
+}
+
 /* Pauses the reader while too many requests wait. If no worker finishes
  * anything for a while (all may be blocked waiting for this very client to
  * answer a server-to-client request), reading resumes anyway: an answer in
- * the input must never be stuck behind the pause. */
+ * the input must never be stuck behind the pause. Unless the workers are
+ * stuck on output: a client that does not read its answers gets no more of
+ * its requests read, so memory stays bounded (issue #16 item 10). */
 static void wait_for_room(stdio_transport *t) {
   pthread_mutex_lock(&t->q_lock);
   while (t->queued > QUEUE_HIGH_WATER) {
@@ -295,7 +307,12 @@ static void wait_for_room(stdio_transport *t) {
     struct timespec ts;
     mcp__deadline_in(CLOCK_REALTIME, 50, &ts);
     pthread_cond_timedwait(&t->q_room, &t->q_lock, &ts);
-    if (t->completed == before)
+    if (t->completed != before)
+      continue;
+    pthread_mutex_unlock(&t->q_lock); /* out_lock is never taken inside */
+    bool backed = output_backed_up(t);
+    pthread_mutex_lock(&t->q_lock);
+    if (!backed)
       break;
   }
   pthread_mutex_unlock(&t->q_lock);

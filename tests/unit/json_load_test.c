@@ -82,7 +82,10 @@ static bool agrees(const char *buf, size_t len, const char *label) {
     /* error positions differ by the inserted bytes: only the verdicts and
      * values are compared */
     want = json_loadb(rewritten, rn, JANSSON_FLAGS, &ej);
-    ok = want == NULL ? got == NULL : got != NULL && same(want, got);
+    if (want != NULL && nul != NULL) /* a raw NUL still refuses it */
+      ok = got == NULL;
+    else
+      ok = want == NULL ? got == NULL : got != NULL && same(want, got);
   } else if (want == NULL || got == NULL)
     ok = want == got && strcmp(ej.text, em.text) == 0 && ej.line == em.line &&
          ej.column == em.column && ej.position == em.position;

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* outcome.c - writing a task's final state when the store fails (issue #16
+ * item 9). A failed write is retried (SQLITE_BUSY, a full disk that frees
+ * up); when the outcome still cannot be stored, a plain "failed" state is
+ * tried (a much smaller write); when that fails too, the engine remembers
+ * the failure in memory, so that tasks/result answers its callers with a
+ * clear error instead of waiting for a state that will never be written.
+ * Every failure is logged.
+ */
+#include "tasks/engine_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Attempts of a final write and the pause before each retry (ms). */
+static const int retry_pause_ms[] = {10, 50, 200};
+#define ATTEMPTS (1 + (int)(sizeof retry_pause_ms / sizeof retry_pause_ms[0]))
+/* Remembered lost outcomes at most (the oldest are forgotten first). */
+#define LOST_MAX 1024
+
+typedef struct lost_outcome {
+  struct lost_outcome *next;
+  char id[40];
+  char message[200];
+} lost_outcome;
+
+/* Not the store's fault: the task is already final or gone (cancelled,
+ * expired), which is no reason to retry. */
+static bool retryable(mcp_status st) {
+  return st != MCP_OK && st != MCP_ERR_STATE && st != MCP_ERR_NOT_FOUND &&
+         st != MCP_ERR_INVALID_ARG;
+}
+
+static void pause_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static mcp_status write_retrying(mcp__task_engine *e, const char *id,
+                                 mcp_task_status status, const char *message,
+                                 const char *result, const char *error) {
+  mcp_status st = MCP_OK;
+  for (int i = 0; i < ATTEMPTS; i++) {
+    if (i > 0)
+      pause_ms(retry_pause_ms[i - 1]);
+    mcp_error_t err = {0};
+    st = mcp__tasks_transition_err(&e->tasks, id, status, message, result,
+                                   error, NULL, &err);
+    if (!retryable(st))
+      return st;
+    mcp__log(e->server, MCP_LOG_WARNING,
+             "tasks: storing the outcome of task %s failed (attempt %d of "
+             "%d): %s",
+             id, i + 1, ATTEMPTS,
+             err.message[0] ? err.message : mcp_strerror(st));
+  }
+  return st;
+}
+
+static void remember(mcp__task_engine *e, const char *id, mcp_status st) {
+  lost_outcome *l = calloc(1, sizeof *l);
+  pthread_mutex_lock(&e->lock);
+  if (l) {
+    snprintf(l->id, sizeof l->id, "%s", id);
+    snprintf(l->message, sizeof l->message,
+             "Internal error: the outcome of task %.40s could not be stored "
+             "(task store: %s)",
+             id, mcp_strerror(st));
+    l->next = e->lost;
+    e->lost = l;
+    if (++e->nlost > LOST_MAX) { /* forget the oldest */
+      lost_outcome **pp = &e->lost;
+      while ((*pp)->next)
+        pp = &(*pp)->next;
+      free(*pp);
+      *pp = NULL;
+      e->nlost--;
+    }
+  }
+  e->change_seq++; /* waiters look again and find it */
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
+}
+
+mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
+                                     mcp_task_status status,
+                                     const char *message, const char *result,
+                                     const char *error) {
+  mcp_status st = write_retrying(e, id, status, message, result, error);
+  if (!retryable(st))
+    return st;
+  mcp__log(e->server, MCP_LOG_ERROR,
+           "tasks: the outcome of task %s could not be stored (%s); marking "
+           "it failed",
+           id, mcp_strerror(st));
+  if (status != MCP_TASK_FAILED || result != NULL || error != NULL) {
+    mcp_status f = write_retrying(
+        e, id, MCP_TASK_FAILED,
+        "The task's outcome could not be stored (task store failure)", NULL,
+        NULL);
+    if (!retryable(f))
+      return f;
+  }
+  mcp__log(e->server, MCP_LOG_ERROR,
+           "tasks: task %s cannot be marked failed either (%s); its waiters "
+           "get an error",
+           id, mcp_strerror(st));
+  remember(e, id, st);
+  return st;
+}
+
+bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
+                              size_t n) {
+  bool found = false;
+  pthread_mutex_lock(&e->lock);
+  for (lost_outcome *l = e->lost; l && !found; l = l->next)
+    if (strcmp(l->id, id) == 0) {
+      snprintf(msg, n, "%s", l->message);
+      found = true;
+    }
+  pthread_mutex_unlock(&e->lock);
+  return found;
+}
+
+void mcp__engine_lost_clear(mcp__task_engine *e) {
+  for (lost_outcome *l = e->lost, *next; l; l = next) {
+    next = l->next;
+    free(l);
+  }
+  e->lost = NULL;
+  e->nlost = 0;
+}

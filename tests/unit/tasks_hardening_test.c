@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: MIT */
+/* tasks_hardening_test.c - issue #16 items 5 to 9, in-process over a store
+ * that fails on demand (tests/util/fault_store.h):
+ *  5  tasks/result of another session does not take the task's question;
+ *  6  a task whose ttl ends stops running and frees its thread; one caller's
+ *     long tasks leave threads for other callers (running cap);
+ *  7  2026-07-28 calls of a taskSupport "required" tool are capped;
+ *  8  stored tasks are capped per caller and in total, with a clear error;
+ *  9  every store call site's failure: create, completion (transient,
+ *     persistent, fallback), get, list, delete, sweep, recovery; logged.
+ * Waits are bounded polls for a condition; no assertion on durations. */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fault_store.h"
+#include "server/internal.h"
+#include "tasks/engine_internal.h"
+
+static int gate;    /* gated_ask asks once this is set */
+static int release; /* hold returns once this is set */
+
+static mcp_status quick_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                             void *ud) {
+  (void)call, (void)args, (void)ud;
+  mcp_result_add_text(r, "done");
+  return MCP_OK;
+}
+
+/* Runs until cancelled (at most 60 s). */
+static mcp_status forever_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                               void *ud) {
+  (void)args, (void)ud;
+  for (int i = 0; i < 30000 && !mcp_call_is_cancelled(call); i++)
+    usleep(2000);
+  mcp_result_add_text(r, "stopped");
+  return MCP_OK;
+}
+
+/* Runs until release is set (at most 60 s). */
+static mcp_status hold_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                            void *ud) {
+  (void)call, (void)args, (void)ud;
+  for (int i = 0; i < 30000 && !__atomic_load_n(&release, __ATOMIC_SEQ_CST);
+       i++)
+    usleep(2000);
+  mcp_result_add_text(r, "released");
+  return MCP_OK;
+}
+
+/* Asks the client once gate is set. */
+static mcp_status gated_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                            void *ud) {
+  (void)args, (void)ud;
+  for (int i = 0; i < 10000 && !__atomic_load_n(&gate, __ATOMIC_SEQ_CST); i++)
+    usleep(2000);
+  json_t *res = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_call_request(call, "elicitation/create",
+                                   json_pack("{s:s,s:{s:s,s:{}}}", "message",
+                                             "Proceed?", "requestedSchema",
+                                             "type", "object", "properties"),
+                                   20000, &res, &err);
+  if (st != MCP_OK) {
+    mcp_result_set_error(r, "%s", err.message);
+    return MCP_OK;
+  }
+  mcp_result_add_text(r, json_string_value(json_object_get(res, "action")));
+  json_decref(res);
+  return MCP_OK;
+}
+
+static void add(mcp_server_t *s, const char *name, mcp_tool_fn fn,
+                mcp_task_support ts) {
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_tool_set_task_support(t, ts), MCP_OK);
+  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
+}
+
+typedef struct fixture {
+  mcp_server_t *server;
+  mcp_store_t *store;
+  fault_store *faults;
+  mcp_session_t *a, *b;
+  tu_capture notify_a, notify_b;
+  pthread_mutex_t log_lock;
+  char errors[4096]; /* error-level log lines, '\n'-separated */
+  char warnings[4096];
+} fixture;
+
+static void on_log(mcp_log_level level, const char *msg, void *ud) {
+  fixture *f = ud;
+  pthread_mutex_lock(&f->log_lock);
+  char *into = level >= MCP_LOG_ERROR     ? f->errors
+               : level == MCP_LOG_WARNING ? f->warnings
+                                          : NULL;
+  if (into && strlen(into) + strlen(msg) + 2 < sizeof f->errors) {
+    strcat(into, msg);
+    strcat(into, "\n");
+  }
+  pthread_mutex_unlock(&f->log_lock);
+}
+
+static bool logged(fixture *f, bool error, const char *needle) {
+  pthread_mutex_lock(&f->log_lock);
+  bool yes = strstr(error ? f->errors : f->warnings, needle) != NULL;
+  pthread_mutex_unlock(&f->log_lock);
+  return yes;
+}
+
+/* The default task options but threads, running cap and stored caps. */
+static void setup_opts(fixture *f, unsigned threads, unsigned running,
+                       size_t stored_per_caller, size_t stored_total) {
+  memset(f, 0, sizeof *f);
+  pthread_mutex_init(&f->log_lock, NULL);
+  __atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&release, 0, __ATOMIC_SEQ_CST);
+  assert_int_equal(mcp_server_new("tasks-hardening", "1", &f->server), MCP_OK);
+  mcp_server_set_log_handler(f->server, on_log, f);
+  add(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
+  add(f->server, "forever", forever_tool, MCP_TASK_OPTIONAL);
+  add(f->server, "hold", hold_tool, MCP_TASK_REQUIRED);
+  add(f->server, "ask", gated_ask, MCP_TASK_OPTIONAL);
+  mcp_store_t *mem;
+  assert_int_equal(mcp_store_memory_new(&mem), MCP_OK);
+  f->store = fault_store_new(mem, &f->faults);
+  assert_non_null(f->store);
+  mcp_task_options_t *o;
+  mcp_task_options_new(&o);
+  mcp_task_options_set_threads(o, threads);
+  mcp_task_options_set_max_running_per_caller(o, running);
+  if (stored_per_caller)
+    mcp_task_options_set_max_stored(o, stored_per_caller, stored_total);
+  assert_int_equal(mcp_server_enable_tasks(f->server, f->store, o, NULL),
+                   MCP_OK);
+  mcp_task_options_free(o);
+  tu_capture_init(&f->notify_a);
+  tu_capture_init(&f->notify_b);
+  f->a = tu_session(f->server, &f->notify_a);
+  f->b = tu_session(f->server, &f->notify_b);
+  tu_initialize(f->server, f->a, "{\"elicitation\":{}}");
+  tu_initialize(f->server, f->b, "{\"elicitation\":{}}");
+}
+
+static void setup(fixture *f) {
+  setup_opts(f, 4, 0, 0, 0);
+}
+
+static void teardown(fixture *f) {
+  __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST);
+  mcp__session_close(f->a);
+  mcp__session_release(f->a);
+  mcp__session_close(f->b);
+  mcp__session_release(f->b);
+  mcp_server_free(f->server);
+  mcp_store_free(f->store);
+  tu_capture_destroy(&f->notify_a);
+  tu_capture_destroy(&f->notify_b);
+  pthread_mutex_destroy(&f->log_lock);
+}
+
+static int next_id = 100;
+
+static json_t *rpc(fixture *f, mcp_session_t *se, const char *text) {
+  tu_capture c;
+  tu_capture_init(&c);
+  mcp__peer peer = {0};
+  mcp_call_t *call = NULL;
+  if (mcp__server_accept(f->server, se, &peer, text, strlen(text),
+                         tu_capture_channel(&c), &call) == MCP__ACCEPT_REQUEST)
+    mcp__call_run(call);
+  size_t n = json_array_size(c.messages);
+  json_t *last = n ? json_incref(json_array_get(c.messages, n - 1)) : NULL;
+  tu_capture_destroy(&c);
+  return last;
+}
+
+static json_t *call_task(fixture *f, mcp_session_t *se, const char *tool,
+                         const char *task) {
+  char buf[512];
+  snprintf(buf, sizeof buf,
+           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+           "\"params\":{\"name\":\"%s\",\"arguments\":{},\"task\":%s}}",
+           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), tool, task);
+  return rpc(f, se, buf);
+}
+
+static json_t *method(fixture *f, mcp_session_t *se, const char *m,
+                      const char *id) {
+  char buf[256];
+  snprintf(buf, sizeof buf,
+           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":"
+           "{\"taskId\":\"%s\"}}",
+           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), m, id);
+  return rpc(f, se, buf);
+}
+
+/* Starts a task; returns its id (malloc'd). */
+static char *start(fixture *f, mcp_session_t *se, const char *tool,
+                   const char *task) {
+  json_t *r = call_task(f, se, tool, task);
+  const char *id = json_string_value(json_object_get(
+      json_object_get(json_object_get(r, "result"), "task"), "taskId"));
+  if (id == NULL)
+    fail_msg("no task: %s", json_dumps(r, 0));
+  char *copy = strdup(id);
+  json_decref(r);
+  return copy;
+}
+
+static const char *error_message(const json_t *msg) {
+  return json_string_value(
+      json_object_get(json_object_get(msg, "error"), "message"));
+}
+
+/* tasks/result in the background (the call blocks until the task ends). */
+typedef struct bg {
+  fixture *f;
+  mcp_session_t *se;
+  char id[64];
+  tu_capture cap;
+  pthread_t th;
+} bg;
+
+static void *bg_main(void *arg) {
+  bg *b = arg;
+  char buf[256];
+  snprintf(buf, sizeof buf,
+           "{\"jsonrpc\":\"2.0\",\"id\":\"bg\",\"method\":\"tasks/result\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           b->id);
+  mcp__peer peer = {0};
+  mcp_call_t *call = NULL;
+  if (mcp__server_accept(b->f->server, b->se, &peer, buf, strlen(buf),
+                         tu_capture_channel(&b->cap),
+                         &call) == MCP__ACCEPT_REQUEST)
+    mcp__call_run(call);
+  return NULL;
+}
+
+static void bg_start(bg *b, fixture *f, mcp_session_t *se, const char *id) {
+  memset(b, 0, sizeof *b);
+  b->f = f;
+  b->se = se;
+  snprintf(b->id, sizeof b->id, "%s", id);
+  tu_capture_init(&b->cap);
+  assert_int_equal(pthread_create(&b->th, NULL, bg_main, b), 0);
+}
+
+/* The final answer of b (waits at most 20 s; fails the test otherwise). */
+static json_t *bg_answer(bg *b) {
+  for (int i = 0; i < 2000; i++) {
+    pthread_mutex_lock(&b->cap.lock);
+    json_t *last = NULL;
+    size_t j;
+    json_t *m;
+    json_array_foreach(b->cap.messages, j, m) {
+      json_t *id = json_object_get(m, "id");
+      if (json_is_string(id) && strcmp(json_string_value(id), "bg") == 0)
+        last = m;
+    }
+    if (last)
+      json_incref(last);
+    pthread_mutex_unlock(&b->cap.lock);
+    if (last) {
+      pthread_join(b->th, NULL);
+      tu_capture_destroy(&b->cap);
+      return last;
+    }
+    usleep(10000);
+  }
+  fail_msg("tasks/result of %s got no answer", b->id);
+  return NULL;
+}
+
+/* Polls tasks/get until the task has status want (at most 20 s). */
+static void wait_status(fixture *f, mcp_session_t *se, const char *id,
+                        const char *want) {
+  const char *got = NULL;
+  for (int i = 0; i < 2000; i++) {
+    json_t *g = method(f, se, "tasks/get", id);
+    got = json_string_value(
+        json_object_get(json_object_get(g, "result"), "status"));
+    bool done = got && strcmp(got, want) == 0;
+    json_decref(g);
+    if (done)
+      return;
+    usleep(10000);
+  }
+  fail_msg("task %s never reached %s", id, want);
+}
+
+/* ---- item 9 -------------------------------------------------------------- */
+
+/* A full disk at create: -32603 saying what failed, and an error log. */
+static void test_create_on_failing_store(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  fault_store_fail(f.faults, FS_PUT, FS_ENOSPC, -1);
+  json_t *r = call_task(&f, f.a, "quick", "{}");
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_non_null(strstr(error_message(r), "task could not be created"));
+  assert_non_null(strstr(error_message(r), "disk is full"));
+  json_decref(r);
+  assert_true(logged(&f, true, "cannot store a new task of tool quick"));
+  fault_store_fail(f.faults, 0, FS_ENOSPC, 0);
+  char *id = start(&f, f.a, "quick", "{}"); /* the slot was given back */
+  wait_status(&f, f.a, id, "completed");
+  free(id);
+  teardown(&f);
+}
+
+/* Writes of the outcome fail for good: the waiting tasks/result gets a
+ * clear error instead of waiting forever, and it is logged. Fails without
+ * the fix (execute ignored the status: the task stayed working). */
+static void test_completion_write_fails(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  char *id = start(&f, f.a, "ask", "{}"); /* waits for the gate */
+  fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
+  bg b;
+  bg_start(&b, &f, f.a, id);
+  __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
+  json_t *req = NULL; /* answer the question on whichever stream has it */
+  for (int i = 0; i < 2000 && req == NULL; i++) {
+    tu_capture *caps[2] = {&b.cap, &f.notify_a};
+    for (int k = 0; k < 2 && req == NULL; k++) {
+      size_t j;
+      json_t *m;
+      pthread_mutex_lock(&caps[k]->lock);
+      json_array_foreach(caps[k]->messages, j, m) if (
+          json_object_get(
+              m,
+              "method")) if (strcmp(json_string_value(json_object_get(m, "metho"
+                                                                         "d")),
+                                    "elicitation/create") == 0) req =
+          json_incref(m);
+      pthread_mutex_unlock(&caps[k]->lock);
+    }
+    if (req == NULL)
+      usleep(10000);
+  }
+  assert_non_null(req);
+  char answer[256];
+  snprintf(answer, sizeof answer,
+           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
+           "\"accept\",\"content\":{}}}",
+           (long long)json_integer_value(json_object_get(req, "id")));
+  json_decref(req);
+  json_decref(rpc(&f, f.a, answer));
+  json_t *r = bg_answer(&b);
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_non_null(strstr(error_message(r), "could not be stored"));
+  json_decref(r);
+  assert_true(logged(&f, true, "could not be stored"));
+  assert_true(logged(&f, false, "attempt 1 of"));
+  /* the next tasks/result says the same at once */
+  fault_store_fail(f.faults, 0, FS_EIO, 0);
+  free(id);
+  teardown(&f);
+}
+
+/* A locked database twice: the retry stores the outcome. */
+static void test_completion_write_retried(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  fault_store_fail(f.faults, FS_UPDATE, FS_BUSY, 2);
+  char *id = start(&f, f.a, "quick", "{}");
+  wait_status(&f, f.a, id, "completed");
+  assert_int_equal(fault_store_failures(f.faults), 2);
+  assert_true(logged(&f, false, "database is locked"));
+  json_t *r = method(&f, f.a, "tasks/result", id);
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_array_get(
+              json_object_get(json_object_get(r, "result"), "content"), 0),
+          "text")),
+      "done");
+  json_decref(r);
+  free(id);
+  teardown(&f);
+}
+
+/* Every attempt at the outcome fails, the plain "failed" state passes. */
+static void test_completion_falls_back_to_failed(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  fault_store_fail(f.faults, FS_UPDATE, FS_ENOSPC, 4);
+  char *id = start(&f, f.a, "quick", "{}");
+  wait_status(&f, f.a, id, "failed");
+  json_t *g = method(&f, f.a, "tasks/get", id);
+  assert_non_null(strstr(json_string_value(json_object_get(
+                             json_object_get(g, "result"), "statusMessage")),
+                         "could not be stored"));
+  json_decref(g);
+  assert_true(logged(&f, true, "marking it failed"));
+  free(id);
+  teardown(&f);
+}
+
+/* Reads, lists, deletes and sweeps that fail: errors, never a crash or a
+ * hang; recovery at enable survives a failing list. */
+static void test_other_call_sites(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  char *id = start(&f, f.a, "quick", "{}");
+  wait_status(&f, f.a, id, "completed");
+  fault_store_fail(f.faults, FS_GET, FS_EIO, -1);
+  json_t *r = method(&f, f.a, "tasks/get", id);
+  assert_non_null(json_object_get(r, "error"));
+  json_decref(r);
+  r = method(&f, f.a, "tasks/result", id);
+  assert_non_null(json_object_get(r, "error"));
+  json_decref(r);
+  r = method(&f, f.a, "tasks/cancel", id);
+  assert_non_null(json_object_get(r, "error"));
+  json_decref(r);
+  fault_store_fail(f.faults, FS_LIST, FS_EIO, -1);
+  r = rpc(&f, f.a, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tasks/list\"}");
+  assert_non_null(r); /* an error, or an empty page: answered */
+  json_decref(r);
+  fault_store_fail(f.faults, FS_DELETE, FS_EIO, -1);
+  assert_int_equal(mcp_task_delete(mcp_server_tasks(f.server), id), MCP_ERR_IO);
+  fault_store_fail(f.faults, FS_SWEEP, FS_EIO, -1);
+  assert_int_equal(mcp_task_delete_outdated(mcp_server_tasks(f.server), NULL,
+                                            NULL, NULL, NULL),
+                   MCP_ERR_IO);
+  fault_store_fail(f.faults, 0, FS_EIO, 0);
+  assert_int_equal(mcp_task_delete(mcp_server_tasks(f.server), id), MCP_OK);
+  free(id);
+  teardown(&f);
+
+  /* enable over a store whose list fails (recovery, counting) */
+  mcp_server_t *s;
+  mcp_store_t *mem;
+  fault_store *fs;
+  assert_int_equal(mcp_server_new("t", "1", &s), MCP_OK);
+  mcp_server_set_log_level(s, MCP_LOG_EMERGENCY);
+  assert_int_equal(mcp_store_memory_new(&mem), MCP_OK);
+  mcp_store_t *st = fault_store_new(mem, &fs);
+  fault_store_fail(fs, FS_LIST, FS_EIO, -1);
+  assert_int_equal(mcp_server_enable_tasks(s, st, NULL, NULL), MCP_OK);
+  mcp_server_free(s);
+  mcp_store_free(st);
+}
+
+/* ---- item 5 -------------------------------------------------------------- */
+
+/* Session B waits in tasks/result on A's task when it asks its question:
+ * the question goes to A (its standalone stream), not to B. Fails without
+ * the fix: B's stream carried it and A never saw it. */
+static void test_result_of_other_session_does_not_steal(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  char *id = start(&f, f.a, "ask", "{}");
+  bg b;
+  bg_start(&b, &f, f.b, id);
+  /* B's waiter is registered before the question is asked */
+  mcp__task_engine *e = f.server->tasks;
+  bool waiting = false;
+  for (int i = 0; i < 2000 && !waiting; i++) {
+    pthread_mutex_lock(&e->lock);
+    waiting = e->waiters != NULL;
+    pthread_mutex_unlock(&e->lock);
+    if (!waiting)
+      usleep(10000);
+  }
+  assert_true(waiting);
+  __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
+  json_t *req = NULL;
+  for (int i = 0; i < 2000 && req == NULL; i++) {
+    size_t j;
+    json_t *m;
+    pthread_mutex_lock(&f.notify_a.lock);
+    json_array_foreach(f.notify_a.messages, j, m) {
+      const char *mm = json_string_value(json_object_get(m, "method"));
+      if (mm && strcmp(mm, "elicitation/create") == 0)
+        req = json_incref(m);
+    }
+    pthread_mutex_unlock(&f.notify_a.lock);
+    if (req == NULL)
+      usleep(10000);
+  }
+  assert_non_null(req);
+  pthread_mutex_lock(&b.cap.lock);
+  assert_int_equal(json_array_size(b.cap.messages), 0);
+  pthread_mutex_unlock(&b.cap.lock);
+  char answer[256];
+  snprintf(answer, sizeof answer,
+           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
+           "\"accept\",\"content\":{}}}",
+           (long long)json_integer_value(json_object_get(req, "id")));
+  json_decref(req);
+  json_decref(rpc(&f, f.a, answer));
+  json_t *r = bg_answer(&b); /* B may read the outcome (id as capability) */
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_array_get(
+              json_object_get(json_object_get(r, "result"), "content"), 0),
+          "text")),
+      "accept");
+  json_decref(r);
+  free(id);
+  teardown(&f);
+}
+
+/* ---- item 6 -------------------------------------------------------------- */
+
+/* One executor thread, taken by a task with ttl 1 ms that would run for a
+ * minute: its expiry stops it, so B's instant task completes. Fails
+ * without the fix: expiry waited for the periodic sweep (60 s). */
+static void test_expiry_stops_the_run(void **state) {
+  (void)state;
+  fixture f;
+  setup_opts(&f, 1, 1, 0, 0);
+  char *slow = start(&f, f.a, "forever", "{\"ttl\":1}");
+  char *quick = start(&f, f.b, "quick", "{}");
+  wait_status(&f, f.b, quick, "completed");
+  json_t *g = method(&f, f.a, "tasks/get", slow);
+  assert_non_null(json_object_get(g, "error")); /* expired: gone */
+  json_decref(g);
+  free(slow);
+  free(quick);
+  teardown(&f);
+}
+
+/* Two threads; A's long tasks may hold one of them (running cap 1), so B's
+ * task runs at once. Fails without the cap: A's tasks took both threads
+ * and B's waited behind them. */
+static void test_one_caller_cannot_starve_others(void **state) {
+  (void)state;
+  fixture f;
+  setup_opts(&f, 2, 0, 0, 0); /* automatic cap: 2 / 2 = 1 */
+  char *ids[3];
+  for (int i = 0; i < 3; i++)
+    ids[i] = start(&f, f.a, "forever", "{}");
+  char *quick = start(&f, f.b, "quick", "{}");
+  wait_status(&f, f.b, quick, "completed");
+  json_t *g = method(&f, f.a, "tasks/get", ids[2]);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(g, "result"), "status")),
+                      "working"); /* queued behind A's first */
+  json_decref(g);
+  for (int i = 0; i < 3; i++) {
+    json_decref(method(&f, f.a, "tasks/cancel", ids[i]));
+    free(ids[i]);
+  }
+  free(quick);
+  teardown(&f);
+}
+
+/* ---- item 7 -------------------------------------------------------------- */
+
+typedef struct modern_bg {
+  fixture *f;
+  const char *caps;
+  json_t *answer;
+  pthread_t th;
+} modern_bg;
+
+static void *modern_main(void *arg) {
+  modern_bg *m = arg;
+  json_t *answer =
+      tu_modern_request(m->f->server, "tools/call",
+                        "{\"name\":\"hold\",\"arguments\":{}}", m->caps);
+  __atomic_store_n(&m->answer, answer, __ATOMIC_SEQ_CST);
+  return NULL;
+}
+
+/* Waits (at most 20 s) for m's answer; hold runs 60 s unless released. */
+static bool answered(modern_bg *m) {
+  for (int i = 0; i < 2000; i++) {
+    if (__atomic_load_n(&m->answer, __ATOMIC_SEQ_CST) != NULL)
+      return true;
+    usleep(10000);
+  }
+  return false;
+}
+
+/* 2026-07-28 calls of a "required" tool must not hold request workers:
+ * without the tasks extension they are refused at once; with it they
+ * become tasks, answered at once with the task, and run on the executor
+ * under the caller's caps. Failed before: the call ran on the worker until
+ * the tool returned. */
+static void test_modern_required_calls_do_not_hold_workers(void **state) {
+  (void)state;
+  fixture f;
+  setup_opts(&f, 4, 1, 0, 0);
+  modern_bg plain = {&f, NULL, NULL, 0};
+  assert_int_equal(pthread_create(&plain.th, NULL, modern_main, &plain), 0);
+  bool a = answered(&plain);
+  modern_bg ext = {
+      &f, "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}", NULL, 0};
+  assert_int_equal(pthread_create(&ext.th, NULL, modern_main, &ext), 0);
+  bool b = answered(&ext);
+  __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST);
+  pthread_join(plain.th, NULL);
+  pthread_join(ext.th, NULL);
+  assert_true(a);
+  assert_true(b);
+  assert_non_null(json_object_get(plain.answer, "error"));
+  json_t *res = json_object_get(ext.answer, "result");
+  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                      "task");
+  json_decref(plain.answer);
+  json_decref(ext.answer);
+  teardown(&f);
+}
+
+/* ---- item 8 -------------------------------------------------------------- */
+
+/* At most 3 stored tasks per caller and 5 in all; the refusal says which.
+ * Fails without the caps: every task was stored. */
+static void test_stored_task_caps(void **state) {
+  (void)state;
+  fixture f;
+  setup_opts(&f, 4, 0, 3, 5);
+  char *ids[5];
+  for (int i = 0; i < 3; i++) {
+    ids[i] = start(&f, f.a, "quick", "{}");
+    wait_status(&f, f.a, ids[i], "completed");
+  }
+  json_t *r = call_task(&f, f.a, "quick", "{}");
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_object_get(json_object_get(r, "error"), "data"), "stored")),
+      "caller");
+  json_decref(r);
+  ids[3] = start(&f, f.b, "quick", "{}");
+  ids[4] = start(&f, f.b, "quick", "{}");
+  r = call_task(&f, f.b, "quick", "{}");
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_object_get(json_object_get(r, "error"), "data"), "stored")),
+      "total");
+  json_decref(r);
+  /* a deleted task frees its place (seen at the caller's next store
+   * count, at most one a second: poll for up to 20 s) */
+  assert_int_equal(mcp_task_delete(mcp_server_tasks(f.server), ids[0]), MCP_OK);
+  bool stored = false;
+  for (int i = 0; i < 2000 && !stored; i++) {
+    r = call_task(&f, f.a, "quick", "{}");
+    stored = json_object_get(json_object_get(r, "result"), "task") != NULL;
+    json_decref(r);
+    if (!stored)
+      usleep(10000);
+  }
+  assert_true(stored);
+  for (int i = 0; i < 5; i++)
+    free(ids[i]);
+  teardown(&f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_create_on_failing_store),
+      cmocka_unit_test(test_completion_write_fails),
+      cmocka_unit_test(test_completion_write_retried),
+      cmocka_unit_test(test_completion_falls_back_to_failed),
+      cmocka_unit_test(test_other_call_sites),
+      cmocka_unit_test(test_result_of_other_session_does_not_steal),
+      cmocka_unit_test(test_expiry_stops_the_run),
+      cmocka_unit_test(test_one_caller_cannot_starve_others),
+      cmocka_unit_test(test_modern_required_calls_do_not_hold_workers),
+      cmocka_unit_test(test_stored_task_caps),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
