@@ -2,7 +2,8 @@
 /* main.c - mcp-demo-server: the reference demo of libmcp.
  *
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
- *                   [--store memory|sqlite:PATH] [--no-tasks]
+ *                   [--store memory|sqlite:PATH|postgres://...]
+ *                   [--task-lease MS] [--allow-host H] [--no-tasks]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
  *                   [--stateless] [--cors-origin ORIGIN] [--banner]
  *
@@ -22,6 +23,7 @@
 
 #include "demo_db.h"
 #include "demo_prompts.h"
+#include "demo_replica.h"
 #include "demo_resources.h"
 #include "demo_skills.h"
 #include "demo_tasks.h"
@@ -32,7 +34,9 @@
 static void usage(FILE *f) {
   fputs(
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
-      "                       [--store SPEC] [--no-tasks] [--cleanup-tasks]\n"
+      "                       [--store SPEC] [--task-lease MS] [--no-tasks]\n"
+      "                       [--allow-host H]\n"
+      "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--cors-origin O] [--banner]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
@@ -40,8 +44,12 @@ static void usage(FILE *f) {
       "  --stateless    HTTP without sessions (every request self-contained)\n"
       "  --db PATH      demo SQLite database, also the task store unless\n"
       "                 --store is given (default ./mcp-demo.db)\n"
-      "  --store SPEC   task store: memory or sqlite:PATH (default: the\n"
-      "                 --db file)\n"
+      "  --store SPEC   task store: memory, sqlite:PATH or postgres://URI\n"
+      "                 (default: the --db file; PostgreSQL lets several\n"
+      "                 replicas share tasks, docs/deploy.md)\n"
+      "  --task-lease MS  postgres: lease of running tasks (default 10000)\n"
+      "  --allow-host H  accept Host H too (behind a proxy: the public\n"
+      "                 host:port; \"*\" any); repeatable\n"
       "  --no-tasks     serve without MCP tasks\n"
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
@@ -59,8 +67,11 @@ static void usage(FILE *f) {
 static mcp_status serve_http(mcp_server_t *server, const char *host_port,
                              bool stateless, bool banner, const char *db_path,
                              unsigned io_threads, const char *const *cors,
-                             size_t ncors) {
-  if (!stateless && !banner && io_threads == 0 && ncors == 0)
+                             size_t ncors, mcp_store_t *store,
+                             char **allow_hosts, int nallow) {
+  bool shared = store && strcmp(mcp_store_name(store), "postgres") == 0;
+  if (!stateless && !banner && io_threads == 0 && ncors == 0 && !shared &&
+      nallow == 0)
     return mcp_server_serve_http(server, host_port);
   mcp_http_options_t *o = NULL;
   mcp_status st = mcp_http_options_new(&o);
@@ -90,10 +101,36 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   for (size_t i = 0; st == MCP_OK && i < ncors; i++)
     if ((st = mcp_http_options_add_cors_origin(o, cors[i])) != MCP_OK)
       fprintf(stderr, "mcp-demo-server: bad --cors-origin %s\n", cors[i]);
+  for (int i = 0; st == MCP_OK && i < nallow; i++)
+    st = mcp_http_options_add_allowed_host(o, allow_hosts[i]);
+  /* Replicas on one PostgreSQL database share sessions and SSE events: any
+   * replica serves any session and resumes any stream (docs/deploy.md). */
+  mcp_session_store sessions = {NULL, NULL};
+  mcp_event_store events = {NULL, NULL};
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: bad --http value %s\n", host_port);
     mcp_http_options_free(o);
     return st;
+  }
+  mcp_error_t err;
+  if (shared && !stateless) {
+    st = mcp_session_store_postgres_new(store, 0, &sessions, &err);
+    if (st == MCP_OK)
+      st = mcp_event_store_postgres_new(store, 0, &events, &err);
+    if (st == MCP_OK)
+      st = mcp_http_options_set_session_store(o, sessions);
+    if (st == MCP_OK)
+      st = mcp_http_options_set_event_store(o, events);
+    if (st != MCP_OK) {
+      fprintf(stderr, "mcp-demo-server: shared sessions: %s\n",
+              mcp_strerror(st));
+      if (sessions.ops)
+        sessions.ops->close(sessions.impl);
+      if (events.ops)
+        events.ops->close(events.impl);
+      mcp_http_options_free(o);
+      return st;
+    }
   }
   if (banner) {
     const char *sess = stateless ? "" : " -D - ";
@@ -129,6 +166,10 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
   }
   st = mcp_server_serve_http_options(server, o);
   mcp_http_options_free(o);
+  if (sessions.ops)
+    sessions.ops->close(sessions.impl);
+  if (events.ops)
+    events.ops->close(events.impl);
   return st;
 }
 
@@ -150,6 +191,28 @@ static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
   else
     mcp_error_set(err, st, "%s", mcp_strerror(st));
   mcp_task_options_free(o);
+  return st;
+}
+
+/* Replicas on one PostgreSQL database sign requestState with one key kept
+ * there, so a multi-round request started on one resumes on any other, and
+ * relay their notifications to each other. */
+static mcp_status share_through_database(mcp_server_t *server,
+                                         mcp_store_t *store, mcp_error_t *err) {
+  unsigned char key[32];
+  mcp_status st = mcp_store_postgres_shared_secret(store, "request_state_key",
+                                                   key, sizeof key, err);
+  if (st == MCP_OK)
+    st = mcp_server_set_request_state_key(server, key, sizeof key);
+  if (st == MCP_OK)
+    st = demo_register_replica_tools(server, err);
+  /* and what one replica announces (list changes, resource updates)
+   * reaches the clients of all */
+  mcp_relay relay;
+  if (st == MCP_OK)
+    st = mcp_relay_postgres_new(store, &relay, err);
+  if (st == MCP_OK && (st = mcp_server_set_relay(server, relay)) != MCP_OK)
+    mcp_error_set(err, st, "cannot start the relay");
   return st;
 }
 
@@ -194,6 +257,9 @@ int main(int argc, char **argv) {
   const char *http = "127.0.0.1:8808";
   const char *store_spec = NULL; /* default: sqlite:<db_path> */
   char store_buf[4200];
+  long long lease_ms = 0;
+  char *allow_hosts[16];
+  int nallow = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--stdio") == 0)
@@ -206,6 +272,10 @@ int main(int argc, char **argv) {
       banner = true;
     else if (strcmp(a, "--store") == 0 && i + 1 < argc)
       store_spec = argv[++i];
+    else if (strcmp(a, "--allow-host") == 0 && i + 1 < argc && nallow < 16)
+      allow_hosts[nallow++] = argv[++i];
+    else if (strcmp(a, "--task-lease") == 0 && i + 1 < argc)
+      lease_ms = strtoll(argv[++i], NULL, 10);
     else if (strcmp(a, "--no-tasks") == 0)
       tasks = false;
     else if (strcmp(a, "--cleanup-tasks") == 0)
@@ -251,6 +321,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mcp-demo-server: task store: %s\n", err.message);
     return 1;
   }
+  if (store && lease_ms != 0 &&
+      mcp_store_postgres_set_lease(store, lease_ms) != MCP_OK) {
+    fprintf(stderr, "mcp-demo-server: --task-lease needs a postgres:// store "
+                    "and at least 100 ms\n");
+    mcp_store_free(store);
+    return 2;
+  }
   demo_db *db = NULL;
   if (demo_db_open(db_path, &db, &err) != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
@@ -285,6 +362,8 @@ int main(int argc, char **argv) {
     st = demo_register_task_tools(server, &err);
   if (st == MCP_OK && tasks)
     st = enable_tasks(server, store, use_stdio || !stateless, &err);
+  if (st == MCP_OK && store && strcmp(mcp_store_name(store), "postgres") == 0)
+    st = share_through_database(server, store, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
@@ -322,7 +401,7 @@ int main(int argc, char **argv) {
     st = mcp_server_serve_stdio(server);
   } else {
     st = serve_http(server, http, stateless, banner, db_path, io_threads, cors,
-                    ncors);
+                    ncors, store, allow_hosts, nallow);
   }
   mcp_server_free(server);
   demo_db_close(db);

@@ -103,6 +103,13 @@ typedef struct mcp_store_ops {
   void (*close)(void *impl);
 } mcp_store_ops;
 
+/* A store flag (mcp_store_set_flags): other processes run tasks in this
+ * store at the same time (replicas sharing a database). The task engine
+ * then leaves the active tasks it finds at start alone (they may be running
+ * elsewhere); the store itself fails the tasks of a process that stopped
+ * renewing their leases. */
+#define MCP_STORE_SHARED 1u
+
 /* Wraps a backend (returns new). ops is borrowed and must outlive the
  * store; impl is owned from now on (ops->close runs at mcp_store_free, and
  * also here on failure). */
@@ -113,6 +120,10 @@ MCP_API void mcp_store_free(mcp_store_t *store);
 MCP_API const char *mcp_store_name(const mcp_store_t *store);
 MCP_API const mcp_store_ops *mcp_store_get_ops(const mcp_store_t *store);
 MCP_API void *mcp_store_impl(const mcp_store_t *store);
+/* MCP_STORE_* flags of the store (0 unless a backend set them; the
+ * PostgreSQL store sets MCP_STORE_SHARED). Set before use. */
+MCP_API mcp_status mcp_store_set_flags(mcp_store_t *store, unsigned flags);
+MCP_API unsigned mcp_store_flags(const mcp_store_t *store);
 
 /* The in-memory backend (returns new). */
 MCP_API mcp_status mcp_store_memory_new(mcp_store_t **out);
@@ -121,7 +132,41 @@ MCP_API mcp_status mcp_store_memory_new(mcp_store_t **out);
  * mcp_schema_version records the version). Returns new. */
 MCP_API mcp_status mcp_store_sqlite_open(const char *path, mcp_store_t **out,
                                          mcp_error_t *err);
-/* "memory" or "sqlite:PATH" (returns new). MCP_ERR_INVALID_ARG otherwise. */
+/* The PostgreSQL backend (libpq), for several replicas of a server sharing
+ * one database. conninfo is a libpq connection string ("host=/run/pg
+ * dbname=mcp") or URI ("postgres://user@host/db"); copied. pool_size
+ * connections at most (0: 4), each used by one thread at a time, statements
+ * prepared once per connection. Connects once and creates or migrates the
+ * schema (table mcp_schema_version) before returning; MCP_ERR_IO when the
+ * database cannot be reached then. Later, while the database is away, calls
+ * fail at once with MCP_ERR_IO and a message saying so, and reconnection is
+ * retried with backoff (100 ms doubling to 5 s). Returns new. */
+MCP_API mcp_status mcp_store_postgres_open(const char *conninfo,
+                                           unsigned pool_size,
+                                           mcp_store_t **out, mcp_error_t *err);
+/* The lease of the tasks this store's process creates (PostgreSQL store
+ * only; default 10000 ms, at least 100): a background thread renews them
+ * every lease_ms / 3 while they are active, and fails, with statusMessage
+ * "Lost: ..." and an isError result, the active tasks of other processes
+ * whose lease lapsed (only after its own renewals have worked for a whole
+ * lease period, so a database outage does not fail the tasks of live
+ * replicas). MCP_ERR_UNSUPPORTED for other stores. */
+MCP_API mcp_status mcp_store_postgres_set_lease(mcp_store_t *store,
+                                                int64_t lease_ms);
+/* Fills out with len (16 to 64) bytes of the secret called name shared by
+ * every process on this PostgreSQL database: the first caller draws it
+ * from the CSPRNG and stores it (table mcp_secrets), everyone after reads
+ * the same bytes. For mcp_server_set_request_state_key, so a multi-round
+ * request started on one replica resumes on any other. The secret lives in
+ * the database: protect it like the data. MCP_ERR_UNSUPPORTED for other
+ * stores, MCP_ERR_IO when the database cannot be reached. */
+MCP_API mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
+                                                    const char *name,
+                                                    unsigned char *out,
+                                                    size_t len,
+                                                    mcp_error_t *err);
+/* "memory", "sqlite:PATH", or a "postgres://..." / "postgresql://..." URI
+ * (returns new). MCP_ERR_INVALID_ARG otherwise. */
 MCP_API mcp_status mcp_store_open(const char *spec, mcp_store_t **out,
                                   mcp_error_t *err);
 

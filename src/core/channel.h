@@ -118,6 +118,15 @@ void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
 /* mcp_server_set_max_message_bytes, mcp_server_set_worker_threads. */
 size_t mcp__server_max_message_bytes(const mcp_server_t *s);
 unsigned mcp__server_worker_threads(const mcp_server_t *s);
+/* The shareable state of an initialized session as JSON text (malloc'd;
+ * NULL before initialize or out of memory): version, client capabilities
+ * and info, log level, subscriptions, tasks key (core/session_share.c). For
+ * a session store shared by replicas (mcp/session_store.h). */
+char *mcp__session_export(mcp_session_t *s);
+/* Gives s the state of text (from mcp__session_export, maybe of another
+ * process) and makes it ready; MCP_ERR_PARSE, and nothing changes, for
+ * foreign text. */
+mcp_status mcp__session_import(mcp_session_t *s, const char *text);
 /* initialize was answered (and maybe notifications/initialized seen). */
 bool mcp__session_is_initialized(mcp_session_t *s);
 /* The transport's own record of a session and its id (HTTP): set after

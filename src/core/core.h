@@ -30,6 +30,7 @@
 #include "core/methods.h"
 #include "core/request_state.h"
 #include "jsonrpc/jsonrpc.h"
+#include "mcp/relay.h"
 #include "mcp/roots.h"
 #include "mcp/server.h"
 
@@ -79,6 +80,8 @@ struct mcp_server {
 
   mcp__state_key state_key; /* seals requestState (under lock) */
   int64_t state_ttl_ms;
+
+  mcp_relay relay; /* fan-out to other replicas (relay.c); ops may be NULL */
 };
 
 typedef enum mcp__session_state {
@@ -153,6 +156,18 @@ struct mcp_call {
  * ud) is true (called under the server lock; it may take session locks).
  * MCP_ERR_NOMEM when not every wanted session could be collected; those
  * that were still get the message. */
+/* relay.c: the local halves of mcp_server_broadcast and
+ * mcp_server_notify_resource_updated (what a relay delivers), and the
+ * publishing of what happened here to the other replicas. */
+mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
+                                       json_t *params);
+mcp_status mcp__server_resource_updated_local(mcp_server_t *s, const char *uri);
+void mcp__relay_publish_broadcast(mcp_server_t *s, const char *method,
+                                  const json_t *params);
+void mcp__relay_publish_resource_updated(mcp_server_t *s, const char *uri);
+/* Publishes event (steals; NULL ignored) when s has a relay. */
+void mcp__relay_publish_event(mcp_server_t *s, json_t *event);
+void mcp__relay_close(mcp_server_t *s);
 mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 bool (*wants)(mcp_session_t *, void *),
                                 void *ud, const mcp__buf *msg);
@@ -196,6 +211,10 @@ void mcp__session_wake(mcp_session_t *s);
 /* A random key naming this session as the creator of tasks (tasks/list
  * without authentication), made on first use; NULL if the CSPRNG failed. */
 const char *mcp__session_owner_key(mcp_session_t *s);
+/* True when s is ready and its owner key (never made here) is key: the
+ * session, maybe adopted from another replica, that created a task
+ * (session_share.c). */
+bool mcp__session_has_owner_key(mcp_session_t *s, const char *key);
 
 /* Named sets of strings a session keeps for feature modules. */
 typedef enum mcp__session_set {

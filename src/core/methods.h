@@ -70,6 +70,13 @@ typedef struct mcp__task_hooks {
    * mcp_call_continue_as_task (call->handoff set), *result becomes the
    * CreateTaskResult and the call is handed to the task (2026-07-28). */
   mcp_status (*call_started)(mcp_call_t *call, json_t **result);
+  /* A task event of another replica, from the relay (core/relay.c):
+   * {"kind":"task_status","task":T,"session":K} sends the status to this
+   * replica's sessions with tasks key K and wakes waiters;
+   * {"kind":"task_cancel","taskId":I} cancels the handler of a task running
+   * here. MCP_ERR_INVALID_ARG for a malformed event. */
+  mcp_status (*remote_status)(mcp_server_t *s, const json_t *event);
+  mcp_status (*remote_cancel)(mcp_server_t *s, const json_t *event);
 } mcp__task_hooks;
 
 /* A 2026-07-28 extension's part of server/discover: adds its entry under

@@ -64,6 +64,13 @@ mcp_status mcp__notify_sessions(mcp_server_t *s,
 
 mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
                                 json_t *params) {
+  if (s != NULL && method != NULL)
+    mcp__relay_publish_broadcast(s, method, params);
+  return mcp__server_broadcast_local(s, method, params);
+}
+
+mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
+                                       json_t *params) {
   if (s == NULL || method == NULL) {
     json_decref(params);
     return MCP_ERR_INVALID_ARG;

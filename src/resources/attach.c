@@ -142,6 +142,14 @@ mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,
                                               const char *uri) {
   if (s == NULL || uri == NULL)
     return MCP_ERR_INVALID_ARG;
+  mcp__relay_publish_resource_updated(s, uri);
+  return mcp__server_resource_updated_local(s, uri);
+}
+
+mcp_status mcp__server_resource_updated_local(mcp_server_t *s,
+                                              const char *uri) {
+  if (s == NULL || uri == NULL)
+    return MCP_ERR_INVALID_ARG;
   json_t *params = json_pack("{s:s}", "uri", uri);
   mcp__buf msg;
   mcp__buf_init(&msg);

@@ -82,7 +82,8 @@ mcp_status mcp_server_new(const char *name, const char *version,
 void mcp_server_free(mcp_server_t *s) {
   if (s == NULL)
     return;
-  if (s->task_hooks) /* its threads still use the server */
+  mcp__relay_close(s); /* no remote delivery from now on */
+  if (s->task_hooks)   /* its threads still use the server */
     s->task_hooks->shutdown(s);
   mcp__listen_destroy(s);
   mcp__catalog_destroy(&s->tools);

@@ -10,6 +10,7 @@
 struct mcp_store {
   const mcp_store_ops *ops;
   void *impl;
+  unsigned flags; /* MCP_STORE_* */
 };
 
 void mcp_task_record_clear(mcp_task_record *rec) {
@@ -90,6 +91,15 @@ const mcp_store_ops *mcp_store_get_ops(const mcp_store_t *s) {
 void *mcp_store_impl(const mcp_store_t *s) {
   return s ? s->impl : NULL;
 }
+mcp_status mcp_store_set_flags(mcp_store_t *s, unsigned flags) {
+  if (s == NULL || (flags & ~MCP_STORE_SHARED) != 0)
+    return MCP_ERR_INVALID_ARG;
+  s->flags = flags;
+  return MCP_OK;
+}
+unsigned mcp_store_flags(const mcp_store_t *s) {
+  return s ? s->flags : 0;
+}
 
 mcp_status mcp_store_open(const char *spec, mcp_store_t **out,
                           mcp_error_t *err) {
@@ -101,8 +111,13 @@ mcp_status mcp_store_open(const char *spec, mcp_store_t **out,
     return mcp_store_memory_new(out);
   if (strncmp(spec, "sqlite:", 7) == 0 && spec[7] != '\0')
     return mcp_store_sqlite_open(spec + 7, out, err);
+  if (strncmp(spec, "postgres://", 11) == 0 ||
+      strncmp(spec, "postgresql://", 13) == 0)
+    return mcp_store_postgres_open(spec, 0, out, err);
   return mcp_error_set(err, MCP_ERR_INVALID_ARG,
-                       "unknown store '%s' (use memory or sqlite:PATH)", spec);
+                       "unknown store '%s' (use memory, sqlite:PATH or "
+                       "postgres://...)",
+                       spec);
 }
 
 static bool rec_ok(const mcp_task_record *r) {

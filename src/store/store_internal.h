@@ -11,6 +11,11 @@
 /* Deep copy; false (dst zeroed) on allocation failure. */
 bool mcp__task_record_copy(mcp_task_record *dst, const mcp_task_record *src);
 
+/* True when other processes run tasks in s at the same time. */
+static inline bool mcp__store_is_shared(const mcp_store_t *s) {
+  return (mcp_store_flags(s) & MCP_STORE_SHARED) != 0;
+}
+
 /* True when rec matches filter (the keyset cursor included). */
 static inline bool mcp__task_filter_match(const mcp_task_filter *f,
                                           const mcp_task_record *r) {

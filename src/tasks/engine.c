@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/store_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 
@@ -56,6 +57,7 @@ static void wake_session(mcp_session_t *se) {
 
 /* ---- change reporting ---------------------------------------------------- */
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
+  mcp__engine_publish_status(e, rec); /* to the other replicas */
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
   task_run *r = mcp__engine_find_run(e, rec->task_id);
@@ -483,8 +485,12 @@ static bool collect_task(const mcp_task_record *rec, void *ud) {
 }
 
 /* Tasks left working by a previous process: resumed by the application's
- * hook, or failed so that clients stop waiting for them. */
+ * hook, or failed so that clients stop waiting for them. Not in a store
+ * shared by replicas: there the active tasks may be running elsewhere, and
+ * the store fails those of a dead process when their lease lapses. */
 static void recover(mcp__task_engine *e) {
+  if (mcp__store_is_shared(e->tasks.store))
+    return;
   json_t *list = json_array();
   mcp_task_filter f = {0};
   f.active_only = true;
@@ -672,6 +678,8 @@ static const mcp__task_hooks task_hooks = {
     .session_event = mcp__tasks_session_event,
     .shutdown = mcp__tasks_shutdown,
     .call_started = mcp__tasks_call_started,
+    .remote_status = mcp__tasks_remote_status,
+    .remote_cancel = mcp__tasks_remote_cancel,
 };
 
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,

@@ -208,6 +208,9 @@ const char *mcp__engine_session_key(mcp_session_t *se);
 /* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
 mcp_status mcp__engine_load_visible(mcp__task_engine *e, mcp_call_t *call,
                                     const char *id, mcp_task_record *rec);
+/* Sets call's "task store unavailable" error (a store call failed with
+ * MCP_ERR_IO: the database is away); returns MCP_ERR_IO. */
+mcp_status mcp__engine_store_unavailable(mcp_call_t *call);
 /* Sets call's "task not found or expired" error. */
 mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
 /* The common start of tasks/get, tasks/result and tasks/cancel: the engine,

@@ -325,11 +325,13 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
       mcp__log(call->server, MCP_LOG_ERROR,
                "tasks: cannot store a new task of tool %s: %s", tool->entry.key,
                why);
+      /* The client learns the kind of failure, not the store's own text
+       * (paths, database details stay in the log). */
       char msg[256];
       snprintf(msg, sizeof msg,
                "Internal error: the task could not be created (task store: "
-               "%.180s)",
-               why);
+               "%s)",
+               mcp_strerror(st));
       give_slot(e, caller);
       free(caller);
       free(r);
@@ -355,7 +357,7 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     if (r)
       free(r->subject);
     free(r);
-    return st;
+    return st == MCP_ERR_IO ? mcp__engine_store_unavailable(call) : st;
   }
   if (e->opts.immediate_response) {
     char text[512];

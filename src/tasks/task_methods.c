@@ -58,7 +58,16 @@ mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
                           "Invalid params: taskId must be a string");
   *id = json_string_value(param);
   mcp_status st = mcp__engine_load_visible(*e, call, *id, rec);
+  if (st == MCP_ERR_IO)
+    return mcp__engine_store_unavailable(call);
   return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, *id) : st;
+}
+
+mcp_status mcp__engine_store_unavailable(mcp_call_t *call) {
+  mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
+                 "The task store is unavailable (database unreachable); "
+                 "nothing was changed, try again later");
+  return MCP_ERR_IO;
 }
 
 /* ---- tasks/get, tasks/list, tasks/cancel --------------------------------- */
@@ -93,6 +102,8 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
   if (st == MCP_ERR_INVALID_ARG)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: unknown or malformed cursor");
+  if (st == MCP_ERR_IO)
+    return mcp__engine_store_unavailable(call);
   return st;
 }
 
@@ -127,6 +138,7 @@ mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
   if (st != MCP_OK)
     return st;
   mcp__engine_cancel_run(e, id);
+  mcp__engine_publish_cancel(e, id); /* it may run on another replica */
   if ((st = mcp__tasks_load(&e->tasks, id, &rec)) != MCP_OK)
     return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, id) : st;
   *result = mcp__task_json(&rec);

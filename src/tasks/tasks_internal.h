@@ -83,6 +83,15 @@ mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);
 /* engine.c: raise the cancellation flag of a task running here. */
 void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
+/* task_relay.c: tell the other replicas (through the server's relay, if
+ * any) that a task changed / was cancelled here. */
+void mcp__engine_publish_status(mcp__task_engine *e,
+                                const mcp_task_record *rec);
+void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id);
+/* task_relay.c: the task hooks for events of other replicas
+ * (core/methods.h). */
+mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event);
+mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event);
 /* A task left the store (sweep, delete): the stored-task count drops. */
 void mcp__engine_stored_removed(mcp__task_engine *e);
 

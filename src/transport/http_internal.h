@@ -71,6 +71,7 @@ struct hs_session {
   int64_t last_active_ms;
   int active; /* HTTP requests in progress */
   bool ended;
+  char *shared; /* state last saved to the session store (http_share.c) */
 };
 
 struct mcp_http_server {
@@ -183,7 +184,24 @@ void mcp__hs_sessions_destroy(mcp_http_server_t *h);
  * table holds another). MCP_ERR_LIMIT when max_sessions are live. */
 mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out);
 /* Looks id up (returns a counted reference) or NULL. */
-hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id);
+/* The session (retained) or NULL; *unreachable (may be NULL) is set when it
+ * is not here and the session store could not be asked. */
+hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id,
+                                 bool *unreachable);
+/* A session another replica created, with its saved state (copied), into
+ * the table; streams numbered from stream_base. Like create, *out is
+ * retained for the caller (an already adopted one when two race). */
+mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
+                                 const char *state, uint32_t stream_base,
+                                 hs_session **out);
+/* http_share.c: the session store. save stores the session's state when it
+ * changed since the last save; load adopts a session of another replica
+ * (NULL when the store does not know it); drop ends it in the store. All
+ * are no-ops without a session store. */
+void mcp__hs_share_save(hs_session *hs);
+hs_session *mcp__hs_share_load(mcp_http_server_t *h, const char *id,
+                               bool *unreachable);
+void mcp__hs_share_drop(hs_session *hs);
 void mcp__hs_session_retain(hs_session *hs);
 void mcp__hs_session_release(hs_session *hs);
 /* Ends a session (DELETE, expiry, stop): later lookups fail, calls are

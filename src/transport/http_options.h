@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mcp/http.h"
+#include "mcp/session_store.h"
 
 struct mcp_http_options {
   char *address;  /* bind address (host name or literal) */
@@ -30,8 +31,9 @@ struct mcp_http_options {
   size_t max_conns_per_addr, max_streams, max_streams_per_session;
   int64_t request_timeout_ms;
   unsigned retry_after_s;
-  bool store_set;        /* store was chosen (maybe "none") */
-  mcp_event_store store; /* borrowed */
+  bool store_set;             /* store was chosen (maybe "none") */
+  mcp_event_store store;      /* borrowed */
+  mcp_session_store sessions; /* borrowed; ops NULL: not shared */
 };
 
 /* Deep copy (returns new, NULL on allocation failure). */

@@ -70,6 +70,7 @@ static void req_release(hs_req *r) {
   if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
   if (r->hs) {
+    mcp__hs_share_save(r->hs); /* when the request changed its state */
     if (!r->stream_only)
       mcp__hs_session_touch(r->hs, -1);
     mcp__hs_session_release(r->hs);
@@ -297,10 +298,12 @@ static enum MHD_Result queue_answer(hs_req *r) {
   const char *sid = NULL;
   if (r->new_session) {
     /* Only a successful initialize opens the session. */
-    if (mcp__session_is_initialized(r->hs->se))
+    if (mcp__session_is_initialized(r->hs->se)) {
       sid = r->hs->id;
-    else
+      mcp__hs_share_save(r->hs); /* before the client can go elsewhere */
+    } else {
       mcp__hs_session_end(r->hs);
+    }
   }
   if (state == R_SSE)
     return queue_stream(r->conn, r->stream, sid);
@@ -864,7 +867,14 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
     bool modern_post =
         r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {
-      r->hs = mcp__hs_session_find(h, sid);
+      bool unreachable = false;
+      r->hs = mcp__hs_session_find(h, sid, &unreachable);
+      if (r->hs == NULL && unreachable) /* shared sessions, store away */
+        return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           MCP_RPC_INTERNAL_ERROR,
+                           "Service Unavailable: the session store cannot be "
+                           "reached; try again later",
+                           NULL);
       if (r->hs == NULL)
         return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                            "Not Found: unknown or terminated session", NULL);
@@ -878,6 +888,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (r->method == M_GET)
     return handle_get(h, r);
   if (r->method == M_DELETE) {
+    mcp__hs_share_drop(r->hs);
     mcp__hs_session_end(r->hs);
     return reply_empty(conn, MHD_HTTP_NO_CONTENT, NULL);
   }

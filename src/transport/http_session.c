@@ -10,6 +10,7 @@
  */
 #include "transport/http_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ void mcp__hs_session_release(hs_session *hs) {
     return;
   mcp__session_release(hs->se);
   pthread_mutex_destroy(&hs->lock);
+  free(hs->shared);
   free(hs);
 }
 
@@ -83,12 +85,19 @@ static mcp_status notify_send(void *ctx, const char *msg, size_t len,
   return s;
 }
 
-mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
+/* A new session (one reference, the caller's), not yet in the table: id
+ * NULL draws a fresh one; streams are numbered from stream_base. */
+static mcp_status session_new(mcp_http_server_t *h, const char *id,
+                              uint32_t stream_base, hs_session **out) {
   *out = NULL;
   hs_session *hs = calloc(1, sizeof *hs);
   if (hs == NULL)
     return MCP_ERR_NOMEM;
-  mcp_status s = mcp__random_uuid(hs->id);
+  mcp_status s = MCP_OK;
+  if (id)
+    snprintf(hs->id, sizeof hs->id, "%s", id);
+  else
+    s = mcp__random_uuid(hs->id);
   if (s != MCP_OK) {
     free(hs);
     return s;
@@ -99,10 +108,10 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
     free(hs);
     return s;
   }
-  atomic_init(&hs->refs, 2); /* the table's and the caller's */
+  atomic_init(&hs->refs, 1);
   hs->h = h;
   pthread_mutex_init(&hs->lock, NULL);
-  hs->next_stream = 1;
+  hs->next_stream = stream_base;
   hs->last_active_ms = mcp__monotonic_ms();
   if (mcp__session_set_transport(hs->se, hs->id, hs) != MCP_OK) {
     mcp__session_close(hs->se);
@@ -113,17 +122,41 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
   }
   mcp__channel notify = {notify_send, NULL, hs->se, hs->h};
   mcp__session_set_notify(hs->se, notify);
+  *out = hs;
+  return MCP_OK;
+}
 
+static void session_discard(hs_session *hs) {
+  mcp__session_clear_transport(hs->se);
+  mcp__session_close(hs->se);
+  mcp__hs_session_release(hs);
+}
+
+/* Links hs (the caller's reference, which becomes the table's) into the
+ * table; *out is hs retained for the caller. A session with the same id
+ * already there (another request adopted it first) wins: hs is discarded
+ * and *out is that one. */
+static mcp_status session_insert(mcp_http_server_t *h, hs_session *hs,
+                                 hs_session **out) {
+  *out = NULL;
   pthread_mutex_lock(&h->sess_lock);
+  size_t b = bucket_of(h, hs->id);
+  hs_session *there = h->buckets[b];
+  while (there && strcmp(there->id, hs->id) != 0)
+    there = there->next;
+  if (there) {
+    mcp__hs_session_retain(there);
+    pthread_mutex_unlock(&h->sess_lock);
+    session_discard(hs);
+    *out = there;
+    return MCP_OK;
+  }
   if (h->nsessions >= h->o->max_sessions) {
     pthread_mutex_unlock(&h->sess_lock);
-    mcp__session_clear_transport(hs->se);
-    mcp__session_close(hs->se);
-    atomic_store(&hs->refs, 1);
-    mcp__hs_session_release(hs);
+    session_discard(hs);
     return MCP_ERR_LIMIT;
   }
-  size_t b = bucket_of(h, hs->id);
+  mcp__hs_session_retain(hs); /* the caller's; the one we had is the table's */
   hs->next = h->buckets[b];
   h->buckets[b] = hs;
   h->nsessions++;
@@ -132,7 +165,34 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
   return MCP_OK;
 }
 
-hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id) {
+mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
+  hs_session *hs;
+  mcp_status s = session_new(h, NULL, 1, &hs);
+  if (s != MCP_OK) {
+    *out = NULL;
+    return s;
+  }
+  return session_insert(h, hs, out);
+}
+
+mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
+                                 const char *state, uint32_t stream_base,
+                                 hs_session **out) {
+  *out = NULL;
+  hs_session *hs;
+  mcp_status s = session_new(h, id, stream_base, &hs);
+  if (s != MCP_OK)
+    return s;
+  if ((s = mcp__session_import(hs->se, state)) != MCP_OK ||
+      (hs->shared = strdup(state)) == NULL) {
+    session_discard(hs);
+    return s != MCP_OK ? s : MCP_ERR_NOMEM;
+  }
+  return session_insert(h, hs, out);
+}
+
+hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id,
+                                 bool *unreachable) {
   if (strlen(id) != HS_SESSION_ID_LEN)
     return NULL;
   pthread_mutex_lock(&h->sess_lock);
@@ -142,6 +202,8 @@ hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id) {
   if (hs)
     mcp__hs_session_retain(hs);
   pthread_mutex_unlock(&h->sess_lock);
+  if (hs == NULL && h->o->sessions.ops) /* served by another replica? */
+    hs = mcp__hs_share_load(h, id, unreachable);
   return hs;
 }
 

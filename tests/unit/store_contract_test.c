@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* store_contract_test.c - one list of cases run over every store backend
- * (memory, SQLite): round trips with NULL fields, duplicate ids, the
+ * (memory, SQLite; PostgreSQL when run as `store_contract_test postgres`
+ * by the CTest test store_contract_pg, which starts a private server):
+ * round trips with NULL fields, duplicate ids, the
  * compare-and-set that keeps terminal states final (also under threads),
  * listing order, filters and keyset paging, delete, sweep, scope isolation.
  * SQLite also gets persistence across reopen and its schema version. */
@@ -15,6 +17,8 @@
 #include "mcp/store.h"
 
 #include <sqlite3.h>
+
+#include "pg_test.h"
 
 typedef struct backend {
   const char *name;
@@ -39,6 +43,22 @@ static mcp_store_t *open_sqlite(void) {
   snprintf(wal, sizeof wal, "%s-shm", db_path);
   unlink(wal);
   assert_int_equal(mcp_store_sqlite_open(db_path, &s, &err), MCP_OK);
+  return s;
+}
+
+static char pg_conninfo[768];
+
+/* A fresh schema for every case: everything is dropped, the store's
+ * migrations create it again. */
+static mcp_store_t *open_postgres(void) {
+  assert_true(pg_test_sql(pg_conninfo, "DROP SCHEMA public CASCADE;"
+                                       "CREATE SCHEMA public"));
+  mcp_store_t *s = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_store_postgres_open(pg_conninfo, 3, &s, &err);
+  if (st != MCP_OK)
+    fprintf(stderr, "open: %s\n", err.message);
+  assert_int_equal(st, MCP_OK);
   return s;
 }
 
@@ -312,7 +332,123 @@ static void test_sqlite_store_persists_and_versions_schema(void **state) {
   assert_int_equal(mcp_store_open("bogus", &s, &err), MCP_ERR_INVALID_ARG);
 }
 
-int main(void) {
+static void test_postgres_store_contract(void **state) {
+  (void)state;
+  run_all(open_postgres);
+}
+
+/* Reopening keeps the data; the schema version is recorded and a newer one
+ * is refused; the URI form goes through mcp_store_open; an unreachable
+ * database is a clear MCP_ERR_IO, not a hang. */
+static void test_postgres_store_persists_and_versions_schema(void **state) {
+  (void)state;
+  mcp_store_t *s = open_postgres();
+  assert_string_equal(mcp_store_name(s), "postgres");
+  mcp_task_record r = rec_of("P", "keep", 42, MCP_TASK_WORKING);
+  r.result = "{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}";
+  assert_int_equal(mcp_store_task_put(s, &r, NULL), MCP_OK);
+  mcp_store_free(s);
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 0, &s, &err), MCP_OK);
+  mcp_task_record g;
+  assert_int_equal(mcp_store_task_get(s, "P", "keep", &g, NULL), MCP_OK);
+  assert_string_equal(g.result, r.result);
+  mcp_task_record_clear(&g);
+  mcp_store_free(s);
+  assert_true(
+      pg_test_sql(pg_conninfo, "UPDATE mcp_schema_version SET version = 99"));
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 0, &s, &err),
+                   MCP_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "newer"));
+  assert_int_equal(
+      mcp_store_open("postgres://nobody@/nodb?host=/nonexistent", &s, &err),
+      MCP_ERR_IO);
+  assert_null(s);
+  assert_non_null(strstr(err.message, "postgres"));
+}
+
+/* Two stores on one database stand for two replicas: the tasks of one that
+ * stops renewing its leases (closed here without finishing them; killed in
+ * tests/pg/replicas_test.c) are failed by the other, with a "Lost" message
+ * and an isError result, while the other's own tasks stay working. */
+static void test_postgres_lease_expiry(void **state) {
+  (void)state;
+  mcp_store_t *a = open_postgres(), *b = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_set_lease(a, 300), MCP_OK);
+  mcp_task_record ra = rec_of("lease", "on-a", 1, MCP_TASK_WORKING);
+  assert_int_equal(mcp_store_task_put(a, &ra, NULL), MCP_OK);
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 2, &b, &err), MCP_OK);
+  assert_int_equal(mcp_store_postgres_set_lease(b, 300), MCP_OK);
+  mcp_task_record rb = rec_of("lease", "on-b", 1, MCP_TASK_WORKING);
+  assert_int_equal(mcp_store_task_put(b, &rb, NULL), MCP_OK);
+  mcp_store_free(a); /* "replica A" stops renewing */
+  mcp_task_record g = {0};
+  bool lost = false;
+  for (int i = 0; i < 300 && !lost; i++) { /* up to 30 s */
+    usleep(100 * 1000);
+    assert_int_equal(mcp_store_task_get(b, "lease", "on-a", &g, NULL), MCP_OK);
+    lost = g.status == MCP_TASK_FAILED;
+    if (!lost)
+      mcp_task_record_clear(&g);
+  }
+  assert_true(lost);
+  assert_non_null(strstr(g.status_message, "Lost"));
+  json_t *res = json_loads(g.result, 0, NULL);
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_array_get(json_object_get(res, "content"), 0), "text")),
+      g.status_message);
+  json_decref(res);
+  mcp_task_record_clear(&g);
+  /* B renews its own task */
+  assert_int_equal(mcp_store_task_get(b, "lease", "on-b", &g, NULL), MCP_OK);
+  assert_int_equal(g.status, MCP_TASK_WORKING);
+  mcp_task_record_clear(&g);
+  assert_int_equal(mcp_store_postgres_set_lease(b, 50), MCP_ERR_INVALID_ARG);
+  mcp_store_free(b);
+  mcp_store_t *m = open_memory();
+  assert_int_equal(mcp_store_postgres_set_lease(m, 1000), MCP_ERR_UNSUPPORTED);
+  mcp_store_free(m);
+}
+
+/* Every store on the database reads the same secret; names differ. */
+static void test_postgres_shared_secret(void **state) {
+  (void)state;
+  mcp_store_t *a = open_postgres(), *b = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(pg_conninfo, 1, &b, &err), MCP_OK);
+  unsigned char ka[32], kb[32], other[32];
+  assert_int_equal(mcp_store_postgres_shared_secret(a, "k", ka, 32, &err),
+                   MCP_OK);
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "k", kb, 32, &err),
+                   MCP_OK);
+  assert_memory_equal(ka, kb, 32);
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "j", other, 32, &err),
+                   MCP_OK);
+  assert_memory_not_equal(ka, other, 32);
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "k", kb, 16, &err),
+                   MCP_ERR_STATE); /* stored with another length */
+  assert_int_equal(mcp_store_postgres_shared_secret(b, "k", kb, 8, &err),
+                   MCP_ERR_INVALID_ARG);
+  mcp_store_free(a);
+  mcp_store_free(b);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "postgres") == 0) {
+    pg_test_fresh_db("mcp_contract", pg_conninfo, sizeof pg_conninfo);
+    const struct CMUnitTest pg_tests[] = {
+        cmocka_unit_test(test_postgres_store_contract),
+        cmocka_unit_test(test_postgres_store_persists_and_versions_schema),
+        cmocka_unit_test(test_postgres_lease_expiry),
+        cmocka_unit_test(test_postgres_shared_secret),
+    };
+    int rc = cmocka_run_group_tests(pg_tests, NULL, NULL);
+    pg_test_drop_db("mcp_contract");
+    return rc;
+  }
   snprintf(db_path, sizeof db_path, "/tmp/mcp-store-contract-%d.db",
            (int)getpid());
   const struct CMUnitTest tests[] = {

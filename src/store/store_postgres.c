@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/* store_postgres.c - the task store on PostgreSQL (libpq), shared by many
+ * replicas of a server.
+ *
+ * A pool of connections (pg_pool.c) hands one connection to one thread at a
+ * time; every statement is prepared once per connection. Every state change
+ * is one statement, hence one transaction: the compare-and-set of
+ * task_update is a single UPDATE whose WHERE clause keeps terminal states
+ * final (PostgreSQL re-checks it against a concurrently committed row), and
+ * the sweep is a single DELETE ... RETURNING. Nothing is ever half-written:
+ * a connection lost in the middle rolls its statement back.
+ *
+ * The schema is versioned (mcp_schema_version) and migrated forward at open
+ * inside one transaction holding an advisory lock, so replicas starting
+ * together never migrate twice. Text columns use the "C" collation so that
+ * task ids sort by bytes, as in the memory and SQLite backends.
+ */
+#include "store/pg_pool.h"
+#include "store/store_internal.h"
+#include "util/clock.h"
+#include "util/rand.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TASK_COLS                                                              \
+  "scope, task_id, owner, session, tool, status, status_message, created_ms,"  \
+  " updated_ms, ttl_ms, poll_interval_ms, result, error"
+
+enum {
+  S_PUT,
+  S_GET,
+  S_UPDATE,
+  S_STATUS,
+  S_LIST,
+  S_DELETE,
+  S_SWEEP,
+  S_RENEW,
+  S_EXPIRE,
+  S_SECRET,
+  S_COUNT
+};
+
+static const mcp__pg_stmt stmts[S_COUNT] = {
+    [S_PUT] = {"mcp_task_put",
+               "INSERT INTO mcp_tasks (" TASK_COLS ", lease_holder,"
+               " lease_until_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8::bigint,"
+               "$9::bigint,$10::bigint,$11::bigint,$12,$13,$14,"
+               " mcp_now_ms() + $15::bigint)"
+               " ON CONFLICT DO NOTHING",
+               15},
+    [S_GET] = {"mcp_task_get",
+               "SELECT " TASK_COLS " FROM mcp_tasks"
+               " WHERE scope = $1 AND task_id = $2",
+               2},
+    /* The compare-and-set: the row changes only while it is not terminal.
+     * The outer SELECT sees the row as it was before the statement. */
+    [S_UPDATE] = {"mcp_task_update",
+                  "WITH u AS (UPDATE mcp_tasks SET status = $3,"
+                  " status_message = $4, updated_ms = $5::bigint,"
+                  " result = COALESCE($6, result),"
+                  " error = COALESCE($7, error)"
+                  " WHERE scope = $1 AND task_id = $2"
+                  " AND status IN ('working', 'input_required')"
+                  " RETURNING 1)"
+                  " SELECT (SELECT count(*) FROM u)",
+                  7},
+    [S_STATUS] = {"mcp_task_status",
+                  "SELECT status FROM mcp_tasks"
+                  " WHERE scope = $1 AND task_id = $2",
+                  2},
+    /* One statement for every filter: a NULL parameter disables its test;
+     * LIMIT NULL is no limit. */
+    [S_LIST] = {"mcp_task_list",
+                "SELECT " TASK_COLS " FROM mcp_tasks WHERE scope = $1"
+                " AND ($2::text IS NULL OR owner = $2::text)"
+                " AND ($3::text IS NULL OR session = $3::text)"
+                " AND (NOT $4::boolean"
+                "      OR status IN ('working', 'input_required'))"
+                " AND ($5::bigint <= 0 OR created_ms < $5::bigint)"
+                " AND ($7::text IS NULL OR created_ms > $6::bigint"
+                "      OR (created_ms = $6::bigint AND task_id > $7::text))"
+                " ORDER BY created_ms, task_id LIMIT $8::bigint",
+                8},
+    [S_DELETE] = {"mcp_task_delete",
+                  "DELETE FROM mcp_tasks WHERE scope = $1 AND task_id = $2", 2},
+    [S_SWEEP] = {"mcp_task_sweep",
+                 "DELETE FROM mcp_tasks WHERE scope = $1 AND ("
+                 " (ttl_ms IS NOT NULL AND created_ms + ttl_ms <= $2::bigint)"
+                 " OR (ttl_ms IS NULL AND $3::bigint >= 0"
+                 "     AND updated_ms <= $2::bigint - $3::bigint"
+                 "     AND status IN ('completed', 'failed', 'cancelled')))"
+                 " RETURNING task_id, ttl_ms IS NOT NULL",
+                 3},
+    [S_RENEW] = {"mcp_task_renew",
+                 "UPDATE mcp_tasks SET lease_until_ms = mcp_now_ms() + "
+                 "$2::bigint WHERE lease_holder = $1"
+                 " AND status IN ('working', 'input_required')",
+                 2},
+    /* Fails, with an isError result, the active tasks whose lease lapsed. */
+    [S_EXPIRE] = {"mcp_task_expire",
+                  "UPDATE mcp_tasks SET status = 'failed', status_message = "
+                  "$2, updated_ms = mcp_now_ms(), result = jsonb_build_object("
+                  "'content', jsonb_build_array(jsonb_build_object('type',"
+                  " 'text', 'text', $2::text)), 'isError', true)::text"
+                  " WHERE status IN ('working', 'input_required')"
+                  " AND lease_until_ms < mcp_now_ms()"
+                  " AND lease_holder IS DISTINCT FROM $1"
+                  " RETURNING scope, task_id",
+                  2},
+    /* The stored value wins over a concurrent first insert. */
+    [S_SECRET] = {"mcp_secret",
+                  "WITH i AS (INSERT INTO mcp_secrets VALUES ($1, $2)"
+                  " ON CONFLICT DO NOTHING RETURNING value)"
+                  " SELECT value FROM i UNION ALL"
+                  " SELECT value FROM mcp_secrets WHERE name = $1",
+                  2},
+};
+
+#define LOST                                                                   \
+  "Lost: the replica running this task stopped (its lease was not renewed "    \
+  "in time)"
+#define LEASE_DEFAULT_MS 10000
+
+typedef struct pgstore {
+  mcp__pg_pool *pool;
+  char holder[64]; /* this process's name in lease_holder */
+  pthread_mutex_t lock;
+  pthread_cond_t wake; /* CLOCK_MONOTONIC */
+  bool stopping;
+  int64_t lease_ms;
+  pthread_t keeper;
+  bool has_keeper;
+} pgstore;
+
+static char *dup_value(PGresult *r, int row, int col, bool *ok) {
+  if (PQgetisnull(r, row, col))
+    return NULL;
+  char *copy = strdup(PQgetvalue(r, row, col));
+  if (copy == NULL)
+    *ok = false;
+  return copy;
+}
+
+static int64_t int_value(PGresult *r, int row, int col, int64_t if_null) {
+  if (PQgetisnull(r, row, col))
+    return if_null;
+  return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+/* Reads the 13 task columns of row. */
+static bool read_row(PGresult *r, int row, mcp_task_record *t) {
+  bool ok = true;
+  memset(t, 0, sizeof *t);
+  t->scope = dup_value(r, row, 0, &ok);
+  t->task_id = dup_value(r, row, 1, &ok);
+  t->owner = dup_value(r, row, 2, &ok);
+  t->session = dup_value(r, row, 3, &ok);
+  t->tool = dup_value(r, row, 4, &ok);
+  if (PQgetisnull(r, row, 5) ||
+      mcp_task_status_parse(PQgetvalue(r, row, 5), &t->status) != MCP_OK)
+    t->status = MCP_TASK_FAILED; /* a foreign value: never resurrect it */
+  t->status_message = dup_value(r, row, 6, &ok);
+  t->created_ms = int_value(r, row, 7, 0);
+  t->updated_ms = int_value(r, row, 8, 0);
+  t->ttl_ms = int_value(r, row, 9, -1);
+  t->poll_interval_ms = int_value(r, row, 10, -1);
+  t->result = dup_value(r, row, 11, &ok);
+  t->error = dup_value(r, row, 12, &ok);
+  if (!ok || t->scope == NULL || t->task_id == NULL) {
+    mcp_task_record_clear(t);
+    return false;
+  }
+  return true;
+}
+
+/* Decimal text of v, or NULL (SQL NULL) when v < 0 and opt. */
+static const char *ms_text(char *buf, int64_t v, bool opt) {
+  if (opt && v < 0)
+    return NULL;
+  snprintf(buf, 24, "%" PRId64, v);
+  return buf;
+}
+
+static mcp_status pg_put(void *impl, const mcp_task_record *t,
+                         mcp_error_t *err) {
+  pgstore *q = impl;
+  char b[5][24];
+  pthread_mutex_lock(&q->lock);
+  int64_t lease = q->lease_ms;
+  pthread_mutex_unlock(&q->lock);
+  const char *v[15] = {t->scope,
+                       t->task_id,
+                       t->owner,
+                       t->session,
+                       t->tool,
+                       mcp_task_status_name(t->status),
+                       t->status_message,
+                       ms_text(b[0], t->created_ms, false),
+                       ms_text(b[1], t->updated_ms, false),
+                       ms_text(b[2], t->ttl_ms, true),
+                       ms_text(b[3], t->poll_interval_ms, true),
+                       t->result,
+                       t->error,
+                       q->holder,
+                       ms_text(b[4], lease, false)};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_PUT], v, false, &r, err);
+  if (st != MCP_OK)
+    return st;
+  if (strcmp(PQcmdTuples(r), "0") == 0)
+    st = mcp_error_set(err, MCP_ERR_EXISTS, "task id already exists");
+  PQclear(r);
+  return st;
+}
+
+static mcp_status pg_get(void *impl, const char *scope, const char *id,
+                         mcp_task_record *out, mcp_error_t *err) {
+  pgstore *q = impl;
+  const char *v[2] = {scope, id};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_GET], v, true, &r, err);
+  if (st != MCP_OK)
+    return st;
+  if (PQntuples(r) == 0)
+    st = mcp_error_set(err, MCP_ERR_NOT_FOUND, "task not found");
+  else if (!read_row(r, 0, out))
+    st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  PQclear(r);
+  return st;
+}
+
+static mcp_status pg_update(void *impl, const mcp_task_record *t,
+                            mcp_task_status *current, mcp_error_t *err) {
+  pgstore *q = impl;
+  char b[24];
+  const char *v[7] = {t->scope,
+                      t->task_id,
+                      mcp_task_status_name(t->status),
+                      t->status_message,
+                      ms_text(b, t->updated_ms, false),
+                      t->result,
+                      t->error};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_UPDATE], v, false, &r, err);
+  if (st != MCP_OK)
+    return st;
+  bool changed = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
+  PQclear(r);
+  if (changed) {
+    if (current)
+      *current = t->status;
+    return MCP_OK;
+  }
+  /* Tell "absent" from "terminal": terminal is final, so what this reads
+   * is what made the update fail (or the task is gone). */
+  st = mcp__pg_exec(q->pool, &stmts[S_STATUS], v, true, &r, err);
+  if (st != MCP_OK)
+    return st;
+  if (PQntuples(r) == 0) {
+    st = mcp_error_set(err, MCP_ERR_NOT_FOUND, "task not found");
+  } else {
+    mcp_task_status cur = MCP_TASK_FAILED;
+    mcp_task_status_parse(PQgetvalue(r, 0, 0), &cur);
+    if (current)
+      *current = cur;
+    st = mcp_error_set(err, MCP_ERR_STATE,
+                       "task is already in a terminal status");
+  }
+  PQclear(r);
+  return st;
+}
+
+static mcp_status pg_list(void *impl, const char *scope,
+                          const mcp_task_filter *f, size_t limit,
+                          mcp_task_visit_fn fn, void *ud, mcp_error_t *err) {
+  pgstore *q = impl;
+  char before[24], after[24], lim[24];
+  const char *v[8] = {scope,
+                      f->owner,
+                      f->session,
+                      f->active_only ? "t" : "f",
+                      ms_text(before, f->created_before_ms, false),
+                      ms_text(after, f->after_created_ms, false),
+                      f->after_id,
+                      limit > 0 ? ms_text(lim, (int64_t)limit, false) : NULL};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_LIST], v, true, &r, err);
+  if (st != MCP_OK)
+    return st;
+  /* The connection is back in the pool: a visitor may call the store. */
+  int n = PQntuples(r);
+  for (int i = 0; i < n; i++) {
+    mcp_task_record t;
+    if (!read_row(r, i, &t)) {
+      st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+      break;
+    }
+    bool go = fn(&t, ud);
+    mcp_task_record_clear(&t);
+    if (!go)
+      break;
+  }
+  PQclear(r);
+  return st;
+}
+
+static mcp_status pg_delete(void *impl, const char *scope, const char *id,
+                            mcp_error_t *err) {
+  pgstore *q = impl;
+  const char *v[2] = {scope, id};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_DELETE], v, false, &r, err);
+  if (st != MCP_OK)
+    return st;
+  if (strcmp(PQcmdTuples(r), "0") == 0)
+    st = mcp_error_set(err, MCP_ERR_NOT_FOUND, "task not found");
+  PQclear(r);
+  return st;
+}
+
+static mcp_status pg_sweep(void *impl, const char *scope, int64_t now_ms,
+                           int64_t retention_ms, mcp_task_removed_fn fn,
+                           void *ud, mcp_error_t *err) {
+  pgstore *q = impl;
+  char now[24], keep[24];
+  const char *v[3] = {scope, ms_text(now, now_ms, false),
+                      ms_text(keep, retention_ms, false)};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_SWEEP], v, false, &r, err);
+  if (st != MCP_OK)
+    return st;
+  int n = PQntuples(r);
+  for (int i = 0; fn && i < n; i++)
+    fn(PQgetvalue(r, i, 0),
+       strcmp(PQgetvalue(r, i, 1), "t") == 0 ? "expired" : "retention", ud);
+  PQclear(r);
+  return MCP_OK;
+}
+
+/* The lease keeper: renews this process's leases every lease / 3 and,
+ * once its own renewals have worked for a whole lease period (so every live
+ * replica has had its turn after a database outage), fails the active tasks
+ * whose lease lapsed. */
+static void *keeper_main(void *arg) {
+  pgstore *q = arg;
+  int64_t ok_since = mcp__monotonic_ms();
+  pthread_mutex_lock(&q->lock);
+  while (!q->stopping) {
+    int64_t lease = q->lease_ms;
+    struct timespec until;
+    mcp__deadline_in(CLOCK_MONOTONIC, lease / 3, &until);
+    pthread_cond_timedwait(&q->wake, &q->lock, &until);
+    if (q->stopping)
+      break;
+    lease = q->lease_ms;
+    pthread_mutex_unlock(&q->lock);
+    char ms[24];
+    const char *rv[2] = {q->holder, ms_text(ms, lease, false)};
+    PGresult *r = NULL;
+    if (mcp__pg_exec(q->pool, &stmts[S_RENEW], rv, false, &r, NULL) != MCP_OK) {
+      ok_since = -1;
+    } else {
+      PQclear(r);
+      int64_t now = mcp__monotonic_ms();
+      if (ok_since < 0)
+        ok_since = now;
+      const char *ev[2] = {q->holder, LOST};
+      if (now - ok_since >= lease && mcp__pg_exec(q->pool, &stmts[S_EXPIRE], ev,
+                                                  false, &r, NULL) == MCP_OK)
+        PQclear(r);
+    }
+    pthread_mutex_lock(&q->lock);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return NULL;
+}
+
+static void pg_close(void *impl) {
+  pgstore *q = impl;
+  if (q == NULL)
+    return;
+  if (q->has_keeper) {
+    pthread_mutex_lock(&q->lock);
+    q->stopping = true;
+    pthread_cond_broadcast(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    pthread_join(q->keeper, NULL);
+  }
+  mcp__pg_pool_free(q->pool);
+  pthread_cond_destroy(&q->wake);
+  pthread_mutex_destroy(&q->lock);
+  free(q);
+}
+
+static const mcp_store_ops postgres_ops = {
+    .version = 1,
+    .name = "postgres",
+    .task_put = pg_put,
+    .task_get = pg_get,
+    .task_update = pg_update,
+    .task_list = pg_list,
+    .task_delete = pg_delete,
+    .task_sweep = pg_sweep,
+    .close = pg_close,
+};
+
+mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
+                                   mcp_store_t **out, mcp_error_t *err) {
+  if (out)
+    *out = NULL;
+  if (conninfo == NULL || out == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no conninfo given");
+  pgstore *q = calloc(1, sizeof *q);
+  if (q == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&q->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  q->lease_ms = LEASE_DEFAULT_MS;
+  char host[32] = "", uuid[37] = "";
+  gethostname(host, sizeof host - 1);
+  mcp__random_uuid(uuid);
+  snprintf(q->holder, sizeof q->holder, "%.24s:%d:%.8s", host, (int)getpid(),
+           uuid);
+  mcp_status st = mcp__pg_pool_open(conninfo, pool_size, &q->pool, err);
+  if (st != MCP_OK) {
+    pg_close(q);
+    return st;
+  }
+  q->has_keeper = pthread_create(&q->keeper, NULL, keeper_main, q) == 0;
+  if ((st = mcp_store_new(&postgres_ops, q, out)) == MCP_OK)
+    mcp_store_set_flags(*out, MCP_STORE_SHARED);
+  return st;
+}
+
+mcp_status mcp_store_postgres_set_lease(mcp_store_t *store, int64_t lease_ms) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return MCP_ERR_UNSUPPORTED;
+  if (lease_ms < 100)
+    return MCP_ERR_INVALID_ARG;
+  pgstore *q = mcp_store_impl(store);
+  pthread_mutex_lock(&q->lock);
+  q->lease_ms = lease_ms;
+  pthread_cond_broadcast(&q->wake);
+  pthread_mutex_unlock(&q->lock);
+  return MCP_OK;
+}
+
+mcp__pg_pool *mcp__store_postgres_pool(mcp_store_t *store) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return NULL;
+  return ((pgstore *)mcp_store_impl(store))->pool;
+}
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
+                                            const char *name,
+                                            unsigned char *out, size_t len,
+                                            mcp_error_t *err) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "shared secrets need the postgres store");
+  if (name == NULL || out == NULL || len < 16 || len > 64)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "a secret has a name and 16 to 64 bytes");
+  pgstore *q = mcp_store_impl(store);
+  unsigned char fresh[64];
+  char hex[129];
+  if (mcp__random_bytes(fresh, len) != MCP_OK)
+    return mcp_error_set(err, MCP_ERR_IO, "no random bytes");
+  for (size_t i = 0; i < len; i++)
+    snprintf(hex + 2 * i, 3, "%02x", fresh[i]);
+  const char *v[2] = {name, hex};
+  PGresult *r = NULL;
+  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_SECRET], v, false, &r, err);
+  if (st != MCP_OK)
+    return st;
+  const char *got = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+  st = strlen(got) == 2 * len ? MCP_OK : MCP_ERR_STATE;
+  for (size_t i = 0; st == MCP_OK && i < len; i++) {
+    int hi = hex_digit(got[2 * i]), lo = hex_digit(got[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      st = MCP_ERR_STATE;
+    else
+      out[i] = (unsigned char)(hi << 4 | lo);
+  }
+  PQclear(r);
+  if (st != MCP_OK)
+    mcp_error_set(err, st,
+                  "postgres: stored secret '%s' is not %zu bytes of hex", name,
+                  len);
+  return st;
+}

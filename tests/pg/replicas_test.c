@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: MIT */
+/* replicas_test.c - three demo servers (A, B, C) over HTTP sharing one
+ * PostgreSQL database (--store postgres://...), each request sent to a
+ * different replica:
+ *   - a task created on A is polled on B and its result read on C
+ *     (2025-11-25: each mcpc run is a new session on its replica;
+ *     2026-07-28: the tasks extension, result inline in tasks/get);
+ *   - an old-era (2025-11-25) session initialized on A is used on B (its
+ *     tasks listed there), and a stream of B is resumed with Last-Event-ID
+ *     on C; DELETE ends it in the database;
+ *   - a tools list change caused on A (toggle_beta_tool) reaches a
+ *     2026-07-28 subscriptions/listen stream on B and an old-era GET stream
+ *     on C (LISTEN/NOTIFY relay);
+ *   - a multi-round input_required request (2026-07-28) started on A is
+ *     completed on B (requestState key shared through the database);
+ *   - PostgreSQL restarted in the middle: task requests fail with a clear
+ *     error meanwhile, stateless tools keep working, full service after,
+ *     and pg_amcheck finds the data clean;
+ *   - SIGKILL of the replica running a task: the task ends failed ("Lost")
+ *     within the lease, as seen from another replica.
+ * The test runs its own PostgreSQL (tests/pg/pg-fixture.sh), which it
+ * restarts. */
+#include "../e2e/http_client.h"
+#include "../e2e/mcpc_run.h"
+#include "pg_test.h"
+
+#include <jansson.h>
+
+static char envfile[300];
+static char uri[600];
+
+typedef struct replica {
+  mr_demo_http d;
+  char lease[16];
+  pid_t pid;
+  int port;
+} replica;
+
+static replica rep[3];
+
+static void fixture(const char *cmd) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s %s %s", getenv("MCP_PG_FIXTURE"), cmd,
+           envfile);
+  assert_int_equal(system(line), 0);
+}
+
+static void start_replica(replica *r, const char *name) {
+  char db[64];
+  snprintf(db, sizeof db, "%s.db", name);
+  mr_demo_http_init(&r->d, db);
+  r->port = atoi(strrchr(r->d.hp, ':') + 1);
+  snprintf(r->lease, sizeof r->lease, "1000");
+  char *argv[] = {r->d.bin,  "--http", r->d.hp,        "--db",   r->d.db,
+                  "--store", uri,      "--task-lease", r->lease, NULL};
+  r->pid = mr_start_http(argv, r->d.url);
+  assert_true(r->pid > 0);
+}
+
+/* "task ID STATUS\n" -> ID. */
+static void task_id_of(const char *out, char id[128]) {
+  assert_int_equal(sscanf(out, "task %127s", id), 1);
+}
+
+static json_t *task_get(replica *r, const char *id) {
+  char *out = NULL;
+  MR_RUN(0, &out, "-u", r->d.url, "--format", "json", "tasks", "get", id);
+  json_t *j = json_loads(out, 0, NULL);
+  free(out);
+  assert_non_null(j);
+  return j;
+}
+
+static const char *status_of(json_t *task) {
+  return json_string_value(json_object_get(task, "status"));
+}
+
+static void test_task_a_b_c(void **state) {
+  (void)state;
+  char *out = NULL, id[128];
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--args", "{\"seconds\": 0.5}");
+  task_id_of(out, id);
+  free(out);
+  json_t *t = task_get(&rep[1], id);
+  assert_true(strcmp(status_of(t), "working") == 0 ||
+              strcmp(status_of(t), "completed") == 0);
+  json_decref(t);
+  MR_RUN(0, &out, "-u", rep[2].d.url, "tasks", "result", id);
+  assert_non_null(strstr(out, "Exported 10000 rows as csv."));
+  free(out);
+  t = task_get(&rep[1], id);
+  assert_string_equal(status_of(t), "completed");
+  json_decref(t);
+}
+
+/* A 2026-07-28 request with the tasks extension declared; name is what
+ * Mcp-Name must repeat. */
+static json_t *modern_rpc(replica *r, const char *method, const char *name,
+                          const char *params) {
+  json_t *p = json_loads(params, 0, NULL);
+  assert_non_null(p);
+  json_object_set_new(
+      p, "_meta",
+      json_pack("{s:s,s:{s:{s:{}}}}", "io.modelcontextprotocol/protocolVersion",
+                "2026-07-28", "io.modelcontextprotocol/clientCapabilities",
+                "extensions", "io.modelcontextprotocol/tasks"));
+  json_t *req = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", 11,
+                          "method", method, "params", p);
+  char *text = json_dumps(req, JSON_COMPACT), hdr[512], *body = NULL;
+  json_decref(req);
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: %s\r\n"
+           "Mcp-Name: %s\r\n",
+           method, name);
+  int status = tc_do(r->port, "POST", hdr, text, &body, NULL);
+  free(text);
+  assert_int_equal(status, 200);
+  json_t *res = json_loads(body, 0, NULL);
+  free(body);
+  assert_non_null(res);
+  return res;
+}
+
+static void test_task_a_b_c_modern(void **state) {
+  (void)state;
+  json_t *r = modern_rpc(&rep[0], "tools/call", "reindex_catalog",
+                         "{\"name\":\"reindex_catalog\",\"arguments\":"
+                         "{\"section\":\"media\"}}");
+  json_t *res = json_object_get(r, "result");
+  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                      "task");
+  char id[64], params[128];
+  snprintf(id, sizeof id, "%s",
+           json_string_value(json_object_get(res, "taskId")));
+  json_decref(r);
+  snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", id);
+  r = modern_rpc(&rep[1], "tasks/get", id, params);
+  const char *st = json_string_value(
+      json_object_get(json_object_get(r, "result"), "status"));
+  assert_true(strcmp(st, "working") == 0 || strcmp(st, "completed") == 0);
+  json_decref(r);
+  /* C: completed, the result inline (bounded wait while it runs on A) */
+  bool done = false;
+  for (int i = 0; i < 200 && !done; i++) {
+    r = modern_rpc(&rep[2], "tasks/get", id, params);
+    res = json_object_get(r, "result");
+    done = strcmp(json_string_value(json_object_get(res, "status")),
+                  "completed") == 0;
+    if (done)
+      assert_string_equal(json_string_value(json_object_get(
+                              json_object_get(json_object_get(res, "result"),
+                                              "structuredContent"),
+                              "section")),
+                          "media");
+    json_decref(r);
+    if (!done)
+      usleep(50 * 1000);
+  }
+  assert_true(done);
+}
+
+#define MODERN_HEADERS                                                         \
+  "Accept: application/json, text/event-stream\r\n"                            \
+  "MCP-Protocol-Version: 2026-07-28\r\n"                                       \
+  "Mcp-Method: tools/call\r\nMcp-Name: archive_orders\r\n"
+
+static json_t *modern_call(replica *r, json_t *params) {
+  json_object_set_new(
+      params, "_meta",
+      json_pack("{s:s,s:{s:{}}}", "io.modelcontextprotocol/protocolVersion",
+                "2026-07-28", "io.modelcontextprotocol/clientCapabilities",
+                "elicitation"));
+  json_t *req = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", 7,
+                          "method", "tools/call", "params", params);
+  char *text = json_dumps(req, JSON_COMPACT);
+  json_decref(req);
+  char *body = NULL;
+  int status = tc_do(r->port, "POST", MODERN_HEADERS, text, &body, NULL);
+  free(text);
+  assert_int_equal(status, 200);
+  json_t *res = json_loads(body, 0, NULL);
+  free(body);
+  assert_non_null(res);
+  return res;
+}
+
+static void test_input_required_a_then_b(void **state) {
+  (void)state;
+  json_t *r =
+      modern_call(&rep[0], json_pack("{s:s,s:{s:i}}", "name", "archive_orders",
+                                     "arguments", "older_than_days", 30));
+  json_t *result = json_object_get(r, "result");
+  assert_string_equal(json_string_value(json_object_get(result, "resultType")),
+                      "input_required");
+  const char *rs = json_string_value(json_object_get(result, "requestState"));
+  assert_non_null(rs);
+  json_t *retry = json_pack("{s:s,s:{s:i},s:{s:{s:s,s:{s:b}}},s:s}", "name",
+                            "archive_orders", "arguments", "older_than_days",
+                            30, "inputResponses", "confirm", "action", "accept",
+                            "content", "confirm", 1, "requestState", rs);
+  json_t *done = modern_call(&rep[1], retry);
+  json_decref(r);
+  result = json_object_get(done, "result");
+  assert_string_equal(json_string_value(json_object_get(result, "resultType")),
+                      "complete");
+  const char *text = json_string_value(json_object_get(
+      json_array_get(json_object_get(result, "content"), 0), "text"));
+  assert_string_equal(text, "Archived 42 orders older than 30 days.");
+  json_decref(done);
+}
+
+static json_t *session_post(replica *r, const char *sid, const char *body,
+                            int expect) {
+  char hdr[512], *out = NULL;
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  assert_int_equal(tc_do(r->port, "POST", hdr, body, &out, NULL), expect);
+  json_t *j = out && *out ? json_loads(out, 0, NULL) : NULL;
+  free(out);
+  return j;
+}
+
+/* "id: X" or "data: X" of an SSE event. */
+static void event_field(const char *ev, const char *name, char *out,
+                        size_t cap) {
+  out[0] = '\0';
+  size_t n = strlen(name);
+  for (const char *l = ev; l && *l;
+       l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    if (strncmp(l, name, n) == 0 && l[n] == ':') {
+      const char *v = l + n + 1 + (l[n + 1] == ' ');
+      size_t len = strcspn(v, "\n");
+      snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), v);
+      return;
+    }
+  }
+}
+
+static void test_old_era_session_a_b_c(void **state) {
+  (void)state;
+  char sid[64] = "", *out = NULL;
+  const char *init =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+      "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+      "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+  assert_int_equal(tc_do(rep[0].port, "POST",
+                         "Accept: application/json, text/event-stream\r\n",
+                         init, &out, sid),
+                   200);
+  free(out);
+  assert_int_equal(strlen(sid), 36);
+  /* B: the session exists there too */
+  json_t *j = session_post(
+      &rep[1], sid,
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 202);
+  json_decref(j);
+  j = session_post(&rep[1], sid,
+                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                   "\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,"
+                   "\"b\":3}}}",
+                   200);
+  assert_non_null(j);
+  assert_non_null(json_object_get(j, "result"));
+  json_decref(j);
+  /* a task created in the session on A is listed in it on B */
+  j = session_post(&rep[0], sid,
+                   "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+                   "\"params\":{\"name\":\"start_long_export\",\"arguments\":"
+                   "{\"seconds\":0.2},\"task\":{\"ttl\":60000}}}",
+                   200);
+  const char *tid = json_string_value(json_object_get(
+      json_object_get(json_object_get(j, "result"), "task"), "taskId"));
+  assert_non_null(tid);
+  char task_id[64];
+  snprintf(task_id, sizeof task_id, "%s", tid);
+  json_decref(j);
+  j = session_post(&rep[1], sid,
+                   "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/list\"}",
+                   200);
+  json_t *tasks = json_object_get(json_object_get(j, "result"), "tasks");
+  assert_int_equal(json_array_size(tasks), 1);
+  assert_string_equal(
+      json_string_value(json_object_get(json_array_get(tasks, 0), "taskId")),
+      task_id);
+  json_decref(j);
+
+  /* a stream on B: read up to the first progress event, then drop it */
+  char hdr[512], id[64], data[1024], last[64] = "", *ev;
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  tc_conn c;
+  assert_true(tc_open(
+      &c, rep[1].port, "POST", "/mcp", hdr,
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"reindex_catalog\",\"arguments\":{\"section\":\"media\"},"
+      "\"_meta\":{\"progressToken\":\"p1\"}}}",
+      5000));
+  bool progress = false;
+  while (!progress && (ev = tc_next_event(&c, 5000)) != NULL) {
+    event_field(ev, "id", id, sizeof id);
+    event_field(ev, "data", data, sizeof data);
+    if (id[0])
+      snprintf(last, sizeof last, "%s", id);
+    progress = strstr(data, "notifications/progress") != NULL;
+    free(ev);
+  }
+  tc_close(&c);
+  assert_true(progress);
+  assert_true(last[0] != '\0');
+  /* resume on C: the rest of B's stream, up to the result (retried while
+   * the tool still runs on B) */
+  char rh[512];
+  snprintf(rh, sizeof rh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: %s\r\n",
+           sid, last);
+  bool result = false;
+  int later_progress = 0;
+  for (int attempt = 0; attempt < 100 && !result; attempt++) {
+    assert_true(tc_open(&c, rep[2].port, "GET", "/mcp", rh, NULL, 5000));
+    assert_int_equal(c.status, 200);
+    later_progress = 0;
+    while ((ev = tc_next_event(&c, 5000)) != NULL) {
+      event_field(ev, "data", data, sizeof data);
+      if (strstr(data, "notifications/progress"))
+        later_progress++;
+      if (strstr(data, "\"id\":5") && strstr(data, "\"result\""))
+        result = true;
+      free(ev);
+    }
+    tc_close(&c);
+    if (!result)
+      usleep(100 * 1000);
+  }
+  assert_true(result);
+  assert_int_equal(later_progress, 4); /* 5 steps, the first one was read */
+  /* an unknown Last-Event-ID is still refused */
+  snprintf(rh, sizeof rh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: 1-999999999\r\n",
+           sid);
+  assert_int_equal(tc_do(rep[2].port, "GET", rh, NULL, NULL, NULL), 400);
+  /* DELETE on C ends it in the database */
+  snprintf(hdr, sizeof hdr,
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n", sid);
+  assert_int_equal(tc_do(rep[2].port, "DELETE", hdr, NULL, NULL, NULL), 204);
+  char base[600], sql[300];
+  assert_true(pg_test_env("MCP_PG_CONNINFO", base, sizeof base));
+  snprintf(sql, sizeof sql,
+           "DO $$BEGIN IF EXISTS (SELECT 1 FROM mcp_sessions WHERE id = '%s')"
+           " THEN RAISE EXCEPTION 'still there'; END IF; END$$",
+           sid);
+  assert_true(pg_test_sql(base, sql));
+  /* an unknown session is still 404 everywhere */
+  j = session_post(&rep[0], "00000000-0000-4000-8000-000000000000",
+                   "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}", 404);
+  json_decref(j);
+}
+
+/* Reads events from c until one's data contains needle. */
+static bool read_until(tc_conn *c, const char *needle) {
+  char *ev;
+  bool hit = false;
+  while (!hit && (ev = tc_next_event(c, 10000)) != NULL) {
+    hit = strstr(ev, needle) != NULL;
+    free(ev);
+  }
+  return hit;
+}
+
+static void test_list_change_reaches_b_and_c(void **state) {
+  (void)state;
+  /* B: a 2026-07-28 listen stream */
+  tc_conn listen;
+  assert_true(tc_open(
+      &listen, rep[1].port, "POST", "/mcp",
+      "Accept: application/json, text/event-stream\r\n"
+      "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: "
+      "subscriptions/listen\r\n",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\","
+      "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}},"
+      "\"notifications\":{\"toolsListChanged\":true}}}",
+      5000));
+  assert_int_equal(listen.status, 200);
+  assert_true(read_until(&listen, "io.modelcontextprotocol/subscriptionId"));
+  /* C: an old-era session with its GET stream */
+  char sid[64] = "", *out = NULL;
+  assert_int_equal(
+      tc_do(rep[2].port, "POST",
+            "Accept: application/json, text/event-stream\r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+            "{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+            &out, sid),
+      200);
+  free(out);
+  json_decref(session_post(
+      &rep[2], sid,
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 202));
+  char gh[256];
+  snprintf(gh, sizeof gh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  tc_conn get;
+  assert_true(tc_open(&get, rep[2].port, "GET", "/mcp", gh, NULL, 5000));
+  assert_int_equal(get.status, 200);
+  /* A changes its tools */
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "toggle_beta_tool");
+  assert_non_null(strstr(out, "beta_echo added"));
+  free(out);
+  assert_true(read_until(&listen, "notifications/tools/list_changed"));
+  assert_true(read_until(&get, "notifications/tools/list_changed"));
+  tc_close(&listen);
+  tc_close(&get);
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "toggle_beta_tool");
+  assert_non_null(strstr(out, "beta_echo removed"));
+  free(out);
+}
+
+static void test_database_restart(void **state) {
+  (void)state;
+  char *out = NULL, *err = NULL, id[128];
+  /* a task whose result is written while the database is away */
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--args", "{\"seconds\": 0.2}");
+  task_id_of(out, id);
+  free(out);
+  fixture("down");
+  /* task requests: a clear error, never a crash */
+  const char *a[] = {
+      "-u", rep[1].d.url, "tools", "call", "start_long_export", "--task", NULL};
+  int rc = mr_run(a, &out, &err);
+  assert_int_equal(rc, 3);
+  assert_non_null(strstr(err, "database unavailable"));
+  free(out);
+  free(err);
+  const char *g[] = {"-u", rep[2].d.url, "tasks", "get", id, NULL};
+  rc = mr_run(g, &out, &err);
+  assert_int_equal(rc, 3);
+  assert_non_null(strstr(err, "task store is unavailable"));
+  free(out);
+  free(err);
+  /* a session this replica does not hold cannot be looked up: 503, not a
+   * misleading 404 */
+  json_decref(session_post(&rep[1], "00000000-0000-4000-8000-000000000001",
+                           "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}",
+                           503));
+  /* what does not need the database goes on */
+  MR_RUN(0, &out, "-u", rep[2].d.url, "tools", "call", "add", "a=2", "b=3");
+  assert_non_null(strstr(out, "5"));
+  free(out);
+  fixture("up");
+  /* full service again on every replica (reconnection backs off to 5 s) */
+  for (int i = 0; i < 3; i++) {
+    const char *t[] = {"-u",    rep[i].d.url, "--format", "json",
+                       "tasks", "get",        id,         NULL};
+    for (int k = 0; k < 150 && (rc = mr_run(t, &out, NULL)) != 0; k++) {
+      free(out);
+      out = NULL;
+      usleep(100 * 1000);
+    }
+    assert_int_equal(rc, 0);
+    free(out);
+  }
+  /* the task that finished during the outage: its end could not be
+   * written, so it is failed by its replica or still working; never a
+   * half-written record */
+  json_t *t = task_get(&rep[1], id);
+  const char *st = status_of(t);
+  assert_true(strcmp(st, "completed") == 0 || strcmp(st, "failed") == 0 ||
+              strcmp(st, "working") == 0);
+  json_decref(t);
+  test_task_a_b_c(state);
+  /* pg_amcheck: tables and indexes consistent */
+  char bin[400], host[400], cmd[1200];
+  assert_true(pg_test_env("MCP_PG_BIN", bin, sizeof bin));
+  char data[400];
+  assert_true(pg_test_env("MCP_PG_DATA", data, sizeof data));
+  snprintf(host, sizeof host, "%.*s", (int)(strrchr(data, '/') - data), data);
+  snprintf(cmd, sizeof cmd,
+           "%s/pg_amcheck --install-missing -h %s -U postgres -d postgres "
+           "--heapallindexed",
+           bin, host);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_sigkill_fails_task_within_lease(void **state) {
+  (void)state;
+  char *out = NULL, id[128];
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--ttl", "600000", "--args", "{\"seconds\": 60}");
+  task_id_of(out, id);
+  free(out);
+  json_t *t = task_get(&rep[1], id);
+  assert_string_equal(status_of(t), "working");
+  json_decref(t);
+  kill(rep[0].pid, SIGKILL);
+  waitpid(rep[0].pid, NULL, 0);
+  rep[0].pid = 0;
+  /* lease 1 s: B or C fails it once the lease lapsed (bounded wait) */
+  bool failed = false;
+  for (int i = 0; i < 300 && !failed; i++) {
+    t = task_get(&rep[1 + i % 2], id);
+    failed = strcmp(status_of(t), "failed") == 0;
+    if (failed)
+      assert_non_null(strstr(
+          json_string_value(json_object_get(t, "statusMessage")), "Lost"));
+    json_decref(t);
+    if (!failed)
+      usleep(100 * 1000);
+  }
+  assert_true(failed);
+  MR_RUN(1, &out, "-u", rep[2].d.url, "tasks", "result", id);
+  assert_non_null(strstr(out, "Lost"));
+  free(out);
+}
+
+static int setup(void **state) {
+  (void)state;
+  if (mr_setup("mcp-replicas") != 0)
+    return -1;
+  setenv("MCP_PG_ENV", envfile, 1);
+  if (!pg_test_env("MCP_PG_URI", uri, sizeof uri))
+    return -1;
+  start_replica(&rep[0], "a");
+  start_replica(&rep[1], "b");
+  start_replica(&rep[2], "c");
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  for (int i = 0; i < 3; i++)
+    mr_stop(rep[i].pid);
+  mr_teardown();
+  return 0;
+}
+
+int main(void) {
+  if (getenv("MCP_PG_FIXTURE") == NULL) {
+    fprintf(stderr, "run through ctest (MCP_PG_FIXTURE)\n");
+    return 1;
+  }
+  char base[600];
+  pg_test_base(base, sizeof base); /* skips as the shared fixture did */
+  snprintf(envfile, sizeof envfile, "/tmp/mcp-pg-replicas-%d.env",
+           (int)getpid());
+  fixture("start");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_task_a_b_c),
+      cmocka_unit_test(test_task_a_b_c_modern),
+      cmocka_unit_test(test_input_required_a_then_b),
+      cmocka_unit_test(test_old_era_session_a_b_c),
+      cmocka_unit_test(test_list_change_reaches_b_and_c),
+      cmocka_unit_test(test_database_restart),
+      cmocka_unit_test(test_sigkill_fails_task_within_lease),
+  };
+  int rc = cmocka_run_group_tests(tests, setup, teardown);
+  fixture("stop");
+  return rc;
+}
