@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schema/internal.h"
-#include "schema/map.h"
+#include "util/hash.h"
 
 typedef struct parser {
   mcp__tape *t;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h - the compiled form of a schema, shared by compile.c and
- * validate.c.
+/* internal.h - the compiled form of a schema, shared by the compiler
+ * (compile.c, vocab/<vocabulary>.c) and the evaluator (eval_body.inc,
+ * vocab/<vocabulary>_eval.inc).
  *
  * Every schema object (or boolean) reached from the root becomes one node:
  * an array of keywords whose operands were decoded at compile time (regexes
  * compiled, property tables hashed, enum values hashed, $ref targets linked
  * to nodes). Nodes are memoized by json_t address, so $ref cycles become
- * cycles in the node graph; evaluation bounds them (see validate.c).
+ * cycles in the node graph; evaluation bounds them (see eval_body.inc).
  * Everything lives in the schema's arena and is never mutated after compile
  * (the one exception, a regex's lazily published JIT copy, is atomic; see
  * regex.c), which is what makes one mcp_schema_t safe to share between
@@ -23,6 +24,7 @@
 #include "schema/arena.h"
 #include "schema/map.h"
 #include "schema/regex.h"
+#include "util/hash.h"
 
 /* Vocabularies; a dialect enables a set of them. */
 enum {
@@ -74,41 +76,62 @@ typedef struct mcp__resource {
   size_t ndyn, capdyn;
 } mcp__resource;
 
+/* The operations keywords compile to, by vocabulary (src/schema/vocab/):
+ *   X(OP, rank, leaf, evaluator)
+ * rank orders a node's operations (cheap assertions first, unevaluated*
+ * last); leaf: evaluates no subschema; evaluator: ev_<evaluator> in
+ * vocab/<vocabulary>_eval.inc. A keyword (vocab/<vocabulary>.c) compiles to
+ * zero or more operations: "properties", "patternProperties" and
+ * "additionalProperties" to one, draft-07 "dependencies" to two. */
+#define MCP__OPS_CORE(X)                                                       \
+  X(REF, 3, 0, ref)                                                            \
+  X(DYNREF, 3, 0, dynref)
+#define MCP__OPS_VALIDATION(X)                                                 \
+  X(TYPE, 0, 1, type)                                                          \
+  X(CONST, 1, 1, const)                                                        \
+  X(ENUM, 1, 1, enum)                                                          \
+  X(MULTIPLE_OF, 1, 1, multiple_of)                                            \
+  X(MAXIMUM, 1, 1, bound) /* the four bounds stay in this order */             \
+  X(EXCL_MAXIMUM, 1, 1, bound)                                                 \
+  X(MINIMUM, 1, 1, bound)                                                      \
+  X(EXCL_MINIMUM, 1, 1, bound)                                                 \
+  X(MAX_LENGTH, 1, 1, length)                                                  \
+  X(MIN_LENGTH, 1, 1, length)                                                  \
+  X(PATTERN, 1, 1, pattern)                                                    \
+  X(MAX_ITEMS, 1, 1, item_count)                                               \
+  X(MIN_ITEMS, 1, 1, item_count)                                               \
+  X(UNIQUE_ITEMS, 1, 1, unique_items)                                          \
+  X(MAX_PROPERTIES, 1, 1, property_count)                                      \
+  X(MIN_PROPERTIES, 1, 1, property_count)                                      \
+  X(REQUIRED, 1, 1, required)                                                  \
+  X(DEP_REQUIRED, 1, 1, dependent_required)
+#define MCP__OPS_FORMAT(X) X(FORMAT, 1, 1, format)
+#define MCP__OPS_APPLICATOR(X)                                                 \
+  X(ALLOF, 3, 0, all_of)                                                       \
+  X(ANYOF, 3, 0, any_of)                                                       \
+  X(ONEOF, 3, 0, one_of)                                                       \
+  X(NOT, 3, 0, not )                                                           \
+  X(IF, 3, 0, if)                                                              \
+  X(DEP_SCHEMAS, 3, 0, dependent_schemas)                                      \
+  X(PROPERTY_NAMES, 2, 0, property_names)                                      \
+  X(PROPERTIES, 2, 0, properties) /* + patternProperties, additional... */     \
+  X(ITEMS, 2, 0, items) /* prefixItems + items (or items[] + additional...) */ \
+  X(CONTAINS, 2, 0, contains) /* with minContains / maxContains */
+#define MCP__OPS_UNEVALUATED(X)                                                \
+  X(UNEVAL_ITEMS, 4, 0, unevaluated_items)                                     \
+  X(UNEVAL_PROPS, 4, 0, unevaluated_properties)
+#define MCP__OPS(X)                                                            \
+  MCP__OPS_CORE(X)                                                             \
+  MCP__OPS_VALIDATION(X)                                                       \
+  MCP__OPS_FORMAT(X)                                                           \
+  MCP__OPS_APPLICATOR(X)                                                       \
+  MCP__OPS_UNEVALUATED(X)
+
 typedef enum mcp__op {
-  MCP__OP_REF,
-  MCP__OP_DYNREF,
-  MCP__OP_TYPE,
-  MCP__OP_CONST,
-  MCP__OP_ENUM,
-  MCP__OP_MULTIPLE_OF,
-  MCP__OP_MAXIMUM,
-  MCP__OP_EXCL_MAXIMUM,
-  MCP__OP_MINIMUM,
-  MCP__OP_EXCL_MINIMUM,
-  MCP__OP_MAX_LENGTH,
-  MCP__OP_MIN_LENGTH,
-  MCP__OP_PATTERN,
-  MCP__OP_FORMAT,
-  MCP__OP_MAX_ITEMS,
-  MCP__OP_MIN_ITEMS,
-  MCP__OP_UNIQUE_ITEMS,
-  MCP__OP_MAX_PROPERTIES,
-  MCP__OP_MIN_PROPERTIES,
-  MCP__OP_REQUIRED,
-  MCP__OP_DEP_REQUIRED,
-  MCP__OP_ALLOF,
-  MCP__OP_ANYOF,
-  MCP__OP_ONEOF,
-  MCP__OP_NOT,
-  MCP__OP_IF,
-  MCP__OP_DEP_SCHEMAS,
-  MCP__OP_PROPERTY_NAMES,
-  MCP__OP_PROPERTIES, /* properties + patternProperties + additionalProperties
-                       */
-  MCP__OP_ITEMS,      /* prefixItems + items (or items[] + additionalItems) */
-  MCP__OP_CONTAINS,   /* with minContains / maxContains */
-  MCP__OP_UNEVAL_ITEMS,
-  MCP__OP_UNEVAL_PROPS,
+#define MCP__OP_ENUM_(op, rank, leaf, ev) MCP__OP_##op,
+  MCP__OPS(MCP__OP_ENUM_)
+#undef MCP__OP_ENUM_
+      MCP__OP_COUNT
 } mcp__op;
 
 typedef struct mcp__prop {
@@ -315,37 +338,5 @@ const mcp__builtin_doc *mcp__metaschemas(size_t *count);
 
 #define MCP__DEFAULT_MATCH_LIMIT 1000000u
 #define MCP__DEFAULT_MAX_DEPTH   1000u
-
-/* a[0..n) == b[0..n) for short keys without a call: 8-byte words, then
- * overlapping 4-, 2- or 1-byte tails. */
-static inline bool mcp__bytes_eq(const char *a, const char *b, size_t n) {
-  while (n >= 8) {
-    uint64_t x, y;
-    memcpy(&x, a, 8);
-    memcpy(&y, b, 8);
-    if (x != y)
-      return false;
-    a += 8;
-    b += 8;
-    n -= 8;
-  }
-  if (n >= 4) {
-    uint32_t x, y, z, w;
-    memcpy(&x, a, 4);
-    memcpy(&y, b, 4);
-    memcpy(&z, a + n - 4, 4);
-    memcpy(&w, b + n - 4, 4);
-    return x == y && z == w;
-  }
-  if (n >= 2) {
-    uint16_t x, y, z, w;
-    memcpy(&x, a, 2);
-    memcpy(&y, b, 2);
-    memcpy(&z, a + n - 2, 2);
-    memcpy(&w, b + n - 2, 2);
-    return x == y && z == w;
-  }
-  return n == 0 || *a == *b;
-}
 
 #endif

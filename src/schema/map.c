@@ -6,15 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t mcp__hash_bytes(const void *p, size_t len) {
-  const unsigned char *s = p;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; i++) {
-    h ^= s[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+#include "util/hash.h"
 
 static uint64_t key_hash(const mcp__map *m, const void *key) {
   if (m->string_keys)

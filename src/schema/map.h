@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h" /* mcp__hash_bytes */
+
 typedef struct mcp__map_slot {
   const void *key; /* NULL: empty */
   void *value;
@@ -27,7 +29,5 @@ void mcp__map_release(mcp__map *m);
 void *mcp__map_get(const mcp__map *m, const void *key);
 /* Inserts or replaces; false when out of memory. */
 bool mcp__map_put(mcp__map *m, const void *key, void *value);
-
-uint64_t mcp__hash_bytes(const void *p, size_t len);
 
 #endif

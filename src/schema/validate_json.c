@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* validate_json.c - the evaluator (eval_impl.h) over jansson values:
+/* validate_json.c - the evaluator (eval_body.inc) over jansson values:
  * mcp_schema_is_valid and the detailed mcp_schema_validate. */
 #include <jansson.h>
 
@@ -52,7 +52,7 @@ static const uint8_t json_type_bits[8] = {
     MCP__T_NUMBER, MCP__T_BOOL,  MCP__T_BOOL,   MCP__T_NULL};
 #define I_TYPE_BIT(v) ((unsigned)json_type_bits[(unsigned)json_typeof(v) & 7u])
 
-#include "schema/eval_impl.h"
+#include "schema/eval_body.inc"
 
 /* propertyNames: each key becomes a string value for the subschema. */
 static bool eval_property_names(vctx *c, const mcp__kw *kw, INST inst,

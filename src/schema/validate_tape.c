@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* validate_tape.c - the evaluator (eval_impl.h) over a parsed tape (tape.h):
+/* validate_tape.c - the evaluator (eval_body.inc) over a parsed tape (tape.h):
  * mcp_schema_validate_text. Only the fast path exists here (V_OUT is a
  * constant NULL, so all reporting code folds away); a caller wanting the
  * error list parses with jansson and uses mcp_schema_validate.
@@ -7,10 +7,10 @@
  * Value semantics (equality, hashing, numeric comparison, multipleOf) go
  * through the mcp__num / hash pieces of jsonval.h that the jansson path
  * uses too, so both representations reach the same verdicts. */
+#include "schema/validate_tape.h"
 #include "schema/internal.h"
 #include "schema/jsonval.h"
 #include "schema/map.h"
-#include "schema/validate_tape.h"
 
 typedef const mcp__tnode *tref;
 
@@ -197,7 +197,7 @@ static const uint8_t tape_type_bits[8] = {
 #define I_IS_INTEGRAL(x)         t_is_integral(x)
 #define V_OUT(c)                 ((mcp_validation_t *)NULL)
 
-#include "schema/eval_impl.h"
+#include "schema/eval_body.inc"
 
 /* propertyNames: a key node is a string node, so it is the instance. */
 static bool eval_property_names(vctx *c, const mcp__kw *kw, INST inst,

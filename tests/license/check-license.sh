@@ -16,7 +16,7 @@ fi
 is_source() {
   case "$1" in
     *.c | *.h | *.cmake | *.cmake.in | *.pc.in | CMakeLists.txt | */CMakeLists.txt | \
-      Makefile | */Makefile | *.sh | *.py | *.js | *.mjs | *.lua)
+      Makefile | */Makefile | *.sh | *.py | *.js | *.mjs | *.lua | *.inc)
       return 0 ;;
     *.md | *.json | *.txt | .gitignore | */.gitignore | .clang-format) return 1 ;;
   esac

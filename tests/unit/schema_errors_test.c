@@ -114,6 +114,9 @@ static void test_compile_errors_name_the_spot(void **state) {
        "/minLength"},
       {"{\"items\":{\"pattern\":\"(unclosed\"}}", NULL, "/items/pattern"},
       {"{\"type\":\"strange\"}", "\"type\" must name JSON types", "/type"},
+      /* the pointer names "items" itself (it was the previous keyword's) */
+      {"{\"minimum\":1,\"items\":[true]}",
+       "\"items\" must be a schema in draft 2020-12", "/items"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     mcp_schema_t *s = NULL;

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* hash.c - FNV-1a over bytes (hash.h). */
+#include "util/hash.h"
+
+uint64_t mcp__hash_bytes(const void *p, size_t len) {
+  const unsigned char *s = p;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++) {
+    h ^= s[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
