@@ -64,6 +64,8 @@ struct mcp_server {
 
   struct mcp__task_engine *tasks;    /* NULL unless tasks are enabled */
   const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
+  /* Delivers a resource update here (installed by src/resources). */
+  mcp_status (*resource_updated_local)(mcp_server_t *s, const char *uri);
 
   /* Per tool-name hash: recent fast runs, negative after a slow one, and
    * consecutive slow runs on a network thread (inline_runs.c). */
@@ -161,6 +163,9 @@ struct mcp_call {
  * publishing of what happened here to the other replicas. */
 mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
                                        json_t *params);
+/* (the resources module defines it and installs it as
+ * server->resource_updated_local, so the relay in core reaches it without
+ * naming the module) */
 mcp_status mcp__server_resource_updated_local(mcp_server_t *s, const char *uri);
 void mcp__relay_publish_broadcast(mcp_server_t *s, const char *method,
                                   const json_t *params);

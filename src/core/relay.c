@@ -124,7 +124,8 @@ mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
   } else if (kind && strcmp(kind, "resource_updated") == 0) {
     const char *uri = json_string_value(json_object_get(e, "uri"));
     if (uri)
-      st = mcp__server_resource_updated_local(s, uri);
+      st = s->resource_updated_local ? s->resource_updated_local(s, uri)
+                                     : MCP_ERR_UNSUPPORTED;
   }
   json_decref(e);
   return st;

@@ -181,6 +181,7 @@ static const mcp__method resource_methods[] = {
 };
 
 mcp_status mcp__resources_register(mcp_server_t *s) {
+  s->resource_updated_local = mcp__server_resource_updated_local;
   return mcp__server_add_methods(s, resource_methods,
                                  sizeof resource_methods /
                                      sizeof resource_methods[0]);
