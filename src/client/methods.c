@@ -262,7 +262,9 @@ void mcp__client_task_status(mcp_client_t *c, json_t *task) {
   pthread_mutex_lock(&c->lock);
   if (json_object_size(c->task_seen) > 1024)
     json_object_clear(c->task_seen);
-  json_object_set(c->task_seen, id, task);
+  /* a copy: the reader thread frees the message the task came in while
+   * a waiter reads the entry (no jansson value shared across threads) */
+  json_object_set_new(c->task_seen, id, json_deep_copy(task));
   pthread_cond_broadcast(&c->task_cond);
   pthread_mutex_unlock(&c->lock);
 }

@@ -167,6 +167,9 @@ mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
  * server->resource_updated_local, so the relay in core reaches it without
  * naming the module) */
 mcp_status mcp__server_resource_updated_local(mcp_server_t *s, const char *uri);
+/* Whether a relay is set (read under the server lock: it is closed while
+ * task threads still publish). */
+bool mcp__relay_active(mcp_server_t *s);
 void mcp__relay_publish_broadcast(mcp_server_t *s, const char *method,
                                   const json_t *params);
 void mcp__relay_publish_resource_updated(mcp_server_t *s, const char *uri);

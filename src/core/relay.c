@@ -36,6 +36,13 @@ mcp_status mcp_server_set_relay(mcp_server_t *s, mcp_relay relay) {
   return st;
 }
 
+bool mcp__relay_active(mcp_server_t *s) {
+  pthread_mutex_lock(&s->lock);
+  bool on = s->relay.ops != NULL;
+  pthread_mutex_unlock(&s->lock);
+  return on;
+}
+
 void mcp__relay_close(mcp_server_t *s) {
   pthread_mutex_lock(&s->lock);
   mcp_relay r = s->relay;

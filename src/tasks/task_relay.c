@@ -11,7 +11,7 @@
 void mcp__engine_publish_status(mcp__task_engine *e,
                                 const mcp_task_record *rec) {
   mcp_server_t *s = e->server;
-  if (s->relay.ops == NULL)
+  if (!mcp__relay_active(s))
     return;
   json_t *task = mcp__task_json(rec);
   json_t *ev = task ? json_pack("{s:s,s:o,s:s?}", "kind", "task_status", "task",
@@ -22,7 +22,7 @@ void mcp__engine_publish_status(mcp__task_engine *e,
 
 void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id) {
   mcp_server_t *s = e->server;
-  if (s->relay.ops == NULL)
+  if (!mcp__relay_active(s))
     return;
   mcp__relay_publish_event(
       s, json_pack("{s:s,s:s}", "kind", "task_cancel", "taskId", id));

@@ -35,6 +35,14 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 LOG=$(mktemp /tmp/conformance-server.XXXXXX)
 PID=
 cleanup() {
+  rc=$?
+  if [ -n "$PID" ] && ! kill -0 "$PID" 2>/dev/null; then
+    echo "conformance: the server exited during the run; its output:" >&2
+    tail -n 80 "$LOG" >&2
+  elif [ "$rc" -ne 0 ] && [ -s "$LOG" ]; then
+    echo "conformance: the server's output (last lines):" >&2
+    tail -n 40 "$LOG" >&2
+  fi
   [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
   rm -f "$LOG"
 }
