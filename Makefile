@@ -62,7 +62,7 @@ check: deps
 	@# install_consumers builds programs against the installed library
 	@# without -fsanitize=thread, which cannot link; the ASan pass covers it.
 	@# deb_packages builds its own release tree: once (ASan pass) is enough.
-	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(CURDIR)/tests/tsan.supp \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600 \
 	  -E '^(install_consumers|deb_packages)$$'
 
