@@ -233,7 +233,7 @@ size_t mcp__listen_count(mcp_server_t *s) {
 
 /* ---- fan-out ------------------------------------------------------------- */
 
-static bool uri_covers(const char *sub, const char *uri) {
+bool mcp__uri_covers(const char *sub, const char *uri) {
   size_t n = strlen(sub);
   if (strncmp(sub, uri, n) != 0)
     return false;
@@ -245,7 +245,7 @@ static bool wants(const mcp__listener *l, unsigned kind, const char *key) {
     return false;
   if (kind == MCP__LISTEN_RESOURCE) {
     for (size_t i = 0; i < l->nuris; i++)
-      if (key && uri_covers(l->keys[i], key))
+      if (key && mcp__uri_covers(l->keys[i], key))
         return true;
     return false;
   }

@@ -71,6 +71,11 @@ void mcp__listen_cancel(mcp_server_t *s, const void *ctx,
 /* Lets filters carry taskIds (the tasks extension calls it). */
 void mcp__listen_enable_task_ids(mcp_server_t *s, bool on);
 
+/* True when a subscription to sub covers uri: the same resource, or one
+ * below it in the path hierarchy (listen filters and resources/subscribe
+ * share this rule). */
+bool mcp__uri_covers(const char *sub, const char *uri);
+
 /* Open streams right now (tests, benchmarks). */
 size_t mcp__listen_count(mcp_server_t *s);
 

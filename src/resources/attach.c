@@ -126,11 +126,7 @@ mcp_status mcp__handle_unsubscribe(mcp_call_t *call, json_t **result) {
 /* True when a subscription to sub covers uri: the same resource, or one
  * below it in the path hierarchy. */
 static bool covers(const char *sub, const void *ud) {
-  const char *uri = ud;
-  size_t n = strlen(sub);
-  if (strncmp(sub, uri, n) != 0)
-    return false;
-  return uri[n] == '\0' || uri[n] == '/' || (n > 0 && sub[n - 1] == '/');
+  return mcp__uri_covers(sub, ud);
 }
 
 static bool session_wants(mcp_session_t *se, void *ud) {
