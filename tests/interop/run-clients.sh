@@ -82,8 +82,8 @@ ts2 | ts1)
       install_failed "$PKG (npm)" npm ping
   fi
   # The script must sit next to node_modules to resolve the SDK.
-  cp "$HERE/${CLIENT}_client.mjs" "$DIR/${CLIENT}_client.mjs" || exit 1
-  set -- node "$DIR/${CLIENT}_client.mjs"
+  cp "$HERE/ts_client.mjs" "$DIR/ts_client.mjs" || exit 1
+  set -- node "$DIR/ts_client.mjs" "$CLIENT"
   ;;
 *)
   echo "run-clients.sh: unknown client $CLIENT" >&2
