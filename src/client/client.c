@@ -543,6 +543,7 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
   pthread_cond_init(&c->task_cond, NULL);
   c->retired = json_array();
   c->cache = json_object();
+  c->cache_server = mcp__cache_server_identity(&c->opts);
   c->tool_headers = json_object();
   c->task_seen = json_object();
   const char *want = o->protocol_version;
@@ -558,8 +559,8 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
   json_object_set_new(c->modern_caps, "extensions",
                       json_pack("{s:{}}", MCP__TASKS_EXT));
   if (c->opts.protocol_version == NULL || c->retired == NULL ||
-      c->cache == NULL || c->tool_headers == NULL || c->task_seen == NULL ||
-      c->modern_caps == NULL) {
+      c->cache == NULL || c->cache_server == NULL || c->tool_headers == NULL ||
+      c->task_seen == NULL || c->modern_caps == NULL) {
     mcp_client_close(c);
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
@@ -585,6 +586,7 @@ void mcp_client_close(mcp_client_t *c) {
   json_decref(c->init_result);
   json_decref(c->retired);
   json_decref(c->cache);
+  free(c->cache_server);
   json_decref(c->tool_headers);
   json_decref(c->task_seen);
   json_decref(c->modern_caps);

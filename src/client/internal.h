@@ -86,6 +86,7 @@ struct mcp_client_options {
   json_t *sampling_caps, *elicitation_caps, *roots_caps;
   mcp_client_observer_fn observer;
   void *observer_ud;
+  mcp_client_cache_t *shared_cache; /* borrowed */
 };
 
 /* One request waiting for its answer. Lives on the waiting thread's stack. */
@@ -126,6 +127,7 @@ struct mcp_client {
   json_t *tool_headers;     /* tool name -> {"Header": ["arg", ...path]} */
   bool tools_listed;        /* tool_headers came from a tools/list */
   json_t *cache;            /* key -> {"r": result, "t": expiry ms} */
+  char *cache_server;       /* the server's identity in the shared cache */
   char *log_level;          /* per-request logLevel (modern), or NULL */
   pthread_cond_t task_cond; /* a task status notification arrived */
   json_t *task_seen;        /* task id -> last DetailedTask seen */
@@ -187,10 +189,17 @@ void mcp__client_task_status(mcp_client_t *c, json_t *task);
 /* A cached, still fresh result for method + params, or NULL (new ref). */
 json_t *mcp__cache_get(mcp_client_t *c, const char *method,
                        const json_t *params);
-/* Stores result when it carries ttlMs > 0 (and no multi-round input). */
+/* A fresh public result of the shared cache (new ref), or NULL. */
+json_t *mcp__cache_shared_get(mcp_client_t *c, const char *method,
+                              const json_t *params);
+/* Stores result when it carries ttlMs > 0 (and no multi-round input); in
+ * the shared cache too when its cacheScope is "public". */
 void mcp__cache_put(mcp_client_t *c, const char *method, const json_t *params,
                     const json_t *result);
-/* Drops entries that a notification makes stale. */
+/* The client's identity of its server in the shared cache (malloc'd):
+ * "http URL" or "stdio ARGV-as-JSON". */
+char *mcp__cache_server_identity(const mcp_client_options_t *o);
+/* Drops entries that a notification makes stale (own and shared). */
 void mcp__cache_notify(mcp_client_t *c, const char *method,
                        const json_t *params);
 

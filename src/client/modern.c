@@ -403,6 +403,13 @@ mcp_status mcp__modern_request(mcp_client_t *c, const char *method,
   if (params == NULL)
     params = json_object();
   json_t *cached = mcp__cache_get(c, method, params);
+  if (cached == NULL) {
+    /* another client's public result: new to this client, so remember
+     * what it tells (tools' header maps) as for an answer */
+    cached = mcp__cache_shared_get(c, method, params);
+    if (cached != NULL)
+      mcp__modern_after(c, method, cached);
+  }
   if (cached != NULL) {
     json_decref(params);
     if (result != NULL)
