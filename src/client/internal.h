@@ -4,8 +4,8 @@
  * The core (client.c) owns request ids, the table of requests waiting for an
  * answer, and the routing of every incoming message. A transport only moves
  * bytes: send() hands it one serialized message, and it calls
- * mcp__client_receive() for each message that arrives. Two transports exist,
- * chosen at connect time, so they sit behind a small vtable. */
+ * mcp__client_receive_text() for each message that arrives. Two transports
+ * exist, chosen at connect time, so they sit behind a small vtable. */
 #ifndef MCP_CLIENT_INTERNAL_H
 #define MCP_CLIENT_INTERNAL_H
 
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "jsonrpc/jsonrpc.h"
 #include "mcp/client.h"
 #include "util/buf.h"
 
@@ -134,19 +135,21 @@ struct mcp_client {
   uint64_t listen_gen;      /* bumped by mcp_client_listen_stop */
 };
 
-/* Called by transports for each incoming message (takes msg: steals). */
-void mcp__client_receive(mcp_client_t *c, json_t *msg);
-/* Parses one incoming message of len bytes (json_loadb flags) and receives
- * it; text that does not parse reaches the observer as a JSON string, so a
- * tester can report it. */
-void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
-                              size_t flags);
+/* Called by transports for each incoming message: len bytes of JSON,
+ * decoded with src/jsonrpc. A message that parses but breaks the JSON-RPC
+ * envelope rules is still routed by its members (the client is a tolerant
+ * reader); text that does not parse reaches the observer as a JSON string,
+ * so a tester can report it, and makes the answer false. */
+bool mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len);
+/* The same for a message the transport decoded itself (takes m's root). */
+void mcp__client_receive_message(mcp_client_t *c, mcp__message *m);
 /* Called by transports when the connection ended (reader EOF). */
 void mcp__client_closed(mcp_client_t *c);
 /* True while the request with this id still waits for its answer. */
 bool mcp__client_is_pending(mcp_client_t *c, const json_t *id);
-/* Serializes and sends msg (borrowed) through the transport. */
-mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
+/* Sends one message encoded with src/jsonrpc (msg borrowed) through the
+ * transport; the observer sees it parsed. */
+mcp_status mcp__client_send(mcp_client_t *c, const mcp__buf *msg,
                             const mcp__csend *info, mcp_error_t *err);
 
 /* One request, no multi-round handling (client.c). timeout_ms as in
