@@ -9,6 +9,9 @@
  *   --expect V     fail unless the negotiated version is V
  *   --no-elicit    the peer cannot ask the client here: skip that step
  *   --task         call the peer's square tool as a task and wait for it
+ *   --shared-cache the peer marks interop://greeting public with a ttlMs: a
+ *                  second client attached to the same mcp_client_cache_t
+ *                  reads it without sending resources/read
  *
  * Every peer offers the tools add, fail and archive (which asks the client
  * to confirm through an elicitation), the resource interop://greeting and
@@ -24,6 +27,7 @@
 
 static int failures;
 static int asked;
+static int reads_sent; /* resources/read requests the clients sent */
 static char asked_message[256];
 
 static void check(int ok, const char *step, const char *fmt,
@@ -70,6 +74,13 @@ static mcp_status on_elicit(mcp_client_t *c, const char *method, json_t *params,
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
 
+static void count_reads(mcp_client_t *c, bool incoming, json_t *msg, void *ud) {
+  (void)c, (void)ud;
+  const char *m = json_string_value(json_object_get(msg, "method"));
+  if (!incoming && m != NULL && strcmp(m, "resources/read") == 0)
+    reads_sent++;
+}
+
 static void run_task(mcp_client_t *c) {
   mcp_error_t err = {0};
   json_t *created = NULL, *task = NULL, *result = NULL;
@@ -101,7 +112,7 @@ static void run_task(mcp_client_t *c) {
 
 int main(int argc, char **argv) {
   const char *protocol = NULL, *expect = NULL, *url = NULL;
-  int elicit = 1, task = 0, i = 1;
+  int elicit = 1, task = 0, shared = 0, i = 1;
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc)
       protocol = argv[++i];
@@ -111,6 +122,8 @@ int main(int argc, char **argv) {
       elicit = 0;
     else if (strcmp(argv[i], "--task") == 0)
       task = 1;
+    else if (strcmp(argv[i], "--shared-cache") == 0)
+      shared = 1;
     else if (strcmp(argv[i], "-u") == 0 && i + 1 < argc)
       url = argv[++i];
     else if (strcmp(argv[i], "--") == 0) {
@@ -118,7 +131,8 @@ int main(int argc, char **argv) {
       break;
     } else {
       fprintf(stderr, "usage: interop_client [--protocol V] [--expect V] "
-                      "[--no-elicit] [--task] (-u URL | -- COMMAND ARGS...)\n");
+                      "[--no-elicit] [--task] [--shared-cache] (-u URL | -- "
+                      "COMMAND ARGS...)\n");
       return 2;
     }
   }
@@ -140,11 +154,17 @@ int main(int argc, char **argv) {
   if (protocol != NULL)
     mcp_client_options_set_protocol_version(o, protocol);
   mcp_client_options_set_elicitation_handler(o, on_elicit, NULL, NULL);
+  mcp_client_options_set_observer(o, count_reads, NULL);
+  mcp_client_cache_t *cache = NULL;
+  if (mcp_client_cache_new(0, &cache) != MCP_OK)
+    return 1;
+  mcp_client_options_set_shared_cache(o, cache);
   mcp_client_t *c = NULL;
   mcp_status st = mcp_client_connect(o, &c, &err);
-  mcp_client_options_free(o);
   if (st != MCP_OK) {
     fprintf(stderr, "interop_client: FAIL connect: %s\n", err.message);
+    mcp_client_options_free(o);
+    mcp_client_cache_free(cache);
     return 1;
   }
   const char *version = mcp_client_protocol_version(c);
@@ -227,7 +247,26 @@ int main(int argc, char **argv) {
   if (task)
     run_task(c);
 
+  if (shared) {
+    /* another client of the same server, attached to the same cache */
+    mcp_client_t *other = NULL;
+    int before = reads_sent;
+    st = mcp_client_connect(o, &other, &err);
+    check(st == MCP_OK, "second client", "%s", err.message);
+    if (st == MCP_OK) {
+      st = mcp_client_read_resource(other, "interop://greeting", &r, &err);
+      check(st == MCP_OK && reads_sent == before,
+            "public result shared through mcp_client_cache_t", "%s",
+            st == MCP_OK ? "resources/read was sent again" : err.message);
+      json_decref(r);
+      r = NULL;
+      mcp_client_close(other);
+    }
+  }
+
   mcp_client_close(c);
+  mcp_client_options_free(o);
+  mcp_client_cache_free(cache);
   if (failures == 0)
     printf("interop_client: ok\n");
   return failures ? 1 : 0;

@@ -15,7 +15,9 @@
 # Neither 2.x server SDK implements tasks, so only ts1 runs a task.
 # Each run: list tools, call one, an isError result, read a resource, get a
 # prompt, an elicitation answered by the client (mcpc: --elicit accept;
-# libmcp-client: its elicitation handler), a task where the peer has one.
+# libmcp-client: its elicitation handler), a task where the peer has one,
+# and in 2026-07-28 a public read result shared between two libmcp-client
+# handles through an mcp_client_cache_t.
 # The SDKs are installed into INTEROP_CACHE (default ~/.cache/libmcp-interop:
 # py2/ venv, ts2s/ npm project, the top npm project for ts1). Exit 77
 # (skipped, with a message) only when the registry cannot be reached or
@@ -151,6 +153,8 @@ client_run() {
   set -- --protocol "$proto" --expect "$want" "$@"
   [ "$via $PEER $want" = "http ts2 2025-11-25" ] && set -- --no-elicit "$@"
   [ "$PEER" = ts1 ] && set -- --task "$@"
+  # the 2.x peers mark their resource public with a ttlMs in 2026-07-28
+  [ "$want" = 2026-07-28 ] && set -- --shared-cache "$@"
   timeout 120 "$ICLIENT" "$@" >"$WORK/out" 2>&1 ||
     bad "libmcp-client over $via, --protocol $proto"
   echo "  libmcp-client over $via, --protocol $proto: $(grep -c '^ok ' "$WORK/out") checks"

@@ -8,16 +8,24 @@ usage: py_server.py stdio
 Offers what every interop peer offers: tools add (a+b, text "sum=N" and
 structuredContent {"sum": N}), fail (isError) and archive (asks the client
 to confirm with an elicitation; "archived N orders" or "kept the orders"),
-the resource interop://greeting ("hello from py2") and the prompt greet
+the resource interop://greeting ("hello from py2"; cacheScope public,
+ttlMs 60000 in 2026-07-28) and the prompt greet
 (argument name). The SDK has no tasks on the server side, so no task tool.
 """
 import sys
 from typing import Annotated
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import ElicitationResult, Elicit, MCPServer, Resolve
 from pydantic import BaseModel
 
-mcp = MCPServer("py2-interop", version="1.0.0")
+# 2026-07-28: reads of interop://greeting are the same for everyone, fresh
+# for a minute (a client cache shared between clients may keep them)
+mcp = MCPServer(
+    "py2-interop",
+    version="1.0.0",
+    cache_hints={"resources/read": CacheHint(ttl_ms=60000, scope="public")},
+)
 
 
 class Sum(BaseModel):

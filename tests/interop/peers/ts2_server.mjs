@@ -52,7 +52,9 @@ function factory() {
       return { content: [{ type: 'text', text }] };
     }
   );
-  server.registerResource('greeting', 'interop://greeting', { mimeType: 'text/plain' }, async uri => ({
+  // cacheScope public, ttlMs 60000 in 2026-07-28: the same for everyone
+  const cacheHint = { ttlMs: 60000, cacheScope: 'public' };
+  server.registerResource('greeting', 'interop://greeting', { mimeType: 'text/plain', cacheHint }, async uri => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'hello from ts2' }]
   }));
   server.registerPrompt(
