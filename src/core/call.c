@@ -3,7 +3,7 @@
  * with it: read who is asking, report progress, log, fail with a chosen
  * JSON-RPC error, and ask the client something (server-to-client requests).
  */
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "util/clock.h"
 

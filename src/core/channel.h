@@ -78,6 +78,11 @@ void mcp__session_release(mcp_session_t *s);
  * requests fail at once with MCP_ERR_CLOSED, running calls go on. */
 void mcp__session_input_closed(mcp_session_t *s);
 
+/* Runs the call's handler on the calling thread, sends the response
+ * (unless the call was cancelled) and frees the call, or leaves it to
+ * whoever the handler suspended it for (call_finish.c). */
+void mcp__call_run(mcp_call_t *call);
+
 /* Lets the call's handler answer later, from another thread: a blocked
  * tasks/result then frees its worker and the response (and done) come when
  * the task ends. Only for transports whose channel accepts send and done

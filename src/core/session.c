@@ -7,7 +7,7 @@
  * one reference, each running call another, so a session outlives a closed
  * connection until its last call has finished.
  */
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "util/rand.h"
 
