@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* core.h - the call and session core: the structures of a server, its
  * sessions and calls, and what feature modules (tools, resources, prompts,
- * completion, tasks, peer) use to answer, fail, notify, log, list and ask
+ * completion, tasks, outbound) use to answer, fail, notify, log, list and ask
  * the client. Features include this header; the dispatcher (src/server)
  * sits above them and registers nothing itself: each feature registers
  * its own method rows (mcp__server_add_methods). Transports include
@@ -167,7 +167,7 @@ bool mcp__session_has_owner_key(mcp_session_t *s, const char *key);
 /* Named sets of strings a session keeps for feature modules. */
 typedef enum mcp__session_set {
   MCP__SET_SUBSCRIPTIONS,   /* resources/subscribe URIs (resources) */
-  MCP__SET_URL_ELICITATIONS /* elicitation ids sent to the client (peer) */
+  MCP__SET_URL_ELICITATIONS /* elicitation ids sent to the client (outbound) */
 } mcp__session_set;
 /* Adds (add) or removes key. MCP_ERR_NOMEM when it cannot be added. */
 mcp_status mcp__session_set_update(mcp_session_t *s, mcp__session_set set,

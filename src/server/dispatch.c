@@ -8,7 +8,7 @@
  * (2025-11-25 session vs 2026-07-28 stateless) happens here too, so handlers
  * see one uniform mcp_call_t either way.
  */
-#include "peer/peer.h"
+#include "outbound/outbound.h"
 #include "server/era_modern.h"
 #include "server/internal.h"
 
