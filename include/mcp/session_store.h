@@ -14,6 +14,10 @@
  * every replica that loads it afterwards; a replica that already holds it
  * keeps serving it until it idles out there.
  *
+ * The state a store keeps is JSON text it need not understand; with
+ * authorization on it includes the subject that opened the session (never
+ * the token), so every replica refuses the session to other subjects.
+ *
  * A store is a plug-in (a const ops table plus impl), like the event store.
  * libmcp ships one on PostgreSQL.
  */

@@ -177,15 +177,16 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
 }
 
 mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
-                                 const char *state, uint32_t stream_base,
-                                 hs_session **out) {
+                                 const char *state, const char *subject,
+                                 uint32_t stream_base, hs_session **out) {
   *out = NULL;
   hs_session *hs;
   mcp_status s = session_new(h, id, stream_base, &hs);
   if (s != MCP_OK)
     return s;
   if ((s = mcp__session_import(hs->se, state)) != MCP_OK ||
-      (hs->shared = strdup(state)) == NULL) {
+      (hs->shared = strdup(state)) == NULL ||
+      (subject && (hs->subject = strdup(subject)) == NULL)) {
     session_discard(hs);
     return s != MCP_OK ? s : MCP_ERR_NOMEM;
   }
