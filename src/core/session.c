@@ -217,10 +217,11 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   pthread_mutex_unlock(&se->lock);
 }
 
-void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
+bool mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
   if (!json_is_integer(msg->id))
-    return; /* we only issue integer ids; anything else is not ours */
+    return false; /* we only issue integer ids; anything else is not ours */
   int64_t id = (int64_t)json_integer_value(msg->id);
+  bool found = false;
   pthread_mutex_lock(&se->lock);
   for (mcp__outbound *o = se->outbound; o; o = o->next)
     if (o->id == id && !o->done) {
@@ -231,8 +232,17 @@ void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
       o->response = msg->root;
       msg->root = NULL;
       pthread_cond_broadcast(&se->cond);
+      found = true;
       break;
     }
+  pthread_mutex_unlock(&se->lock);
+  return found;
+}
+
+void mcp__session_set_outbound_base(mcp_session_t *se, int64_t first) {
+  pthread_mutex_lock(&se->lock);
+  if (first > se->next_outbound_id)
+    se->next_outbound_id = first;
   pthread_mutex_unlock(&se->lock);
 }
 

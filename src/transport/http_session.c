@@ -190,6 +190,11 @@ mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
     session_discard(hs);
     return s != MCP_OK ? s : MCP_ERR_NOMEM;
   }
+  /* Its requests to the client get ids of this load's own range, so an
+   * answer that reaches another replica names the one that asked
+   * (mcp/relay.h): the creator numbers from 1, a load with stream base b
+   * (1 + n * 100000) from b * 2^20, below 2^53 (exact in JSON numbers). */
+  mcp__session_set_outbound_base(hs->se, (int64_t)stream_base << 20);
   return session_insert(h, hs, out);
 }
 
