@@ -212,6 +212,12 @@ void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
 bool mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
 bool mcp__session_is_closed(mcp_session_t *s);
+/* The transport's id of a session (HTTP: Mcp-Session-Id): whether it is id;
+ * a malloc'd copy (NULL: none); the listed session with that id (retained,
+ * or NULL). */
+bool mcp__session_id_is(mcp_session_t *s, const char *id);
+char *mcp__session_id_copy(mcp_session_t *s);
+mcp_session_t *mcp__server_session_by_id(mcp_server_t *srv, const char *id);
 /* initialize: records the negotiated version, the client's capabilities
  * (caps is stolen, even on failure) and info (borrowed; may be NULL).
  * false when the session was initialized already. */

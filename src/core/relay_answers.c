@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "core/session_internal.h"
+#include "core/session_internal.h" /* se->server */
 
 /* The relay when it routes answers (ops version 2), read under the server
  * lock: it is set before serving and closed by mcp_server_free once calls
@@ -29,20 +29,11 @@ static bool answer_relay(mcp_server_t *s, mcp_relay *out) {
          out->ops->answer_done && out->ops->forward_answer;
 }
 
-/* A copy of the session's transport id (shared sessions have one), or
- * NULL. */
-static char *session_id(mcp_session_t *se) {
-  pthread_mutex_lock(&se->lock);
-  char *id = se->id ? strdup(se->id) : NULL;
-  pthread_mutex_unlock(&se->lock);
-  return id;
-}
-
 void mcp__relay_await(mcp_session_t *se, int64_t id, bool waiting) {
   mcp_relay r;
   if (!answer_relay(se->server, &r))
     return;
-  char *sid = session_id(se);
+  char *sid = mcp__session_id_copy(se);
   if (sid == NULL)
     return;
   /* a failure (database away) leaves answers on this replica working */
@@ -58,7 +49,7 @@ mcp_status mcp__relay_forward_answer(mcp_server_t *s, mcp_session_t *se,
   mcp_relay r;
   if (msg->root == NULL || !json_is_integer(msg->id) || !answer_relay(s, &r))
     return MCP_ERR_UNSUPPORTED;
-  char *sid = session_id(se);
+  char *sid = mcp__session_id_copy(se);
   char *text = sid ? json_dumps(msg->root, JSON_COMPACT) : NULL;
   mcp_status st = MCP_ERR_UNSUPPORTED;
   if (text)
@@ -78,17 +69,7 @@ mcp_status mcp__relay_deliver_answer(mcp_server_t *s, const json_t *event) {
   if (sid == NULL || !json_is_object(m) || !json_is_integer(id) ||
       result == error)
     return MCP_ERR_INVALID_ARG;
-  mcp_session_t *target = NULL;
-  pthread_mutex_lock(&s->lock);
-  for (mcp_session_t *it = s->sessions; it && !target; it = it->next) {
-    pthread_mutex_lock(&it->lock);
-    if (it->id && strcmp(it->id, sid) == 0) {
-      target = it;
-      mcp__session_retain(it);
-    }
-    pthread_mutex_unlock(&it->lock);
-  }
-  pthread_mutex_unlock(&s->lock);
+  mcp_session_t *target = mcp__server_session_by_id(s, sid);
   if (target == NULL)
     return MCP_ERR_NOT_FOUND;
   mcp__message msg = {0};

@@ -281,6 +281,32 @@ void mcp__session_clear_transport(mcp_session_t *se) {
   pthread_mutex_unlock(&se->lock);
 }
 
+bool mcp__session_id_is(mcp_session_t *se, const char *id) {
+  pthread_mutex_lock(&se->lock);
+  bool same = id && se->id && strcmp(se->id, id) == 0;
+  pthread_mutex_unlock(&se->lock);
+  return same;
+}
+
+char *mcp__session_id_copy(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  char *id = se->id ? strdup(se->id) : NULL;
+  pthread_mutex_unlock(&se->lock);
+  return id;
+}
+
+mcp_session_t *mcp__server_session_by_id(mcp_server_t *s, const char *id) {
+  mcp_session_t *found = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it && !found; it = it->next)
+    if (mcp__session_id_is(it, id)) {
+      found = it;
+      mcp__session_retain(it);
+    }
+  pthread_mutex_unlock(&s->lock);
+  return found;
+}
+
 void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {
   pthread_mutex_lock(&se->lock);
   void *data = se->transport_data;

@@ -16,7 +16,9 @@
  *   - a 2025-11-25 handler on A asks the client (elicitation/create on its
  *     POST stream), the answer POSTed to B reaches it through the
  *     database; an answer for a replica killed meanwhile is refused with
- *     a clear error;
+ *     a clear error; a task on A asks, the question reaches the client
+ *     through tasks/result on C (or the GET stream on B), the answer comes
+ *     back through another replica;
  *   - PostgreSQL restarted in the middle: task requests fail with a clear
  *     error meanwhile, stateless tools keep working, full service after,
  *     and pg_amcheck finds the data clean;
@@ -491,6 +493,102 @@ static void test_old_era_question_answered_elsewhere(void **state) {
   json_decref(j);
 }
 
+/* Starts archive_orders as a task on r in session sid; its id in out. */
+static void start_archive_task(replica *r, const char *sid, char out[64]) {
+  json_t *j = session_post(
+      r, sid,
+      "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"archive_orders\",\"arguments\":{\"older_than_days\":30},"
+      "\"task\":{\"ttl\":60000}}}",
+      200);
+  const char *tid = json_string_value(json_object_get(
+      json_object_get(json_object_get(j, "result"), "task"), "taskId"));
+  assert_non_null(tid);
+  snprintf(out, 64, "%s", tid);
+  json_decref(j);
+}
+
+/* Polls tasks/get on r until task id has status want (bounded). */
+static void wait_task_status(replica *r, const char *sid, const char *id,
+                             const char *want) {
+  char body[256];
+  snprintf(body, sizeof body,
+           "{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tasks/get\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           id);
+  bool seen = false;
+  for (int i = 0; i < 200 && !seen; i++) {
+    json_t *j = session_post(r, sid, body, 200);
+    const char *st = json_string_value(
+        json_object_get(json_object_get(j, "result"), "status"));
+    seen = st && strcmp(st, want) == 0;
+    json_decref(j);
+    if (!seen)
+      usleep(50 * 1000);
+  }
+  assert_true(seen);
+}
+
+/* Reads c up to an elicitation/create request; returns its id. */
+static json_int_t read_question(tc_conn *c) {
+  char data[4096], *ev;
+  json_int_t id = -1;
+  while (id < 0 && (ev = tc_next_event(c, 10000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    free(ev);
+    json_t *m = json_loads(data, 0, NULL);
+    const char *method = json_string_value(json_object_get(m, "method"));
+    if (method && strcmp(method, "elicitation/create") == 0)
+      id = json_integer_value(json_object_get(m, "id"));
+    json_decref(m);
+  }
+  return id;
+}
+
+/* 2025-11-25 tasks whose handler asks the client, across replicas: the
+ * task runs on A; its question reaches the client through tasks/result on
+ * C (then through the standalone GET stream on B for a second task); the
+ * answer, POSTed to yet another replica, reaches the handler on A. */
+static void test_old_era_task_question_elsewhere(void **state) {
+  (void)state;
+  char sid[64], tid[64], hdr[512], body[256];
+  elicit_session(&rep[0], sid);
+  start_archive_task(&rep[0], sid, tid);
+  wait_task_status(&rep[1], sid, tid, "input_required");
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  snprintf(body, sizeof body,
+           "{\"jsonrpc\":\"2.0\",\"id\":23,\"method\":\"tasks/result\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           tid);
+  tc_conn c;
+  assert_true(tc_open(&c, rep[2].port, "POST", "/mcp", hdr, body, 5000));
+  assert_int_equal(c.status, 200);
+  json_int_t id = read_question(&c);
+  assert_true(id > 0);
+  json_decref(answer_post(&rep[1], sid, id, 202));
+  assert_true(read_until(&c, "Archived 42 orders older than 30 days."));
+  tc_close(&c);
+  wait_task_status(&rep[1], sid, tid, "completed");
+
+  /* the standalone stream on B carries the next task's question */
+  char gh[512];
+  snprintf(gh, sizeof gh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  assert_true(tc_open(&c, rep[1].port, "GET", "/mcp", gh, NULL, 5000));
+  assert_int_equal(c.status, 200);
+  start_archive_task(&rep[0], sid, tid);
+  id = read_question(&c);
+  assert_true(id > 0);
+  tc_close(&c);
+  json_decref(answer_post(&rep[2], sid, id, 202));
+  wait_task_status(&rep[2], sid, tid, "completed");
+}
+
 static void test_list_change_reaches_b_and_c(void **state) {
   (void)state;
   /* B: a 2026-07-28 listen stream */
@@ -686,6 +784,7 @@ int main(void) {
       cmocka_unit_test(test_input_required_a_then_b),
       cmocka_unit_test(test_old_era_session_a_b_c),
       cmocka_unit_test(test_old_era_question_answered_elsewhere),
+      cmocka_unit_test(test_old_era_task_question_elsewhere),
       cmocka_unit_test(test_list_change_reaches_b_and_c),
       cmocka_unit_test(test_database_restart),
       cmocka_unit_test(test_sigkill_fails_task_within_lease),
