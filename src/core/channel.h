@@ -70,6 +70,10 @@ mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
 mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
                                       mcp_session_t **out);
 void mcp__session_set_notify(mcp_session_t *s, mcp__channel notify);
+/* Server-to-client requests of s are numbered from first on (when higher
+ * than the next number): a session shared by several replicas gives each
+ * its own range, so that an answer names the replica that asked. */
+void mcp__session_set_outbound_base(mcp_session_t *s, int64_t first);
 /* Marks the session closed: pending outbound requests fail, in-flight calls
  * see cancellation. */
 void mcp__session_close(mcp_session_t *s);

@@ -116,6 +116,18 @@ void mcp__relay_publish_resource_updated(mcp_server_t *s, const char *uri);
 /* Publishes event (steals; NULL ignored) when s has a relay. */
 void mcp__relay_publish_event(mcp_server_t *s, json_t *event);
 void mcp__relay_close(mcp_server_t *s);
+/* relay_answers.c: server-to-client requests of shared 2025-11-25
+ * sessions answered through another replica (relay ops version 2). The
+ * call waiting for request id of se starts (waiting) or stops waiting. */
+void mcp__relay_await(mcp_session_t *se, int64_t id, bool waiting);
+/* A response no call of this process waits for: handed to the replica that
+ * waits (MCP_OK), or MCP_ERR_NOT_FOUND (nobody waits: ignore it),
+ * MCP_ERR_CLOSED (the replica that asked is gone), MCP_ERR_UNSUPPORTED (no
+ * relay that routes answers, or a session of this process alone). */
+mcp_status mcp__relay_forward_answer(mcp_server_t *s, mcp_session_t *se,
+                                     const mcp__message *msg);
+/* The relay's {"kind":"answer"} event: the answer to the waiting call. */
+mcp_status mcp__relay_deliver_answer(mcp_server_t *s, const json_t *event);
 mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 bool (*wants)(mcp_session_t *, void *),
                                 void *ud, const mcp__buf *msg);
@@ -135,10 +147,17 @@ void mcp__session_remove_inflight(mcp_session_t *s, mcp_call_t *call);
 /* notifications/cancelled: raise the flag of the matching in-flight call. */
 void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
 /* A client response: wake the waiting outbound request, which takes
- * msg->root over (msg->root is NULL then). */
-void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
+ * msg->root over (msg->root is NULL then). false when no request of this
+ * process waits for it. */
+bool mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
 bool mcp__session_is_closed(mcp_session_t *s);
+/* The transport's id of a session (HTTP: Mcp-Session-Id): whether it is id;
+ * a malloc'd copy (NULL: none); the listed session with that id (retained,
+ * or NULL). */
+bool mcp__session_id_is(mcp_session_t *s, const char *id);
+char *mcp__session_id_copy(mcp_session_t *s);
+mcp_session_t *mcp__server_session_by_id(mcp_server_t *srv, const char *id);
 /* initialize: records the negotiated version, the client's capabilities
  * (caps is stolen, even on failure) and info (borrowed; may be NULL).
  * false when the session was initialized already. */

@@ -103,10 +103,18 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_REJECTED;
   }
   if (msg.kind == MCP__MSG_RESULT || msg.kind == MCP__MSG_ERROR) {
-    if (session)
-      mcp__session_deliver_response(session, &msg);
+    mcp__accept a = MCP__ACCEPT_HANDLED;
+    /* not awaited here: maybe by another replica (a shared session) */
+    if (session && !mcp__session_deliver_response(session, &msg) &&
+        mcp__relay_forward_answer(s, session, &msg) == MCP_ERR_CLOSED) {
+      send_error(reply, NULL, MCP_RPC_INVALID_REQUEST,
+                 "Invalid Request: the server replica that sent this request "
+                 "is gone; the request was abandoned",
+                 NULL);
+      a = MCP__ACCEPT_REJECTED;
+    }
     mcp__message_clear(&msg);
-    return MCP__ACCEPT_HANDLED;
+    return a;
   }
   if (msg.kind == MCP__MSG_NOTIFICATION) {
     handle_notification(s, session, &msg, reply);

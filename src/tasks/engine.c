@@ -180,6 +180,8 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
   if (r->phead == NULL)
     st = deliver(e, r, msg, len, flags);
   bool note = !(flags & MCP__SEND_REQUEST);
+  /* a question no stream here takes: maybe one on another replica does */
+  bool elsewhere = st != MCP_OK && !note;
   if (st != MCP_OK && (!note || r->pnotes < PENDING_MAX_NOTES)) {
     pending_msg *p = malloc(sizeof *p + len);
     if (p == NULL) {
@@ -202,6 +204,9 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
     st = MCP_OK; /* a dropped notification: requestors must not rely on them */
   }
   pthread_mutex_unlock(&e->lock);
+  if (elsewhere && st == MCP_OK && r->call)
+    mcp__engine_publish_question(e, r->id, r->call->session, r->subject, msg,
+                                 len);
   return st;
 }
 
@@ -424,6 +429,8 @@ void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
   mcp__task_engine *e = s ? s->tasks : NULL;
   if (e == NULL)
     return;
+  if (opened) /* questions of its tasks waiting on other replicas */
+    mcp__engine_publish_want(e, NULL, se);
   pthread_mutex_lock(&e->lock);
   if (opened) {
     for (unsigned b = 0; b < RUN_BUCKETS; b++)
@@ -668,6 +675,7 @@ static const mcp__task_hooks task_hooks = {
     .call_started = mcp__tasks_call_started,
     .remote_status = mcp__tasks_remote_status,
     .remote_cancel = mcp__tasks_remote_cancel,
+    .remote_question = mcp__tasks_remote_question,
 };
 
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,

@@ -227,9 +227,12 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
       mcp__call_suspend(call, arm_waiter, aw);
       pthread_mutex_lock(&e->lock);
       bool stopping = e->stopping;
+      bool elsewhere = mcp__engine_find_run(e, aw->id) == NULL;
       if (!stopping)
         link_waiter(e, aw);
       pthread_mutex_unlock(&e->lock);
+      if (!stopping && elsewhere) /* its questions wait there */
+        mcp__engine_publish_want(e, aw->id, NULL);
       if (!stopping)
         return MCP_OK; /* answered by the watcher */
       mcp__call_unsuspend(call);
@@ -247,6 +250,11 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
   w.call = call;
   snprintf(w.id, sizeof w.id, "%s", id);
   add_waiter(e, &w);
+  pthread_mutex_lock(&e->lock);
+  bool elsewhere = mcp__engine_find_run(e, w.id) == NULL;
+  pthread_mutex_unlock(&e->lock);
+  if (elsewhere) /* its questions wait on the replica running it */
+    mcp__engine_publish_want(e, w.id, NULL);
   for (;;) {
     pthread_mutex_lock(&e->lock);
     uint64_t seq = e->change_seq;
