@@ -141,9 +141,8 @@ int mcp__he_values(struct MHD_Connection *c, enum MHD_ValueKind kind,
   int n = 0;
   for (size_t i = 0; i < h->nfields; i++) {
     n++;
-    if (it &&
-        it(cls, MHD_HEADER_KIND, h->fields[i].name, h->fields[i].value) !=
-            MHD_YES)
+    if (it && it(cls, MHD_HEADER_KIND, h->fields[i].name, h->fields[i].value) !=
+                  MHD_YES)
       break;
   }
   return n;
@@ -178,6 +177,7 @@ enum MHD_Result mcp__he_queue(struct MHD_Connection *c, unsigned int status,
 }
 
 void mcp__he_suspend(struct MHD_Connection *c) {
+  c->susp_seq++; /* on the loop thread, inside a callback */
   atomic_store(&c->suspended, true);
 }
 
@@ -194,8 +194,10 @@ static bool call(struct MHD_Connection *c, const char *upload, size_t *size) {
   struct MHD_Daemon *d = c->loop->d;
   const mcp__hp_head *h = &c->req->head;
   c->called = true;
+  uint32_t seq = c->susp_seq;
   enum MHD_Result ret = d->dh(d->dh_cls, c, h->path, h->method, h->version,
                               upload, size, &c->con_cls);
+  c->susp_in_call = c->susp_seq != seq;
   if (ret != MHD_YES) {
     mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
     return false;
@@ -204,20 +206,27 @@ static bool call(struct MHD_Connection *c, const char *upload, size_t *size) {
 }
 
 /* What follows a call: a queued response is written, a suspension parks
- * the connection. Returns false when neither happened. */
+ * the connection (or, when another thread resumed it already, the callback
+ * runs again at once). Returns false when the call did neither. */
 static bool after_call(struct MHD_Connection *c) {
-  if (c->dead)
-    return true;
-  if (c->resp) {
-    begin_response(c);
-    return true;
+  for (;;) {
+    if (c->dead)
+      return true;
+    if (c->resp) {
+      begin_response(c);
+      return true;
+    }
+    if (!c->susp_in_call)
+      return false;
+    if (atomic_load(&c->suspended)) {
+      c->state = HE_PARK_REQ;
+      mcp__he_want(c, EPOLLRDHUP); /* only hang-ups */
+      return true;
+    }
+    size_t zero = 0;
+    if (!call(c, NULL, &zero))
+      return true;
   }
-  if (atomic_load(&c->suspended)) {
-    c->state = HE_PARK_REQ;
-    mcp__he_want(c, EPOLLRDHUP); /* only hang-ups */
-    return true;
-  }
-  return false;
 }
 
 /* An answer of the engine itself (malformed request, no answer). */
@@ -272,8 +281,8 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   memcpy(q->text, p, n);
   q->text[n] = '\0';
   mcp__hp_field *fields = (mcp__hp_field *)(void *)(q->text + text);
-  enum mcp__hp_result res = mcp__hp_parse_head(q->text, n, c->loop->fields,
-                                               &q->head);
+  enum mcp__hp_result res =
+      mcp__hp_parse_head(q->text, n, c->loop->fields, &q->head);
   if (res == MCP__HP_OK && q->head.nfields > lines)
     res = MCP__HP_TOO_LARGE; /* cannot happen: one field per line */
   if (res != MCP__HP_OK) {
@@ -313,7 +322,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
     begin_response(c);
     return;
   }
-  if (atomic_load(&c->suspended)) {
+  if (c->susp_in_call) {
     after_call(c);
     return;
   }
@@ -350,7 +359,7 @@ static bool deliver(struct MHD_Connection *c, const char *data, size_t len) {
   size_t size = len;
   if (!call(c, data, &size))
     return false;
-  if (c->resp || atomic_load(&c->suspended)) { /* an answer mid-body */
+  if (c->resp || c->susp_in_call) { /* an answer mid-body */
     c->must_close = true;
     c->unread = true;
     after_call(c);
@@ -359,8 +368,7 @@ static bool deliver(struct MHD_Connection *c, const char *data, size_t len) {
   return true;
 }
 
-static size_t body_feed(struct MHD_Connection *c, const char *buf,
-                        size_t len) {
+static size_t body_feed(struct MHD_Connection *c, const char *buf, size_t len) {
   const mcp__hp_head *h = &c->req->head;
   if (h->body == MCP__HP_BODY_LENGTH) {
     size_t take = len;
@@ -562,32 +570,58 @@ static void conn_read(struct MHD_Connection *c) {
 
 static const char *reason(unsigned s) {
   switch (s) {
-  case 100: return "Continue";
-  case 200: return "OK";
-  case 201: return "Created";
-  case 202: return "Accepted";
-  case 204: return "No Content";
-  case 301: return "Moved Permanently";
-  case 302: return "Found";
-  case 304: return "Not Modified";
-  case 400: return "Bad Request";
-  case 401: return "Unauthorized";
-  case 403: return "Forbidden";
-  case 404: return "Not Found";
-  case 405: return "Method Not Allowed";
-  case 406: return "Not Acceptable";
-  case 408: return "Request Timeout";
-  case 409: return "Conflict";
-  case 411: return "Length Required";
-  case 413: return "Content Too Large";
-  case 415: return "Unsupported Media Type";
-  case 429: return "Too Many Requests";
-  case 431: return "Request Header Fields Too Large";
-  case 500: return "Internal Server Error";
-  case 501: return "Not Implemented";
-  case 503: return "Service Unavailable";
-  case 505: return "HTTP Version Not Supported";
-  default: return "Status";
+  case 100:
+    return "Continue";
+  case 200:
+    return "OK";
+  case 201:
+    return "Created";
+  case 202:
+    return "Accepted";
+  case 204:
+    return "No Content";
+  case 301:
+    return "Moved Permanently";
+  case 302:
+    return "Found";
+  case 304:
+    return "Not Modified";
+  case 400:
+    return "Bad Request";
+  case 401:
+    return "Unauthorized";
+  case 403:
+    return "Forbidden";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 406:
+    return "Not Acceptable";
+  case 408:
+    return "Request Timeout";
+  case 409:
+    return "Conflict";
+  case 411:
+    return "Length Required";
+  case 413:
+    return "Content Too Large";
+  case 415:
+    return "Unsupported Media Type";
+  case 429:
+    return "Too Many Requests";
+  case 431:
+    return "Request Header Fields Too Large";
+  case 500:
+    return "Internal Server Error";
+  case 501:
+    return "Not Implemented";
+  case 503:
+    return "Service Unavailable";
+  case 505:
+    return "HTTP Version Not Supported";
+  default:
+    return "Status";
   }
 }
 
@@ -619,11 +653,11 @@ static void begin_response(struct MHD_Connection *c) {
     len += r->hlen;
   }
   if (!bodyless && !r->callback)
-    len += (size_t)snprintf(o + len, cap - len, "Content-Length: %zu\r\n",
-                            r->len);
+    len +=
+        (size_t)snprintf(o + len, cap - len, "Content-Length: %zu\r\n", r->len);
   if (c->chunked)
-    len += (size_t)snprintf(o + len, cap - len,
-                            "Transfer-Encoding: chunked\r\n");
+    len +=
+        (size_t)snprintf(o + len, cap - len, "Transfer-Encoding: chunked\r\n");
   if (c->must_close && !r->close)
     len += (size_t)snprintf(o + len, cap - len, "Connection: close\r\n");
   else if (!c->must_close && h->minor == 0)

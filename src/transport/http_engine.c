@@ -72,18 +72,21 @@ static void drain_wakes(he_loop *l) {
   ssize_t n = read(l->evfd, &v, sizeof v);
   (void)n;
   pthread_mutex_lock(&l->mu);
-  struct MHD_Connection *list = l->wake;
+  struct MHD_Connection *c = l->wake;
   l->wake = NULL;
   l->signalled = false;
-  for (struct MHD_Connection *c = list; c; c = c->wnext)
-    c->queued = false;
   pthread_mutex_unlock(&l->mu);
-  /* Oldest first is not needed: each connection goes on independently. The
-   * list is stable: nothing frees a connection before the batch ends. */
-  for (struct MHD_Connection *c = list, *next; c; c = next) {
-    next = c->wnext;
+  /* While queued, a connection's wnext is ours: it is unmarked (under the
+   * lock) only once its successor is known. Nothing frees a connection
+   * before the batch ends. */
+  while (c) {
+    pthread_mutex_lock(&l->mu);
+    struct MHD_Connection *next = c->wnext;
+    c->queued = false;
+    pthread_mutex_unlock(&l->mu);
     if (!c->dead)
       mcp__he_continue(c);
+    c = next;
   }
 }
 
@@ -238,12 +241,13 @@ static void sweep(he_loop *l, int64_t now) {
     if (c->state == HE_LINGER) {
       if (now >= c->linger_until)
         mcp__he_close(c, MHD_REQUEST_TERMINATED_COMPLETED_OK);
-    } else if (idle > 0 && c->state != HE_PARK_REQ &&
-               c->state != HE_PARK_OUT && now - c->active_ms >= idle) {
+    } else if (idle > 0 && c->state != HE_PARK_REQ && c->state != HE_PARK_OUT &&
+               now - c->active_ms >= idle) {
       mcp__he_close(c, MHD_REQUEST_TERMINATED_TIMEOUT_REACHED);
     }
   }
-  if (!l->listening && l->accept_paused_until && now >= l->accept_paused_until) {
+  if (!l->listening && l->accept_paused_until &&
+      now >= l->accept_paused_until) {
     l->accept_paused_until = 0;
     listen_on(l, true);
   }
@@ -318,10 +322,11 @@ static void stop_loops(struct MHD_Daemon *d) {
       pthread_join(d->loops[i].thread, NULL);
 }
 
-static struct MHD_Daemon *
-he_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc,
-                void *apc_cls, MHD_AccessHandlerCallback dh, void *dh_cls,
-                ...) {
+static struct MHD_Daemon *he_start_daemon(unsigned int flags, uint16_t port,
+                                          MHD_AcceptPolicyCallback apc,
+                                          void *apc_cls,
+                                          MHD_AccessHandlerCallback dh,
+                                          void *dh_cls, ...) {
   (void)port;
   (void)apc;
   (void)apc_cls;
@@ -351,7 +356,7 @@ he_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc,
     case MHD_OPTION_CONNECTION_MEMORY_LIMIT: {
       size_t m = va_arg(ap, size_t);
       /* libmicrohttpd's pool holds the head plus slack (http_daemon.c) */
-      d->head_max = m > 8192 ? m - 4096 : m;
+      d->head_max = m > 4096 ? m - 4096 : m;
       break;
     }
     case MHD_OPTION_CONNECTION_TIMEOUT:
@@ -515,4 +520,6 @@ static const mcp__mhd_api api = {
     .MHD_get_daemon_info = he_daemon_info,
 };
 
-const mcp__mhd_api *mcp__engine_api(void) { return &api; }
+const mcp__mhd_api *mcp__engine_api(void) {
+  return &api;
+}

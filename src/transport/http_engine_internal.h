@@ -72,8 +72,8 @@ struct he_loop {
   int64_t accept_paused_until;
   atomic_uint epoch; /* advances every loop iteration (quiesce) */
   pthread_mutex_t mu;
-  struct MHD_Connection *wake; /* resumed connections (mu) */
-  bool signalled;              /* evfd written, not yet read (mu) */
+  struct MHD_Connection *wake;  /* resumed connections (mu) */
+  bool signalled;               /* evfd written, not yet read (mu) */
   struct MHD_Connection *conns; /* open connections */
   struct MHD_Connection *grave; /* closed, freed at the end of a batch */
   char *scratch;
@@ -104,16 +104,18 @@ struct MHD_Connection {
   he_loop *loop;
   int fd;
   uint8_t state;
-  uint32_t events; /* the interest set in ep */
-  bool dead;       /* closed: freed at the end of the batch */
-  bool queued;     /* on loop->wake (loop->mu) */
-  bool called;     /* the request callback saw the current request */
-  bool must_close; /* close after this response */
-  bool chunked;    /* the response body goes out chunked */
-  bool body_end;   /* the reader ended the body */
-  bool no_body;    /* HEAD or a status without a body */
-  bool unread;     /* request body bytes were left unread */
-  bool want_write; /* TLS needs a writable socket to go on */
+  uint32_t events;   /* the interest set in ep */
+  bool dead;         /* closed: freed at the end of the batch */
+  bool queued;       /* on loop->wake (loop->mu) */
+  bool called;       /* the request callback saw the current request */
+  bool must_close;   /* close after this response */
+  bool chunked;      /* the response body goes out chunked */
+  bool body_end;     /* the reader ended the body */
+  bool no_body;      /* HEAD or a status without a body */
+  bool unread;       /* request body bytes were left unread */
+  bool want_write;   /* TLS needs a writable socket to go on */
+  bool susp_in_call; /* the last callback suspended the connection */
+  uint32_t susp_seq; /* suspensions so far (loop thread) */
   atomic_bool suspended;
   void *socket_context;
   void *con_cls;

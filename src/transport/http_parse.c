@@ -52,7 +52,8 @@ static char *cut_line(char *p, char *end) {
   if (lf == NULL)
     return NULL;
   char *stop = lf > p && lf[-1] == '\r' ? lf - 1 : lf;
-  if (memchr(p, '\r', (size_t)(stop - p)) || memchr(p, '\0', (size_t)(stop - p)))
+  if (memchr(p, '\r', (size_t)(stop - p)) ||
+      memchr(p, '\0', (size_t)(stop - p)))
     return NULL;
   *stop = '\0';
   return lf + 1;

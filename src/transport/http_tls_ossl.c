@@ -36,8 +36,9 @@ mcp__tls_ctx *mcp__tls_ctx_new(const char *chain_pem, const char *key_pem,
   bool ok = leaf && key && SSL_CTX_use_certificate(ctx, leaf) == 1;
   if (!ok)
     why_openssl(why, why_len,
-                leaf ? "cannot read the private key" : "cannot read the "
-                                                       "certificate");
+                leaf ? "cannot read the private key"
+                     : "cannot read the "
+                       "certificate");
   /* the rest of the file is the chain, leaf first */
   X509 *extra;
   while (ok && (extra = PEM_read_bio_X509(certs, NULL, NULL, NULL)) != NULL)
@@ -63,7 +64,9 @@ mcp__tls_ctx *mcp__tls_ctx_new(const char *chain_pem, const char *key_pem,
   return (mcp__tls_ctx *)ctx;
 }
 
-void mcp__tls_ctx_free(mcp__tls_ctx *ctx) { SSL_CTX_free((SSL_CTX *)ctx); }
+void mcp__tls_ctx_free(mcp__tls_ctx *ctx) {
+  SSL_CTX_free((SSL_CTX *)ctx);
+}
 
 mcp__tls *mcp__tls_new(mcp__tls_ctx *ctx, int fd) {
   SSL *s = SSL_new((SSL_CTX *)ctx);
@@ -77,7 +80,9 @@ mcp__tls *mcp__tls_new(mcp__tls_ctx *ctx, int fd) {
   return (mcp__tls *)s;
 }
 
-void mcp__tls_free(mcp__tls *t) { SSL_free((SSL *)t); }
+void mcp__tls_free(mcp__tls *t) {
+  SSL_free((SSL *)t);
+}
 
 static ssize_t outcome(SSL *s, int rc, bool *want_write) {
   int e = SSL_get_error(s, rc);
