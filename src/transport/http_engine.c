@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #define HE_DEFAULT_LOOPS 2
-#define HE_ACCEPT_BATCH  32
+#define HE_ACCEPT_BATCH  8 /* small: evicted connections close in between */
 #define HE_SWEEP_MS      1000
 #define HE_EMFILE_PAUSE  100 /* ms without accepting when out of descriptors */
 
