@@ -470,8 +470,9 @@ static MHD_socket he_quiesce(struct MHD_Daemon *d) {
     if (i < n)
       seen[i] = atomic_load(&d->loops[i].epoch);
   }
-  /* Wait until every loop is past the batch it may be handling, so no
-   * accept on the descriptor happens after it is handed back. */
+  /* Wait until every loop is past the batch it may be handling (its epoch
+   * advances before each epoll_wait), so no accept on the descriptor
+   * happens after it is handed back. */
   for (unsigned i = 0; i < n; i++) {
     he_loop *l = &d->loops[i];
     if (!l->started)
@@ -479,7 +480,7 @@ static MHD_socket he_quiesce(struct MHD_Daemon *d) {
     uint64_t one = 1;
     ssize_t w = write(l->evfd, &one, sizeof one);
     (void)w;
-    for (int k = 0; k < 2000 && atomic_load(&l->epoch) - seen[i] < 2; k++)
+    for (int k = 0; k < 2000 && atomic_load(&l->epoch) == seen[i]; k++)
       nanosleep(&(struct timespec){0, 1000000L}, NULL);
   }
   return d->lfd;
