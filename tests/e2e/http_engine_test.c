@@ -524,6 +524,27 @@ static void test_slow_reader_is_bounded(void **state) {
   fixture_stop(&f);
 }
 
+/* One process, one engine: the first server picked the own engine (the
+ * tests above), so asking for libmicrohttpd now is refused with a reason. */
+static void test_one_engine_per_process(void **state) {
+  (void)state;
+  fixture f;
+  serve(&f, true, 0); /* the own engine again: fine */
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(
+      mcp_http_options_set_engine(o, MCP_HTTP_ENGINE_LIBMICROHTTPD), MCP_OK);
+  assert_int_equal(mcp_http_options_set_engine(o, (mcp_http_engine)7),
+                   MCP_ERR_INVALID_ARG);
+  mcp_http_server_t *h = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_http_server_start(f.server, o, &h, &err),
+                   MCP_ERR_UNSUPPORTED);
+  assert_null(h);
+  assert_non_null(strstr(err.message, "one engine per process"));
+  mcp_http_options_free(o);
+  fixture_stop(&f);
+}
+
 /* ---- 10,000 connections ---------------------------------------------------
  */
 
@@ -630,6 +651,7 @@ int main(void) {
       cmocka_unit_test(test_bad_framing_and_big_heads),
       cmocka_unit_test(test_parked_stream_close_detected),
       cmocka_unit_test(test_slow_reader_is_bounded),
+      cmocka_unit_test(test_one_engine_per_process),
       cmocka_unit_test(test_ten_thousand_connections),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
