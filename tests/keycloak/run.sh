@@ -138,7 +138,7 @@ export MCPC_TOKEN_FILE="$W/tokens.json"
 MCPC_PID=$!
 i=0; URL=
 while [ -z "$URL" ]; do
-  URL=$(sed -n 's/^  \(http.*\)$/\1/p' "$W/login.err" | head -n1)
+  URL=$(sed -n 's/^  \(http.*\)$/\1/p' "$W/login.err" 2>/dev/null | head -n1)
   [ -n "$URL" ] && break
   kill -0 "$MCPC_PID" 2>/dev/null || { cat "$W/login.err" >&2; die "mcpc auth login ended before printing the URL"; }
   i=$((i + 1)); [ $i -lt 600 ] || die "mcpc printed no authorization URL"
