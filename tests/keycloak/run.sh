@@ -78,10 +78,13 @@ W=$(mktemp -d /tmp/mcp-keycloak.XXXXXX)
 KC_PID=; DEMO_PID=; MCPC_PID=
 cleanup() {
   for p in $MCPC_PID $DEMO_PID; do kill "$p" 2>/dev/null; done
-  # kc.sh passes TERM on to its JVM (or has become the JVM)
+  # kc.sh passes TERM on to its JVM (or has become the JVM); a JVM still
+  # starting may not stop for it: KILL after 20 s
   if [ -n "$KC_PID" ]; then
+    jvm=$(ps -o pid= --ppid "$KC_PID" 2>/dev/null)
     kill "$KC_PID" 2>/dev/null
     i=0; while kill -0 "$KC_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+    for p in $jvm $KC_PID; do kill -KILL "$p" 2>/dev/null; done
   fi
   rm -rf "$W"
 }
