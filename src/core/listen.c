@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/viewer.h"
 
 #define SUBSCRIPTION_ID "io.modelcontextprotocol/subscriptionId"

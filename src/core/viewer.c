@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/call_internal.h"
 #include "core/session_internal.h"
 
 void mcp__viewer_clear(mcp__viewer *v) {
