@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* acked.c - the ledger of acknowledged task results (acked.h). */
+#include "acked.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+
+int tu_ledger_init(tu_ledger *l, size_t cap) {
+  memset(l, 0, sizeof *l);
+  l->a = calloc(cap, sizeof *l->a);
+  if (l->a == NULL)
+    return -1;
+  l->cap = cap;
+  pthread_mutex_init(&l->lock, NULL);
+  return 0;
+}
+
+void tu_ledger_destroy(tu_ledger *l) {
+  if (l->a == NULL)
+    return;
+  pthread_mutex_destroy(&l->lock);
+  free(l->a);
+  l->a = NULL;
+}
+
+#define AT(l, i) (&(l)->a[(i) % (l)->cap])
+
+void tu_ledger_add(tu_ledger *l, const char *id, long long n) {
+  pthread_mutex_lock(&l->lock);
+  tu_acked *e = AT(l, l->n);
+  snprintf(e->id, sizeof e->id, "%s", id);
+  e->n = n;
+  e->at_ms = mcp__monotonic_ms();
+  l->n++;
+  pthread_mutex_unlock(&l->lock);
+}
+
+size_t tu_ledger_count(tu_ledger *l) {
+  pthread_mutex_lock(&l->lock);
+  size_t n = l->n;
+  pthread_mutex_unlock(&l->lock);
+  return n;
+}
+
+/* The first index in [lo, hi) acknowledged at or after limit (entries are
+ * in acknowledgement order); the caller holds the lock. */
+static size_t first_since(tu_ledger *l, size_t lo, size_t hi, int64_t limit) {
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (AT(l, mid)->at_ms < limit)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Copies entry i under the lock (other threads may be adding). */
+static tu_acked entry(tu_ledger *l, size_t i) {
+  pthread_mutex_lock(&l->lock);
+  tu_acked e = *AT(l, i);
+  pthread_mutex_unlock(&l->lock);
+  return e;
+}
+
+size_t tu_ledger_verify(tu_ledger *l, size_t old, int64_t max_age_ms,
+                        tu_ledger_check_fn check, void *ctx) {
+  pthread_mutex_lock(&l->lock);
+  size_t n = l->n;
+  size_t first = n > l->cap ? n - l->cap : 0;
+  size_t from = l->checked > first ? l->checked : first;
+  size_t lo = max_age_ms > 0 ? first_since(l, first, from,
+                                           mcp__monotonic_ms() - max_age_ms)
+                             : first;
+  pthread_mutex_unlock(&l->lock);
+  size_t lost = 0, k = 0;
+  for (size_t i = from; i < n; i++, k++) {
+    tu_acked e = entry(l, i);
+    lost += !check(ctx, &e, k);
+  }
+  if (old == TU_LEDGER_ALL) {
+    for (size_t i = lo; i < from; i++, k++) {
+      tu_acked e = entry(l, i);
+      lost += !check(ctx, &e, k);
+    }
+  } else if (from > lo) {
+    unsigned seed = (unsigned)n;
+    for (size_t j = 0; j < old; j++, k++) {
+      tu_acked e = entry(l, lo + (size_t)rand_r(&seed) % (from - lo));
+      lost += !check(ctx, &e, k);
+    }
+  }
+  pthread_mutex_lock(&l->lock);
+  if (n > l->checked)
+    l->checked = n;
+  pthread_mutex_unlock(&l->lock);
+  return lost;
+}
+
+json_t *tu_proc_response(tu_proc *p, const char *id, int timeout_ms) {
+  for (;;) {
+    char *line = tu_proc_read_line(p, timeout_ms);
+    if (line == NULL)
+      return NULL;
+    json_t *m = json_loads(line, 0, NULL);
+    free(line);
+    const char *got = json_string_value(json_object_get(m, "id"));
+    if (got && strcmp(got, id) == 0)
+      return m;
+    json_decref(m);
+  }
+}
+
+const char *tu_result_text(const json_t *res) {
+  return json_string_value(json_object_get(
+      json_array_get(json_object_get(json_object_get(res, "result"), "content"),
+                     0),
+      "text"));
+}
+
+bool tu_ledger_check_stdio(void *ctx, const tu_acked *e, size_t k) {
+  tu_proc *p = ctx;
+  char rid[32], req[256], want[32];
+  snprintf(rid, sizeof rid, "v%zu", k);
+  snprintf(req, sizeof req,
+           "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"tasks/result\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           rid, e->id);
+  tu_proc_send_line(p, req);
+  json_t *m = tu_proc_response(p, rid, 30000);
+  snprintf(want, sizeof want, "%lld", e->n * e->n);
+  const char *got = tu_result_text(m);
+  bool ok = got != NULL && strcmp(got, want) == 0;
+  if (!ok) {
+    char *dump = m ? json_dumps(m, JSON_COMPACT) : NULL;
+    fprintf(stderr,
+            "LOST acknowledged result of task %s (n=%lld, want %s, got "
+            "%.160s)\n",
+            e->id, e->n, want, dump ? dump : "(no answer)");
+    free(dump);
+  }
+  json_decref(m);
+  return ok;
+}
