@@ -7,7 +7,8 @@
  *  7  2026-07-28 calls of a taskSupport "required" tool are capped;
  *  8  stored tasks are capped per caller and in total, with a clear error;
  *  9  every store call site's failure: create, completion (transient,
- *     persistent, fallback), get, list, delete, sweep, recovery; logged.
+ *     persistent, fallback, not storable at all: shown failed in both
+ *     eras), get, list, delete, sweep, recovery; logged.
  * Waits are bounded polls for a condition; no assertion on durations. */
 #include "testutil.h"
 
@@ -414,6 +415,88 @@ static void test_completion_falls_back_to_failed(void **state) {
   teardown(&f);
 }
 
+/* Waits (at most 20 s) until the engine has given up storing an outcome:
+ * the error log says so. */
+static void wait_logged_loss(fixture *f) {
+  for (int i = 0; i < 2000 && !logged(f, true, "cannot be marked failed"); i++)
+    usleep(10000);
+  assert_true(logged(f, true, "cannot be marked failed"));
+}
+
+#define EXT_CAPS "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"
+
+/* The outcome of a task cannot be stored at all (every update fails): the
+ * task shows failed, with a message saying why, to tasks/get and
+ * tasks/result (2025-11-25) and to the extension's tasks/get (2026-07-28),
+ * not "working" forever; once the store takes writes again the sweeper
+ * stores that failed state. Fails without the fix: tasks/get said
+ * "working". */
+static void test_unstorable_outcome_shows_failed(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
+  /* 2025-11-25 */
+  char *id = start(&f, f.a, "quick", "{}");
+  wait_logged_loss(&f);
+  json_t *g = method(&f, f.a, "tasks/get", id);
+  json_t *task = json_object_get(g, "result");
+  assert_string_equal(json_string_value(json_object_get(task, "status")),
+                      "failed");
+  assert_non_null(
+      strstr(json_string_value(json_object_get(task, "statusMessage")),
+             "could not be stored"));
+  json_decref(g);
+  json_t *r = method(&f, f.a, "tasks/result", id);
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_non_null(strstr(error_message(r), "could not be stored"));
+  json_decref(r);
+  /* 2026-07-28, the tasks extension */
+  __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST); /* hold returns at once */
+  json_t *c = tu_modern_request(
+      f.server, "tools/call", "{\"name\":\"hold\",\"arguments\":{}}", EXT_CAPS);
+  const char *mid = json_string_value(
+      json_object_get(json_object_get(c, "result"), "taskId"));
+  assert_non_null(mid);
+  char params[128];
+  snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", mid);
+  json_t *mg = NULL;
+  const char *status = NULL;
+  for (int i = 0; i < 2000; i++) { /* until its end was given up */
+    json_decref(mg);
+    mg = tu_modern_request(f.server, "tasks/get", params, EXT_CAPS);
+    status = json_string_value(
+        json_object_get(json_object_get(mg, "result"), "status"));
+    if (status == NULL || strcmp(status, "working") != 0)
+      break;
+    usleep(10000);
+  }
+  json_t *res = json_object_get(mg, "result");
+  assert_string_equal(status, "failed");
+  assert_non_null(strstr(
+      json_string_value(json_object_get(res, "statusMessage")), "could not"));
+  assert_int_equal(json_integer_value(
+                       json_object_get(json_object_get(res, "error"), "code")),
+                   -32603);
+  json_decref(mg);
+  json_decref(c);
+  /* the store works again: the sweeper stores the failed state */
+  fault_store_fail(f.faults, 0, FS_EIO, 0);
+  mcp__engine_retry_lost(f.server->tasks);
+  mcp_task_record rec;
+  assert_int_equal(
+      mcp_store_task_get(f.store, "tasks-hardening", id, &rec, NULL), MCP_OK);
+  assert_int_equal(rec.status, MCP_TASK_FAILED);
+  assert_non_null(strstr(rec.status_message, "could not be stored"));
+  mcp_task_record_clear(&rec);
+  r = method(&f, f.a, "tasks/result", id); /* the same answer from there */
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_non_null(strstr(error_message(r), "could not be stored"));
+  json_decref(r);
+  free(id);
+  teardown(&f);
+}
+
 /* Reads, lists, deletes and sweeps that fail: errors, never a crash or a
  * hang; recovery at enable survives a failing list. */
 static void test_other_call_sites(void **state) {
@@ -677,6 +760,7 @@ int main(void) {
       cmocka_unit_test(test_completion_write_fails),
       cmocka_unit_test(test_completion_write_retried),
       cmocka_unit_test(test_completion_falls_back_to_failed),
+      cmocka_unit_test(test_unstorable_outcome_shows_failed),
       cmocka_unit_test(test_other_call_sites),
       cmocka_unit_test(test_result_of_other_session_does_not_steal),
       cmocka_unit_test(test_expiry_stops_the_run),
