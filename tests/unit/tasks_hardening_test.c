@@ -115,9 +115,11 @@ static bool logged(fixture *f, bool error, const char *needle) {
   return yes;
 }
 
-/* The default task options but threads, running cap and stored caps. */
+/* The default task options but threads, running cap, unfinished tasks per
+ * caller (0: default) and stored caps. */
 static void setup_opts(fixture *f, unsigned threads, unsigned running,
-                       size_t stored_per_caller, size_t stored_total) {
+                       unsigned per_caller, size_t stored_per_caller,
+                       size_t stored_total) {
   memset(f, 0, sizeof *f);
   pthread_mutex_init(&f->log_lock, NULL);
   __atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
@@ -136,6 +138,8 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
   mcp_task_options_new(&o);
   mcp_task_options_set_threads(o, threads);
   mcp_task_options_set_max_running_per_caller(o, running);
+  if (per_caller)
+    mcp_task_options_set_max_per_caller(o, per_caller);
   if (stored_per_caller)
     mcp_task_options_set_max_stored(o, stored_per_caller, stored_total);
   assert_int_equal(mcp_server_enable_tasks(f->server, f->store, o, NULL),
@@ -150,7 +154,7 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
 }
 
 static void setup(fixture *f) {
-  setup_opts(f, 4, 0, 0, 0);
+  setup_opts(f, 4, 0, 0, 0, 0);
 }
 
 static void teardown(fixture *f) {
@@ -613,7 +617,7 @@ static void test_result_of_other_session_does_not_steal(void **state) {
 static void test_expiry_stops_the_run(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 1, 1, 0, 0);
+  setup_opts(&f, 1, 1, 0, 0, 0);
   char *slow = start(&f, f.a, "forever", "{\"ttl\":1}");
   char *quick = start(&f, f.b, "quick", "{}");
   wait_status(&f, f.b, quick, "completed");
@@ -631,7 +635,7 @@ static void test_expiry_stops_the_run(void **state) {
 static void test_one_caller_cannot_starve_others(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 2, 0, 0, 0); /* automatic cap: 2 / 2 = 1 */
+  setup_opts(&f, 2, 0, 0, 0, 0); /* automatic cap: 2 / 2 = 1 */
   char *ids[3];
   for (int i = 0; i < 3; i++)
     ids[i] = start(&f, f.a, "forever", "{}");
@@ -652,59 +656,93 @@ static void test_one_caller_cannot_starve_others(void **state) {
 
 /* ---- item 7 -------------------------------------------------------------- */
 
+#define HOLD_CALLS 4
+
 typedef struct modern_bg {
   fixture *f;
   const char *caps;
-  json_t *answer;
+  int calls;
+  json_t *answers[HOLD_CALLS + 1];
+  int answered; /* atomic: answers received */
   pthread_t th;
 } modern_bg;
 
+/* calls 2026-07-28 tools/call of hold, one after the other. */
 static void *modern_main(void *arg) {
   modern_bg *m = arg;
-  json_t *answer =
-      tu_modern_request(m->f->server, "tools/call",
-                        "{\"name\":\"hold\",\"arguments\":{}}", m->caps);
-  __atomic_store_n(&m->answer, answer, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < m->calls; i++) {
+    m->answers[i] =
+        tu_modern_request(m->f->server, "tools/call",
+                          "{\"name\":\"hold\",\"arguments\":{}}", m->caps);
+    __atomic_add_fetch(&m->answered, 1, __ATOMIC_SEQ_CST);
+  }
   return NULL;
 }
 
-/* Waits (at most 20 s) for m's answer; hold runs 60 s unless released. */
+static void modern_start(modern_bg *m, fixture *f, const char *caps,
+                         int calls) {
+  memset(m, 0, sizeof *m);
+  m->f = f;
+  m->caps = caps;
+  m->calls = calls;
+  assert_int_equal(pthread_create(&m->th, NULL, modern_main, m), 0);
+}
+
+/* Waits (at most 20 s) for all of m's answers; hold runs 60 s unless
+ * released, so a call run inline is not answered in time. */
 static bool answered(modern_bg *m) {
   for (int i = 0; i < 2000; i++) {
-    if (__atomic_load_n(&m->answer, __ATOMIC_SEQ_CST) != NULL)
+    if (__atomic_load_n(&m->answered, __ATOMIC_SEQ_CST) == m->calls)
       return true;
     usleep(10000);
   }
   return false;
 }
 
-/* 2026-07-28 calls of a "required" tool must not hold request workers:
- * without the tasks extension they are refused at once; with it they
- * become tasks, answered at once with the task, and run on the executor
- * under the caller's caps. Failed before: the call ran on the worker until
- * the tool returned. */
+/* 2026-07-28 calls of a "required" tool must not run on the request's
+ * worker (item 7): without the tasks extension they are refused at once;
+ * with it (today's path, ext_tasks.c) they become tasks, answered at once
+ * with the task while the tool runs on the executor, tools/list is answered
+ * meanwhile, and the caller's caps hold: one running at a time (so another
+ * caller's task still runs on the second thread) and no more unfinished
+ * tasks than max_per_caller. Each check fails without its fix: the call ran
+ * on the worker until the tool returned (60 s); without the running cap
+ * A's tasks took both threads; without the per-caller cap a fifth was
+ * accepted. */
 static void test_modern_required_calls_do_not_hold_workers(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 4, 1, 0, 0);
-  modern_bg plain = {&f, NULL, NULL, 0};
-  assert_int_equal(pthread_create(&plain.th, NULL, modern_main, &plain), 0);
+  setup_opts(&f, 2, 1, HOLD_CALLS, 0, 0);
+  modern_bg plain, ext;
+  modern_start(&plain, &f, NULL, 1);
   bool a = answered(&plain);
-  modern_bg ext = {
-      &f, "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}", NULL, 0};
-  assert_int_equal(pthread_create(&ext.th, NULL, modern_main, &ext), 0);
+  modern_start(&ext, &f, EXT_CAPS, HOLD_CALLS + 1);
   bool b = answered(&ext);
+  /* while A's tasks hold: tools/list, and B's task on the free thread */
+  json_t *list = tu_modern_request(f.server, "tools/list", NULL, EXT_CAPS);
+  char *quick = start(&f, f.b, "quick", "{}");
+  wait_status(&f, f.b, quick, "completed");
   __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST);
   pthread_join(plain.th, NULL);
   pthread_join(ext.th, NULL);
   assert_true(a);
   assert_true(b);
-  assert_non_null(json_object_get(plain.answer, "error"));
-  json_t *res = json_object_get(ext.answer, "result");
-  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
-                      "task");
-  json_decref(plain.answer);
-  json_decref(ext.answer);
+  assert_non_null(json_object_get(plain.answers[0], "error"));
+  for (int i = 0; i < HOLD_CALLS; i++) {
+    json_t *res = json_object_get(ext.answers[i], "result");
+    assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                        "task");
+  }
+  assert_int_equal(tu_error_code(ext.answers[HOLD_CALLS]), -32603);
+  assert_non_null(strstr(error_message(ext.answers[HOLD_CALLS]),
+                         "Too many concurrent tasks for this caller"));
+  assert_non_null(json_object_get(json_object_get(list, "result"), "tools"));
+  json_decref(list);
+  for (int i = 0; i <= HOLD_CALLS; i++) {
+    json_decref(plain.answers[i]);
+    json_decref(ext.answers[i]);
+  }
+  free(quick);
   teardown(&f);
 }
 
@@ -715,7 +753,7 @@ static void test_modern_required_calls_do_not_hold_workers(void **state) {
 static void test_stored_task_caps(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 4, 0, 3, 5);
+  setup_opts(&f, 4, 0, 0, 3, 5);
   char *ids[5];
   for (int i = 0; i < 3; i++) {
     ids[i] = start(&f, f.a, "quick", "{}");
