@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "server/internal.h"
+#include "util/clock.h"
 
 /* ---- tools --------------------------------------------------------------- */
 static mcp_status quick_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
@@ -40,12 +41,18 @@ static void cancel_hook(mcp_tasks_t *t, const char *id, void *ud) {
   __atomic_add_fetch(&hook_calls, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Works until cancelled (or 5 s), reporting progress. */
+/* Handlers of slow that have started. */
+static int slow_started;
+
+/* Works until cancelled (or 60 s: far beyond any wait of the tests, so
+ * that a slow task is still working whenever a test looks), reporting
+ * progress. */
 static mcp_status slow_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                             void *ud) {
   (void)args, (void)ud;
+  __atomic_add_fetch(&slow_started, 1, __ATOMIC_SEQ_CST);
   double p = 0;
-  for (int i = 0; i < 2500 && !mcp_call_is_cancelled(call); i++) {
+  for (int i = 0; i < 30000 && !mcp_call_is_cancelled(call); i++) {
     if (i % 25 == 0)
       mcp_call_progress(call, ++p, -1, "working");
     usleep(2000);
@@ -98,6 +105,7 @@ typedef struct fixture {
 
 static void setup_with(fixture *f, mcp_task_options_t *o, bool enable) {
   memset(f, 0, sizeof *f);
+  __atomic_store_n(&slow_started, 0, __ATOMIC_SEQ_CST);
   assert_int_equal(mcp_server_new("tasks-test", "1", &f->server), MCP_OK);
   mcp_server_set_log_level(f->server, MCP_LOG_EMERGENCY);
   add(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
@@ -189,6 +197,28 @@ static char *start(fixture *f, mcp_session_t *se, const char *subject,
 
 static const char *status_of(json_t *msg) {
   return json_string_value(json_object_get(result_of(msg), "status"));
+}
+
+/* Waits (at most 20 s) until n handlers of slow have started. */
+static void wait_slow_started(int n) {
+  for (int i = 0;
+       i < 2000 && __atomic_load_n(&slow_started, __ATOMIC_SEQ_CST) < n; i++)
+    usleep(10000);
+  assert_true(__atomic_load_n(&slow_started, __ATOMIC_SEQ_CST) >= n);
+}
+
+/* Polls tasks/get of id until its answer has error code want (at most
+ * 20 s); false when it never had. */
+static bool wait_get_error(fixture *f, const char *id, int want) {
+  for (int i = 0; i < 2000; i++) {
+    json_t *r = task_method(f, f->session, NULL, "tasks/get", id);
+    bool done = tu_error_code(r) == want;
+    json_decref(r);
+    if (done)
+      return true;
+    usleep(10000);
+  }
+  return false;
 }
 
 /* ---- tests --------------------------------------------------------------- */
@@ -470,7 +500,9 @@ static void test_session_end_does_not_cancel_tasks(void **state) {
   mcp__call_run(call);
   mcp__session_release(client.session);
   assert_true(client.task_id[0] != '\0');
-  usleep(100000);
+  /* the session's end did not cancel the call: its handler starts (a
+   * cancelled call never does) and goes on until tasks/cancel */
+  wait_slow_started(1);
   json_t *r = task_method(&f, f.session, NULL, "tasks/get", client.task_id);
   assert_string_equal(status_of(r), "working");
   json_decref(r);
@@ -699,6 +731,10 @@ static void test_list_pages_and_access_model(void **state) {
   teardown(&f);
 }
 
+/* A task's ttl ends: tasks/get and tasks/result say not found, and the
+ * sweeper removes it from the store. Waits for each condition (bounded);
+ * the first tasks/get is only checked when it surely came before the ttl
+ * ended (a loaded machine may take longer). */
 static void test_ttl_expiry_and_sweeper(void **state) {
   (void)state;
   fixture f;
@@ -707,24 +743,30 @@ static void test_ttl_expiry_and_sweeper(void **state) {
   mcp_task_options_set_cleanup(o, 0, 86400000, 20);
   setup_with(&f, o, true);
   mcp_task_options_free(o);
-  json_t *r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":80}");
+  int64_t t0 = mcp__monotonic_ms();
+  json_t *r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":300}");
   char *id = strdup(json_string_value(
       json_object_get(json_object_get(result_of(r), "task"), "taskId")));
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_non_null(result_of(r));
+  if (mcp__monotonic_ms() - t0 < 150)
+    assert_non_null(result_of(r));
   json_decref(r);
-  usleep(150000);
-  r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_int_equal(tu_error_code(r), -32602);
-  json_decref(r);
+  assert_true(wait_get_error(&f, id, -32602));
   r = task_method(&f, f.session, NULL, "tasks/result", id);
   assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
-  /* the sweeper removed it from the store */
+  /* the sweeper removes it from the store */
   mcp_task_record rec;
-  assert_int_equal(mcp_store_task_get(f.store, "tasks-test", id, &rec, NULL),
-                   MCP_ERR_NOT_FOUND);
+  mcp_status st = MCP_OK;
+  for (int i = 0; i < 2000; i++) {
+    st = mcp_store_task_get(f.store, "tasks-test", id, &rec, NULL);
+    if (st != MCP_OK)
+      break;
+    mcp_task_record_clear(&rec);
+    usleep(10000);
+  }
+  assert_int_equal(st, MCP_ERR_NOT_FOUND);
   free(id);
   teardown(&f);
 }
@@ -1047,7 +1089,7 @@ static void test_shutdown_interrupts_running_tasks(void **state) {
   fixture f;
   setup(&f);
   char *id = start(&f, f.session, NULL, "slow", "{}");
-  usleep(20000);
+  wait_slow_started(1);
   mcp_store_t *store = f.store;
   f.store = NULL;
   teardown(&f); /* frees the server while the task runs */
