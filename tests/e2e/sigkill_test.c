@@ -22,15 +22,6 @@
 #define MAX_ACKED   4096
 #define ROUND_CALLS 400 /* at most per round; the kill comes earlier */
 
-static mcp_status square(mcp_call_t *call, json_t *args, mcp_result_t *r,
-                         void *ud) {
-  (void)call, (void)ud;
-  int64_t n = 0;
-  mcp_arg_integer(args, "n", &n);
-  mcp_result_add_textf(r, "%lld", (long long)(n * n));
-  return MCP_OK;
-}
-
 static int serve(const char *db) {
   mcp_server_t *s;
   mcp_store_t *store;
@@ -44,7 +35,7 @@ static int serve(const char *db) {
   mcp_tool_set_input_schema_text(
       t, "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}");
   mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
-  mcp_tool_set_handler(t, square, NULL, NULL);
+  mcp_tool_set_handler(t, tu_square_tool, NULL, NULL);
   mcp_server_add_tool(s, t, NULL);
   mcp_task_options_t *o;
   mcp_task_options_new(&o);

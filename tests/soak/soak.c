@@ -48,14 +48,6 @@ static int http_port;
 static mcp_http_server_t *http;
 
 /* ---- the tools ----------------------------------------------------------- */
-static mcp_status square(mcp_call_t *call, json_t *args, mcp_result_t *r,
-                         void *ud) {
-  (void)call, (void)ud;
-  int64_t n = 0;
-  mcp_arg_integer(args, "n", &n);
-  mcp_result_add_textf(r, "%lld", (long long)(n * n));
-  return MCP_OK;
-}
 
 static mcp_status slow(mcp_call_t *call, json_t *args, mcp_result_t *r,
                        void *ud) {
@@ -76,7 +68,7 @@ static mcp_server_t *make_server(mcp_store_t *store) {
   mcp_tool_t *t;
   mcp_tool_new("square", &t);
   mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
-  mcp_tool_set_handler(t, square, NULL, NULL);
+  mcp_tool_set_handler(t, tu_square_tool, NULL, NULL);
   mcp_server_add_tool(s, t, NULL);
   mcp_tool_new("slow", &t);
   mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);

@@ -20,6 +20,7 @@
 
 #include "fault_store.h"
 #include "server/internal.h"
+#include "task_fixture.h"
 #include "tasks/engine_internal.h"
 
 static int gate;    /* gated_ask asks once this is set */
@@ -75,15 +76,6 @@ static mcp_status gated_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static void add(mcp_server_t *s, const char *name, mcp_tool_fn fn,
-                mcp_task_support ts) {
-  mcp_tool_t *t;
-  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_tool_set_task_support(t, ts), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
-}
-
 typedef struct fixture {
   mcp_server_t *server;
   mcp_store_t *store;
@@ -126,10 +118,10 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
   __atomic_store_n(&release, 0, __ATOMIC_SEQ_CST);
   assert_int_equal(mcp_server_new("tasks-hardening", "1", &f->server), MCP_OK);
   mcp_server_set_log_handler(f->server, on_log, f);
-  add(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "forever", forever_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "hold", hold_tool, MCP_TASK_REQUIRED);
-  add(f->server, "ask", gated_ask, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "forever", forever_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "hold", hold_tool, MCP_TASK_REQUIRED);
+  tu_add_task_tool(f->server, "ask", gated_ask, MCP_TASK_OPTIONAL);
   mcp_store_t *mem;
   assert_int_equal(mcp_store_memory_new(&mem), MCP_OK);
   f->store = fault_store_new(mem, &f->faults);
@@ -171,135 +163,30 @@ static void teardown(fixture *f) {
   pthread_mutex_destroy(&f->log_lock);
 }
 
-static int next_id = 100;
-
+/* ---- requests (tests/util/task_fixture.h) ------------------------------- */
 static json_t *rpc(fixture *f, mcp_session_t *se, const char *text) {
-  tu_capture c;
-  tu_capture_init(&c);
-  mcp__peer peer = {0};
-  mcp_call_t *call = NULL;
-  if (mcp__server_accept(f->server, se, &peer, text, strlen(text),
-                         tu_capture_channel(&c), &call) == MCP__ACCEPT_REQUEST)
-    mcp__call_run(call);
-  size_t n = json_array_size(c.messages);
-  json_t *last = n ? json_incref(json_array_get(c.messages, n - 1)) : NULL;
-  tu_capture_destroy(&c);
-  return last;
+  return tu_rpc_as(f->server, se, NULL, text);
 }
 
 static json_t *call_task(fixture *f, mcp_session_t *se, const char *tool,
                          const char *task) {
-  char buf[512];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-           "\"params\":{\"name\":\"%s\",\"arguments\":{},\"task\":%s}}",
-           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), tool, task);
-  return rpc(f, se, buf);
+  return tu_call_tool(f->server, se, NULL, tool, "{}", task);
 }
 
 static json_t *method(fixture *f, mcp_session_t *se, const char *m,
                       const char *id) {
-  char buf[256];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":"
-           "{\"taskId\":\"%s\"}}",
-           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), m, id);
-  return rpc(f, se, buf);
+  return tu_task_method(f->server, se, NULL, m, id);
 }
 
 /* Starts a task; returns its id (malloc'd). */
 static char *start(fixture *f, mcp_session_t *se, const char *tool,
                    const char *task) {
-  json_t *r = call_task(f, se, tool, task);
-  const char *id = json_string_value(json_object_get(
-      json_object_get(json_object_get(r, "result"), "task"), "taskId"));
-  if (id == NULL)
-    fail_msg("no task: %s", json_dumps(r, 0));
-  char *copy = strdup(id);
-  json_decref(r);
-  return copy;
+  return tu_start_task(f->server, se, NULL, tool, "{}", task);
 }
 
-static const char *error_message(const json_t *msg) {
-  return json_string_value(
-      json_object_get(json_object_get(msg, "error"), "message"));
-}
-
-/* tasks/result in the background (the call blocks until the task ends). */
-typedef struct bg {
-  fixture *f;
-  mcp_session_t *se;
-  char id[64];
-  tu_capture cap;
-  pthread_t th;
-} bg;
-
-static void *bg_main(void *arg) {
-  bg *b = arg;
-  char buf[256];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":\"bg\",\"method\":\"tasks/result\","
-           "\"params\":{\"taskId\":\"%s\"}}",
-           b->id);
-  mcp__peer peer = {0};
-  mcp_call_t *call = NULL;
-  if (mcp__server_accept(b->f->server, b->se, &peer, buf, strlen(buf),
-                         tu_capture_channel(&b->cap),
-                         &call) == MCP__ACCEPT_REQUEST)
-    mcp__call_run(call);
-  return NULL;
-}
-
-static void bg_start(bg *b, fixture *f, mcp_session_t *se, const char *id) {
-  memset(b, 0, sizeof *b);
-  b->f = f;
-  b->se = se;
-  snprintf(b->id, sizeof b->id, "%s", id);
-  tu_capture_init(&b->cap);
-  assert_int_equal(pthread_create(&b->th, NULL, bg_main, b), 0);
-}
-
-/* The final answer of b (waits at most 20 s; fails the test otherwise). */
-static json_t *bg_answer(bg *b) {
-  for (int i = 0; i < 2000; i++) {
-    pthread_mutex_lock(&b->cap.lock);
-    json_t *last = NULL;
-    size_t j;
-    json_t *m;
-    json_array_foreach(b->cap.messages, j, m) {
-      json_t *id = json_object_get(m, "id");
-      if (json_is_string(id) && strcmp(json_string_value(id), "bg") == 0)
-        last = m;
-    }
-    if (last)
-      json_incref(last);
-    pthread_mutex_unlock(&b->cap.lock);
-    if (last) {
-      pthread_join(b->th, NULL);
-      tu_capture_destroy(&b->cap);
-      return last;
-    }
-    usleep(10000);
-  }
-  fail_msg("tasks/result of %s got no answer", b->id);
-  return NULL;
-}
-
-/* Polls tasks/get until the task has status want (at most 20 s). */
 static void wait_status(fixture *f, mcp_session_t *se, const char *id,
                         const char *want) {
-  const char *got = NULL;
-  for (int i = 0; i < 2000; i++) {
-    json_t *g = method(f, se, "tasks/get", id);
-    got = json_string_value(
-        json_object_get(json_object_get(g, "result"), "status"));
-    bool done = got && strcmp(got, want) == 0;
-    json_decref(g);
-    if (done)
-      return;
-    usleep(10000);
-  }
-  fail_msg("task %s never reached %s", id, want);
+  tu_wait_task_status(f->server, se, id, want);
 }
 
 /* ---- item 9 -------------------------------------------------------------- */
@@ -313,11 +200,11 @@ static void test_create_on_failing_store(void **state) {
   fault_store_fail(f.faults, FS_PUT, FS_ENOSPC, -1);
   json_t *r = call_task(&f, f.a, "quick", "{}");
   assert_int_equal(tu_error_code(r), -32603);
-  assert_non_null(strstr(error_message(r), "task could not be created"));
+  assert_non_null(strstr(tu_error_message(r), "task could not be created"));
   /* the kind of failure for the client; the store's own words (which may
    * name paths or hosts) only in the log */
-  assert_non_null(strstr(error_message(r), mcp_strerror(MCP_ERR_IO)));
-  assert_null(strstr(error_message(r), "disk is full"));
+  assert_non_null(strstr(tu_error_message(r), mcp_strerror(MCP_ERR_IO)));
+  assert_null(strstr(tu_error_message(r), "disk is full"));
   json_decref(r);
   assert_true(logged(&f, true, "cannot store a new task of tool quick"));
   assert_true(logged(&f, true, "disk is full"));
@@ -337,39 +224,17 @@ static void test_completion_write_fails(void **state) {
   setup(&f);
   char *id = start(&f, f.a, "ask", "{}"); /* waits for the gate */
   fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
-  bg b;
-  bg_start(&b, &f, f.a, id);
+  tu_bg_rpc b;
+  tu_bg_start(&b, f.server, f.a, NULL, "tasks/result", id);
   __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
-  json_t *req = NULL; /* answer the question on whichever stream has it */
-  for (int i = 0; i < 2000 && req == NULL; i++) {
-    tu_capture *caps[2] = {&b.cap, &f.notify_a};
-    for (int k = 0; k < 2 && req == NULL; k++) {
-      size_t j;
-      json_t *m;
-      pthread_mutex_lock(&caps[k]->lock);
-      json_array_foreach(caps[k]->messages, j, m) if (
-          json_object_get(
-              m,
-              "method")) if (strcmp(json_string_value(json_object_get(m, "metho"
-                                                                         "d")),
-                                    "elicitation/create") == 0) req =
-          json_incref(m);
-      pthread_mutex_unlock(&caps[k]->lock);
-    }
-    if (req == NULL)
-      usleep(10000);
-  }
-  assert_non_null(req);
-  char answer[256];
-  snprintf(answer, sizeof answer,
-           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
-           "\"accept\",\"content\":{}}}",
-           (long long)json_integer_value(json_object_get(req, "id")));
+  /* answer the question on whichever stream has it */
+  tu_capture *caps[2] = {&b.cap, &f.notify_a};
+  json_t *req = tu_find_request(caps, 2, "elicitation/create");
+  tu_accept_elicitation(f.server, f.a, req, "{}");
   json_decref(req);
-  json_decref(rpc(&f, f.a, answer));
-  json_t *r = bg_answer(&b);
+  json_t *r = tu_bg_answer(&b);
   assert_int_equal(tu_error_code(r), -32603);
-  assert_non_null(strstr(error_message(r), "could not be stored"));
+  assert_non_null(strstr(tu_error_message(r), "could not be stored"));
   json_decref(r);
   assert_true(logged(&f, true, "could not be stored"));
   assert_true(logged(&f, false, "attempt 1 of"));
@@ -453,7 +318,7 @@ static void test_unstorable_outcome_shows_failed(void **state) {
   json_decref(g);
   json_t *r = method(&f, f.a, "tasks/result", id);
   assert_int_equal(tu_error_code(r), -32603);
-  assert_non_null(strstr(error_message(r), "could not be stored"));
+  assert_non_null(strstr(tu_error_message(r), "could not be stored"));
   json_decref(r);
   /* 2026-07-28, the tasks extension */
   __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST); /* hold returns at once */
@@ -495,7 +360,7 @@ static void test_unstorable_outcome_shows_failed(void **state) {
   mcp_task_record_clear(&rec);
   r = method(&f, f.a, "tasks/result", id); /* the same answer from there */
   assert_int_equal(tu_error_code(r), -32603);
-  assert_non_null(strstr(error_message(r), "could not be stored"));
+  assert_non_null(strstr(tu_error_message(r), "could not be stored"));
   json_decref(r);
   free(id);
   teardown(&f);
@@ -558,8 +423,8 @@ static void test_result_of_other_session_does_not_steal(void **state) {
   fixture f;
   setup(&f);
   char *id = start(&f, f.a, "ask", "{}");
-  bg b;
-  bg_start(&b, &f, f.b, id);
+  tu_bg_rpc b;
+  tu_bg_start(&b, f.server, f.b, NULL, "tasks/result", id);
   /* B's waiter is registered before the question is asked */
   mcp__task_engine *e = f.server->tasks;
   bool waiting = false;
@@ -572,32 +437,15 @@ static void test_result_of_other_session_does_not_steal(void **state) {
   }
   assert_true(waiting);
   __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
-  json_t *req = NULL;
-  for (int i = 0; i < 2000 && req == NULL; i++) {
-    size_t j;
-    json_t *m;
-    pthread_mutex_lock(&f.notify_a.lock);
-    json_array_foreach(f.notify_a.messages, j, m) {
-      const char *mm = json_string_value(json_object_get(m, "method"));
-      if (mm && strcmp(mm, "elicitation/create") == 0)
-        req = json_incref(m);
-    }
-    pthread_mutex_unlock(&f.notify_a.lock);
-    if (req == NULL)
-      usleep(10000);
-  }
+  tu_capture *on_a = &f.notify_a;
+  json_t *req = tu_find_request(&on_a, 1, "elicitation/create");
   assert_non_null(req);
   pthread_mutex_lock(&b.cap.lock);
   assert_int_equal(json_array_size(b.cap.messages), 0);
   pthread_mutex_unlock(&b.cap.lock);
-  char answer[256];
-  snprintf(answer, sizeof answer,
-           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
-           "\"accept\",\"content\":{}}}",
-           (long long)json_integer_value(json_object_get(req, "id")));
+  tu_accept_elicitation(f.server, f.a, req, "{}");
   json_decref(req);
-  json_decref(rpc(&f, f.a, answer));
-  json_t *r = bg_answer(&b); /* B may read the outcome (id as capability) */
+  json_t *r = tu_bg_answer(&b); /* B may read the outcome (id as capability) */
   assert_string_equal(
       json_string_value(json_object_get(
           json_array_get(
@@ -734,7 +582,7 @@ static void test_modern_required_calls_do_not_hold_workers(void **state) {
                         "task");
   }
   assert_int_equal(tu_error_code(ext.answers[HOLD_CALLS]), -32603);
-  assert_non_null(strstr(error_message(ext.answers[HOLD_CALLS]),
+  assert_non_null(strstr(tu_error_message(ext.answers[HOLD_CALLS]),
                          "Too many concurrent tasks for this caller"));
   assert_non_null(json_object_get(json_object_get(list, "result"), "tools"));
   json_decref(list);

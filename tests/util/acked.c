@@ -8,6 +8,15 @@
 
 #include "util/clock.h"
 
+mcp_status tu_square_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                          void *ud) {
+  (void)call, (void)ud;
+  int64_t n = 0;
+  mcp_arg_integer(args, "n", &n);
+  mcp_result_add_textf(r, "%lld", (long long)(n * n));
+  return MCP_OK;
+}
+
 int tu_ledger_init(tu_ledger *l, size_t cap) {
   memset(l, 0, sizeof *l);
   l->a = calloc(cap, sizeof *l->a);

@@ -18,6 +18,11 @@
 
 #include "testutil.h"
 
+/* The tool whose results the ledger checks ("square"): the text of the
+ * result is n*n for the integer argument n. */
+mcp_status tu_square_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                          void *ud);
+
 /* One acknowledged result: task id, the argument n of "square" (the result
  * text is n*n), when it was acknowledged (monotonic ms). */
 typedef struct tu_acked {
