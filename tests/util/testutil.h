@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -108,5 +109,17 @@ char *tu_bigints_as_reals(const char *b, size_t n, size_t *out_n);
  * integer as a real (tu_bigints_as_reals). On failure e holds jansson's
  * error (of the rewritten text when there was one). */
 json_t *tu_loadb_rules(const char *b, size_t n, json_error_t *e);
+
+/* Structural identity, stricter than json_equal: types (1 vs 1.0), real
+ * bits, string bytes including NULs, key order (json_agree.c). */
+bool tu_json_same(const json_t *a, const json_t *b);
+/* The differential check of the tape loader: mcp__json_load and
+ * json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) agree on the len bytes of buf
+ * under the documented rules of json/load.h (same verdict and values; on
+ * failure jansson's own error text, line, column and position; a raw NUL
+ * is a syntax error at that byte; an integer beyond int64 is the real of
+ * the literal). Prints the difference, with label, to stderr and returns
+ * false when they do not. */
+bool tu_json_load_agrees(const char *buf, size_t len, const char *label);
 
 #endif
