@@ -43,6 +43,9 @@ char *tu_proc_read_line(tu_proc *p, int timeout_ms);
 /* Closes stdin, waits for exit (killing after timeout_ms); returns the exit
  * status as from waitpid, or -1. */
 int tu_proc_finish(tu_proc *p, int timeout_ms);
+/* Kills p with SIGKILL, reaps it and asserts that the signal ended it;
+ * closes its pipes and frees its buffer (a crash test's "power cut"). */
+void tu_proc_kill(tu_proc *p);
 
 /* ---- in-process server driving (white-box: uses src/server/dispatch.h) --- */
 #include <jansson.h>
@@ -83,6 +86,11 @@ json_t *tu_request(mcp_server_t *server, mcp_session_t *session,
  * gets the era's _meta (protocolVersion, clientCapabilities caps or {}). */
 json_t *tu_modern_request(mcp_server_t *server, const char *method,
                           const char *params, const char *caps);
+/* Reads JSON-RPC messages from p until the response (no method) with the
+ * integer id arrives and returns it (new reference); the other messages
+ * (requests, notifications, other responses) are appended to seen when it
+ * is not NULL. Fails the test on end of output or 20 s without a line. */
+json_t *tu_proc_wait_id(tu_proc *p, int id, json_t *seen);
 /* The error.code of a JSON-RPC response, 0 when it has none. */
 int tu_error_code(const json_t *msg);
 /* A cmocka teardown freeing the mcp_server_t held in *state. */
