@@ -19,9 +19,12 @@ mcp_status tu_square_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
 
 int tu_ledger_init(tu_ledger *l, size_t cap) {
   memset(l, 0, sizeof *l);
-  l->a = calloc(cap, sizeof *l->a);
+  l->a = malloc(cap * sizeof *l->a);
   if (l->a == NULL)
     return -1;
+  /* touched now: a long run (the soak) must not see the ring's pages
+   * become resident one by one as growth of the process */
+  memset(l->a, 0, cap * sizeof *l->a);
   l->cap = cap;
   pthread_mutex_init(&l->lock, NULL);
   return 0;
