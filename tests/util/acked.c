@@ -22,9 +22,11 @@ int tu_ledger_init(tu_ledger *l, size_t cap) {
   l->a = malloc(cap * sizeof *l->a);
   if (l->a == NULL)
     return -1;
-  /* touched now: a long run (the soak) must not see the ring's pages
-   * become resident one by one as growth of the process */
-  memset(l->a, 0, cap * sizeof *l->a);
+  /* every entry written now (not zeroes, which the compiler may turn into
+   * calloc's untouched pages): a long run (the soak) must not see the
+   * ring's pages become resident one by one as growth of the process */
+  for (size_t i = 0; i < cap; i++)
+    l->a[i] = (tu_acked){.n = -1, .at_ms = -1};
   l->cap = cap;
   pthread_mutex_init(&l->lock, NULL);
   return 0;
