@@ -34,6 +34,7 @@
 #define RESTART_S    20
 #define SAMPLE_S     10
 #define WINDOW_S     300 /* the verdict compares medians of windows this long */
+#define WARM_S       600 /* after a warm-up this long at most (see window()) */
 #define RSS_SLACK_KB 8192
 #define MAX_ACKED    200000
 #define TTL_MS       120000 /* of every task */
@@ -373,13 +374,25 @@ static long median_of_longs(const long *v, int n) {
   return median_of(tmp, n < 4096 ? n : 4096);
 }
 
-/* The windows compared, in samples: warm-up first (ASan's quarantine and
- * SQLite's page cache fill; 3 minutes, or a fifth of a short run), then a
- * window of WINDOW_S (or a quarter of a short run) right after it, against
- * the last window of the run. */
-static void window(int ns, int *warm, int *win) {
-  *warm = 180 / SAMPLE_S < ns / 5 ? 180 / SAMPLE_S : ns / 5;
-  *win = WINDOW_S / SAMPLE_S < ns / 4 ? WINDOW_S / SAMPLE_S : ns / 4;
+/* The windows compared, in seconds of the run: warm-up first (ASan's
+ * quarantine, its allocator's size classes and SQLite's cache and files
+ * fill; the first soaks rose for about 15 minutes, then stayed within 5 %:
+ * a third of the run, at most WARM_S), then a window of WINDOW_S (or a
+ * quarter of a short run) right after it, against the last window. */
+static void window(int seconds, int *warm, int *win) {
+  *warm = WARM_S < seconds / 3 ? WARM_S : seconds / 3;
+  *win = WINDOW_S < seconds / 4 ? WINDOW_S : seconds / 4;
+}
+
+/* The samples [*from, *to) taken in [t_from, t_to) seconds. */
+static void samples_in(const long *ts, int ns, long t_from, long t_to,
+                       int *from, int *to) {
+  *from = 0;
+  while (*from < ns && ts[*from] < t_from)
+    ++*from;
+  *to = *from;
+  while (*to < ns && ts[*to] < t_to)
+    ++*to;
 }
 
 static long median_int(const int *v, int n) {
@@ -464,11 +477,12 @@ int main(int argc, char **argv) {
   pthread_create(&th[CLIENTS], NULL, stdio_client, NULL);
 
   enum { MAXS = 4096 };
-  static long rss[MAXS];
+  static long rss[MAXS], ts[MAXS], served_at[MAXS];
   static int fds[MAXS];
   static size_t sess[MAXS];
   int ns = 0;
   time_t t0 = time(NULL), next_restart = t0 + RESTART_S;
+  time_t next_sample = t0 + SAMPLE_S;
   const char *asan = getenv("ASAN_OPTIONS");
   printf("soak: %d s, ASAN_OPTIONS=%s\n", seconds, asan ? asan : "(unset)");
   printf("%6s %10s %6s %9s %10s %10s\n", "t(s)", "rss(kB)", "fds", "sessions",
@@ -489,7 +503,10 @@ int main(int argc, char **argv) {
                                               CHECK_MS, check_store, store));
       next_restart = now + RESTART_S;
     }
-    if ((now - t0) % SAMPLE_S == 0 && ns < MAXS) {
+    if (now >= next_sample && ns < MAXS) { /* late after a long restart */
+      next_sample += SAMPLE_S;
+      ts[ns] = (long)(now - t0);
+      served_at[ns] = atomic_load(&served);
       rss[ns] = rss_kb();
       fds[ns] = fd_count();
       pthread_rwlock_rdlock(&server_lock);
@@ -515,25 +532,35 @@ int main(int argc, char **argv) {
    * samples swing with the traffic of the moment, and RSS rises while ASan's
    * quarantine fills: tests/soak/run bounds it, see window()) */
   int ok = atomic_load(&lost) == 0;
-  if (ns >= 8) {
-    int warm, win;
-    window(ns, &warm, &win);
-    int last = ns - win;
-    long rss1 = median_of_longs(rss + warm, win),
-         rss2 = median_of_longs(rss + last, win);
-    long fd1 = median_int(fds + warm, win), fd2 = median_int(fds + last, win);
-    long s1 = median_size(sess + warm, win), s2 = median_size(sess + last, win);
+  int warm, win, a0, a1, b0, b1;
+  window(seconds, &warm, &win);
+  samples_in(ts, ns, warm, warm + win, &a0, &a1);
+  samples_in(ts, ns, seconds - win, seconds + 1, &b0, &b1);
+  if (a1 - a0 >= 2 && b1 - b0 >= 2) {
+    long rss1 = median_of_longs(rss + a0, a1 - a0),
+         rss2 = median_of_longs(rss + b0, b1 - b0);
+    long fd1 = median_int(fds + a0, a1 - a0),
+         fd2 = median_int(fds + b0, b1 - b0);
+    long s1 = median_size(sess + a0, a1 - a0),
+         s2 = median_size(sess + b0, b1 - b0);
+    /* the traffic of each window: sessions and RSS follow it */
+    double r1 = (double)(served_at[a1 - 1] - served_at[a0]) /
+                (double)(ts[a1 - 1] - ts[a0] > 0 ? ts[a1 - 1] - ts[a0] : 1),
+           r2 = (double)(served_at[b1 - 1] - served_at[b0]) /
+                (double)(ts[b1 - 1] - ts[b0] > 0 ? ts[b1 - 1] - ts[b0] : 1);
     bool flat = rss2 <= rss1 + rss1 / 10 + RSS_SLACK_KB && fd2 <= fd1 + 16 &&
                 s2 <= s1 + 16;
-    printf("soak: medians of %d s windows (first from %d s, last from %d s):\n"
-           "  %-12s %10s %10s\n  %-12s %10ld %10ld\n  %-12s %10ld %10ld\n"
-           "  %-12s %10ld %10ld\n",
-           win * SAMPLE_S, warm * SAMPLE_S, last * SAMPLE_S, "", "first",
-           "last", "rss (kB)", rss1, rss2, "descriptors", fd1, fd2, "sessions",
-           s1, s2);
-    printf("soak: first sample rss %ld kB, fds %d, sessions %zu; last sample "
-           "rss %ld kB, fds %d, sessions %zu\n",
-           rss[0], fds[0], sess[0], rss[ns - 1], fds[ns - 1], sess[ns - 1]);
+    printf("soak: medians of the windows %ld-%ld s (%d samples) and %ld-%ld s "
+           "(%d samples):\n"
+           "  %-16s %10s %10s\n  %-16s %10ld %10ld\n  %-16s %10ld %10ld\n"
+           "  %-16s %10ld %10ld\n  %-16s %10.0f %10.0f\n",
+           ts[a0], ts[a1 - 1], a1 - a0, ts[b0], ts[b1 - 1], b1 - b0, "",
+           "first", "last", "rss (kB)", rss1, rss2, "descriptors", fd1, fd2,
+           "sessions", s1, s2, "requests/s", r1, r2);
+    printf("soak: first sample (%ld s) rss %ld kB, fds %d, sessions %zu; last "
+           "sample (%ld s) rss %ld kB, fds %d, sessions %zu\n",
+           ts[0], rss[0], fds[0], sess[0], ts[ns - 1], rss[ns - 1], fds[ns - 1],
+           sess[ns - 1]);
     printf("soak: verdict %s (limits: rss +10%% + %d kB, descriptors and "
            "sessions +16)\n",
            flat ? "flat" : "GROWING", RSS_SLACK_KB);

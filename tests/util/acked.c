@@ -80,29 +80,45 @@ static tu_acked entry(tu_ledger *l, size_t i) {
   return e;
 }
 
+/* The first index of [first, from) younger than max_age_ms now (first
+ * when there is no age limit). */
+static size_t oldest_checkable(tu_ledger *l, size_t first, size_t from,
+                               int64_t max_age_ms) {
+  if (max_age_ms <= 0)
+    return first;
+  pthread_mutex_lock(&l->lock);
+  size_t lo = first_since(l, first, from, mcp__monotonic_ms() - max_age_ms);
+  pthread_mutex_unlock(&l->lock);
+  return lo;
+}
+
 size_t tu_ledger_verify(tu_ledger *l, size_t old, int64_t max_age_ms,
                         tu_ledger_check_fn check, void *ctx) {
   pthread_mutex_lock(&l->lock);
   size_t n = l->n;
   size_t first = n > l->cap ? n - l->cap : 0;
   size_t from = l->checked > first ? l->checked : first;
-  size_t lo = max_age_ms > 0 ? first_since(l, first, from,
-                                           mcp__monotonic_ms() - max_age_ms)
-                             : first;
   pthread_mutex_unlock(&l->lock);
   size_t lost = 0, k = 0;
   for (size_t i = from; i < n; i++, k++) {
     tu_acked e = entry(l, i);
     lost += !check(ctx, &e, k);
   }
+  /* The age limit is taken again for each old result: checking the new
+   * ones may take long on a loaded machine, and a result whose ttl ended
+   * meanwhile is gone by design. */
   if (old == TU_LEDGER_ALL) {
-    for (size_t i = lo; i < from; i++, k++) {
+    for (size_t i = oldest_checkable(l, first, from, max_age_ms); i < from;
+         i++, k++) {
       tu_acked e = entry(l, i);
       lost += !check(ctx, &e, k);
     }
-  } else if (from > lo) {
+  } else {
     unsigned seed = (unsigned)n;
     for (size_t j = 0; j < old; j++, k++) {
+      size_t lo = oldest_checkable(l, first, from, max_age_ms);
+      if (lo >= from)
+        break;
       tu_acked e = entry(l, lo + (size_t)rand_r(&seed) % (from - lo));
       lost += !check(ctx, &e, k);
     }
