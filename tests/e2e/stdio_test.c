@@ -390,16 +390,19 @@ static void test_cancelled_tasks_result_is_not_answered(void **state) {
   close(sv.to_server[1]);
   sv.to_server[1] = -1;
   /* nothing for id 20, and the server returns without waiting for the
-   * task (10 minutes; the wait for the return is bounded at 30 s) */
+   * task (10 minutes; the wait for the return is bounded at 30 s; at the
+   * end of output a read returns at once, hence the pause) */
   char *extra;
   for (int i = 0; i < 300 && !__atomic_load_n(&sv.returned, __ATOMIC_SEQ_CST);
-       i++)
+       i++) {
     while ((extra = tu_proc_read_line(&sv.io, 100)) != NULL) {
       json_t *m = json_loads(extra, 0, NULL);
       assert_null(json_object_get(m, "id"));
       json_decref(m);
       free(extra);
     }
+    usleep(100000);
+  }
   assert_true(__atomic_load_n(&sv.returned, __ATOMIC_SEQ_CST));
   while ((extra = tu_proc_read_line(&sv.io, 1000)) != NULL) { /* the rest */
     json_t *m = json_loads(extra, 0, NULL);
