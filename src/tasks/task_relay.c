@@ -116,8 +116,8 @@ void mcp__engine_publish_want(mcp__task_engine *e, const char *task_id,
  * subject. */
 static bool same_requestor(mcp_call_t *call, const char *sid,
                            const char *subject) {
-  mcp_session_t *se = mcp__call_session(call);
-  if (sid && se && mcp__session_id_is(se, sid))
+  if (sid && mcp__call_session(call) &&
+      mcp__session_id_is(mcp__call_session(call), sid))
     return true;
   const char *mine = mcp_call_subject(call);
   return subject && mine && strcmp(subject, mine) == 0;
