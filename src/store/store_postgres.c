@@ -15,6 +15,7 @@
  * together never migrate twice. Text columns use the "C" collation so that
  * task ids sort by bytes, as in the memory and SQLite backends.
  */
+#include "store/pg_batch.h"
 #include "store/pg_pool.h"
 #include "store/store_internal.h"
 #include "util/clock.h"
@@ -128,8 +129,9 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
 #define LEASE_DEFAULT_MS 10000
 
 typedef struct pgstore {
-  mcp__pg_pool *pool;
-  char holder[64]; /* this process's name in lease_holder */
+  mcp__pg_pool *pool;   /* reads, leases, secrets */
+  mcp__pg_batch *batch; /* task writes: group commit (pg_batch.c) */
+  char holder[64];      /* this process's name in lease_holder */
   pthread_mutex_t lock;
   pthread_cond_t wake; /* CLOCK_MONOTONIC */
   bool stopping;
@@ -210,7 +212,7 @@ static mcp_status pg_put(void *impl, const mcp_task_record *t,
                        q->holder,
                        ms_text(b[4], lease, false)};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_PUT], v, false, &r, err);
+  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_PUT], v, &r, err);
   if (st != MCP_OK)
     return st;
   if (strcmp(PQcmdTuples(r), "0") == 0)
@@ -247,7 +249,7 @@ static mcp_status pg_update(void *impl, const mcp_task_record *t,
                       t->result,
                       t->error};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_UPDATE], v, false, &r, err);
+  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_UPDATE], v, &r, err);
   if (st != MCP_OK)
     return st;
   bool changed = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
@@ -315,7 +317,7 @@ static mcp_status pg_delete(void *impl, const char *scope, const char *id,
   pgstore *q = impl;
   const char *v[2] = {scope, id};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_DELETE], v, false, &r, err);
+  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_DELETE], v, &r, err);
   if (st != MCP_OK)
     return st;
   if (strcmp(PQcmdTuples(r), "0") == 0)
@@ -392,6 +394,7 @@ static void pg_close(void *impl) {
     pthread_mutex_unlock(&q->lock);
     pthread_join(q->keeper, NULL);
   }
+  mcp__pg_batch_free(q->batch);
   mcp__pg_pool_free(q->pool);
   pthread_cond_destroy(&q->wake);
   pthread_mutex_destroy(&q->lock);
@@ -432,6 +435,8 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
   snprintf(q->holder, sizeof q->holder, "%.24s:%d:%.8s", host, (int)getpid(),
            uuid);
   mcp_status st = mcp__pg_pool_open(conninfo, pool_size, &q->pool, err);
+  if (st == MCP_OK)
+    st = mcp__pg_batch_open(conninfo, 0, &q->batch, err);
   if (st != MCP_OK) {
     pg_close(q);
     return st;
