@@ -50,6 +50,11 @@ static const char *const migrations[] = {
     " data text NOT NULL, created_ms bigint NOT NULL,"
     " PRIMARY KEY (session_id, stream_id, seq));"
     "CREATE INDEX mcp_events_by_age ON mcp_events (created_ms);",
+    /* 5: tasks of idempotent tools keep their request, so another replica
+     * can run them again when theirs died (task_rerun.h); runs counts
+     * the runs started */
+    "ALTER TABLE mcp_tasks ADD COLUMN request text,"
+    " ADD COLUMN runs integer NOT NULL DEFAULT 1;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
