@@ -42,6 +42,7 @@ struct mcp__pg_batch {
   unsigned nthreads;
   pthread_t *threads;
   unsigned long long transactions, writes;
+  unsigned inflight, batches; /* being run by committers */
 };
 
 static void fail_all(item **v, size_t n, const mcp_error_t *e) {
@@ -224,9 +225,13 @@ static void *committer_main(void *arg) {
     }
     if (b->head == NULL)
       b->tail = NULL;
+    b->inflight += (unsigned)n;
+    b->batches++;
     pthread_mutex_unlock(&b->lock);
     run(b, v, n);
     pthread_mutex_lock(&b->lock);
+    b->inflight -= (unsigned)n;
+    b->batches--;
     for (size_t i = 0; i < n; i++) {
       v[i]->done = true; /* the writer owns v[i] again once unlocked */
       pthread_cond_signal(&v[i]->cv);
@@ -268,13 +273,15 @@ mcp_status mcp__pg_batch_exec(mcp__pg_batch *b, const mcp__pg_stmt *s,
   return it.st;
 }
 
-void mcp__pg_batch_stats(mcp__pg_batch *b, unsigned long long *transactions,
-                         unsigned long long *writes) {
+void mcp__pg_batch_stats(mcp__pg_batch *b, mcp__pg_batch_counts *out) {
   pthread_mutex_lock(&b->lock);
-  if (transactions)
-    *transactions = b->transactions;
-  if (writes)
-    *writes = b->writes;
+  out->transactions = b->transactions;
+  out->writes = b->writes;
+  out->inflight = b->inflight;
+  out->batches = b->batches;
+  out->queued = 0;
+  for (item *i = b->head; i; i = i->next)
+    out->queued++;
   pthread_mutex_unlock(&b->lock);
 }
 

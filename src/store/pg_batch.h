@@ -37,9 +37,18 @@ mcp_status mcp__pg_batch_exec(mcp__pg_batch *b, const mcp__pg_stmt *s,
                               const char *const *values, PGresult **out,
                               mcp_error_t *err);
 
-/* Counters since open (for benchmarks and tests): transactions committed
- * and writes they carried. */
-void mcp__pg_batch_stats(mcp__pg_batch *b, unsigned long long *transactions,
-                         unsigned long long *writes);
+/* Counters since open (for benchmarks and tests): group transactions
+ * committed and the writes they carried; and what is under way now. */
+typedef struct mcp__pg_batch_counts {
+  unsigned long long transactions, writes;
+  unsigned queued;   /* writes waiting for a committer */
+  unsigned inflight; /* writes a committer is running now */
+  unsigned batches;  /* batches being run now */
+} mcp__pg_batch_counts;
+void mcp__pg_batch_stats(mcp__pg_batch *b, mcp__pg_batch_counts *out);
+/* The counters of the task writes of a store opened by
+ * mcp_store_postgres_open; false for other stores. */
+bool mcp__store_postgres_batch_stats(mcp_store_t *store,
+                                     mcp__pg_batch_counts *out);
 
 #endif

@@ -615,3 +615,11 @@ mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "incomplete task record");
   return put_task(mcp_store_impl(s), rec, request, err);
 }
+
+bool mcp__store_postgres_batch_stats(mcp_store_t *store,
+                                     mcp__pg_batch_counts *out) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return false;
+  mcp__pg_batch_stats(((pgstore *)mcp_store_impl(store))->batch, out);
+  return true;
+}
