@@ -28,6 +28,7 @@
 #include <mcp/mcp.h>
 
 #include "server/dispatch.h"
+#include "store/pg_batch.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -215,6 +216,11 @@ int main(int argc, char **argv) {
   printf("tasks %s %s: %d tasks in %.3f s = %.0f tasks/s (%d clients, %u "
          "task threads)\n",
          mcp_store_name(store), mode, n, dt, n / dt, clients, threads);
+  mcp__pg_batch_counts c;
+  if (mcp__store_postgres_batch_stats(store, &c) && c.transactions > 0)
+    printf("  group commit: %llu writes in %llu transactions (%.1f per "
+           "transaction)\n",
+           c.writes, c.transactions, (double)c.writes / (double)c.transactions);
   mcp_store_free(store);
   return 0;
 }

@@ -41,7 +41,7 @@ struct mcp__pg_batch {
   bool stopping;
   unsigned nthreads;
   pthread_t *threads;
-  unsigned long long transactions, writes;
+  unsigned long long transactions, writes, alone;
   unsigned inflight, batches; /* being run by committers */
 };
 
@@ -166,6 +166,33 @@ static mcp_status pipeline(mcp__pg_conn *c, item **v, size_t n,
                        n, why);
 }
 
+/* The row a write names: (values[0], values[1]), compared as the "C"
+ * collation does (bytes); a NULL sorts first. */
+static int cmp_text(const char *a, const char *b) {
+  if (a == NULL || b == NULL)
+    return (a != NULL) - (b != NULL);
+  return strcmp(a, b);
+}
+
+static int cmp_row(const item *a, const item *b) {
+  int c = cmp_text(a->values[0], b->values[0]);
+  return c ? c : cmp_text(a->values[1], b->values[1]);
+}
+
+/* Stable insertion sort by row (n <= BATCH_MAX): the transaction locks
+ * rows in the same order as every other multi-row statement of the store
+ * (ORDER BY scope, task_id), so two of them never deadlock; writes to one
+ * row keep their order of arrival. */
+static void sort_by_row(item **v, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    item *x = v[i];
+    size_t j = i;
+    for (; j > 0 && cmp_row(v[j - 1], x) > 0; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 static void run(mcp__pg_batch *b, item **v, size_t n) {
   mcp_error_t err = {0};
   mcp__pg_conn *c = NULL;
@@ -180,6 +207,7 @@ static void run(mcp__pg_batch *b, item **v, size_t n) {
     committed = v[0]->st == MCP_OK;
   } else {
     mcp_status st = MCP_OK;
+    sort_by_row(v, n);
     for (size_t i = 0; i < n && st == MCP_OK; i++)
       st = mcp__pg_conn_prepare(c, v[i]->s, &err);
     bool statement_failed = false;
@@ -196,6 +224,9 @@ static void run(mcp__pg_batch *b, item **v, size_t n) {
       for (size_t i = 0; i < n; i++)
         v[i]->st =
             mcp__pg_conn_exec(c, v[i]->s, v[i]->values, &v[i]->res, &v[i]->err);
+      pthread_mutex_lock(&b->lock);
+      b->alone += n;
+      pthread_mutex_unlock(&b->lock);
     } else {
       fail_all(v, n, &err);
     }
@@ -277,6 +308,7 @@ void mcp__pg_batch_stats(mcp__pg_batch *b, mcp__pg_batch_counts *out) {
   pthread_mutex_lock(&b->lock);
   out->transactions = b->transactions;
   out->writes = b->writes;
+  out->alone = b->alone;
   out->inflight = b->inflight;
   out->batches = b->batches;
   out->queued = 0;

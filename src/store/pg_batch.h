@@ -29,8 +29,11 @@ mcp_status mcp__pg_batch_open(const char *conninfo, unsigned committers,
  * NULL is a no-op. */
 void mcp__pg_batch_free(mcp__pg_batch *b);
 
-/* Runs the write s with values (s->nparams text values, NULL = SQL NULL;
- * borrowed until return) in the next group transaction and returns once
+/* Runs the write s with values (s->nparams >= 2 text values, NULL = SQL
+ * NULL; borrowed until return; values[0] and values[1] name the row it
+ * changes: a batch locks rows in that order, which every multi-row
+ * statement on the same table must follow too) in the next group
+ * transaction and returns once
  * that transaction committed: MCP_OK with *out the statement's result
  * (PQclear it), or the error. */
 mcp_status mcp__pg_batch_exec(mcp__pg_batch *b, const mcp__pg_stmt *s,
@@ -41,9 +44,10 @@ mcp_status mcp__pg_batch_exec(mcp__pg_batch *b, const mcp__pg_stmt *s,
  * committed and the writes they carried; and what is under way now. */
 typedef struct mcp__pg_batch_counts {
   unsigned long long transactions, writes;
-  unsigned queued;   /* writes waiting for a committer */
-  unsigned inflight; /* writes a committer is running now */
-  unsigned batches;  /* batches being run now */
+  unsigned long long alone; /* writes run again one by one after a refusal */
+  unsigned queued;          /* writes waiting for a committer */
+  unsigned inflight;        /* writes a committer is running now */
+  unsigned batches;         /* batches being run now */
 } mcp__pg_batch_counts;
 void mcp__pg_batch_stats(mcp__pg_batch *b, mcp__pg_batch_counts *out);
 /* The counters of the task writes of a store opened by

@@ -50,7 +50,7 @@ enum {
 };
 
 /* The statusMessage of a lost task: $2, or $5 for a re-runnable one. */
-#define MESSAGE "(CASE WHEN request IS NULL THEN $2::text ELSE $5::text END)"
+#define MESSAGE "(CASE WHEN t.request IS NULL THEN $2::text ELSE $5::text END)"
 
 static const mcp__pg_stmt stmts[S_COUNT] = {
     [S_PUT] = {"mcp_task_put",
@@ -95,35 +95,48 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                 8},
     [S_DELETE] = {"mcp_task_delete",
                   "DELETE FROM mcp_tasks WHERE scope = $1 AND task_id = $2", 2},
+    /* Statements changing many rows lock them first in (scope, task_id)
+     * order, the order of the group commit's batches (pg_batch.h): no two
+     * writers ever wait for each other in a cycle (a deadlock, which
+     * PostgreSQL breaks by failing one of them). */
     [S_SWEEP] = {"mcp_task_sweep",
-                 "DELETE FROM mcp_tasks WHERE scope = $1 AND ("
+                 "DELETE FROM mcp_tasks t USING (SELECT scope, task_id"
+                 " FROM mcp_tasks WHERE scope = $1 AND ("
                  " (ttl_ms IS NOT NULL AND created_ms + ttl_ms <= $2::bigint)"
                  " OR (ttl_ms IS NULL AND $3::bigint >= 0"
                  "     AND updated_ms <= $2::bigint - $3::bigint"
                  "     AND status IN ('completed', 'failed', 'cancelled')))"
-                 " RETURNING task_id, ttl_ms IS NOT NULL",
+                 " ORDER BY scope, task_id FOR UPDATE) d"
+                 " WHERE t.scope = d.scope AND t.task_id = d.task_id"
+                 " RETURNING t.task_id, t.ttl_ms IS NOT NULL",
                  3},
     [S_RENEW] = {"mcp_task_renew",
-                 "UPDATE mcp_tasks SET lease_until_ms = mcp_now_ms() + "
-                 "$2::bigint WHERE lease_holder = $1"
-                 " AND status IN ('working', 'input_required')",
+                 "UPDATE mcp_tasks t SET lease_until_ms = mcp_now_ms() + "
+                 "$2::bigint FROM (SELECT scope, task_id FROM mcp_tasks"
+                 " WHERE lease_holder = $1"
+                 " AND status IN ('working', 'input_required')"
+                 " ORDER BY scope, task_id FOR UPDATE) r"
+                 " WHERE t.scope = r.scope AND t.task_id = r.task_id",
                  2},
     /* Fails, with an isError result, the active tasks whose lease lapsed;
      * a re-runnable one (request stored) only once its runs are used up or
      * no replica claimed it for $4 ms more (task_rerun.h). */
     [S_EXPIRE] =
         {"mcp_task_expire",
-         "UPDATE mcp_tasks SET status = 'failed', status_message = " MESSAGE
+         "UPDATE mcp_tasks t SET status = 'failed', status_message = " MESSAGE
          ", updated_ms = mcp_now_ms(), result = "
          "jsonb_build_object('content', jsonb_build_array("
          "jsonb_build_object('type', 'text', 'text', " MESSAGE
          ")), 'isError', true)::text"
+         " FROM (SELECT scope, task_id FROM mcp_tasks"
          " WHERE status IN ('working', 'input_required')"
          " AND lease_until_ms < mcp_now_ms()"
          " AND lease_holder IS DISTINCT FROM $1"
          " AND (request IS NULL OR runs >= $3::integer"
          "      OR lease_until_ms < mcp_now_ms() - $4::bigint)"
-         " RETURNING scope, task_id",
+         " ORDER BY scope, task_id FOR UPDATE) x"
+         " WHERE t.scope = x.scope AND t.task_id = x.task_id"
+         " RETURNING t.scope, t.task_id",
          5},
     /* The stored value wins over a concurrent first insert. */
     [S_SECRET] = {"mcp_secret",
@@ -148,7 +161,7 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
          "  AND request IS NOT NULL AND runs < $5::integer"
          "  AND lease_until_ms < mcp_now_ms()"
          "  AND lease_holder IS DISTINCT FROM $1"
-         "  ORDER BY lease_until_ms LIMIT 16"
+         "  ORDER BY scope, task_id LIMIT 16"
          "  FOR UPDATE SKIP LOCKED) c"
          " WHERE t.scope = c.scope AND t.task_id = c.task_id"
          " RETURNING t.task_id, t.request, t.runs",
