@@ -46,6 +46,7 @@ enum {
   S_EXPIRE,
   S_SECRET,
   S_CLAIM,
+  S_UPDATE_ROW,
   S_COUNT
 };
 
@@ -76,6 +77,17 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                   " RETURNING 1)"
                   " SELECT (SELECT count(*) FROM u)",
                   7},
+    /* The same compare-and-set, answering the row as it is after the
+     * change (no row: nothing changed). */
+    [S_UPDATE_ROW] = {"mcp_task_update_row",
+                      "UPDATE mcp_tasks SET status = $3,"
+                      " status_message = $4, updated_ms = $5::bigint,"
+                      " result = COALESCE($6, result),"
+                      " error = COALESCE($7, error)"
+                      " WHERE scope = $1 AND task_id = $2"
+                      " AND status IN ('working', 'input_required')"
+                      " RETURNING " TASK_COLS,
+                      7},
     [S_STATUS] = {"mcp_task_status",
                   "SELECT status FROM mcp_tasks"
                   " WHERE scope = $1 AND task_id = $2",
@@ -298,9 +310,11 @@ static mcp_status pg_get(void *impl, const char *scope, const char *id,
   return st;
 }
 
-static mcp_status pg_update(void *impl, const mcp_task_record *t,
-                            mcp_task_status *current, mcp_error_t *err) {
-  pgstore *q = impl;
+/* task_update; with row, the record after the change in *row (one
+ * statement instead of an update and a read). */
+static mcp_status update_task(pgstore *q, const mcp_task_record *t,
+                              mcp_task_status *current, mcp_task_record *row,
+                              mcp_error_t *err) {
   char b[24];
   const char *v[7] = {t->scope,
                       t->task_id,
@@ -310,10 +324,15 @@ static mcp_status pg_update(void *impl, const mcp_task_record *t,
                       t->result,
                       t->error};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_UPDATE], v, &r, err);
+  mcp_status st = mcp__pg_batch_exec(
+      q->batch, &stmts[row ? S_UPDATE_ROW : S_UPDATE], v, &r, err);
   if (st != MCP_OK)
     return st;
-  bool changed = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
+  bool changed =
+      row ? PQntuples(r) == 1
+          : PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
+  if (changed && row && !read_row(r, 0, row))
+    memset(row, 0, sizeof *row); /* changed, but no copy to show */
   PQclear(r);
   if (changed) {
     if (current)
@@ -337,6 +356,11 @@ static mcp_status pg_update(void *impl, const mcp_task_record *t,
   }
   PQclear(r);
   return st;
+}
+
+static mcp_status pg_update(void *impl, const mcp_task_record *t,
+                            mcp_task_status *current, mcp_error_t *err) {
+  return update_task(impl, t, current, NULL, err);
 }
 
 static mcp_status pg_list(void *impl, const char *scope,
@@ -635,4 +659,20 @@ bool mcp__store_postgres_batch_stats(mcp_store_t *store,
     return false;
   mcp__pg_batch_stats(((pgstore *)mcp_store_impl(store))->batch, out);
   return true;
+}
+
+mcp_status mcp__store_task_update_get(mcp_store_t *s,
+                                      const mcp_task_record *rec,
+                                      mcp_task_status *current,
+                                      mcp_task_record *out, mcp_error_t *err) {
+  if (s != NULL && mcp_store_get_ops(s) == &postgres_ops && rec != NULL &&
+      rec->scope != NULL && rec->task_id != NULL &&
+      mcp_task_status_name(rec->status) != NULL)
+    return update_task(mcp_store_impl(s), rec, current, out, err);
+  memset(out, 0, sizeof *out);
+  mcp_status st = mcp_store_task_update(s, rec, current, err);
+  if (st == MCP_OK &&
+      mcp_store_task_get(s, rec->scope, rec->task_id, out, NULL) != MCP_OK)
+    memset(out, 0, sizeof *out);
+  return st;
 }
