@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/core.h"
+#include "core/call_internal.h"
 
 static mcp_status send_nothing(void *ctx, const char *msg, size_t len,
                                unsigned flags) {

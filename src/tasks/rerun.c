@@ -33,13 +33,14 @@ static bool rerunnable(const mcp_tool_t *tool) {
 }
 
 char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool) {
-  mcp__task_engine *e = call->server->tasks;
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
   if (e == NULL || !mcp__store_is_shared(e->tasks.store) || !rerunnable(tool))
     return NULL;
   json_t *req =
-      json_pack("{s:i,s:b,s:s,s:O,s:s?}", "v", 1, "stateless", call->stateless,
-                "protocolVersion", call->protocol_version, "params",
-                call->params, "subject", mcp_call_subject(call));
+      json_pack("{s:i,s:b,s:s,s:O,s:s?}", "v", 1, "stateless",
+                mcp_call_is_stateless(call), "protocolVersion",
+                mcp_call_protocol_version(call), "params",
+                mcp_call_params(call), "subject", mcp_call_subject(call));
   char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
   json_decref(req);
   return text;
@@ -107,14 +108,13 @@ static void claimed(void *ud, const char *id, const char *request, int run) {
   r->e = e;
   r->call = call;
   r->tool = tool; /* the reference mcp__catalog_find took */
-  r->args = json_object_get(call->params, "arguments");
+  r->args = json_object_get(mcp_call_params(call), "arguments");
   r->expires_ms =
       rec.ttl_ms >= 0 ? rec.created_ms + (rec.ttl_ms > 0 ? rec.ttl_ms : 1) : 0;
   mcp_task_record_clear(&rec);
   json_decref(req);
-  call->task_id = r->id;
-  call->task_input = mcp__engine_task_input;
-  call->handoff_ctx = r;
+  /* no handoff: no response to send first; the run starts below */
+  mcp__call_set_task(call, r->id, mcp__engine_task_input, NULL, r);
   pthread_mutex_lock(&e->lock);
   bool clash = e->stopping || mcp__engine_find_run(e, r->id) != NULL;
   if (!clash) {

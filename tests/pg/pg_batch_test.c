@@ -21,6 +21,8 @@
 
 #include "mcp/store.h"
 #include "pg_test.h"
+/* the test calls libpq itself (linked), not through the library's table */
+#define MCP__PQ_NO_REDIRECT
 #include "store/pg_batch.h"
 
 #define WRITERS 24
