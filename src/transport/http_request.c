@@ -868,6 +868,8 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
       return reply_auth(conn, &reply);
     r->peer.subject = r->subject;
     r->peer.scopes = r->scopes;
+    r->peer.may_read = mcp__auth_may_read; /* streams see what it may read */
+    r->peer.policy = h->o->auth;
   }
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
@@ -1049,6 +1051,9 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
   *con_cls = NULL;
   pthread_mutex_lock(&r->lock);
   r->mhd_done = true;
+  /* The own engine completes a parked request whose client left (close
+   * detection): nothing may resume its connection afterwards. */
+  r->suspended = false;
   /* A 2026-07-28 answer that streamed may be a subscriptions/listen
    * stream, which lives until its client leaves: now. */
   bool streamed = r->modern && r->stream != NULL;
