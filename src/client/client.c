@@ -292,8 +292,10 @@ static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
 
 static mcp_status request_impl(mcp_client_t *c, const char *method,
                                json_t *params, mcp_client_progress_fn progress,
-                               void *ud, int timeout_ms, bool listen,
-                               json_t **result, mcp_error_t *err) {
+                               void *ud, int timeout_ms,
+                               const uint64_t *listen_gen, json_t **result,
+                               mcp_error_t *err) {
+  bool listen = listen_gen != NULL;
   bool modern = c->era == MCP__ERA_MODERN;
   int timeout = timeout_ms < 0    ? 0
                 : timeout_ms == 0 ? c->opts.timeout_ms
@@ -312,6 +314,13 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
     pthread_mutex_unlock(&c->lock);
     json_decref(params);
     return mcp_error_set(err, MCP_ERR_CLOSED, "the connection is closed");
+  }
+  if (listen && *listen_gen != c->listen_gen) {
+    /* mcp_client_listen_stop came before the request was registered (it
+     * ends only registered ones): the listen is over before it began */
+    pthread_mutex_unlock(&c->lock);
+    json_decref(params);
+    return MCP_OK;
   }
   p.id = ++c->next_id;
   uint64_t gen = c->session_gen;
@@ -420,16 +429,16 @@ mcp_status mcp_client_request(mcp_client_t *c, const char *method,
   if (c->era == MCP__ERA_MODERN)
     return mcp__modern_request(c, method, params, progress, user_data, false,
                                result, err);
-  return request_impl(c, method, params, progress, user_data, 0, false, result,
+  return request_impl(c, method, params, progress, user_data, 0, NULL, result,
                       err);
 }
 
 mcp_status mcp__client_request_once(mcp_client_t *c, const char *method,
                                     json_t *params,
                                     mcp_client_progress_fn progress, void *ud,
-                                    int timeout_ms, bool listen,
+                                    int timeout_ms, const uint64_t *listen_gen,
                                     json_t **result, mcp_error_t *err) {
-  return request_impl(c, method, params, progress, ud, timeout_ms, listen,
+  return request_impl(c, method, params, progress, ud, timeout_ms, listen_gen,
                       result, err);
 }
 
@@ -466,7 +475,7 @@ static mcp_status initialize(mcp_client_t *c, mcp_error_t *err) {
                              "name", c->opts.name, "version", c->opts.version);
   json_t *result = NULL;
   mcp_status st =
-      request_impl(c, "initialize", params, NULL, NULL, 0, false, &result, err);
+      request_impl(c, "initialize", params, NULL, NULL, 0, NULL, &result, err);
   if (st != MCP_OK)
     return st;
   const char *v = json_string_value(json_object_get(result, "protocolVersion"));

@@ -153,11 +153,13 @@ mcp_status mcp__client_send(mcp_client_t *c, const mcp__buf *msg,
                             const mcp__csend *info, mcp_error_t *err);
 
 /* One request, no multi-round handling (client.c). timeout_ms as in
- * mcp__csend; listen marks a subscriptions/listen. */
+ * mcp__csend; listen_gen marks a subscriptions/listen, started when the
+ * client's listen_gen was *listen_gen: when mcp_client_listen_stop bumped
+ * it since, nothing is sent and MCP_OK returned. */
 mcp_status mcp__client_request_once(mcp_client_t *c, const char *method,
                                     json_t *params,
                                     mcp_client_progress_fn progress, void *ud,
-                                    int timeout_ms, bool listen,
+                                    int timeout_ms, const uint64_t *listen_gen,
                                     json_t **result, mcp_error_t *err);
 
 /* ---- 2026-07-28 (modern.c) ---- */
