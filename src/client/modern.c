@@ -12,7 +12,7 @@
 
 #include "client/internal.h"
 #include "mcp/call.h"
-#include "util/base64.h"
+#include "util/header_value.h"
 
 enum { MAX_ROUNDS = 32 };
 
@@ -42,9 +42,8 @@ mcp_status mcp__modern_meta(mcp_client_t *c, json_t *params) {
 
 /* ---- routing headers ----------------------------------------------------- */
 
-/* A header value as SEP-2243 wants it: plain when it is visible ASCII
- * without surrounding white space, else "=?base64?...?=" (also for plain
- * text that would read as that marker). NULL: omit the header. */
+/* A body value as its header (SEP-2243): numbers and booleans as text,
+ * strings through mcp__header_value_encode. NULL: omit the header. */
 static char *header_value(const json_t *v) {
   char num[64];
   if (json_is_integer(v)) {
@@ -61,27 +60,7 @@ static char *header_value(const json_t *v) {
     return strdup("false");
   if (!json_is_string(v))
     return NULL;
-  const char *s = json_string_value(v);
-  size_t n = json_string_length(v);
-  bool plain = strlen(s) == n; /* no NUL inside */
-  for (size_t i = 0; plain && i < n; i++)
-    plain = (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x7e;
-  if (plain && n > 0 && (s[0] == ' ' || s[n - 1] == ' '))
-    plain = false;
-  if (plain && n >= 11 && strncmp(s, "=?base64?", 9) == 0 &&
-      strcmp(s + n - 2, "?=") == 0)
-    plain = false;
-  if (plain)
-    return strdup(s);
-  char *b64 = mcp__base64_encode(s, n);
-  if (b64 == NULL)
-    return NULL;
-  size_t need = strlen(b64) + 16;
-  char *out = malloc(need);
-  if (out != NULL)
-    snprintf(out, need, "=?base64?%s?=", b64);
-  free(b64);
-  return out;
+  return mcp__header_value_encode(json_string_value(v), json_string_length(v));
 }
 
 /* Appends "Name: value" (curl's "Name;" for an empty value) to *h. */
@@ -112,23 +91,12 @@ void mcp__headers_free(char **h) {
   free(h);
 }
 
-static const char *name_field(const char *method) {
-  if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0)
-    return "name";
-  if (strcmp(method, "resources/read") == 0)
-    return "uri";
-  if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
-      strcmp(method, "tasks/cancel") == 0)
-    return "taskId";
-  return NULL;
-}
-
 char **mcp__modern_headers(mcp_client_t *c, const char *method,
                            const json_t *params) {
   char **h = NULL;
   size_t n = 0;
   bool ok = add_header(&h, &n, "Mcp-Method", method);
-  const char *field = name_field(method);
+  const char *field = mcp__header_name_field(method);
   if (ok && field != NULL) {
     char *v = header_value(json_object_get(params, field));
     if (v != NULL)

@@ -28,19 +28,6 @@ static void answer(mcp_call_t *call, int code, const char *message,
   json_decref(data);
 }
 
-/* Which body value Mcp-Name must repeat, or NULL for methods without one. */
-static const char *name_param(const char *method) {
-  if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0)
-    return "name";
-  if (strcmp(method, "resources/read") == 0)
-    return "uri";
-  /* the tasks extension's methods (tasks/result is not one of them) */
-  if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
-      strcmp(method, "tasks/cancel") == 0)
-    return "taskId";
-  return NULL;
-}
-
 /* One standard header against its body value; NULL when they agree, else
  * the reason (a static string). */
 static const char *header_mismatch(const char *header, const char *body) {
@@ -70,7 +57,7 @@ static bool check_headers(mcp_call_t *call, const char *version) {
   } else if ((why = header_mismatch(p->method_header, mcp_call_method(call)))) {
     which = "Mcp-Method";
   } else {
-    const char *key = name_param(mcp_call_method(call));
+    const char *key = mcp__header_name_field(mcp_call_method(call));
     json_t *v = key ? json_object_get(mcp_call_params(call), key) : NULL;
     if (json_is_string(v) &&
         (why = header_mismatch(p->name_header, json_string_value(v))))

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* header_value.c - an HTTP header value as MCP compares it with the body
- * (SEP-2243): optional whitespace trimmed, "=?base64?...?=" decoded. */
+ * (SEP-2243): optional whitespace trimmed, "=?base64?...?=" decoded; the
+ * encoding a client sends; which body value Mcp-Name repeats. */
 #include "util/header_value.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,4 +67,40 @@ mcp_status mcp__header_value_decode(const char *raw, char **out) {
   }
   *out = strndup(raw, n);
   return *out ? MCP_OK : MCP_ERR_NOMEM;
+}
+
+char *mcp__header_value_encode(const char *text, size_t n) {
+  static const char open[] = "=?base64?", close[] = "?=";
+  bool plain = memchr(text, '\0', n) == NULL;
+  for (size_t i = 0; plain && i < n; i++)
+    plain = (unsigned char)text[i] >= 0x20 && (unsigned char)text[i] <= 0x7e;
+  if (plain && n > 0 && (is_ows(text[0]) || is_ows(text[n - 1])))
+    plain = false;
+  if (plain && n >= sizeof open - 1 + sizeof close - 1 &&
+      memcmp(text, open, sizeof open - 1) == 0 &&
+      memcmp(text + n - (sizeof close - 1), close, sizeof close - 1) == 0)
+    plain = false;
+  if (plain)
+    return strndup(text, n);
+  char *b64 = mcp__base64_encode(text, n);
+  if (b64 == NULL)
+    return NULL;
+  size_t need = strlen(b64) + sizeof open + sizeof close;
+  char *out = malloc(need);
+  if (out != NULL)
+    snprintf(out, need, "%s%s%s", open, b64, close);
+  free(b64);
+  return out;
+}
+
+const char *mcp__header_name_field(const char *method) {
+  if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0)
+    return "name";
+  if (strcmp(method, "resources/read") == 0)
+    return "uri";
+  /* the tasks extension's methods (tasks/result is not one of them) */
+  if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
+      strcmp(method, "tasks/cancel") == 0)
+    return "taskId";
+  return NULL;
 }

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* header_value_test.c - the 2026-07-28 standard headers (SEP-2243) as both
+ * sides see them: what a client encodes the server decodes to the same
+ * text, hostile values are refused, and Mcp-Name names one body field per
+ * method for both. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/header_value.h"
+
+static void assert_round_trip(const char *text, size_t n, bool want_plain) {
+  char *encoded = mcp__header_value_encode(text, n);
+  assert_non_null(encoded);
+  assert_int_equal(strncmp(encoded, "=?base64?", 9) != 0, want_plain);
+  char *decoded = NULL;
+  assert_int_equal(mcp__header_value_decode(encoded, &decoded), MCP_OK);
+  assert_int_equal(strlen(decoded), n);
+  assert_memory_equal(decoded, text, n);
+  free(decoded);
+  free(encoded);
+}
+
+static void test_round_trips(void **state) {
+  (void)state;
+  assert_round_trip("get_weather", 11, true);
+  assert_round_trip("file:///tmp/a b.txt", 19, true);
+  assert_round_trip("", 0, true);
+  /* white space at either end would be trimmed as optional whitespace */
+  assert_round_trip(" padded ", 8, false);
+  assert_round_trip("caf\xc3\xa9", 5, false); /* non-ASCII */
+  assert_round_trip("line\nbreak", 10, false);
+  /* plain text that reads as the marker must not be taken for it */
+  assert_round_trip("=?base64?aGk=?=", 15, false);
+}
+
+static void test_decode_refuses_what_is_no_field_value(void **state) {
+  (void)state;
+  char *out = (char *)"untouched";
+  assert_int_equal(mcp__header_value_decode("a\x01z", &out), MCP_ERR_INVALID);
+  assert_null(out);
+  assert_int_equal(mcp__header_value_decode("caf\xc3\xa9", &out),
+                   MCP_ERR_INVALID); /* obs-text */
+  assert_int_equal(mcp__header_value_decode("=?base64?!!!?=", &out),
+                   MCP_ERR_INVALID);
+  /* valid base64 of bytes that are not UTF-8 */
+  assert_int_equal(mcp__header_value_decode("=?base64?/w==?=", &out),
+                   MCP_ERR_INVALID);
+  assert_int_equal(mcp__header_value_decode(" \tplain\t ", &out), MCP_OK);
+  assert_string_equal(out, "plain");
+  free(out);
+}
+
+static void test_name_field_per_method(void **state) {
+  (void)state;
+  assert_string_equal(mcp__header_name_field("tools/call"), "name");
+  assert_string_equal(mcp__header_name_field("prompts/get"), "name");
+  assert_string_equal(mcp__header_name_field("resources/read"), "uri");
+  assert_string_equal(mcp__header_name_field("tasks/get"), "taskId");
+  assert_string_equal(mcp__header_name_field("tasks/update"), "taskId");
+  assert_string_equal(mcp__header_name_field("tasks/cancel"), "taskId");
+  assert_null(mcp__header_name_field("tasks/result"));
+  assert_null(mcp__header_name_field("tools/list"));
+  assert_null(mcp__header_name_field("server/discover"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trips),
+      cmocka_unit_test(test_decode_refuses_what_is_no_field_value),
+      cmocka_unit_test(test_name_field_per_method),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
