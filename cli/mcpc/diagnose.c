@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util/http_status.h"
 
 static const char *target_url; /* NULL over stdio */
 
@@ -16,32 +17,8 @@ void mcpc_diagnose_target(const char *url) {
 }
 
 static const char *reason_phrase(long status) {
-  switch (status) {
-  case 400:
-    return "Bad Request";
-  case 401:
-    return "Unauthorized";
-  case 403:
-    return "Forbidden";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 406:
-    return "Not Acceptable";
-  case 415:
-    return "Unsupported Media Type";
-  case 500:
-    return "Internal Server Error";
-  case 502:
-    return "Bad Gateway";
-  case 503:
-    return "Service Unavailable";
-  case 504:
-    return "Gateway Timeout";
-  default:
-    return "";
-  }
+  const char *phrase = mcp__http_reason(status);
+  return phrase ? phrase : "";
 }
 
 /* The path of target_url ("/" when it has none). */

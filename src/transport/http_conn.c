@@ -26,6 +26,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "util/http_status.h"
+
 #define HE_RBUF_STEP  4096
 #define HE_LINGER_MS  2000
 #define HE_FRAME_ROOM 24 /* chunk size line before a block, CRLF after */
@@ -568,61 +570,9 @@ static void conn_read(struct MHD_Connection *c) {
 
 /* ---- writing ------------------------------------------------------------- */
 
-static const char *reason(unsigned s) {
-  switch (s) {
-  case 100:
-    return "Continue";
-  case 200:
-    return "OK";
-  case 201:
-    return "Created";
-  case 202:
-    return "Accepted";
-  case 204:
-    return "No Content";
-  case 301:
-    return "Moved Permanently";
-  case 302:
-    return "Found";
-  case 304:
-    return "Not Modified";
-  case 400:
-    return "Bad Request";
-  case 401:
-    return "Unauthorized";
-  case 403:
-    return "Forbidden";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 406:
-    return "Not Acceptable";
-  case 408:
-    return "Request Timeout";
-  case 409:
-    return "Conflict";
-  case 411:
-    return "Length Required";
-  case 413:
-    return "Content Too Large";
-  case 415:
-    return "Unsupported Media Type";
-  case 429:
-    return "Too Many Requests";
-  case 431:
-    return "Request Header Fields Too Large";
-  case 500:
-    return "Internal Server Error";
-  case 501:
-    return "Not Implemented";
-  case 503:
-    return "Service Unavailable";
-  case 505:
-    return "HTTP Version Not Supported";
-  default:
-    return "Status";
-  }
+static const char *status_reason(unsigned s) {
+  const char *phrase = mcp__http_reason(s);
+  return phrase ? phrase : "Status";
 }
 
 static void begin_response(struct MHD_Connection *c) {
@@ -645,8 +595,8 @@ static void begin_response(struct MHD_Connection *c) {
     mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
     return;
   }
-  int n = snprintf(o, cap, "HTTP/1.1 %u %s\r\nDate: %s\r\n", s, reason(s),
-                   mcp__he_date(c->loop));
+  int n = snprintf(o, cap, "HTTP/1.1 %u %s\r\nDate: %s\r\n", s,
+                   status_reason(s), mcp__he_date(c->loop));
   size_t len = (size_t)n;
   if (r->hlen) {
     memcpy(o + len, r->hdrs, r->hlen);

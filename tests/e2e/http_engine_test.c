@@ -296,7 +296,7 @@ static void test_pipelined_in_order(void **state) {
   assert_non_null(r2);
   assert_non_null(r3);
   assert_true(r1 < r2 && r2 < r3);
-  assert_int_equal(strncmp(got, "HTTP/1.1 200", 12), 0);
+  assert_int_equal(strncmp(got, "HTTP/1.1 200 OK\r\n", 17), 0);
   free(got);
   free(all);
   free(a);
@@ -392,26 +392,26 @@ static void test_bad_framing_and_big_heads(void **state) {
            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" LEGACY
            "Content-Length: 5\r\nContent-Length: 6\r\n\r\n{\"a\":",
            f.port);
-  expect_refusal(f.port, text, "HTTP/1.1 400");
+  expect_refusal(f.port, text, "HTTP/1.1 400 Bad Request\r\n");
   snprintf(text, sizeof text,
            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" LEGACY
            "Transfer-Encoding: gzip\r\n\r\nxxxx",
            f.port);
-  expect_refusal(f.port, text, "HTTP/1.1 501");
+  expect_refusal(f.port, text, "HTTP/1.1 501 Not Implemented\r\n");
   snprintf(text, sizeof text,
            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" LEGACY
            "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
            f.port);
-  expect_refusal(f.port, text, "HTTP/1.1 400");
+  expect_refusal(f.port, text, "HTTP/1.1 400 Bad Request\r\n");
   snprintf(text, sizeof text,
            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX: ", f.port);
   size_t at = strlen(text);
   memset(text + at, 'a', 17000);
   memcpy(text + at + 17000, "\r\n\r\n", 5);
-  expect_refusal(f.port, text, "HTTP/1.1 431");
-  expect_refusal(f.port, "GET /mcp HTTP/1.1\r\n\r\n", "HTTP/1.1 400");
-  expect_refusal(f.port, "GET /mcp HTTP/3.0\r\n\r\n", "HTTP/1.1 505");
-  expect_refusal(f.port, "BAD\r\n\r\n", "HTTP/1.1 400");
+  expect_refusal(f.port, text, "HTTP/1.1 431 Request Header Fields Too Large\r\n");
+  expect_refusal(f.port, "GET /mcp HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n");
+  expect_refusal(f.port, "GET /mcp HTTP/3.0\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported\r\n");
+  expect_refusal(f.port, "BAD\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n");
   fixture_stop(&f);
 }
 

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* http_status.c - reason phrases of the statuses an MCP server sends or a
+ * client is likely to meet (proxies: 502, 504). */
+#include "util/http_status.h"
+
+#include <stddef.h>
+
+const char *mcp__http_reason(long status) {
+  switch (status) {
+  case 100:
+    return "Continue";
+  case 200:
+    return "OK";
+  case 201:
+    return "Created";
+  case 202:
+    return "Accepted";
+  case 204:
+    return "No Content";
+  case 301:
+    return "Moved Permanently";
+  case 302:
+    return "Found";
+  case 304:
+    return "Not Modified";
+  case 400:
+    return "Bad Request";
+  case 401:
+    return "Unauthorized";
+  case 403:
+    return "Forbidden";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 406:
+    return "Not Acceptable";
+  case 408:
+    return "Request Timeout";
+  case 409:
+    return "Conflict";
+  case 411:
+    return "Length Required";
+  case 413:
+    return "Content Too Large";
+  case 415:
+    return "Unsupported Media Type";
+  case 429:
+    return "Too Many Requests";
+  case 431:
+    return "Request Header Fields Too Large";
+  case 500:
+    return "Internal Server Error";
+  case 501:
+    return "Not Implemented";
+  case 502:
+    return "Bad Gateway";
+  case 503:
+    return "Service Unavailable";
+  case 504:
+    return "Gateway Timeout";
+  case 505:
+    return "HTTP Version Not Supported";
+  default:
+    return NULL;
+  }
+}
