@@ -21,6 +21,10 @@ struct mcp__pg_conn {
   PGconn *conn;
   bool busy;
   bool broken; /* found dead while in use: closed at release */
+  /* the server said FATAL while the connection was idle: it is going away
+   * (a restart's "terminating connection due to administrator command")
+   * although libpq may not have read the end of the stream yet */
+  bool server_ended;
   unsigned nprepared;
   const mcp__pg_stmt *prepared[MAX_PREPARED];
 };
@@ -53,19 +57,30 @@ static mcp_status conn_error(mcp_error_t *err, const char *what,
 }
 
 /* True when c can take a statement now: connected, idle, and no message
- * of the server (a termination notice after a restart) says otherwise. */
-static bool healthy(PGconn *c) {
-  return c && PQstatus(c) == CONNECTION_OK && PQconsumeInput(c) &&
-         PQstatus(c) == CONNECTION_OK &&
-         PQtransactionStatus(c) == PQTRANS_IDLE && !PQisBusy(c);
+ * of the server says otherwise. After a restart the server's termination
+ * notice and the end of the stream arrive together, but one read may take
+ * only the notice (libpq then passes it to on_notice and still reports
+ * CONNECTION_OK): hence the flag, checked after the input is parsed. */
+static bool healthy(mcp__pg_conn *slot) {
+  PGconn *c = slot->conn;
+  return c && !slot->server_ended && PQstatus(c) == CONNECTION_OK &&
+         PQconsumeInput(c) && PQstatus(c) == CONNECTION_OK &&
+         PQtransactionStatus(c) == PQTRANS_IDLE && !PQisBusy(c) &&
+         !slot->server_ended;
 }
 
-static void quiet(void *arg, const char *message) {
-  (void)arg;
-  (void)message;
+/* Notices are not shown ("already exists, skipping"); a FATAL or PANIC
+ * one reaching an idle connection marks it for replacement. */
+static void on_notice(void *arg, const PGresult *r) {
+  mcp__pg_conn *c = arg;
+  const char *severity = PQresultErrorField(r, PG_DIAG_SEVERITY_NONLOCALIZED);
+  if (severity != NULL &&
+      (strcmp(severity, "FATAL") == 0 || strcmp(severity, "PANIC") == 0))
+    c->server_ended = true;
 }
 
-static PGconn *connect_db(mcp__pg_pool *p, mcp_error_t *err) {
+static PGconn *connect_db(mcp__pg_pool *p, mcp__pg_conn *slot,
+                          mcp_error_t *err) {
   int64_t now = mcp__monotonic_ms();
   pthread_mutex_lock(&p->lock);
   if (now < p->retry_at_ms) {
@@ -82,7 +97,7 @@ static PGconn *connect_db(mcp__pg_pool *p, mcp_error_t *err) {
   pthread_mutex_unlock(&p->lock);
   PGconn *c = PQconnectdb(p->conninfo);
   if (c && PQstatus(c) == CONNECTION_OK) {
-    PQsetNoticeProcessor(c, quiet, NULL); /* "already exists, skipping" */
+    PQsetNoticeReceiver(c, on_notice, slot);
     pthread_mutex_lock(&p->lock);
     p->backoff_ms = 0;
     p->retry_at_ms = 0;
@@ -120,11 +135,12 @@ mcp_status mcp__pg_acquire(mcp__pg_pool *p, mcp__pg_conn **out,
   c->busy = true;
   c->broken = false;
   pthread_mutex_unlock(&p->lock);
-  if (!healthy(c->conn)) {
+  if (!healthy(c)) {
     PQfinish(c->conn);
     c->conn = NULL;
     c->nprepared = 0;
-    if ((c->conn = connect_db(p, err)) == NULL) {
+    c->server_ended = false;
+    if ((c->conn = connect_db(p, c, err)) == NULL) {
       mcp__pg_release(p, c);
       return err->status;
     }

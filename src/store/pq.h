@@ -52,6 +52,7 @@
   X(PQsendQueryParams)                                                         \
   X(PQsendQueryPrepared)                                                       \
   X(PQsetNoticeProcessor)                                                      \
+  X(PQsetNoticeReceiver)                                                       \
   X(PQsetnonblocking)                                                          \
   X(PQsocket)                                                                  \
   X(PQstatus)                                                                  \
@@ -101,6 +102,7 @@ mcp_status mcp__pq_require(mcp_error_t *err);
 #define PQsendQueryParams    (mcp__pq()->PQsendQueryParams)
 #define PQsendQueryPrepared  (mcp__pq()->PQsendQueryPrepared)
 #define PQsetNoticeProcessor (mcp__pq()->PQsetNoticeProcessor)
+#define PQsetNoticeReceiver  (mcp__pq()->PQsetNoticeReceiver)
 #define PQsetnonblocking     (mcp__pq()->PQsetnonblocking)
 #define PQsocket             (mcp__pq()->PQsocket)
 #define PQstatus             (mcp__pq()->PQstatus)

@@ -91,6 +91,37 @@ static void test_outage_and_recovery(void **state) {
   mcp_store_free(s);
 }
 
+/* The server ends idle pooled connections (what a restart or an
+ * administrator's pg_terminate_backend does): the next call of each kind
+ * gets a fresh connection instead of an error. Without a retry: a task's
+ * creation is never retried, since its outcome would be unknown. */
+static void test_terminated_connections_are_replaced(void **state) {
+  (void)state;
+  char conninfo[600];
+  setenv("MCP_PG_ENV", envfile, 1);
+  pg_test_base(conninfo, sizeof conninfo);
+  mcp_store_t *s = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(conninfo, 1, &s, &err), MCP_OK);
+  for (int round = 0; round < 3; round++) {
+    char id[32];
+    snprintf(id, sizeof id, "terminated%d", round);
+    mcp_task_record r = rec_of(id, MCP_TASK_WORKING);
+    assert_int_equal(mcp_store_task_put(s, &r, &err), MCP_OK);
+    assert_true(pg_test_sql(
+        conninfo, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                  "WHERE datname = current_database() AND pid <> "
+                  "pg_backend_pid() AND backend_type = 'client backend'"));
+    usleep(100 * 1000); /* the notice and the end of stream have arrived */
+    snprintf(id, sizeof id, "after_terminated%d", round);
+    r = rec_of(id, MCP_TASK_WORKING);
+    memset(&err, 0, sizeof err);
+    if (mcp_store_task_put(s, &r, &err) != MCP_OK)
+      fail_msg("put after the connection was terminated: %s", err.message);
+  }
+  mcp_store_free(s);
+}
+
 int main(void) {
   if (getenv("MCP_PG_FIXTURE") == NULL) {
     fprintf(stderr, "run through ctest (MCP_PG_FIXTURE)\n");
@@ -103,6 +134,7 @@ int main(void) {
   fixture("start");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_outage_and_recovery),
+      cmocka_unit_test(test_terminated_connections_are_replaced),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   fixture("stop");
