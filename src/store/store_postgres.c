@@ -46,6 +46,7 @@ enum {
   S_EXPIRE,
   S_SECRET,
   S_CLAIM,
+  S_HAND_OVER,
   S_UPDATE_ROW,
   S_COUNT
 };
@@ -178,6 +179,19 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
          " WHERE t.scope = c.scope AND t.task_id = c.task_id"
          " RETURNING t.task_id, t.request, t.runs",
          5},
+    /* A stopping replica gives up the lease of a re-runnable task it
+     * holds: lapsed at once and held by nobody (its own keeper must not
+     * renew it before it stops), so another replica's keeper claims it at
+     * its next round instead of after a whole lease (task_rerun.h). */
+    [S_HAND_OVER] = {"mcp_task_hand_over",
+                     "UPDATE mcp_tasks SET lease_until_ms = 0,"
+                     " lease_holder = NULL,"
+                     " status_message = $4, updated_ms = mcp_now_ms()"
+                     " WHERE scope = $1 AND task_id = $2 AND lease_holder = $3"
+                     " AND request IS NOT NULL AND runs < $5::integer"
+                     " AND status IN ('working', 'input_required')"
+                     " RETURNING task_id",
+                     5},
 };
 
 #define LOST                                                                   \
@@ -188,6 +202,8 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
   "in time) and no replica could run it again"
 #define RERUNNING                                                              \
   "Running again on another replica: the replica running this task stopped"
+#define HANDED_OVER                                                            \
+  "Waiting for another replica: the replica running this task is stopping"
 #define LEASE_DEFAULT_MS 10000
 
 typedef struct pgstore {
@@ -651,6 +667,26 @@ mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
   if (rec == NULL || rec->scope == NULL || rec->task_id == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "incomplete task record");
   return put_task(mcp_store_impl(s), rec, request, err);
+}
+
+mcp_status mcp__store_task_hand_over(mcp_store_t *s, const char *scope,
+                                     const char *task_id, mcp_error_t *err) {
+  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops)
+    return MCP_ERR_UNSUPPORTED;
+  pgstore *q = mcp_store_impl(s);
+  char runs[24];
+  const char *v[5] = {scope, task_id, q->holder, HANDED_OVER,
+                      ms_text(runs, MCP__TASK_RUNS_MAX, false)};
+  PGresult *r = NULL;
+  /* a task write like the others: through the group commit */
+  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_HAND_OVER], v, &r, err);
+  if (st != MCP_OK)
+    return st;
+  bool taken = PQntuples(r) == 1;
+  PQclear(r);
+  return taken ? MCP_OK
+               : mcp_error_set(err, MCP_ERR_NOT_FOUND,
+                               "task %s cannot be handed over", task_id);
 }
 
 bool mcp__store_postgres_batch_stats(mcp_store_t *store,

@@ -38,4 +38,12 @@ mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
                                           const char *request,
                                           mcp_error_t *err);
 
+/* A stopping replica hands over a re-runnable task it holds (its lease
+ * lapses at once; its statusMessage says it waits for another replica) so
+ * that a live replica runs it again. MCP_ERR_NOT_FOUND when the task is
+ * not this replica's, not re-runnable, out of runs or already ended;
+ * MCP_ERR_UNSUPPORTED for stores other than PostgreSQL. */
+mcp_status mcp__store_task_hand_over(mcp_store_t *s, const char *scope,
+                                     const char *task_id, mcp_error_t *err);
+
 #endif

@@ -250,6 +250,13 @@ void mcp__engine_finish_run(task_run *r) {
 
 #define INTERRUPTED "Interrupted: the server stopped while the task was running"
 
+/* A run the shutdown ended before its outcome: another replica takes it
+ * when it can run again, else it fails as interrupted. */
+static void interrupted(task_run *r) {
+  if (!mcp__engine_hand_over(r->e, r->id, r->tool))
+    mcp_task_fail(&r->e->tasks, r->id, INTERRUPTED);
+}
+
 /* 2026-07-28: the handler asked questions (MCP_ERR_INPUT_REQUIRED): the run
  * waits, parked, for tasks/update. false when it must end instead. */
 static bool park(task_run *r) {
@@ -284,7 +291,7 @@ static bool execute(task_run *r) {
   bool stopping = e->stopping;
   pthread_mutex_unlock(&e->lock);
   if (stopping) {
-    mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
+    interrupted(r);
     return false;
   }
   if (mcp_call_is_cancelled(call))
@@ -304,7 +311,7 @@ static bool execute(task_run *r) {
   if (stopping) {
     /* The handler saw the shutdown as a cancellation: whatever it returned
      * is partial work. */
-    mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
+    interrupted(r);
   } else if (st == MCP_OK && deferred) {
     /* the application completes it later */
   } else if (st == MCP_OK && mcp_call_is_stateless(call)) {
@@ -532,7 +539,7 @@ void mcp__engine_expiry_changed(mcp__task_engine *e) {
 
 /* Parked 2026-07-28 runs whose task ended elsewhere (cancelled, failed by
  * another process, expired or removed) are freed; at shutdown every parked
- * run is failed as interrupted and freed. */
+ * run is handed over or failed as interrupted, and freed. */
 static void sweep_parked(mcp__task_engine *e, bool stopping) {
   char(*ids)[40] = NULL;
   size_t n = 0, cap = 0;
@@ -553,8 +560,12 @@ static void sweep_parked(mcp__task_engine *e, bool stopping) {
 collected:
   pthread_mutex_unlock(&e->lock);
   for (size_t i = 0; i < n; i++) {
-    if (stopping) {
-      mcp_task_fail(&e->tasks, ids[i], INTERRUPTED);
+    if (stopping) { /* the executors are gone: nobody else ends runs */
+      pthread_mutex_lock(&e->lock);
+      task_run *r = mcp__engine_find_run(e, ids[i]);
+      pthread_mutex_unlock(&e->lock);
+      if (r != NULL)
+        interrupted(r);
     } else {
       mcp_task_record rec;
       mcp_status st = mcp__tasks_load(&e->tasks, ids[i], &rec);

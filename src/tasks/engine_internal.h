@@ -77,7 +77,8 @@ typedef struct task_run {
    * runs again from the top with the answers in call->answers. */
   bool parked;
   json_t *input_requests;
-  char *subject; /* copy of the caller's subject: mcp__call_peer(call)->subject */
+  char *
+      subject; /* copy of the caller's subject: mcp__call_peer(call)->subject */
 } task_run;
 
 /* Stored tasks of one caller (task_call.c). */
@@ -191,6 +192,11 @@ char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
 /* Starts (on) or stops taking over the re-runnable tasks whose replica
  * died (shared stores only; a no-op otherwise). */
 void mcp__engine_rerun_enable(mcp__task_engine *e, bool on);
+/* At shutdown: hands task id over to another replica when tool declares
+ * itself idempotent and the store is shared (true), else false (the caller
+ * then fails it as interrupted). */
+bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
+                           const mcp_tool_t *tool);
 
 /* ---- ext_tasks.c (2026-07-28, io.modelcontextprotocol/tasks) -------------
  */

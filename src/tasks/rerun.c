@@ -13,6 +13,10 @@
  * tasks/get and tasks/result from the store. A re-run has no client
  * stream: progress and log messages go nowhere, a question to the client
  * fails (2025-11-25) or parks the task here (2026-07-28).
+ *
+ * A replica that stops gracefully hands such tasks over instead of failing
+ * them as interrupted: their lease lapses at once and a live replica claims
+ * them at its next round.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +137,23 @@ static void claimed(void *ud, const char *id, const char *request, int run) {
     return;
   }
   mcp__engine_start_run(call, r); /* queued for an executor */
+}
+
+bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
+                           const mcp_tool_t *tool) {
+  if (tool == NULL || !rerunnable(tool) ||
+      !mcp__store_is_shared(e->tasks.store))
+    return false;
+  mcp_error_t err;
+  mcp_status st =
+      mcp__store_task_hand_over(e->tasks.store, e->tasks.scope, id, &err);
+  if (st == MCP_OK)
+    mcp__log(e->server, MCP_LOG_NOTICE,
+             "tasks: task %s handed over: another replica runs it again", id);
+  else if (st != MCP_ERR_NOT_FOUND)
+    mcp__log(e->server, MCP_LOG_WARNING,
+             "tasks: task %s could not be handed over: %s", id, err.message);
+  return st == MCP_OK;
 }
 
 void mcp__engine_rerun_enable(mcp__task_engine *e, bool on) {

@@ -806,6 +806,52 @@ static void test_sigkill_reruns_idempotent_task(void **state) {
   }
 }
 
+/* A replica stopped gracefully (SIGTERM) hands its idempotent task over
+ * to a live replica, which runs it again to completion; a task of a tool
+ * that cannot run twice is failed as interrupted, never left working. */
+static void test_graceful_stop_hands_over(void **state) {
+  (void)state;
+  restart_replica(0);
+  char *out = NULL, again[128], once[128];
+  MR_RUN(0, &out, "-u", rep[0].d.url, "--protocol", "2025-11-25", "tools",
+         "call", "export_orders", "--task", "--ttl", "600000", "--args",
+         "{\"seconds\": 2, \"format\": \"json\"}");
+  task_id_of(out, again);
+  free(out);
+  MR_RUN(0, &out, "-u", rep[0].d.url, "tools", "call", "start_long_export",
+         "--task", "--args", "{\"seconds\": 30}");
+  task_id_of(out, once);
+  free(out);
+  kill(rep[0].pid, SIGTERM);
+  int status;
+  assert_int_equal(waitpid(rep[0].pid, &status, 0), rep[0].pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  rep[0].pid = 0;
+  json_t *t = task_get(&rep[1], once);
+  assert_string_equal(status_of(t), "failed");
+  const char *msg = json_string_value(json_object_get(t, "statusMessage"));
+  assert_non_null(msg);
+  assert_non_null(strstr(msg, "Interrupted"));
+  json_decref(t);
+  bool done = false;
+  for (int i = 0; i < 300 && !done; i++) {
+    t = task_get(&rep[1 + i % 2], again);
+    const char *st = status_of(t);
+    if (strcmp(st, "working") != 0 && strcmp(st, "completed") != 0)
+      fail_msg("handed-over task is %s: %s", st,
+               json_string_value(json_object_get(t, "statusMessage")));
+    done = strcmp(st, "completed") == 0;
+    json_decref(t);
+    if (!done)
+      usleep(100 * 1000);
+  }
+  assert_true(done);
+  MR_RUN(0, &out, "-u", rep[1].d.url, "--protocol", "2025-11-25", "tasks",
+         "result", again);
+  assert_non_null(strstr(out, "Exported 10000 rows as json."));
+  free(out);
+}
+
 static void test_sigkill_reruns_idempotent_task_modern(void **state) {
   (void)state;
   restart_replica(0);
@@ -893,6 +939,7 @@ int main(void) {
       cmocka_unit_test(test_sigkill_fails_task_within_lease),
       cmocka_unit_test(test_sigkill_reruns_idempotent_task),
       cmocka_unit_test(test_sigkill_reruns_idempotent_task_modern),
+      cmocka_unit_test(test_graceful_stop_hands_over),
   };
   int rc = cmocka_run_group_tests(tests, setup, teardown);
   fixture("stop");
