@@ -2,7 +2,8 @@
 /* prescan.c - one pass over a JSON-RPC message: kind, depth, method,
  * params.name, era marker.
  *
- * Brackets are counted outside strings; strings are skipped with memchr.
+ * Brackets are counted outside strings; strings are skipped byte by byte
+ * for their first 32 bytes, then with memchr.
  * Keys matter only in the top object, in params and in params._meta, so
  * the scanner keeps a context for the first three levels and only counts
  * deeper ones.
@@ -62,6 +63,18 @@ static size_t string_end(const char *text, size_t len, size_t open,
                          bool *escaped) {
   *escaped = false;
   size_t i = open + 1;
+  /* Most strings here are short (keys, the method, a tool name): a plain
+   * loop over their first bytes costs less than two memchr calls. */
+  size_t stop = len - i > 32 ? i + 32 : len;
+  for (; i < stop; i++) {
+    if (text[i] == '"')
+      return i;
+    if (text[i] == '\\') {
+      *escaped = true;
+      if (++i == len) /* the escaped byte is skipped */
+        return len;
+    }
+  }
   for (;;) {
     const char *q = memchr(text + i, '"', len - i);
     if (q == NULL)
