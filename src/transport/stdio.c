@@ -5,8 +5,10 @@
  * and notifications such as notifications/cancelled are handled right there,
  * so they are never stuck behind busy workers); requests go to a pool of
  * worker threads. A tools/call whose tool has proven cheap (the rule of
- * core/inline_runs.c, shared with HTTP) runs right on the reading thread:
- * the hand-off to a worker costs more than such a tool.
+ * core/inline_runs.c, shared with HTTP) may run right on the reading
+ * thread: the hand-off to a worker costs more than such a tool. A lone one
+ * does; of a pipelined burst the reader runs about half (see
+ * may_run_here), so that the workers keep the other core busy.
  *
  * Output uses flat combining: a sender appends its line to a shared buffer,
  * and whichever sender finds no write in progress writes out everything
@@ -81,6 +83,7 @@ typedef struct stdio_transport {
   pthread_cond_t q_room;
   bool stopping;
   job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
+  unsigned cheap_seen; /* reader-local: cheap calls seen in this chunk */
   mcp__pool workers;
   /* Accepted requests not finished yet, parked tasks/result calls included;
    * shutdown waits (q_idle, under q_lock) for zero before freeing the
@@ -298,12 +301,24 @@ static void publish(stdio_transport *t) {
     pthread_cond_signal(&t->q_nonempty);
 }
 
+/* Cheap calls of one chunk are shared out in runs of this many: one run on
+ * the reader, the next to the workers, and so on. */
+#define SHARE_RUN 64
+
 /* Whether the scanned request is a tools/call of a tool that has proven
- * cheap: then it is parsed here, and run here if the parsed request allows. */
+ * cheap and is the reader's to run: then it is parsed here, and run here if
+ * the parsed request allows. A lone request runs here (no hand-off, no
+ * wake-up); of a pipelined burst the reader takes every other run of
+ * SHARE_RUN, the workers the rest, so both cores work. */
 static bool may_run_here(stdio_transport *t, const mcp__prescan *scan) {
-  return scan->name != NULL && mcp__prescan_method_is(scan, "tools/call") &&
-         mcp__server_inline_ok(
-             t->server, mcp__inline_slot_of_name(scan->name, scan->name_len));
+  if (scan->name == NULL || !mcp__prescan_method_is(scan, "tools/call") ||
+      !mcp__server_inline_ok(
+          t->server, mcp__inline_slot_of_name(scan->name, scan->name_len)))
+    return false;
+  if ((t->cheap_seen++ / SHARE_RUN) % 2 != 0)
+    return false;
+  publish(t); /* the workers' share so far: they run while we do */
+  return true;
 }
 
 static void handle_line(stdio_transport *t, const char *line, size_t len) {
@@ -447,6 +462,7 @@ static mcp_status read_loop(stdio_transport *t) {
       p = nl ? nl + 1 : end;
     }
     publish(t);
+    t->cheap_seen = 0;
   }
   if (!discarding && line.len > 0) /* last line without a newline */
     handle_line(t, line.data, line.len);
