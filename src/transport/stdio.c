@@ -20,6 +20,8 @@
 #include "mcp/stdio.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -42,9 +44,6 @@
 /* Requests waiting for a worker above which the reader pauses. Bounds memory
  * under a flood; see wait_for_room() for why the pause is never permanent. */
 #define QUEUE_HIGH_WATER 1024
-/* Output the reading thread holds back until its chunk is done; above this
- * it writes at once. */
-#define HOLD_MAX (256u << 10)
 
 /* A request line handed to a worker. The worker parses it: memory a
  * message allocates is then allocated and freed on one thread, which keeps
@@ -67,11 +66,14 @@ typedef struct stdio_transport {
   pthread_mutex_t out_lock;
   pthread_cond_t out_drained;
   mcp__buf pending, writing;
+  size_t written; /* bytes of writing already out (a write the reader left
+                   * unfinished, see flush_held); the flusher's */
   bool flushing;
   bool out_broken;  /* write failed (EPIPE): drop further output */
   pthread_t reader; /* the thread that runs read_loop */
-  bool holding;     /* read_loop runs: the reader holds its own output (only
-                     * the reader reads or writes this) */
+  bool holding;     /* read_loop runs: the reader holds its own output and
+                     * never blocks on writing it (only the reader reads or
+                     * writes this) */
 
   /* work queue */
   pthread_mutex_t q_lock;
@@ -106,19 +108,35 @@ static bool write_all(int fd, const char *p, size_t len) {
   return true;
 }
 
-/* Writes out everything pending; the caller has set t->flushing and holds
+/* Output not yet written: what a write left over plus what is pending. */
+static size_t unwritten_locked(const stdio_transport *t) {
+  return t->writing.len - t->written + t->pending.len;
+}
+
+/* Moves pending to writing when writing is all out. out_lock held by the
+ * flusher. */
+static void next_batch_locked(stdio_transport *t) {
+  if (t->written < t->writing.len)
+    return;
+  mcp__buf tmp = t->writing;
+  t->writing = t->pending;
+  t->pending = tmp;
+  mcp__buf_reset(&t->pending);
+  t->written = 0;
+}
+
+/* Writes out everything unwritten; the caller has set t->flushing and holds
  * out_lock, which is released while writing. */
 static mcp_status drain_locked(stdio_transport *t) {
   mcp_status st = MCP_OK;
-  while (t->pending.len > 0 && !t->out_broken) {
-    mcp__buf tmp = t->writing;
-    t->writing = t->pending;
-    t->pending = tmp;
-    mcp__buf_reset(&t->pending);
+  while (unwritten_locked(t) > 0 && !t->out_broken) {
+    next_batch_locked(t);
     pthread_mutex_unlock(&t->out_lock);
-    bool ok = write_all(t->out_fd, t->writing.data, t->writing.len);
+    bool ok = write_all(t->out_fd, t->writing.data + t->written,
+                        t->writing.len - t->written);
     pthread_mutex_lock(&t->out_lock);
     mcp__buf_reset(&t->writing);
+    t->written = 0;
     if (!ok) {
       t->out_broken = true;
       st = MCP_ERR_IO;
@@ -147,10 +165,9 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
   }
   mcp__buf_append(&t->pending, msg, len);
   mcp__buf_append_char(&t->pending, '\n');
-  /* the active writer will take our line; the reader flushes its own
-   * lines when its chunk is done (flush_held) */
-  if (t->flushing || (pthread_equal(pthread_self(), t->reader) && t->holding &&
-                      t->pending.len < HOLD_MAX)) {
+  /* the active writer will take our line; the reader writes its own lines
+   * when its chunk is done, without blocking (flush_held) */
+  if (t->flushing || (pthread_equal(pthread_self(), t->reader) && t->holding)) {
     pthread_mutex_unlock(&t->out_lock);
     return MCP_OK;
   }
@@ -160,15 +177,83 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
   return st;
 }
 
-/* The reader's chunk is done (or it is about to wait): what it held goes
- * out now. */
-static void flush_held(stdio_transport *t) {
+/* The reader's chunk is done: what it holds goes out as far as the output
+ * takes it without blocking, in pieces of PIPE_BUF while poll says there
+ * is room (a pipe with room takes such a piece whole). The reader must
+ * never block on output: a client that writes all its requests before it
+ * reads any answer would wait for us while we wait for it. Returns the
+ * bytes left with nobody writing them (0 while another thread writes). */
+static size_t flush_held(stdio_transport *t) {
   pthread_mutex_lock(&t->out_lock);
-  if (!t->flushing && t->pending.len > 0) {
+  if (t->flushing || t->out_broken || unwritten_locked(t) == 0) {
+    pthread_mutex_unlock(&t->out_lock);
+    return 0;
+  }
+  t->flushing = true;
+  bool ok = true, full = false;
+  while (ok && !full && unwritten_locked(t) > 0) {
+    next_batch_locked(t);
+    size_t off = t->written; /* others read t->written under the lock */
+    pthread_mutex_unlock(&t->out_lock);
+    while (off < t->writing.len) {
+      struct pollfd pf = {.fd = t->out_fd, .events = POLLOUT};
+      int r = poll(&pf, 1, 0);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0) { /* no room now (or poll failed): later */
+        full = true;
+        break;
+      }
+      /* room, or an error that write reports */
+      size_t n = t->writing.len - off;
+      ssize_t w =
+          write(t->out_fd, t->writing.data + off, n < PIPE_BUF ? n : PIPE_BUF);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        full = true;
+        break;
+      }
+      if (w < 0) {
+        ok = false;
+        break;
+      }
+      off += (size_t)w;
+    }
+    pthread_mutex_lock(&t->out_lock);
+    t->written = off;
+    if (t->written == t->writing.len) {
+      mcp__buf_reset(&t->writing);
+      t->written = 0;
+    }
+  }
+  if (!ok)
+    t->out_broken = true;
+  t->flushing = false;
+  pthread_cond_broadcast(&t->out_drained);
+  size_t left = t->out_broken ? 0 : unwritten_locked(t);
+  pthread_mutex_unlock(&t->out_lock);
+  return left;
+}
+
+/* Everything unwritten, blocking: at the end of input. */
+static void flush_all(stdio_transport *t) {
+  pthread_mutex_lock(&t->out_lock);
+  if (!t->flushing && unwritten_locked(t) > 0) {
     t->flushing = true;
     drain_locked(t);
   }
   pthread_mutex_unlock(&t->out_lock);
+}
+
+/* Waits until the output takes more or, unless output is backed up past
+ * OUTPUT_HIGH_WATER, input arrives. A client that does not read its
+ * answers gets no more of its requests read (issue #16 item 10). */
+static void wait_out_or_in(stdio_transport *t, size_t left) {
+  struct pollfd p[2] = {{.fd = t->out_fd, .events = POLLOUT},
+                        {.fd = t->in_fd, .events = POLLIN}};
+  while (poll(p, left > OUTPUT_HIGH_WATER ? 1 : 2, -1) < 0 && errno == EINTR)
+    ;
 }
 
 static void out_done(void *ctx) {
@@ -380,7 +465,7 @@ static void report_oversize(stdio_transport *t) {
 static bool output_backed_up(stdio_transport *t) {
   pthread_mutex_lock(&t->out_lock);
   bool backed =
-      t->flushing && !t->out_broken && t->pending.len > OUTPUT_HIGH_WATER;
+      t->flushing && !t->out_broken && unwritten_locked(t) > OUTPUT_HIGH_WATER;
   pthread_mutex_unlock(&t->out_lock);
   return backed;
 }
@@ -423,7 +508,12 @@ static mcp_status read_loop(stdio_transport *t) {
   mcp_status st = MCP_OK;
   t->holding = true;
   for (;;) {
-    flush_held(t);
+    size_t left = flush_held(t);
+    if (left > 0) {
+      wait_out_or_in(t, left);
+      if (left > OUTPUT_HIGH_WATER)
+        continue; /* write more before reading more */
+    }
     wait_for_room(t);
     ssize_t got = read(t->in_fd, chunk, READ_CHUNK);
     if (got < 0) {
@@ -471,7 +561,7 @@ static mcp_status read_loop(stdio_transport *t) {
 out:
   publish(t);
   t->holding = false;
-  flush_held(t);
+  flush_all(t);
   free(chunk);
   mcp__buf_free(&line);
   return st;

@@ -499,6 +499,49 @@ static void test_progress_token_keeps_a_call_off_the_reader(void **state) {
   stop(&sv);
 }
 
+/* A client that writes all its requests before it reads any answer (far
+ * more answers than a pipe holds) is still served: the reader never blocks
+ * on output while input waits. A deadlock here would hang the write below
+ * (the alarm turns that into a failure). */
+static void test_client_that_reads_late_is_served(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  int id = until_on_reader(&sv, 1);
+  enum { CALLS = 4000 };
+  size_t cap = (size_t)CALLS * 128, len = 0;
+  char *all = malloc(cap);
+  assert_non_null(all);
+  for (int i = 0; i < CALLS; i++) /* ids of 5 digits: lines of one length */
+    len += (size_t)snprintf(all + len, cap - len,
+                            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                            "\"tools/call\",\"params\":{\"name\":\"where\"}}\n",
+                            10000 + id + i);
+  alarm(120);
+  /* in pieces of 50 lines with pauses, so that the reader sees small
+   * chunks and runs every call itself (only it sends answers then) */
+  size_t line = len / CALLS;
+  for (size_t off = 0; off < len; off += 50 * line) {
+    size_t n = len - off < 50 * line ? len - off : 50 * line;
+    assert_int_equal(tu_proc_write(&sv.io, all + off, n), 0);
+    usleep(2000);
+  }
+  free(all);
+  char *seen = calloc(CALLS, 1);
+  for (int i = 0; i < CALLS; i++) {
+    json_t *m = read_response(&sv);
+    json_int_t got = json_integer_value(json_object_get(m, "id"));
+    assert_true(got >= 10000 + id && got < 10000 + id + CALLS);
+    assert_false(seen[got - 10000 - id]);
+    seen[got - 10000 - id] = 1;
+    json_decref(m);
+  }
+  alarm(0);
+  free(seen);
+  stop(&sv);
+}
+
 /* A client that can be asked things (elicitation, sampling, roots) never
  * gets a tool run on the reader, even one proven cheap with another
  * client: a handler waiting for its answer would wait for the very thread
@@ -541,6 +584,7 @@ int main(void) {
       cmocka_unit_test(test_cheap_tool_runs_on_the_reader),
       cmocka_unit_test(test_progress_token_keeps_a_call_off_the_reader),
       cmocka_unit_test(test_askable_client_never_runs_on_the_reader),
+      cmocka_unit_test(test_client_that_reads_late_is_served),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
