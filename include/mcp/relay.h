@@ -17,12 +17,16 @@
  *
  * Events are JSON objects: {"kind":"broadcast","method":M,"params":P},
  * {"kind":"resource_updated","uri":U}, or {"kind":"resync"} (a relay that
- * lost events: every list_changed the server announces is delivered).
+ * lost events: every list_changed the server announces is delivered); with
+ * a version 2 relay also {"kind":"answer","session":S,"message":M} (a
+ * client's answer to a request this process sent, which reached another
+ * replica).
  */
 #ifndef MCP_RELAY_H
 #define MCP_RELAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/export.h"
 #include "mcp/status.h"
@@ -54,6 +58,27 @@ typedef struct mcp_relay_ops {
   /* Stops delivering (no mcp_server_relay_deliver runs after it returns)
    * and frees impl. */
   void (*close)(void *impl);
+
+  /* Version 2 (NULL members, or version 1: not supported): answers to the
+   * server-to-client requests (elicitation, sampling, roots) of 2025-11-25
+   * sessions shared by several replicas (mcp/session_store.h), whose
+   * client may POST its answer to any replica. session is the session's
+   * id (Mcp-Session-Id), id the request's id: request ids of a shared
+   * session never repeat across replicas. */
+  /* This process sent request id in session and waits for the answer.
+   * Called before the request is sent. */
+  mcp_status (*await_answer)(void *impl, const char *session, int64_t id);
+  /* It no longer waits (answered, timed out, cancelled, closed). */
+  void (*answer_done)(void *impl, const char *session, int64_t id);
+  /* The client's answer (a JSON-RPC response, text, borrowed) to request
+   * id of session, for which no call of this process waits: hands it to
+   * the process that waits, whose relay then delivers the event
+   * {"kind":"answer","session":S,"message":M}. MCP_OK: handed over;
+   * MCP_ERR_NOT_FOUND: no process waits for it (answered already, timed
+   * out, or never asked); MCP_ERR_CLOSED: the process that asked is gone;
+   * MCP_ERR_IO: the peers cannot be reached. */
+  mcp_status (*forward_answer)(void *impl, const char *session, int64_t id,
+                               const char *message, size_t len);
 } mcp_relay_ops;
 
 typedef struct mcp_relay {

@@ -8,11 +8,18 @@
  * serves it: negotiated version, client capabilities and info, log level,
  * resource subscriptions and the session's tasks (tasks/list) go along.
  * Requests in flight, server-to-client requests waiting for an answer and
- * open streams stay on the replica that has them; with a shared event
+ * open streams stay on the replica that has them (with a relay of version
+ * 2, mcp/relay.h, a client's answer reaching another replica is routed to
+ * the one waiting, and a task's question reaches the client's stream on
+ * another replica); with a shared event
  * store as well (mcp_event_store_postgres_new), a client resumes any
  * stream with Last-Event-ID on any replica. DELETE ends the session on
  * every replica that loads it afterwards; a replica that already holds it
  * keeps serving it until it idles out there.
+ *
+ * The state a store keeps is JSON text it need not understand; with
+ * authorization on it includes the subject that opened the session (never
+ * the token), so every replica refuses the session to other subjects.
  *
  * A store is a plug-in (a const ops table plus impl), like the event store.
  * libmcp ships one on PostgreSQL.

@@ -78,13 +78,13 @@ static json_t *result_json(mcp_completion_t *c) {
 }
 
 mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result) {
-  mcp_server_t *s = call->server;
+  mcp_server_t *s = mcp_call_server(call);
   if (!offers_completion(s))
     return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND,
                           "Method not found: the server offers no completions");
-  json_t *ref = json_object_get(call->params, "ref");
-  json_t *arg = json_object_get(call->params, "argument");
-  json_t *ctx = json_object_get(call->params, "context");
+  json_t *ref = json_object_get(mcp_call_params(call), "ref");
+  json_t *arg = json_object_get(mcp_call_params(call), "argument");
+  json_t *ctx = json_object_get(mcp_call_params(call), "context");
   json_t *ctx_args = json_object_get(ctx, "arguments");
   const char *type = json_string_value(json_object_get(ref, "type"));
   const char *arg_name = json_string_value(json_object_get(arg, "name"));

@@ -7,7 +7,7 @@
  */
 #include "core/cache_hint.h"
 
-#include "core/core.h"
+#include "core/call_internal.h"
 
 #define MAX_SAFE_INTEGER 9007199254740991LL /* 2^53 - 1: exact in JSON */
 

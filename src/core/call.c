@@ -3,7 +3,7 @@
  * with it: read who is asking, report progress, log, fail with a chosen
  * JSON-RPC error, and ask the client something (server-to-client requests).
  */
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "util/clock.h"
 
@@ -387,6 +387,8 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
   o->next = se->outbound;
   se->outbound = o;
   pthread_mutex_unlock(&se->lock);
+  /* a shared session: the answer may reach another replica */
+  mcp__relay_await(se, o->id, true);
 
   if (call->task_id) {
     if (params == NULL)
@@ -433,6 +435,7 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
       break;
     }
   pthread_mutex_unlock(&se->lock);
+  mcp__relay_await(se, o->id, false);
   if (call->task_id && call->task_input)
     call->task_input(call, false);
 

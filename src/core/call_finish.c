@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* call_finish.c - the end of a call: its response (or input_required, or
- * nothing when cancelled), the hand-over to a task, and freeing it. */
+/* call_finish.c - running a call's method row and the end of a call: its
+ * response (or input_required, or nothing when cancelled), the hand-over
+ * to a task, and freeing it. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/session_internal.h"
+#include <stdio.h>
 
 static void call_free(mcp_call_t *call) {
   if (call->session) {
@@ -159,4 +161,28 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
   call_free(call);
   if (reply.done)
     reply.done(reply.ctx);
+}
+
+void mcp__call_run(mcp_call_t *call) {
+  json_t *result = NULL;
+  mcp_status st;
+  mcp__method_fn fn =
+      mcp__server_find_method(call->server, call->msg.method, call->stateless);
+  if (fn == NULL) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);
+    st = mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
+  } else if (atomic_load(&call->cancelled)) {
+    st = MCP_ERR_CANCELLED;
+  } else {
+    st = fn(call, &result);
+  }
+  if (st == MCP_OK && call->pending) {
+    /* Suspended: the call now belongs to suspend's target, which may
+     * complete (and free) it as soon as suspend returns. */
+    json_decref(result);
+    call->suspend(call, call->suspend_ctx);
+    return;
+  }
+  mcp__call_finish(call, st, result);
 }

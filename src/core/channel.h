@@ -70,6 +70,10 @@ mcp_status mcp__session_new(mcp_server_t *s, mcp__channel notify,
 mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
                                       mcp_session_t **out);
 void mcp__session_set_notify(mcp_session_t *s, mcp__channel notify);
+/* Server-to-client requests of s are numbered from first on (when higher
+ * than the next number): a session shared by several replicas gives each
+ * its own range, so that an answer names the replica that asked. */
+void mcp__session_set_outbound_base(mcp_session_t *s, int64_t first);
 /* Marks the session closed: pending outbound requests fail, in-flight calls
  * see cancellation. */
 void mcp__session_close(mcp_session_t *s);
@@ -77,6 +81,11 @@ void mcp__session_release(mcp_session_t *s);
 /* The client can no longer answer (its input ended): server-to-client
  * requests fail at once with MCP_ERR_CLOSED, running calls go on. */
 void mcp__session_input_closed(mcp_session_t *s);
+
+/* Runs the call's handler on the calling thread, sends the response
+ * (unless the call was cancelled) and frees the call, or leaves it to
+ * whoever the handler suspended it for (call_finish.c). */
+void mcp__call_run(mcp_call_t *call);
 
 /* Lets the call's handler answer later, from another thread: a blocked
  * tasks/result then frees its worker and the response (and done) come when

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* core.h - the call and session core: the structures of a server, its
  * sessions and calls, and what feature modules (tools, resources, prompts,
- * completion, tasks, peer) use to answer, fail, notify, log, list and ask
+ * completion, tasks, outbound) use to answer, fail, notify, log, list and ask
  * the client. Features include this header; the dispatcher (src/server)
  * sits above them and registers nothing itself: each feature registers
  * its own method rows (mcp__server_add_methods). Transports include
@@ -93,66 +93,6 @@ typedef enum mcp__session_state {
   MCP__SESSION_CLOSED
 } mcp__session_state;
 
-struct mcp_call {
-  mcp_server_t *server;
-  mcp_session_t *session;  /* counted reference, or NULL (stateless) */
-  mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
-  mcp__message msg;        /* owns the request */
-  json_t *params;          /* borrowed from msg, or an owned {} */
-  bool owns_params;
-  mcp__channel reply;
-  mcp__peer peer;
-  bool stateless;
-  char protocol_version[MCP__MAX_VERSION_LEN];
-  json_t *client_capabilities; /* borrowed (session or _meta) */
-  json_t *client_info;
-  json_t *progress_token;
-  double last_progress;
-  bool has_progress;
-  atomic_bool cancelled;
-  pthread_mutex_t send_lock; /* serializes progress/log from many threads */
-  /* A method may encode its result itself (tools/call does, to avoid
-   * building a JSON tree only to serialize it): non-empty means "use this
-   * text as the result object". */
-  mcp__buf raw_result;
-  /* protocol error chosen by the handler */
-  int error_code;
-  char *error_message;
-  json_t *error_data;
-  /* Task-run calls (src/tasks). A handler that sets handoff takes the call
-   * over: mcp__call_run sends the response (CreateTaskResult), ends the
-   * transport exchange and calls handoff instead of freeing the call; the
-   * new owner frees it later with mcp__call_release. */
-  void (*handoff)(mcp_call_t *call, void *ctx);
-  void *handoff_ctx;
-  const char *task_id; /* the task this call runs as, or NULL */
-  /* Told before (waiting true) and after a server-to-client request, so a
-   * task can move to input_required and back. */
-  void (*task_input)(mcp_call_t *call, bool waiting);
-  /* Suspension (tasks/result over HTTP): with can_suspend set by the
-   * transport, a handler may set pending and suspend and return MCP_OK
-   * without a result; mcp__call_run then calls suspend(call, suspend_ctx)
-   * and returns, and whoever suspend handed the call to finishes it with
-   * mcp__call_complete. */
-  bool can_suspend;
-  bool pending;
-  void (*suspend)(mcp_call_t *call, void *ctx);
-  void *suspend_ctx;
-  /* 2026-07-28 multi-round requests (input_required.c), all owned or NULL:
-   * answers known to this run (earlier rounds from the sealed state, this
-   * retry's inputResponses), questions asked in this run without an answer
-   * (keys "q0", "q1", ... in the order asked), the handler's own state. */
-  json_t *answers, *asked, *round_state;
-  unsigned questions;
-  char next_key[64]; /* key of the next question, or "" for "qN" */
-  /* ClientCapabilities the request lacked (-32021 data), or NULL */
-  json_t *missing_caps;
-  /* A 2026-07-28 request on a connection with a session (stdio): counted;
-   * the call sits in its in-flight list so notifications/cancelled from
-   * that client reaches it, though it is served without the session. */
-  mcp_session_t *cancel_scope;
-};
-
 /* ---- server_state.c: what every feature reports through ----------------- */
 /* Sends msg to the notify stream of every session for which wants(session,
  * ud) is true (called under the server lock; it may take session locks).
@@ -176,6 +116,18 @@ void mcp__relay_publish_resource_updated(mcp_server_t *s, const char *uri);
 /* Publishes event (steals; NULL ignored) when s has a relay. */
 void mcp__relay_publish_event(mcp_server_t *s, json_t *event);
 void mcp__relay_close(mcp_server_t *s);
+/* relay_answers.c: server-to-client requests of shared 2025-11-25
+ * sessions answered through another replica (relay ops version 2). The
+ * call waiting for request id of se starts (waiting) or stops waiting. */
+void mcp__relay_await(mcp_session_t *se, int64_t id, bool waiting);
+/* A response no call of this process waits for: handed to the replica that
+ * waits (MCP_OK), or MCP_ERR_NOT_FOUND (nobody waits: ignore it),
+ * MCP_ERR_CLOSED (the replica that asked is gone), MCP_ERR_UNSUPPORTED (no
+ * relay that routes answers, or a session of this process alone). */
+mcp_status mcp__relay_forward_answer(mcp_server_t *s, mcp_session_t *se,
+                                     const mcp__message *msg);
+/* The relay's {"kind":"answer"} event: the answer to the waiting call. */
+mcp_status mcp__relay_deliver_answer(mcp_server_t *s, const json_t *event);
 mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 bool (*wants)(mcp_session_t *, void *),
                                 void *ud, const mcp__buf *msg);
@@ -195,10 +147,17 @@ void mcp__session_remove_inflight(mcp_session_t *s, mcp_call_t *call);
 /* notifications/cancelled: raise the flag of the matching in-flight call. */
 void mcp__session_cancel(mcp_session_t *s, const json_t *request_id);
 /* A client response: wake the waiting outbound request, which takes
- * msg->root over (msg->root is NULL then). */
-void mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
+ * msg->root over (msg->root is NULL then). false when no request of this
+ * process waits for it. */
+bool mcp__session_deliver_response(mcp_session_t *s, mcp__message *msg);
 bool mcp__session_is_ready(mcp_session_t *s);
 bool mcp__session_is_closed(mcp_session_t *s);
+/* The transport's id of a session (HTTP: Mcp-Session-Id): whether it is id;
+ * a malloc'd copy (NULL: none); the listed session with that id (retained,
+ * or NULL). */
+bool mcp__session_id_is(mcp_session_t *s, const char *id);
+char *mcp__session_id_copy(mcp_session_t *s);
+mcp_session_t *mcp__server_session_by_id(mcp_server_t *srv, const char *id);
 /* initialize: records the negotiated version, the client's capabilities
  * (caps is stolen, even on failure) and info (borrowed; may be NULL).
  * false when the session was initialized already. */
@@ -227,7 +186,7 @@ bool mcp__session_has_owner_key(mcp_session_t *s, const char *key);
 /* Named sets of strings a session keeps for feature modules. */
 typedef enum mcp__session_set {
   MCP__SET_SUBSCRIPTIONS,   /* resources/subscribe URIs (resources) */
-  MCP__SET_URL_ELICITATIONS /* elicitation ids sent to the client (peer) */
+  MCP__SET_URL_ELICITATIONS /* elicitation ids sent to the client (outbound) */
 } mcp__session_set;
 /* Adds (add) or removes key. MCP_ERR_NOMEM when it cannot be added. */
 mcp_status mcp__session_set_update(mcp_session_t *s, mcp__session_set set,
@@ -262,6 +221,92 @@ mcp_status mcp__call_fail(mcp_call_t *call, int code, const char *message);
  * data.requiredCapabilities. */
 mcp_status mcp__call_missing_capability(mcp_call_t *call, const char *name,
                                         const char *member);
+
+/* ---- the call, from outside core (call_access.c) ------------------------- */
+/* mcp_call_t is opaque outside src/core (its layout is in call_internal.h):
+ * features and the dispatcher read it through the public accessors of
+ * mcp/call.h and the readers below, and change it only through these
+ * functions. */
+
+/* The dispatcher: a call for request msg (taken over, also on failure:
+ * msg is cleared), answered on reply; peer (may be NULL) is copied, its
+ * strings lent for the request. MCP_ERR_NOMEM after answering the request
+ * with an internal error. */
+mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
+                         const mcp__peer *peer, mcp_call_t **out);
+/* Answers the call's request with a JSON-RPC error on its channel (the
+ * call stays the caller's to release). */
+void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
+                           const json_t *data);
+/* 2026-07-28: the call is stateless, speaks version, with the client's
+ * capabilities and info from its _meta (borrowed from the params). */
+void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
+                           json_t *info);
+/* 2025-11-25: the call belongs to session (a counted reference is taken)
+ * and speaks its version with its capabilities and info. Returns the
+ * session's state. */
+mcp__session_state mcp__call_bind_session(mcp_call_t *call,
+                                          mcp_session_t *session);
+/* Lists the call among the in-flight calls of its session, or, for a
+ * stateless call that came on a connection with a session (stdio in
+ * 2026-07-28), of that one, so notifications/cancelled reaches it. */
+void mcp__call_track(mcp_call_t *call, mcp_session_t *connection);
+
+/* Readers beyond mcp/call.h. */
+/* The session the call belongs to, or NULL (stateless). */
+mcp_session_t *mcp__call_session(const mcp_call_t *call);
+/* What the transport said about the caller (valid until the handler
+ * returns; a task's call keeps only the subject). */
+const mcp__peer *mcp__call_peer(const mcp_call_t *call);
+/* A result the method encoded itself (see mcp__call_finish). */
+mcp__buf *mcp__call_raw_result(mcp_call_t *call);
+/* Whether the handler chose a protocol error (mcp_call_set_error). */
+bool mcp__call_has_error(const mcp_call_t *call);
+
+/* Tasks: a handler that sets a handoff takes the call over (mcp__call_run
+ * sends the response, ends the transport exchange and calls handoff
+ * instead of freeing the call; the new owner frees it with
+ * mcp__call_release). task_input is told before (waiting true) and after
+ * each server-to-client request. */
+void mcp__call_set_task(mcp_call_t *call, const char *task_id,
+                        void (*task_input)(mcp_call_t *call, bool waiting),
+                        void (*handoff)(mcp_call_t *call, void *ctx),
+                        void *ctx);
+/* Forgets the task id (task_id NULL) or sets it again. */
+void mcp__call_set_task_id(mcp_call_t *call, const char *task_id);
+/* Whether a handoff is set and has not run yet. */
+bool mcp__call_is_handed_off(const mcp_call_t *call);
+/* The ctx of the call's handoff (kept after the handoff ran), or NULL. */
+void *mcp__call_handoff_ctx(const mcp_call_t *call);
+/* (mcp__call_cancel, channel.h, raises the call's cancellation flag) */
+/* Sends msg on the call's channel as is (no cancellation check). */
+mcp_status mcp__call_send_raw(mcp_call_t *call, const char *msg, size_t len,
+                              unsigned flags);
+/* A call taken over: from now on it answers on reply, and of its caller
+ * only subject (kept by the new owner) remains; it leaves its session's
+ * in-flight list. */
+void mcp__call_rebind(mcp_call_t *call, mcp__channel reply,
+                      const char *subject);
+
+/* Suspension (tasks/result over HTTP): when the transport allows it, a
+ * handler may call mcp__call_suspend and return MCP_OK without a result;
+ * mcp__call_run then calls suspend(call, ctx) and returns, and whoever
+ * suspend handed the call to finishes it with mcp__call_complete. */
+bool mcp__call_can_suspend(const mcp_call_t *call);
+void mcp__call_suspend(mcp_call_t *call, void (*suspend)(mcp_call_t *, void *),
+                       void *ctx);
+/* Takes back mcp__call_suspend before the handler returns. */
+void mcp__call_unsuspend(mcp_call_t *call);
+
+/* 2026-07-28 multi-round requests: the questions asked in this run
+ * without an answer (an object, or NULL), taken over by the caller with
+ * take; reset_round forgets them before the handler runs again from the
+ * top; add_answer records an answer (value is copied). */
+json_t *mcp__call_asked(const mcp_call_t *call);
+json_t *mcp__call_take_asked(mcp_call_t *call);
+void mcp__call_reset_round(mcp_call_t *call);
+mcp_status mcp__call_add_answer(mcp_call_t *call, const char *key,
+                                const json_t *value);
 
 /* ---- input_required.c (2026-07-28 multi-round requests) ------------------ */
 /* Opens a retry's requestState and inputResponses into call->answers and

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/call_internal.h"
 
 /* inline_runs.c - which calls a transport may run on its network thread.
  *

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/request_state.h"
 #include "util/buf.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* list.c - the paginated listing every catalog method shares (tools,
  * resources, templates, prompts): cursor, page, caching hints. */
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/cursor.h"
 
 mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/call_internal.h"
 
 #define SUBSCRIPTION_ID "io.modelcontextprotocol/subscriptionId"
 /* A string no id can be: jansson writes U+0001 as \u0001. */

@@ -77,6 +77,13 @@ typedef struct mcp__task_hooks {
    * here. MCP_ERR_INVALID_ARG for a malformed event. */
   mcp_status (*remote_status)(mcp_server_t *s, const json_t *event);
   mcp_status (*remote_cancel)(mcp_server_t *s, const json_t *event);
+  /* The questions (server-to-client requests) of 2025-11-25 tasks across
+   * replicas: "task_question" (a question of a task running elsewhere, for
+   * a tasks/result or standalone stream here), "task_question_taken" (a
+   * replica delivered it), "task_want_questions" (a stream for the task or
+   * session opened elsewhere: publish what waits here). */
+  mcp_status (*remote_question)(mcp_server_t *s, const char *kind,
+                                const json_t *event);
 } mcp__task_hooks;
 
 /* A 2026-07-28 extension's part of server/discover: adds its entry under

@@ -128,6 +128,14 @@ mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
   } else if (kind && strcmp(kind, "task_cancel") == 0) {
     st = s->task_hooks ? s->task_hooks->remote_cancel(s, e)
                        : MCP_ERR_UNSUPPORTED;
+  } else if (kind && (strcmp(kind, "task_question") == 0 ||
+                      strcmp(kind, "task_question_taken") == 0 ||
+                      strcmp(kind, "task_want_questions") == 0)) {
+    st = s->task_hooks && s->task_hooks->remote_question
+             ? s->task_hooks->remote_question(s, kind, e)
+             : MCP_ERR_UNSUPPORTED;
+  } else if (kind && strcmp(kind, "answer") == 0) {
+    st = mcp__relay_deliver_answer(s, e);
   } else if (kind && strcmp(kind, "resource_updated") == 0) {
     const char *uri = json_string_value(json_object_get(e, "uri"));
     if (uri)

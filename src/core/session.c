@@ -7,7 +7,7 @@
  * one reference, each running call another, so a session outlives a closed
  * connection until its last call has finished.
  */
-#include "core/core.h"
+#include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "util/rand.h"
 
@@ -217,10 +217,11 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   pthread_mutex_unlock(&se->lock);
 }
 
-void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
+bool mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
   if (!json_is_integer(msg->id))
-    return; /* we only issue integer ids; anything else is not ours */
+    return false; /* we only issue integer ids; anything else is not ours */
   int64_t id = (int64_t)json_integer_value(msg->id);
+  bool found = false;
   pthread_mutex_lock(&se->lock);
   for (mcp__outbound *o = se->outbound; o; o = o->next)
     if (o->id == id && !o->done) {
@@ -231,8 +232,17 @@ void mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
       o->response = msg->root;
       msg->root = NULL;
       pthread_cond_broadcast(&se->cond);
+      found = true;
       break;
     }
+  pthread_mutex_unlock(&se->lock);
+  return found;
+}
+
+void mcp__session_set_outbound_base(mcp_session_t *se, int64_t first) {
+  pthread_mutex_lock(&se->lock);
+  if (first > se->next_outbound_id)
+    se->next_outbound_id = first;
   pthread_mutex_unlock(&se->lock);
 }
 
@@ -269,6 +279,32 @@ void mcp__session_clear_transport(mcp_session_t *se) {
   pthread_mutex_lock(&se->lock);
   se->transport_data = NULL;
   pthread_mutex_unlock(&se->lock);
+}
+
+bool mcp__session_id_is(mcp_session_t *se, const char *id) {
+  pthread_mutex_lock(&se->lock);
+  bool same = id && se->id && strcmp(se->id, id) == 0;
+  pthread_mutex_unlock(&se->lock);
+  return same;
+}
+
+char *mcp__session_id_copy(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  char *id = se->id ? strdup(se->id) : NULL;
+  pthread_mutex_unlock(&se->lock);
+  return id;
+}
+
+mcp_session_t *mcp__server_session_by_id(mcp_server_t *s, const char *id) {
+  mcp_session_t *found = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (mcp_session_t *it = s->sessions; it && !found; it = it->next)
+    if (mcp__session_id_is(it, id)) {
+      found = it;
+      mcp__session_retain(it);
+    }
+  pthread_mutex_unlock(&s->lock);
+  return found;
 }
 
 void *mcp__session_transport_data(mcp_session_t *se, void (*retain)(void *)) {

@@ -64,10 +64,10 @@ static mcp_status not_offered(mcp_call_t *call) {
 }
 
 mcp_status mcp__handle_prompts_list(mcp_call_t *call, json_t **result) {
-  if (mcp__catalog_count(&call->server->prompts) == 0)
+  if (mcp__catalog_count(&mcp_call_server(call)->prompts) == 0)
     return not_offered(call);
-  return mcp__list_catalog(call, &call->server->prompts, "prompts", "prompts",
-                           MCP_CACHE_PROMPTS_LIST, result);
+  return mcp__list_catalog(call, &mcp_call_server(call)->prompts, "prompts",
+                           "prompts", MCP_CACHE_PROMPTS_LIST, result);
 }
 
 static mcp_status invalid(mcp_call_t *call, const char *fmt, const char *arg) {
@@ -116,14 +116,14 @@ static json_t *result_json(mcp_prompt_result_t *r, const mcp_prompt_t *p) {
 }
 
 mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
-  mcp_server_t *s = call->server;
+  mcp_server_t *s = mcp_call_server(call);
   if (mcp__catalog_count(&s->prompts) == 0)
     return not_offered(call);
-  json_t *name = json_object_get(call->params, "name");
+  json_t *name = json_object_get(mcp_call_params(call), "name");
   if (!json_is_string(name))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: name must be a string");
-  json_t *args = json_object_get(call->params, "arguments");
+  json_t *args = json_object_get(mcp_call_params(call), "arguments");
   if (args != NULL && !json_is_null(args) && !json_is_object(args))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object of "

@@ -97,18 +97,19 @@ mcp_status mcp_server_set_resources_list_changed(mcp_server_t *s,
 
 static mcp_status subscription_request(mcp_call_t *call, json_t **result,
                                        bool subscribe) {
-  mcp_server_t *s = call->server;
+  mcp_server_t *s = mcp_call_server(call);
   if (!s->resources_subscribe || (mcp__catalog_count(&s->resources) == 0 &&
                                   mcp__catalog_count(&s->templates) == 0))
     return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND,
                           "Method not found: the server does not offer "
                           "resource subscriptions");
-  json_t *uri = json_object_get(call->params, "uri");
+  json_t *uri = json_object_get(mcp_call_params(call), "uri");
   if (!json_is_string(uri) || json_string_length(uri) == 0)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: uri must be a non-empty string");
-  mcp_status st = mcp__session_set_update(call->session, MCP__SET_SUBSCRIPTIONS,
-                                          json_string_value(uri), subscribe);
+  mcp_status st =
+      mcp__session_set_update(mcp__call_session(call), MCP__SET_SUBSCRIPTIONS,
+                              json_string_value(uri), subscribe);
   if (st != MCP_OK)
     return st;
   *result = json_object();

@@ -21,21 +21,21 @@ static mcp_status not_offered(mcp_call_t *call) {
   snprintf(msg, sizeof msg,
            "Method not found: %s (the server offers no "
            "resources)",
-           call->msg.method);
+           mcp_call_method(call));
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
 mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result) {
-  if (!offers_resources(call->server))
+  if (!offers_resources(mcp_call_server(call)))
     return not_offered(call);
-  return mcp__list_catalog(call, &call->server->resources, "resources",
+  return mcp__list_catalog(call, &mcp_call_server(call)->resources, "resources",
                            "resources", MCP_CACHE_RESOURCES_LIST, result);
 }
 
 mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result) {
-  if (!offers_resources(call->server))
+  if (!offers_resources(mcp_call_server(call)))
     return not_offered(call);
-  return mcp__list_catalog(call, &call->server->templates, "templates",
+  return mcp__list_catalog(call, &mcp_call_server(call)->templates, "templates",
                            "resourceTemplates", MCP_CACHE_TEMPLATES_LIST,
                            result);
 }
@@ -58,10 +58,10 @@ static mcp_status resource_not_found(mcp_call_t *call, const char *uri) {
 }
 
 mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
-  mcp_server_t *s = call->server;
+  mcp_server_t *s = mcp_call_server(call);
   if (!offers_resources(s))
     return not_offered(call);
-  json_t *juri = json_object_get(call->params, "uri");
+  json_t *juri = json_object_get(mcp_call_params(call), "uri");
   if (!json_is_string(juri) || json_string_length(juri) == 0)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: uri must be a non-empty string");
@@ -98,7 +98,7 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
   mcp__entry_release(e);
   if (st == MCP_OK && out.failed)
     st = MCP_ERR_NOMEM;
-  if (st == MCP_ERR_RESOURCE_NOT_FOUND && call->error_message == NULL)
+  if (st == MCP_ERR_RESOURCE_NOT_FOUND && !mcp__call_has_error(call))
     st = resource_not_found(call, uri);
   if (st == MCP_OK &&
       (*result = json_pack("{s:o}", "contents", out.contents))) {

@@ -8,7 +8,7 @@
  * (2025-11-25 session vs 2026-07-28 stateless) happens here too, so handlers
  * see one uniform mcp_call_t either way.
  */
-#include "peer/peer.h"
+#include "outbound/outbound.h"
 #include "server/era_modern.h"
 #include "server/internal.h"
 
@@ -48,28 +48,25 @@ static void handle_notification(mcp_server_t *s, mcp_session_t *se,
 }
 
 /* Binds a legacy request to its session. false after answering. */
-static bool bind_legacy(mcp_call_t *call) {
-  mcp_session_t *se = call->session;
-  const char *method = call->msg.method;
+static bool bind_legacy(mcp_call_t *call, mcp_session_t *se) {
+  const char *method = mcp_call_method(call);
   if (se == NULL) {
-    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_REQUEST,
-               "Invalid Request: no session for this request", NULL);
+    mcp__call_reply_error(call, MCP_RPC_INVALID_REQUEST,
+                          "Invalid Request: no session for this request", NULL);
     return false;
   }
-  mcp__session_state state = mcp__session_snapshot(
-      se, call->protocol_version, sizeof call->protocol_version,
-      &call->client_capabilities, &call->client_info);
+  mcp__session_state state = mcp__call_bind_session(call, se);
   bool always_allowed =
       strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0;
   if (state == MCP__SESSION_NEW && !always_allowed) {
-    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_REQUEST,
-               "Invalid Request: server not initialized; send initialize first",
-               NULL);
+    mcp__call_reply_error(
+        call, MCP_RPC_INVALID_REQUEST,
+        "Invalid Request: server not initialized; send initialize first", NULL);
     return false;
   }
   if (state == MCP__SESSION_CLOSED) {
-    send_error(call->reply, call->msg.id, MCP_RPC_INVALID_REQUEST,
-               "Invalid Request: session closed", NULL);
+    mcp__call_reply_error(call, MCP_RPC_INVALID_REQUEST,
+                          "Invalid Request: session closed", NULL);
     return false;
   }
   return true;
@@ -106,10 +103,18 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_REJECTED;
   }
   if (msg.kind == MCP__MSG_RESULT || msg.kind == MCP__MSG_ERROR) {
-    if (session)
-      mcp__session_deliver_response(session, &msg);
+    mcp__accept a = MCP__ACCEPT_HANDLED;
+    /* not awaited here: maybe by another replica (a shared session) */
+    if (session && !mcp__session_deliver_response(session, &msg) &&
+        mcp__relay_forward_answer(s, session, &msg) == MCP_ERR_CLOSED) {
+      send_error(reply, NULL, MCP_RPC_INVALID_REQUEST,
+                 "Invalid Request: the server replica that sent this request "
+                 "is gone; the request was abandoned",
+                 NULL);
+      a = MCP__ACCEPT_REJECTED;
+    }
     mcp__message_clear(&msg);
-    return MCP__ACCEPT_HANDLED;
+    return a;
   }
   if (msg.kind == MCP__MSG_NOTIFICATION) {
     handle_notification(s, session, &msg, reply);
@@ -117,88 +122,30 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_HANDLED;
   }
 
-  mcp_call_t *call = calloc(1, sizeof *call);
-  if (call == NULL) {
-    send_error(reply, msg.id, MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
-    mcp__message_clear(&msg);
+  mcp_call_t *call;
+  if (mcp__call_new(s, &msg, reply, peer, &call) != MCP_OK)
     return MCP__ACCEPT_REJECTED;
-  }
-  call->server = s;
-  call->msg = msg;
-  call->reply = reply;
-  if (peer)
-    call->peer = *peer;
-  pthread_mutex_init(&call->send_lock, NULL);
-  atomic_init(&call->cancelled, false);
-  call->params = msg.params;
-  if (call->params == NULL) {
-    call->params = json_object();
-    call->owns_params = true;
-    if (call->params == NULL) {
-      send_error(reply, msg.id, MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
-      mcp__call_release(call);
-      return MCP__ACCEPT_REJECTED;
-    }
-  }
-  json_t *meta = json_object_get(call->params, "_meta");
-  call->progress_token = json_object_get(meta, "progressToken");
-  if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
-    call->progress_token = NULL;
 
   bool ok;
-  if (mcp__is_modern_request(peer, call->params)) {
+  if (mcp__is_modern_request(peer, mcp_call_params(call))) {
     ok = mcp__modern_bind(call);
     const char *why = NULL;
     mcp_status st = ok ? mcp__input_open(call, &why) : MCP_OK;
     if (st != MCP_OK) {
-      send_error(reply, msg.id,
-                 st == MCP_ERR_NOMEM ? MCP_RPC_INTERNAL_ERROR
-                                     : MCP_RPC_INVALID_PARAMS,
-                 st == MCP_ERR_NOMEM ? "Internal error" : why, NULL);
+      mcp__call_reply_error(call,
+                            st == MCP_ERR_NOMEM ? MCP_RPC_INTERNAL_ERROR
+                                                : MCP_RPC_INVALID_PARAMS,
+                            st == MCP_ERR_NOMEM ? "Internal error" : why, NULL);
       ok = false;
     }
   } else {
-    if (session) {
-      mcp__session_retain(session);
-      call->session = session;
-    }
-    ok = bind_legacy(call);
+    ok = bind_legacy(call, session);
   }
   if (!ok) {
     mcp__call_release(call);
     return MCP__ACCEPT_REJECTED;
   }
-  if (call->session) {
-    mcp__session_add_inflight(call->session, call);
-  } else if (session) { /* stdio in 2026-07-28: cancellable by its client */
-    mcp__session_retain(session);
-    call->cancel_scope = session;
-    mcp__session_add_inflight(session, call);
-  }
+  mcp__call_track(call, session);
   *out = call;
   return MCP__ACCEPT_REQUEST;
-}
-
-void mcp__call_run(mcp_call_t *call) {
-  json_t *result = NULL;
-  mcp_status st;
-  mcp__method_fn fn =
-      mcp__server_find_method(call->server, call->msg.method, call->stateless);
-  if (fn == NULL) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);
-    st = mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
-  } else if (atomic_load(&call->cancelled)) {
-    st = MCP_ERR_CANCELLED;
-  } else {
-    st = fn(call, &result);
-  }
-  if (st == MCP_OK && call->pending) {
-    /* Suspended: the call now belongs to suspend's target, which may
-     * complete (and free) it as soon as suspend returns. */
-    json_decref(result);
-    call->suspend(call, call->suspend_ctx);
-    return;
-  }
-  mcp__call_finish(call, st, result);
 }

@@ -43,10 +43,6 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
                                        size_t len, const mcp__prescan *scan,
                                        mcp__channel reply, mcp_call_t **call);
 
-/* Runs the handler on the calling thread, sends the response (unless the
- * call was cancelled) and frees the call. */
-void mcp__call_run(mcp_call_t *call);
-
 /* True for a legacy (2024-11-05 .. 2025-11-25) / modern (2026-07-28)
  * protocol version this server serves. */
 bool mcp__version_is_supported(const char *version);

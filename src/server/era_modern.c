@@ -24,11 +24,7 @@
 
 static void answer(mcp_call_t *call, int code, const char *message,
                    json_t *data) {
-  mcp__buf out;
-  mcp__buf_init(&out);
-  if (mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data))
-    call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
-  mcp__buf_free(&out);
+  mcp__call_reply_error(call, code, message, data);
   json_decref(data);
 }
 
@@ -60,7 +56,7 @@ static const char *header_mismatch(const char *header, const char *body) {
 }
 
 static bool check_headers(mcp_call_t *call, const char *version) {
-  const mcp__peer *p = &call->peer;
+  const mcp__peer *p = mcp__call_peer(call);
   char msg[200];
   const char *why = NULL, *which = NULL;
   if (p->repeated_header) {
@@ -71,11 +67,11 @@ static bool check_headers(mcp_call_t *call, const char *version) {
     which = "MCP-Protocol-Version";
     why =
         p->protocol_header ? "does not match _meta protocolVersion" : "missing";
-  } else if ((why = header_mismatch(p->method_header, call->msg.method))) {
+  } else if ((why = header_mismatch(p->method_header, mcp_call_method(call)))) {
     which = "Mcp-Method";
   } else {
-    const char *key = name_param(call->msg.method);
-    json_t *v = key ? json_object_get(call->params, key) : NULL;
+    const char *key = name_param(mcp_call_method(call));
+    json_t *v = key ? json_object_get(mcp_call_params(call), key) : NULL;
     if (json_is_string(v) &&
         (why = header_mismatch(p->name_header, json_string_value(v))))
       which = "Mcp-Name";
@@ -88,7 +84,7 @@ static bool check_headers(mcp_call_t *call, const char *version) {
 }
 
 bool mcp__modern_bind(mcp_call_t *call) {
-  json_t *meta = json_object_get(call->params, "_meta");
+  json_t *meta = json_object_get(mcp_call_params(call), "_meta");
   json_t *v = json_object_get(meta, META_VERSION);
   json_t *caps = json_object_get(meta, META_CAPS);
   if (!json_is_string(v) || !json_is_object(caps)) {
@@ -99,7 +95,7 @@ bool mcp__modern_bind(mcp_call_t *call) {
     return false;
   }
   const char *version = json_string_value(v);
-  if (call->peer.http && !check_headers(call, version))
+  if (mcp__call_peer(call)->http && !check_headers(call, version))
     return false;
   if (!mcp__version_is_modern(version)) {
     answer(call, MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
@@ -119,12 +115,9 @@ bool mcp__modern_bind(mcp_call_t *call) {
            NULL);
     return false;
   }
-  call->stateless = true;
-  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
-           version);
-  call->client_capabilities = caps;
   json_t *info = json_object_get(meta, META_INFO);
-  call->client_info = json_is_object(info) ? info : NULL;
+  mcp__call_bind_modern(call, version, caps,
+                        json_is_object(info) ? info : NULL);
   return true;
 }
 

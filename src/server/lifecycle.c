@@ -43,10 +43,10 @@ json_t *mcp__supported_versions_json(void) {
 }
 
 mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
-  mcp_session_t *se = call->session;
-  json_t *version = json_object_get(call->params, "protocolVersion");
-  json_t *caps = json_object_get(call->params, "capabilities");
-  json_t *info = json_object_get(call->params, "clientInfo");
+  mcp_session_t *se = mcp__call_session(call);
+  json_t *version = json_object_get(mcp_call_params(call), "protocolVersion");
+  json_t *caps = json_object_get(mcp_call_params(call), "capabilities");
+  json_t *info = json_object_get(mcp_call_params(call), "clientInfo");
   if (!json_is_string(version))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: protocolVersion must be a string");
@@ -68,7 +68,7 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
         call, MCP_RPC_INVALID_REQUEST,
         "Invalid Request: the session is already initialized");
 
-  mcp_server_t *s = call->server;
+  mcp_server_t *s = mcp_call_server(call);
   json_t *res = json_pack("{s:s,s:o,s:o}", "protocolVersion", chosen,
                           "capabilities", mcp__server_capabilities_json(s),
                           "serverInfo", mcp__server_info_json(s));
@@ -83,7 +83,7 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
 }
 
 mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
-  mcp_server_t *s = call->server;
+  mcp_server_t *s = mcp_call_server(call);
   json_t *res = json_pack(
       "{s:o,s:o,s:s,s:{s:o}}", "supportedVersions",
       mcp__supported_versions_json(), "capabilities",
@@ -107,13 +107,13 @@ mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
 
 mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result) {
   mcp_log_level level;
-  json_t *name = json_object_get(call->params, "level");
+  json_t *name = json_object_get(mcp_call_params(call), "level");
   if (!json_is_string(name) ||
       mcp_log_level_parse(json_string_value(name), &level) != MCP_OK)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: level must be one of debug, info, "
                           "notice, warning, error, critical, alert, emergency");
-  mcp__session_set_log_level(call->session, level);
+  mcp__session_set_log_level(mcp__call_session(call), level);
   *result = json_object();
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }

@@ -29,7 +29,8 @@ static bool declared(const json_t *caps, const char *feature,
 
 mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
   (void)result;
-  const json_t *filter = json_object_get(call->params, "notifications");
+  const json_t *filter =
+      json_object_get(mcp_call_params(call), "notifications");
   if (!json_is_object(filter))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: notifications (a SubscriptionFilter "
@@ -45,14 +46,14 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
                           "Invalid params: a SubscriptionFilter takes "
                           "booleans and arrays of strings");
   /* SEP-2663: asking for task notifications needs the tasks extension */
-  if (json_array_size(task_ids) > 0 && call->server->tasks != NULL &&
+  if (json_array_size(task_ids) > 0 && mcp_call_server(call)->tasks != NULL &&
       !json_is_object(json_object_get(
-          json_object_get(call->client_capabilities, "extensions"),
+          json_object_get(mcp_call_client_capabilities(call), "extensions"),
           "io.modelcontextprotocol/tasks")))
     return mcp__call_missing_capability(call, "extensions",
                                         "io.modelcontextprotocol/tasks");
   /* Only what the server declares (and so delivers) is honoured. */
-  json_t *caps = mcp__server_capabilities_json(call->server);
+  json_t *caps = mcp__server_capabilities_json(mcp_call_server(call));
   unsigned kinds = 0;
   if (tools && declared(caps, "tools", "listChanged"))
     kinds |= MCP__LISTEN_TOOLS;

@@ -191,13 +191,13 @@ static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
 /* ---- methods ------------------------------------------------------------- */
 static mcp_status not_declared(mcp_call_t *call) {
   char msg[200];
-  snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);
+  snprintf(msg, sizeof msg, "Method not found: %.150s", mcp_call_method(call));
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
 /* The published skills (counted references; release each and free). */
 static mcp_skill_t **snapshot(mcp_call_t *call, size_t *n, bool *dir) {
-  mcp__skills *k = skills_of(call->server, false);
+  mcp__skills *k = skills_of(mcp_call_server(call), false);
   *n = 0;
   if (k == NULL)
     return NULL;
@@ -229,8 +229,8 @@ static mcp_status handle_skills_list(mcp_call_t *call, json_t **result) {
     return not_declared(call);
   uint64_t from;
   mcp_status st = MCP_OK;
-  if (!mcp__cursor_decode("skills", json_object_get(call->params, "cursor"),
-                          &from) ||
+  if (!mcp__cursor_decode(
+          "skills", json_object_get(mcp_call_params(call), "cursor"), &from) ||
       from > n)
     st = mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                         "Invalid params: unknown or malformed cursor");
@@ -238,7 +238,8 @@ static mcp_status handle_skills_list(mcp_call_t *call, json_t **result) {
   json_t *res = json_pack("{s:o}", "skills", list);
   if (st == MCP_OK && res == NULL)
     st = MCP_ERR_NOMEM;
-  size_t page = call->server->page_size ? call->server->page_size : n;
+  size_t page =
+      mcp_call_server(call)->page_size ? mcp_call_server(call)->page_size : n;
   size_t i = (size_t)from;
   for (; st == MCP_OK && i < n && i < from + page; i++)
     if (json_array_append_new(list, mcp__skill_entry(items[i])) != 0)
@@ -276,7 +277,7 @@ static mcp_status handle_skills_get(mcp_call_t *call, json_t **result) {
   mcp_skill_t **items = snapshot(call, &n, NULL);
   if (n == 0)
     return not_declared(call);
-  json_t *uri = json_object_get(call->params, "uri");
+  json_t *uri = json_object_get(mcp_call_params(call), "uri");
   mcp_skill_t *k =
       json_is_string(uri) ? find_skill(items, n, json_string_value(uri)) : NULL;
   mcp_status st = MCP_OK;
@@ -348,7 +349,7 @@ static mcp_status handle_directory_read(mcp_call_t *call, json_t **result) {
     release_all(items, n);
     return not_declared(call);
   }
-  json_t *juri = json_object_get(call->params, "uri");
+  json_t *juri = json_object_get(mcp_call_params(call), "uri");
   const char *uri = json_string_value(juri);
   mcp_status st = MCP_OK;
   json_t *list = json_array();
@@ -375,10 +376,11 @@ static mcp_status handle_directory_read(mcp_call_t *call, json_t **result) {
                         "Invalid params: uri is not a directory of a "
                         "published skill");
   else if (!mcp__cursor_decode("directory",
-                               json_object_get(call->params, "cursor"), &from))
+                               json_object_get(mcp_call_params(call), "cursor"),
+                               &from))
     st = mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                         "Invalid params: unknown or malformed cursor");
-  size_t page = call->server->page_size;
+  size_t page = mcp_call_server(call)->page_size;
   if (st == MCP_OK && page && (from > 0 || json_array_size(list) > page)) {
     /* one page of the children, in the same order every time */
     json_t *all = json_copy(list);

@@ -220,6 +220,9 @@ mcp_status mcp__pg_exec(mcp__pg_pool *p, const mcp__pg_stmt *s,
 mcp_status mcp__pg_pool_open(const char *conninfo, unsigned size,
                              mcp__pg_pool **out, mcp_error_t *err) {
   *out = NULL;
+  mcp_status loaded = mcp__pq_require(err); /* libpq is loaded now */
+  if (loaded != MCP_OK)
+    return loaded;
   mcp__pg_pool *p = calloc(1, sizeof *p);
   if (p == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");

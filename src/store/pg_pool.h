@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include <libpq-fe.h>
+#include "store/pq.h" /* libpq by dlopen: every PQ* goes through its table */
 
 #include "mcp/status.h"
 #include "mcp/store.h"

@@ -50,6 +50,15 @@ static const char *const migrations[] = {
     " data text NOT NULL, created_ms bigint NOT NULL,"
     " PRIMARY KEY (session_id, stream_id, seq));"
     "CREATE INDEX mcp_events_by_age ON mcp_events (created_ms);",
+    /* 5: server-to-client requests of shared sessions awaiting the
+     * client's answer, which may reach another replica (relay_postgres.c):
+     * who waits, and the answer on its way there */
+    "CREATE TABLE mcp_pending_requests (session_id text COLLATE \"C\" NOT NULL,"
+    " request_id bigint NOT NULL, replica text COLLATE \"C\" NOT NULL,"
+    " created_ms bigint NOT NULL, answer text,"
+    " PRIMARY KEY (session_id, request_id));"
+    "CREATE INDEX mcp_pending_requests_by_age"
+    " ON mcp_pending_requests (created_ms);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

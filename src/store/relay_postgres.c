@@ -11,6 +11,17 @@
  * doubling to 5 s); events published meanwhile are lost, so on its return
  * the relay delivers a "resync" event locally: every list_changed the
  * server declares, and clients list again.
+ *
+ * Answers to server-to-client requests (ops version 2): the replica that
+ * asks records (session, request id, itself) in mcp_pending_requests; a
+ * replica that receives the answer stores it in that row and, in the same
+ * statement, sends pg_notify('mcp_answer', "<replica>\t<session>\t<id>");
+ * the asking replica's listener (which also LISTENs on mcp_answer) takes
+ * the answer out of the row and delivers it locally. Whether the asking
+ * replica still runs is whether its listening connection is there: it sets
+ * application_name to "mcp-relay:<origin>" once it listens, and PostgreSQL
+ * drops the connection of a process that died. Rows of replicas that died
+ * are removed now and then.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -20,17 +31,60 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "mcp/relay.h"
 #include "store/pg_pool.h"
 #include "util/rand.h"
 
 #define CHANNEL          "mcp_relay"
+#define ANSWERS          "mcp_answer"
+#define APP_PREFIX       "mcp-relay:"
 #define PAYLOAD_MAX      7999 /* PostgreSQL's limit is 8000 bytes */
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS   5000
 
 static const mcp__pg_stmt notify_stmt = {
     "mcp_relay_notify", "SELECT pg_notify('" CHANNEL "', $1)", 1};
+static const mcp__pg_stmt await_stmt = {
+    "mcp_relay_await",
+    "INSERT INTO mcp_pending_requests (session_id, request_id, replica,"
+    " created_ms) VALUES ($1, $2::bigint, $3, mcp_now_ms())"
+    " ON CONFLICT (session_id, request_id) DO UPDATE SET"
+    " replica = EXCLUDED.replica, created_ms = EXCLUDED.created_ms,"
+    " answer = NULL",
+    3};
+static const mcp__pg_stmt done_stmt = {
+    "mcp_relay_answer_done",
+    "DELETE FROM mcp_pending_requests WHERE session_id = $1"
+    " AND request_id = $2::bigint AND replica = $3",
+    3};
+/* The answer into the row of whoever waits, whether that replica still
+ * listens, and the notification to it (sent at commit). */
+static const mcp__pg_stmt forward_stmt = {
+    "mcp_relay_forward_answer",
+    "WITH u AS (UPDATE mcp_pending_requests SET answer = $3"
+    " WHERE session_id = $1 AND request_id = $2::bigint AND answer IS NULL"
+    " RETURNING replica)"
+    " SELECT u.replica, EXISTS (SELECT 1 FROM pg_stat_activity a"
+    " WHERE a.application_name = '" APP_PREFIX "' || u.replica),"
+    " pg_notify('" ANSWERS "', u.replica || E'\\t' || $1 || E'\\t' || $2)"
+    " FROM u",
+    3};
+static const mcp__pg_stmt take_stmt = {
+    "mcp_relay_take_answer",
+    "DELETE FROM mcp_pending_requests WHERE session_id = $1"
+    " AND request_id = $2::bigint AND replica = $3 AND answer IS NOT NULL"
+    " RETURNING answer",
+    3};
+/* Rows of replicas no longer listening, older than a minute (a replica
+ * reconnecting after a database restart keeps its younger rows). */
+static const mcp__pg_stmt orphans_stmt = {
+    "mcp_relay_orphans",
+    "DELETE FROM mcp_pending_requests p WHERE created_ms < mcp_now_ms() -"
+    " 60000 AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a"
+    " WHERE a.application_name = '" APP_PREFIX "' || p.replica)",
+    0};
 
 typedef struct pgrelay {
   mcp__pg_pool *pool; /* counted */
@@ -41,6 +95,7 @@ typedef struct pgrelay {
   int wake[2]; /* close writes to wake[1] */
   pthread_t thread;
   bool has_thread;
+  atomic_uint awaits; /* now and then, remove the rows of dead replicas */
 } pgrelay;
 
 static void quiet(void *arg, const char *message) {
@@ -68,6 +123,36 @@ static void deliver_payload(pgrelay *r, const char *payload) {
   r->deliver(r->ctx, event, strlen(event));
 }
 
+/* "<replica>\t<session>\t<id>" on mcp_answer: when it names this
+ * replica, the answer is taken out of its row and delivered here. */
+static void take_answer(pgrelay *r, const char *payload) {
+  size_t olen = strlen(r->origin);
+  if (strncmp(payload, r->origin, olen) != 0 || payload[olen] != '\t')
+    return; /* another replica's */
+  const char *session = payload + olen + 1;
+  const char *tab = strchr(session, '\t');
+  if (tab == NULL || tab - session > 128)
+    return;
+  char sid[129], id[24];
+  snprintf(sid, sizeof sid, "%.*s", (int)(tab - session), session);
+  snprintf(id, sizeof id, "%s", tab + 1);
+  const char *v[3] = {sid, id, r->origin};
+  PGresult *res = NULL;
+  if (mcp__pg_exec(r->pool, &take_stmt, v, false, &res, NULL) != MCP_OK)
+    return;
+  json_t *message =
+      PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
+  PQclear(res);
+  json_t *ev = message ? json_pack("{s:s,s:s,s:o}", "kind", "answer", "session",
+                                   sid, "message", message)
+                       : NULL;
+  char *text = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
+  json_decref(ev);
+  if (text)
+    r->deliver(r->ctx, text, strlen(text));
+  free(text);
+}
+
 /* Listens on c until it drops (false) or the relay closes (true). */
 static bool listen_on(pgrelay *r, PGconn *c) {
   for (;;) {
@@ -80,7 +165,10 @@ static bool listen_on(pgrelay *r, PGconn *c) {
       return false;
     PGnotify *n;
     while ((n = PQnotifies(c)) != NULL) {
-      deliver_payload(r, n->extra);
+      if (strcmp(n->relname, ANSWERS) == 0)
+        take_answer(r, n->extra);
+      else
+        deliver_payload(r, n->extra);
       PQfreemem(n);
     }
   }
@@ -95,8 +183,16 @@ static void *listener_main(void *arg) {
     bool ok = c && PQstatus(c) == CONNECTION_OK;
     if (ok) {
       PQsetNoticeProcessor(c, quiet, NULL);
-      PGresult *res = PQexec(c, "LISTEN " CHANNEL);
+      PGresult *res = PQexec(c, "LISTEN " CHANNEL "; LISTEN " ANSWERS);
       ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+      PQclear(res);
+      /* this connection is how other replicas see that this one runs (and
+       * listens: the name is set once the LISTENs are in place) */
+      char sql[120];
+      snprintf(sql, sizeof sql, "SET application_name = '" APP_PREFIX "%s'",
+               r->origin);
+      res = ok ? PQexec(c, sql) : NULL;
+      ok = ok && PQresultStatus(res) == PGRES_COMMAND_OK;
       PQclear(res);
     }
     if (!ok) {
@@ -152,6 +248,66 @@ static mcp_status pr_publish(void *impl, const char *event, size_t len) {
   return st;
 }
 
+static void remove_orphans(pgrelay *r) {
+  PGresult *res = NULL;
+  if (mcp__pg_exec(r->pool, &orphans_stmt, NULL, false, &res, NULL) == MCP_OK)
+    PQclear(res);
+}
+
+static mcp_status pr_await_answer(void *impl, const char *session, int64_t id) {
+  pgrelay *r = impl;
+  if (atomic_fetch_add(&r->awaits, 1) % 256 == 0)
+    remove_orphans(r);
+  char idtext[24];
+  snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+  const char *v[3] = {session, idtext, r->origin};
+  PGresult *res = NULL;
+  mcp_status st = mcp__pg_exec(r->pool, &await_stmt, v, false, &res, NULL);
+  PQclear(res);
+  return st;
+}
+
+static void pr_answer_done(void *impl, const char *session, int64_t id) {
+  pgrelay *r = impl;
+  char idtext[24];
+  snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+  const char *v[3] = {session, idtext, r->origin};
+  PGresult *res = NULL;
+  if (mcp__pg_exec(r->pool, &done_stmt, v, false, &res, NULL) == MCP_OK)
+    PQclear(res);
+}
+
+static mcp_status pr_forward_answer(void *impl, const char *session, int64_t id,
+                                    const char *message, size_t len) {
+  pgrelay *r = impl;
+  char idtext[24];
+  snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+  char *text = strndup(message, len);
+  if (text == NULL)
+    return MCP_ERR_NOMEM;
+  const char *v[3] = {session, idtext, text};
+  PGresult *res = NULL;
+  mcp_status st = mcp__pg_exec(r->pool, &forward_stmt, v, false, &res, NULL);
+  free(text);
+  if (st != MCP_OK)
+    return st;
+  bool found = PQntuples(res) == 1;
+  bool alive = found && strcmp(PQgetvalue(res, 0, 1), "t") == 0;
+  char replica[64] = "";
+  if (found)
+    snprintf(replica, sizeof replica, "%s", PQgetvalue(res, 0, 0));
+  PQclear(res);
+  if (!found)
+    return MCP_ERR_NOT_FOUND;
+  if (alive)
+    return MCP_OK;
+  /* the replica that asked is gone: its row goes too */
+  const char *d[3] = {session, idtext, replica};
+  if (mcp__pg_exec(r->pool, &done_stmt, d, false, &res, NULL) == MCP_OK)
+    PQclear(res);
+  return MCP_ERR_CLOSED;
+}
+
 static void pr_close(void *impl) {
   pgrelay *r = impl;
   if (r == NULL)
@@ -169,11 +325,14 @@ static void pr_close(void *impl) {
 }
 
 static const mcp_relay_ops relay_ops = {
-    .version = 1,
+    .version = 2,
     .name = "postgres",
     .start = pr_start,
     .publish = pr_publish,
     .close = pr_close,
+    .await_answer = pr_await_answer,
+    .answer_done = pr_answer_done,
+    .forward_answer = pr_forward_answer,
 };
 
 mcp_status mcp_relay_postgres_new(mcp_store_t *store, mcp_relay *out,
@@ -199,6 +358,7 @@ mcp_status mcp_relay_postgres_new(mcp_store_t *store, mcp_relay *out,
     free(r);
     return mcp_error_set(err, MCP_ERR_IO, "no random bytes");
   }
+  atomic_init(&r->awaits, 0);
   r->pool = mcp__pg_pool_ref(pool);
   out->ops = &relay_ops;
   out->impl = r;

@@ -61,8 +61,8 @@ void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
   task_run *r = mcp__engine_find_run(e, rec->task_id);
-  if (r && r->call && r->call->session) {
-    se = r->call->session;
+  if (r && r->call && mcp__call_session(r->call)) {
+    se = mcp__call_session(r->call);
     mcp__session_retain(se);
   }
   pthread_mutex_unlock(&e->lock);
@@ -99,8 +99,8 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
      * would start (a ttl of 1 ms can end before the answer is sent). */
     r->cancel_early = true;
   } else if (r && r->call) {
-    atomic_store(&r->call->cancelled, true);
-    if ((se = r->call->session) != NULL)
+    mcp__call_cancel(r->call);
+    if ((se = mcp__call_session(r->call)) != NULL)
       mcp__session_retain(se);
   }
   pthread_mutex_unlock(&e->lock);
@@ -121,22 +121,24 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
 static bool same_requestor(const mcp_call_t *w, const mcp_call_t *task) {
   if (task == NULL)
     return false;
-  if (task->session && w->session == task->session)
+  if (mcp__call_session(task) &&
+      mcp__call_session(w) == mcp__call_session(task))
     return true;
-  const char *a = mcp_call_subject((mcp_call_t *)w);
-  const char *b = mcp_call_subject((mcp_call_t *)task);
+  const char *a = mcp_call_subject(w);
+  const char *b = mcp_call_subject(task);
   return a && b && strcmp(a, b) == 0;
 }
 
 static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
                           size_t len, unsigned flags) {
   for (waiter *w = e->waiters; w; w = w->next)
-    if (strcmp(w->id, r->id) == 0 && !atomic_load(&w->call->cancelled) &&
+    if (strcmp(w->id, r->id) == 0 && !mcp_call_is_cancelled(w->call) &&
         same_requestor(w->call, r->call) &&
-        w->call->reply.send(w->call->reply.ctx, msg, len, flags) == MCP_OK)
+        mcp__call_send_raw(w->call, msg, len, flags) == MCP_OK)
       return MCP_OK;
-  if (r->call && r->call->session)
-    return mcp__session_notify_live(r->call->session, msg, len, flags);
+  if (r->call && mcp__call_session(r->call))
+    return mcp__session_notify_live(mcp__call_session(r->call), msg, len,
+                                    flags);
   return MCP_ERR_CLOSED;
 }
 
@@ -171,13 +173,15 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
   mcp_status st = MCP_ERR_CLOSED;
   /* 2026-07-28: a task has no stream; progress and log notifications are
    * not delivered for tasks (SEP-2663), questions go to inputRequests. */
-  if (r->call && r->call->stateless)
+  if (r->call && mcp_call_is_stateless(r->call))
     return (flags & MCP__SEND_REQUEST) ? MCP_ERR_CLOSED : MCP_OK;
   pthread_mutex_lock(&e->lock);
   /* Queued messages go first: nothing may overtake them. */
   if (r->phead == NULL)
     st = deliver(e, r, msg, len, flags);
   bool note = !(flags & MCP__SEND_REQUEST);
+  /* a question no stream here takes: maybe one on another replica does */
+  bool elsewhere = st != MCP_OK && !note;
   if (st != MCP_OK && (!note || r->pnotes < PENDING_MAX_NOTES)) {
     pending_msg *p = malloc(sizeof *p + len);
     if (p == NULL) {
@@ -200,11 +204,14 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
     st = MCP_OK; /* a dropped notification: requestors must not rely on them */
   }
   pthread_mutex_unlock(&e->lock);
+  if (elsewhere && st == MCP_OK && r->call)
+    mcp__engine_publish_question(e, r->id, r->call->session, r->subject, msg,
+                                 len);
   return st;
 }
 
 void mcp__engine_task_input(mcp_call_t *call, bool waiting) {
-  task_run *r = call->handoff_ctx;
+  task_run *r = mcp__call_handoff_ctx(call);
   mcp__task_engine *e = r->e;
   pthread_mutex_lock(&e->lock);
   bool change = waiting ? r->input_waits++ == 0 : --r->input_waits == 0;
@@ -249,11 +256,10 @@ static bool park(task_run *r) {
   mcp__task_engine *e = r->e;
   mcp_call_t *call = r->call;
   pthread_mutex_lock(&e->lock);
-  bool ok = !e->stopping && !atomic_load(&call->cancelled);
+  bool ok = !e->stopping && !mcp_call_is_cancelled(call);
   if (ok) {
     json_decref(r->input_requests);
-    r->input_requests = call->asked;
-    call->asked = NULL;
+    r->input_requests = mcp__call_take_asked(call);
     r->parked = true;
     if (r->running) { /* parked is not running: its caller may run another */
       mcp__engine_running(e, r->caller, -1);
@@ -281,13 +287,11 @@ static bool execute(task_run *r) {
     mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
     return false;
   }
-  if (atomic_load(&call->cancelled))
-    return false;        /* cancelled while queued: already marked */
-  if (call->stateless) { /* every round runs the handler from the top */
-    json_decref(call->asked);
-    call->asked = NULL;
-    call->questions = 0;
-    call->next_key[0] = '\0';
+  if (mcp_call_is_cancelled(call))
+    return false; /* cancelled while queued: already marked */
+  if (mcp_call_is_stateless(
+          call)) { /* every round runs the handler from the top */
+    mcp__call_reset_round(call);
   }
   mcp__buf out;
   mcp__buf_init(&out);
@@ -303,7 +307,7 @@ static bool execute(task_run *r) {
     mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
   } else if (st == MCP_OK && deferred) {
     /* the application completes it later */
-  } else if (st == MCP_OK && call->stateless) {
+  } else if (st == MCP_OK && mcp_call_is_stateless(call)) {
     /* 2026-07-28: a tool error is a completed task with an isError result;
      * failed is for protocol errors (SEP-2663). */
     mcp__engine_store_outcome(e, r->id, MCP_TASK_COMPLETED, NULL, out.data,
@@ -313,8 +317,8 @@ static bool execute(task_run *r) {
         e, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
         is_error ? "The tool reported an error (isError result)" : NULL,
         out.data, NULL);
-  } else if (st == MCP_ERR_INPUT_REQUIRED && call->stateless && call->asked &&
-             park(r)) {
+  } else if (st == MCP_ERR_INPUT_REQUIRED && mcp_call_is_stateless(call) &&
+             mcp__call_asked(call) && park(r)) {
     mcp__buf_free(&out);
     return true;
   } else {
@@ -383,26 +387,19 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
   /* From now on notifications/cancelled for the tools/call id no longer
    * applies (tasks are cancelled with tasks/cancel), and closing the
    * session does not cancel the task. */
-  if (call->session)
-    mcp__session_remove_inflight(call->session, call);
-  mcp__channel ch = {task_send, NULL, r, NULL};
-  pthread_mutex_lock(&call->send_lock);
-  call->reply = ch;
   /* The transport's strings were lent for the request only: the task keeps
    * the caller's subject in its own copy. */
-  call->peer = (mcp__peer){0};
-  call->peer.subject = r->subject;
-  pthread_mutex_unlock(&call->send_lock);
+  mcp__call_rebind(call, (mcp__channel){task_send, NULL, r, NULL}, r->subject);
   pthread_mutex_lock(&e->lock);
   r->started = true;
   bool early = r->cancel_early;
   pthread_mutex_unlock(&e->lock);
   if (early) {
-    atomic_store(&call->cancelled, true);
+    mcp__call_cancel(call);
     mcp__engine_finish_run(r);
     return;
   }
-  if (atomic_load(&call->cancelled)) {
+  if (mcp_call_is_cancelled(call)) {
     /* Cancelled before the client saw the task: it never starts. */
     mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_CANCELLED,
                           "The request was cancelled before the task started",
@@ -432,17 +429,19 @@ void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
   mcp__task_engine *e = s ? s->tasks : NULL;
   if (e == NULL)
     return;
+  if (opened) /* questions of its tasks waiting on other replicas */
+    mcp__engine_publish_want(e, NULL, se);
   pthread_mutex_lock(&e->lock);
   if (opened) {
     for (unsigned b = 0; b < RUN_BUCKETS; b++)
       for (task_run *r = e->runs[b]; r; r = r->next)
-        if (r->phead && r->call && r->call->session == se)
+        if (r->phead && r->call && mcp__call_session(r->call) == se)
           mcp__engine_flush_pending(e, r);
   } else {
     /* Suspended calls of the session end now. Only wake the watcher when
      * the session has one: stateless HTTP closes a session per request. */
     for (waiter *w = e->waiters; w; w = w->next)
-      if (w->async && w->call && w->call->session == se) {
+      if (w->async && w->call && mcp__call_session(w->call) == se) {
         e->change_seq++;
         pthread_cond_broadcast(&e->changed);
         break;
@@ -464,14 +463,10 @@ mcp_tasks_t *mcp_server_tasks(mcp_server_t *s) {
   return s && s->tasks ? &s->tasks->tasks : NULL;
 }
 
-const char *mcp_call_task_id(const mcp_call_t *call) {
-  return call ? call->task_id : NULL;
-}
-
 mcp_status mcp_call_task_defer(mcp_call_t *call) {
-  if (call == NULL || call->task_id == NULL)
+  if (call == NULL || mcp_call_task_id(call) == NULL)
     return MCP_ERR_STATE;
-  task_run *r = call->handoff_ctx;
+  task_run *r = mcp__call_handoff_ctx(call);
   pthread_mutex_lock(&r->e->lock);
   r->deferred = true;
   pthread_mutex_unlock(&r->e->lock);
@@ -522,7 +517,7 @@ static int64_t next_expiry_ms(mcp__task_engine *e) {
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)
       if (r->expires_ms > 0 && r->call && r->started &&
-          !atomic_load(&r->call->cancelled) && r->expires_ms - now < wait)
+          !mcp_call_is_cancelled(r->call) && r->expires_ms - now < wait)
         wait = r->expires_ms - now;
   return wait < 0 ? 0 : wait;
 }
@@ -647,10 +642,10 @@ static void stop_threads(mcp__task_engine *e) {
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)
       if (r->call) {
-        atomic_store(&r->call->cancelled, true);
-        if (r->call->session && ns < cap) {
-          mcp__session_retain(r->call->session);
-          sessions[ns++] = r->call->session;
+        mcp__call_cancel(r->call);
+        if (mcp__call_session(r->call) && ns < cap) {
+          mcp__session_retain(mcp__call_session(r->call));
+          sessions[ns++] = mcp__call_session(r->call);
         }
       }
   pthread_cond_broadcast(&e->work);
@@ -679,6 +674,7 @@ static const mcp__task_hooks task_hooks = {
     .call_started = mcp__tasks_call_started,
     .remote_status = mcp__tasks_remote_status,
     .remote_cancel = mcp__tasks_remote_cancel,
+    .remote_question = mcp__tasks_remote_question,
 };
 
 mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,

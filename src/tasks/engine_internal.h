@@ -78,7 +78,7 @@ typedef struct task_run {
    * runs again from the top with the answers in call->answers. */
   bool parked;
   json_t *input_requests;
-  char *subject; /* copy of the caller's subject: call->peer.subject */
+  char *subject; /* copy of the caller's subject: mcp__call_peer(call)->subject */
 } task_run;
 
 /* Stored tasks of one caller (task_call.c). */

@@ -41,7 +41,8 @@ json_t *mcp__ext_task_json(const mcp_task_record *r) {
 }
 
 static bool client_declared(const mcp_call_t *call) {
-  json_t *ext = json_object_get(call->client_capabilities, "extensions");
+  json_t *ext =
+      json_object_get(mcp_call_client_capabilities(call), "extensions");
   return json_is_object(json_object_get(ext, MCP__TASKS_EXT));
 }
 
@@ -61,7 +62,8 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   if (tool->task_start_in_handler)
     return MCP_OK; /* mcp_call_continue_as_task decides */
   mcp_status st = mcp__engine_create_task(
-      call, tool, args, call->server->tasks->opts.default_ttl_ms, result);
+      call, tool, args, mcp_call_server(call)->tasks->opts.default_ttl_ms,
+      result);
   *handled = st == MCP_OK;
   return st;
 }
@@ -69,29 +71,28 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 mcp_status mcp_call_continue_as_task(mcp_call_t *call) {
   if (call == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp__task_engine *e = call->server->tasks;
-  if (call->task_id != NULL || !call->stateless || e == NULL ||
-      !client_declared(call) || call->handoff != NULL ||
-      strcmp(call->msg.method, "tools/call") != 0)
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  if (mcp_call_task_id(call) != NULL || !mcp_call_is_stateless(call) ||
+      e == NULL || !client_declared(call) || mcp__call_is_handed_off(call) ||
+      strcmp(mcp_call_method(call), "tools/call") != 0)
     return MCP_OK; /* already a task, or the call goes on synchronously */
-  json_t *name = json_object_get(call->params, "name");
-  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(&call->server->tools,
-                                                     json_string_value(name));
+  json_t *name = json_object_get(mcp_call_params(call), "name");
+  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(
+      &mcp_call_server(call)->tools, json_string_value(name));
   if (tool == NULL)
     return MCP_ERR_STATE;
   mcp_status st = MCP_OK;
   if (tool->task_support != MCP_TASK_FORBIDDEN) {
     json_t *res = NULL;
-    st = mcp__engine_create_task(call, tool,
-                                 json_object_get(call->params, "arguments"),
-                                 e->opts.default_ttl_ms, &res);
+    st = mcp__engine_create_task(
+        call, tool, json_object_get(mcp_call_params(call), "arguments"),
+        e->opts.default_ttl_ms, &res);
     if (st == MCP_OK) {
-      task_run *r = call->handoff_ctx;
+      task_run *r = mcp__call_handoff_ctx(call);
       r->input_requests = res; /* the CreateTaskResult until it is sent */
       /* The run starts from the top; the answers stay. */
-      json_decref(call->asked);
-      call->asked = NULL;
-      call->task_id = NULL; /* set again when the response is sent */
+      json_decref(mcp__call_take_asked(call));
+      mcp__call_set_task_id(call, NULL); /* set again when it is sent */
       st = MCP_ERR_TASK_STARTED;
     }
   }
@@ -100,13 +101,14 @@ mcp_status mcp_call_continue_as_task(mcp_call_t *call) {
 }
 
 mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result) {
-  task_run *r = call->handoff ? call->handoff_ctx : NULL;
+  task_run *r =
+      mcp__call_is_handed_off(call) ? mcp__call_handoff_ctx(call) : NULL;
   if (r == NULL || r->input_requests == NULL)
     return MCP_ERR_INTERNAL;
   *result = r->input_requests;
   r->input_requests = NULL;
-  call->task_id = r->id;
-  mcp__buf_reset(&call->raw_result);
+  mcp__call_set_task_id(call, r->id);
+  mcp__buf_reset(mcp__call_raw_result(call));
   return MCP_OK;
 }
 
@@ -114,9 +116,10 @@ mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result) {
 /* The common start: the extension, the task visible to this caller. */
 static mcp_status open_task(mcp_call_t *call, mcp__task_engine **e,
                             const char **id, mcp_task_record *rec) {
-  if (call->server->tasks == NULL) {
+  if (mcp_call_server(call)->tasks == NULL) {
     char msg[200];
-    snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);
+    snprintf(msg, sizeof msg, "Method not found: %.150s",
+             mcp_call_method(call));
     return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
   }
   if (!client_declared(call))
@@ -180,7 +183,7 @@ void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
 }
 
 mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
-  json_t *responses = json_object_get(call->params, "inputResponses");
+  json_t *responses = json_object_get(mcp_call_params(call), "inputResponses");
   mcp__task_engine *e;
   const char *id;
   mcp_task_record rec;
@@ -203,12 +206,11 @@ mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
     json_object_foreach(responses, k, v) {
       if (!json_is_object(v) || json_object_get(r->input_requests, k) == NULL)
         continue;
-      if (tc->answers == NULL && (tc->answers = json_object()) == NULL)
-        break;
       /* a copy: v belongs to this request, freed when it is answered,
        * while the task's handler reads the answer on another thread */
-      if (json_object_set_new(tc->answers, k, json_deep_copy(v)) == 0)
-        json_object_del(r->input_requests, k);
+      if (mcp__call_add_answer(tc, k, v) != MCP_OK)
+        break;
+      json_object_del(r->input_requests, k);
     }
     if (json_object_size(r->input_requests) == 0) {
       json_decref(r->input_requests);

@@ -19,9 +19,10 @@ static char *caller_key(mcp_call_t *call) {
   const char *subject = mcp_call_subject(call);
   /* 2026-07-28 has no sessions: without authentication every caller is
    * one anonymous caller for the cap. */
-  const char *key = subject         ? subject
-                    : call->session ? mcp__engine_session_key(call->session)
-                                    : "anonymous";
+  const char *key = subject ? subject
+                    : mcp__call_session(call)
+                        ? mcp__engine_session_key(mcp__call_session(call))
+                        : "anonymous";
   char *out = NULL;
   if (asprintf(&out, "%s:%s", subject ? "sub" : "ses", key ? key : "") < 0)
     return NULL;
@@ -183,8 +184,8 @@ static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
   const char *subject = mcp_call_subject(call);
   if (subject)
     f.owner = subject;
-  else if (call->session)
-    f.session = mcp__engine_session_key(call->session);
+  else if (mcp__call_session(call))
+    f.session = mcp__engine_session_key(mcp__call_session(call));
   /* 2026-07-28 without authentication: no caller to tell apart, the total
    * cap alone applies */
   if (f.owner == NULL && f.session == NULL)
@@ -236,15 +237,15 @@ static void give_slot(mcp__task_engine *e, const char *key) {
 
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t *args, json_t **result, bool *handled) {
-  mcp__task_engine *e = call->server->tasks;
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
   *handled = false;
   if (e == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
-  if (call->stateless)
+  if (mcp_call_is_stateless(call))
     return mcp__ext_tasks_tools_call(call, tool, args, result, handled);
-  if (call->session == NULL)
+  if (mcp__call_session(call) == NULL)
     return MCP_OK;
-  json_t *task = json_object_get(call->params, "task");
+  json_t *task = json_object_get(mcp_call_params(call), "task");
   if (task != NULL && !json_is_object(task))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: task must be an object");
@@ -271,8 +272,8 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 
 mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
                                    json_t *args, int64_t ttl, json_t **result) {
-  mcp__task_engine *e = call->server->tasks;
-  bool modern = call->stateless;
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  bool modern = mcp_call_is_stateless(call);
   const char *which = NULL;
   long stored_cap = stored_limit(e, call, &which);
   if (stored_cap >= 0) {
@@ -309,8 +310,9 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     rec.scope = e->tasks.scope;
     rec.task_id = r->id;
     rec.owner = (char *)subject;
-    rec.session =
-        call->session ? (char *)mcp__engine_session_key(call->session) : NULL;
+    rec.session = mcp__call_session(call)
+                      ? (char *)mcp__engine_session_key(mcp__call_session(call))
+                      : NULL;
     rec.tool = tool->entry.key;
     rec.status = MCP_TASK_WORKING;
     rec.created_ms = rec.updated_ms = mcp__wall_ms();
@@ -322,7 +324,7 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
       /* a full disk, a locked database: logged, and the caller is told
        * what failed (issue #16 item 9) */
       const char *why = serr.message[0] ? serr.message : mcp_strerror(st);
-      mcp__log(call->server, MCP_LOG_ERROR,
+      mcp__log(mcp_call_server(call), MCP_LOG_ERROR,
                "tasks: cannot store a new task of tool %s: %s", tool->entry.key,
                why);
       /* The client learns the kind of failure, not the store's own text
@@ -385,10 +387,8 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
   if (r->expires_ms)
     mcp__engine_expiry_changed(e);
   pthread_mutex_unlock(&e->lock);
-  call->task_id = r->id;
-  call->task_input = mcp__engine_task_input;
-  call->handoff = mcp__engine_start_run;
-  call->handoff_ctx = r;
+  mcp__call_set_task(call, r->id, mcp__engine_task_input, mcp__engine_start_run,
+                     r);
   *result = res;
   return MCP_OK;
 }

@@ -42,17 +42,17 @@ mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id) {
 
 static mcp_status no_tasks(mcp_call_t *call) {
   char msg[200];
-  snprintf(msg, sizeof msg, "Method not found: %.150s", call->msg.method);
+  snprintf(msg, sizeof msg, "Method not found: %.150s", mcp_call_method(call));
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
 mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
                                        const char **id, mcp_task_record *rec) {
   *id = NULL;
-  *e = call->server->tasks;
+  *e = mcp_call_server(call)->tasks;
   if (*e == NULL)
     return no_tasks(call);
-  json_t *param = json_object_get(call->params, "taskId");
+  json_t *param = json_object_get(mcp_call_params(call), "taskId");
   if (!json_is_string(param))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: taskId must be a string");
@@ -84,10 +84,10 @@ mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
 }
 
 mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e = call->server->tasks;
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
   if (e == NULL || !e->opts.list)
     return no_tasks(call);
-  json_t *cursor = json_object_get(call->params, "cursor");
+  json_t *cursor = json_object_get(mcp_call_params(call), "cursor");
   if (cursor != NULL && !json_is_null(cursor) && !json_is_string(cursor))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: cursor must be a string");
@@ -95,10 +95,11 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
   const char *subject = mcp_call_subject(call);
   if (subject)
     f.owner = subject;
-  else if ((f.session = mcp__engine_session_key(call->session)) == NULL)
+  else if ((f.session = mcp__engine_session_key(mcp__call_session(call))) ==
+           NULL)
     return MCP_ERR_INTERNAL;
   mcp_status st = mcp__tasks_page(&e->tasks, &f, json_string_value(cursor),
-                                  call->server->page_size, result);
+                                  mcp_call_server(call)->page_size, result);
   if (st == MCP_ERR_INVALID_ARG)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: unknown or malformed cursor");

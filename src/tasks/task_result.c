@@ -101,7 +101,7 @@ static mcp_status replay(mcp_call_t *call, const mcp_task_record *rec,
 /* The suspended call's handler has returned: the watcher may answer it. */
 static void arm_waiter(mcp_call_t *call, void *ctx) {
   waiter *w = ctx;
-  mcp__task_engine *e = call->server->tasks;
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
   pthread_mutex_lock(&e->lock);
   w->armed = true;
   e->change_seq++; /* the task may have ended meanwhile: look now */
@@ -124,8 +124,8 @@ static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
     *st = shutting_down(call);
     return true;
   }
-  if (atomic_load(&call->cancelled) ||
-      (call->session && session_closed(call->session))) {
+  if (mcp_call_is_cancelled(call) ||
+      (mcp__call_session(call) && session_closed(mcp__call_session(call)))) {
     *st = MCP_ERR_CANCELLED; /* no answer at all */
     return true;
   }
@@ -216,7 +216,7 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
     return st;
   /* While it waits, the task's requests (elicitation, sampling) and
    * notifications travel on this request's stream. */
-  if (!mcp_task_status_is_terminal(rec.status) && call->can_suspend &&
+  if (!mcp_task_status_is_terminal(rec.status) && mcp__call_can_suspend(call) &&
       e->has_watcher) {
     waiter *aw = calloc(1, sizeof *aw);
     if (aw != NULL) {
@@ -224,17 +224,18 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
       aw->call = call;
       aw->async = true;
       snprintf(aw->id, sizeof aw->id, "%s", id);
-      call->pending = true;
-      call->suspend = arm_waiter;
-      call->suspend_ctx = aw;
+      mcp__call_suspend(call, arm_waiter, aw);
       pthread_mutex_lock(&e->lock);
       bool stopping = e->stopping;
+      bool elsewhere = mcp__engine_find_run(e, aw->id) == NULL;
       if (!stopping)
         link_waiter(e, aw);
       pthread_mutex_unlock(&e->lock);
+      if (!stopping && elsewhere) /* its questions wait there */
+        mcp__engine_publish_want(e, aw->id, NULL);
       if (!stopping)
         return MCP_OK; /* answered by the watcher */
-      call->pending = false;
+      mcp__call_unsuspend(call);
       free(aw);
       return shutting_down(call);
     }
@@ -249,6 +250,11 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
   w.call = call;
   snprintf(w.id, sizeof w.id, "%s", id);
   add_waiter(e, &w);
+  pthread_mutex_lock(&e->lock);
+  bool elsewhere = mcp__engine_find_run(e, w.id) == NULL;
+  pthread_mutex_unlock(&e->lock);
+  if (elsewhere) /* its questions wait on the replica running it */
+    mcp__engine_publish_want(e, w.id, NULL);
   for (;;) {
     pthread_mutex_lock(&e->lock);
     uint64_t seq = e->change_seq;

@@ -92,6 +92,18 @@ void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id);
  * (core/methods.h). */
 mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event);
 mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event);
+mcp_status mcp__tasks_remote_question(mcp_server_t *s, const char *kind,
+                                      const json_t *event);
+/* task_relay.c: questions of 2025-11-25 tasks across replicas. A question
+ * (msg, a JSON-RPC request) of task_id that no stream here could carry is
+ * published, for a tasks/result or standalone stream of the same requestor
+ * on another replica; a stream opened here for task_id (or session: its
+ * transport id) asks the other replicas for the questions they hold. */
+void mcp__engine_publish_question(mcp__task_engine *e, const char *task_id,
+                                  mcp_session_t *session, const char *subject,
+                                  const char *msg, size_t len);
+void mcp__engine_publish_want(mcp__task_engine *e, const char *task_id,
+                              mcp_session_t *session);
 /* A task left the store (sweep, delete): the stored-task count drops. */
 void mcp__engine_stored_removed(mcp__task_engine *e);
 

@@ -641,7 +641,7 @@ static mcp_status decl_handler(mcp_call_t *call, json_t *args,
                "cannot be represented in JSON (a non-finite number or a "
                "string that is not UTF-8; server error)",
                s->tool_name, bad);
-      mcp__log(call->server, MCP_LOG_ERROR, "%s", msg);
+      mcp__log(mcp_call_server(call), MCP_LOG_ERROR, "%s", msg);
       mcp__result_reset_to_error(result, msg);
     } else
       st = MCP_ERR_NOMEM;

@@ -143,7 +143,7 @@ static bool same_value(const char *text, const json_t *arg) {
 
 mcp_status mcp__header_params_verify(mcp_call_t *call, mcp_tool_t *tool,
                                      const json_t *args) {
-  if (!call->stateless || !call->peer.http)
+  if (!mcp_call_is_stateless(call) || !mcp__call_peer(call)->http)
     return MCP_OK;
   json_t *props = json_object_get(tool->input_schema, "properties");
   const char *k;
@@ -156,7 +156,7 @@ mcp_status mcp__header_params_verify(mcp_call_t *call, mcp_tool_t *tool,
     if (json_is_null(arg))
       arg = NULL;
     bool repeated;
-    const char *raw = find_header(&call->peer, name, &repeated);
+    const char *raw = find_header(mcp__call_peer(call), name, &repeated);
     const char *why = NULL;
     char *text = NULL;
     if (repeated)

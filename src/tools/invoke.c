@@ -24,9 +24,10 @@
 #define MAX_LISTED_VIOLATIONS 25
 
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
-  mcp_status st = mcp__list_catalog(call, &call->server->tools, "tools",
-                                    "tools", MCP_CACHE_TOOLS_LIST, result);
-  if (st != MCP_OK || !call->stateless)
+  mcp_status st =
+      mcp__list_catalog(call, &mcp_call_server(call)->tools, "tools", "tools",
+                        MCP_CACHE_TOOLS_LIST, result);
+  if (st != MCP_OK || !mcp_call_is_stateless(call))
     return st;
   /* 2026-07-28 has no Tool.execution: the server decides per request
    * (tasks extension). The listings are shared: replace, never edit. */
@@ -115,7 +116,7 @@ static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
     mcp_validation_free(v);
   } else
     return;
-  mcp__log(call->server, MCP_LOG_ERROR, "%s",
+  mcp__log(mcp_call_server(call), MCP_LOG_ERROR, "%s",
            text.data ? text.data : "output schema violation");
   mcp__result_reset_to_error(r, text.data ? text.data
                                           : "output schema "
@@ -160,7 +161,7 @@ mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
              "be built. JSON cannot represent a non-finite number (Infinity, "
              "NaN) or a string that is not UTF-8 (server error)",
              tool->entry.key, r.lost);
-    mcp__log(call->server, MCP_LOG_ERROR, "%s", msg);
+    mcp__log(mcp_call_server(call), MCP_LOG_ERROR, "%s", msg);
     st = MCP_OK;
     mcp__result_reset_to_error(&r, msg);
   }
@@ -185,8 +186,8 @@ mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
 }
 
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
-  json_t *name = json_object_get(call->params, "name");
-  json_t *args = json_object_get(call->params, "arguments");
+  json_t *name = json_object_get(mcp_call_params(call), "name");
+  json_t *args = json_object_get(mcp_call_params(call), "arguments");
   if (!json_is_string(name) ||
       strlen(json_string_value(name)) != json_string_length(name))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
@@ -195,8 +196,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object");
   /* tools are catalog entries with the entry first (tool_internal.h) */
-  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(&call->server->tools,
-                                                     json_string_value(name));
+  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(
+      &mcp_call_server(call)->tools, json_string_value(name));
   if (tool == NULL) {
     char msg[200];
     snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));
@@ -210,8 +211,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     return st;
   }
   /* Without the tasks capability params.task is ignored (spec 8.2). */
-  const mcp__task_hooks *hooks = call->server->task_hooks;
-  if (call->server->tasks != NULL && hooks != NULL) {
+  const mcp__task_hooks *hooks = mcp_call_server(call)->task_hooks;
+  if (mcp_call_server(call)->tasks != NULL && hooks != NULL) {
     bool handled = false;
     st = hooks->tool_call(call, tool, args, result, &handled);
     if (st != MCP_OK || handled) {
@@ -220,8 +221,10 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     }
   }
   bool is_error;
-  st = mcp__tool_execute(call, tool, args, &call->raw_result, &is_error);
-  if (call->handoff != NULL && hooks != NULL) /* mcp_call_continue_as_task */
+  st = mcp__tool_execute(call, tool, args, mcp__call_raw_result(call),
+                         &is_error);
+  if (mcp__call_is_handed_off(call) &&
+      hooks != NULL) /* mcp_call_continue_as_task */
     st = hooks->call_started(call, result);
   mcp__tool_release(tool);
   return st;

@@ -209,12 +209,13 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out);
  * is not here and the session store could not be asked. */
 hs_session *mcp__hs_session_find(mcp_http_server_t *h, const char *id,
                                  bool *unreachable);
-/* A session another replica created, with its saved state (copied), into
- * the table; streams numbered from stream_base. Like create, *out is
- * retained for the caller (an already adopted one when two race). */
+/* A session another replica created, with its saved state (copied) and
+ * the subject that opened it (copied; NULL: none), into the table; streams
+ * numbered from stream_base. Like create, *out is retained for the caller
+ * (an already adopted one when two race). */
 mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
-                                 const char *state, uint32_t stream_base,
-                                 hs_session **out);
+                                 const char *state, const char *subject,
+                                 uint32_t stream_base, hs_session **out);
 /* http_share.c: the session store. save stores the session's state when it
  * changed since the last save; load adopts a session of another replica
  * (NULL when the store does not know it); drop ends it in the store. All

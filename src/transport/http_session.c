@@ -177,18 +177,24 @@ mcp_status mcp__hs_session_create(mcp_http_server_t *h, hs_session **out) {
 }
 
 mcp_status mcp__hs_session_adopt(mcp_http_server_t *h, const char *id,
-                                 const char *state, uint32_t stream_base,
-                                 hs_session **out) {
+                                 const char *state, const char *subject,
+                                 uint32_t stream_base, hs_session **out) {
   *out = NULL;
   hs_session *hs;
   mcp_status s = session_new(h, id, stream_base, &hs);
   if (s != MCP_OK)
     return s;
   if ((s = mcp__session_import(hs->se, state)) != MCP_OK ||
-      (hs->shared = strdup(state)) == NULL) {
+      (hs->shared = strdup(state)) == NULL ||
+      (subject && (hs->subject = strdup(subject)) == NULL)) {
     session_discard(hs);
     return s != MCP_OK ? s : MCP_ERR_NOMEM;
   }
+  /* Its requests to the client get ids of this load's own range, so an
+   * answer that reaches another replica names the one that asked
+   * (mcp/relay.h): the creator numbers from 1, a load with stream base b
+   * (1 + n * 100000) from b * 2^20, below 2^53 (exact in JSON numbers). */
+  mcp__session_set_outbound_base(hs->se, (int64_t)stream_base << 20);
   return session_insert(h, hs, out);
 }
 

@@ -44,6 +44,23 @@ for p in libmcp0 libmcp-client0 mcpc; do
 done
 dpkg-deb -f "libmcp-dev_${ver}_${darch}.deb" Depends | grep -q "libmcp0 (= $ver)" ||
   fail "libmcp-dev must depend on libmcp0 (= $ver)"
+# libpq is loaded with dlopen (src/store/pq.c): libmcp.so.0 must not need it
+rm -rf x && dpkg-deb -x "libmcp0_${ver}_${darch}.deb" x
+! readelf -d "x/usr/lib/$arch/libmcp.so.0" | grep -q 'NEEDED.*libpq' ||
+  fail "libmcp.so.0 links libpq (it must load it with dlopen)"
+# every module the .pc files require (Requires, Requires.private) comes
+# from a package libmcp-dev depends on (pkg-config needs their .pc files
+# even without --static)
+devdeps=$(dpkg-deb -f "libmcp-dev_${ver}_${darch}.deb" Depends)
+rm -rf x && dpkg-deb -x "libmcp-dev_${ver}_${darch}.deb" x
+for m in $(sed -n 's/^Requires\(\.private\)\{0,1\}: *//p' x/usr/lib/"$arch"/pkgconfig/*.pc |
+             tr ' ,' '\n\n' | grep -v '^libmcp$' | grep '^[A-Za-z]' | sort -u); do
+  pc=$(pkg-config --variable=pcfiledir "$m")/$m.pc
+  pkg=$(dpkg -S "$pc" 2>/dev/null | head -1 | cut -d: -f1)
+  [ -n "$pkg" ] || fail "no Debian package holds $pc (for $m)"
+  echo "$devdeps" | grep -Eq "(^|[ ,|])$pkg([ ,(]|$)" ||
+    fail "libmcp-dev must depend on $pkg (its .pc files require $m)"
+done
 
 # a throw-away root with the four packages
 root=$out/root
@@ -61,6 +78,16 @@ cc -std=c17 -Wall -Werror $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cfl
   $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --libs libmcp) -o hello-pc
 readelf -d hello-pc | grep -q 'NEEDED.*libmcp.so.0' || fail "hello-pc not linked to libmcp.so.0"
 ./hello-pc --version | grep -q '^hello 1.0.0 (libmcp ' || fail "hello-pc --version"
+# static: libmcp.a with what pkg-config --static says it needs
+static_libs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --static --libs libmcp) ||
+  fail "pkg-config --static --libs libmcp fails"
+# shellcheck disable=SC2046,SC2086
+cc -std=c17 -Wall -Werror $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags libmcp) \
+  "$src/examples/hello/hello.c" "$libdir/libmcp.a" \
+  $(echo " $static_libs " | sed 's/ -lmcp / /') -o hello-static ||
+  fail "hello does not link statically with pkg-config --static --libs libmcp"
+! readelf -d hello-static | grep -q 'NEEDED.*libmcp' || fail "hello-static uses libmcp.so"
+./hello-static --version | grep -q '^hello 1.0.0' || fail "hello-static --version"
 printf '%s\n' \
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
@@ -79,5 +106,5 @@ cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$root/usr" >cm.log 2>&1 ||
 cmake --build cm/build >>cm.log 2>&1 || { cat cm.log; fail "hello-cmake build failed"; }
 cm/build/hello-cmake --version | grep -q '^hello 1.0.0' || fail "hello-cmake --version"
 "$root/usr/bin/mcpc" --version >/dev/null || fail "packaged mcpc --version"
-rm -rf "$root" cm hello-pc
+rm -rf "$root" cm hello-pc hello-static
 echo "deb: ok ($(ls ./*.deb | wc -l) packages, lintian clean)"

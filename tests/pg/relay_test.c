@@ -88,13 +88,14 @@ static void add_tool(mcp_server_t *s, const char *name) {
   assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
 }
 
-/* Waits until the listening connections of n relays are up: a LISTEN
- * shows in pg_stat_activity. */
+/* Waits until the listening connections of n relays are up: each names
+ * itself "mcp-relay:<origin>" in pg_stat_activity once it listens. */
 static void wait_listeners(int n) {
-  char sql[256];
+  char sql[300];
   snprintf(sql, sizeof sql,
-           "DO $$BEGIN IF (SELECT count(*) FROM pg_stat_activity WHERE query"
-           " = 'LISTEN mcp_relay' AND datname = current_database()) < %d"
+           "DO $$BEGIN IF (SELECT count(*) FROM pg_stat_activity WHERE"
+           " application_name LIKE 'mcp-relay:%%' AND datname ="
+           " current_database()) < %d"
            " THEN RAISE EXCEPTION 'not yet'; END IF; END$$",
            n);
   bool up = false;
@@ -168,8 +169,8 @@ static void test_fan_out(void **state) {
   size_t b1 = count(&b.notes);
   assert_true(pg_test_sql(conninfo,
                           "SELECT pg_terminate_backend(pid) FROM "
-                          "pg_stat_activity WHERE query = 'LISTEN mcp_relay'"
-                          " AND datname = current_database()"));
+                          "pg_stat_activity WHERE application_name LIKE"
+                          " 'mcp-relay:%' AND datname = current_database()"));
   assert_true(tu_capture_wait(&b.notes, b1 + 1, 20000) >= b1 + 1);
   assert_string_equal(method_at(&b.notes, b1),
                       "notifications/tools/list_changed");

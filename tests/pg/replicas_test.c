@@ -13,6 +13,12 @@
  *     on C (LISTEN/NOTIFY relay);
  *   - a multi-round input_required request (2026-07-28) started on A is
  *     completed on B (requestState key shared through the database);
+ *   - a 2025-11-25 handler on A asks the client (elicitation/create on its
+ *     POST stream), the answer POSTed to B reaches it through the
+ *     database; an answer for a replica killed meanwhile is refused with
+ *     a clear error; a task on A asks, the question reaches the client
+ *     through tasks/result on C (or the GET stream on B), the answer comes
+ *     back through another replica;
  *   - PostgreSQL restarted in the middle: task requests fail with a clear
  *     error meanwhile, stateless tools keep working, full service after,
  *     and pg_amcheck finds the data clean;
@@ -374,6 +380,215 @@ static bool read_until(tc_conn *c, const char *needle) {
   return hit;
 }
 
+/* An old-era session with the elicitation capability, initialized on r. */
+static void elicit_session(replica *r, char sid[64]) {
+  char *out = NULL;
+  sid[0] = '\0';
+  assert_int_equal(
+      tc_do(r->port, "POST", "Accept: application/json, text/event-stream\r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+            "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+            "{\"elicitation\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":"
+            "\"1\"}}}",
+            &out, sid),
+      200);
+  free(out);
+  assert_int_equal(strlen(sid), 36);
+  json_decref(session_post(
+      r, sid, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+      202));
+}
+
+/* Starts archive_orders (which asks the client to confirm) on r's POST
+ * stream in session sid and reads up to its elicitation/create request;
+ * returns that request's id. */
+static json_int_t ask_on(replica *r, const char *sid, tc_conn *c) {
+  char hdr[512], data[4096], *ev;
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  assert_true(tc_open(c, r->port, "POST", "/mcp", hdr,
+                      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                      "\"params\":{\"name\":\"archive_orders\",\"arguments\":"
+                      "{\"older_than_days\":30}}}",
+                      5000));
+  assert_int_equal(c->status, 200);
+  json_int_t id = -1;
+  while (id < 0 && (ev = tc_next_event(c, 10000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    free(ev);
+    json_t *m = json_loads(data, 0, NULL);
+    const char *method = json_string_value(json_object_get(m, "method"));
+    if (method && strcmp(method, "elicitation/create") == 0)
+      id = json_integer_value(json_object_get(m, "id"));
+    json_decref(m);
+  }
+  assert_true(id > 0);
+  return id;
+}
+
+static json_t *answer_post(replica *r, const char *sid, json_int_t id,
+                           int expect) {
+  char body[256];
+  snprintf(body, sizeof body,
+           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
+           "\"accept\",\"content\":{\"confirm\":true}}}",
+           (long long)id);
+  return session_post(r, sid, body, expect);
+}
+
+/* 2025-11-25 server-to-client requests across replicas: a handler on A
+ * asks (elicitation/create on its POST stream); the client's answer,
+ * POSTed to B, reaches the handler on A through the database; the same
+ * session used on B asks with ids of its own (no clash with A's), answered
+ * through C. An answer for a replica that was killed meanwhile is refused
+ * with a clear error. */
+static void test_old_era_question_answered_elsewhere(void **state) {
+  (void)state;
+  char sid[64];
+  elicit_session(&rep[0], sid);
+  tc_conn c;
+  json_int_t id = ask_on(&rep[0], sid, &c);
+  json_decref(answer_post(&rep[1], sid, id, 202));
+  assert_true(read_until(&c, "Archived 42 orders older than 30 days."));
+  tc_close(&c);
+  /* the answer again, now that nobody waits: ignored, as on one replica */
+  json_decref(answer_post(&rep[2], sid, id, 202));
+  /* the session's requests from B have ids of B's own; answered on C */
+  json_int_t id_b = ask_on(&rep[1], sid, &c);
+  assert_true(id_b != id);
+  json_decref(answer_post(&rep[2], sid, id_b, 202));
+  assert_true(read_until(&c, "Archived 42 orders older than 30 days."));
+  tc_close(&c);
+
+  /* the replica that asked dies before the answer comes */
+  replica d;
+  start_replica(&d, "d");
+  elicit_session(&d, sid);
+  json_int_t id_d = ask_on(&d, sid, &c);
+  kill(d.pid, SIGKILL);
+  waitpid(d.pid, NULL, 0);
+  tc_close(&c);
+  /* the database notices at once that its connections dropped; wait for
+   * it (the three replicas left each keep one listening connection) */
+  char base[600];
+  assert_true(pg_test_env("MCP_PG_CONNINFO", base, sizeof base));
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; i++) {
+    gone = pg_test_sql(
+        base, "DO $$BEGIN IF (SELECT count(*) FROM pg_stat_activity WHERE"
+              " application_name LIKE 'mcp-relay:%') > 3 THEN RAISE"
+              " EXCEPTION 'not yet'; END IF; END$$");
+    if (!gone)
+      usleep(50 * 1000);
+  }
+  assert_true(gone);
+  json_t *j = answer_post(&rep[1], sid, id_d, 400);
+  assert_non_null(j);
+  const char *msg = json_string_value(
+      json_object_get(json_object_get(j, "error"), "message"));
+  assert_non_null(msg);
+  assert_non_null(strstr(msg, "replica that sent this request is gone"));
+  json_decref(j);
+}
+
+/* Starts archive_orders as a task on r in session sid; its id in out. */
+static void start_archive_task(replica *r, const char *sid, char out[64]) {
+  json_t *j = session_post(
+      r, sid,
+      "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"archive_orders\",\"arguments\":{\"older_than_days\":30},"
+      "\"task\":{\"ttl\":60000}}}",
+      200);
+  const char *tid = json_string_value(json_object_get(
+      json_object_get(json_object_get(j, "result"), "task"), "taskId"));
+  assert_non_null(tid);
+  snprintf(out, 64, "%s", tid);
+  json_decref(j);
+}
+
+/* Polls tasks/get on r until task id has status want (bounded). */
+static void wait_task_status(replica *r, const char *sid, const char *id,
+                             const char *want) {
+  char body[256];
+  snprintf(body, sizeof body,
+           "{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tasks/get\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           id);
+  bool seen = false;
+  for (int i = 0; i < 200 && !seen; i++) {
+    json_t *j = session_post(r, sid, body, 200);
+    const char *st = json_string_value(
+        json_object_get(json_object_get(j, "result"), "status"));
+    seen = st && strcmp(st, want) == 0;
+    json_decref(j);
+    if (!seen)
+      usleep(50 * 1000);
+  }
+  assert_true(seen);
+}
+
+/* Reads c up to an elicitation/create request; returns its id. */
+static json_int_t read_question(tc_conn *c) {
+  char data[4096], *ev;
+  json_int_t id = -1;
+  while (id < 0 && (ev = tc_next_event(c, 10000)) != NULL) {
+    event_field(ev, "data", data, sizeof data);
+    free(ev);
+    json_t *m = json_loads(data, 0, NULL);
+    const char *method = json_string_value(json_object_get(m, "method"));
+    if (method && strcmp(method, "elicitation/create") == 0)
+      id = json_integer_value(json_object_get(m, "id"));
+    json_decref(m);
+  }
+  return id;
+}
+
+/* 2025-11-25 tasks whose handler asks the client, across replicas: the
+ * task runs on A; its question reaches the client through tasks/result on
+ * C (then through the standalone GET stream on B for a second task); the
+ * answer, POSTed to yet another replica, reaches the handler on A. */
+static void test_old_era_task_question_elsewhere(void **state) {
+  (void)state;
+  char sid[64], tid[64], hdr[512], body[256];
+  elicit_session(&rep[0], sid);
+  start_archive_task(&rep[0], sid, tid);
+  wait_task_status(&rep[1], sid, tid, "input_required");
+  snprintf(hdr, sizeof hdr,
+           "Accept: application/json, text/event-stream\r\n"
+           "Mcp-Session-Id: %s\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  snprintf(body, sizeof body,
+           "{\"jsonrpc\":\"2.0\",\"id\":23,\"method\":\"tasks/result\","
+           "\"params\":{\"taskId\":\"%s\"}}",
+           tid);
+  tc_conn c;
+  assert_true(tc_open(&c, rep[2].port, "POST", "/mcp", hdr, body, 5000));
+  assert_int_equal(c.status, 200);
+  json_int_t id = read_question(&c);
+  assert_true(id > 0);
+  json_decref(answer_post(&rep[1], sid, id, 202));
+  assert_true(read_until(&c, "Archived 42 orders older than 30 days."));
+  tc_close(&c);
+  wait_task_status(&rep[1], sid, tid, "completed");
+
+  /* the standalone stream on B carries the next task's question */
+  char gh[512];
+  snprintf(gh, sizeof gh,
+           "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n"
+           "MCP-Protocol-Version: 2025-11-25\r\n",
+           sid);
+  assert_true(tc_open(&c, rep[1].port, "GET", "/mcp", gh, NULL, 5000));
+  assert_int_equal(c.status, 200);
+  start_archive_task(&rep[0], sid, tid);
+  id = read_question(&c);
+  assert_true(id > 0);
+  tc_close(&c);
+  json_decref(answer_post(&rep[2], sid, id, 202));
+  wait_task_status(&rep[2], sid, tid, "completed");
+}
+
 static void test_list_change_reaches_b_and_c(void **state) {
   (void)state;
   /* B: a 2026-07-28 listen stream */
@@ -568,6 +783,8 @@ int main(void) {
       cmocka_unit_test(test_task_a_b_c_modern),
       cmocka_unit_test(test_input_required_a_then_b),
       cmocka_unit_test(test_old_era_session_a_b_c),
+      cmocka_unit_test(test_old_era_question_answered_elsewhere),
+      cmocka_unit_test(test_old_era_task_question_elsewhere),
       cmocka_unit_test(test_list_change_reaches_b_and_c),
       cmocka_unit_test(test_database_restart),
       cmocka_unit_test(test_sigkill_fails_task_within_lease),

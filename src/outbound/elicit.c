@@ -127,7 +127,7 @@ static bool url_is_valid(const char *url) {
 
 /* Remembers that this session was sent the elicitation id. */
 static mcp_status remember(mcp_call_t *call, const char *id) {
-  mcp_session_t *se = call->session;
+  mcp_session_t *se = mcp__call_session(call);
   if (se == NULL)
     return MCP_ERR_UNSUPPORTED;
   return mcp__session_set_update(se, MCP__SET_URL_ELICITATIONS, id, true);
@@ -141,7 +141,7 @@ static mcp_status check_url_args(mcp_call_t *call, const char *message,
   if (!url_is_valid(url))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "url must be an absolute http(s) URL");
-  if (!call->stateless && call->session == NULL)
+  if (!mcp_call_is_stateless(call) && mcp__call_session(call) == NULL)
     return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
                          "URL elicitation needs a session");
   if (!client_has_mode(call, "url"))
@@ -162,10 +162,11 @@ mcp_status mcp_call_elicit_url(mcp_call_t *call, const char *message,
     return st;
   /* 2026-07-28 has no elicitationId nor completion notification: the
    * handler keeps its correlation in its round state (call.h). */
-  if (!call->stateless && (st = remember(call, elicitation_id)) != MCP_OK)
+  if (!mcp_call_is_stateless(call) &&
+      (st = remember(call, elicitation_id)) != MCP_OK)
     return mcp_error_set(err, st, "%s", mcp_strerror(st));
   json_t *params =
-      call->stateless
+      mcp_call_is_stateless(call)
           ? json_pack("{s:s,s:s,s:s}", "mode", "url", "message", message, "url",
                       url)
           : json_pack("{s:s,s:s,s:s,s:s}", "mode", "url", "message", message,
@@ -187,7 +188,7 @@ mcp_status mcp_call_url_elicitation_required(mcp_call_t *call,
   mcp_status st = check_url_args(call, message, url, elicitation_id, NULL);
   if (st != MCP_OK)
     return st;
-  if (call->stateless) {
+  if (mcp_call_is_stateless(call)) {
     /* 2026-07-28 has no -32042: the URL goes out as a question of a
      * multi-round request; once the client answered, the handler runs on. */
     mcp_elicit_action action;

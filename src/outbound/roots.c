@@ -4,7 +4,7 @@
 
 #include "core/core.h"
 #include "mcp/roots.h"
-#include "peer/peer.h"
+#include "outbound/outbound.h"
 
 void mcp_server_set_roots_changed_handler(mcp_server_t *s,
                                           mcp_roots_changed_fn fn,

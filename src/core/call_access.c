@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* call_access.c - the call seen from outside core: how the dispatcher makes
+ * and binds one, and what features read and change on it. The layout stays
+ * in call_internal.h, so a field can change without touching a feature. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/call_internal.h"
+
+mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
+                         const mcp__peer *peer, mcp_call_t **out) {
+  *out = NULL;
+  mcp_call_t *call = calloc(1, sizeof *call);
+  if (call == NULL) {
+    mcp__buf buf;
+    mcp__buf_init(&buf);
+    if (mcp__jsonrpc_encode_error(&buf, msg->id, MCP_RPC_INTERNAL_ERROR,
+                                  "Internal error", NULL))
+      reply.send(reply.ctx, buf.data, buf.len, MCP__SEND_FINAL);
+    mcp__buf_free(&buf);
+    mcp__message_clear(msg);
+    return MCP_ERR_NOMEM;
+  }
+  call->server = s;
+  call->msg = *msg;
+  *msg = (mcp__message){0};
+  call->reply = reply;
+  if (peer)
+    call->peer = *peer;
+  pthread_mutex_init(&call->send_lock, NULL);
+  atomic_init(&call->cancelled, false);
+  call->params = call->msg.params;
+  if (call->params == NULL) {
+    call->params = json_object();
+    call->owns_params = true;
+    if (call->params == NULL) {
+      mcp__call_reply_error(call, MCP_RPC_INTERNAL_ERROR, "Internal error",
+                            NULL);
+      mcp__call_release(call);
+      return MCP_ERR_NOMEM;
+    }
+  }
+  json_t *meta = json_object_get(call->params, "_meta");
+  call->progress_token = json_object_get(meta, "progressToken");
+  if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
+    call->progress_token = NULL;
+  *out = call;
+  return MCP_OK;
+}
+
+void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
+                           const json_t *data) {
+  mcp__buf out;
+  mcp__buf_init(&out);
+  if (mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data))
+    call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+  mcp__buf_free(&out);
+}
+
+void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
+                           json_t *info) {
+  call->stateless = true;
+  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
+           version);
+  call->client_capabilities = caps;
+  call->client_info = info;
+}
+
+mcp__session_state mcp__call_bind_session(mcp_call_t *call,
+                                          mcp_session_t *session) {
+  mcp__session_retain(session);
+  call->session = session;
+  return mcp__session_snapshot(session, call->protocol_version,
+                               sizeof call->protocol_version,
+                               &call->client_capabilities, &call->client_info);
+}
+
+void mcp__call_track(mcp_call_t *call, mcp_session_t *connection) {
+  if (call->session) {
+    mcp__session_add_inflight(call->session, call);
+  } else if (connection) {
+    mcp__session_retain(connection);
+    call->cancel_scope = connection;
+    mcp__session_add_inflight(connection, call);
+  }
+}
+
+mcp_session_t *mcp__call_session(const mcp_call_t *call) {
+  return call->session;
+}
+const mcp__peer *mcp__call_peer(const mcp_call_t *call) {
+  return &call->peer;
+}
+mcp__buf *mcp__call_raw_result(mcp_call_t *call) {
+  return &call->raw_result;
+}
+bool mcp__call_has_error(const mcp_call_t *call) {
+  return call->error_message != NULL;
+}
+
+void mcp__call_set_task(mcp_call_t *call, const char *task_id,
+                        void (*task_input)(mcp_call_t *call, bool waiting),
+                        void (*handoff)(mcp_call_t *call, void *ctx),
+                        void *ctx) {
+  call->task_id = task_id;
+  call->task_input = task_input;
+  call->handoff = handoff;
+  call->handoff_ctx = ctx;
+}
+const char *mcp_call_task_id(const mcp_call_t *call) {
+  return call ? call->task_id : NULL;
+}
+void mcp__call_set_task_id(mcp_call_t *call, const char *task_id) {
+  call->task_id = task_id;
+}
+bool mcp__call_is_handed_off(const mcp_call_t *call) {
+  return call->handoff != NULL;
+}
+void *mcp__call_handoff_ctx(const mcp_call_t *call) {
+  return call->handoff_ctx;
+}
+mcp_status mcp__call_send_raw(mcp_call_t *call, const char *msg, size_t len,
+                              unsigned flags) {
+  return call->reply.send(call->reply.ctx, msg, len, flags);
+}
+void mcp__call_rebind(mcp_call_t *call, mcp__channel reply,
+                      const char *subject) {
+  if (call->session)
+    mcp__session_remove_inflight(call->session, call);
+  pthread_mutex_lock(&call->send_lock);
+  call->reply = reply;
+  /* The transport's strings were lent for the request only. */
+  call->peer = (mcp__peer){0};
+  call->peer.subject = subject;
+  pthread_mutex_unlock(&call->send_lock);
+}
+
+bool mcp__call_can_suspend(const mcp_call_t *call) {
+  return call->can_suspend;
+}
+void mcp__call_suspend(mcp_call_t *call, void (*suspend)(mcp_call_t *, void *),
+                       void *ctx) {
+  call->pending = true;
+  call->suspend = suspend;
+  call->suspend_ctx = ctx;
+}
+void mcp__call_unsuspend(mcp_call_t *call) {
+  call->pending = false;
+  call->suspend = NULL;
+  call->suspend_ctx = NULL;
+}
+
+json_t *mcp__call_asked(const mcp_call_t *call) {
+  return call->asked;
+}
+json_t *mcp__call_take_asked(mcp_call_t *call) {
+  json_t *asked = call->asked;
+  call->asked = NULL;
+  return asked;
+}
+void mcp__call_reset_round(mcp_call_t *call) {
+  json_decref(call->asked);
+  call->asked = NULL;
+  call->questions = 0;
+  call->next_key[0] = '\0';
+}
+mcp_status mcp__call_add_answer(mcp_call_t *call, const char *key,
+                                const json_t *value) {
+  if (call->answers == NULL && (call->answers = json_object()) == NULL)
+    return MCP_ERR_NOMEM;
+  return json_object_set_new(call->answers, key, json_deep_copy(value)) == 0
+             ? MCP_OK
+             : MCP_ERR_NOMEM;
+}

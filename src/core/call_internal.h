@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* call_internal.h - the layout of a call, private to src/core.
+ *
+ * Features and the dispatcher see mcp_call_t as an opaque handle: they read
+ * it through the public accessors (mcp/call.h) and change it through the
+ * functions of core.h ("the call, from outside core"). Only src/core
+ * includes this header (docs/layers.txt allows core/core.h, not this file).
+ */
+#ifndef MCP_CORE_CALL_INTERNAL_H
+#define MCP_CORE_CALL_INTERNAL_H
+
+#include "core/core.h"
+
+struct mcp_call {
+  mcp_server_t *server;
+  mcp_session_t *session;  /* counted reference, or NULL (stateless) */
+  mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
+  mcp__message msg;        /* owns the request */
+  json_t *params;          /* borrowed from msg, or an owned {} */
+  bool owns_params;
+  mcp__channel reply;
+  mcp__peer peer;
+  bool stateless;
+  char protocol_version[MCP__MAX_VERSION_LEN];
+  json_t *client_capabilities; /* borrowed (session or _meta) */
+  json_t *client_info;
+  json_t *progress_token;
+  double last_progress;
+  bool has_progress;
+  atomic_bool cancelled;
+  pthread_mutex_t send_lock; /* serializes progress/log from many threads */
+  /* A method may encode its result itself (tools/call does, to avoid
+   * building a JSON tree only to serialize it): non-empty means "use this
+   * text as the result object". */
+  mcp__buf raw_result;
+  /* protocol error chosen by the handler */
+  int error_code;
+  char *error_message;
+  json_t *error_data;
+  /* Task-run calls (src/tasks). A handler that sets handoff takes the call
+   * over: mcp__call_run sends the response (CreateTaskResult), ends the
+   * transport exchange and calls handoff instead of freeing the call; the
+   * new owner frees it later with mcp__call_release. */
+  void (*handoff)(mcp_call_t *call, void *ctx);
+  void *handoff_ctx;
+  const char *task_id; /* the task this call runs as, or NULL */
+  /* Told before (waiting true) and after a server-to-client request, so a
+   * task can move to input_required and back. */
+  void (*task_input)(mcp_call_t *call, bool waiting);
+  /* Suspension (tasks/result over HTTP): with can_suspend set by the
+   * transport, a handler may set pending and suspend and return MCP_OK
+   * without a result; mcp__call_run then calls suspend(call, suspend_ctx)
+   * and returns, and whoever suspend handed the call to finishes it with
+   * mcp__call_complete. */
+  bool can_suspend;
+  bool pending;
+  void (*suspend)(mcp_call_t *call, void *ctx);
+  void *suspend_ctx;
+  /* 2026-07-28 multi-round requests (input_required.c), all owned or NULL:
+   * answers known to this run (earlier rounds from the sealed state, this
+   * retry's inputResponses), questions asked in this run without an answer
+   * (keys "q0", "q1", ... in the order asked), the handler's own state. */
+  json_t *answers, *asked, *round_state;
+  unsigned questions;
+  char next_key[64]; /* key of the next question, or "" for "qN" */
+  /* ClientCapabilities the request lacked (-32021 data), or NULL */
+  json_t *missing_caps;
+  /* A 2026-07-28 request on a connection with a session (stdio): counted;
+   * the call sits in its in-flight list so notifications/cancelled from
+   * that client reaches it, though it is served without the session. */
+  mcp_session_t *cancel_scope;
+};
+
+#endif
