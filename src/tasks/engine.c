@@ -205,8 +205,8 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
   }
   pthread_mutex_unlock(&e->lock);
   if (elsewhere && st == MCP_OK && r->call)
-    mcp__engine_publish_question(e, r->id, r->call->session, r->subject, msg,
-                                 len);
+    mcp__engine_publish_question(e, r->id, mcp__call_session(r->call),
+                                 r->subject, msg, len);
   return st;
 }
 

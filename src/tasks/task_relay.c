@@ -116,7 +116,8 @@ void mcp__engine_publish_want(mcp__task_engine *e, const char *task_id,
  * subject. */
 static bool same_requestor(mcp_call_t *call, const char *sid,
                            const char *subject) {
-  if (sid && call->session && mcp__session_id_is(call->session, sid))
+  if (sid && mcp__call_session(call) &&
+      mcp__session_id_is(mcp__call_session(call), sid))
     return true;
   const char *mine = mcp_call_subject(call);
   return subject && mine && strcmp(subject, mine) == 0;
@@ -140,10 +141,10 @@ static mcp_status question_here(mcp_server_t *s, const json_t *event) {
   pthread_mutex_lock(&e->lock);
   if (mcp__engine_find_run(e, id) == NULL) /* not one of our own */
     for (waiter *w = e->waiters; w && !sent; w = w->next)
-      if (strcmp(w->id, id) == 0 && !atomic_load(&w->call->cancelled) &&
+      if (strcmp(w->id, id) == 0 && !mcp_call_is_cancelled(w->call) &&
           same_requestor(w->call, sid, subject))
-        sent = w->call->reply.send(w->call->reply.ctx, text, len,
-                                   MCP__SEND_REQUEST) == MCP_OK;
+        sent =
+            mcp__call_send_raw(w->call, text, len, MCP__SEND_REQUEST) == MCP_OK;
   pthread_mutex_unlock(&e->lock);
   if (!sent && sid) { /* the session's standalone stream, if open here */
     mcp_session_t *se = mcp__server_session_by_id(s, sid);
@@ -215,7 +216,8 @@ static mcp_status want_questions(mcp__task_engine *e, const json_t *event) {
     for (task_run *r = e->runs[b]; r; r = r->next) {
       if (r->call == NULL ||
           !(id ? strcmp(r->id, id) == 0
-               : r->call->session && mcp__session_id_is(r->call->session, sid)))
+               : mcp__call_session(r->call) &&
+                     mcp__session_id_is(mcp__call_session(r->call), sid)))
         continue;
       for (pending_msg *p = r->phead; p; p = p->next) {
         if (!(p->flags & MCP__SEND_REQUEST))
@@ -224,7 +226,7 @@ static mcp_status want_questions(mcp__task_engine *e, const json_t *event) {
         if (w == NULL)
           continue;
         snprintf(w->task, sizeof w->task, "%s", r->id);
-        w->session = r->call->session;
+        w->session = mcp__call_session(r->call);
         if (w->session)
           mcp__session_retain(w->session);
         w->subject = r->subject ? strdup(r->subject) : NULL;
