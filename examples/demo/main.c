@@ -42,6 +42,7 @@ static void usage(FILE *f) {
       "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--cors-origin O] [--banner]\n"
+      "                       [--http-engine own|libmicrohttpd]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
@@ -58,6 +59,8 @@ static void usage(FILE *f) {
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
       "  --io-threads N HTTP connection threads (default 2)\n"
+      "  --http-engine E  HTTP implementation: libmicrohttpd (default) or\n"
+      "                 own (libmcp's epoll engine; experimental)\n"
       "  --cors-origin O  allow browser clients from origin O (CORS), e.g.\n"
       "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
       "                 repeatable, * for any origin\n"
@@ -78,6 +81,7 @@ typedef struct http_cfg {
   bool stateless, banner;
   const char *db_path;
   unsigned io_threads;
+  mcp_http_engine engine;
   const char *issuer, *audience, *jwks, *tls_cert, *tls_key;
   const char *scopes[16]; /* TOOL=SCOPES */
   size_t nscopes;
@@ -173,6 +177,8 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
     st = mcp_http_options_set_stateless(o, stateless);
   if (st == MCP_OK && io_threads != 0)
     st = mcp_http_options_set_io_threads(o, io_threads);
+  if (st == MCP_OK)
+    st = mcp_http_options_set_engine(o, cfg->engine);
   for (size_t i = 0; st == MCP_OK && i < ncors; i++)
     if ((st = mcp_http_options_add_cors_origin(o, cors[i])) != MCP_OK)
       fprintf(stderr, "mcp-demo-server: bad --cors-origin %s\n", cors[i]);
@@ -336,6 +342,7 @@ int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
   unsigned workers = 4;
   unsigned io_threads = 0; /* 0: the library's default */
+  mcp_http_engine engine = MCP_HTTP_ENGINE_DEFAULT;
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
   bool tasks = true, cleanup = false;
@@ -394,7 +401,17 @@ int main(int argc, char **argv) {
       workers = (unsigned)strtoul(argv[++i], NULL, 10);
     else if (strcmp(a, "--io-threads") == 0 && i + 1 < argc)
       io_threads = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (strcmp(a, "--page-size") == 0 && i + 1 < argc)
+    else if (strcmp(a, "--http-engine") == 0 && i + 1 < argc) {
+      const char *e = argv[++i];
+      if (strcmp(e, "own") == 0)
+        engine = MCP_HTTP_ENGINE_OWN;
+      else if (strcmp(e, "libmicrohttpd") == 0)
+        engine = MCP_HTTP_ENGINE_LIBMICROHTTPD;
+      else {
+        fprintf(stderr, "mcp-demo-server: --http-engine own|libmicrohttpd\n");
+        return 2;
+      }
+    } else if (strcmp(a, "--page-size") == 0 && i + 1 < argc)
       page_size = (size_t)strtoul(argv[++i], NULL, 10);
     else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
@@ -505,6 +522,7 @@ int main(int argc, char **argv) {
     hc.banner = banner;
     hc.db_path = db_path;
     hc.io_threads = io_threads;
+    hc.engine = engine;
     hc.cors = cors;
     hc.ncors = ncors;
     hc.store = store;

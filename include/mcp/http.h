@@ -118,10 +118,23 @@ MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
 /* Threads that run handlers (default 0: the server's worker_threads). */
 MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
                                                        unsigned threads);
-/* Network threads of libmicrohttpd (default 0: half the online cores, at
- * least 1). */
+/* Network threads (default 0: libmicrohttpd gets half the online cores, at
+ * least 1; the own engine 2). */
 MCP_API mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
                                                    unsigned threads);
+/* Which HTTP/1.1 implementation serves the transport (experimental, see
+ * docs/http.md "Engines"): libmicrohttpd, or libmcp's own epoll engine.
+ * DEFAULT follows the environment variable MCP_HTTP_ENGINE ("own" or
+ * "libmicrohttpd"), else libmicrohttpd. One process uses one engine: the
+ * first HTTP server started picks it, and a later server asking for the
+ * other one fails to start (MCP_ERR_UNSUPPORTED). */
+typedef enum mcp_http_engine {
+  MCP_HTTP_ENGINE_DEFAULT = 0,
+  MCP_HTTP_ENGINE_LIBMICROHTTPD = 1,
+  MCP_HTTP_ENGINE_OWN = 2
+} mcp_http_engine;
+MCP_API mcp_status mcp_http_options_set_engine(mcp_http_options_t *o,
+                                               mcp_http_engine engine);
 /* The retry: hint in ms sent on SSE streams (default 1000). */
 MCP_API mcp_status mcp_http_options_set_sse_retry_ms(mcp_http_options_t *o,
                                                      int ms);

@@ -25,6 +25,7 @@
 
 #include "server/dispatch.h"
 #include "transport/http_cors.h"
+#include "transport/http_engine.h"
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
@@ -245,7 +246,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     *out = NULL;
   if (server == NULL || out == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
-  if (mcp__mhd_require(err) != MCP_OK)
+  if (mcp__mhd_require(options ? options->engine : MCP_HTTP_ENGINE_DEFAULT,
+                       err) != MCP_OK)
     return MCP_ERR_UNSUPPORTED;
   mcp_http_options_t *defaults = NULL;
   if (options == NULL) {
@@ -359,6 +361,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
      * is 3.5 ms with 2 threads, 1.5 ms with 1). */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     io_threads = cores >= 4 ? (unsigned)(cores / 2) : 1;
+    if (mcp__mhd() == mcp__engine_api())
+      io_threads = 2; /* the own engine: accept spread over two loops */
   }
   h->io_threads = io_threads;
   h->daemon = mcp__hs_daemon_start(h, err);

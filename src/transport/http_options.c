@@ -168,6 +168,8 @@ SETTER(mcp_http_options_set_max_connections, size_t, max_connections,
        v != 0 && v <= 1000000)
 SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
 SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
+SETTER(mcp_http_options_set_engine, mcp_http_engine, engine,
+       (unsigned)v <= MCP_HTTP_ENGINE_OWN)
 SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)
 SETTER(mcp_http_options_set_heartbeat_ms, int, heartbeat_ms, v >= 0)
 SETTER(mcp_http_options_set_connection_timeout_s, unsigned, conn_timeout_s,

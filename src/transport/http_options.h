@@ -27,6 +27,7 @@ struct mcp_http_options {
   size_t max_body, max_header, max_depth, max_sessions, max_connections;
   int64_t idle_ms;
   unsigned workers, io_threads, conn_timeout_s;
+  int engine; /* mcp_http_engine */
   int retry_ms, heartbeat_ms, shutdown_ms;
   /* admission (http_limits.c) */
   size_t max_conns_per_addr, max_streams, max_streams_per_session;

@@ -1049,6 +1049,9 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
   *con_cls = NULL;
   pthread_mutex_lock(&r->lock);
   r->mhd_done = true;
+  /* The own engine completes a parked request whose client left (close
+   * detection): nothing may resume its connection afterwards. */
+  r->suspended = false;
   /* A 2026-07-28 answer that streamed may be a subscriptions/listen
    * stream, which lives until its client leaves: now. */
   bool streamed = r->modern && r->stream != NULL;

@@ -40,11 +40,13 @@ typedef struct mcp__mhd_api {
 #undef MCP__MHD_MEMBER
 } mcp__mhd_api;
 
-/* The loaded table, or NULL when libmicrohttpd cannot be loaded. */
+/* The table of the process's engine (libmicrohttpd's functions, or the
+ * own engine's of http_engine.h), or NULL before an HTTP server started. */
 const mcp__mhd_api *mcp__mhd(void);
-/* Fills err with why libmicrohttpd is unavailable; returns MCP_OK when it
- * is loaded. */
-mcp_status mcp__mhd_require(mcp_error_t *err);
+/* Picks the engine (an mcp_http_engine) on the first call; MCP_OK when the
+ * process serves with it, else err says why (libmicrohttpd unavailable, or
+ * the process already uses the other engine). */
+mcp_status mcp__mhd_require(int engine, mcp_error_t *err);
 
 #ifndef MCP__MHD_NO_REDIRECT
 #define MHD_start_daemon            (mcp__mhd()->MHD_start_daemon)

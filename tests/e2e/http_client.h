@@ -190,6 +190,8 @@ static bool tc_dechunk(tc_conn *c) {
 
 /* Reads the whole body (Content-Length or chunked or until close). */
 static bool tc_read_body(tc_conn *c, int timeout_ms) {
+  if (c->status == 204 || c->status == 304) /* never a body (RFC 9110) */
+    return true;
   for (;;) {
     if (c->chunked) {
       if (tc_dechunk(c))
@@ -226,9 +228,14 @@ static char *tc_next_event(tc_conn *c, int timeout_ms) {
     }
     if (c->ended)
       return NULL;
-    if (c->chunked && tc_dechunk(c)) {
-      c->ended = true; /* events de-chunked with the last chunk come first */
-      continue;
+    if (c->chunked) {
+      size_t before = c->body_len;
+      if (tc_dechunk(c)) {
+        c->ended = true; /* events de-chunked with the last chunk first */
+        continue;
+      }
+      if (c->body_len != before)
+        continue; /* whole chunks arrived: look for an event in them */
     }
     if (!c->chunked && c->len) {
       tc_body_add(c, c->buf, c->len);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_http_head.c - libFuzzer: what the HTTP transport decides from a
- * request head by itself (libmicrohttpd splits the lines): the request
- * line's target, every header line's value through the checks of
- * http_guard.h (Accept negotiation, Content-Type, Transfer-Encoding,
- * Origin/Host allow-lists) and host:port parsing. Input: an HTTP/1.1 head. */
+/* fuzz_http_head.c - libFuzzer: the own engine's request parser
+ * (http_parse.h: the head's end found from every resume point the input
+ * suggests, the head parsed in place, what follows it decoded as a chunked
+ * body in two parts), then what the HTTP transport decides from a request
+ * head by itself: the request line's target, every header line's value
+ * through the checks of http_guard.h (Accept negotiation, Content-Type,
+ * Transfer-Encoding, Origin/Host allow-lists) and host:port parsing.
+ * Input: an HTTP/1.1 head, maybe followed by a body. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "transport/http_guard.h"
+#include "transport/http_parse.h"
 #include "transport/http_serve.h"
 
 static char *const allowed[] = {"http://localhost:8808", "127.0.0.1:8808",
@@ -36,8 +40,66 @@ static void header(const char *name, const char *value) {
   }
 }
 
+/* The engine's parser over the input; aborts on a broken invariant. */
+static void engine_parse(const uint8_t *data, size_t size) {
+  const char *in = (const char *)data;
+  size_t hint = size ? data[0] % (size + 1) : 0;
+  size_t end = mcp__hp_head_end(in, size, 0);
+  /* a resume point is valid when the bytes before it hold no end */
+  if (end > size || (mcp__hp_head_end(in, hint, 0) == 0 &&
+                     mcp__hp_head_end(in, size, hint) != end))
+    abort();
+  if (end == 0)
+    return;
+  char *head = malloc(end + 1);
+  if (head == NULL)
+    return;
+  memcpy(head, in, end);
+  head[end] = '\0';
+  mcp__hp_field fields[MCP__HP_MAX_FIELDS];
+  mcp__hp_head h;
+  if (mcp__hp_parse_head(head, end, fields, &h) == MCP__HP_OK) {
+    if (h.nfields > MCP__HP_MAX_FIELDS || h.path == NULL)
+      abort();
+    for (size_t i = 0; i < h.nfields; i++)
+      if (strlen(fields[i].name) == 0 || strchr(fields[i].value, '\n'))
+        abort();
+  }
+  free(head);
+  /* the rest as a chunked body, split where its first byte says */
+  const char *body = in + end;
+  size_t blen = size - end, split = blen ? (unsigned char)body[0] % blen : 0;
+  mcp__hp_chunked c;
+  mcp__hp_chunked_init(&c);
+  size_t off = 0, total = 0;
+  for (int part = 0; part < 2; part++) {
+    size_t stop = part == 0 ? split : blen;
+    while (off < stop) {
+      size_t used = 0, dlen = 0;
+      const char *d = NULL;
+      enum mcp__hp_chunk_result r =
+          mcp__hp_chunked_feed(&c, body + off, stop - off, &used, &d, &dlen);
+      if (used > stop - off)
+        abort();
+      off += used;
+      if (r == MCP__HP_CHUNK_DATA) {
+        if (d < body || d + dlen > body + off)
+          abort();
+        total += dlen;
+      }
+      if (r == MCP__HP_CHUNK_BAD || r == MCP__HP_CHUNK_DONE)
+        return;
+      if (r == MCP__HP_CHUNK_MORE && off != stop)
+        abort();
+    }
+  }
+  if (total > blen)
+    abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  engine_parse(data, size);
   char *text = malloc(size + 1);
   if (text == NULL)
     return 0;

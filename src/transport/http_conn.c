@@ -1,0 +1,915 @@
+/* SPDX-License-Identifier: MIT */
+/* http_conn.c - one connection of the own HTTP engine: reading requests
+ * (head, Content-Length or chunked body, 100-continue), calling the request
+ * callback, writing responses (buffer, or a reader's body chunked), keep-
+ * alive and pipelining in order, suspend/resume, close detection while
+ * parked, and the response objects. See http_engine.h.
+ *
+ * Memory: an idle or parked connection holds only its struct (a few hundred
+ * bytes). Input is read into the loop's scratch buffer; only bytes of an
+ * unfinished head or chunk line are kept in rbuf. A request's head lives in
+ * one block until its response starts; the output buffer exists while
+ * bytes wait to be written, and a reader is asked for more only when it is
+ * empty (a slow reader holds at most one block here).
+ */
+/* the engine implements the table: no redirection of MHD_* names here */
+#define MCP__MHD_NO_REDIRECT
+#include "transport/http_engine_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define HE_RBUF_STEP  4096
+#define HE_LINGER_MS  2000
+#define HE_FRAME_ROOM 24 /* chunk size line before a block, CRLF after */
+
+static void begin_response(struct MHD_Connection *c);
+static void conn_write(struct MHD_Connection *c);
+static size_t feed(struct MHD_Connection *c, const char *buf, size_t len);
+
+/* ---- responses ----------------------------------------------------------- */
+
+struct MHD_Response *mcp__he_resp_buffer(size_t size, void *data,
+                                         enum MHD_ResponseMemoryMode mode) {
+  struct MHD_Response *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  atomic_init(&r->refs, 1);
+  r->len = size;
+  if (mode == MHD_RESPMEM_MUST_COPY && size > 0) {
+    if ((r->data = malloc(size)) == NULL) {
+      free(r);
+      return NULL;
+    }
+    memcpy(r->data, data, size);
+    r->owned = true;
+  } else {
+    r->data = data;
+    r->owned = mode == MHD_RESPMEM_MUST_FREE;
+  }
+  return r;
+}
+
+struct MHD_Response *mcp__he_resp_callback(uint64_t size, size_t block,
+                                           MHD_ContentReaderCallback crc,
+                                           void *crc_cls,
+                                           MHD_ContentReaderFreeCallback crfc) {
+  (void)size; /* always streamed with chunked coding (or until close) */
+  struct MHD_Response *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  atomic_init(&r->refs, 1);
+  r->callback = true;
+  r->crc = crc;
+  r->crc_cls = crc_cls;
+  r->crfc = crfc;
+  r->block = block ? block : 4096;
+  return r;
+}
+
+enum MHD_Result mcp__he_resp_options(struct MHD_Response *r,
+                                     enum MHD_ResponseFlags flags, ...) {
+  /* MHD_RF_HTTP_1_0_SERVER worked around a libmicrohttpd buffering quirk;
+   * this engine writes every chunk at once and needs no option. */
+  (void)r;
+  (void)flags;
+  return MHD_YES;
+}
+
+static bool header_ok(const char *s) {
+  for (; *s; s++)
+    if (*s == '\r' || *s == '\n')
+      return false;
+  return true;
+}
+
+enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
+                                    const char *value) {
+  if (r == NULL || name == NULL || value == NULL || !header_ok(name) ||
+      !header_ok(value) || *name == '\0')
+    return MHD_NO;
+  size_t need = strlen(name) + strlen(value) + 4;
+  if (r->hlen + need + 1 > r->hcap) {
+    size_t cap = r->hcap ? r->hcap * 2 : 256;
+    while (cap < r->hlen + need + 1)
+      cap *= 2;
+    char *h = realloc(r->hdrs, cap);
+    if (h == NULL)
+      return MHD_NO;
+    r->hdrs = h;
+    r->hcap = cap;
+  }
+  r->hlen += (size_t)sprintf(r->hdrs + r->hlen, "%s: %s\r\n", name, value);
+  if (strcasecmp(name, "Connection") == 0 && strcasecmp(value, "close") == 0)
+    r->close = true;
+  return MHD_YES;
+}
+
+void mcp__he_resp_destroy(struct MHD_Response *r) {
+  if (r == NULL ||
+      atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  if (r->crfc)
+    r->crfc(r->crc_cls);
+  if (r->owned)
+    free(r->data);
+  free(r->hdrs);
+  free(r);
+}
+
+/* ---- the request layer's view of a connection ---------------------------- */
+
+const char *mcp__he_lookup(struct MHD_Connection *c, enum MHD_ValueKind kind,
+                           const char *key) {
+  if (c->req == NULL || !(kind & MHD_HEADER_KIND) || key == NULL)
+    return NULL;
+  return mcp__hp_field_get(&c->req->head, key);
+}
+
+int mcp__he_values(struct MHD_Connection *c, enum MHD_ValueKind kind,
+                   MHD_KeyValueIterator it, void *cls) {
+  if (c->req == NULL || !(kind & MHD_HEADER_KIND))
+    return 0;
+  const mcp__hp_head *h = &c->req->head;
+  int n = 0;
+  for (size_t i = 0; i < h->nfields; i++) {
+    n++;
+    if (it && it(cls, MHD_HEADER_KIND, h->fields[i].name, h->fields[i].value) !=
+                  MHD_YES)
+      break;
+  }
+  return n;
+}
+
+const union MHD_ConnectionInfo *
+mcp__he_conn_info(struct MHD_Connection *c, enum MHD_ConnectionInfoType type,
+                  ...) {
+  /* Each answer points at a field of c of the union member's type, as
+   * libmicrohttpd's own do. */
+  switch (type) {
+  case MHD_CONNECTION_INFO_SOCKET_CONTEXT:
+    return (const union MHD_ConnectionInfo *)(void *)&c->socket_context;
+  case MHD_CONNECTION_INFO_CONNECTION_FD:
+    return (const union MHD_ConnectionInfo *)(void *)&c->fd;
+  case MHD_CONNECTION_INFO_CLIENT_ADDRESS:
+    return (const union MHD_ConnectionInfo *)(void *)&c->addr_p;
+  default:
+    return NULL;
+  }
+}
+
+enum MHD_Result mcp__he_queue(struct MHD_Connection *c, unsigned int status,
+                              struct MHD_Response *r) {
+  if (c == NULL || r == NULL || c->resp != NULL || c->req == NULL ||
+      status < 100 || status > 999)
+    return MHD_NO;
+  atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+  c->resp = r;
+  c->status = status;
+  return MHD_YES;
+}
+
+void mcp__he_suspend(struct MHD_Connection *c) {
+  c->susp_seq++; /* on the loop thread, inside a callback */
+  atomic_store(&c->suspended, true);
+}
+
+void mcp__he_resume(struct MHD_Connection *c) {
+  if (atomic_exchange(&c->suspended, false))
+    mcp__he_wake(c);
+}
+
+/* ---- calling the request layer ------------------------------------------- */
+
+/* Calls the request callback; false when it refused (the connection is
+ * closed then). */
+static bool call(struct MHD_Connection *c, const char *upload, size_t *size) {
+  struct MHD_Daemon *d = c->loop->d;
+  const mcp__hp_head *h = &c->req->head;
+  c->called = true;
+  uint32_t seq = c->susp_seq;
+  enum MHD_Result ret = d->dh(d->dh_cls, c, h->path, h->method, h->version,
+                              upload, size, &c->con_cls);
+  c->susp_in_call = c->susp_seq != seq;
+  if (ret != MHD_YES) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return false;
+  }
+  return true;
+}
+
+/* What follows a call: a queued response is written, a suspension parks
+ * the connection (or, when another thread resumed it already, the callback
+ * runs again at once). Returns false when the call did neither. */
+static bool after_call(struct MHD_Connection *c) {
+  for (;;) {
+    if (c->dead)
+      return true;
+    if (c->resp) {
+      begin_response(c);
+      return true;
+    }
+    if (!c->susp_in_call)
+      return false;
+    if (atomic_load(&c->suspended)) {
+      c->state = HE_PARK_REQ;
+      mcp__he_want(c, EPOLLRDHUP); /* only hang-ups */
+      return true;
+    }
+    size_t zero = 0;
+    if (!call(c, NULL, &zero))
+      return true;
+  }
+}
+
+/* An answer of the engine itself (malformed request, no answer). */
+static void engine_error(struct MHD_Connection *c, unsigned status,
+                         const char *text) {
+  if (c->resp) {
+    mcp__he_resp_destroy(c->resp);
+    c->resp = NULL;
+  }
+  if (c->req == NULL) { /* a minimal request for the answer */
+    c->req = calloc(1, sizeof *c->req);
+    if (c->req == NULL) {
+      mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+      return;
+    }
+    c->req->head.method = "GET";
+    c->req->head.minor = 1;
+  }
+  struct MHD_Response *r =
+      mcp__he_resp_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+  if (r == NULL) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return;
+  }
+  mcp__he_resp_header(r, "Content-Type", "text/plain");
+  c->resp = r; /* our reference */
+  c->status = status;
+  c->must_close = true;
+  c->unread = true;
+  begin_response(c);
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static size_t count_lines(const char *p, size_t n) {
+  size_t k = 0;
+  for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+    k++;
+  return k;
+}
+
+static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
+  size_t lines = count_lines(p, n) + 1;
+  if (lines > MCP__HP_MAX_FIELDS + 2)
+    lines = MCP__HP_MAX_FIELDS + 2;
+  size_t text = (n + 1 + 7) & ~(size_t)7;
+  he_req *q = malloc(sizeof *q + text + lines * sizeof(mcp__hp_field));
+  if (q == NULL) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return;
+  }
+  memcpy(q->text, p, n);
+  q->text[n] = '\0';
+  mcp__hp_field *fields = (mcp__hp_field *)(void *)(q->text + text);
+  enum mcp__hp_result res =
+      mcp__hp_parse_head(q->text, n, c->loop->fields, &q->head);
+  if (res == MCP__HP_OK && q->head.nfields > lines)
+    res = MCP__HP_TOO_LARGE; /* cannot happen: one field per line */
+  if (res != MCP__HP_OK) {
+    free(q);
+    engine_error(c,
+                 res == MCP__HP_TOO_LARGE ? 431
+                 : res == MCP__HP_VERSION ? 505
+                                          : 400,
+                 res == MCP__HP_TOO_LARGE ? "Request Header Fields Too Large"
+                 : res == MCP__HP_VERSION ? "HTTP Version Not Supported"
+                                          : "Bad Request");
+    return;
+  }
+  memcpy(fields, c->loop->fields, q->head.nfields * sizeof *fields);
+  q->head.fields = fields;
+  c->req = q;
+  c->must_close = !q->head.keep_alive;
+  c->body_end = c->chunked = c->unread = false;
+  c->rpos = 0;
+  const mcp__hp_head *h = &q->head;
+  c->no_body = strcmp(h->method, "HEAD") == 0;
+  if (h->minor == 1 && mcp__hp_field_get(h, "Host") == NULL) {
+    engine_error(c, 400, "Bad Request: Host header missing");
+    return;
+  }
+  c->body_left = h->body == MCP__HP_BODY_LENGTH ? h->content_length : 0;
+  if (h->body == MCP__HP_BODY_CHUNKED)
+    mcp__hp_chunked_init(&c->ch);
+  size_t zero = 0;
+  if (!call(c, NULL, &zero))
+    return;
+  if (c->resp) {
+    if (h->body != MCP__HP_BODY_NONE) { /* answered before the body */
+      c->must_close = true;
+      c->unread = true;
+    }
+    begin_response(c);
+    return;
+  }
+  if (c->susp_in_call) {
+    after_call(c);
+    return;
+  }
+  if (h->body == MCP__HP_BODY_UNKNOWN) {
+    engine_error(c, 501, "Not Implemented");
+    return;
+  }
+  if (h->body == MCP__HP_BODY_NONE) {
+    zero = 0;
+    if (call(c, NULL, &zero) && !after_call(c))
+      engine_error(c, 500, "Internal Server Error");
+    return;
+  }
+  c->state = HE_BODY;
+  if (h->expect_continue) {
+    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    bool ww;
+    ssize_t w = c->tls ? mcp__tls_write(c->tls, cont, sizeof cont - 1, &ww)
+                       : send(c->fd, cont, sizeof cont - 1, MSG_NOSIGNAL);
+    if (w != (ssize_t)(sizeof cont - 1))
+      mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+  }
+}
+
+/* The body is complete: the final call. */
+static void body_complete(struct MHD_Connection *c) {
+  size_t zero = 0;
+  if (call(c, NULL, &zero) && !after_call(c))
+    engine_error(c, 500, "Internal Server Error");
+}
+
+/* Hands body bytes to the request layer; false when that ended reading. */
+static bool deliver(struct MHD_Connection *c, const char *data, size_t len) {
+  size_t size = len;
+  if (!call(c, data, &size))
+    return false;
+  if (c->resp || c->susp_in_call) { /* an answer mid-body */
+    c->must_close = true;
+    c->unread = true;
+    after_call(c);
+    return false;
+  }
+  return true;
+}
+
+static size_t body_feed(struct MHD_Connection *c, const char *buf, size_t len) {
+  const mcp__hp_head *h = &c->req->head;
+  if (h->body == MCP__HP_BODY_LENGTH) {
+    size_t take = len;
+    if ((uint64_t)take > c->body_left)
+      take = (size_t)c->body_left;
+    c->body_left -= take;
+    if (take > 0 && !deliver(c, buf, take))
+      return len;
+    if (c->body_left == 0)
+      body_complete(c);
+    return take;
+  }
+  size_t off = 0;
+  while (off < len) {
+    size_t used = 0, dlen = 0;
+    const char *data = NULL;
+    enum mcp__hp_chunk_result r =
+        mcp__hp_chunked_feed(&c->ch, buf + off, len - off, &used, &data, &dlen);
+    off += used;
+    if (r == MCP__HP_CHUNK_DATA) {
+      if (dlen > 0 && !deliver(c, data, dlen))
+        return len;
+    } else if (r == MCP__HP_CHUNK_DONE) {
+      body_complete(c);
+      return off;
+    } else if (r == MCP__HP_CHUNK_BAD) {
+      engine_error(c, 400, "Bad Request: malformed chunked body");
+      return len;
+    } else {
+      break;
+    }
+  }
+  return off;
+}
+
+/* Processes buf; returns the bytes consumed. Stops where a request waits
+ * for its answer (the rest is pipelined input) or needs more bytes. */
+static size_t feed(struct MHD_Connection *c, const char *buf, size_t len) {
+  size_t off = 0;
+  struct MHD_Daemon *d = c->loop->d;
+  while (off < len && !c->dead &&
+         (c->state == HE_HEAD || c->state == HE_BODY)) {
+    if (c->state == HE_BODY) {
+      off += body_feed(c, buf + off, len - off);
+      continue;
+    }
+    size_t end = mcp__hp_head_end(buf + off, len - off, c->scanned);
+    if (end == 0 || end > d->head_max) {
+      if (end > d->head_max || len - off > d->head_max) {
+        engine_error(c, 431, "Request Header Fields Too Large");
+        return len;
+      }
+      c->scanned = (uint32_t)(len - off);
+      break;
+    }
+    c->scanned = 0;
+    start_request(c, buf + off, end);
+    off += end;
+  }
+  return off;
+}
+
+/* Keeps buf[0..len) as the start of the unprocessed input. */
+static bool keep_input(struct MHD_Connection *c, const char *buf, size_t len) {
+  if (len == 0) {
+    c->rlen = 0;
+    return true;
+  }
+  if (c->rbuf == NULL || c->rcap < len) {
+    size_t cap = (len + HE_RBUF_STEP - 1) / HE_RBUF_STEP * HE_RBUF_STEP;
+    char *nb = malloc(cap);
+    if (nb == NULL)
+      return false;
+    memcpy(nb, buf, len);
+    free(c->rbuf);
+    c->rbuf = nb;
+    c->rcap = (uint32_t)cap;
+  } else if (buf != c->rbuf) {
+    memmove(c->rbuf, buf, len);
+  }
+  c->rlen = (uint32_t)len;
+  return true;
+}
+
+static void drop_rbuf_if_idle(struct MHD_Connection *c) {
+  if (c->rlen == 0 && c->rbuf) {
+    free(c->rbuf);
+    c->rbuf = NULL;
+    c->rcap = 0;
+  }
+}
+
+/* Processes the input kept in rbuf (pipelined requests). */
+static void drive(struct MHD_Connection *c) {
+  while (!c->dead && c->rlen > 0 &&
+         (c->state == HE_HEAD || c->state == HE_BODY)) {
+    uint32_t before = c->rlen;
+    size_t used = feed(c, c->rbuf, c->rlen);
+    if (c->dead)
+      return;
+    if (used >= c->rlen) {
+      c->rlen = 0;
+    } else {
+      memmove(c->rbuf, c->rbuf + used, c->rlen - used);
+      c->rlen -= (uint32_t)used;
+    }
+    if (used == 0 || c->rlen == before)
+      break;
+  }
+  if (!c->dead && c->rlen == 0)
+    drop_rbuf_if_idle(c);
+}
+
+static ssize_t sock_read(struct MHD_Connection *c, char *buf, size_t len) {
+  if (c->tls) {
+    ssize_t n = mcp__tls_read(c->tls, buf, len, &c->want_write);
+    if (n == MCP__TLS_AGAIN) {
+      errno = EAGAIN;
+      return -1;
+    }
+    if (n == MCP__TLS_ERROR) {
+      errno = EIO;
+      return -1;
+    }
+    return n;
+  }
+  return recv(c->fd, buf, len, 0);
+}
+
+static void conn_read(struct MHD_Connection *c) {
+  he_loop *l = c->loop;
+  for (int round = 0; round < 8 && !c->dead; round++) {
+    if (c->state == HE_LINGER) {
+      ssize_t n = sock_read(c, l->scratch, HE_SCRATCH);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+        mcp__he_close(c, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+      if (n <= 0)
+        return;
+      continue;
+    }
+    if (c->state != HE_HEAD && c->state != HE_BODY)
+      return;
+    char *into;
+    size_t room;
+    bool scratch = c->rlen == 0;
+    if (scratch) {
+      into = l->scratch;
+      room = HE_SCRATCH;
+    } else {
+      size_t want = c->rlen + HE_RBUF_STEP * 4;
+      if (c->rcap < want) {
+        char *nb = realloc(c->rbuf, want);
+        if (nb == NULL) {
+          mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+          return;
+        }
+        c->rbuf = nb;
+        c->rcap = (uint32_t)want;
+      }
+      into = c->rbuf + c->rlen;
+      room = c->rcap - c->rlen;
+    }
+    ssize_t n = sock_read(c, into, room);
+    if (n == 0) {
+      /* the client is done: an unfinished request is abandoned */
+      mcp__he_close(c, c->called ? MHD_REQUEST_TERMINATED_CLIENT_ABORT
+                                 : MHD_REQUEST_TERMINATED_COMPLETED_OK);
+      return;
+    }
+    if (n < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        mcp__he_close(c, MHD_REQUEST_TERMINATED_READ_ERROR);
+      else if (c->want_write)
+        mcp__he_want(c, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+      return;
+    }
+    c->active_ms = mcp__he_now_ms();
+    if (scratch) {
+      size_t used = feed(c, into, (size_t)n);
+      if (c->dead)
+        return;
+      if (used < (size_t)n && c->state != HE_LINGER &&
+          !keep_input(c, into + used, (size_t)n - used)) {
+        mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+        return;
+      }
+    } else {
+      c->rlen += (uint32_t)n;
+      drive(c);
+      if (c->dead)
+        return;
+    }
+    if ((size_t)n < room && !c->tls)
+      return; /* the socket is drained */
+  }
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static const char *reason(unsigned s) {
+  switch (s) {
+  case 100:
+    return "Continue";
+  case 200:
+    return "OK";
+  case 201:
+    return "Created";
+  case 202:
+    return "Accepted";
+  case 204:
+    return "No Content";
+  case 301:
+    return "Moved Permanently";
+  case 302:
+    return "Found";
+  case 304:
+    return "Not Modified";
+  case 400:
+    return "Bad Request";
+  case 401:
+    return "Unauthorized";
+  case 403:
+    return "Forbidden";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 406:
+    return "Not Acceptable";
+  case 408:
+    return "Request Timeout";
+  case 409:
+    return "Conflict";
+  case 411:
+    return "Length Required";
+  case 413:
+    return "Content Too Large";
+  case 415:
+    return "Unsupported Media Type";
+  case 429:
+    return "Too Many Requests";
+  case 431:
+    return "Request Header Fields Too Large";
+  case 500:
+    return "Internal Server Error";
+  case 501:
+    return "Not Implemented";
+  case 503:
+    return "Service Unavailable";
+  case 505:
+    return "HTTP Version Not Supported";
+  default:
+    return "Status";
+  }
+}
+
+static void begin_response(struct MHD_Connection *c) {
+  struct MHD_Response *r = c->resp;
+  const mcp__hp_head *h = &c->req->head;
+  unsigned s = c->status;
+  bool bodyless = (s >= 100 && s < 200) || s == 204 || s == 304;
+  if (r->close || atomic_load(&c->loop->d->stop))
+    c->must_close = true;
+  c->chunked = false;
+  if (r->callback && !bodyless && !c->no_body) {
+    if (h->minor >= 1)
+      c->chunked = true;
+    else
+      c->must_close = true; /* HTTP/1.0: the body ends with the connection */
+  }
+  size_t cap = 128 + r->hlen;
+  char *o = malloc(cap);
+  if (o == NULL) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return;
+  }
+  int n = snprintf(o, cap, "HTTP/1.1 %u %s\r\nDate: %s\r\n", s, reason(s),
+                   mcp__he_date(c->loop));
+  size_t len = (size_t)n;
+  if (r->hlen) {
+    memcpy(o + len, r->hdrs, r->hlen);
+    len += r->hlen;
+  }
+  if (!bodyless && !r->callback)
+    len +=
+        (size_t)snprintf(o + len, cap - len, "Content-Length: %zu\r\n", r->len);
+  if (c->chunked)
+    len +=
+        (size_t)snprintf(o + len, cap - len, "Transfer-Encoding: chunked\r\n");
+  if (c->must_close && !r->close)
+    len += (size_t)snprintf(o + len, cap - len, "Connection: close\r\n");
+  else if (!c->must_close && h->minor == 0)
+    len += (size_t)snprintf(o + len, cap - len, "Connection: keep-alive\r\n");
+  memcpy(o + len, "\r\n", 2);
+  len += 2;
+  free(c->obuf);
+  c->obuf = o;
+  c->olen = (uint32_t)len;
+  c->ooff = 0;
+  bool send_body = !bodyless && !c->no_body;
+  c->body = send_body && !r->callback ? r->data : NULL;
+  c->body_len = send_body && !r->callback ? r->len : 0;
+  c->body_end = !send_body || !r->callback;
+  /* the head is not needed once the answer is decided */
+  free(c->req);
+  c->req = NULL;
+  c->state = HE_WRITE;
+  conn_write(c);
+}
+
+/* The response is out: the request is complete. */
+static void response_done(struct MHD_Connection *c) {
+  struct MHD_Daemon *d = c->loop->d;
+  free(c->obuf);
+  c->obuf = NULL;
+  c->olen = c->ooff = 0;
+  if (c->called && d->done)
+    d->done(d->done_cls, c, &c->con_cls, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+  c->called = false;
+  c->con_cls = NULL;
+  mcp__he_resp_destroy(c->resp);
+  c->resp = NULL;
+  c->body = NULL;
+  c->body_len = 0;
+  if (c->must_close) {
+    if (c->unread || c->rlen > 0) {
+      /* Closing with unread input would reset the connection, and the
+       * client could lose the answer: stop sending, drop what comes. */
+      shutdown(c->fd, SHUT_WR);
+      c->state = HE_LINGER;
+      c->linger_until = mcp__he_now_ms() + HE_LINGER_MS;
+      c->rlen = 0;
+      drop_rbuf_if_idle(c);
+      mcp__he_want(c, EPOLLIN | EPOLLRDHUP);
+    } else {
+      mcp__he_close(c, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+    }
+    return;
+  }
+  c->state = HE_HEAD;
+  c->scanned = 0;
+  mcp__he_want(c, EPOLLIN | EPOLLRDHUP);
+}
+
+static ssize_t sock_write(struct MHD_Connection *c, struct iovec *iov,
+                          int niov) {
+  if (c->tls) {
+    struct iovec *v = iov[0].iov_len ? &iov[0] : &iov[1];
+    ssize_t n = mcp__tls_write(c->tls, v->iov_base, v->iov_len, &c->want_write);
+    if (n == MCP__TLS_AGAIN) {
+      errno = EAGAIN;
+      return -1;
+    }
+    if (n <= 0) {
+      errno = EIO;
+      return -1;
+    }
+    return n;
+  }
+  struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)niov};
+  return sendmsg(c->fd, &m, MSG_NOSIGNAL);
+}
+
+/* Asks the reader for the next block; false when writing must wait. */
+static bool next_block(struct MHD_Connection *c) {
+  struct MHD_Response *r = c->resp;
+  if (atomic_load(&c->suspended)) {
+    c->state = HE_PARK_OUT;
+    mcp__he_want(c, EPOLLRDHUP);
+    return false;
+  }
+  size_t cap = HE_FRAME_ROOM + r->block + 8;
+  char *o = malloc(cap);
+  if (o == NULL) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return false;
+  }
+  ssize_t n = r->crc(r->crc_cls, c->rpos, o + HE_FRAME_ROOM, r->block);
+  if (n > 0) {
+    size_t take = (size_t)n;
+    c->rpos += take;
+    size_t start = HE_FRAME_ROOM;
+    if (c->chunked) {
+      char line[HE_FRAME_ROOM];
+      int k = snprintf(line, sizeof line, "%zx\r\n", take);
+      start = HE_FRAME_ROOM - (size_t)k;
+      memcpy(o + start, line, (size_t)k);
+      memcpy(o + HE_FRAME_ROOM + take, "\r\n", 2);
+      take += 2;
+    }
+    memmove(o, o + start, HE_FRAME_ROOM - start + take);
+    c->obuf = o;
+    c->olen = (uint32_t)(HE_FRAME_ROOM - start + take);
+    c->ooff = 0;
+    return true;
+  }
+  if (n == MHD_CONTENT_READER_END_OF_STREAM) {
+    c->body_end = true;
+    if (c->chunked) {
+      memcpy(o, "0\r\n\r\n", 5);
+      c->obuf = o;
+      c->olen = 5;
+      c->ooff = 0;
+    } else {
+      free(o);
+    }
+    return true;
+  }
+  free(o);
+  if (n == MHD_CONTENT_READER_END_WITH_ERROR) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return false;
+  }
+  /* nothing yet: the reader suspended the connection (or will be asked
+   * again after the next wake-up) */
+  c->state = HE_PARK_OUT;
+  mcp__he_want(c, EPOLLRDHUP);
+  if (!atomic_load(&c->suspended))
+    mcp__he_wake(c);
+  return false;
+}
+
+static void conn_write(struct MHD_Connection *c) {
+  while (!c->dead) {
+    size_t pending = (size_t)(c->olen - c->ooff) + c->body_len;
+    if (pending > 0) {
+      struct iovec iov[2] = {{c->obuf + c->ooff, c->olen - c->ooff},
+                             {(void *)c->body, c->body_len}};
+      ssize_t n = sock_write(c, iov, 2);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+          mcp__he_want(c, c->tls && !c->want_write ? EPOLLIN : EPOLLOUT);
+          return;
+        }
+        mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+        return;
+      }
+      c->active_ms = mcp__he_now_ms();
+      size_t w = (size_t)n;
+      size_t head = c->olen - c->ooff;
+      if (w >= head) {
+        c->ooff = c->olen;
+        w -= head;
+        c->body += w;
+        c->body_len -= w;
+      } else {
+        c->ooff += (uint32_t)w;
+      }
+      continue;
+    }
+    free(c->obuf);
+    c->obuf = NULL;
+    c->olen = c->ooff = 0;
+    if (!c->body_end) {
+      if (!next_block(c))
+        return;
+      continue;
+    }
+    response_done(c);
+    return;
+  }
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static void handshake(struct MHD_Connection *c) {
+  ssize_t r = mcp__tls_handshake(c->tls, &c->want_write);
+  if (r == MCP__TLS_ERROR) {
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    return;
+  }
+  c->active_ms = mcp__he_now_ms();
+  if (r == MCP__TLS_AGAIN) {
+    mcp__he_want(c, c->want_write ? EPOLLOUT : EPOLLIN);
+    return;
+  }
+  c->state = HE_HEAD;
+  mcp__he_want(c, EPOLLIN | EPOLLRDHUP);
+  conn_read(c); /* the client may have sent its request already */
+}
+
+void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
+  if (c->dead)
+    return;
+  bool parked = c->state == HE_PARK_REQ || c->state == HE_PARK_OUT;
+  if ((ev & EPOLLERR) || ((ev & (EPOLLHUP | EPOLLRDHUP)) && parked)) {
+    /* a parked stream or call whose client left */
+    mcp__he_close(c, MHD_REQUEST_TERMINATED_CLIENT_ABORT);
+    return;
+  }
+  switch (c->state) {
+  case HE_TLS:
+    handshake(c);
+    return;
+  case HE_WRITE:
+    if (ev & (EPOLLOUT | EPOLLIN | EPOLLHUP))
+      conn_write(c);
+    if (!c->dead && c->state == HE_HEAD)
+      drive(c); /* pipelined requests waited for this answer */
+    return;
+  case HE_HEAD:
+  case HE_BODY:
+  case HE_LINGER:
+    if (ev & (EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP)) {
+      conn_read(c);
+      if (!c->dead && c->state == HE_HEAD && c->rlen == 0)
+        drop_rbuf_if_idle(c);
+    }
+    return;
+  default:
+    return;
+  }
+}
+
+void mcp__he_continue(struct MHD_Connection *c) {
+  if (c->dead || atomic_load(&c->suspended))
+    return;
+  if (c->state == HE_PARK_REQ) {
+    c->state = HE_BODY; /* for the calls below; the body was read */
+    size_t zero = 0;
+    if (call(c, NULL, &zero) && !after_call(c))
+      engine_error(c, 500, "Internal Server Error");
+  } else if (c->state == HE_PARK_OUT) {
+    c->state = HE_WRITE;
+    conn_write(c);
+  } else {
+    return;
+  }
+  /* a finished answer lets pipelined requests go on */
+  if (!c->dead && c->state == HE_HEAD)
+    drive(c);
+}
+
+void mcp__he_conn_release(struct MHD_Connection *c) {
+  if (c->resp) {
+    mcp__he_resp_destroy(c->resp);
+    c->resp = NULL;
+  }
+  free(c->req);
+  c->req = NULL;
+  free(c->obuf);
+  c->obuf = NULL;
+  c->olen = c->ooff = 0;
+}

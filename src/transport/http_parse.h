@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* http_parse.h - HTTP/1.1 request parsing of the transport's own engine
+ * (http_engine.c): the request head (RFC 9112 2-5) and chunked request
+ * bodies (RFC 9112 7.1). Pure functions over caller memory, no I/O, no
+ * allocation except where stated, so unit tests and the fuzz target can
+ * feed them any bytes split anywhere.
+ */
+#ifndef MCP_TRANSPORT_HTTP_PARSE_H
+#define MCP_TRANSPORT_HTTP_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Header fields kept per request; more is a 431. */
+#define MCP__HP_MAX_FIELDS 100
+
+/* What a parse gives. */
+enum mcp__hp_result {
+  MCP__HP_OK = 0,
+  MCP__HP_INCOMPLETE, /* need more bytes */
+  MCP__HP_BAD,        /* malformed: 400 */
+  MCP__HP_TOO_LARGE,  /* head over the limit or too many fields: 431 */
+  MCP__HP_VERSION     /* not HTTP/1.0 or HTTP/1.1: 505 */
+};
+
+typedef struct mcp__hp_field {
+  const char *name, *value; /* NUL-terminated, inside the head block */
+} mcp__hp_field;
+
+/* How the body of a request is delimited. */
+enum mcp__hp_body {
+  MCP__HP_BODY_NONE = 0, /* no body */
+  MCP__HP_BODY_LENGTH,   /* content_length bytes */
+  MCP__HP_BODY_CHUNKED,  /* chunked transfer coding */
+  MCP__HP_BODY_UNKNOWN   /* framing the engine cannot decode (a transfer
+                            coding other than chunked, Content-Length headers
+                            that disagree): answer, then close */
+};
+
+/* A parsed request head. All strings point into the block the head was
+ * parsed in (mcp__hp_parse_head rewrites it in place). */
+typedef struct mcp__hp_head {
+  const char *method;
+  const char *path;    /* the target's path, percent-decoded, no query */
+  const char *version; /* "HTTP/1.0" or "HTTP/1.1" */
+  int minor;           /* 0 or 1 */
+  size_t nfields;
+  mcp__hp_field *fields; /* caller's array of MCP__HP_MAX_FIELDS */
+  enum mcp__hp_body body;
+  uint64_t content_length;
+  bool keep_alive;      /* per version and Connection */
+  bool expect_continue; /* Expect: 100-continue */
+} mcp__hp_head;
+
+/* Length of the head at the start of buf (request line through the empty
+ * line, both CRLF and bare LF line ends accepted), or 0 when the empty line
+ * has not arrived. from: bytes already searched before (a hint; 0 is
+ * always right). Empty lines before the request line are part of the head
+ * (RFC 9112 2.2 lets a server ignore them). */
+size_t mcp__hp_head_end(const char *buf, size_t len, size_t from);
+
+/* Parses the complete head in buf[0..len) (as measured by mcp__hp_head_end)
+ * in place: it NUL-terminates the parts and decodes the path. fields must
+ * hold MCP__HP_MAX_FIELDS entries. */
+enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
+                                       mcp__hp_field *fields,
+                                       mcp__hp_head *out);
+
+/* The first value of a header field (ASCII case-insensitive) or NULL. */
+const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name);
+
+/* Incremental decoder of a chunked body: extensions are skipped, trailer
+ * fields read and dropped. Feed it bytes split anywhere. */
+typedef struct mcp__hp_chunked {
+  uint64_t left;   /* data bytes left in the current chunk */
+  uint32_t extra;  /* bytes of extensions or trailers seen (bounded) */
+  uint8_t state;   /* internal */
+  uint8_t digits;  /* hex digits of the size so far */
+  bool line_empty; /* trailer: the current line has no byte yet */
+} mcp__hp_chunked;
+
+enum mcp__hp_chunk_result {
+  MCP__HP_CHUNK_MORE = 0, /* all input consumed, body not finished */
+  MCP__HP_CHUNK_DATA,     /* data, dlen hold body bytes; call again */
+  MCP__HP_CHUNK_DONE,     /* the last chunk and the trailers are in */
+  MCP__HP_CHUNK_BAD       /* malformed (400) */
+};
+
+void mcp__hp_chunked_init(mcp__hp_chunked *c);
+/* Decodes from in[0..len); *used: bytes consumed. At DATA, the body bytes
+ * are in[...] (data points into in) and the rest of in is still to feed. */
+enum mcp__hp_chunk_result mcp__hp_chunked_feed(mcp__hp_chunked *c,
+                                               const char *in, size_t len,
+                                               size_t *used, const char **data,
+                                               size_t *dlen);
+
+#endif
