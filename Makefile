@@ -62,9 +62,11 @@ check: deps
 	@# install_consumers builds programs against the installed library
 	@# without -fsanitize=thread, which cannot link; the ASan pass covers it.
 	@# deb_packages builds its own release tree: once (ASan pass) is enough.
+	@# keycloak_interop checks the protocol with a Java server that takes
+	@# minutes to start: once (ASan pass) too.
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:exitcode=66:suppressions=$(CURDIR)/tests/tsan.supp \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600 \
-	  -E '^(install_consumers|deb_packages)$$'
+	  -E '^(install_consumers|deb_packages|keycloak_interop)$$'
 
 # --prefix: the prefix of this call, not the one cached when $(BUILD) was
 # configured by an earlier make with another PREFIX.

@@ -17,12 +17,17 @@
  * every prompt and calls every tool (arguments from the context, else made
  * up from the tool's required properties). Elicitation is accepted with the
  * schema's defaults (SEP-1034), sampling answered with a fixed text, roots
- * listed as none. Exit 0 when every step worked, 1 otherwise. */
+ * listed as none. Authorization scenarios (auth/...) use libmcp-client's
+ * OAuth client (mcp/oauth.h): the suite's authorization server approves
+ * without a user, so the authorization URL's redirect is followed; a client
+ * id and secret in the context are taken as a pre-registered client.
+ * Exit 0 when every step worked, 1 otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mcp/client.h>
+#include <mcp/oauth.h>
 
 static int failures;
 
@@ -206,10 +211,25 @@ int main(int argc, char **argv) {
   mcp_client_options_set_elicitation_handler(o, on_elicit, NULL, NULL);
   mcp_client_options_set_sampling_handler(o, on_sample, NULL, NULL);
   mcp_client_options_set_roots_handler(o, on_roots, NULL, NULL);
+  mcp_oauth_t *oauth = NULL;
+  const char *scenario = getenv("MCP_CONFORMANCE_SCENARIO");
+  if (scenario != NULL && strncmp(scenario, "auth/", 5) == 0 &&
+      mcp_oauth_new(url, &oauth) == MCP_OK) {
+    const char *id = json_string_value(json_object_get(context, "client_id"));
+    if (id != NULL)
+      mcp_oauth_set_client(
+          oauth, id,
+          json_string_value(json_object_get(context, "client_secret")));
+    mcp_oauth_set_client_metadata_url(
+        oauth, "https://conformance-test.local/client-metadata.json");
+    mcp_oauth_set_mode(oauth, MCP_OAUTH_FOLLOW);
+    mcp_client_options_use_oauth(o, oauth);
+  }
   mcp_status st = mcp_client_connect(o, &c, &err);
   mcp_client_options_free(o);
   if (st != MCP_OK) {
     fprintf(stderr, "conformance-client: connect: %s\n", err.message);
+    mcp_oauth_free(oauth);
     json_decref(context);
     return 1;
   }
@@ -217,6 +237,7 @@ int main(int argc, char **argv) {
   resources(c);
   prompts(c);
   mcp_client_close(c);
+  mcp_oauth_free(oauth); /* after the client that borrowed it */
   json_decref(context);
   return failures ? 1 : 0;
 }

@@ -125,7 +125,7 @@ MCP_API mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
 /* Which HTTP/1.1 implementation serves the transport (experimental, see
  * docs/http.md "Engines"): libmicrohttpd, or libmcp's own epoll engine.
  * DEFAULT follows the environment variable MCP_HTTP_ENGINE ("own" or
- * "libmicrohttpd"), else libmicrohttpd. One process uses one engine: the
+ * "libmicrohttpd"), else the own engine. One process uses one engine: the
  * first HTTP server started picks it, and a later server asking for the
  * other one fails to start (MCP_ERR_UNSUPPORTED). */
 typedef enum mcp_http_engine {

@@ -253,6 +253,48 @@ static const char *target_of(const char *method, const json_t *params) {
   return NULL;
 }
 
+/* Appends to need the scopes the rules ask of method on target (NULL:
+ * none named). */
+static void needed_scopes(mcp_auth_t *a, const char *method, const char *target,
+                          mcp__buf *need) {
+  for (size_t i = 0; i < a->nrules; i++) {
+    const mcp__scope_rule *r = &a->rules[i];
+    if (strcmp(r->method, "*") != 0 && strcmp(r->method, method) != 0)
+      continue;
+    if (r->name && (target == NULL || strcmp(r->name, target) != 0))
+      continue;
+    add_scopes(need, r->scopes);
+  }
+}
+
+/* Whether the granted scopes hold every scope of need. */
+static bool holds_all(const char *scopes, const mcp__buf *need) {
+  bool ok = true;
+  for (const char *p = need->len ? need->data : ""; *p && ok;) {
+    size_t n = strcspn(p, " ");
+    char *one = strndup(p, n);
+    ok = one && mcp__scope_has(scopes, one);
+    free(one);
+    p += n;
+    while (*p == ' ')
+      p++;
+  }
+  return ok;
+}
+
+bool mcp__auth_may_read(const void *policy, const char *scopes,
+                        const char *uri) {
+  mcp_auth_t *a = (mcp_auth_t *)policy;
+  if (a == NULL || a->nrules == 0)
+    return true;
+  mcp__buf need;
+  mcp__buf_init(&need);
+  needed_scopes(a, "resources/read", uri, &need);
+  bool ok = holds_all(scopes ? scopes : "", &need);
+  mcp__buf_free(&need);
+  return ok;
+}
+
 mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
                                const char *scopes, const char *body, size_t len,
                                mcp__auth_reply *reply) {
@@ -268,25 +310,9 @@ mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
   const char *target = target_of(method, json_object_get(msg, "params"));
   mcp__buf need;
   mcp__buf_init(&need);
-  for (size_t i = 0; i < a->nrules; i++) {
-    const mcp__scope_rule *r = &a->rules[i];
-    if (strcmp(r->method, "*") != 0 && strcmp(r->method, method) != 0)
-      continue;
-    if (r->name && (target == NULL || strcmp(r->name, target) != 0))
-      continue;
-    add_scopes(&need, r->scopes);
-  }
+  needed_scopes(a, method, target, &need);
   json_decref(msg);
-  bool ok = true;
-  for (const char *p = need.len ? need.data : ""; *p && ok;) {
-    size_t n = strcspn(p, " ");
-    char *one = strndup(p, n);
-    ok = one && mcp__scope_has(scopes, one);
-    free(one);
-    p += n;
-    while (*p == ' ')
-      p++;
-  }
+  bool ok = holds_all(scopes, &need);
   if (!ok)
     challenge(a, req, 403, "insufficient_scope",
               "the token lacks a scope this request needs", need.data, reply);

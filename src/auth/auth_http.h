@@ -48,5 +48,11 @@ mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
                                const char *scopes, const char *body, size_t len,
                                mcp__auth_reply *reply);
 void mcp__auth_reply_free(mcp__auth_reply *reply);
+/* Whether granted scopes satisfy the rules of resources/read on uri (and
+ * those of every request): notifications about a resource go only to
+ * streams whose caller may read it. policy is the mcp_auth_t. Fits
+ * mcp__peer.may_read. */
+bool mcp__auth_may_read(const void *policy, const char *scopes,
+                        const char *uri);
 
 #endif

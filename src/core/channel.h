@@ -47,8 +47,14 @@ typedef struct mcp__header {
  * the time of mcp__server_accept and the handler's run (not for a task that
  * takes the call over). */
 typedef struct mcp__peer {
-  const char *subject;         /* authenticated subject or NULL */
-  const char *scopes;          /* its granted scopes (space-separated) */
+  const char *subject; /* authenticated subject or NULL */
+  const char *scopes;  /* its granted scopes (space-separated) */
+  /* The resource server's scope rules (HTTP with authorization): whether
+   * scopes allow reading the resource uri, so that notifications about it
+   * reach only streams whose caller may read it. NULL: no rules. policy
+   * must outlive the server's streams (the transport's auth object). */
+  bool (*may_read)(const void *policy, const char *scopes, const char *uri);
+  const void *policy;
   const char *protocol_header; /* MCP-Protocol-Version header or NULL */
   /* HTTP (2026-07-28 header checks, SEP-2243); all unset on stdio. */
   bool http;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
+#include "core/viewer.h"
 
 #define SUBSCRIPTION_ID "io.modelcontextprotocol/subscriptionId"
 /* A string no id can be: jansson writes U+0001 as \u0001. */
@@ -42,6 +43,9 @@ typedef struct mcp__listener {
   size_t nuris, ntasks;
   char *id_text; /* the subscription id as JSON text */
   size_t id_len;
+  /* The caller: resource updates only of what it may read, task status
+   * only of its own tasks. */
+  mcp__viewer viewer;
   bool registered; /* in the registry (under its lock) */
   bool ended;      /* the server ended it: send the final result */
 } mcp__listener;
@@ -67,6 +71,7 @@ static void listener_free(mcp__listener *l) {
     free(l->keys[i]);
   free(l->keys);
   free(l->id_text);
+  mcp__viewer_clear(&l->viewer);
   free(l);
 }
 
@@ -240,20 +245,21 @@ bool mcp__uri_covers(const char *sub, const char *uri) {
   return uri[n] == '\0' || uri[n] == '/' || (n > 0 && sub[n - 1] == '/');
 }
 
-static bool wants(const mcp__listener *l, unsigned kind, const char *key) {
+static bool wants(const mcp__listener *l, unsigned kind, const char *key,
+                  const char *owner) {
   if (!(l->kinds & kind))
     return false;
   if (kind == MCP__LISTEN_RESOURCE) {
-    for (size_t i = 0; i < l->nuris; i++)
-      if (key && mcp__uri_covers(l->keys[i], key))
-        return true;
-    return false;
+    bool named = false;
+    for (size_t i = 0; !named && i < l->nuris; i++)
+      named = key && mcp__uri_covers(l->keys[i], key);
+    return named && mcp__viewer_may_read(&l->viewer, key);
   }
   if (kind == MCP__LISTEN_TASK) {
-    for (size_t i = 0; i < l->ntasks; i++)
-      if (key && strcmp(l->keys[l->nuris + i], key) == 0)
-        return true;
-    return false;
+    bool named = false;
+    for (size_t i = 0; !named && i < l->ntasks; i++)
+      named = key && strcmp(l->keys[l->nuris + i], key) == 0;
+    return named && mcp__viewer_sees_owner(&l->viewer, owner);
   }
   return true;
 }
@@ -300,6 +306,12 @@ static bool send_tagged(mcp__listener *l, const mcp__buf *tpl, size_t split,
 
 void mcp__listen_publish(mcp_server_t *s, unsigned kind, const char *key,
                          const char *method, const json_t *params) {
+  mcp__listen_publish_owned(s, kind, key, NULL, method, params);
+}
+
+void mcp__listen_publish_owned(mcp_server_t *s, unsigned kind, const char *key,
+                               const char *owner, const char *method,
+                               const json_t *params) {
   mcp__listen_registry *r = &s->listen;
   if (atomic_load(&r->count) == 0)
     return;
@@ -313,7 +325,7 @@ void mcp__listen_publish(mcp_server_t *s, unsigned kind, const char *key,
     cap = sizeof stack / sizeof stack[0]; /* the first ones still get it */
   }
   for (mcp__listener *l = r->head; l && n < cap; l = l->next)
-    if (wants(l, kind, key)) {
+    if (wants(l, kind, key, owner)) {
       listener_retain(l);
       list[n++] = l;
     }
@@ -431,6 +443,10 @@ mcp_status mcp__listen_open(mcp_call_t *call, unsigned kinds,
   if (l == NULL)
     return MCP_ERR_NOMEM;
   atomic_init(&l->refs, 1); /* the handler's, dropped by park */
+  if (mcp__viewer_set(&l->viewer, call) != MCP_OK) {
+    free(l);
+    return MCP_ERR_NOMEM;
+  }
   l->server = s;
   l->call = call;
   l->ctx = call->reply.ctx;

@@ -59,9 +59,17 @@ mcp_status mcp__listen_open(mcp_call_t *call, unsigned kinds,
 /* Sends method/params (borrowed; may be NULL) to every stream whose filter
  * takes kind (and, for MCP__LISTEN_RESOURCE and MCP__LISTEN_TASK, key: the
  * resource URI or the task id), each tagged with its subscription id.
- * Streams whose client is gone are dropped on the way. */
+ * Streams whose client is gone are dropped on the way. Only streams whose
+ * caller may see it get it (core/viewer.h): a resource update needs the
+ * scopes the resource server's rules ask for reading key. */
 void mcp__listen_publish(mcp_server_t *s, unsigned kind, const char *key,
                          const char *method, const json_t *params);
+/* The same for what belongs to a subject: MCP__LISTEN_TASK with owner the
+ * task creator's subject (NULL: created without authentication) goes only
+ * to streams of that very subject (or, for NULL, unauthenticated ones). */
+void mcp__listen_publish_owned(mcp_server_t *s, unsigned kind, const char *key,
+                               const char *owner, const char *method,
+                               const json_t *params);
 
 /* The client sent notifications/cancelled for request_id on the channel
  * whose context is ctx (stdio): that stream ends without a response. */

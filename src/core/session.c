@@ -109,6 +109,7 @@ void mcp__session_release(mcp_session_t *se) {
   json_decref(se->client_info);
   json_decref(se->subscriptions);
   json_decref(se->url_elicitations);
+  mcp__viewer_clear(&se->viewer);
   free(se->id);
   pthread_mutex_destroy(&se->lock);
   pthread_cond_destroy(&se->cond);

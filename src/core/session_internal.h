@@ -6,6 +6,7 @@
 #define MCP_CORE_SESSION_INTERNAL_H
 
 #include "core/core.h"
+#include "core/viewer.h"
 
 /* A pending server-to-client request, waiting for the client's answer. */
 typedef struct mcp__outbound {
@@ -45,6 +46,9 @@ struct mcp_session {
   /* Random key naming this session as the creator of tasks (tasks/list
    * without authentication); set lazily by src/tasks under lock. */
   char tasks_key[40];
+  /* The caller of the latest resources/subscribe: updates of resources it
+   * may not read are not sent (core/viewer.c). */
+  mcp__viewer viewer;
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/viewer.h"
 #include "resources/resource_internal.h"
 
 static void announce(mcp_server_t *s) {
@@ -110,6 +111,9 @@ static mcp_status subscription_request(mcp_call_t *call, json_t **result,
   mcp_status st =
       mcp__session_set_update(mcp__call_session(call), MCP__SET_SUBSCRIPTIONS,
                               json_string_value(uri), subscribe);
+  /* the updates it gets are those this caller may read */
+  if (st == MCP_OK && subscribe)
+    st = mcp__session_set_viewer(mcp__call_session(call), call);
   if (st != MCP_OK)
     return st;
   *result = json_object();
@@ -130,9 +134,11 @@ static bool covers(const char *sub, const void *ud) {
   return mcp__uri_covers(sub, ud);
 }
 
+/* A session subscribed to uri (or above it) whose caller may read it. */
 static bool session_wants(mcp_session_t *se, void *ud) {
   return mcp__session_set_match(se, MCP__SET_SUBSCRIPTIONS, true, covers, ud,
-                                false);
+                                false) &&
+         mcp__session_may_read(se, ud);
 }
 
 mcp_status mcp_server_notify_resource_updated(mcp_server_t *s,

@@ -602,6 +602,7 @@ static void *sweeper_main(void *arg) {
     if (last >= periodic)
       periodic = last + interval;
     sweep_parked(e, false);
+    mcp__engine_retry_lost(e); /* ends the store refused before */
     pthread_mutex_lock(&e->lock);
   }
   pthread_mutex_unlock(&e->lock);

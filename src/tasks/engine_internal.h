@@ -153,9 +153,14 @@ mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
                                      mcp_task_status status,
                                      const char *message, const char *result,
                                      const char *error);
-/* Whether task id's outcome was lost; msg gets the error to answer. */
-bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
-                              size_t n);
+/* When the store refused task rec's final state and rec (just loaded) still
+ * shows it active: makes rec the end the engine keeps in memory, failed
+ * with a statusMessage and a JSON-RPC error saying the outcome could not be
+ * stored. */
+void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec);
+/* Tries again to store the failed state of every remembered loss (the
+ * sweeper); forgets those stored, or whose task ended or went meanwhile. */
+void mcp__engine_retry_lost(mcp__task_engine *e);
 /* Frees the remembered losses (engine teardown). */
 void mcp__engine_lost_clear(mcp__task_engine *e);
 

@@ -177,8 +177,8 @@ void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
     return; /* nobody listens: build nothing */
   json_t *params = mcp__ext_detailed_task(e, rec);
   if (params)
-    mcp__listen_publish(s, MCP__LISTEN_TASK, rec->task_id,
-                        "notifications/tasks", params);
+    mcp__listen_publish_owned(s, MCP__LISTEN_TASK, rec->task_id, rec->owner,
+                              "notifications/tasks", params);
   json_decref(params);
 }
 

@@ -2,10 +2,13 @@
 /* outcome.c - writing a task's final state when the store fails (issue #16
  * item 9). A failed write is retried (SQLITE_BUSY, a full disk that frees
  * up); when the outcome still cannot be stored, a plain "failed" state is
- * tried (a much smaller write); when that fails too, the engine remembers
- * the failure in memory, so that tasks/result answers its callers with a
- * clear error instead of waiting for a state that will never be written.
- * Every failure is logged.
+ * tried (a much smaller write); when that fails too, the engine keeps the
+ * task's end in memory: failed, with a clear statusMessage and error. Every
+ * read of the task through the engine (tasks/get, tasks/result, the
+ * 2026-07-28 extension's tasks/get) sees that instead of the "working" the
+ * store still holds (mcp__engine_overlay_lost), until the sweeper manages
+ * to store it (mcp__engine_retry_lost) or the process ends. Every failure
+ * is logged.
  */
 #include "tasks/engine_internal.h"
 
@@ -13,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "util/clock.h"
 
 /* Attempts of a final write and the pause before each retry (ms). */
 static const int retry_pause_ms[] = {10, 50, 200};
@@ -24,6 +29,7 @@ typedef struct lost_outcome {
   struct lost_outcome *next;
   char id[40];
   char message[200];
+  int64_t at_ms; /* wall clock: when the task ended */
 } lost_outcome;
 
 /* Not the store's fault: the task is already final or gone (cancelled,
@@ -68,6 +74,7 @@ static void remember(mcp__task_engine *e, const char *id, mcp_status st) {
              "Internal error: the outcome of task %.40s could not be stored "
              "(task store: %s)",
              id, mcp_strerror(st));
+    l->at_ms = mcp__wall_ms();
     l->next = e->lost;
     e->lost = l;
     if (++e->nlost > LOST_MAX) { /* forget the oldest */
@@ -111,17 +118,86 @@ mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
   return st;
 }
 
-bool mcp__engine_lost_outcome(mcp__task_engine *e, const char *id, char *msg,
-                              size_t n) {
+/* The JSON-RPC error a failed task with this message replays (malloc'd). */
+static char *error_text(const char *message) {
+  json_t *err = json_pack("{s:i,s:s}", "code", MCP_RPC_INTERNAL_ERROR,
+                          "message", message);
+  char *text = err ? json_dumps(err, JSON_COMPACT) : NULL;
+  json_decref(err);
+  return text;
+}
+
+void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec) {
+  if (mcp_task_status_is_terminal(rec->status))
+    return;
+  char msg[sizeof((lost_outcome *)0)->message];
+  int64_t at = 0;
   bool found = false;
   pthread_mutex_lock(&e->lock);
   for (lost_outcome *l = e->lost; l && !found; l = l->next)
-    if (strcmp(l->id, id) == 0) {
-      snprintf(msg, n, "%s", l->message);
+    if (strcmp(l->id, rec->task_id) == 0) {
+      snprintf(msg, sizeof msg, "%s", l->message);
+      at = l->at_ms;
       found = true;
     }
   pthread_mutex_unlock(&e->lock);
-  return found;
+  if (!found)
+    return;
+  char *m = strdup(msg), *err = error_text(msg);
+  if (m == NULL || err == NULL) { /* keep the record as it is */
+    free(m);
+    free(err);
+    return;
+  }
+  free(rec->status_message);
+  free(rec->error);
+  free(rec->result);
+  rec->status = MCP_TASK_FAILED;
+  rec->status_message = m;
+  rec->error = err;
+  rec->result = NULL;
+  rec->updated_ms = at;
+}
+
+void mcp__engine_retry_lost(mcp__task_engine *e) {
+  typedef struct {
+    char id[40];
+    char message[200];
+  } item;
+  item *items = NULL;
+  size_t n = 0;
+  pthread_mutex_lock(&e->lock);
+  if (e->nlost > 0 && (items = calloc(e->nlost, sizeof *items)) != NULL)
+    for (lost_outcome *l = e->lost; l; l = l->next, n++) {
+      memcpy(items[n].id, l->id, sizeof l->id);
+      memcpy(items[n].message, l->message, sizeof l->message);
+    }
+  pthread_mutex_unlock(&e->lock);
+  for (size_t i = 0; i < n; i++) {
+    char *err = error_text(items[i].message);
+    if (err == NULL)
+      continue;
+    mcp_status st =
+        mcp__tasks_transition(&e->tasks, items[i].id, MCP_TASK_FAILED,
+                              items[i].message, NULL, err, NULL);
+    free(err);
+    if (retryable(st))
+      continue; /* the store still refuses it: next sweep */
+    if (st == MCP_OK)
+      mcp__log(e->server, MCP_LOG_NOTICE,
+               "tasks: the failed state of task %s is now stored", items[i].id);
+    pthread_mutex_lock(&e->lock);
+    for (lost_outcome **pp = &e->lost; *pp; pp = &(*pp)->next)
+      if (strcmp((*pp)->id, items[i].id) == 0) {
+        lost_outcome *gone = *pp;
+        *pp = gone->next;
+        free(gone);
+        e->nlost--;
+        break;
+      }
+    pthread_mutex_unlock(&e->lock);
+  }
+  free(items);
 }
 
 void mcp__engine_lost_clear(mcp__task_engine *e) {

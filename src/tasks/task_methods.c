@@ -30,6 +30,8 @@ mcp_status mcp__engine_load_visible(mcp__task_engine *e, mcp_call_t *call,
     mcp_task_record_clear(rec);
     st = MCP_ERR_NOT_FOUND;
   }
+  if (st == MCP_OK) /* an end the store refused (issue #16 item 9) */
+    mcp__engine_overlay_lost(e, rec);
   return st;
 }
 

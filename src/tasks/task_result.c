@@ -139,14 +139,6 @@ static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
     *st = s;
     return true;
   }
-  char lost[256];
-  if (!mcp_task_status_is_terminal(rec.status) &&
-      mcp__engine_lost_outcome(e, id, lost, sizeof lost)) {
-    /* the store refused the final state: say so (issue #16 item 9) */
-    mcp_task_record_clear(&rec);
-    *st = mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR, lost);
-    return true;
-  }
   bool over = mcp_task_status_is_terminal(rec.status);
   if (over)
     *st = replay(call, &rec, result);

@@ -228,6 +228,15 @@ static void free_server(mcp_http_server_t *h) {
   free(h);
 }
 
+void mcp__hs_server_retain(mcp_http_server_t *h) {
+  atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
+}
+
+void mcp__hs_server_release(mcp_http_server_t *h) {
+  if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1)
+    free_server(h);
+}
+
 static void stop_threads(mcp_http_server_t *h) {
   pthread_mutex_lock(&h->hk_lock);
   h->hk_stop = true;
@@ -277,6 +286,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   pthread_condattr_destroy(&ca);
   atomic_init(&h->stopping, false);
   atomic_init(&h->live_reqs, 0);
+  atomic_init(&h->refs, 1); /* mcp_http_server_stop's */
   h->max_depth = h->o->max_depth;
 
   mcp_status st = mcp__hs_sessions_init(h);
@@ -416,19 +426,11 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   mcp__hs_retired_reap(h, true);
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
-  /* A notification sent from another thread (a task, a broadcast) may still
-   * hold a stream, which unlinks itself from h when it is released: wait
-   * for that (bounded) before h goes. */
-  for (int i = 0; i < 5000; i++) {
-    pthread_mutex_lock(&h->streams_lock);
-    bool idle = h->streams == NULL;
-    pthread_mutex_unlock(&h->streams_lock);
-    if (idle)
-      break;
-    nanosleep(&(struct timespec){0, 1000000L}, NULL);
-  }
   close(h->listen_fd);
-  free_server(h);
+  /* A notification sent from another thread (a task, a broadcast) may still
+   * hold a stream (finished above): h's memory goes with the last of them,
+   * or now. */
+  mcp__hs_server_release(h);
 }
 
 /* ---- blocking convenience ------------------------------------------------ */

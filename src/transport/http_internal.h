@@ -79,6 +79,9 @@ struct hs_session {
 #define HS_MAX_RETIRED 8 /* daemons still serving connections after reloads */
 
 struct mcp_http_server {
+  /* mcp_http_server_stop holds one reference, every stream one: the memory
+   * goes with the last (a stream another thread still holds at stop). */
+  atomic_int refs;
   mcp_server_t *server;
   mcp_http_options_t *o; /* own copy */
   struct MHD_Daemon *daemon;
@@ -244,6 +247,11 @@ void mcp__hs_session_add_stream(hs_session *hs, hs_stream *st);
 void mcp__hs_session_remove_stream(hs_session *hs, hs_stream *st);
 /* The live stream with this id (counted) or NULL. */
 hs_stream *mcp__hs_session_find_stream(hs_session *hs, const char *id);
+
+/* ---- http_daemon.c ------------------------------------------------------- */
+/* References on h (see refs); the last release frees it. */
+void mcp__hs_server_retain(mcp_http_server_t *h);
+void mcp__hs_server_release(mcp_http_server_t *h);
 
 /* ---- http_stream.c ------------------------------------------------------- */
 /* A stream attached to conn (may be NULL). session: retained when given

@@ -868,6 +868,8 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
       return reply_auth(conn, &reply);
     r->peer.subject = r->subject;
     r->peer.scopes = r->scopes;
+    r->peer.may_read = mcp__auth_may_read; /* streams see what it may read */
+    r->peer.policy = h->o->auth;
   }
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,

@@ -40,6 +40,7 @@ hs_stream *mcp__hs_stream_new(mcp_http_server_t *h, hs_session *session,
   if (st == NULL)
     return NULL;
   atomic_init(&st->refs, 1);
+  mcp__hs_server_retain(h); /* h's memory outlives its streams */
   st->h = h;
   if (session) {
     mcp__hs_session_retain(session);
@@ -83,6 +84,7 @@ void mcp__hs_stream_release(hs_stream *st) {
   mcp__buf_free(&st->out);
   pthread_mutex_destroy(&st->lock);
   free(st);
+  mcp__hs_server_release(h); /* after a stop, the last stream frees h */
 }
 
 /* Resumes the attached connection if its reader is waiting. Lock held. */

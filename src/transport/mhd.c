@@ -65,9 +65,9 @@ static int resolve(int engine) {
   if (engine != MCP_HTTP_ENGINE_DEFAULT)
     return engine;
   const char *env = getenv("MCP_HTTP_ENGINE");
-  if (env && (strcasecmp(env, "own") == 0 || strcasecmp(env, "epoll") == 0))
-    return MCP_HTTP_ENGINE_OWN;
-  return MCP_HTTP_ENGINE_LIBMICROHTTPD;
+  if (env && strcasecmp(env, "libmicrohttpd") == 0)
+    return MCP_HTTP_ENGINE_LIBMICROHTTPD;
+  return MCP_HTTP_ENGINE_OWN;
 }
 
 static const char *engine_name(int engine) {

@@ -6,7 +6,7 @@
 # REVISION is 2025-11-25, 2026-07-28 or "extension" (then name the
 # scenarios); without scenarios every client
 # scenario the suite requires for it runs, except the authorization ones
-# (auth/*, they come with authorization support). Each runs at that
+# (auth/*), which run instead with AUTH=only. Each runs at that
 # revision's wire (--spec-version). Installs @modelcontextprotocol/conformance
 # (VERSION, default 0.2.0-alpha.12) with npm into a cache directory outside
 # the repository (CONFORMANCE_CACHE). Exit 77 (skipped, with a message) when
@@ -28,8 +28,19 @@ if [ ! -f "$CLI" ]; then
     npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$VERSION" >/dev/null) ||
     skip "npm install of the conformance suite failed (offline?)"
 fi
-SCENARIOS=${*:-$(node "$CLI" list --client --requirements "$REV" 2>/dev/null |
-  sed -n '/^Client scenarios/,/^$/p' | sed -n 's/^  - //p' | grep -v '^auth/')}
+# AUTH=only: the authorization scenarios (auth/*) instead of the others;
+# outside CI only QUICK_AUTH of them unless AUTH_ALL=1 (CI runs them all).
+required=$(node "$CLI" list --client --requirements "$REV" 2>/dev/null |
+  sed -n '/^Client scenarios/,/^$/p' | sed -n 's/^  - //p')
+if [ "${AUTH:-}" = only ]; then
+  required=$(echo "$required" | grep '^auth/')
+  if [ "${CI:-}" != true ] && [ "${AUTH_ALL:-}" != 1 ] && [ -n "${QUICK_AUTH:-}" ]; then
+    required=$(for q in $QUICK_AUTH; do echo "$required" | grep -x "$q"; done)
+  fi
+else
+  required=$(echo "$required" | grep -v '^auth/')
+fi
+SCENARIOS=${*:-$required}
 [ -n "$SCENARIOS" ] || { echo "conformance: no client scenarios for $REV" >&2; exit 1; }
 OUT=$(mktemp -d /tmp/mcp-client-conformance.XXXXXX)
 fail=0

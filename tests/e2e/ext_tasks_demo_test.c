@@ -26,22 +26,6 @@
 
 static int next_id = 1;
 
-/* Reads messages until the response with id arrives. */
-static json_t *wait_id(tu_proc *p, int id) {
-  for (;;) {
-    char *line = tu_proc_read_line(p, 20000);
-    assert_non_null(line);
-    json_t *m = json_loads(line, 0, NULL);
-    free(line);
-    assert_non_null(m);
-    json_t *mid = json_object_get(m, "id");
-    if (json_object_get(m, "method") == NULL && json_is_integer(mid) &&
-        json_integer_value(mid) == id)
-      return m;
-    json_decref(m);
-  }
-}
-
 /* method with params (an object's members as text, without braces). */
 static json_t *rpc(tu_proc *p, const char *method, const char *members) {
   char buf[4096];
@@ -50,7 +34,7 @@ static json_t *rpc(tu_proc *p, const char *method, const char *members) {
            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{%s}}",
            id, method, members);
   assert_int_equal(tu_proc_send_line(p, buf), 0);
-  return wait_id(p, id);
+  return tu_proc_wait_id(p, id, NULL);
 }
 
 static json_t *result_of(json_t *m) {
@@ -288,14 +272,7 @@ static void test_crash_in_new_era(void **state) {
   json_t *g = task_rpc(&p, "tasks/get", working, NULL);
   assert_string_equal(field(g, "status"), "working");
   json_decref(g);
-  kill(p.pid, SIGKILL);
-  int status;
-  waitpid(p.pid, &status, 0);
-  p.pid = -1;
-  close(p.in_fd);
-  close(p.out_fd);
-  free(p.buf);
-  assert_true(WIFSIGNALED(status));
+  tu_proc_kill(&p);
 
   tu_proc q;
   spawn_demo(&q, false);
@@ -342,8 +319,8 @@ static void test_demo_publishes_its_skill(void **state) {
   json_decref(r);
   r = rpc(&p, "resources/directory/read",
           "\"uri\":\"skill://flight-booking\"," NO_EXT);
-  assert_int_equal(
-      json_array_size(json_object_get(result_of(r), "resources")), 2);
+  assert_int_equal(json_array_size(json_object_get(result_of(r), "resources")),
+                   2);
   json_decref(r);
   assert_int_equal(tu_proc_finish(&p, 10000), 0);
 }

@@ -9,6 +9,8 @@
  * socket's end), never assertions on durations. */
 #include "http_fixture.h"
 
+#include <stddef.h>
+
 #include "transport/http_internal.h"
 
 #define SLOW_HEAD "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
@@ -40,12 +42,34 @@ static hs_limits_stats stats(fixture *f) {
   return mcp__hs_limits_stats(f->http->limits);
 }
 
-/* Polls (10 ms steps, at most 20 s) until the server has registered n
- * connections beyond those it shut down. */
-static void wait_connections(fixture *f, size_t n) {
-  for (int i = 0; i < 2000 && stats(f).connections < n; i++)
+/* Polls (10 ms steps, at most 20 s) until the counter at offset (a size_t
+ * of hs_limits_stats, e.g. offsetof(hs_limits_stats, evicted)) reaches n;
+ * fails the test when it never does. */
+static void wait_stat(fixture *f, size_t offset, size_t n) {
+  size_t v = 0;
+  for (int i = 0; i < 2000; i++) {
+    hs_limits_stats st = stats(f);
+    memcpy(&v, (const char *)&st + offset, sizeof v);
+    if (v >= n)
+      return;
     sleep_ms(10);
-  assert_true(stats(f).connections >= n);
+  }
+  fail_msg("server counter at offset %zu stayed at %zu (< %zu)", offset, v, n);
+}
+
+/* Writes byte to fd every 50 ms (at most 400 times, 20 s) until the server
+ * closes the connection; whether it did. */
+static bool trickle_until_closed(int fd, char byte) {
+  for (int i = 0; i < 400; i++) {
+    sleep_ms(50);
+    if (write(fd, &byte, 1) != 1)
+      return true;
+    struct pollfd p = {fd, POLLIN, 0};
+    char c;
+    if (poll(&p, 1, 0) > 0 && read(fd, &c, 1) <= 0)
+      return true;
+  }
+  return false;
 }
 
 /* Whether the server closed fd (EOF or reset) within 20 s; bytes the
@@ -91,6 +115,31 @@ static void assert_served(int port) {
   free(body);
 }
 
+/* A server for slow clients with these connection limits (0: default);
+ * the request deadline (120 s) is not the defence here. */
+static void serve_slowloris(fixture *f, unsigned total, unsigned per_address) {
+  mcp_http_options_t *o = base_options();
+  if (total)
+    assert_int_equal(mcp_http_options_set_max_connections(o, total), MCP_OK);
+  if (per_address)
+    assert_int_equal(
+        mcp_http_options_set_max_connections_per_address(o, per_address),
+        MCP_OK);
+  mcp_http_options_set_request_timeout_ms(o, 120000);
+  serve(f, o);
+}
+
+/* The end of a slowloris: a normal client is served, the first (longest
+ * waiting) slow connection was displaced; then the n slow connections
+ * close and the server stops. */
+static void end_slowloris(fixture *f, int *fds, int n) {
+  assert_served(f->port);
+  assert_true(closed_by_server(fds[0]));
+  for (int i = 0; i < n; i++)
+    close(fds[i]);
+  fixture_stop(f);
+}
+
 /* Slowloris against the total limit: more slow connections (from many
  * addresses, so the per-address limit plays no part) than the server
  * takes; a normal client is still served, because a new connection
@@ -100,10 +149,7 @@ static void assert_served(int port) {
 static void test_slowloris_total(void **state) {
   (void)state;
   fixture f;
-  mcp_http_options_t *o = base_options();
-  assert_int_equal(mcp_http_options_set_max_connections(o, 48), MCP_OK);
-  mcp_http_options_set_request_timeout_ms(o, 120000); /* not the defence */
-  serve(&f, o);
+  serve_slowloris(&f, 48, 0);
   enum { N = 96 };
   int fds[N];
   char src[32];
@@ -111,17 +157,12 @@ static void test_slowloris_total(void **state) {
     snprintf(src, sizeof src, "127.0.1.%d", 1 + i % 32);
     open_slow(&fds[i], 1, src, f.port);
   }
-  wait_connections(&f, 48);
-  assert_served(f.port);
+  wait_stat(&f, offsetof(hs_limits_stats, connections), 48);
   assert_served(f.port);
   hs_limits_stats s = stats(&f);
   assert_true(s.evicted >= N - 48);
   assert_true(s.connections <= 48 + 1);
-  /* the first slow connections were the ones displaced */
-  assert_true(closed_by_server(fds[0]));
-  for (int i = 0; i < N; i++)
-    close(fds[i]);
-  fixture_stop(&f);
+  end_slowloris(&f, fds, N); /* served again; the first ones displaced */
 }
 
 /* Slowloris from one address: it never holds more than its share, and a
@@ -129,24 +170,15 @@ static void test_slowloris_total(void **state) {
 static void test_slowloris_per_address(void **state) {
   (void)state;
   fixture f;
-  mcp_http_options_t *o = base_options();
-  assert_int_equal(mcp_http_options_set_max_connections_per_address(o, 8),
-                   MCP_OK);
-  mcp_http_options_set_request_timeout_ms(o, 120000);
-  serve(&f, o);
+  serve_slowloris(&f, 0, 8);
   enum { N = 40 };
   int fds[N];
   open_slow(fds, N, "127.0.0.2", f.port);
   /* every connection beyond 8 displaced an older one of the address */
-  for (int i = 0; i < 2000 && stats(&f).evicted < N - 8; i++)
-    sleep_ms(10);
+  wait_stat(&f, offsetof(hs_limits_stats, evicted), N - 8);
   assert_int_equal(stats(&f).evicted, N - 8);
   assert_true(stats(&f).connections <= 8);
-  assert_served(f.port); /* from 127.0.0.1 */
-  assert_true(closed_by_server(fds[0]));
-  for (int i = 0; i < N; i++)
-    close(fds[i]);
-  fixture_stop(&f);
+  end_slowloris(&f, fds, N); /* served from 127.0.0.1 */
 }
 
 /* A head or body that trickles in is cut at the request deadline although
@@ -162,18 +194,7 @@ static void test_request_deadline(void **state) {
   snprintf(head, sizeof head, SLOW_HEAD "%d\r\nX-Slow: ", f.port);
   int fd = connect_from("127.0.0.1", f.port);
   assert_true(write(fd, head, strlen(head)) > 0);
-  bool closed = false;
-  /* a byte every 50 ms, for at most 400 bytes (20 s) */
-  for (int i = 0; i < 400 && !closed; i++) {
-    sleep_ms(50);
-    if (write(fd, "a", 1) != 1)
-      closed = true;
-    struct pollfd p = {fd, POLLIN, 0};
-    char c;
-    if (poll(&p, 1, 0) > 0 && read(fd, &c, 1) <= 0)
-      closed = true;
-  }
-  assert_true(closed);
+  assert_true(trickle_until_closed(fd, 'a'));
   close(fd);
 
   /* the body: head complete, body trickling */
@@ -183,17 +204,7 @@ static void test_request_deadline(void **state) {
            f.port);
   fd = connect_from("127.0.0.1", f.port);
   assert_true(write(fd, head, strlen(head)) > 0);
-  closed = false;
-  for (int i = 0; i < 400 && !closed; i++) {
-    sleep_ms(50);
-    if (write(fd, " ", 1) != 1)
-      closed = true;
-    struct pollfd p = {fd, POLLIN, 0};
-    char c;
-    if (poll(&p, 1, 0) > 0 && read(fd, &c, 1) <= 0)
-      closed = true;
-  }
-  assert_true(closed);
+  assert_true(trickle_until_closed(fd, ' '));
   close(fd);
   assert_true(stats(&f).deadline_closed >= 2);
   assert_served(f.port);
@@ -346,8 +357,7 @@ static void test_listen_streams_count(void **state) {
   tc_conn a, b;
   assert_true(tc_open(&a, f.port, "POST", "/mcp", hdr, body, 5000));
   assert_int_equal(a.status, 200);
-  for (int i = 0; i < 2000 && stats(&f).streams < 1; i++)
-    sleep_ms(10);
+  wait_stat(&f, offsetof(hs_limits_stats, streams), 1);
   assert_int_equal(stats(&f).streams, 1);
   assert_true(tc_open(&b, f.port, "POST", "/mcp", hdr, body, 5000));
   assert_int_equal(b.status, 503);

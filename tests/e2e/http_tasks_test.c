@@ -12,15 +12,19 @@
 #include <stdatomic.h>
 
 #include "http_fixture.h"
+#include "tasks/engine_internal.h"
 
 #define RELATED "io.modelcontextprotocol/related-task"
 
 static atomic_int gate;     /* "work" and "ask" finish once it is open */
 static atomic_int progress; /* "work": progress steps to report first */
 
+/* Until the gate opens or the call is cancelled (at most 60 s: far beyond
+ * any wait of the tests, so that a gated task is still working whenever a
+ * test looks). */
 static void wait_gate(mcp_call_t *call) {
   for (int i = 0;
-       i < 2000 && !atomic_load(&gate) && !mcp_call_is_cancelled(call); i++)
+       i < 12000 && !atomic_load(&gate) && !mcp_call_is_cancelled(call); i++)
     sleep_ms(5);
 }
 
@@ -658,7 +662,18 @@ static void test_stop_with_suspended_result(void **state) {
   char *id = start_task(f.port, sid, "work", "{}", NULL);
   bg_result b;
   bg_result_start(&b, f.port, sid, id);
-  sleep_ms(100);
+  /* the stop must find the tasks/result parked: wait for it (20 s) */
+  mcp__task_engine *e = f.server->tasks;
+  bool parked = false;
+  for (int i = 0; i < 2000 && !parked; i++) {
+    pthread_mutex_lock(&e->lock);
+    for (waiter *w = e->waiters; w && !parked; w = w->next)
+      parked = w->async && w->armed;
+    pthread_mutex_unlock(&e->lock);
+    if (!parked)
+      sleep_ms(10);
+  }
+  assert_true(parked);
   assert_int_equal(atomic_load(&b.status), 0); /* still blocked */
   mcp_http_server_stop(f.http);
   pthread_join(b.th, NULL);

@@ -299,16 +299,14 @@ static void test_ambiguous_framing_headers(void **state) {
            host, strlen(INIT), strlen(INIT), INIT);
   assert_int_equal(raw_status(f.port, req, 3000), 200);
   /* a transfer coding libmicrohttpd cannot decode: answered at once, not
-   * when the connection times out (30 s): 10 s leaves room for a loaded
-   * machine */
-  int64_t t0 = mcp__monotonic_ms();
+   * when the connection times out (30 s): the answer is awaited 10 s at
+   * most, which leaves room for a loaded machine */
   snprintf(req, sizeof req,
            "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
            "Content-Type: application/json\r\n"
            "Transfer-Encoding: gzip\r\n\r\n%s",
            host, INIT);
   assert_int_equal(raw_status(f.port, req, 10000), 501);
-  assert_true(mcp__monotonic_ms() - t0 < 10000);
   snprintf(req, sizeof req,
            "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
            "Content-Type: application/json\r\n"

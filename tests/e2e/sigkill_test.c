@@ -7,6 +7,7 @@
  * random point the server is killed (SIGKILL) and a new one started on the
  * same database, which must still answer every acknowledged result, the
  * same. Bounded: KILLS rounds (about a minute in all under ASan at most). */
+#include "acked.h"
 #include "testutil.h"
 
 #include <signal.h>
@@ -21,15 +22,6 @@
 #define MAX_ACKED   4096
 #define ROUND_CALLS 400 /* at most per round; the kill comes earlier */
 
-static mcp_status square(mcp_call_t *call, json_t *args, mcp_result_t *r,
-                         void *ud) {
-  (void)call, (void)ud;
-  int64_t n = 0;
-  mcp_arg_integer(args, "n", &n);
-  mcp_result_add_textf(r, "%lld", (long long)(n * n));
-  return MCP_OK;
-}
-
 static int serve(const char *db) {
   mcp_server_t *s;
   mcp_store_t *store;
@@ -43,7 +35,7 @@ static int serve(const char *db) {
   mcp_tool_set_input_schema_text(
       t, "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}");
   mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
-  mcp_tool_set_handler(t, square, NULL, NULL);
+  mcp_tool_set_handler(t, tu_square_tool, NULL, NULL);
   mcp_server_add_tool(s, t, NULL);
   mcp_task_options_t *o;
   mcp_task_options_new(&o);
@@ -74,41 +66,14 @@ static void start(tu_proc *p, const char *db) {
       p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 }
 
-typedef struct acked {
-  char id[40];
-  long long n;
-} acked;
-
-/* The response to request id (skips notifications), or NULL. */
-static json_t *response(tu_proc *p, const char *id, int timeout_ms) {
-  for (;;) {
-    char *l = tu_proc_read_line(p, timeout_ms);
-    if (l == NULL)
-      return NULL;
-    json_t *m = json_loads(l, 0, NULL);
-    free(l);
-    const char *got = json_string_value(json_object_get(m, "id"));
-    if (got && strcmp(got, id) == 0)
-      return m;
-    json_decref(m);
-  }
-}
-
-static const char *text_of(const json_t *res) {
-  return json_string_value(json_object_get(
-      json_array_get(json_object_get(json_object_get(res, "result"), "content"),
-                     0),
-      "text"));
-}
-
 static void test_sigkill_loses_no_acknowledged_result(void **state) {
   (void)state;
   char dir[] = "/tmp/mcp-sigkill-XXXXXX";
   assert_non_null(mkdtemp(dir));
   char db[128];
   snprintf(db, sizeof db, "%s/tasks.db", dir);
-  static acked acks[MAX_ACKED];
-  size_t nacked = 0;
+  tu_ledger acks;
+  assert_int_equal(tu_ledger_init(&acks, MAX_ACKED), 0);
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   print_message("seed %u\n", seed);
   long long next = 1;
@@ -116,29 +81,17 @@ static void test_sigkill_loses_no_acknowledged_result(void **state) {
     tu_proc p;
     start(&p, db);
     /* everything acknowledged so far is still there, the same */
-    for (size_t i = 0; i < nacked; i++) {
-      char req[256], rid[48];
-      snprintf(rid, sizeof rid, "v%zu", i);
-      snprintf(req, sizeof req,
-               "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"tasks/result\","
-               "\"params\":{\"taskId\":\"%s\"}}",
-               rid, acks[i].id);
-      tu_proc_send_line(&p, req);
-      json_t *m = response(&p, rid, 30000);
-      char want[32];
-      snprintf(want, sizeof want, "%lld", acks[i].n * acks[i].n);
-      if (m == NULL || text_of(m) == NULL || strcmp(text_of(m), want) != 0)
-        fail_msg("round %d: acknowledged result of task %s (n=%lld) lost",
-                 round, acks[i].id, acks[i].n);
-      json_decref(m);
-    }
+    size_t lost =
+        tu_ledger_verify(&acks, TU_LEDGER_ALL, 0, tu_ledger_check_stdio, &p);
+    if (lost > 0)
+      fail_msg("round %d: %zu acknowledged results lost", round, lost);
     if (round == KILLS) {
       assert_int_equal(tu_proc_finish(&p, 10000), 0);
       break;
     }
     /* a stream of completions, killed after a random number of them */
     int calls = 5 + (int)(rand_r(&seed) % 60);
-    for (int c = 0; c < calls && nacked < MAX_ACKED; c++) {
+    for (int c = 0; c < calls && tu_ledger_count(&acks) < MAX_ACKED; c++) {
       long long n = next++;
       char req[256], rid[48];
       snprintf(rid, sizeof rid, "c%lld", n);
@@ -148,7 +101,7 @@ static void test_sigkill_loses_no_acknowledged_result(void **state) {
                "\"task\":{}}}",
                rid, n);
       tu_proc_send_line(&p, req);
-      json_t *m = response(&p, rid, 30000);
+      json_t *m = tu_proc_response(&p, rid, 30000);
       const char *id = json_string_value(json_object_get(
           json_object_get(json_object_get(m, "result"), "task"), "taskId"));
       assert_non_null(id);
@@ -167,12 +120,10 @@ static void test_sigkill_loses_no_acknowledged_result(void **state) {
         usleep((useconds_t)(rand_r(&seed) % 3000));
         kill(p.pid, SIGKILL);
       }
-      m = response(&p, rid, c == calls - 1 ? 2000 : 30000);
-      const char *txt = m ? text_of(m) : NULL;
+      m = tu_proc_response(&p, rid, c == calls - 1 ? 2000 : 30000);
+      const char *txt = tu_result_text(m);
       if (txt) { /* acknowledged */
-        snprintf(acks[nacked].id, sizeof acks[nacked].id, "%s", tid);
-        acks[nacked].n = n;
-        nacked++;
+        tu_ledger_add(&acks, tid, n);
       } else if (c < calls - 1) {
         fail_msg("no result for task %s before the kill", tid);
       }
@@ -180,9 +131,11 @@ static void test_sigkill_loses_no_acknowledged_result(void **state) {
     }
     tu_proc_finish(&p, 5000);
   }
+  size_t nacked = tu_ledger_count(&acks);
   print_message("%zu acknowledged results over %d SIGKILLs, 0 lost\n", nacked,
                 KILLS);
   assert_true(nacked > 0);
+  tu_ledger_destroy(&acks);
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);

@@ -16,91 +16,6 @@
 
 #define JANSSON_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
 
-/* Structural identity, stricter than json_equal: types (1 vs 1.0), real
- * bits, string bytes including NULs, key order. */
-static bool same(json_t *a, json_t *b) {
-  if (json_typeof(a) != json_typeof(b))
-    return false;
-  switch (json_typeof(a)) {
-  case JSON_INTEGER:
-    return json_integer_value(a) == json_integer_value(b);
-  case JSON_REAL: {
-    double x = json_real_value(a), y = json_real_value(b);
-    return memcmp(&x, &y, sizeof x) == 0;
-  }
-  case JSON_STRING:
-    return json_string_length(a) == json_string_length(b) &&
-           memcmp(json_string_value(a), json_string_value(b),
-                  json_string_length(a)) == 0;
-  case JSON_ARRAY:
-    if (json_array_size(a) != json_array_size(b))
-      return false;
-    for (size_t i = 0; i < json_array_size(a); i++)
-      if (!same(json_array_get(a, i), json_array_get(b, i)))
-        return false;
-    return true;
-  case JSON_OBJECT: {
-    if (json_object_size(a) != json_object_size(b))
-      return false;
-    void *i = json_object_iter(a), *j = json_object_iter(b);
-    for (; i && j;
-         i = json_object_iter_next(a, i), j = json_object_iter_next(b, j)) {
-      size_t n = json_object_iter_key_len(i);
-      if (n != json_object_iter_key_len(j) ||
-          memcmp(json_object_iter_key(i), json_object_iter_key(j), n) != 0 ||
-          !same(json_object_iter_value(i), json_object_iter_value(j)))
-        return false;
-    }
-    return i == NULL && j == NULL;
-  }
-  default:
-    return true;
-  }
-}
-
-/* One document both ways; prints and returns false on any difference.
- * The documented rules (load.h): a raw NUL byte is refused even where
- * jansson skips it, as a syntax error at that byte; an integer beyond int64
- * is the real jansson reads from the literal with ".0" appended. */
-static bool agrees(const char *buf, size_t len, const char *label) {
-  json_error_t ej, em;
-  memset(&ej, 0, sizeof ej);
-  memset(&em, 0, sizeof em);
-  json_t *want = json_loadb(buf, len, JANSSON_FLAGS, &ej);
-  json_t *got = mcp__json_load(buf, len, &em);
-  const char *nul = len ? memchr(buf, '\0', len) : NULL;
-  size_t rn;
-  char *rewritten =
-      want == NULL && json_error_code(&ej) == json_error_numeric_overflow
-          ? tu_bigints_as_reals(buf, len, &rn)
-          : NULL;
-  bool ok;
-  if (want != NULL && nul != NULL) {
-    ok = got == NULL && json_error_code(&em) == json_error_invalid_syntax &&
-         em.position == (int)(nul - buf);
-  } else if (rewritten != NULL) {
-    /* error positions differ by the inserted bytes: only the verdicts and
-     * values are compared */
-    want = json_loadb(rewritten, rn, JANSSON_FLAGS, &ej);
-    if (want != NULL && nul != NULL) /* a raw NUL still refuses it */
-      ok = got == NULL;
-    else
-      ok = want == NULL ? got == NULL : got != NULL && same(want, got);
-  } else if (want == NULL || got == NULL)
-    ok = want == got && strcmp(ej.text, em.text) == 0 && ej.line == em.line &&
-         ej.column == em.column && ej.position == em.position;
-  else
-    ok = same(want, got);
-  if (!ok)
-    printf("DIFFERENT %s: jansson %s (%s), mcp__json_load %s (%s)\n", label,
-           want ? "value" : "error", want ? "" : ej.text,
-           got ? "value" : "error", got ? "" : em.text);
-  json_decref(want);
-  json_decref(got);
-  free(rewritten);
-  return ok;
-}
-
 static void test_json_test_suite(void **state) {
   (void)state;
   const char *shared = tu_shared_dir();
@@ -124,7 +39,7 @@ static void test_json_test_suite(void **state) {
       char *buf = tu_read_file(path, &len);
       assert_non_null(buf);
       files++;
-      bad += !agrees(buf, len, e->d_name);
+      bad += !tu_json_load_agrees(buf, len, e->d_name);
       free(buf);
     }
     closedir(d);
@@ -143,16 +58,19 @@ static void test_cases_the_tape_hands_to_jansson(void **state) {
   const char *nul_key = "{\"a\\u0000b\": 1}";
   assert_null(mcp__json_load(nul_key, strlen(nul_key), &e));
   assert_int_equal(json_error_code(&e), json_error_null_byte_in_key);
-  assert_true(agrees(nul_key, strlen(nul_key), "NUL in key"));
+  assert_true(tu_json_load_agrees(nul_key, strlen(nul_key), "NUL in key"));
   /* a raw NUL byte after the value: jansson skips it, we refuse */
-  assert_true(agrees("123\0", 4, "raw NUL after a value"));
-  assert_true(agrees("{\"a\":1}\0garbage", 15, "raw NUL then garbage"));
+  assert_true(tu_json_load_agrees("123\0", 4, "raw NUL after a value"));
+  assert_true(
+      tu_json_load_agrees("{\"a\":1}\0garbage", 15, "raw NUL then garbage"));
   /* errors keep jansson's text and position */
-  assert_true(agrees("{\"a\":}", 6, "missing value"));
-  assert_true(agrees("[1,2", 4, "truncated"));
-  assert_true(agrees("18446744073709551616", 20, "integer overflow"));
-  assert_true(agrees("[1,18446744073709551616,}", 25, "bigint, then error"));
-  assert_true(agrees("", 0, "empty"));
+  assert_true(tu_json_load_agrees("{\"a\":}", 6, "missing value"));
+  assert_true(tu_json_load_agrees("[1,2", 4, "truncated"));
+  assert_true(
+      tu_json_load_agrees("18446744073709551616", 20, "integer overflow"));
+  assert_true(tu_json_load_agrees("[1,18446744073709551616,}", 25,
+                                  "bigint, then error"));
+  assert_true(tu_json_load_agrees("", 0, "empty"));
 }
 
 /* Issue #16 item 15: jansson's lexer skips a raw NUL byte that follows a
@@ -199,7 +117,8 @@ static void test_big_integers_are_reals(void **state) {
     assert_true(json_is_real(v));
     assert_true(json_real_value(v) == cases[i].value);
     json_decref(v);
-    assert_true(agrees(cases[i].text, strlen(cases[i].text), cases[i].text));
+    assert_true(tu_json_load_agrees(cases[i].text, strlen(cases[i].text),
+                                    cases[i].text));
   }
   /* the edges of int64 stay integers */
   json_t *v =
@@ -220,7 +139,7 @@ static void test_big_integers_are_reals(void **state) {
   memset(huge, '9', sizeof huge - 1);
   huge[sizeof huge - 1] = '\0';
   assert_null(mcp__json_load(huge, strlen(huge), NULL));
-  assert_true(agrees(huge, strlen(huge), "huge"));
+  assert_true(tu_json_load_agrees(huge, strlen(huge), "huge"));
   /* a NUL key still reads as one, even after a big integer */
   json_error_t e;
   const char *nul_key = "{\"n\":18446744073709551616,\"a\\u0000\":1}";
@@ -240,14 +159,14 @@ static void test_values(void **state) {
       "  \t\r\n 42 \n",
   };
   for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
-    assert_true(agrees(docs[i], strlen(docs[i]), docs[i]));
+    assert_true(tu_json_load_agrees(docs[i], strlen(docs[i]), docs[i]));
   /* nesting at and beyond jansson's limit of 2048 */
   for (size_t depth = 2047; depth <= 2049; depth++) {
     char *b = malloc(2 * depth);
     assert_non_null(b);
     memset(b, '[', depth);
     memset(b + depth, ']', depth);
-    assert_true(agrees(b, 2 * depth, "deep"));
+    assert_true(tu_json_load_agrees(b, 2 * depth, "deep"));
     free(b);
   }
 }
@@ -277,7 +196,7 @@ static void test_mutations(void **state) {
       parsed += j != NULL;
       json_decref(j);
       total++;
-      if (!agrees(b, n, "mutant")) {
+      if (!tu_json_load_agrees(b, n, "mutant")) {
         printf("mutant: %.*s\n", (int)n, b);
         fail();
       }

@@ -46,10 +46,15 @@ static mcp_status progress_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* Handlers of wait_cancel that have started. */
+static int wait_cancel_started;
+
+/* Waits until cancelled (at most 60 s, far beyond any wait of the tests). */
 static mcp_status wait_cancel_tool(mcp_call_t *call, json_t *args,
                                    mcp_result_t *r, void *ud) {
   (void)args, (void)ud;
-  for (int i = 0; i < 500 && !mcp_call_is_cancelled(call); i++)
+  __atomic_add_fetch(&wait_cancel_started, 1, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < 30000 && !mcp_call_is_cancelled(call); i++)
     usleep(2000);
   mcp_result_add_text(r, mcp_call_is_cancelled(call) ? "cancelled" : "timeout");
   return MCP_OK;
@@ -557,9 +562,16 @@ static void test_cancelled_request_gets_no_response(void **state) {
   run_arg a = {s, se, &c,
                "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\","
                "\"params\":{\"name\":\"wait_cancel\"}}"};
+  int before = __atomic_load_n(&wait_cancel_started, __ATOMIC_SEQ_CST);
   pthread_t th;
   pthread_create(&th, NULL, run_thread, &a);
-  usleep(50000);
+  /* the call is in flight once its handler runs (at most 20 s) */
+  for (int i = 0; i < 2000 && __atomic_load_n(&wait_cancel_started,
+                                              __ATOMIC_SEQ_CST) == before;
+       i++)
+    usleep(10000);
+  assert_int_equal(__atomic_load_n(&wait_cancel_started, __ATOMIC_SEQ_CST),
+                   before + 1);
   assert_null(tu_rpc(s, se,
                      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
                      "cancelled\",\"params\":{\"requestId\":77,"

@@ -7,7 +7,8 @@
  *  7  2026-07-28 calls of a taskSupport "required" tool are capped;
  *  8  stored tasks are capped per caller and in total, with a clear error;
  *  9  every store call site's failure: create, completion (transient,
- *     persistent, fallback), get, list, delete, sweep, recovery; logged.
+ *     persistent, fallback, not storable at all: shown failed in both
+ *     eras), get, list, delete, sweep, recovery; logged.
  * Waits are bounded polls for a condition; no assertion on durations. */
 #include "testutil.h"
 
@@ -19,6 +20,7 @@
 
 #include "fault_store.h"
 #include "server/internal.h"
+#include "task_fixture.h"
 #include "tasks/engine_internal.h"
 
 static int gate;    /* gated_ask asks once this is set */
@@ -74,15 +76,6 @@ static mcp_status gated_ask(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
-static void add(mcp_server_t *s, const char *name, mcp_tool_fn fn,
-                mcp_task_support ts) {
-  mcp_tool_t *t;
-  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_tool_set_task_support(t, ts), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
-}
-
 typedef struct fixture {
   mcp_server_t *server;
   mcp_store_t *store;
@@ -114,19 +107,21 @@ static bool logged(fixture *f, bool error, const char *needle) {
   return yes;
 }
 
-/* The default task options but threads, running cap and stored caps. */
+/* The default task options but threads, running cap, unfinished tasks per
+ * caller (0: default) and stored caps. */
 static void setup_opts(fixture *f, unsigned threads, unsigned running,
-                       size_t stored_per_caller, size_t stored_total) {
+                       unsigned per_caller, size_t stored_per_caller,
+                       size_t stored_total) {
   memset(f, 0, sizeof *f);
   pthread_mutex_init(&f->log_lock, NULL);
   __atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&release, 0, __ATOMIC_SEQ_CST);
   assert_int_equal(mcp_server_new("tasks-hardening", "1", &f->server), MCP_OK);
   mcp_server_set_log_handler(f->server, on_log, f);
-  add(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "forever", forever_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "hold", hold_tool, MCP_TASK_REQUIRED);
-  add(f->server, "ask", gated_ask, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "forever", forever_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "hold", hold_tool, MCP_TASK_REQUIRED);
+  tu_add_task_tool(f->server, "ask", gated_ask, MCP_TASK_OPTIONAL);
   mcp_store_t *mem;
   assert_int_equal(mcp_store_memory_new(&mem), MCP_OK);
   f->store = fault_store_new(mem, &f->faults);
@@ -135,6 +130,8 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
   mcp_task_options_new(&o);
   mcp_task_options_set_threads(o, threads);
   mcp_task_options_set_max_running_per_caller(o, running);
+  if (per_caller)
+    mcp_task_options_set_max_per_caller(o, per_caller);
   if (stored_per_caller)
     mcp_task_options_set_max_stored(o, stored_per_caller, stored_total);
   assert_int_equal(mcp_server_enable_tasks(f->server, f->store, o, NULL),
@@ -149,7 +146,7 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
 }
 
 static void setup(fixture *f) {
-  setup_opts(f, 4, 0, 0, 0);
+  setup_opts(f, 4, 0, 0, 0, 0);
 }
 
 static void teardown(fixture *f) {
@@ -166,135 +163,30 @@ static void teardown(fixture *f) {
   pthread_mutex_destroy(&f->log_lock);
 }
 
-static int next_id = 100;
-
+/* ---- requests (tests/util/task_fixture.h) ------------------------------- */
 static json_t *rpc(fixture *f, mcp_session_t *se, const char *text) {
-  tu_capture c;
-  tu_capture_init(&c);
-  mcp__peer peer = {0};
-  mcp_call_t *call = NULL;
-  if (mcp__server_accept(f->server, se, &peer, text, strlen(text),
-                         tu_capture_channel(&c), &call) == MCP__ACCEPT_REQUEST)
-    mcp__call_run(call);
-  size_t n = json_array_size(c.messages);
-  json_t *last = n ? json_incref(json_array_get(c.messages, n - 1)) : NULL;
-  tu_capture_destroy(&c);
-  return last;
+  return tu_rpc_as(f->server, se, NULL, text);
 }
 
 static json_t *call_task(fixture *f, mcp_session_t *se, const char *tool,
                          const char *task) {
-  char buf[512];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-           "\"params\":{\"name\":\"%s\",\"arguments\":{},\"task\":%s}}",
-           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), tool, task);
-  return rpc(f, se, buf);
+  return tu_call_tool(f->server, se, NULL, tool, "{}", task);
 }
 
 static json_t *method(fixture *f, mcp_session_t *se, const char *m,
                       const char *id) {
-  char buf[256];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":"
-           "{\"taskId\":\"%s\"}}",
-           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), m, id);
-  return rpc(f, se, buf);
+  return tu_task_method(f->server, se, NULL, m, id);
 }
 
 /* Starts a task; returns its id (malloc'd). */
 static char *start(fixture *f, mcp_session_t *se, const char *tool,
                    const char *task) {
-  json_t *r = call_task(f, se, tool, task);
-  const char *id = json_string_value(json_object_get(
-      json_object_get(json_object_get(r, "result"), "task"), "taskId"));
-  if (id == NULL)
-    fail_msg("no task: %s", json_dumps(r, 0));
-  char *copy = strdup(id);
-  json_decref(r);
-  return copy;
+  return tu_start_task(f->server, se, NULL, tool, "{}", task);
 }
 
-static const char *error_message(const json_t *msg) {
-  return json_string_value(
-      json_object_get(json_object_get(msg, "error"), "message"));
-}
-
-/* tasks/result in the background (the call blocks until the task ends). */
-typedef struct bg {
-  fixture *f;
-  mcp_session_t *se;
-  char id[64];
-  tu_capture cap;
-  pthread_t th;
-} bg;
-
-static void *bg_main(void *arg) {
-  bg *b = arg;
-  char buf[256];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":\"bg\",\"method\":\"tasks/result\","
-           "\"params\":{\"taskId\":\"%s\"}}",
-           b->id);
-  mcp__peer peer = {0};
-  mcp_call_t *call = NULL;
-  if (mcp__server_accept(b->f->server, b->se, &peer, buf, strlen(buf),
-                         tu_capture_channel(&b->cap),
-                         &call) == MCP__ACCEPT_REQUEST)
-    mcp__call_run(call);
-  return NULL;
-}
-
-static void bg_start(bg *b, fixture *f, mcp_session_t *se, const char *id) {
-  memset(b, 0, sizeof *b);
-  b->f = f;
-  b->se = se;
-  snprintf(b->id, sizeof b->id, "%s", id);
-  tu_capture_init(&b->cap);
-  assert_int_equal(pthread_create(&b->th, NULL, bg_main, b), 0);
-}
-
-/* The final answer of b (waits at most 20 s; fails the test otherwise). */
-static json_t *bg_answer(bg *b) {
-  for (int i = 0; i < 2000; i++) {
-    pthread_mutex_lock(&b->cap.lock);
-    json_t *last = NULL;
-    size_t j;
-    json_t *m;
-    json_array_foreach(b->cap.messages, j, m) {
-      json_t *id = json_object_get(m, "id");
-      if (json_is_string(id) && strcmp(json_string_value(id), "bg") == 0)
-        last = m;
-    }
-    if (last)
-      json_incref(last);
-    pthread_mutex_unlock(&b->cap.lock);
-    if (last) {
-      pthread_join(b->th, NULL);
-      tu_capture_destroy(&b->cap);
-      return last;
-    }
-    usleep(10000);
-  }
-  fail_msg("tasks/result of %s got no answer", b->id);
-  return NULL;
-}
-
-/* Polls tasks/get until the task has status want (at most 20 s). */
 static void wait_status(fixture *f, mcp_session_t *se, const char *id,
                         const char *want) {
-  const char *got = NULL;
-  for (int i = 0; i < 2000; i++) {
-    json_t *g = method(f, se, "tasks/get", id);
-    got = json_string_value(
-        json_object_get(json_object_get(g, "result"), "status"));
-    bool done = got && strcmp(got, want) == 0;
-    json_decref(g);
-    if (done)
-      return;
-    usleep(10000);
-  }
-  fail_msg("task %s never reached %s", id, want);
+  tu_wait_task_status(f->server, se, id, want);
 }
 
 /* ---- item 9 -------------------------------------------------------------- */
@@ -308,11 +200,11 @@ static void test_create_on_failing_store(void **state) {
   fault_store_fail(f.faults, FS_PUT, FS_ENOSPC, -1);
   json_t *r = call_task(&f, f.a, "quick", "{}");
   assert_int_equal(tu_error_code(r), -32603);
-  assert_non_null(strstr(error_message(r), "task could not be created"));
+  assert_non_null(strstr(tu_error_message(r), "task could not be created"));
   /* the kind of failure for the client; the store's own words (which may
    * name paths or hosts) only in the log */
-  assert_non_null(strstr(error_message(r), mcp_strerror(MCP_ERR_IO)));
-  assert_null(strstr(error_message(r), "disk is full"));
+  assert_non_null(strstr(tu_error_message(r), mcp_strerror(MCP_ERR_IO)));
+  assert_null(strstr(tu_error_message(r), "disk is full"));
   json_decref(r);
   assert_true(logged(&f, true, "cannot store a new task of tool quick"));
   assert_true(logged(&f, true, "disk is full"));
@@ -332,39 +224,17 @@ static void test_completion_write_fails(void **state) {
   setup(&f);
   char *id = start(&f, f.a, "ask", "{}"); /* waits for the gate */
   fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
-  bg b;
-  bg_start(&b, &f, f.a, id);
+  tu_bg_rpc b;
+  tu_bg_start(&b, f.server, f.a, NULL, "tasks/result", id);
   __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
-  json_t *req = NULL; /* answer the question on whichever stream has it */
-  for (int i = 0; i < 2000 && req == NULL; i++) {
-    tu_capture *caps[2] = {&b.cap, &f.notify_a};
-    for (int k = 0; k < 2 && req == NULL; k++) {
-      size_t j;
-      json_t *m;
-      pthread_mutex_lock(&caps[k]->lock);
-      json_array_foreach(caps[k]->messages, j, m) if (
-          json_object_get(
-              m,
-              "method")) if (strcmp(json_string_value(json_object_get(m, "metho"
-                                                                         "d")),
-                                    "elicitation/create") == 0) req =
-          json_incref(m);
-      pthread_mutex_unlock(&caps[k]->lock);
-    }
-    if (req == NULL)
-      usleep(10000);
-  }
-  assert_non_null(req);
-  char answer[256];
-  snprintf(answer, sizeof answer,
-           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
-           "\"accept\",\"content\":{}}}",
-           (long long)json_integer_value(json_object_get(req, "id")));
+  /* answer the question on whichever stream has it */
+  tu_capture *caps[2] = {&b.cap, &f.notify_a};
+  json_t *req = tu_find_request(caps, 2, "elicitation/create");
+  tu_accept_elicitation(f.server, f.a, req, "{}");
   json_decref(req);
-  json_decref(rpc(&f, f.a, answer));
-  json_t *r = bg_answer(&b);
+  json_t *r = tu_bg_answer(&b);
   assert_int_equal(tu_error_code(r), -32603);
-  assert_non_null(strstr(error_message(r), "could not be stored"));
+  assert_non_null(strstr(tu_error_message(r), "could not be stored"));
   json_decref(r);
   assert_true(logged(&f, true, "could not be stored"));
   assert_true(logged(&f, false, "attempt 1 of"));
@@ -410,6 +280,88 @@ static void test_completion_falls_back_to_failed(void **state) {
                          "could not be stored"));
   json_decref(g);
   assert_true(logged(&f, true, "marking it failed"));
+  free(id);
+  teardown(&f);
+}
+
+/* Waits (at most 20 s) until the engine has given up storing an outcome:
+ * the error log says so. */
+static void wait_logged_loss(fixture *f) {
+  for (int i = 0; i < 2000 && !logged(f, true, "cannot be marked failed"); i++)
+    usleep(10000);
+  assert_true(logged(f, true, "cannot be marked failed"));
+}
+
+#define EXT_CAPS "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"
+
+/* The outcome of a task cannot be stored at all (every update fails): the
+ * task shows failed, with a message saying why, to tasks/get and
+ * tasks/result (2025-11-25) and to the extension's tasks/get (2026-07-28),
+ * not "working" forever; once the store takes writes again the sweeper
+ * stores that failed state. Fails without the fix: tasks/get said
+ * "working". */
+static void test_unstorable_outcome_shows_failed(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
+  /* 2025-11-25 */
+  char *id = start(&f, f.a, "quick", "{}");
+  wait_logged_loss(&f);
+  json_t *g = method(&f, f.a, "tasks/get", id);
+  json_t *task = json_object_get(g, "result");
+  assert_string_equal(json_string_value(json_object_get(task, "status")),
+                      "failed");
+  assert_non_null(
+      strstr(json_string_value(json_object_get(task, "statusMessage")),
+             "could not be stored"));
+  json_decref(g);
+  json_t *r = method(&f, f.a, "tasks/result", id);
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_non_null(strstr(tu_error_message(r), "could not be stored"));
+  json_decref(r);
+  /* 2026-07-28, the tasks extension */
+  __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST); /* hold returns at once */
+  json_t *c = tu_modern_request(
+      f.server, "tools/call", "{\"name\":\"hold\",\"arguments\":{}}", EXT_CAPS);
+  const char *mid = json_string_value(
+      json_object_get(json_object_get(c, "result"), "taskId"));
+  assert_non_null(mid);
+  char params[128];
+  snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", mid);
+  json_t *mg = NULL;
+  const char *status = NULL;
+  for (int i = 0; i < 2000; i++) { /* until its end was given up */
+    json_decref(mg);
+    mg = tu_modern_request(f.server, "tasks/get", params, EXT_CAPS);
+    status = json_string_value(
+        json_object_get(json_object_get(mg, "result"), "status"));
+    if (status == NULL || strcmp(status, "working") != 0)
+      break;
+    usleep(10000);
+  }
+  json_t *res = json_object_get(mg, "result");
+  assert_string_equal(status, "failed");
+  assert_non_null(strstr(
+      json_string_value(json_object_get(res, "statusMessage")), "could not"));
+  assert_int_equal(json_integer_value(
+                       json_object_get(json_object_get(res, "error"), "code")),
+                   -32603);
+  json_decref(mg);
+  json_decref(c);
+  /* the store works again: the sweeper stores the failed state */
+  fault_store_fail(f.faults, 0, FS_EIO, 0);
+  mcp__engine_retry_lost(f.server->tasks);
+  mcp_task_record rec;
+  assert_int_equal(
+      mcp_store_task_get(f.store, "tasks-hardening", id, &rec, NULL), MCP_OK);
+  assert_int_equal(rec.status, MCP_TASK_FAILED);
+  assert_non_null(strstr(rec.status_message, "could not be stored"));
+  mcp_task_record_clear(&rec);
+  r = method(&f, f.a, "tasks/result", id); /* the same answer from there */
+  assert_int_equal(tu_error_code(r), -32603);
+  assert_non_null(strstr(tu_error_message(r), "could not be stored"));
+  json_decref(r);
   free(id);
   teardown(&f);
 }
@@ -471,8 +423,8 @@ static void test_result_of_other_session_does_not_steal(void **state) {
   fixture f;
   setup(&f);
   char *id = start(&f, f.a, "ask", "{}");
-  bg b;
-  bg_start(&b, &f, f.b, id);
+  tu_bg_rpc b;
+  tu_bg_start(&b, f.server, f.b, NULL, "tasks/result", id);
   /* B's waiter is registered before the question is asked */
   mcp__task_engine *e = f.server->tasks;
   bool waiting = false;
@@ -485,32 +437,15 @@ static void test_result_of_other_session_does_not_steal(void **state) {
   }
   assert_true(waiting);
   __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
-  json_t *req = NULL;
-  for (int i = 0; i < 2000 && req == NULL; i++) {
-    size_t j;
-    json_t *m;
-    pthread_mutex_lock(&f.notify_a.lock);
-    json_array_foreach(f.notify_a.messages, j, m) {
-      const char *mm = json_string_value(json_object_get(m, "method"));
-      if (mm && strcmp(mm, "elicitation/create") == 0)
-        req = json_incref(m);
-    }
-    pthread_mutex_unlock(&f.notify_a.lock);
-    if (req == NULL)
-      usleep(10000);
-  }
+  tu_capture *on_a = &f.notify_a;
+  json_t *req = tu_find_request(&on_a, 1, "elicitation/create");
   assert_non_null(req);
   pthread_mutex_lock(&b.cap.lock);
   assert_int_equal(json_array_size(b.cap.messages), 0);
   pthread_mutex_unlock(&b.cap.lock);
-  char answer[256];
-  snprintf(answer, sizeof answer,
-           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
-           "\"accept\",\"content\":{}}}",
-           (long long)json_integer_value(json_object_get(req, "id")));
+  tu_accept_elicitation(f.server, f.a, req, "{}");
   json_decref(req);
-  json_decref(rpc(&f, f.a, answer));
-  json_t *r = bg_answer(&b); /* B may read the outcome (id as capability) */
+  json_t *r = tu_bg_answer(&b); /* B may read the outcome (id as capability) */
   assert_string_equal(
       json_string_value(json_object_get(
           json_array_get(
@@ -530,7 +465,7 @@ static void test_result_of_other_session_does_not_steal(void **state) {
 static void test_expiry_stops_the_run(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 1, 1, 0, 0);
+  setup_opts(&f, 1, 1, 0, 0, 0);
   char *slow = start(&f, f.a, "forever", "{\"ttl\":1}");
   char *quick = start(&f, f.b, "quick", "{}");
   wait_status(&f, f.b, quick, "completed");
@@ -548,7 +483,7 @@ static void test_expiry_stops_the_run(void **state) {
 static void test_one_caller_cannot_starve_others(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 2, 0, 0, 0); /* automatic cap: 2 / 2 = 1 */
+  setup_opts(&f, 2, 0, 0, 0, 0); /* automatic cap: 2 / 2 = 1 */
   char *ids[3];
   for (int i = 0; i < 3; i++)
     ids[i] = start(&f, f.a, "forever", "{}");
@@ -569,59 +504,93 @@ static void test_one_caller_cannot_starve_others(void **state) {
 
 /* ---- item 7 -------------------------------------------------------------- */
 
+#define HOLD_CALLS 4
+
 typedef struct modern_bg {
   fixture *f;
   const char *caps;
-  json_t *answer;
+  int calls;
+  json_t *answers[HOLD_CALLS + 1];
+  int answered; /* atomic: answers received */
   pthread_t th;
 } modern_bg;
 
+/* calls 2026-07-28 tools/call of hold, one after the other. */
 static void *modern_main(void *arg) {
   modern_bg *m = arg;
-  json_t *answer =
-      tu_modern_request(m->f->server, "tools/call",
-                        "{\"name\":\"hold\",\"arguments\":{}}", m->caps);
-  __atomic_store_n(&m->answer, answer, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < m->calls; i++) {
+    m->answers[i] =
+        tu_modern_request(m->f->server, "tools/call",
+                          "{\"name\":\"hold\",\"arguments\":{}}", m->caps);
+    __atomic_add_fetch(&m->answered, 1, __ATOMIC_SEQ_CST);
+  }
   return NULL;
 }
 
-/* Waits (at most 20 s) for m's answer; hold runs 60 s unless released. */
+static void modern_start(modern_bg *m, fixture *f, const char *caps,
+                         int calls) {
+  memset(m, 0, sizeof *m);
+  m->f = f;
+  m->caps = caps;
+  m->calls = calls;
+  assert_int_equal(pthread_create(&m->th, NULL, modern_main, m), 0);
+}
+
+/* Waits (at most 20 s) for all of m's answers; hold runs 60 s unless
+ * released, so a call run inline is not answered in time. */
 static bool answered(modern_bg *m) {
   for (int i = 0; i < 2000; i++) {
-    if (__atomic_load_n(&m->answer, __ATOMIC_SEQ_CST) != NULL)
+    if (__atomic_load_n(&m->answered, __ATOMIC_SEQ_CST) == m->calls)
       return true;
     usleep(10000);
   }
   return false;
 }
 
-/* 2026-07-28 calls of a "required" tool must not hold request workers:
- * without the tasks extension they are refused at once; with it they
- * become tasks, answered at once with the task, and run on the executor
- * under the caller's caps. Failed before: the call ran on the worker until
- * the tool returned. */
+/* 2026-07-28 calls of a "required" tool must not run on the request's
+ * worker (item 7): without the tasks extension they are refused at once;
+ * with it (today's path, ext_tasks.c) they become tasks, answered at once
+ * with the task while the tool runs on the executor, tools/list is answered
+ * meanwhile, and the caller's caps hold: one running at a time (so another
+ * caller's task still runs on the second thread) and no more unfinished
+ * tasks than max_per_caller. Each check fails without its fix: the call ran
+ * on the worker until the tool returned (60 s); without the running cap
+ * A's tasks took both threads; without the per-caller cap a fifth was
+ * accepted. */
 static void test_modern_required_calls_do_not_hold_workers(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 4, 1, 0, 0);
-  modern_bg plain = {&f, NULL, NULL, 0};
-  assert_int_equal(pthread_create(&plain.th, NULL, modern_main, &plain), 0);
+  setup_opts(&f, 2, 1, HOLD_CALLS, 0, 0);
+  modern_bg plain, ext;
+  modern_start(&plain, &f, NULL, 1);
   bool a = answered(&plain);
-  modern_bg ext = {
-      &f, "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}", NULL, 0};
-  assert_int_equal(pthread_create(&ext.th, NULL, modern_main, &ext), 0);
+  modern_start(&ext, &f, EXT_CAPS, HOLD_CALLS + 1);
   bool b = answered(&ext);
+  /* while A's tasks hold: tools/list, and B's task on the free thread */
+  json_t *list = tu_modern_request(f.server, "tools/list", NULL, EXT_CAPS);
+  char *quick = start(&f, f.b, "quick", "{}");
+  wait_status(&f, f.b, quick, "completed");
   __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST);
   pthread_join(plain.th, NULL);
   pthread_join(ext.th, NULL);
   assert_true(a);
   assert_true(b);
-  assert_non_null(json_object_get(plain.answer, "error"));
-  json_t *res = json_object_get(ext.answer, "result");
-  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
-                      "task");
-  json_decref(plain.answer);
-  json_decref(ext.answer);
+  assert_non_null(json_object_get(plain.answers[0], "error"));
+  for (int i = 0; i < HOLD_CALLS; i++) {
+    json_t *res = json_object_get(ext.answers[i], "result");
+    assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                        "task");
+  }
+  assert_int_equal(tu_error_code(ext.answers[HOLD_CALLS]), -32603);
+  assert_non_null(strstr(tu_error_message(ext.answers[HOLD_CALLS]),
+                         "Too many concurrent tasks for this caller"));
+  assert_non_null(json_object_get(json_object_get(list, "result"), "tools"));
+  json_decref(list);
+  for (int i = 0; i <= HOLD_CALLS; i++) {
+    json_decref(plain.answers[i]);
+    json_decref(ext.answers[i]);
+  }
+  free(quick);
   teardown(&f);
 }
 
@@ -632,7 +601,7 @@ static void test_modern_required_calls_do_not_hold_workers(void **state) {
 static void test_stored_task_caps(void **state) {
   (void)state;
   fixture f;
-  setup_opts(&f, 4, 0, 3, 5);
+  setup_opts(&f, 4, 0, 0, 3, 5);
   char *ids[5];
   for (int i = 0; i < 3; i++) {
     ids[i] = start(&f, f.a, "quick", "{}");
@@ -677,6 +646,7 @@ int main(void) {
       cmocka_unit_test(test_completion_write_fails),
       cmocka_unit_test(test_completion_write_retried),
       cmocka_unit_test(test_completion_falls_back_to_failed),
+      cmocka_unit_test(test_unstorable_outcome_shows_failed),
       cmocka_unit_test(test_other_call_sites),
       cmocka_unit_test(test_result_of_other_session_does_not_steal),
       cmocka_unit_test(test_expiry_stops_the_run),

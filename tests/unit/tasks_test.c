@@ -5,6 +5,7 @@
  * input_required through elicitation, subject isolation and the id-as-
  * capability model, ttl expiry, per-caller caps, 200 tasks from 4 callers,
  * cancel racing completion, the application API and recovery. */
+#include "task_fixture.h"
 #include "testutil.h"
 
 #include <regex.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "server/internal.h"
+#include "util/clock.h"
 
 /* ---- tools --------------------------------------------------------------- */
 static mcp_status quick_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
@@ -40,12 +42,18 @@ static void cancel_hook(mcp_tasks_t *t, const char *id, void *ud) {
   __atomic_add_fetch(&hook_calls, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Works until cancelled (or 5 s), reporting progress. */
+/* Handlers of slow that have started. */
+static int slow_started;
+
+/* Works until cancelled (or 60 s: far beyond any wait of the tests, so
+ * that a slow task is still working whenever a test looks), reporting
+ * progress. */
 static mcp_status slow_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                             void *ud) {
   (void)args, (void)ud;
+  __atomic_add_fetch(&slow_started, 1, __ATOMIC_SEQ_CST);
   double p = 0;
-  for (int i = 0; i < 2500 && !mcp_call_is_cancelled(call); i++) {
+  for (int i = 0; i < 30000 && !mcp_call_is_cancelled(call); i++) {
     if (i % 25 == 0)
       mcp_call_progress(call, ++p, -1, "working");
     usleep(2000);
@@ -80,15 +88,6 @@ static mcp_status defer_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return mcp_call_task_defer(call);
 }
 
-static void add(mcp_server_t *s, const char *name, mcp_tool_fn fn,
-                mcp_task_support ts) {
-  mcp_tool_t *t;
-  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_tool_set_task_support(t, ts), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
-}
-
 typedef struct fixture {
   mcp_server_t *server;
   mcp_store_t *store;
@@ -98,14 +97,15 @@ typedef struct fixture {
 
 static void setup_with(fixture *f, mcp_task_options_t *o, bool enable) {
   memset(f, 0, sizeof *f);
+  __atomic_store_n(&slow_started, 0, __ATOMIC_SEQ_CST);
   assert_int_equal(mcp_server_new("tasks-test", "1", &f->server), MCP_OK);
   mcp_server_set_log_level(f->server, MCP_LOG_EMERGENCY);
-  add(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "slow", slow_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "must_task", quick_tool, MCP_TASK_REQUIRED);
-  add(f->server, "never_task", quick_tool, MCP_TASK_FORBIDDEN);
-  add(f->server, "ask", ask_tool, MCP_TASK_OPTIONAL);
-  add(f->server, "defer", defer_tool, MCP_TASK_REQUIRED);
+  tu_add_task_tool(f->server, "quick", quick_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "slow", slow_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "must_task", quick_tool, MCP_TASK_REQUIRED);
+  tu_add_task_tool(f->server, "never_task", quick_tool, MCP_TASK_FORBIDDEN);
+  tu_add_task_tool(f->server, "ask", ask_tool, MCP_TASK_OPTIONAL);
+  tu_add_task_tool(f->server, "defer", defer_tool, MCP_TASK_REQUIRED);
   assert_int_equal(mcp_store_memory_new(&f->store), MCP_OK);
   if (enable)
     assert_int_equal(mcp_server_enable_tasks(f->server, f->store, o, NULL),
@@ -132,63 +132,48 @@ static void teardown(fixture *f) {
   tu_capture_destroy(&f->notify);
 }
 
-/* ---- JSON-RPC helpers ---------------------------------------------------- */
+/* ---- JSON-RPC helpers (tests/util/task_fixture.h) ----------------------- */
 static json_t *rpc_as(fixture *f, mcp_session_t *se, const char *subject,
                       const char *text) {
-  tu_capture c;
-  tu_capture_init(&c);
-  mcp__peer peer = {.subject = subject};
-  mcp_call_t *call = NULL;
-  if (mcp__server_accept(f->server, se, &peer, text, strlen(text),
-                         tu_capture_channel(&c), &call) == MCP__ACCEPT_REQUEST)
-    mcp__call_run(call);
-  size_t n = json_array_size(c.messages);
-  json_t *last = n ? json_incref(json_array_get(c.messages, n - 1)) : NULL;
-  tu_capture_destroy(&c);
-  return last;
+  return tu_rpc_as(f->server, se, subject, text);
 }
-
-static int next_id = 1000;
 
 static json_t *call_tool(fixture *f, mcp_session_t *se, const char *subject,
                          const char *name, const char *args, const char *task) {
-  char buf[1024];
-  int id = __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST);
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-           "\"params\":{\"name\":\"%s\",\"arguments\":%s%s%s,"
-           "\"_meta\":{\"progressToken\":\"pt-%d\"}}}",
-           id, name, args, task ? ",\"task\":" : "", task ? task : "", id);
-  return rpc_as(f, se, subject, buf);
+  return tu_call_tool(f->server, se, subject, name, args, task);
 }
 
 static json_t *task_method(fixture *f, mcp_session_t *se, const char *subject,
                            const char *method, const char *id) {
-  char buf[512];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":"
-           "{\"taskId\":\"%s\"}}",
-           __atomic_add_fetch(&next_id, 1, __ATOMIC_SEQ_CST), method, id);
-  return rpc_as(f, se, subject, buf);
-}
-
-static json_t *result_of(json_t *msg) {
-  return json_object_get(msg, "result");
+  return tu_task_method(f->server, se, subject, method, id);
 }
 
 /* Starts a task and returns its id (malloc'd). */
 static char *start(fixture *f, mcp_session_t *se, const char *subject,
                    const char *tool, const char *args) {
-  json_t *r = call_tool(f, se, subject, tool, args, "{}");
-  json_t *task = json_object_get(result_of(r), "task");
-  assert_non_null(task);
-  char *id = strdup(json_string_value(json_object_get(task, "taskId")));
-  json_decref(r);
-  return id;
+  return tu_start_task(f->server, se, subject, tool, args, "{}");
 }
 
-static const char *status_of(json_t *msg) {
-  return json_string_value(json_object_get(result_of(msg), "status"));
+/* Waits (at most 20 s) until n handlers of slow have started. */
+static void wait_slow_started(int n) {
+  for (int i = 0;
+       i < 2000 && __atomic_load_n(&slow_started, __ATOMIC_SEQ_CST) < n; i++)
+    usleep(10000);
+  assert_true(__atomic_load_n(&slow_started, __ATOMIC_SEQ_CST) >= n);
+}
+
+/* Polls tasks/get of id until its answer has error code want (at most
+ * 20 s); false when it never had. */
+static bool wait_get_error(fixture *f, const char *id, int want) {
+  for (int i = 0; i < 2000; i++) {
+    json_t *r = task_method(f, f->session, NULL, "tasks/get", id);
+    bool done = tu_error_code(r) == want;
+    json_decref(r);
+    if (done)
+      return true;
+    usleep(10000);
+  }
+  return false;
 }
 
 /* ---- tests --------------------------------------------------------------- */
@@ -201,16 +186,16 @@ static void test_capabilities_follow_the_switch(void **state) {
                      "\"params\":{\"protocolVersion\":\"2025-11-25\","
                      "\"capabilities\":{},\"clientInfo\":{\"name\":\"a\","
                      "\"version\":\"1\"}}}");
-  assert_null(
-      json_object_get(json_object_get(result_of(r), "capabilities"), "tasks"));
+  assert_null(json_object_get(json_object_get(tu_result_of(r), "capabilities"),
+                              "tasks"));
   json_decref(r);
   /* disabled: params.task is ignored, the tasks methods are unknown */
   r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":1000}");
-  assert_non_null(json_object_get(result_of(r), "content"));
-  assert_null(json_object_get(result_of(r), "task"));
+  assert_non_null(json_object_get(tu_result_of(r), "content"));
+  assert_null(json_object_get(tu_result_of(r), "task"));
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "must_task", "{}", NULL);
-  assert_non_null(json_object_get(result_of(r), "content"));
+  assert_non_null(json_object_get(tu_result_of(r), "content"));
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", "x");
   assert_int_equal(tu_error_code(r), -32601);
@@ -252,7 +237,7 @@ static void test_task_support_is_enforced(void **state) {
   assert_int_equal(tu_error_code(r), -32601);
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "never_task", "{}", NULL);
-  assert_non_null(json_object_get(result_of(r), "content"));
+  assert_non_null(json_object_get(tu_result_of(r), "content"));
   json_decref(r);
   r = call_tool(&f, f.session, NULL, "quick", "{}", "5");
   assert_int_equal(tu_error_code(r), -32602);
@@ -263,12 +248,12 @@ static void test_task_support_is_enforced(void **state) {
   /* optional: one handler, both paths */
   r = call_tool(&f, f.session, NULL, "quick", "{}", NULL);
   assert_false(json_is_true(json_object_get(
-      json_object_get(result_of(r), "structuredContent"), "task")));
+      json_object_get(tu_result_of(r), "structuredContent"), "task")));
   json_decref(r);
   char *id = start(&f, f.session, NULL, "quick", "{}");
   r = task_method(&f, f.session, NULL, "tasks/result", id);
   assert_true(json_is_true(json_object_get(
-      json_object_get(result_of(r), "structuredContent"), "task")));
+      json_object_get(tu_result_of(r), "structuredContent"), "task")));
   json_decref(r);
   free(id);
   teardown(&f);
@@ -298,7 +283,7 @@ static void test_create_task_result_and_task_shape(void **state) {
   setup_with(&f, o, true);
   mcp_task_options_free(o);
   json_t *r = call_tool(&f, f.session, NULL, "slow", "{}", "{\"ttl\":999999}");
-  json_t *res = result_of(r);
+  json_t *res = tu_result_of(r);
   json_t *task = json_object_get(res, "task");
   assert_string_equal(json_string_value(json_object_get(
                           json_object_get(res, "_meta"),
@@ -320,8 +305,8 @@ static void test_create_task_result_and_task_shape(void **state) {
   /* tasks/get is flat and equal in shape */
   json_t *g = task_method(&f, f.session, NULL, "tasks/get", id);
   assert_string_equal(
-      json_string_value(json_object_get(result_of(g), "taskId")), id);
-  assert_null(json_object_get(result_of(g), "task"));
+      json_string_value(json_object_get(tu_result_of(g), "taskId")), id);
+  assert_null(json_object_get(tu_result_of(g), "task"));
   json_decref(g);
   g = task_method(&f, f.session, NULL, "tasks/cancel", id);
   json_decref(g);
@@ -334,7 +319,7 @@ static void test_create_task_result_and_task_shape(void **state) {
   setup_with(&f, o, true);
   mcp_task_options_free(o);
   r = call_tool(&f, f.session, NULL, "quick", "{}", "{}");
-  task = json_object_get(result_of(r), "task");
+  task = json_object_get(tu_result_of(r), "task");
   assert_true(json_is_null(json_object_get(task, "ttl")));
   assert_non_null(json_object_get(task, "ttl"));
   json_decref(r);
@@ -347,7 +332,7 @@ static void test_result_replays_the_outcome(void **state) {
   setup(&f);
   char *id = start(&f, f.session, NULL, "quick", "{\"text\":\"hello\"}");
   json_t *r = task_method(&f, f.session, NULL, "tasks/result", id);
-  json_t *res = result_of(r);
+  json_t *res = tu_result_of(r);
   assert_string_equal(
       json_string_value(json_object_get(
           json_array_get(json_object_get(res, "content"), 0), "text")),
@@ -360,18 +345,18 @@ static void test_result_replays_the_outcome(void **state) {
       id);
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(status_of(r), "completed");
+  assert_string_equal(tu_status_of(r), "completed");
   json_decref(r);
   free(id);
 
   /* isError result: failed, and tasks/result returns that result */
   id = start(&f, f.session, NULL, "quick", "{\"is_error\":true}");
   r = task_method(&f, f.session, NULL, "tasks/result", id);
-  assert_true(json_is_true(json_object_get(result_of(r), "isError")));
+  assert_true(json_is_true(json_object_get(tu_result_of(r), "isError")));
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(status_of(r), "failed");
-  assert_non_null(json_object_get(result_of(r), "statusMessage"));
+  assert_string_equal(tu_status_of(r), "failed");
+  assert_non_null(json_object_get(tu_result_of(r), "statusMessage"));
   json_decref(r);
   free(id);
 
@@ -387,7 +372,7 @@ static void test_result_replays_the_outcome(void **state) {
       7);
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(status_of(r), "failed");
+  assert_string_equal(tu_status_of(r), "failed");
   json_decref(r);
   free(id);
 
@@ -470,12 +455,14 @@ static void test_session_end_does_not_cancel_tasks(void **state) {
   mcp__call_run(call);
   mcp__session_release(client.session);
   assert_true(client.task_id[0] != '\0');
-  usleep(100000);
+  /* the session's end did not cancel the call: its handler starts (a
+   * cancelled call never does) and goes on until tasks/cancel */
+  wait_slow_started(1);
   json_t *r = task_method(&f, f.session, NULL, "tasks/get", client.task_id);
-  assert_string_equal(status_of(r), "working");
+  assert_string_equal(tu_status_of(r), "working");
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/cancel", client.task_id);
-  assert_string_equal(status_of(r), "cancelled");
+  assert_string_equal(tu_status_of(r), "cancelled");
   json_decref(r);
   teardown(&f);
 }
@@ -487,7 +474,7 @@ static void test_cancel_progress_and_notifications(void **state) {
   hook_calls = 0;
   json_t *r = call_tool(&f, f.session, NULL, "slow", "{}", "{}");
   char *id = strdup(json_string_value(
-      json_object_get(json_object_get(result_of(r), "task"), "taskId")));
+      json_object_get(json_object_get(tu_result_of(r), "task"), "taskId")));
   json_decref(r);
   /* progress with the original token, carrying the related task */
   for (int i = 0;
@@ -496,13 +483,13 @@ static void test_cancel_progress_and_notifications(void **state) {
     usleep(2000);
   assert_true(count_method(&f.notify, "notifications/progress", id) >= 2);
   r = task_method(&f, f.session, NULL, "tasks/cancel", id);
-  assert_string_equal(status_of(r), "cancelled");
+  assert_string_equal(tu_status_of(r), "cancelled");
   json_decref(r);
   assert_int_equal(hook_calls, 1);
   /* the handler sees its flag and stops; the task stays cancelled */
   usleep(50000);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(status_of(r), "cancelled");
+  assert_string_equal(tu_status_of(r), "cancelled");
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/cancel", id);
   assert_int_equal(tu_error_code(r), -32602);
@@ -529,60 +516,17 @@ static void test_cancel_progress_and_notifications(void **state) {
   teardown(&f);
 }
 
-typedef struct bg_rpc {
-  fixture *f;
-  mcp_session_t *se;
-  const char *subject;
-  const char *method;
-  char id[64];
-  tu_capture cap;
-  pthread_t th;
-} bg_rpc;
-
-static void *bg_main(void *arg) {
-  bg_rpc *b = arg;
-  char buf[256];
-  snprintf(buf, sizeof buf,
-           "{\"jsonrpc\":\"2.0\",\"id\":\"bg\",\"method\":\"%s\",\"params\":"
-           "{\"taskId\":\"%s\"}}",
-           b->method, b->id);
-  mcp__peer peer = {.subject = b->subject};
-  mcp_call_t *call = NULL;
-  if (mcp__server_accept(b->f->server, b->se, &peer, buf, strlen(buf),
-                         tu_capture_channel(&b->cap),
-                         &call) == MCP__ACCEPT_REQUEST)
-    mcp__call_run(call);
-  return NULL;
-}
-
 static void test_input_required_via_tasks_result_stream(void **state) {
   (void)state;
   fixture f;
   setup(&f);
   char *id = start(&f, f.session, NULL, "ask", "{}");
-  bg_rpc b = {.f = &f, .se = f.session, .method = "tasks/result"};
-  snprintf(b.id, sizeof b.id, "%s", id);
-  tu_capture_init(&b.cap);
-  pthread_create(&b.th, NULL, bg_main, &b);
+  tu_bg_rpc b;
+  tu_bg_start(&b, f.server, f.session, NULL, "tasks/result", id);
   /* the elicitation reaches the client on its tasks/result stream (or the
    * standalone stream if it came first) */
-  json_t *req = NULL;
-  for (int i = 0; i < 1000 && req == NULL; i++) {
-    tu_capture *caps[2] = {&b.cap, &f.notify};
-    for (int k = 0; k < 2 && req == NULL; k++) {
-      size_t j;
-      json_t *m;
-      pthread_mutex_lock(&caps[k]->lock);
-      json_array_foreach(caps[k]->messages, j, m) {
-        const char *mm = json_string_value(json_object_get(m, "method"));
-        if (mm && strcmp(mm, "elicitation/create") == 0)
-          req = json_incref(m);
-      }
-      pthread_mutex_unlock(&caps[k]->lock);
-    }
-    if (req == NULL)
-      usleep(2000);
-  }
+  tu_capture *caps[2] = {&b.cap, &f.notify};
+  json_t *req = tu_find_request(caps, 2, "elicitation/create");
   assert_non_null(req);
   assert_string_equal(
       json_string_value(json_object_get(
@@ -592,26 +536,19 @@ static void test_input_required_via_tasks_result_stream(void **state) {
           "taskId")),
       id);
   json_t *g = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(status_of(g), "input_required");
+  assert_string_equal(tu_status_of(g), "input_required");
   json_decref(g);
-  char answer[256];
-  snprintf(answer, sizeof answer,
-           "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"action\":"
-           "\"accept\",\"content\":{\"ok\":true}}}",
-           (long long)json_integer_value(json_object_get(req, "id")));
+  tu_accept_elicitation(f.server, f.session, req, "{\"ok\":true}");
   json_decref(req);
-  json_decref(rpc_as(&f, f.session, NULL, answer));
-  pthread_join(b.th, NULL);
-  size_t n = json_array_size(b.cap.messages);
-  json_t *last = json_array_get(b.cap.messages, n - 1);
+  json_t *last = tu_bg_answer(&b);
   assert_string_equal(
       json_string_value(json_object_get(
-          json_array_get(json_object_get(result_of(last), "content"), 0),
+          json_array_get(json_object_get(tu_result_of(last), "content"), 0),
           "text")),
       "accept");
-  tu_capture_destroy(&b.cap);
+  json_decref(last);
   g = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_string_equal(status_of(g), "completed");
+  assert_string_equal(tu_status_of(g), "completed");
   json_decref(g);
   free(id);
   teardown(&f);
@@ -631,7 +568,7 @@ static size_t list_all(fixture *f, mcp_session_t *se, const char *subject) {
       snprintf(buf, sizeof buf,
                "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tasks/list\"}");
     json_t *r = rpc_as(f, se, subject, buf);
-    json_t *res = result_of(r);
+    json_t *res = tu_result_of(r);
     assert_non_null(res);
     total += json_array_size(json_object_get(res, "tasks"));
     const char *next = json_string_value(json_object_get(res, "nextCursor"));
@@ -667,7 +604,7 @@ static void test_list_pages_and_access_model(void **state) {
   tu_initialize(f.server, s2, NULL);
   assert_int_equal(list_all(&f, s2, NULL), 0);
   r = task_method(&f, s2, NULL, "tasks/result", ids[0]);
-  assert_non_null(json_object_get(result_of(r), "content"));
+  assert_non_null(json_object_get(tu_result_of(r), "content"));
   json_decref(r);
   /* an authenticated caller cannot see unauthenticated tasks */
   r = task_method(&f, s2, "mallory", "tasks/get", ids[1]);
@@ -688,7 +625,7 @@ static void test_list_pages_and_access_model(void **state) {
   assert_int_equal(list_all(&f, f.session, "alice"), 1); /* any session */
   assert_int_equal(list_all(&f, s2, "bob"), 0);
   r = task_method(&f, s2, "alice", "tasks/cancel", a);
-  assert_string_equal(status_of(r), "cancelled");
+  assert_string_equal(tu_status_of(r), "cancelled");
   json_decref(r);
   free(a);
   for (int i = 0; i < 5; i++)
@@ -699,6 +636,10 @@ static void test_list_pages_and_access_model(void **state) {
   teardown(&f);
 }
 
+/* A task's ttl ends: tasks/get and tasks/result say not found, and the
+ * sweeper removes it from the store. Waits for each condition (bounded);
+ * the first tasks/get is only checked when it surely came before the ttl
+ * ended (a loaded machine may take longer). */
 static void test_ttl_expiry_and_sweeper(void **state) {
   (void)state;
   fixture f;
@@ -707,24 +648,30 @@ static void test_ttl_expiry_and_sweeper(void **state) {
   mcp_task_options_set_cleanup(o, 0, 86400000, 20);
   setup_with(&f, o, true);
   mcp_task_options_free(o);
-  json_t *r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":80}");
+  int64_t t0 = mcp__monotonic_ms();
+  json_t *r = call_tool(&f, f.session, NULL, "quick", "{}", "{\"ttl\":300}");
   char *id = strdup(json_string_value(
-      json_object_get(json_object_get(result_of(r), "task"), "taskId")));
+      json_object_get(json_object_get(tu_result_of(r), "task"), "taskId")));
   json_decref(r);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_non_null(result_of(r));
+  if (mcp__monotonic_ms() - t0 < 150)
+    assert_non_null(tu_result_of(r));
   json_decref(r);
-  usleep(150000);
-  r = task_method(&f, f.session, NULL, "tasks/get", id);
-  assert_int_equal(tu_error_code(r), -32602);
-  json_decref(r);
+  assert_true(wait_get_error(&f, id, -32602));
   r = task_method(&f, f.session, NULL, "tasks/result", id);
   assert_int_equal(tu_error_code(r), -32602);
   json_decref(r);
-  /* the sweeper removed it from the store */
+  /* the sweeper removes it from the store */
   mcp_task_record rec;
-  assert_int_equal(mcp_store_task_get(f.store, "tasks-test", id, &rec, NULL),
-                   MCP_ERR_NOT_FOUND);
+  mcp_status st = MCP_OK;
+  for (int i = 0; i < 2000; i++) {
+    st = mcp_store_task_get(f.store, "tasks-test", id, &rec, NULL);
+    if (st != MCP_OK)
+      break;
+    mcp_task_record_clear(&rec);
+    usleep(10000);
+  }
+  assert_int_equal(st, MCP_ERR_NOT_FOUND);
   free(id);
   teardown(&f);
 }
@@ -751,7 +698,7 @@ static void test_per_caller_cap(void **state) {
   json_decref(task_method(&f, f.session, NULL, "tasks/cancel", a));
   for (int i = 0; i < 500; i++) { /* the slot frees when the handler ends */
     r = call_tool(&f, f.session, NULL, "quick", "{}", "{}");
-    bool ok = result_of(r) != NULL;
+    bool ok = tu_result_of(r) != NULL;
     json_decref(r);
     if (ok)
       break;
@@ -785,7 +732,8 @@ static void *caller_main(void *arg) {
     char want[64];
     snprintf(want, sizeof want, "%s-%d", w->subject, i);
     const char *text = json_string_value(json_object_get(
-        json_array_get(json_object_get(result_of(r), "content"), 0), "text"));
+        json_array_get(json_object_get(tu_result_of(r), "content"), 0),
+        "text"));
     if (text && strcmp(text, want) == 0)
       w->ok++;
     json_decref(r);
@@ -833,9 +781,9 @@ static void test_cancel_racing_completion(void **state) {
   for (int i = 0; i < 100; i++) {
     char *id = start(&f, f.session, NULL, "quick", "{}");
     json_t *c = task_method(&f, f.session, NULL, "tasks/cancel", id);
-    bool won = result_of(c) != NULL;
+    bool won = tu_result_of(c) != NULL;
     if (won)
-      assert_string_equal(status_of(c), "cancelled");
+      assert_string_equal(tu_status_of(c), "cancelled");
     else
       assert_int_equal(tu_error_code(c), -32602);
     json_decref(c);
@@ -844,11 +792,11 @@ static void test_cancel_racing_completion(void **state) {
     if (won) {
       cancelled++;
       assert_int_equal(tu_error_code(r), -32602);
-      assert_string_equal(status_of(g), "cancelled");
+      assert_string_equal(tu_status_of(g), "cancelled");
     } else {
       completed++;
-      assert_non_null(result_of(r));
-      assert_string_equal(status_of(g), "completed");
+      assert_non_null(tu_result_of(r));
+      assert_string_equal(tu_status_of(g), "completed");
     }
     json_decref(r);
     json_decref(g);
@@ -888,7 +836,8 @@ static void test_application_api(void **state) {
   json_t *r = task_method(&f, f.session, NULL, "tasks/result", x.id);
   assert_string_equal(
       json_string_value(json_object_get(
-          json_array_get(json_object_get(result_of(r), "content"), 0), "text")),
+          json_array_get(json_object_get(tu_result_of(r), "content"), 0),
+          "text")),
       "from outside");
   json_decref(r);
   pthread_join(th, NULL);
@@ -922,7 +871,7 @@ static void test_application_api(void **state) {
   assert_int_equal(mcp_task_get_status(t, id, &s), MCP_OK);
   assert_int_equal(s, MCP_TASK_FAILED);
   r = task_method(&f, f.session, NULL, "tasks/result", id);
-  assert_true(json_is_true(json_object_get(result_of(r), "isError")));
+  assert_true(json_is_true(json_object_get(tu_result_of(r), "isError")));
   json_decref(r);
 
   /* fail(message): tasks/result gives an isError result with the message */
@@ -930,7 +879,7 @@ static void test_application_api(void **state) {
   assert_int_equal(mcp_task_fail(t, id, "disk full"), MCP_OK);
   r = task_method(&f, f.session, NULL, "tasks/get", id);
   assert_string_equal(
-      json_string_value(json_object_get(result_of(r), "statusMessage")),
+      json_string_value(json_object_get(tu_result_of(r), "statusMessage")),
       "disk full");
   json_decref(r);
 
@@ -957,7 +906,7 @@ static void test_application_api(void **state) {
   snprintf(x.id, sizeof x.id, "%s", did);
   pthread_create(&th, NULL, complete_later, &x);
   r = task_method(&f, f.session, NULL, "tasks/result", did);
-  assert_non_null(result_of(r));
+  assert_non_null(tu_result_of(r));
   json_decref(r);
   pthread_join(th, NULL);
   free(did);
@@ -1047,7 +996,7 @@ static void test_shutdown_interrupts_running_tasks(void **state) {
   fixture f;
   setup(&f);
   char *id = start(&f, f.session, NULL, "slow", "{}");
-  usleep(20000);
+  wait_slow_started(1);
   mcp_store_t *store = f.store;
   f.store = NULL;
   teardown(&f); /* frees the server while the task runs */

@@ -182,6 +182,19 @@ int tu_proc_finish(tu_proc *p, int timeout_ms) {
   return status;
 }
 
+void tu_proc_kill(tu_proc *p) {
+  int status = 0;
+  kill(p->pid, SIGKILL);
+  assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
+  p->pid = -1;
+  close(p->in_fd);
+  close(p->out_fd);
+  p->in_fd = p->out_fd = -1;
+  free(p->buf);
+  p->buf = NULL;
+  assert_true(WIFSIGNALED(status));
+}
+
 /* ---- in-process driving ----------------------------------------------- */
 
 void tu_capture_init(tu_capture *c) {
@@ -306,6 +319,23 @@ json_t *tu_modern_request(mcp_server_t *server, const char *method,
   json_t *r = tu_rpc(server, NULL, text);
   free(text);
   return r;
+}
+
+json_t *tu_proc_wait_id(tu_proc *p, int id, json_t *seen) {
+  for (;;) {
+    char *line = tu_proc_read_line(p, 20000);
+    assert_non_null(line);
+    json_t *m = json_loads(line, 0, NULL);
+    free(line);
+    assert_non_null(m);
+    json_t *mid = json_object_get(m, "id");
+    if (json_object_get(m, "method") == NULL && json_is_integer(mid) &&
+        json_integer_value(mid) == id)
+      return m;
+    if (seen)
+      json_array_append(seen, m);
+    json_decref(m);
+  }
 }
 
 int tu_error_code(const json_t *msg) {

@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -42,6 +43,9 @@ char *tu_proc_read_line(tu_proc *p, int timeout_ms);
 /* Closes stdin, waits for exit (killing after timeout_ms); returns the exit
  * status as from waitpid, or -1. */
 int tu_proc_finish(tu_proc *p, int timeout_ms);
+/* Kills p with SIGKILL, reaps it and asserts that the signal ended it;
+ * closes its pipes and frees its buffer (a crash test's "power cut"). */
+void tu_proc_kill(tu_proc *p);
 
 /* ---- in-process server driving (white-box: uses src/server/dispatch.h) --- */
 #include <jansson.h>
@@ -82,6 +86,11 @@ json_t *tu_request(mcp_server_t *server, mcp_session_t *session,
  * gets the era's _meta (protocolVersion, clientCapabilities caps or {}). */
 json_t *tu_modern_request(mcp_server_t *server, const char *method,
                           const char *params, const char *caps);
+/* Reads JSON-RPC messages from p until the response (no method) with the
+ * integer id arrives and returns it (new reference); the other messages
+ * (requests, notifications, other responses) are appended to seen when it
+ * is not NULL. Fails the test on end of output or 20 s without a line. */
+json_t *tu_proc_wait_id(tu_proc *p, int id, json_t *seen);
 /* The error.code of a JSON-RPC response, 0 when it has none. */
 int tu_error_code(const json_t *msg);
 /* A cmocka teardown freeing the mcp_server_t held in *state. */
@@ -108,5 +117,17 @@ char *tu_bigints_as_reals(const char *b, size_t n, size_t *out_n);
  * integer as a real (tu_bigints_as_reals). On failure e holds jansson's
  * error (of the rewritten text when there was one). */
 json_t *tu_loadb_rules(const char *b, size_t n, json_error_t *e);
+
+/* Structural identity, stricter than json_equal: types (1 vs 1.0), real
+ * bits, string bytes including NULs, key order (json_agree.c). */
+bool tu_json_same(const json_t *a, const json_t *b);
+/* The differential check of the tape loader: mcp__json_load and
+ * json_loadb(JSON_DECODE_ANY | JSON_ALLOW_NUL) agree on the len bytes of buf
+ * under the documented rules of json/load.h (same verdict and values; on
+ * failure jansson's own error text, line, column and position; a raw NUL
+ * is a syntax error at that byte; an integer beyond int64 is the real of
+ * the literal). Prints the difference, with label, to stderr and returns
+ * false when they do not. */
+bool tu_json_load_agrees(const char *buf, size_t len, const char *label);
 
 #endif
