@@ -248,12 +248,17 @@ static void flush_all(stdio_transport *t) {
 
 /* Waits until the output takes more or, unless output is backed up past
  * OUTPUT_HIGH_WATER, input arrives. A client that does not read its
- * answers gets no more of its requests read (issue #16 item 10). */
-static void wait_out_or_in(stdio_transport *t, size_t left) {
+ * answers gets no more of its requests read (issue #16 item 10). True when
+ * input is there to read; false when only the output has room, and the
+ * reader must write before it reads: a read would block while the client,
+ * done writing, waits for the answers we hold. */
+static bool wait_out_or_in(stdio_transport *t, size_t left) {
   struct pollfd p[2] = {{.fd = t->out_fd, .events = POLLOUT},
                         {.fd = t->in_fd, .events = POLLIN}};
-  while (poll(p, left > OUTPUT_HIGH_WATER ? 1 : 2, -1) < 0 && errno == EINTR)
+  nfds_t n = left > OUTPUT_HIGH_WATER ? 1 : 2;
+  while (poll(p, n, -1) < 0 && errno == EINTR)
     ;
+  return n == 2 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 static void out_done(void *ctx) {
@@ -510,8 +515,7 @@ static mcp_status read_loop(stdio_transport *t) {
   for (;;) {
     size_t left = flush_held(t);
     if (left > 0) {
-      wait_out_or_in(t, left);
-      if (left > OUTPUT_HIGH_WATER)
+      if (!wait_out_or_in(t, left))
         continue; /* write more before reading more */
     }
     wait_for_room(t);
