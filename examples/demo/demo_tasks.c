@@ -5,11 +5,12 @@
  * reports progress on the caller's original progressToken, honours
  * tasks/cancel and returns structuredContent plus a resource_link.
  * export_orders is the same export, task optional (inline for clients
- * without tasks). reindex_catalog may run either way (one handler serves both
- * paths). archive_orders asks the user to confirm through elicitation; as a
- * task, the question travels on the client's tasks/result stream and the task
- * shows input_required until it is answered. An archive adds the tool
- * restore_orders (a tools/list_changed), which removes itself when used.
+ * without tasks) and idempotent (run again elsewhere if its replica dies).
+ * reindex_catalog may run either way (one handler serves both paths).
+ * archive_orders asks the user to confirm through elicitation; as a task, the
+ * question travels on the client's tasks/result stream and the task shows
+ * input_required until it is answered. An archive adds the tool restore_orders
+ * (a tools/list_changed), which removes itself when used.
  */
 #include "demo_tasks.h"
 
@@ -186,6 +187,10 @@ mcp_status demo_register_task_tools(mcp_server_t *s, mcp_error_t *err) {
          "\"format\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},"
          "\"required\":[\"rows\",\"format\",\"uri\"]}");
   mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
+  /* Running it twice exports the same rows to the same file: on replicas
+   * sharing PostgreSQL, another replica runs the task again when the one
+   * running it dies (docs/deploy.md). */
+  mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true);
   mcp_tool_set_handler(t, long_export, (void *)&export_orders_seconds, NULL);
   if ((st = mcp_server_add_tool(s, t, err)) != MCP_OK)
     return st;

@@ -161,6 +161,39 @@ MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                                    mcp_client_observer_fn fn,
                                                    void *user_data);
 
+/* ---- a result cache shared by several clients ---------------------------- */
+
+/* In 2026-07-28 the lists (tools, prompts, resources, resource templates)
+ * and resources/read carry ttlMs (how long the result stays fresh) and
+ * cacheScope. Every client keeps its own cache of such results. A result
+ * marked cacheScope "public" (the same for every caller) may also be shared
+ * between clients of one process: create a shared cache and attach it to
+ * the clients' options. A client then answers a request from the shared
+ * cache when another client attached to it got a fresh public result for
+ * the same server, method and params (the server is its URL for HTTP, its
+ * command line for stdio). "private" results, and results without
+ * cacheScope, never enter the shared cache. An entry expires ttlMs after it
+ * was received (at most a day); a change notification (list_changed,
+ * resources/updated) received by any attached client drops that server's
+ * entries it makes stale.
+ *
+ * Ownership: the cache is the caller's; clients borrow it, so free it after
+ * every client attached to it is closed. Thread-safe. */
+typedef struct mcp_client_cache mcp_client_cache_t;
+
+/* Returns new (free with mcp_client_cache_free; NULL is a no-op). At most
+ * max_entries results are kept (0: 1024); when full, expired entries go
+ * first, then everything. */
+MCP_API mcp_status mcp_client_cache_new(size_t max_entries,
+                                        mcp_client_cache_t **out);
+MCP_API void mcp_client_cache_free(mcp_client_cache_t *cache);
+/* The number of entries (fresh or not yet swept), for tests and metrics. */
+MCP_API size_t mcp_client_cache_size(mcp_client_cache_t *cache);
+/* Attaches cache (borrowed, may be NULL: none) to the clients connected
+ * with these options. */
+MCP_API mcp_status mcp_client_options_set_shared_cache(
+    mcp_client_options_t *o, mcp_client_cache_t *cache);
+
 /* ---- connection ---------------------------------------------------------- */
 
 /* Connects and initializes. *out returns new. On failure nothing is left

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "client/internal.h"
+#include "jsonrpc/jsonrpc.h"
 #include "mcp/call.h"
 #include "mcp/version.h"
 #include "util/buf.h"
@@ -25,16 +26,26 @@ static void observe(mcp_client_t *c, bool incoming, json_t *msg) {
     c->opts.observer(c, incoming, msg, c->opts.observer_ud);
 }
 
-mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
+mcp_status mcp__client_send(mcp_client_t *c, const mcp__buf *msg,
                             const mcp__csend *info, mcp_error_t *err) {
-  observe(c, false, msg);
-  char *text = json_dumps(msg, JSON_COMPACT);
-  if (text == NULL)
-    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  if (c->opts.observer != NULL) {
+    /* testers see what goes on the wire, as JSON */
+    json_error_t je;
+    json_t *seen = mcp__json_load(msg->data, msg->len, &je);
+    if (seen != NULL)
+      observe(c, false, seen);
+    json_decref(seen);
+  }
   mcp__csend none = {0};
-  mcp_status st = c->transport->ops->send(c->transport, text, strlen(text),
-                                          info ? info : &none, err);
-  free(text);
+  return c->transport->ops->send(c->transport, msg->data, msg->len,
+                                 info ? info : &none, err);
+}
+
+/* Encodes with src/jsonrpc and sends a message that has no answer to wait
+ * for (a notification, a reply to the server). ok: the encoder's verdict. */
+static mcp_status send_encoded(mcp_client_t *c, mcp__buf *b, bool ok) {
+  mcp_status st = ok ? mcp__client_send(c, b, NULL, NULL) : MCP_ERR_NOMEM;
+  mcp__buf_free(b);
   return st;
 }
 
@@ -74,13 +85,11 @@ void mcp__client_closed(mcp_client_t *c) {
 
 /* ---- incoming ----------------------------------------------------------- */
 
-static void answer_error(mcp_client_t *c, json_t *id, int code,
+static void answer_error(mcp_client_t *c, const json_t *id, int code,
                          const char *message) {
-  json_t *msg = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id,
-                          "error", "code", code, "message", message);
-  if (msg != NULL)
-    mcp__client_send(c, msg, NULL, NULL);
-  json_decref(msg);
+  mcp__buf b;
+  mcp__buf_init(&b);
+  send_encoded(c, &b, mcp__jsonrpc_encode_error(&b, id, code, message, NULL));
 }
 
 mcp_status mcp__client_handle(mcp_client_t *c, const char *method,
@@ -118,15 +127,14 @@ mcp_status mcp__client_handle(mcp_client_t *c, const char *method,
   return st;
 }
 
-static void handle_server_request(mcp_client_t *c, json_t *msg,
-                                  const char *method, json_t *id) {
+static void handle_server_request(mcp_client_t *c, json_t *params,
+                                  const char *method, const json_t *id) {
   json_t *result = NULL;
   if (strcmp(method, "ping") == 0) {
     result = json_object();
   } else {
     mcp_error_t e = {0};
-    mcp_status st = mcp__client_handle(
-        c, method, json_object_get(msg, "params"), &result, &e);
+    mcp_status st = mcp__client_handle(c, method, params, &result, &e);
     if (st == MCP_ERR_CAPABILITY) {
       answer_error(c, id, MCP_RPC_METHOD_NOT_FOUND, "Method not found");
       return;
@@ -141,11 +149,11 @@ static void handle_server_request(mcp_client_t *c, json_t *msg,
       return;
     }
   }
-  json_t *reply =
-      json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result);
-  if (reply != NULL)
-    mcp__client_send(c, reply, NULL, NULL);
-  json_decref(reply);
+  mcp__buf b;
+  mcp__buf_init(&b);
+  send_encoded(c, &b,
+               result != NULL && mcp__jsonrpc_encode_result(&b, id, result));
+  json_decref(result);
 }
 
 static void handle_progress(mcp_client_t *c, json_t *params) {
@@ -169,18 +177,16 @@ static void handle_progress(mcp_client_t *c, json_t *params) {
   pthread_mutex_unlock(&c->lock);
 }
 
-void mcp__client_receive(mcp_client_t *c, json_t *msg) {
-  if (!json_is_object(msg)) {
-    json_decref(msg);
-    return;
-  }
-  observe(c, true, msg);
-  const char *method = json_string_value(json_object_get(msg, "method"));
-  json_t *id = json_object_get(msg, "id");
+/* Routes one incoming message (root: the whole message, taken over; the
+ * other arguments are borrowed from it): a server request to the handlers,
+ * a notification to progress, cache, tasks and the application, a
+ * response (integer id) to its waiter. */
+static void route(mcp_client_t *c, json_t *root, const char *method,
+                  const json_t *id, json_t *params) {
+  observe(c, true, root);
   if (method != NULL && id != NULL) {
-    handle_server_request(c, msg, method, id);
+    handle_server_request(c, params, method, id);
   } else if (method != NULL) {
-    json_t *params = json_object_get(msg, "params");
     if (strcmp(method, "notifications/progress") == 0)
       handle_progress(c, params);
     mcp__cache_notify(c, method, params);
@@ -197,31 +203,61 @@ void mcp__client_receive(mcp_client_t *c, json_t *msg) {
       /* The waiter takes the message over: with a shared reference both
        * threads would decrement it, and jansson's json_decref reads the
        * count non-atomically first. */
-      p->response = msg;
-      msg = NULL;
+      p->response = root;
+      root = NULL;
       pthread_cond_broadcast(&c->cond);
     }
     /* else: late answer of a timed-out request, ignored (spec: S ignore) */
     pthread_mutex_unlock(&c->lock);
   }
-  json_decref(msg);
+  json_decref(root);
 }
 
-void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
-                              size_t flags) {
-  json_error_t je;
-  (void)flags;
-  json_t *msg = mcp__json_load(text, len, &je);
-  if (msg != NULL) {
-    mcp__client_receive(c, msg);
+void mcp__client_receive_message(mcp_client_t *c, mcp__message *m) {
+  json_t *root = m->root;
+  m->root = NULL; /* route takes it */
+  route(c, root, m->method, m->id, m->params);
+  mcp__message_clear(m);
+}
+
+/* A message src/jsonrpc refuses (no "jsonrpc": "2.0", an id of another
+ * type, params that are not an object, a malformed error object...): the
+ * client stays the tolerant reader it always was and routes it by its
+ * members, so a waiting request gets even a sloppy answer. */
+static void receive_lenient(mcp_client_t *c, json_t *msg) {
+  if (!json_is_object(msg)) {
+    json_decref(msg);
     return;
   }
-  if (c->opts.observer == NULL)
-    return;
-  json_t *raw = json_stringn_nocheck(text, len);
-  if (raw != NULL)
-    observe(c, true, raw);
-  json_decref(raw);
+  json_t *params = json_object_get(msg, "params");
+  route(c, msg, json_string_value(json_object_get(msg, "method")),
+        json_object_get(msg, "id"), params);
+}
+
+bool mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len) {
+  mcp__prescan scan;
+  mcp__message m;
+  mcp__decode_error de;
+  /* the client has no depth limit of its own (0): jansson's applies */
+  mcp__jsonrpc_prescan(text, len, &scan);
+  if (mcp__jsonrpc_decode_scanned(text, len, 0, &scan, &m, &de) == MCP_OK) {
+    mcp__client_receive_message(c, &m);
+    return true;
+  }
+  mcp__decode_error_clear(&de);
+  json_error_t je;
+  json_t *msg = mcp__json_load(text, len, &je);
+  if (msg != NULL) {
+    receive_lenient(c, msg);
+    return true;
+  }
+  if (c->opts.observer != NULL) {
+    json_t *raw = json_stringn_nocheck(text, len);
+    if (raw != NULL)
+      observe(c, true, raw);
+    json_decref(raw);
+  }
+  return false;
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -256,8 +292,10 @@ static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
 
 static mcp_status request_impl(mcp_client_t *c, const char *method,
                                json_t *params, mcp_client_progress_fn progress,
-                               void *ud, int timeout_ms, bool listen,
-                               json_t **result, mcp_error_t *err) {
+                               void *ud, int timeout_ms,
+                               const uint64_t *listen_gen, json_t **result,
+                               mcp_error_t *err) {
+  bool listen = listen_gen != NULL;
   bool modern = c->era == MCP__ERA_MODERN;
   int timeout = timeout_ms < 0    ? 0
                 : timeout_ms == 0 ? c->opts.timeout_ms
@@ -276,6 +314,13 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
     pthread_mutex_unlock(&c->lock);
     json_decref(params);
     return mcp_error_set(err, MCP_ERR_CLOSED, "the connection is closed");
+  }
+  if (listen && *listen_gen != c->listen_gen) {
+    /* mcp_client_listen_stop came before the request was registered (it
+     * ends only registered ones): the listen is over before it began */
+    pthread_mutex_unlock(&c->lock);
+    json_decref(params);
+    return MCP_OK;
   }
   p.id = ++c->next_id;
   uint64_t gen = c->session_gen;
@@ -305,11 +350,12 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
   json_t *id = json_integer(p.id);
   mcp__csend info = {
       .request_id = id, .headers = headers, .timeout_ms = timeout_ms};
-  /* the envelope comes from src/jsonrpc's shape: jsonrpc, id, method,
-   * params (params is stolen by the pack) */
-  json_t *msg = json_pack("{s:s,s:O,s:s,s:o}", "jsonrpc", "2.0", "id", id,
-                          "method", method, "params", params);
-  mcp_status st = msg ? mcp__client_send(c, msg, &info, err) : MCP_ERR_NOMEM;
+  mcp__buf msg;
+  mcp__buf_init(&msg);
+  bool encoded = mcp__jsonrpc_encode_request(&msg, id, method, params);
+  json_decref(params);
+  mcp_status st =
+      encoded ? mcp__client_send(c, &msg, &info, err) : MCP_ERR_NOMEM;
   if (st == MCP_ERR_NOT_FOUND && !modern && strcmp(method, "initialize") != 0 &&
       c->transport->ops->reset_session != NULL) {
     /* spec (Streamable HTTP, session management): on 404 for a request
@@ -317,7 +363,7 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
      * then sent once more, in the new session, with the same id. */
     st = restart_session(c, gen, err);
     if (st == MCP_OK)
-      st = mcp__client_send(c, msg, &info, err);
+      st = mcp__client_send(c, &msg, &info, err);
   }
   mcp__headers_free(headers);
   if (st == MCP_ERR_NOT_FOUND) {
@@ -325,7 +371,7 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
     if (err != NULL)
       err->status = st;
   }
-  json_decref(msg);
+  mcp__buf_free(&msg);
   if (st != MCP_OK) {
     pthread_mutex_lock(&c->lock);
     unlink_pending(c, &p);
@@ -383,16 +429,16 @@ mcp_status mcp_client_request(mcp_client_t *c, const char *method,
   if (c->era == MCP__ERA_MODERN)
     return mcp__modern_request(c, method, params, progress, user_data, false,
                                result, err);
-  return request_impl(c, method, params, progress, user_data, 0, false, result,
+  return request_impl(c, method, params, progress, user_data, 0, NULL, result,
                       err);
 }
 
 mcp_status mcp__client_request_once(mcp_client_t *c, const char *method,
                                     json_t *params,
                                     mcp_client_progress_fn progress, void *ud,
-                                    int timeout_ms, bool listen,
+                                    int timeout_ms, const uint64_t *listen_gen,
                                     json_t **result, mcp_error_t *err) {
-  return request_impl(c, method, params, progress, ud, timeout_ms, listen,
+  return request_impl(c, method, params, progress, ud, timeout_ms, listen_gen,
                       result, err);
 }
 
@@ -402,16 +448,11 @@ mcp_status mcp_client_notify(mcp_client_t *c, const char *method,
     json_decref(params);
     return MCP_ERR_INVALID_ARG;
   }
-  json_t *msg = json_pack("{s:s,s:s}", "jsonrpc", "2.0", "method", method);
-  if (msg == NULL) {
-    json_decref(params);
-    return MCP_ERR_NOMEM;
-  }
-  if (params != NULL)
-    json_object_set_new(msg, "params", params);
-  mcp_status st = mcp__client_send(c, msg, NULL, NULL);
-  json_decref(msg);
-  return st;
+  mcp__buf b;
+  mcp__buf_init(&b);
+  bool ok = mcp__jsonrpc_encode_notification(&b, method, params);
+  json_decref(params);
+  return send_encoded(c, &b, ok);
 }
 
 /* ---- connect / close ----------------------------------------------------- */
@@ -434,7 +475,7 @@ static mcp_status initialize(mcp_client_t *c, mcp_error_t *err) {
                              "name", c->opts.name, "version", c->opts.version);
   json_t *result = NULL;
   mcp_status st =
-      request_impl(c, "initialize", params, NULL, NULL, 0, false, &result, err);
+      request_impl(c, "initialize", params, NULL, NULL, 0, NULL, &result, err);
   if (st != MCP_OK)
     return st;
   const char *v = json_string_value(json_object_get(result, "protocolVersion"));
@@ -543,6 +584,7 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
   pthread_cond_init(&c->task_cond, NULL);
   c->retired = json_array();
   c->cache = json_object();
+  c->cache_server = mcp__cache_server_identity(&c->opts);
   c->tool_headers = json_object();
   c->task_seen = json_object();
   const char *want = o->protocol_version;
@@ -558,8 +600,8 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
   json_object_set_new(c->modern_caps, "extensions",
                       json_pack("{s:{}}", MCP__TASKS_EXT));
   if (c->opts.protocol_version == NULL || c->retired == NULL ||
-      c->cache == NULL || c->tool_headers == NULL || c->task_seen == NULL ||
-      c->modern_caps == NULL) {
+      c->cache == NULL || c->cache_server == NULL || c->tool_headers == NULL ||
+      c->task_seen == NULL || c->modern_caps == NULL) {
     mcp_client_close(c);
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
@@ -585,6 +627,7 @@ void mcp_client_close(mcp_client_t *c) {
   json_decref(c->init_result);
   json_decref(c->retired);
   json_decref(c->cache);
+  free(c->cache_server);
   json_decref(c->tool_headers);
   json_decref(c->task_seen);
   json_decref(c->modern_caps);

@@ -4,8 +4,8 @@
  * The core (client.c) owns request ids, the table of requests waiting for an
  * answer, and the routing of every incoming message. A transport only moves
  * bytes: send() hands it one serialized message, and it calls
- * mcp__client_receive() for each message that arrives. Two transports exist,
- * chosen at connect time, so they sit behind a small vtable. */
+ * mcp__client_receive_text() for each message that arrives. Two transports
+ * exist, chosen at connect time, so they sit behind a small vtable. */
 #ifndef MCP_CLIENT_INTERNAL_H
 #define MCP_CLIENT_INTERNAL_H
 
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "jsonrpc/jsonrpc.h"
 #include "mcp/client.h"
 #include "util/buf.h"
 
@@ -86,6 +87,7 @@ struct mcp_client_options {
   json_t *sampling_caps, *elicitation_caps, *roots_caps;
   mcp_client_observer_fn observer;
   void *observer_ud;
+  mcp_client_cache_t *shared_cache; /* borrowed */
 };
 
 /* One request waiting for its answer. Lives on the waiting thread's stack. */
@@ -126,33 +128,38 @@ struct mcp_client {
   json_t *tool_headers;     /* tool name -> {"Header": ["arg", ...path]} */
   bool tools_listed;        /* tool_headers came from a tools/list */
   json_t *cache;            /* key -> {"r": result, "t": expiry ms} */
+  char *cache_server;       /* the server's identity in the shared cache */
   char *log_level;          /* per-request logLevel (modern), or NULL */
   pthread_cond_t task_cond; /* a task status notification arrived */
   json_t *task_seen;        /* task id -> last DetailedTask seen */
   uint64_t listen_gen;      /* bumped by mcp_client_listen_stop */
 };
 
-/* Called by transports for each incoming message (takes msg: steals). */
-void mcp__client_receive(mcp_client_t *c, json_t *msg);
-/* Parses one incoming message of len bytes (json_loadb flags) and receives
- * it; text that does not parse reaches the observer as a JSON string, so a
- * tester can report it. */
-void mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len,
-                              size_t flags);
+/* Called by transports for each incoming message: len bytes of JSON,
+ * decoded with src/jsonrpc. A message that parses but breaks the JSON-RPC
+ * envelope rules is still routed by its members (the client is a tolerant
+ * reader); text that does not parse reaches the observer as a JSON string,
+ * so a tester can report it, and makes the answer false. */
+bool mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len);
+/* The same for a message the transport decoded itself (takes m's root). */
+void mcp__client_receive_message(mcp_client_t *c, mcp__message *m);
 /* Called by transports when the connection ended (reader EOF). */
 void mcp__client_closed(mcp_client_t *c);
 /* True while the request with this id still waits for its answer. */
 bool mcp__client_is_pending(mcp_client_t *c, const json_t *id);
-/* Serializes and sends msg (borrowed) through the transport. */
-mcp_status mcp__client_send(mcp_client_t *c, json_t *msg,
+/* Sends one message encoded with src/jsonrpc (msg borrowed) through the
+ * transport; the observer sees it parsed. */
+mcp_status mcp__client_send(mcp_client_t *c, const mcp__buf *msg,
                             const mcp__csend *info, mcp_error_t *err);
 
 /* One request, no multi-round handling (client.c). timeout_ms as in
- * mcp__csend; listen marks a subscriptions/listen. */
+ * mcp__csend; listen_gen marks a subscriptions/listen, started when the
+ * client's listen_gen was *listen_gen: when mcp_client_listen_stop bumped
+ * it since, nothing is sent and MCP_OK returned. */
 mcp_status mcp__client_request_once(mcp_client_t *c, const char *method,
                                     json_t *params,
                                     mcp_client_progress_fn progress, void *ud,
-                                    int timeout_ms, bool listen,
+                                    int timeout_ms, const uint64_t *listen_gen,
                                     json_t **result, mcp_error_t *err);
 
 /* ---- 2026-07-28 (modern.c) ---- */
@@ -187,10 +194,17 @@ void mcp__client_task_status(mcp_client_t *c, json_t *task);
 /* A cached, still fresh result for method + params, or NULL (new ref). */
 json_t *mcp__cache_get(mcp_client_t *c, const char *method,
                        const json_t *params);
-/* Stores result when it carries ttlMs > 0 (and no multi-round input). */
+/* A fresh public result of the shared cache (new ref), or NULL. */
+json_t *mcp__cache_shared_get(mcp_client_t *c, const char *method,
+                              const json_t *params);
+/* Stores result when it carries ttlMs > 0 (and no multi-round input); in
+ * the shared cache too when its cacheScope is "public". */
 void mcp__cache_put(mcp_client_t *c, const char *method, const json_t *params,
                     const json_t *result);
-/* Drops entries that a notification makes stale. */
+/* The client's identity of its server in the shared cache (malloc'd):
+ * "http URL" or "stdio ARGV-as-JSON". */
+char *mcp__cache_server_identity(const mcp_client_options_t *o);
+/* Drops entries that a notification makes stale (own and shared). */
 void mcp__cache_notify(mcp_client_t *c, const char *method,
                        const json_t *params);
 

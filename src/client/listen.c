@@ -25,7 +25,7 @@ mcp_status mcp_client_listen(mcp_client_t *c, json_t *filter,
       json_decref(json_object_get(params, "notifications"));
     json_t *r = NULL;
     mcp_status st = mcp__client_request_once(c, "subscriptions/listen", params,
-                                             NULL, NULL, -1, true, &r, err);
+                                             NULL, NULL, -1, &gen, &r, err);
     json_decref(r);
     return st;
   }

@@ -41,7 +41,7 @@ mcp_status mcp_client_ping(mcp_client_t *c, mcp_error_t *err) {
    * check */
   mcp_status st =
       modern(c) ? mcp__client_request_once(c, "server/discover", json_object(),
-                                           NULL, NULL, 0, false, &r, err)
+                                           NULL, NULL, 0, NULL, &r, err)
                 : mcp_client_request(c, "ping", NULL, NULL, NULL, &r, err);
   json_decref(r);
   return st;

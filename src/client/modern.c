@@ -270,7 +270,7 @@ mcp_status mcp__modern_discover(mcp_client_t *c, mcp_error_t *err) {
   for (int attempt = 0; attempt < 2; attempt++) {
     memset(&e, 0, sizeof e);
     st = mcp__client_request_once(c, "server/discover", json_object(), NULL,
-                                  NULL, 0, false, &result, &e);
+                                  NULL, 0, NULL, &result, &e);
     if (!(st == MCP_ERR_PEER && e.rpc_code == -32022))
       break;
   }
@@ -403,6 +403,13 @@ mcp_status mcp__modern_request(mcp_client_t *c, const char *method,
   if (params == NULL)
     params = json_object();
   json_t *cached = mcp__cache_get(c, method, params);
+  if (cached == NULL) {
+    /* another client's public result: new to this client, so remember
+     * what it tells (tools' header maps) as for an answer */
+    cached = mcp__cache_shared_get(c, method, params);
+    if (cached != NULL)
+      mcp__modern_after(c, method, cached);
+  }
   if (cached != NULL) {
     json_decref(params);
     if (result != NULL)
@@ -427,8 +434,7 @@ mcp_status mcp__modern_request(mcp_client_t *c, const char *method,
       json_object_set(p, "inputResponses", responses);
     if (state != NULL)
       json_object_set(p, "requestState", state);
-    st =
-        mcp__client_request_once(c, method, p, progress, ud, 0, false, &r, err);
+    st = mcp__client_request_once(c, method, p, progress, ud, 0, NULL, &r, err);
     json_decref(responses);
     json_decref(state);
     responses = state = NULL;

@@ -249,6 +249,14 @@ mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
                      user_data);
 }
 
+mcp_status mcp_client_options_set_shared_cache(mcp_client_options_t *o,
+                                               mcp_client_cache_t *cache) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->shared_cache = cache;
+  return MCP_OK;
+}
+
 mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                            mcp_client_observer_fn fn,
                                            void *user_data) {

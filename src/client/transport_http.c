@@ -21,7 +21,6 @@
 #include "client/internal.h"
 #include "client/sse.h"
 #include "util/clock.h"
-#include "json/load.h"
 
 /* How often one request's stream may be resumed without any event arriving
  * in between, and the wait when the server never sent retry:. */
@@ -80,7 +79,7 @@ static void on_event(const char *event, const char *id, const char *data,
   x->events++;
   if (len == 0 || strcmp(event, "message") != 0)
     return; /* priming events carry an id and no data */
-  mcp__client_receive_text(x->t->base.client, data, len, 0);
+  mcp__client_receive_text(x->t->base.client, data, len);
 }
 
 static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
@@ -345,14 +344,17 @@ static bool deliver_error_body(http_transport *t, exchange *x,
   if (request_id == NULL || x->is_sse || x->status < 400 || x->status >= 500 ||
       x->body.len == 0)
     return false;
-  json_error_t je;
-  json_t *msg = mcp__json_load(x->body.data, x->body.len, &je);
-  if (!json_is_object(json_object_get(msg, "error")) ||
-      !json_equal(json_object_get(msg, "id"), request_id)) {
-    json_decref(msg);
+  mcp__message m;
+  mcp__decode_error de;
+  if (mcp__jsonrpc_decode(x->body.data, x->body.len, 0, &m, &de) != MCP_OK) {
+    mcp__decode_error_clear(&de);
     return false;
   }
-  mcp__client_receive(t->base.client, msg);
+  if (m.kind != MCP__MSG_ERROR || !json_equal(m.id, request_id)) {
+    mcp__message_clear(&m);
+    return false;
+  }
+  mcp__client_receive_message(t->base.client, &m);
   return true;
 }
 
@@ -392,14 +394,10 @@ static mcp_status http_send(mcp__ctransport *base, const char *bytes,
     st = http_status_error(t, &x, "POST", err);
   }
   if (st == MCP_OK && request_id != NULL && !x.is_sse) {
-    json_error_t je;
-    json_t *msg =
-        x.body.len ? mcp__json_load(x.body.data, x.body.len, &je) : NULL;
-    if (msg == NULL)
+    if (x.body.len == 0 ||
+        !mcp__client_receive_text(t->base.client, x.body.data, x.body.len))
       st = mcp_error_set(err, MCP_ERR_PARSE,
                          "POST: HTTP %ld without a JSON-RPC answer", x.status);
-    else
-      mcp__client_receive(t->base.client, msg);
   }
   /* The stream ended without the response: resume it (SEP-1699). */
   int idle = 0;

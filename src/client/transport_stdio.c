@@ -80,7 +80,7 @@ static void deliver_line(stdio_transport *s, char *line, size_t len) {
     line[--len] = '\0';
   /* a line that is not JSON breaks the stdio rules: observers see it */
   if (len > 0)
-    mcp__client_receive_text(s->base.client, line, len, JSON_DECODE_ANY);
+    mcp__client_receive_text(s->base.client, line, len);
 }
 
 static void *reader_main(void *arg) {

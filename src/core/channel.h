@@ -93,6 +93,12 @@ void mcp__session_input_closed(mcp_session_t *s);
  * whoever the handler suspended it for (call_finish.c). */
 void mcp__call_run(mcp_call_t *call);
 
+/* The caller behind the session's notification stream becomes peer's
+ * (core/viewer.h): a GET stream opened on a session, maybe adopted from
+ * another replica, carries only what that caller may see. */
+mcp_status mcp__session_set_viewer_peer(mcp_session_t *s,
+                                        const mcp__peer *peer);
+
 /* Lets the call's handler answer later, from another thread: a blocked
  * tasks/result then frees its worker and the response (and done) come when
  * the task ends. Only for transports whose channel accepts send and done

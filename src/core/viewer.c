@@ -14,9 +14,8 @@ void mcp__viewer_clear(mcp__viewer *v) {
   memset(v, 0, sizeof *v);
 }
 
-mcp_status mcp__viewer_set(mcp__viewer *v, const mcp_call_t *call) {
+static mcp_status viewer_of_peer(mcp__viewer *v, const mcp__peer *p) {
   mcp__viewer_clear(v);
-  const mcp__peer *p = &call->peer;
   if (p->subject && (v->subject = strdup(p->subject)) == NULL)
     return MCP_ERR_NOMEM;
   if (p->subject && p->scopes && (v->scopes = strdup(p->scopes)) == NULL) {
@@ -26,6 +25,10 @@ mcp_status mcp__viewer_set(mcp__viewer *v, const mcp_call_t *call) {
   v->may_read = p->may_read;
   v->policy = p->policy;
   return MCP_OK;
+}
+
+mcp_status mcp__viewer_set(mcp__viewer *v, const mcp_call_t *call) {
+  return viewer_of_peer(v, &call->peer);
 }
 
 bool mcp__viewer_may_read(const mcp__viewer *v, const char *uri) {
@@ -41,8 +44,13 @@ bool mcp__viewer_sees_owner(const mcp__viewer *v, const char *owner) {
 }
 
 mcp_status mcp__session_set_viewer(mcp_session_t *se, const mcp_call_t *call) {
+  return mcp__session_set_viewer_peer(se, &call->peer);
+}
+
+mcp_status mcp__session_set_viewer_peer(mcp_session_t *se,
+                                        const mcp__peer *peer) {
   mcp__viewer v = {0};
-  mcp_status st = mcp__viewer_set(&v, call);
+  mcp_status st = viewer_of_peer(&v, peer);
   if (st != MCP_OK)
     return st;
   pthread_mutex_lock(&se->lock);

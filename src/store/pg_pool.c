@@ -167,22 +167,36 @@ static mcp_status check(mcp__pg_conn *c, PGresult *r, const char *what,
   return st;
 }
 
+mcp_status mcp__pg_conn_prepare(mcp__pg_conn *c, const mcp__pg_stmt *s,
+                                mcp_error_t *err) {
+  for (unsigned i = 0; i < c->nprepared; i++)
+    if (c->prepared[i] == s)
+      return MCP_OK;
+  PGresult *r = PQprepare(c->conn, s->name, s->sql, s->nparams, NULL);
+  mcp_status st = check(c, r, s->name, err);
+  if (st != MCP_OK)
+    return st;
+  PQclear(r);
+  if (c->nprepared < MAX_PREPARED)
+    c->prepared[c->nprepared++] = s;
+  return MCP_OK;
+}
+
+PGconn *mcp__pg_conn_handle(mcp__pg_conn *c) {
+  return c->conn;
+}
+
+void mcp__pg_conn_set_broken(mcp__pg_conn *c) {
+  c->broken = true;
+}
+
 mcp_status mcp__pg_conn_exec(mcp__pg_conn *c, const mcp__pg_stmt *s,
                              const char *const *values, PGresult **out,
                              mcp_error_t *err) {
   *out = NULL;
-  bool prepared = false;
-  for (unsigned i = 0; i < c->nprepared && !prepared; i++)
-    prepared = c->prepared[i] == s;
-  if (!prepared) {
-    PGresult *r = PQprepare(c->conn, s->name, s->sql, s->nparams, NULL);
-    mcp_status st = check(c, r, s->name, err);
-    if (st != MCP_OK)
-      return st;
-    PQclear(r);
-    if (c->nprepared < MAX_PREPARED)
-      c->prepared[c->nprepared++] = s;
-  }
+  mcp_status pst = mcp__pg_conn_prepare(c, s, err);
+  if (pst != MCP_OK)
+    return pst;
   PGresult *r =
       PQexecPrepared(c->conn, s->name, s->nparams, values, NULL, NULL, 0);
   mcp_status st = check(c, r, s->name, err);

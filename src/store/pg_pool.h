@@ -58,6 +58,14 @@ mcp_status mcp__pg_acquire(mcp__pg_pool *p, mcp__pg_conn **out,
 mcp_status mcp__pg_conn_exec(mcp__pg_conn *c, const mcp__pg_stmt *s,
                              const char *const *values, PGresult **out,
                              mcp_error_t *err);
+/* Prepares s on c unless it already is (mcp__pg_conn_exec does it on
+ * first use; a pipeline must do it before). */
+mcp_status mcp__pg_conn_prepare(mcp__pg_conn *c, const mcp__pg_stmt *s,
+                                mcp_error_t *err);
+/* The libpq connection of c (borrowed), for a pipeline (pg_batch.c). */
+PGconn *mcp__pg_conn_handle(mcp__pg_conn *c);
+/* Marks c dead: it is closed when released. */
+void mcp__pg_conn_set_broken(mcp__pg_conn *c);
 /* A statement without parameters ("BEGIN", "COMMIT", ...). */
 mcp_status mcp__pg_conn_simple(mcp__pg_conn *c, const char *sql,
                                mcp_error_t *err);

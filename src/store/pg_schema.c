@@ -59,6 +59,11 @@ static const char *const migrations[] = {
     " PRIMARY KEY (session_id, request_id));"
     "CREATE INDEX mcp_pending_requests_by_age"
     " ON mcp_pending_requests (created_ms);",
+    /* 6: tasks of idempotent tools keep their request, so another replica
+     * can run them again when theirs died (task_rerun.h); runs counts
+     * the runs started */
+    "ALTER TABLE mcp_tasks ADD COLUMN request text,"
+    " ADD COLUMN runs integer NOT NULL DEFAULT 1;",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -22,6 +22,7 @@
  * and one #define below). */
 #define MCP__PQ_FUNCTIONS(X)                                                   \
   X(PQclear)                                                                   \
+  X(PQcmdStatus)                                                               \
   X(PQcmdTuples)                                                               \
   X(PQconnectdb)                                                               \
   X(PQconsumeInput)                                                            \
@@ -70,6 +71,7 @@ mcp_status mcp__pq_require(mcp_error_t *err);
 
 #ifndef MCP__PQ_NO_REDIRECT
 #define PQclear              (mcp__pq()->PQclear)
+#define PQcmdStatus          (mcp__pq()->PQcmdStatus)
 #define PQcmdTuples          (mcp__pq()->PQcmdTuples)
 #define PQconnectdb          (mcp__pq()->PQconnectdb)
 #define PQconsumeInput       (mcp__pq()->PQconsumeInput)

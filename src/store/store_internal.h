@@ -16,6 +16,15 @@ static inline bool mcp__store_is_shared(const mcp_store_t *s) {
   return (mcp_store_flags(s) & MCP_STORE_SHARED) != 0;
 }
 
+/* task_update (its status returned) and, on MCP_OK, the record as stored
+ * after the change in *out (new strings; mcp_task_record_clear it), or
+ * *out zeroed (task_id NULL) when it could not be read back: one statement
+ * on PostgreSQL (store_postgres.c), an update then a get elsewhere. */
+mcp_status mcp__store_task_update_get(mcp_store_t *s,
+                                      const mcp_task_record *rec,
+                                      mcp_task_status *current,
+                                      mcp_task_record *out, mcp_error_t *err);
+
 /* True when rec matches filter (the keyset cursor included). */
 static inline bool mcp__task_filter_match(const mcp_task_filter *f,
                                           const mcp_task_record *r) {

@@ -15,8 +15,10 @@
  * together never migrate twice. Text columns use the "C" collation so that
  * task ids sort by bytes, as in the memory and SQLite backends.
  */
+#include "store/pg_batch.h"
 #include "store/pg_pool.h"
 #include "store/store_internal.h"
+#include "store/task_rerun.h"
 #include "util/clock.h"
 #include "util/rand.h"
 
@@ -43,17 +45,22 @@ enum {
   S_RENEW,
   S_EXPIRE,
   S_SECRET,
+  S_CLAIM,
+  S_UPDATE_ROW,
   S_COUNT
 };
+
+/* The statusMessage of a lost task: $2, or $5 for a re-runnable one. */
+#define MESSAGE "(CASE WHEN t.request IS NULL THEN $2::text ELSE $5::text END)"
 
 static const mcp__pg_stmt stmts[S_COUNT] = {
     [S_PUT] = {"mcp_task_put",
                "INSERT INTO mcp_tasks (" TASK_COLS ", lease_holder,"
-               " lease_until_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8::bigint,"
-               "$9::bigint,$10::bigint,$11::bigint,$12,$13,$14,"
-               " mcp_now_ms() + $15::bigint)"
+               " lease_until_ms, request) VALUES ($1,$2,$3,$4,$5,$6,$7,"
+               "$8::bigint,$9::bigint,$10::bigint,$11::bigint,$12,$13,$14,"
+               " mcp_now_ms() + $15::bigint, $16)"
                " ON CONFLICT DO NOTHING",
-               15},
+               16},
     [S_GET] = {"mcp_task_get",
                "SELECT " TASK_COLS " FROM mcp_tasks"
                " WHERE scope = $1 AND task_id = $2",
@@ -70,6 +77,17 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                   " RETURNING 1)"
                   " SELECT (SELECT count(*) FROM u)",
                   7},
+    /* The same compare-and-set, answering the row as it is after the
+     * change (no row: nothing changed). */
+    [S_UPDATE_ROW] = {"mcp_task_update_row",
+                      "UPDATE mcp_tasks SET status = $3,"
+                      " status_message = $4, updated_ms = $5::bigint,"
+                      " result = COALESCE($6, result),"
+                      " error = COALESCE($7, error)"
+                      " WHERE scope = $1 AND task_id = $2"
+                      " AND status IN ('working', 'input_required')"
+                      " RETURNING " TASK_COLS,
+                      7},
     [S_STATUS] = {"mcp_task_status",
                   "SELECT status FROM mcp_tasks"
                   " WHERE scope = $1 AND task_id = $2",
@@ -89,30 +107,49 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                 8},
     [S_DELETE] = {"mcp_task_delete",
                   "DELETE FROM mcp_tasks WHERE scope = $1 AND task_id = $2", 2},
+    /* Statements changing many rows lock them first in (scope, task_id)
+     * order, the order of the group commit's batches (pg_batch.h): no two
+     * writers ever wait for each other in a cycle (a deadlock, which
+     * PostgreSQL breaks by failing one of them). */
     [S_SWEEP] = {"mcp_task_sweep",
-                 "DELETE FROM mcp_tasks WHERE scope = $1 AND ("
+                 "DELETE FROM mcp_tasks t USING (SELECT scope, task_id"
+                 " FROM mcp_tasks WHERE scope = $1 AND ("
                  " (ttl_ms IS NOT NULL AND created_ms + ttl_ms <= $2::bigint)"
                  " OR (ttl_ms IS NULL AND $3::bigint >= 0"
                  "     AND updated_ms <= $2::bigint - $3::bigint"
                  "     AND status IN ('completed', 'failed', 'cancelled')))"
-                 " RETURNING task_id, ttl_ms IS NOT NULL",
+                 " ORDER BY scope, task_id FOR UPDATE) d"
+                 " WHERE t.scope = d.scope AND t.task_id = d.task_id"
+                 " RETURNING t.task_id, t.ttl_ms IS NOT NULL",
                  3},
     [S_RENEW] = {"mcp_task_renew",
-                 "UPDATE mcp_tasks SET lease_until_ms = mcp_now_ms() + "
-                 "$2::bigint WHERE lease_holder = $1"
-                 " AND status IN ('working', 'input_required')",
+                 "UPDATE mcp_tasks t SET lease_until_ms = mcp_now_ms() + "
+                 "$2::bigint FROM (SELECT scope, task_id FROM mcp_tasks"
+                 " WHERE lease_holder = $1"
+                 " AND status IN ('working', 'input_required')"
+                 " ORDER BY scope, task_id FOR UPDATE) r"
+                 " WHERE t.scope = r.scope AND t.task_id = r.task_id",
                  2},
-    /* Fails, with an isError result, the active tasks whose lease lapsed. */
-    [S_EXPIRE] = {"mcp_task_expire",
-                  "UPDATE mcp_tasks SET status = 'failed', status_message = "
-                  "$2, updated_ms = mcp_now_ms(), result = jsonb_build_object("
-                  "'content', jsonb_build_array(jsonb_build_object('type',"
-                  " 'text', 'text', $2::text)), 'isError', true)::text"
-                  " WHERE status IN ('working', 'input_required')"
-                  " AND lease_until_ms < mcp_now_ms()"
-                  " AND lease_holder IS DISTINCT FROM $1"
-                  " RETURNING scope, task_id",
-                  2},
+    /* Fails, with an isError result, the active tasks whose lease lapsed;
+     * a re-runnable one (request stored) only once its runs are used up or
+     * no replica claimed it for $4 ms more (task_rerun.h). */
+    [S_EXPIRE] =
+        {"mcp_task_expire",
+         "UPDATE mcp_tasks t SET status = 'failed', status_message = " MESSAGE
+         ", updated_ms = mcp_now_ms(), result = "
+         "jsonb_build_object('content', jsonb_build_array("
+         "jsonb_build_object('type', 'text', 'text', " MESSAGE
+         ")), 'isError', true)::text"
+         " FROM (SELECT scope, task_id FROM mcp_tasks"
+         " WHERE status IN ('working', 'input_required')"
+         " AND lease_until_ms < mcp_now_ms()"
+         " AND lease_holder IS DISTINCT FROM $1"
+         " AND (request IS NULL OR runs >= $3::integer"
+         "      OR lease_until_ms < mcp_now_ms() - $4::bigint)"
+         " ORDER BY scope, task_id FOR UPDATE) x"
+         " WHERE t.scope = x.scope AND t.task_id = x.task_id"
+         " RETURNING t.scope, t.task_id",
+         5},
     /* The stored value wins over a concurrent first insert. */
     [S_SECRET] = {"mcp_secret",
                   "WITH i AS (INSERT INTO mcp_secrets VALUES ($1, $2)"
@@ -120,22 +157,55 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                   " SELECT value FROM i UNION ALL"
                   " SELECT value FROM mcp_secrets WHERE name = $1",
                   2},
+    /* Takes over re-runnable tasks of scope $3 whose lease lapsed: the
+     * subquery locks each row it returns and skips rows another replica
+     * holds; a row another replica claimed meanwhile is re-checked on its
+     * new version (its lease no longer lapsed), so exactly one wins. */
+    [S_CLAIM] =
+        {"mcp_task_claim",
+         "UPDATE mcp_tasks t SET lease_holder = $1,"
+         " lease_until_ms = mcp_now_ms() + $2::bigint,"
+         " runs = t.runs + 1, status = 'working',"
+         " status_message = format('%s (run %s of %s)', $4::text,"
+         " t.runs + 1, $5::integer), updated_ms = mcp_now_ms()"
+         " FROM (SELECT scope, task_id FROM mcp_tasks"
+         "  WHERE scope = $3 AND status IN ('working', 'input_required')"
+         "  AND request IS NOT NULL AND runs < $5::integer"
+         "  AND lease_until_ms < mcp_now_ms()"
+         "  AND lease_holder IS DISTINCT FROM $1"
+         "  ORDER BY scope, task_id LIMIT 16"
+         "  FOR UPDATE SKIP LOCKED) c"
+         " WHERE t.scope = c.scope AND t.task_id = c.task_id"
+         " RETURNING t.task_id, t.request, t.runs",
+         5},
 };
 
 #define LOST                                                                   \
   "Lost: the replica running this task stopped (its lease was not renewed "    \
   "in time)"
+#define LOST_RERUN                                                             \
+  "Lost: the replica running this task stopped (its lease was not renewed "    \
+  "in time) and no replica could run it again"
+#define RERUNNING                                                              \
+  "Running again on another replica: the replica running this task stopped"
 #define LEASE_DEFAULT_MS 10000
 
 typedef struct pgstore {
-  mcp__pg_pool *pool;
-  char holder[64]; /* this process's name in lease_holder */
+  mcp__pg_pool *pool;   /* reads, leases, secrets */
+  mcp__pg_batch *batch; /* task writes: group commit (pg_batch.c) */
+  char holder[64];      /* this process's name in lease_holder */
   pthread_mutex_t lock;
   pthread_cond_t wake; /* CLOCK_MONOTONIC */
   bool stopping;
   int64_t lease_ms;
   pthread_t keeper;
   bool has_keeper;
+  /* task_rerun.h: who takes over re-runnable tasks (claim_lock held while
+   * the keeper claims and calls fn) */
+  pthread_mutex_t claim_lock;
+  mcp__task_claim_fn claim_fn;
+  void *claim_ud;
+  char *claim_scope;
 } pgstore;
 
 static char *dup_value(PGresult *r, int row, int col, bool *ok) {
@@ -187,14 +257,13 @@ static const char *ms_text(char *buf, int64_t v, bool opt) {
   return buf;
 }
 
-static mcp_status pg_put(void *impl, const mcp_task_record *t,
-                         mcp_error_t *err) {
-  pgstore *q = impl;
+static mcp_status put_task(pgstore *q, const mcp_task_record *t,
+                           const char *request, mcp_error_t *err) {
   char b[5][24];
   pthread_mutex_lock(&q->lock);
   int64_t lease = q->lease_ms;
   pthread_mutex_unlock(&q->lock);
-  const char *v[15] = {t->scope,
+  const char *v[16] = {t->scope,
                        t->task_id,
                        t->owner,
                        t->session,
@@ -208,15 +277,21 @@ static mcp_status pg_put(void *impl, const mcp_task_record *t,
                        t->result,
                        t->error,
                        q->holder,
-                       ms_text(b[4], lease, false)};
+                       ms_text(b[4], lease, false),
+                       request};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_PUT], v, false, &r, err);
+  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_PUT], v, &r, err);
   if (st != MCP_OK)
     return st;
   if (strcmp(PQcmdTuples(r), "0") == 0)
     st = mcp_error_set(err, MCP_ERR_EXISTS, "task id already exists");
   PQclear(r);
   return st;
+}
+
+static mcp_status pg_put(void *impl, const mcp_task_record *t,
+                         mcp_error_t *err) {
+  return put_task(impl, t, NULL, err);
 }
 
 static mcp_status pg_get(void *impl, const char *scope, const char *id,
@@ -235,9 +310,11 @@ static mcp_status pg_get(void *impl, const char *scope, const char *id,
   return st;
 }
 
-static mcp_status pg_update(void *impl, const mcp_task_record *t,
-                            mcp_task_status *current, mcp_error_t *err) {
-  pgstore *q = impl;
+/* task_update; with row, the record after the change in *row (one
+ * statement instead of an update and a read). */
+static mcp_status update_task(pgstore *q, const mcp_task_record *t,
+                              mcp_task_status *current, mcp_task_record *row,
+                              mcp_error_t *err) {
   char b[24];
   const char *v[7] = {t->scope,
                       t->task_id,
@@ -247,10 +324,15 @@ static mcp_status pg_update(void *impl, const mcp_task_record *t,
                       t->result,
                       t->error};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_UPDATE], v, false, &r, err);
+  mcp_status st = mcp__pg_batch_exec(
+      q->batch, &stmts[row ? S_UPDATE_ROW : S_UPDATE], v, &r, err);
   if (st != MCP_OK)
     return st;
-  bool changed = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
+  bool changed =
+      row ? PQntuples(r) == 1
+          : PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
+  if (changed && row && !read_row(r, 0, row))
+    memset(row, 0, sizeof *row); /* changed, but no copy to show */
   PQclear(r);
   if (changed) {
     if (current)
@@ -274,6 +356,11 @@ static mcp_status pg_update(void *impl, const mcp_task_record *t,
   }
   PQclear(r);
   return st;
+}
+
+static mcp_status pg_update(void *impl, const mcp_task_record *t,
+                            mcp_task_status *current, mcp_error_t *err) {
+  return update_task(impl, t, current, NULL, err);
 }
 
 static mcp_status pg_list(void *impl, const char *scope,
@@ -315,7 +402,7 @@ static mcp_status pg_delete(void *impl, const char *scope, const char *id,
   pgstore *q = impl;
   const char *v[2] = {scope, id};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(q->pool, &stmts[S_DELETE], v, false, &r, err);
+  mcp_status st = mcp__pg_batch_exec(q->batch, &stmts[S_DELETE], v, &r, err);
   if (st != MCP_OK)
     return st;
   if (strcmp(PQcmdTuples(r), "0") == 0)
@@ -341,6 +428,25 @@ static mcp_status pg_sweep(void *impl, const char *scope, int64_t now_ms,
        strcmp(PQgetvalue(r, i, 1), "t") == 0 ? "expired" : "retention", ud);
   PQclear(r);
   return MCP_OK;
+}
+
+/* Claims the lapsed re-runnable tasks of the registered scope and hands
+ * each to the registered engine (task_rerun.h). */
+static void claim(pgstore *q, int64_t lease) {
+  pthread_mutex_lock(&q->claim_lock);
+  if (q->claim_fn != NULL) {
+    char ms[24], runs[24];
+    const char *v[5] = {q->holder, ms_text(ms, lease, false), q->claim_scope,
+                        RERUNNING, ms_text(runs, MCP__TASK_RUNS_MAX, false)};
+    PGresult *r = NULL;
+    if (mcp__pg_exec(q->pool, &stmts[S_CLAIM], v, false, &r, NULL) == MCP_OK) {
+      for (int i = 0; i < PQntuples(r); i++)
+        q->claim_fn(q->claim_ud, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                    (int)int_value(r, i, 2, 2));
+      PQclear(r);
+    }
+  }
+  pthread_mutex_unlock(&q->claim_lock);
 }
 
 /* The lease keeper: renews this process's leases every lease / 3 and,
@@ -370,7 +476,12 @@ static void *keeper_main(void *arg) {
       int64_t now = mcp__monotonic_ms();
       if (ok_since < 0)
         ok_since = now;
-      const char *ev[2] = {q->holder, LOST};
+      if (now - ok_since >= lease)
+        claim(q, lease);
+      char runs[24], grace[24];
+      const char *ev[5] = {q->holder, LOST,
+                           ms_text(runs, MCP__TASK_RUNS_MAX, false),
+                           ms_text(grace, lease, false), LOST_RERUN};
       if (now - ok_since >= lease && mcp__pg_exec(q->pool, &stmts[S_EXPIRE], ev,
                                                   false, &r, NULL) == MCP_OK)
         PQclear(r);
@@ -392,7 +503,10 @@ static void pg_close(void *impl) {
     pthread_mutex_unlock(&q->lock);
     pthread_join(q->keeper, NULL);
   }
+  mcp__pg_batch_free(q->batch);
   mcp__pg_pool_free(q->pool);
+  free(q->claim_scope);
+  pthread_mutex_destroy(&q->claim_lock);
   pthread_cond_destroy(&q->wake);
   pthread_mutex_destroy(&q->lock);
   free(q);
@@ -420,6 +534,7 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
   if (q == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   pthread_mutex_init(&q->lock, NULL);
+  pthread_mutex_init(&q->claim_lock, NULL);
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -432,6 +547,8 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
   snprintf(q->holder, sizeof q->holder, "%.24s:%d:%.8s", host, (int)getpid(),
            uuid);
   mcp_status st = mcp__pg_pool_open(conninfo, pool_size, &q->pool, err);
+  if (st == MCP_OK)
+    st = mcp__pg_batch_open(conninfo, 0, &q->batch, err);
   if (st != MCP_OK) {
     pg_close(q);
     return st;
@@ -505,5 +622,57 @@ mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
     mcp_error_set(err, st,
                   "postgres: stored secret '%s' is not %zu bytes of hex", name,
                   len);
+  return st;
+}
+
+mcp_status mcp__store_set_task_claim(mcp_store_t *s, const char *scope,
+                                     mcp__task_claim_fn fn, void *ud) {
+  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops)
+    return MCP_ERR_UNSUPPORTED;
+  pgstore *q = mcp_store_impl(s);
+  char *copy = fn && scope ? strdup(scope) : NULL;
+  if (fn && copy == NULL)
+    return MCP_ERR_NOMEM;
+  pthread_mutex_lock(&q->claim_lock); /* waits for a claim in progress */
+  free(q->claim_scope);
+  q->claim_scope = copy;
+  q->claim_fn = copy ? fn : NULL;
+  q->claim_ud = copy ? ud : NULL;
+  pthread_mutex_unlock(&q->claim_lock);
+  return MCP_OK;
+}
+
+mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
+                                          const mcp_task_record *rec,
+                                          const char *request,
+                                          mcp_error_t *err) {
+  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops)
+    return mcp_store_task_put(s, rec, err);
+  if (rec == NULL || rec->scope == NULL || rec->task_id == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "incomplete task record");
+  return put_task(mcp_store_impl(s), rec, request, err);
+}
+
+bool mcp__store_postgres_batch_stats(mcp_store_t *store,
+                                     mcp__pg_batch_counts *out) {
+  if (store == NULL || mcp_store_get_ops(store) != &postgres_ops)
+    return false;
+  mcp__pg_batch_stats(((pgstore *)mcp_store_impl(store))->batch, out);
+  return true;
+}
+
+mcp_status mcp__store_task_update_get(mcp_store_t *s,
+                                      const mcp_task_record *rec,
+                                      mcp_task_status *current,
+                                      mcp_task_record *out, mcp_error_t *err) {
+  if (s != NULL && mcp_store_get_ops(s) == &postgres_ops && rec != NULL &&
+      rec->scope != NULL && rec->task_id != NULL &&
+      mcp_task_status_name(rec->status) != NULL)
+    return update_task(mcp_store_impl(s), rec, current, out, err);
+  memset(out, 0, sizeof *out);
+  mcp_status st = mcp_store_task_update(s, rec, current, err);
+  if (st == MCP_OK &&
+      mcp_store_task_get(s, rec->scope, rec->task_id, out, NULL) != MCP_OK)
+    memset(out, 0, sizeof *out);
   return st;
 }

@@ -628,6 +628,7 @@ static void stop_threads(mcp__task_engine *e) {
    * memory, the first 64 are (best effort). */
   mcp_session_t *fallback[64], **sessions = fallback;
   size_t ns = 0, cap = 64, calls = 0;
+  mcp__engine_rerun_enable(e, false); /* no task taken over from now on */
   pthread_mutex_lock(&e->lock);
   e->stopping = true;
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
@@ -716,6 +717,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     e->has_sweeper = pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
   e->has_watcher =
       pthread_create(&e->watcher, NULL, mcp__engine_watcher_main, e) == 0;
+  mcp__engine_rerun_enable(e, true);
   mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
   /* 2026-07-28: the io.modelcontextprotocol/tasks extension */
   mcp__server_add_methods(s, mcp__ext_task_methods,

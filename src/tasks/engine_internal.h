@@ -183,6 +183,15 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
                                    json_t *args, int64_t ttl_ms,
                                    json_t **result);
 
+/* ---- rerun.c (a task run again after its replica died) ------------------ */
+/* The request to store with a new task of tool so that another replica can
+ * run it again (malloc'd JSON text), or NULL: not a shared store, or the
+ * tool does not declare itself idempotent. */
+char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
+/* Starts (on) or stops taking over the re-runnable tasks whose replica
+ * died (shared stores only; a no-op otherwise). */
+void mcp__engine_rerun_enable(mcp__task_engine *e, bool on);
+
 /* ---- ext_tasks.c (2026-07-28, io.modelcontextprotocol/tasks) -------------
  */
 #define MCP__TASKS_EXT "io.modelcontextprotocol/tasks"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/task_rerun.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/rand.h"
@@ -319,7 +320,9 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     rec.ttl_ms = ttl;
     rec.poll_interval_ms = e->opts.poll_interval_ms;
     mcp_error_t serr = {0};
-    st = mcp_store_task_put(e->tasks.store, &rec, &serr);
+    char *request = mcp__engine_rerun_request(call, tool); /* rerun.c */
+    st = mcp__store_task_put_rerunnable(e->tasks.store, &rec, request, &serr);
+    free(request);
     if (st != MCP_OK) {
       /* a full disk, a locked database: logged, and the caller is told
        * what failed (issue #16 item 9) */

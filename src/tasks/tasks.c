@@ -9,6 +9,8 @@
  */
 #include "tasks/tasks_internal.h"
 
+#include "store/store_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,13 +112,16 @@ mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
   rec.updated_ms = mcp__wall_ms();
   rec.result = (char *)result;
   rec.error = (char *)error;
-  mcp_status st = mcp_store_task_update(t->store, &rec, current, err);
-  if (st == MCP_OK && t->engine) {
-    mcp_task_record now;
-    if (mcp_store_task_get(t->store, t->scope, id, &now, NULL) == MCP_OK) {
-      mcp__engine_changed(t->engine, &now);
-      mcp_task_record_clear(&now);
-    }
+  if (t->engine == NULL)
+    return mcp_store_task_update(t->store, &rec, current, err);
+  /* the changed record, for the engine's notifications (one statement on
+   * PostgreSQL) */
+  mcp_task_record now;
+  mcp_status st =
+      mcp__store_task_update_get(t->store, &rec, current, &now, err);
+  if (st == MCP_OK && now.task_id != NULL) {
+    mcp__engine_changed(t->engine, &now);
+    mcp_task_record_clear(&now);
   }
   return st;
 }

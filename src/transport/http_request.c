@@ -770,6 +770,10 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
     return MHD_NO;
   mcp__hs_stream_prime(st, false);
   stream_only(r);
+  /* What the stream may carry follows its caller, also on a replica that
+   * adopted the session (its resources/subscribe ran elsewhere). Out of
+   * memory keeps the earlier viewer. */
+  (void)mcp__session_set_viewer_peer(hs->se, &r->peer);
   /* Task messages that found no stream so far go out on this one. */
   mcp__session_stream_opened(hs->se);
   return queue_stream(conn, st, NULL);

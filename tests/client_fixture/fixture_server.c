@@ -9,7 +9,8 @@
  * With --raw it is not a libmcp server but a hand-written JSON-RPC loop that
  * does what libmcp would refuse to (see raw_main): tools that break MUSTs
  * (invalid name, an http: icon, output against its schema), held requests
- * answered in reverse order, and cursors that repeat or never end. */
+ * answered in reverse order, cursors that repeat or never end, and sloppy
+ * envelopes (tools "sloppy" and "sloppy_error", not listed). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -187,6 +188,16 @@ static int raw_main(void) {
         answer(id, json_pack("{s:[{s:s,s:s}],s:{s:s}}", "content", "type",
                              "text", "text", "{\"steps\":\"many\"}",
                              "structuredContent", "steps", "many"));
+      } else if (name != NULL && strcmp(name, "sloppy") == 0) {
+        /* envelopes without "jsonrpc": a log message, then the answer */
+        put(json_pack("{s:s,s:{s:s,s:s}}", "method", "notifications/message",
+                      "params", "level", "info", "data", "sloppy"));
+        put(json_pack("{s:O,s:{s:[{s:s,s:s}]}}", "id", id, "result", "content",
+                      "type", "text", "text", "sloppy"));
+      } else if (name != NULL && strcmp(name, "sloppy_error") == 0) {
+        /* an error object whose code is not an integer */
+        put(json_pack("{s:s,s:O,s:{s:s,s:s}}", "jsonrpc", "2.0", "id", id,
+                      "error", "code", "odd", "message", "odd code"));
       } else if (name != NULL && strcmp(name, "hold") == 0) {
         json_array_append(held, msg);
         /* four waiting: answer newest first, each after its own progress

@@ -3,8 +3,10 @@
  * with several requests in flight answered out of order (the raw fixture
  * holds four calls and answers them newest first, each after a progress
  * notification and a log message), cursor following with its guards
- * (repeating cursor, endless pagination), and a new session after HTTP 404
- * when the server restarted. */
+ * (repeating cursor, endless pagination), a new session after HTTP 404
+ * when the server restarted, and messages whose envelope src/jsonrpc's
+ * decoder refuses (no "jsonrpc", an error code that is not an integer),
+ * still routed as before: the client is a tolerant reader. */
 #include <pthread.h>
 
 #include "mcp/client.h"
@@ -166,6 +168,49 @@ static void test_http_404_new_session(void **state) {
   mcp_client_close(c);
 }
 
+static void count_sloppy(mcp_client_t *c, const char *method, json_t *params,
+                         void *ud) {
+  (void)c;
+  const char *data = json_string_value(json_object_get(params, "data"));
+  if (strcmp(method, "notifications/message") == 0 && data != NULL &&
+      strcmp(data, "sloppy") == 0)
+    (*(int *)ud)++;
+}
+
+static void test_tolerant_reader(void **state) {
+  const char *argv[] = {"/bin/sh", "-c", raw_cmd, NULL};
+  mcp_client_options_t *o = NULL;
+  mcp_client_t *c = NULL;
+  mcp_error_t err;
+  int notes = 0;
+  assert_int_equal(mcp_client_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_client_options_set_command(o, argv), MCP_OK);
+  assert_int_equal(mcp_client_options_set_timeout_ms(o, 20000), MCP_OK);
+  assert_int_equal(
+      mcp_client_options_set_notification_handler(o, count_sloppy, &notes),
+      MCP_OK);
+  assert_int_equal(mcp_client_connect(o, &c, &err), MCP_OK);
+  mcp_client_options_free(o);
+  json_t *r = NULL;
+  assert_int_equal(
+      mcp_client_call_tool(c, "sloppy", NULL, NULL, NULL, &r, &err), MCP_OK);
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_array_get(json_object_get(r, "content"), 0), "text")),
+      "sloppy");
+  json_decref(r);
+  /* the notification came first on the same stream */
+  assert_int_equal(notes, 1);
+  r = NULL;
+  assert_int_equal(
+      mcp_client_call_tool(c, "sloppy_error", NULL, NULL, NULL, &r, &err),
+      MCP_ERR_PEER);
+  assert_null(r);
+  assert_string_equal(err.message, "odd code");
+  assert_int_equal(err.rpc_code, 0);
+  mcp_client_close(c);
+}
+
 int main(void) {
   if (mr_setup("client-session-test") != 0)
     return 1;
@@ -175,6 +220,7 @@ int main(void) {
       cmocka_unit_test(test_out_of_order_answers),
       cmocka_unit_test(test_cursor_guards),
       cmocka_unit_test(test_http_404_new_session),
+      cmocka_unit_test(test_tolerant_reader),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   mr_teardown();

@@ -8,7 +8,7 @@
 #   ts1  TypeScript @modelcontextprotocol/sdk 1.x (2025-11-25, initialize)
 # The SDKs are installed from their registries into INTEROP_CACHE (default
 # ~/.cache/libmcp-interop; py2: a venv in py2/, ts2: npm project ts2/, ts1:
-# the npm project of tests/interop/run.sh). Exit 77 (skipped, with a message)
+# the top npm project, shared with run-servers.sh ts1). Exit 77 (skipped, with a message)
 # only when the registry cannot be reached or node/python is missing, and
 # then exit 1 instead when CI=true. Sanitizer reports of the server fail.
 set -u
@@ -82,8 +82,8 @@ ts2 | ts1)
       install_failed "$PKG (npm)" npm ping
   fi
   # The script must sit next to node_modules to resolve the SDK.
-  cp "$HERE/${CLIENT}_client.mjs" "$DIR/${CLIENT}_client.mjs" || exit 1
-  set -- node "$DIR/${CLIENT}_client.mjs"
+  cp "$HERE/ts_client.mjs" "$DIR/ts_client.mjs" || exit 1
+  set -- node "$DIR/ts_client.mjs" "$CLIENT"
   ;;
 *)
   echo "run-clients.sh: unknown client $CLIENT" >&2

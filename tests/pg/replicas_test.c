@@ -23,7 +23,10 @@
  *     error meanwhile, stateless tools keep working, full service after,
  *     and pg_amcheck finds the data clean;
  *   - SIGKILL of the replica running a task: the task ends failed ("Lost")
- *     within the lease, as seen from another replica.
+ *     within the lease, as seen from another replica;
+ *   - SIGKILL of the replica running a task of an idempotent tool
+ *     (export_orders): another replica runs it again and the task
+ *     completes with the real result, seen from the third (both eras).
  * The test runs its own PostgreSQL (tests/pg/pg-fixture.sh), which it
  * restarts. */
 #include "../e2e/http_client.h"
@@ -747,6 +750,106 @@ static void test_sigkill_fails_task_within_lease(void **state) {
   free(err);
 }
 
+/* Item 2 of issue #14: export_orders declares itself idempotent. The
+ * replica running it (victim) is SIGKILLed; one of the two others claims
+ * the task through the database and runs it again from its stored
+ * request, so the task completes with the real result, seen from both
+ * survivors. The victim is started again afterwards (a new port). */
+static void kill_replica(int i) {
+  kill(rep[i].pid, SIGKILL);
+  waitpid(rep[i].pid, NULL, 0);
+  rep[i].pid = 0;
+}
+
+static void restart_replica(int i) {
+  static const char *const names[] = {"a", "b", "c"};
+  if (rep[i].pid == 0)
+    start_replica(&rep[i], names[i]);
+}
+
+static void test_sigkill_reruns_idempotent_task(void **state) {
+  (void)state;
+  restart_replica(0);
+  char *out = NULL, id[128];
+  MR_RUN(0, &out, "-u", rep[0].d.url, "--protocol", "2025-11-25", "tools",
+         "call", "export_orders", "--task", "--ttl", "600000", "--args",
+         "{\"seconds\": 3, \"format\": \"json\"}");
+  task_id_of(out, id);
+  free(out);
+  json_t *t = task_get(&rep[1], id);
+  assert_string_equal(status_of(t), "working");
+  json_decref(t);
+  kill_replica(0);
+  /* lease 1 s, then a whole lease of working renewals before a claim,
+   * then the 3 s run again: bounded wait */
+  bool done = false, rerun_seen = false;
+  for (int i = 0; i < 300 && !done; i++) {
+    t = task_get(&rep[1 + i % 2], id);
+    const char *st = status_of(t);
+    const char *msg = json_string_value(json_object_get(t, "statusMessage"));
+    if (strcmp(st, "working") == 0 && msg && strstr(msg, "Running again"))
+      rerun_seen = true;
+    assert_true(strcmp(st, "working") == 0 || strcmp(st, "completed") == 0);
+    done = strcmp(st, "completed") == 0;
+    json_decref(t);
+    if (!done)
+      usleep(100 * 1000);
+  }
+  assert_true(done);
+  (void)rerun_seen; /* may be missed between two polls */
+  /* the real result, from either survivor */
+  for (int i = 1; i <= 2; i++) {
+    MR_RUN(0, &out, "-u", rep[i].d.url, "--protocol", "2025-11-25", "tasks",
+           "result", id);
+    assert_non_null(strstr(out, "Exported 10000 rows as json."));
+    free(out);
+  }
+}
+
+static void test_sigkill_reruns_idempotent_task_modern(void **state) {
+  (void)state;
+  restart_replica(0);
+  json_t *r = modern_rpc(&rep[0], "tools/call", "export_orders",
+                         "{\"name\":\"export_orders\",\"arguments\":"
+                         "{\"seconds\":3}}");
+  json_t *res = json_object_get(r, "result");
+  assert_string_equal(json_string_value(json_object_get(res, "resultType")),
+                      "task");
+  char id[64], params[128];
+  snprintf(id, sizeof id, "%s",
+           json_string_value(json_object_get(res, "taskId")));
+  json_decref(r);
+  snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", id);
+  kill_replica(0);
+  bool done = false;
+  for (int i = 0; i < 300 && !done; i++) {
+    r = modern_rpc(&rep[1 + i % 2], "tasks/get", id, params);
+    res = json_object_get(r, "result");
+    const char *st = json_string_value(json_object_get(res, "status"));
+    assert_true(strcmp(st, "working") == 0 || strcmp(st, "completed") == 0);
+    done = strcmp(st, "completed") == 0;
+    if (done) {
+      json_t *sc =
+          json_object_get(json_object_get(res, "result"), "structuredContent");
+      assert_int_equal(json_integer_value(json_object_get(sc, "rows")), 10000);
+      assert_string_equal(json_string_value(json_object_get(sc, "format")),
+                          "csv");
+      assert_false(json_is_true(
+          json_object_get(json_object_get(res, "result"), "isError")));
+    }
+    json_decref(r);
+    if (!done)
+      usleep(100 * 1000);
+  }
+  assert_true(done);
+  /* the third replica sees the same */
+  r = modern_rpc(&rep[2], "tasks/get", id, params);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(r, "result"), "status")),
+                      "completed");
+  json_decref(r);
+}
+
 static int setup(void **state) {
   (void)state;
   if (mr_setup("mcp-replicas") != 0)
@@ -788,6 +891,8 @@ int main(void) {
       cmocka_unit_test(test_list_change_reaches_b_and_c),
       cmocka_unit_test(test_database_restart),
       cmocka_unit_test(test_sigkill_fails_task_within_lease),
+      cmocka_unit_test(test_sigkill_reruns_idempotent_task),
+      cmocka_unit_test(test_sigkill_reruns_idempotent_task_modern),
   };
   int rc = cmocka_run_group_tests(tests, setup, teardown);
   fixture("stop");

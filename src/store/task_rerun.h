@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* task_rerun.h - running a task again on another replica after the one
+ * running it died (PostgreSQL store; issue #14 item 2).
+ *
+ * A task of a tool that declared itself idempotent (annotations
+ * idempotentHint: true) is stored with its request. When the lease of such
+ * a task lapses, the lease keeper of a live replica claims it in one
+ * UPDATE (the database picks exactly one replica: the row is locked and
+ * its lapsed lease re-checked), makes that replica its lease holder, counts
+ * the run and hands the task to the replica's task engine, which runs the
+ * stored request again. A task is run at most MCP__TASK_RUNS_MAX times in
+ * all; after that, or when no replica claims it within one more lease
+ * period, it is failed as a lost task like any other. */
+#ifndef MCP_STORE_TASK_RERUN_H
+#define MCP_STORE_TASK_RERUN_H
+
+#include "mcp/store.h"
+
+#define MCP__TASK_RUNS_MAX 3
+
+/* A claimed task: its id, the stored request (JSON text, borrowed) and
+ * which run this is (2 for the first re-run). Called on the store's lease
+ * thread: hand the work over and return. */
+typedef void (*mcp__task_claim_fn)(void *ud, const char *task_id,
+                                   const char *request, int run);
+
+/* Makes this store claim lapsed re-runnable tasks of scope (borrowed until
+ * unregistered) for fn; fn NULL unregisters, after which fn is no longer
+ * running nor called. One registration per store. MCP_ERR_UNSUPPORTED for
+ * stores other than PostgreSQL. */
+mcp_status mcp__store_set_task_claim(mcp_store_t *s, const char *scope,
+                                     mcp__task_claim_fn fn, void *ud);
+
+/* task_put, with request (JSON text, borrowed) stored to run the task again
+ * elsewhere: the PostgreSQL store keeps it; other stores do a plain put. */
+mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
+                                          const mcp_task_record *rec,
+                                          const char *request,
+                                          mcp_error_t *err);
+
+#endif

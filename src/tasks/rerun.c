@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* rerun.c - a task of an idempotent tool runs again on this replica when
+ * the replica running it died (issue #14 item 2; store/task_rerun.h).
+ *
+ * At creation, a task of a tool whose annotations say idempotentHint: true
+ * is stored with its request (the tools/call params, the era and the
+ * caller's subject) when the store is shared by replicas. When its lease
+ * lapses, the store's lease keeper on one live replica claims it (the
+ * database lets exactly one win) and calls claimed() here, which rebuilds
+ * the call from the stored request and queues it on this engine's
+ * executors like any task; its outcome is stored as the original run's
+ * would have been, in the task's own era, and every replica answers
+ * tasks/get and tasks/result from the store. A re-run has no client
+ * stream: progress and log messages go nowhere, a question to the client
+ * fails (2025-11-25) or parks the task here (2026-07-28).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/call_replay.h"
+#include "store/store_internal.h"
+#include "store/task_rerun.h"
+#include "tasks/engine_internal.h"
+#include "tools/tool_internal.h"
+
+#define CANNOT                                                                 \
+  "Lost: the replica running this task stopped and it cannot run again "       \
+  "here: "
+
+static bool rerunnable(const mcp_tool_t *tool) {
+  return tool->hints[MCP_HINT_IDEMPOTENT] == 1;
+}
+
+char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool) {
+  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  if (e == NULL || !mcp__store_is_shared(e->tasks.store) || !rerunnable(tool))
+    return NULL;
+  json_t *req =
+      json_pack("{s:i,s:b,s:s,s:O,s:s?}", "v", 1, "stateless",
+                mcp_call_is_stateless(call), "protocolVersion",
+                mcp_call_protocol_version(call), "params",
+                mcp_call_params(call), "subject", mcp_call_subject(call));
+  char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+  json_decref(req);
+  return text;
+}
+
+static void cannot_run(mcp__task_engine *e, const char *id, const char *why) {
+  char msg[256];
+  snprintf(msg, sizeof msg, CANNOT "%s", why);
+  mcp__log(e->server, MCP_LOG_WARNING, "tasks: task %s: %s", id, msg);
+  mcp_task_fail(&e->tasks, id, msg);
+}
+
+/* mcp__task_claim_fn: on the store's lease thread. */
+static void claimed(void *ud, const char *id, const char *request, int run) {
+  mcp__task_engine *e = ud;
+  json_t *req = json_loads(request, 0, NULL);
+  json_t *params = json_object_get(req, "params");
+  const char *name = json_string_value(json_object_get(params, "name"));
+  mcp_tool_t *tool =
+      name ? (mcp_tool_t *)mcp__catalog_find(&e->server->tools, name) : NULL;
+  mcp_task_record rec;
+  mcp_status loaded = MCP_ERR_NOT_FOUND;
+  if (!json_is_object(params) || name == NULL)
+    cannot_run(e, id, "its stored request is unreadable");
+  else if (tool == NULL)
+    cannot_run(e, id, "this server has no such tool");
+  else if (!rerunnable(tool))
+    cannot_run(e, id, "the tool no longer declares itself idempotent");
+  else
+    loaded = mcp__tasks_load(&e->tasks, id, &rec); /* gone or expired: done */
+  if (loaded != MCP_OK) {
+    if (tool)
+      mcp__tool_release(tool);
+    json_decref(req);
+    return;
+  }
+  bool stateless = json_is_true(json_object_get(req, "stateless"));
+  const char *version =
+      json_string_value(json_object_get(req, "protocolVersion"));
+  const char *subject = json_string_value(json_object_get(req, "subject"));
+  char rid[96];
+  snprintf(rid, sizeof rid, "%s:run-%d", id, run);
+  mcp_call_t *call =
+      mcp__call_replay(e->server, rid, json_incref(params), stateless, version);
+  task_run *r = call ? calloc(1, sizeof *r) : NULL;
+  if (r && ((r->caller = strdup("rerun")) == NULL ||
+            (subject && (r->subject = strdup(subject)) == NULL))) {
+    free(r->caller);
+    free(r);
+    r = NULL;
+  }
+  if (r == NULL) {
+    mcp__call_release(call);
+    mcp__tool_release(tool);
+    cannot_run(e, id, "out of memory");
+    mcp_task_record_clear(&rec);
+    json_decref(req);
+    return;
+  }
+  mcp__log(e->server, MCP_LOG_NOTICE,
+           "tasks: running task %s (%s) again, run %d: the replica running it "
+           "stopped",
+           id, name, run);
+  snprintf(r->id, sizeof r->id, "%s", id);
+  r->e = e;
+  r->call = call;
+  r->tool = tool; /* the reference mcp__catalog_find took */
+  r->args = json_object_get(mcp_call_params(call), "arguments");
+  r->expires_ms =
+      rec.ttl_ms >= 0 ? rec.created_ms + (rec.ttl_ms > 0 ? rec.ttl_ms : 1) : 0;
+  mcp_task_record_clear(&rec);
+  json_decref(req);
+  /* no handoff: no response to send first; the run starts below */
+  mcp__call_set_task(call, r->id, mcp__engine_task_input, NULL, r);
+  pthread_mutex_lock(&e->lock);
+  bool clash = e->stopping || mcp__engine_find_run(e, r->id) != NULL;
+  if (!clash) {
+    unsigned b = mcp__engine_bucket_of(r->id);
+    r->next = e->runs[b];
+    e->runs[b] = r;
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (clash) { /* stopping: the lease lapses again and another replica
+                  claims it */
+    mcp__call_release(call);
+    mcp__tool_release(tool);
+    free(r->caller);
+    free(r->subject);
+    free(r);
+    return;
+  }
+  mcp__engine_start_run(call, r); /* queued for an executor */
+}
+
+void mcp__engine_rerun_enable(mcp__task_engine *e, bool on) {
+  if (mcp__store_is_shared(e->tasks.store))
+    mcp__store_set_task_claim(e->tasks.store, e->tasks.scope,
+                              on ? claimed : NULL, e);
+}
