@@ -55,6 +55,7 @@ int mcpc_cmd_tasks_result(mcpc_ctx *ctx, int argc, char **argv) {
   if (argc != 1)
     return mcpc_usage("tasks result ID");
   int rc;
+  mcpc_task_display_install(ctx);
   mcp_client_t *c = mcpc_connect_tasks(ctx, &rc);
   if (c == NULL)
     return rc;

@@ -71,6 +71,16 @@ static void on_task_progress(mcp_client_t *client, const char *method,
   pthread_mutex_unlock(&v->lock);
 }
 
+/* One display per process (mcpc waits for one task): static because a
+ * notification callback may still run on the client's thread after
+ * mcpc_wait_task returned, until the client is closed. */
+static task_view task_display = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+void mcpc_task_display_install(mcpc_ctx *ctx) {
+  ctx->notification_ud = &task_display;
+  ctx->on_notification = on_task_progress;
+}
+
 typedef struct task_listen {
   mcp_client_t *c;
   json_t *filter;
@@ -84,18 +94,14 @@ static void *task_listen_main(void *arg) {
 }
 
 int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
-  /* static: a notification callback may still run on the client's thread
-   * after this function returned (until the client is closed) */
-  static task_view v = {.lock = PTHREAD_MUTEX_INITIALIZER};
-  pthread_mutex_lock(&v.lock);
-  v.active = true;
-  v.polls = 0;
-  v.total = -1;
-  v.status[0] = v.message[0] = '\0';
-  mcpc_progress_init(&v.bar, ctx);
-  pthread_mutex_unlock(&v.lock);
-  ctx->notification_ud = &v;
-  ctx->on_notification = on_task_progress;
+  task_view *v = &task_display;
+  pthread_mutex_lock(&v->lock);
+  v->active = true;
+  v->polls = 0;
+  v->total = -1;
+  v->status[0] = v->message[0] = '\0';
+  mcpc_progress_init(&v->bar, ctx);
+  pthread_mutex_unlock(&v->lock);
   json_t *task = NULL;
   mcp_error_t err;
   /* 2026-07-28: status notifications come on a listen stream asking for the
@@ -107,12 +113,12 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
       pthread_create(&tl.thread, NULL, task_listen_main, &tl) == 0;
   /* 500 ms when the server suggests no pollInterval: a snappy display */
   mcp_status st =
-      mcp_client_task_wait(c, task_id, 500, on_task_status, &v, &task, &err);
+      mcp_client_task_wait(c, task_id, 500, on_task_status, v, &task, &err);
 
-  pthread_mutex_lock(&v.lock);
-  v.active = false;
-  mcpc_progress_done(&v.bar);
-  pthread_mutex_unlock(&v.lock);
+  pthread_mutex_lock(&v->lock);
+  v->active = false;
+  mcpc_progress_done(&v->bar);
+  pthread_mutex_unlock(&v->lock);
   if (st != MCP_OK) {
     if (listening) {
       mcp_client_listen_stop(c);
@@ -200,6 +206,8 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
     return mcpc_usage(syn);
 
   int rc;
+  if (task && wait) /* before connecting: the client's threads read it */
+    mcpc_task_display_install(ctx);
   mcp_client_t *c =
       task ? mcpc_connect_tasks(ctx, &rc) : mcpc_connect(ctx, &rc);
   if (c == NULL) {

@@ -192,7 +192,10 @@ void mcpc_progress_cb(double progress, double total, const char *message,
                       void *user_data);
 
 /* cmd_tools.c: polls a task with a progress display, then prints its
- * result like tools call; returns the exit code. */
+ * result like tools call; returns the exit code. The display's
+ * notification handler must be installed with mcpc_task_display_install
+ * before the client is connected (the client's threads read ctx). */
+void mcpc_task_display_install(mcpc_ctx *ctx);
 int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id);
 
 /* profile.c */
