@@ -124,6 +124,10 @@ void mcp__server_end_streams(mcp_server_t *s, const void *owner);
 /* The statistics slot of a call that may run on a transport's network
  * thread once its tool has proven fast, or -1 when it never may. */
 int mcp__call_inline_slot(const mcp_call_t *call);
+/* The slot of the tool named by len bytes at name (the same slot
+ * mcp__call_inline_slot gives its calls), for a transport that decides
+ * before parsing, from its prescan, where a request is parsed. */
+int mcp__inline_slot_of_name(const char *name, size_t len);
 /* Whether the tool of slot has proven fast enough to run inline. */
 bool mcp__server_inline_ok(mcp_server_t *s, int slot);
 /* How a tracked call went: run inline or on a worker, how long it took,

@@ -38,12 +38,17 @@ int mcp__call_inline_slot(const mcp_call_t *call) {
   if (json_object_get(caps, "elicitation") ||
       json_object_get(caps, "sampling") || json_object_get(caps, "roots"))
     return -1;
-  const char *name = json_string_value(json_object_get(call->params, "name"));
-  if (name == NULL)
+  const json_t *name = json_object_get(call->params, "name");
+  if (!json_is_string(name))
     return -1;
+  return mcp__inline_slot_of_name(json_string_value(name),
+                                  json_string_length(name));
+}
+
+int mcp__inline_slot_of_name(const char *name, size_t len) {
   uint32_t x = 2166136261u;
-  for (; *name; name++)
-    x = (x ^ (unsigned char)*name) * 16777619u;
+  for (size_t i = 0; i < len; i++)
+    x = (x ^ (unsigned char)name[i]) * 16777619u;
   return (int)(x & (MCP__INLINE_SLOTS - 1));
 }
 

@@ -224,13 +224,15 @@ static const unsigned char *decode_string(parser *ps,
   return NULL;
 }
 
-/* A byte of x that is '"', '\\', a control character or not ASCII. */
-static inline bool swar_special(uint64_t x) {
+/* The high bit of each byte of x that is '"', '\\', a control character or
+ * not ASCII; bytes above the first such byte may be marked wrongly (a
+ * borrow), the lowest mark is always right. */
+static inline uint64_t swar_special(uint64_t x) {
   const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
   uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
   uint64_t zero_q = (q - ones) & ~q, zero_b = (b - ones) & ~b;
   uint64_t ctl = (x - ones * 0x20) & ~x;
-  return ((zero_q | zero_b | ctl) & high) != 0 || (x & high) != 0;
+  return (zero_q | zero_b | ctl | x) & high;
 }
 
 /* String at p (just after the opening quote) into nd; the byte after the
@@ -242,8 +244,13 @@ scan_string(parser *ps, const unsigned char *p, mcp__tnode *nd) {
     while (end - p >= 8) {
       uint64_t x;
       memcpy(&x, p, 8);
-      if (swar_special(x))
+      uint64_t m = swar_special(x);
+      if (m != 0) {
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        p += __builtin_ctzll(m) >> 3; /* straight to the first such byte */
+#endif
         break;
+      }
       p += 8;
     }
     if (p == end)

@@ -629,7 +629,7 @@ static void engine_free(mcp__task_engine *e) {
   pthread_cond_destroy(&e->changed);
   pthread_cond_destroy(&e->work);
   pthread_cond_destroy(&e->sweep_wake);
-  free(e->threads);
+  mcp__pool_stop(&e->executors, NULL, NULL, NULL); /* joined: frees */
   free(e);
 }
 
@@ -671,8 +671,7 @@ static void stop_threads(mcp__task_engine *e) {
   }
   if (sessions != fallback)
     free(sessions);
-  for (unsigned i = 0; i < e->nthreads; i++)
-    pthread_join(e->threads[i], NULL);
+  mcp__pool_stop(&e->executors, NULL, NULL, NULL); /* told above */
   if (e->has_sweeper)
     pthread_join(e->sweeper, NULL);
   if (e->has_watcher) /* answers the suspended tasks/result calls first */
@@ -721,11 +720,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     e->running_cap = e->opts.threads / 2 ? e->opts.threads / 2 : 1;
   recover(e);
   mcp__engine_count_stored(e);
-  e->threads = calloc(e->opts.threads, sizeof *e->threads);
-  for (; e->threads && e->nthreads < e->opts.threads; e->nthreads++)
-    if (pthread_create(&e->threads[e->nthreads], NULL, executor_main, e) != 0)
-      break;
-  if (e->nthreads == 0) {
+  if (mcp__pool_start(&e->executors, e->opts.threads, executor_main, e) == 0) {
     engine_free(e);
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot start task threads");
   }

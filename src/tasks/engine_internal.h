@@ -35,6 +35,7 @@
 
 #include "core/core.h"
 #include "tasks/tasks_internal.h"
+#include "util/pool.h"
 
 #define RUN_BUCKETS 256
 
@@ -109,8 +110,7 @@ struct mcp__task_engine {
   caller_count *callers;
   pthread_cond_t work;
   task_run *qhead, *qtail;
-  pthread_t *threads;
-  unsigned nthreads;
+  mcp__pool executors; /* run executor_main (engine.c) */
   bool stopping;
   pthread_t sweeper;
   bool has_sweeper;

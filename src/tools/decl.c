@@ -13,6 +13,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -599,17 +600,30 @@ static json_t *output_object(const mcp_field *fields, char *base,
   return o;
 }
 
+#define DECL_STACK_STRUCT 256
+
 static mcp_status decl_handler(mcp_call_t *call, json_t *args,
                                mcp_result_t *result, void *user_data) {
   decl_state *s = user_data;
+  /* Typical argument and result structs fit on the stack: no allocation
+   * per call for them. */
+  _Alignas(max_align_t) char in_small[DECL_STACK_STRUCT];
+  _Alignas(max_align_t) char out_small[DECL_STACK_STRUCT];
   char *in = NULL, *out = NULL;
-  if (s->input &&
-      (in = calloc(1, s->input_extent ? s->input_extent : 1)) == NULL)
-    return MCP_ERR_NOMEM;
-  if (s->output &&
-      (out = calloc(1, s->output_extent ? s->output_extent : 1)) == NULL) {
-    free(in);
-    return MCP_ERR_NOMEM;
+  if (s->input) {
+    if (s->input_extent <= sizeof in_small)
+      in = memset(in_small, 0, s->input_extent);
+    else if ((in = calloc(1, s->input_extent)) == NULL)
+      return MCP_ERR_NOMEM;
+  }
+  if (s->output) {
+    if (s->output_extent <= sizeof out_small)
+      out = memset(out_small, 0, s->output_extent);
+    else if ((out = calloc(1, s->output_extent)) == NULL) {
+      if (in != in_small)
+        free(in);
+      return MCP_ERR_NOMEM;
+    }
   }
   if (in)
     fill_input(s->input, args, in);
@@ -633,8 +647,10 @@ static mcp_status decl_handler(mcp_call_t *call, json_t *args,
       st = MCP_ERR_NOMEM;
   } else if (out)
     release_output(s->output, out);
-  free(in);
-  free(out);
+  if (in != in_small)
+    free(in);
+  if (out != out_small)
+    free(out);
   return st;
 }
 

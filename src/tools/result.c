@@ -274,7 +274,8 @@ bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
     if (!mcp__buf_append_json(out, r->structured, 0))
       return false;
     size_t n = out->len - start;
-    char *text = malloc(n ? n : 1);
+    char small[512];
+    char *text = n <= sizeof small ? small : malloc(n);
     if (text == NULL)
       return false;
     memcpy(text, out->data + start, n);
@@ -286,7 +287,8 @@ bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
            mcp__buf_append_char(out, '}');
     ok = ok && mcp__buf_append_str(out, "],\"structuredContent\":") &&
          mcp__buf_append(out, text, n);
-    free(text);
+    if (text != small)
+      free(text);
     if (!ok)
       return false;
   } else if (!mcp__buf_append_char(out, ']'))

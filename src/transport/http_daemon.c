@@ -222,7 +222,7 @@ static void free_server(mcp_http_server_t *h) {
   pthread_mutex_destroy(&h->hk_lock);
   pthread_mutex_destroy(&h->tls_lock);
   pthread_cond_destroy(&h->hk_cond);
-  free(h->workers);
+  mcp__pool_stop(&h->workers, NULL, NULL, NULL); /* joined: frees */
   mcp__hs_limits_free(h->limits);
   mcp_http_options_free(h->o);
   free(h);
@@ -245,13 +245,7 @@ static void stop_threads(mcp_http_server_t *h) {
   if (h->hk_started)
     pthread_join(h->hk, NULL);
   h->hk_started = false;
-  pthread_mutex_lock(&h->q_lock);
-  h->q_stop = true;
-  pthread_cond_broadcast(&h->q_nonempty);
-  pthread_mutex_unlock(&h->q_lock);
-  for (unsigned i = 0; i < h->nworkers; i++)
-    pthread_join(h->workers[i], NULL);
-  h->nworkers = 0;
+  mcp__pool_stop(&h->workers, &h->q_lock, &h->q_nonempty, &h->q_stop);
 }
 
 mcp_status mcp_http_server_start(mcp_server_t *server,
@@ -357,16 +351,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
       h->o->workers ? h->o->workers : mcp__server_worker_threads(server);
   if (workers == 0)
     workers = 1;
-  h->workers = calloc(workers, sizeof *h->workers);
-  if (h->workers == NULL) {
-    close(lfd);
-    free_server(h);
-    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
-  }
-  for (; h->nworkers < workers; h->nworkers++)
-    if (pthread_create(&h->workers[h->nworkers], NULL, worker_main, h) != 0)
-      break;
-  if (h->nworkers == 0) {
+  if (mcp__pool_start(&h->workers, workers, worker_main, h) == 0) {
     close(lfd);
     free_server(h);
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot create worker threads");

@@ -25,6 +25,7 @@
 #include "transport/http_options.h"
 #include "transport/mhd.h" /* after <microhttpd.h>: calls go via dlopen */
 #include "util/buf.h"
+#include "util/pool.h"
 
 #define HS_SESSION_ID_LEN 36 /* a UUIDv4 */
 #define HS_STREAM_ID_MAX  16
@@ -116,8 +117,7 @@ struct mcp_http_server {
   unsigned pollers; /* idle workers in a timed wait (see worker_main) */
   uint64_t q_taken; /* requests taken so far (progress, see worker_main) */
   bool q_stop;
-  pthread_t *workers;
-  unsigned nworkers;
+  mcp__pool workers;
 
   pthread_mutex_t hk_lock;
   pthread_cond_t hk_cond;

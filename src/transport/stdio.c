@@ -4,14 +4,24 @@
  * Threads: the caller's thread reads and classifies lines (client responses
  * and notifications such as notifications/cancelled are handled right there,
  * so they are never stuck behind busy workers); requests go to a pool of
- * worker threads. Output uses flat combining: a sender appends its line to a
- * shared buffer, and whichever sender finds no write in progress writes out
- * everything pending. Under load many responses leave in one write(2);
- * when idle each response is written at once.
+ * worker threads. A tools/call whose tool has proven cheap (the rule of
+ * core/inline_runs.c, shared with HTTP) may run right on the reading
+ * thread: the hand-off to a worker costs more than such a tool. A lone one
+ * does; of a pipelined burst the reader runs about half (see
+ * may_run_here), so that the workers keep the other core busy.
+ *
+ * Output uses flat combining: a sender appends its line to a shared buffer,
+ * and whichever sender finds no write in progress writes out everything
+ * pending. Under load many responses leave in one write(2); when idle each
+ * response is written at once. Lines the reading thread sends while it
+ * works through one read(2) chunk are held and written together when the
+ * chunk is done (one write for all the answers of a chunk).
  */
 #include "mcp/stdio.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -25,6 +35,7 @@
 #include "server/dispatch.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/pool.h"
 
 /* Pending output above this blocks senders until the writer catches up, so a
  * client that stops reading cannot make the server buffer without bound. */
@@ -55,8 +66,14 @@ typedef struct stdio_transport {
   pthread_mutex_t out_lock;
   pthread_cond_t out_drained;
   mcp__buf pending, writing;
+  size_t written; /* bytes of writing already out (a write the reader left
+                   * unfinished, see flush_held); the flusher's */
   bool flushing;
-  bool out_broken; /* write failed (EPIPE): drop further output */
+  bool out_broken;  /* write failed (EPIPE): drop further output */
+  pthread_t reader; /* the thread that runs read_loop */
+  bool holding;     /* read_loop runs: the reader holds its own output and
+                     * never blocks on writing it (only the reader reads or
+                     * writes this) */
 
   /* work queue */
   pthread_mutex_t q_lock;
@@ -68,8 +85,8 @@ typedef struct stdio_transport {
   pthread_cond_t q_room;
   bool stopping;
   job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
-  pthread_t *workers;
-  unsigned nworkers;
+  unsigned cheap_seen; /* reader-local: cheap calls seen in this chunk */
+  mcp__pool workers;
   /* Accepted requests not finished yet, parked tasks/result calls included;
    * shutdown waits (q_idle, under q_lock) for zero before freeing the
    * transport. */
@@ -91,6 +108,46 @@ static bool write_all(int fd, const char *p, size_t len) {
   return true;
 }
 
+/* Output not yet written: what a write left over plus what is pending. */
+static size_t unwritten_locked(const stdio_transport *t) {
+  return t->writing.len - t->written + t->pending.len;
+}
+
+/* Moves pending to writing when writing is all out. out_lock held by the
+ * flusher. */
+static void next_batch_locked(stdio_transport *t) {
+  if (t->written < t->writing.len)
+    return;
+  mcp__buf tmp = t->writing;
+  t->writing = t->pending;
+  t->pending = tmp;
+  mcp__buf_reset(&t->pending);
+  t->written = 0;
+}
+
+/* Writes out everything unwritten; the caller has set t->flushing and holds
+ * out_lock, which is released while writing. */
+static mcp_status drain_locked(stdio_transport *t) {
+  mcp_status st = MCP_OK;
+  while (unwritten_locked(t) > 0 && !t->out_broken) {
+    next_batch_locked(t);
+    pthread_mutex_unlock(&t->out_lock);
+    bool ok = write_all(t->out_fd, t->writing.data + t->written,
+                        t->writing.len - t->written);
+    pthread_mutex_lock(&t->out_lock);
+    mcp__buf_reset(&t->writing);
+    t->written = 0;
+    if (!ok) {
+      t->out_broken = true;
+      st = MCP_ERR_IO;
+    }
+    pthread_cond_broadcast(&t->out_drained);
+  }
+  t->flushing = false;
+  pthread_cond_broadcast(&t->out_drained);
+  return st;
+}
+
 static mcp_status out_send(void *ctx, const char *msg, size_t len,
                            unsigned flags) {
   (void)flags;
@@ -108,31 +165,100 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
   }
   mcp__buf_append(&t->pending, msg, len);
   mcp__buf_append_char(&t->pending, '\n');
-  if (t->flushing) { /* the active writer will take our line */
+  /* the active writer will take our line; the reader writes its own lines
+   * when its chunk is done, without blocking (flush_held) */
+  if (t->flushing || (pthread_equal(pthread_self(), t->reader) && t->holding)) {
     pthread_mutex_unlock(&t->out_lock);
     return MCP_OK;
   }
   t->flushing = true;
-  mcp_status st = MCP_OK;
-  while (t->pending.len > 0 && !t->out_broken) {
-    mcp__buf tmp = t->writing;
-    t->writing = t->pending;
-    t->pending = tmp;
-    mcp__buf_reset(&t->pending);
-    pthread_mutex_unlock(&t->out_lock);
-    bool ok = write_all(t->out_fd, t->writing.data, t->writing.len);
-    pthread_mutex_lock(&t->out_lock);
-    mcp__buf_reset(&t->writing);
-    if (!ok) {
-      t->out_broken = true;
-      st = MCP_ERR_IO;
-    }
-    pthread_cond_broadcast(&t->out_drained);
-  }
-  t->flushing = false;
-  pthread_cond_broadcast(&t->out_drained);
+  mcp_status st = drain_locked(t);
   pthread_mutex_unlock(&t->out_lock);
   return st;
+}
+
+/* The reader's chunk is done: what it holds goes out as far as the output
+ * takes it without blocking, in pieces of PIPE_BUF while poll says there
+ * is room (a pipe with room takes such a piece whole). The reader must
+ * never block on output: a client that writes all its requests before it
+ * reads any answer would wait for us while we wait for it. Returns the
+ * bytes left with nobody writing them (0 while another thread writes). */
+static size_t flush_held(stdio_transport *t) {
+  pthread_mutex_lock(&t->out_lock);
+  if (t->flushing || t->out_broken || unwritten_locked(t) == 0) {
+    pthread_mutex_unlock(&t->out_lock);
+    return 0;
+  }
+  t->flushing = true;
+  bool ok = true, full = false;
+  while (ok && !full && unwritten_locked(t) > 0) {
+    next_batch_locked(t);
+    size_t off = t->written; /* others read t->written under the lock */
+    pthread_mutex_unlock(&t->out_lock);
+    while (off < t->writing.len) {
+      struct pollfd pf = {.fd = t->out_fd, .events = POLLOUT};
+      int r = poll(&pf, 1, 0);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0) { /* no room now (or poll failed): later */
+        full = true;
+        break;
+      }
+      /* room, or an error that write reports */
+      size_t n = t->writing.len - off;
+      ssize_t w =
+          write(t->out_fd, t->writing.data + off, n < PIPE_BUF ? n : PIPE_BUF);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        full = true;
+        break;
+      }
+      if (w < 0) {
+        ok = false;
+        break;
+      }
+      off += (size_t)w;
+    }
+    pthread_mutex_lock(&t->out_lock);
+    t->written = off;
+    if (t->written == t->writing.len) {
+      mcp__buf_reset(&t->writing);
+      t->written = 0;
+    }
+  }
+  if (!ok)
+    t->out_broken = true;
+  t->flushing = false;
+  pthread_cond_broadcast(&t->out_drained);
+  size_t left = t->out_broken ? 0 : unwritten_locked(t);
+  pthread_mutex_unlock(&t->out_lock);
+  return left;
+}
+
+/* Everything unwritten, blocking: at the end of input. */
+static void flush_all(stdio_transport *t) {
+  pthread_mutex_lock(&t->out_lock);
+  if (!t->flushing && unwritten_locked(t) > 0) {
+    t->flushing = true;
+    drain_locked(t);
+  }
+  pthread_mutex_unlock(&t->out_lock);
+}
+
+/* Waits until the output takes more or, unless output is backed up past
+ * OUTPUT_HIGH_WATER, input arrives. A client that does not read its
+ * answers gets no more of its requests read (issue #16 item 10). True when
+ * input is there to read; false when only the output has room, and the
+ * reader must write before it reads: a read would block while the client,
+ * done writing, waits for the answers we hold. */
+static bool wait_out_or_in(stdio_transport *t, size_t left) {
+  struct pollfd p[2] = {{.fd = t->out_fd, .events = POLLOUT},
+                        {.fd = t->in_fd, .events = POLLIN}};
+  nfds_t n = left > OUTPUT_HIGH_WATER ? 1 : 2;
+  while (poll(p, n, -1) < 0 && errno == EINTR)
+    ;
+  return n == 2 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 static void out_done(void *ctx) {
@@ -166,6 +292,28 @@ static void run_call(mcp_call_t *call) {
   mcp__call_run(call);
 }
 
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Runs a call and, for a tools/call, tells the server how long its tool
+ * took (core/inline_runs.c decides from that which tools run inline).
+ * Nothing a call emits on stdio can be stuck behind its response, so only
+ * the time counts. */
+static void run_timed(stdio_transport *t, mcp_call_t *call, bool on_reader) {
+  int slot = mcp__call_inline_slot(call);
+  int64_t start = slot >= 0 ? now_ns() : 0;
+  if (on_reader)
+    mcp__call_run(call);
+  else
+    run_call(call);
+  if (slot >= 0)
+    mcp__server_inline_record(t->server, slot, on_reader, now_ns() - start,
+                              false);
+}
+
 static void *worker_main(void *arg) {
   stdio_transport *t = arg;
   pthread_mutex_lock(&t->q_lock);
@@ -187,7 +335,7 @@ static void *worker_main(void *arg) {
     /* The reader scanned it: the depth is known, the rest is parsed. */
     mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
     if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call))
-      run_call(call);
+      run_timed(t, call, false);
     free(j);
     pthread_mutex_lock(&t->q_lock);
     t->completed++;
@@ -243,6 +391,26 @@ static void publish(stdio_transport *t) {
     pthread_cond_signal(&t->q_nonempty);
 }
 
+/* Cheap calls of one chunk are shared out in runs of this many: one run on
+ * the reader, the next to the workers, and so on. */
+#define SHARE_RUN 64
+
+/* Whether the scanned request is a tools/call of a tool that has proven
+ * cheap and is the reader's to run: then it is parsed here, and run here if
+ * the parsed request allows. A lone request runs here (no hand-off, no
+ * wake-up); of a pipelined burst the reader takes every other run of
+ * SHARE_RUN, the workers the rest, so both cores work. */
+static bool may_run_here(stdio_transport *t, const mcp__prescan *scan) {
+  if (scan->name == NULL || !mcp__prescan_method_is(scan, "tools/call") ||
+      !mcp__server_inline_ok(
+          t->server, mcp__inline_slot_of_name(scan->name, scan->name_len)))
+    return false;
+  if ((t->cheap_seen++ / SHARE_RUN) % 2 != 0)
+    return false;
+  publish(t); /* the workers' share so far: they run while we do */
+  return true;
+}
+
 static void handle_line(stdio_transport *t, const char *line, size_t len) {
   while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
                      line[len - 1] == '\t'))
@@ -258,15 +426,28 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
    * responses, notifications, initialize and ping are handled here. */
   mcp__prescan scan;
   mcp__jsonrpc_prescan(line, len, &scan);
-  if (!mcp__prescan_at_once(&scan) && enqueue(t, NULL, line, len, scan.depth))
+  bool at_once = mcp__prescan_at_once(&scan);
+  if (!at_once && !may_run_here(t, &scan) &&
+      enqueue(t, NULL, line, len, scan.depth))
     return;
   mcp_call_t *call = NULL;
   if (!accept_line(t, line, len, &scan, &call))
     return;
+  if (!at_once) {
+    /* A tools/call of a cheap tool: run here unless the parsed request
+     * rules it out (a progress token, client capabilities that let the
+     * tool ask the client something, which only this thread could read). */
+    int slot = mcp__call_inline_slot(call);
+    if (mcp__server_inline_ok(t->server, slot))
+      run_timed(t, call, true);
+    else if (!enqueue(t, call, "", 0, 0))
+      run_call(call); /* out of memory: still answer it */
+    return;
+  }
   /* initialize runs here, in input order: requests pipelined behind it must
    * find the session initialized. ping is answered at once, even when all
-   * workers are busy. Any other request goes to the workers: a handler must
-   * never block the reader. */
+   * workers are busy. Any other request goes to the workers: a handler that
+   * has not proven cheap must never block the reader. */
   const char *method = mcp__call_method(call);
   if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
     publish(t); /* keep earlier requests ahead of this one */
@@ -289,7 +470,7 @@ static void report_oversize(stdio_transport *t) {
 static bool output_backed_up(stdio_transport *t) {
   pthread_mutex_lock(&t->out_lock);
   bool backed =
-      t->flushing && !t->out_broken && t->pending.len > OUTPUT_HIGH_WATER;
+      t->flushing && !t->out_broken && unwritten_locked(t) > OUTPUT_HIGH_WATER;
   pthread_mutex_unlock(&t->out_lock);
   return backed;
 }
@@ -330,7 +511,13 @@ static mcp_status read_loop(stdio_transport *t) {
   if (chunk == NULL)
     return MCP_ERR_NOMEM;
   mcp_status st = MCP_OK;
+  t->holding = true;
   for (;;) {
+    size_t left = flush_held(t);
+    if (left > 0) {
+      if (!wait_out_or_in(t, left))
+        continue; /* write more before reading more */
+    }
     wait_for_room(t);
     ssize_t got = read(t->in_fd, chunk, READ_CHUNK);
     if (got < 0) {
@@ -369,6 +556,7 @@ static mcp_status read_loop(stdio_transport *t) {
       p = nl ? nl + 1 : end;
     }
     publish(t);
+    t->cheap_seen = 0;
   }
   if (!discarding && line.len > 0) /* last line without a newline */
     handle_line(t, line.data, line.len);
@@ -376,6 +564,8 @@ static mcp_status read_loop(stdio_transport *t) {
     report_oversize(t);
 out:
   publish(t);
+  t->holding = false;
+  flush_all(t);
   free(chunk);
   mcp__buf_free(&line);
   return st;
@@ -390,6 +580,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   t->server = s;
   t->in_fd = in_fd;
   t->out_fd = out_fd;
+  t->reader = pthread_self(); /* read_loop runs on the caller's thread */
   pthread_mutex_init(&t->out_lock, NULL);
   pthread_cond_init(&t->out_drained, NULL);
   pthread_mutex_init(&t->q_lock, NULL);
@@ -406,15 +597,8 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   mcp_status st = mcp__session_new(s, notify, &t->session);
   if (st != MCP_OK)
     goto cleanup;
-  t->workers = calloc(mcp__server_worker_threads(s), sizeof *t->workers);
-  if (t->workers == NULL) {
-    st = MCP_ERR_NOMEM;
-    goto cleanup;
-  }
-  for (; t->nworkers < mcp__server_worker_threads(s); t->nworkers++)
-    if (pthread_create(&t->workers[t->nworkers], NULL, worker_main, t) != 0)
-      break;
-  if (t->nworkers == 0) {
+  if (mcp__pool_start(&t->workers, mcp__server_worker_threads(s), worker_main,
+                      t) == 0) {
     st = MCP_ERR_NOMEM;
     goto cleanup;
   }
@@ -426,12 +610,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   /* Orderly shutdown: no more answers can come from the client, but the
    * requests already received finish and are answered. */
   mcp__session_input_closed(t->session);
-  pthread_mutex_lock(&t->q_lock);
-  t->stopping = true;
-  pthread_cond_broadcast(&t->q_nonempty);
-  pthread_mutex_unlock(&t->q_lock);
-  for (unsigned i = 0; i < t->nworkers; i++)
-    pthread_join(t->workers[i], NULL);
+  mcp__pool_stop(&t->workers, &t->q_lock, &t->q_nonempty, &t->stopping);
   mcp__server_channel_gone(s, t); /* listen requests that were still running */
   /* Parked tasks/result calls are answered when their tasks end. */
   pthread_mutex_lock(&t->q_lock);
@@ -443,7 +622,7 @@ cleanup:
     mcp__session_close(t->session);
     mcp__session_release(t->session);
   }
-  free(t->workers);
+  mcp__pool_stop(&t->workers, NULL, NULL, NULL); /* joined: frees */
   mcp__buf_free(&t->pending);
   mcp__buf_free(&t->writing);
   pthread_mutex_destroy(&t->out_lock);

@@ -61,9 +61,169 @@ static int dump_cb(const char *data, size_t size, void *ud) {
   return mcp__buf_append(ud, data, size) ? 0 : -1;
 }
 
-bool mcp__buf_append_json(mcp__buf *b, const json_t *value, size_t flags) {
+static bool dump_jansson(mcp__buf *b, const json_t *value, size_t flags) {
   return json_dump_callback(value, dump_cb, b,
                             flags | JSON_COMPACT | JSON_ENCODE_ANY) == 0;
+}
+
+/* ---- jansson's compact output, written straight into the buffer --------
+ * json_dump_callback formats numbers with snprintf and hands its text over
+ * in small pieces; answers are written on every request, so the common
+ * cases are written here, byte for byte what jansson writes (compact, keys
+ * in insertion order, \uXXXX in upper case). Whatever this does not handle
+ * itself goes to jansson: reals, strings and keys with non-ASCII bytes
+ * (jansson checks their UTF-8 and refuses invalid text), flags, and values
+ * nested deeper than WRITE_DEPTH (jansson detects cycles). */
+#define WRITE_DEPTH 32
+
+/* len bytes of ASCII text as a JSON string; false when s has a byte
+ * outside ASCII (nothing written then) or memory runs out. */
+static bool put_ascii_string(mcp__buf *b, const char *s, size_t len,
+                             bool *ascii) {
+  static const char hex[] = "0123456789ABCDEF";
+  *ascii = true;
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)s[i] >= 0x80) {
+      *ascii = false;
+      return false;
+    }
+  if (!mcp__buf_reserve(b, len + 2))
+    return false;
+  char *d = b->data + b->len;
+  *d++ = '"';
+  size_t run = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    b->len = (size_t)(d - b->data);
+    if (!mcp__buf_reserve(b, (i - run) + 6 + (len - i) + 1))
+      return false;
+    d = b->data + b->len;
+    memcpy(d, s + run, i - run);
+    d += i - run;
+    *d++ = '\\';
+    switch (c) {
+    case '"':
+    case '\\':
+      *d++ = (char)c;
+      break;
+    case '\b':
+      *d++ = 'b';
+      break;
+    case '\f':
+      *d++ = 'f';
+      break;
+    case '\n':
+      *d++ = 'n';
+      break;
+    case '\r':
+      *d++ = 'r';
+      break;
+    case '\t':
+      *d++ = 't';
+      break;
+    default:
+      *d++ = 'u';
+      *d++ = '0';
+      *d++ = '0';
+      *d++ = hex[c >> 4];
+      *d++ = hex[c & 15];
+    }
+    run = i + 1;
+  }
+  memcpy(d, s + run, len - run);
+  d += len - run;
+  *d++ = '"';
+  *d = '\0';
+  b->len = (size_t)(d - b->data);
+  return true;
+}
+
+static bool put_integer(mcp__buf *b, json_int_t v) {
+  char tmp[24], *p = tmp + sizeof tmp;
+  unsigned long long u =
+      v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    *--p = '-';
+  return mcp__buf_append(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static bool put_value(mcp__buf *b, const json_t *v, int depth) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: {
+    if (depth >= WRITE_DEPTH)
+      return dump_jansson(b, v, 0);
+    size_t mark = b->len;
+    if (!mcp__buf_append_char(b, '{'))
+      return false;
+    bool first = true;
+    for (void *it = json_object_iter((json_t *)v); it;
+         it = json_object_iter_next((json_t *)v, it)) {
+      bool ascii = true;
+      if ((!first && !mcp__buf_append_char(b, ',')) ||
+          !put_ascii_string(b, json_object_iter_key(it),
+                            json_object_iter_key_len(it), &ascii)) {
+        if (ascii)
+          return false;
+        b->len = mark; /* a key jansson must check: all of it to jansson */
+        return dump_jansson(b, v, 0);
+      }
+      first = false;
+      if (!mcp__buf_append_char(b, ':') ||
+          !put_value(b, json_object_iter_value(it), depth + 1))
+        return false;
+    }
+    return mcp__buf_append_char(b, '}');
+  }
+  case JSON_ARRAY: {
+    if (depth >= WRITE_DEPTH)
+      return dump_jansson(b, v, 0);
+    if (!mcp__buf_append_char(b, '['))
+      return false;
+    size_t n = json_array_size(v);
+    for (size_t i = 0; i < n; i++)
+      if ((i > 0 && !mcp__buf_append_char(b, ',')) ||
+          !put_value(b, json_array_get(v, i), depth + 1))
+        return false;
+    return mcp__buf_append_char(b, ']');
+  }
+  case JSON_STRING: {
+    bool ascii;
+    if (put_ascii_string(b, json_string_value(v), json_string_length(v),
+                         &ascii))
+      return true;
+    return !ascii && dump_jansson(b, v, 0);
+  }
+  case JSON_INTEGER:
+    return put_integer(b, json_integer_value(v));
+  case JSON_TRUE:
+    return mcp__buf_append(b, "true", 4);
+  case JSON_FALSE:
+    return mcp__buf_append(b, "false", 5);
+  case JSON_NULL:
+    return mcp__buf_append(b, "null", 4);
+  default: /* reals */
+    return dump_jansson(b, v, 0);
+  }
+}
+
+bool mcp__buf_append_json(mcp__buf *b, const json_t *value, size_t flags) {
+  if (value == NULL)
+    return false;
+  if (flags != 0)
+    return dump_jansson(b, value, flags);
+  size_t mark = b->len;
+  if (put_value(b, value, 0))
+    return true;
+  b->len = mark; /* nothing half-written stays */
+  if (b->data)
+    b->data[mark] = '\0';
+  return false;
 }
 
 /* Copies s replacing every byte that is not printable ASCII by '?'. Used

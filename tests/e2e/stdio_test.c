@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* stdio_test.c - the stdio transport over real pipes: concurrent calls that
  * complete out of order, whole lines, oversize lines, orderly shutdown at end
- * of input with in-flight requests still answered. */
+ * of input with in-flight requests still answered, cheap tools run on the
+ * reading thread only when nothing rules it out. */
 #include "testutil.h"
 
 #include <string.h>
@@ -16,8 +17,19 @@ typedef struct served {
   mcp_status result;
   tu_proc io; /* reuses the line reader: pid unused */
   mcp_store_t *store;
-  int returned; /* atomic: serving returned */
+  pthread_t serving; /* the thread in mcp_server_serve_fds */
+  int returned;      /* atomic: serving returned */
 } served;
+
+/* Says which thread ran it: the one reading stdin, or a worker. */
+static mcp_status where_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                             void *ud) {
+  (void)call, (void)args;
+  const served *sv = ud;
+  mcp_result_add_text(r, pthread_equal(pthread_self(), sv->serving) ? "reader"
+                                                                    : "worker");
+  return MCP_OK;
+}
 
 static mcp_status sleep_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                              void *ud) {
@@ -55,6 +67,7 @@ static mcp_status nap_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
 
 static void *serve_thread(void *p) {
   served *sv = p;
+  sv->serving = pthread_self();
   sv->result =
       mcp_server_serve_fds(sv->server, sv->to_server[0], sv->from_server[1]);
   close(sv->from_server[1]); /* the client sees EOF once we are done */
@@ -75,6 +88,9 @@ static void start_with(served *sv, size_t max_bytes, unsigned workers) {
       t,
       "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\"}}}");
   mcp_tool_set_handler(t, sleep_tool, NULL, NULL);
+  assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  mcp_tool_new("where", &t);
+  mcp_tool_set_handler(t, where_tool, sv, NULL);
   assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
   mcp_tool_new("big", &t);
   mcp_tool_set_handler(t, big_tool, NULL, NULL);
@@ -135,15 +151,22 @@ static json_t *read_response(served *sv) {
   }
 }
 
-static void handshake(served *sv) {
-  tu_proc_send_line(&sv->io,
-                    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
-                    "\"params\":{\"protocolVersion\":\"2025-11-25\","
-                    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
-                    "\"version\":\"1\"}}}");
+static void handshake_with(served *sv, const char *capabilities) {
+  char line[512];
+  snprintf(line, sizeof line,
+           "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+           "\"params\":{\"protocolVersion\":\"2025-11-25\","
+           "\"capabilities\":%s,\"clientInfo\":{\"name\":\"t\","
+           "\"version\":\"1\"}}}",
+           capabilities);
+  tu_proc_send_line(&sv->io, line);
   json_decref(read_msg(sv));
   tu_proc_send_line(&sv->io, "{\"jsonrpc\":\"2.0\",\"method\":"
                              "\"notifications/initialized\"}");
+}
+
+static void handshake(served *sv) {
+  handshake_with(sv, "{}");
 }
 
 /* After the client closed its end: the server finishes and closes its
@@ -413,6 +436,153 @@ static void test_cancelled_tasks_result_is_not_answered(void **state) {
   reap(&sv);
 }
 
+/* Calls "where" (with extra params members) and returns the thread it
+ * names. */
+static bool ran_on_reader(served *sv, int id, const char *extra) {
+  char line[512];
+  snprintf(line, sizeof line,
+           "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+           "\"params\":{\"name\":\"where\"%s}}",
+           id, extra);
+  tu_proc_send_line(&sv->io, line);
+  json_t *m = read_response(sv);
+  assert_int_equal(json_integer_value(json_object_get(m, "id")), id);
+  const char *text = json_string_value(json_object_get(
+      json_array_get(json_object_get(json_object_get(m, "result"), "content"),
+                     0),
+      "text"));
+  assert_non_null(text);
+  bool reader = strcmp(text, "reader") == 0;
+  json_decref(m);
+  return reader;
+}
+
+/* Runs "where" until a call runs on the reading thread (a tool proves
+ * cheap in 32 fast runs on the workers; a preempted run starts the count
+ * again, so a loaded machine needs more); returns the next id. */
+static int until_on_reader(served *sv, int id) {
+  while (!ran_on_reader(sv, id, "")) {
+    id++;
+    assert_true(id < 5000);
+  }
+  return id + 1;
+}
+
+/* A tool starts on the workers; once cheap it runs on the reading thread,
+ * and a pipelined burst of such calls is answered whole (held answers go
+ * out when the reader's chunk is done). */
+static void test_cheap_tool_runs_on_the_reader(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  assert_false(ran_on_reader(&sv, 1, ""));
+  int id = until_on_reader(&sv, 2);
+  char burst[200 * 128];
+  size_t len = 0;
+  for (int i = 0; i < 200; i++)
+    len += (size_t)snprintf(burst + len, sizeof burst - len,
+                            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                            "\"tools/call\",\"params\":{\"name\":\"where\"}}\n",
+                            id + i);
+  tu_proc_write(&sv.io, burst, len);
+  char seen[200] = {0};
+  for (int i = 0; i < 200; i++) {
+    json_t *m = read_response(&sv);
+    json_int_t got = json_integer_value(json_object_get(m, "id"));
+    assert_true(got >= id && got < id + 200);
+    assert_false(seen[got - id]);
+    seen[got - id] = 1;
+    json_decref(m);
+  }
+  stop(&sv);
+}
+
+/* Even a cheap tool goes to a worker when the request carries a progress
+ * token (its notifications would be sent while the reader is busy). */
+static void test_progress_token_keeps_a_call_off_the_reader(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  int id = until_on_reader(&sv, 1);
+  assert_false(ran_on_reader(&sv, id, ",\"_meta\":{\"progressToken\":\"p1\"}"));
+  assert_true(ran_on_reader(&sv, id + 1, ""));
+  stop(&sv);
+}
+
+/* A client that writes all its requests before it reads any answer (far
+ * more answers than a pipe holds) is still served: the reader never blocks
+ * on output while input waits. A deadlock here would hang the write below
+ * (the alarm turns that into a failure). */
+static void test_client_that_reads_late_is_served(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  int id = until_on_reader(&sv, 1);
+  enum { CALLS = 4000 };
+  size_t cap = (size_t)CALLS * 128, len = 0;
+  char *all = malloc(cap);
+  assert_non_null(all);
+  for (int i = 0; i < CALLS; i++) /* ids of 5 digits: lines of one length */
+    len += (size_t)snprintf(all + len, cap - len,
+                            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                            "\"tools/call\",\"params\":{\"name\":\"where\"}}\n",
+                            10000 + id + i);
+  alarm(120);
+  /* in pieces of 50 lines with pauses, so that the reader sees small
+   * chunks and runs every call itself (only it sends answers then) */
+  size_t line = len / CALLS;
+  for (size_t off = 0; off < len; off += 50 * line) {
+    size_t n = len - off < 50 * line ? len - off : 50 * line;
+    assert_int_equal(tu_proc_write(&sv.io, all + off, n), 0);
+    usleep(2000);
+  }
+  free(all);
+  char *seen = calloc(CALLS, 1);
+  for (int i = 0; i < CALLS; i++) {
+    json_t *m = read_response(&sv);
+    json_int_t got = json_integer_value(json_object_get(m, "id"));
+    assert_true(got >= 10000 + id && got < 10000 + id + CALLS);
+    assert_false(seen[got - 10000 - id]);
+    seen[got - 10000 - id] = 1;
+    json_decref(m);
+  }
+  alarm(0);
+  free(seen);
+  stop(&sv);
+}
+
+/* A client that can be asked things (elicitation, sampling, roots) never
+ * gets a tool run on the reader, even one proven cheap with another
+ * client: a handler waiting for its answer would wait for the very thread
+ * that reads it. */
+static void test_askable_client_never_runs_on_the_reader(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  until_on_reader(&sv, 1); /* "where" is proven cheap on this server */
+  close(sv.to_server[1]);
+  assert_null(tu_proc_read_line(&sv.io, 5000)); /* that client is done */
+  pthread_join(sv.thread, NULL);
+  assert_int_equal(sv.result, MCP_OK);
+  close(sv.to_server[0]);
+  close(sv.from_server[0]);
+  /* a second client of the same server, one that can be asked */
+  assert_int_equal(pipe(sv.to_server), 0);
+  assert_int_equal(pipe(sv.from_server), 0);
+  sv.io.in_fd = sv.to_server[1];
+  sv.io.out_fd = sv.from_server[0];
+  sv.io.len = 0;
+  pthread_create(&sv.thread, NULL, serve_thread, &sv);
+  handshake_with(&sv, "{\"elicitation\":{}}");
+  for (int id = 1; id <= 50; id++)
+    assert_false(ran_on_reader(&sv, id, ""));
+  stop(&sv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_calls_complete_out_of_order),
@@ -423,6 +593,10 @@ int main(void) {
       cmocka_unit_test(test_cancel_of_a_queued_request_suppresses_it),
       cmocka_unit_test(test_blocked_tasks_result_holds_no_worker),
       cmocka_unit_test(test_cancelled_tasks_result_is_not_answered),
+      cmocka_unit_test(test_cheap_tool_runs_on_the_reader),
+      cmocka_unit_test(test_progress_token_keeps_a_call_off_the_reader),
+      cmocka_unit_test(test_askable_client_never_runs_on_the_reader),
+      cmocka_unit_test(test_client_that_reads_late_is_served),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

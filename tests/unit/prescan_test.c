@@ -87,6 +87,38 @@ static void test_strings_do_not_confuse(void **state) {
   assert_int_equal(p.depth, 1);
 }
 
+/* Escapes at every offset of a string, across the eight-byte steps and the
+ * 32-byte limit of the short-string loop: the string still ends where it
+ * ends (a later key is found), and an escaped value is never reported. */
+static void test_escapes_at_every_offset(void **state) {
+  (void)state;
+  static const char *const escapes[] = {"\\\"", "\\\\", "\\\\\\\"", "\\u0041",
+                                        "\\n"};
+  for (size_t e = 0; e < sizeof escapes / sizeof escapes[0]; e++)
+    for (int at = 0; at < 48; at++) {
+      char pad[64], text[512];
+      memset(pad, 'x', (size_t)at);
+      pad[at] = '\0';
+      snprintf(text, sizeof text,
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"x\":\"%s%s%s\",\"method\":"
+               "\"tools/call\",\"params\":{\"note\":\"%s%s\",\"name\":"
+               "\"add\"}}",
+               pad, escapes[e], pad, pad, escapes[e]);
+      mcp__prescan p = scan(text);
+      assert_int_equal(p.kind, MCP__SCAN_REQUEST);
+      assert_int_equal(p.depth, 2);
+      assert_span(p.method, p.method_len, "tools/call");
+      assert_span(p.name, p.name_len, "add");
+      snprintf(text, sizeof text,
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+               "\"params\":{\"name\":\"%s%s\"}}",
+               pad, escapes[e]);
+      p = scan(text);
+      assert_null(p.name); /* written with an escape */
+      assert_span(p.method, p.method_len, "tools/call");
+    }
+}
+
 static void test_at_once(void **state) {
   (void)state;
   mcp__prescan p = scan("{\"id\":1,\"method\":\"tools/call\"}");
@@ -143,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_kinds),
       cmocka_unit_test(test_fields),
       cmocka_unit_test(test_strings_do_not_confuse),
+      cmocka_unit_test(test_escapes_at_every_offset),
       cmocka_unit_test(test_at_once),
       cmocka_unit_test(test_depth_matches_scan),
   };

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* buf_json_test.c - mcp__buf_append_json writes what jansson's
+ * json_dumps(JSON_COMPACT | JSON_ENCODE_ANY) writes, byte for byte: on
+ * every JSONTestSuite document jansson reads, on hand-made values (escapes,
+ * NUL bytes, non-ASCII keys and strings, integer limits, reals, deep
+ * nesting), and it fails where jansson fails (invalid UTF-8, cycles)
+ * leaving the buffer as it was. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+#define DUMP_FLAGS (JSON_COMPACT | JSON_ENCODE_ANY)
+
+/* Appends v after a prefix and compares with jansson; prints a difference. */
+static bool agrees(const json_t *v, const char *label) {
+  char *want = json_dumps(v, DUMP_FLAGS);
+  mcp__buf b;
+  mcp__buf_init(&b);
+  assert_true(mcp__buf_append_str(&b, "x="));
+  bool ok = mcp__buf_append_json(&b, v, 0);
+  bool same = want ? ok && b.len == 2 + strlen(want) &&
+                         memcmp(b.data + 2, want, b.len - 2) == 0 &&
+                         b.data[b.len] == '\0'
+                   : !ok && b.len == 2 && strcmp(b.data, "x=") == 0;
+  if (!same)
+    printf("DIFFERENT %s: jansson %s, mcp__buf_append_json %s\n", label,
+           want ? want : "(fails)", ok ? b.data + 2 : "(fails)");
+  free(want);
+  mcp__buf_free(&b);
+  return same;
+}
+
+static void test_hand_made(void **state) {
+  (void)state;
+  static const char *const docs[] = {
+      "{}",
+      "[]",
+      "\"\"",
+      "0",
+      "-1",
+      "9223372036854775807",
+      "-9223372036854775808",
+      "1.0",
+      "-0.0",
+      "1e300",
+      "0.1",
+      "true",
+      "false",
+      "null",
+      "{\"a\":1,\"b\":[true,false,null,\"x\"],\"c\":{\"d\":{}}}",
+      "{\"z\":1,\"a\":2,\"m\":3}",
+      "\"quote \\\" backslash \\\\ slash / tab \\t nl \\n cr \\r\"",
+      "\"\\b\\f\\u0001\\u001f\\u007f\"",
+      "\"caf\\u00e9 \\u2603 \\ud83d\\ude00\"",
+      "{\"caf\\u00e9\":1,\"plain\":\"\\u00e9\"}",
+      "{\"key\":\"v\\u0000al\"}",
+      "[1.5,{\"r\":2.25e-10},[0.5]]",
+  };
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+    json_error_t e;
+    json_t *v = json_loads(docs[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+    assert_non_null(v);
+    assert_true(agrees(v, docs[i]));
+    json_decref(v);
+  }
+  /* a key with a NUL byte (jansson's parser refuses one, its API not) */
+  json_t *o = json_object();
+  assert_int_equal(json_object_setn_new(o, "k\0ey", 4, json_integer(1)), 0);
+  assert_true(agrees(o, "NUL in a key"));
+  json_decref(o);
+  /* nesting past the writer's own depth: jansson writes the rest */
+  json_t *deep = json_integer(7);
+  for (int i = 0; i < 200; i++)
+    deep = json_pack("{s:o,s:[o]}", "n", deep, "i", json_integer(i));
+  assert_non_null(deep);
+  assert_true(agrees(deep, "deep"));
+  json_decref(deep);
+}
+
+static void test_failures_leave_the_buffer(void **state) {
+  (void)state;
+  /* invalid UTF-8 that only the unchecked constructor lets in */
+  json_t *bad = json_pack("[i,{s:o}]", 1, "s", json_stringn_nocheck("\xff", 1));
+  assert_non_null(bad);
+  assert_true(agrees(bad, "invalid UTF-8"));
+  json_decref(bad);
+  /* a cycle: jansson refuses it, and so does the writer */
+  json_t *a = json_array(), *b = json_array();
+  assert_int_equal(json_array_append(a, b), 0);
+  assert_int_equal(json_array_append(b, a), 0);
+  assert_true(agrees(a, "cycle"));
+  json_array_clear(b);
+  json_decref(b);
+  json_decref(a);
+  /* NULL writes nothing */
+  mcp__buf buf;
+  mcp__buf_init(&buf);
+  assert_false(mcp__buf_append_json(&buf, NULL, 0));
+  assert_int_equal(buf.len, 0);
+  mcp__buf_free(&buf);
+}
+
+static void test_json_test_suite(void **state) {
+  (void)state;
+  const char *shared = tu_shared_dir();
+  if (shared == NULL)
+    skip();
+  static const char *const dirs[] = {"test_parsing", "test_transform"};
+  size_t files = 0, bad = 0;
+  for (size_t k = 0; k < 2; k++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s", shared, dirs[k]);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+      continue;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (strstr(e->d_name, ".json") == NULL)
+        continue;
+      char path[8192];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      json_error_t err;
+      json_t *v = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+      if (v == NULL)
+        continue;
+      files++;
+      bad += !agrees(v, e->d_name);
+      json_decref(v);
+    }
+    closedir(d);
+  }
+  printf("JSONTestSuite: %zu documents, %zu differences\n", files, bad);
+  assert_true(files > 50);
+  assert_int_equal(bad, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hand_made),
+      cmocka_unit_test(test_failures_leave_the_buffer),
+      cmocka_unit_test(test_json_test_suite),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
