@@ -102,9 +102,9 @@ MCP_API mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
  * server name only reach servers of the same name. One connection of its
  * own listens; when it drops it is reopened with backoff, and on its
  * return every list_changed the server declares is delivered locally (what
- * was published meanwhile is lost; clients re-list). Notifications are
- * limited by PostgreSQL to 8000 bytes: bigger events are not published
- * (MCP_ERR_TOO_LARGE). */
+ * was published meanwhile is lost; clients re-list). Events bigger than
+ * a PostgreSQL notification (8000 bytes) travel through the table
+ * mcp_relay_events, the notification naming their row. */
 MCP_API mcp_status mcp_relay_postgres_new(mcp_store_t *store, mcp_relay *out,
                                           mcp_error_t *err);
 

@@ -64,6 +64,11 @@ static const char *const migrations[] = {
      * the runs started */
     "ALTER TABLE mcp_tasks ADD COLUMN request text,"
     " ADD COLUMN runs integer NOT NULL DEFAULT 1;",
+    /* 7: relay events larger than a notification's 8000 bytes: the
+     * notification names the row (relay_postgres.c) */
+    "CREATE TABLE mcp_relay_events (id bigserial PRIMARY KEY,"
+    " created_ms bigint NOT NULL, event text NOT NULL);"
+    "CREATE INDEX mcp_relay_events_by_age ON mcp_relay_events (created_ms);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -12,6 +12,13 @@
  * the relay delivers a "resync" event locally: every list_changed the
  * server declares, and clients list again.
  *
+ * An event too big for a notification (PostgreSQL's limit is 8000 bytes:
+ * a task's question with a large schema, sampling with images) is stored
+ * in mcp_relay_events and the notification carries "@<row id>" in its
+ * place, in the same transaction; listeners read the row. Rows older than
+ * a minute are removed by later big publishes; a listener that finds its
+ * row gone (it lagged that long) delivers a resync instead.
+ *
  * Answers to server-to-client requests (ops version 2): the replica that
  * asks records (session, request id, itself) in mcp_pending_requests; a
  * replica that receives the answer stores it in that row and, in the same
@@ -46,6 +53,18 @@
 
 static const mcp__pg_stmt notify_stmt = {
     "mcp_relay_notify", "SELECT pg_notify('" CHANNEL "', $1)", 1};
+static const mcp__pg_stmt notify_big_stmt = {
+    "mcp_relay_notify_big",
+    "WITH e AS (INSERT INTO mcp_relay_events (created_ms, event)"
+    " VALUES (mcp_now_ms(), $2) RETURNING id)"
+    " SELECT pg_notify('" CHANNEL "', $1 || '@' || e.id) FROM e",
+    2};
+static const mcp__pg_stmt big_event_stmt = {
+    "mcp_relay_big_event",
+    "SELECT event FROM mcp_relay_events WHERE id = $1::bigint", 1};
+static const mcp__pg_stmt old_big_events_stmt = {
+    "mcp_relay_old_big_events",
+    "DELETE FROM mcp_relay_events WHERE created_ms < mcp_now_ms() - 60000", 0};
 static const mcp__pg_stmt await_stmt = {
     "mcp_relay_await",
     "INSERT INTO mcp_pending_requests (session_id, request_id, replica,"
@@ -96,6 +115,7 @@ typedef struct pgrelay {
   pthread_t thread;
   bool has_thread;
   atomic_uint awaits; /* now and then, remove the rows of dead replicas */
+  atomic_uint bigs;   /* now and then, remove old big events */
 } pgrelay;
 
 static void quiet(void *arg, const char *message) {
@@ -120,7 +140,21 @@ static void deliver_payload(pgrelay *r, const char *payload) {
   if (strncmp(scope, r->scope, slen) != 0 || scope[slen] != '\t')
     return; /* another server's */
   const char *event = scope + slen + 1;
-  r->deliver(r->ctx, event, strlen(event));
+  if (event[0] != '@') {
+    r->deliver(r->ctx, event, strlen(event));
+    return;
+  }
+  /* a big event: its row */
+  const char *v[1] = {event + 1};
+  PGresult *res = NULL;
+  if (mcp__pg_exec(r->pool, &big_event_stmt, v, true, &res, NULL) == MCP_OK &&
+      PQntuples(res) == 1) {
+    r->deliver(r->ctx, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0));
+  } else { /* gone or unreadable: lost, as during an outage */
+    static const char resync[] = "{\"kind\":\"resync\"}";
+    r->deliver(r->ctx, resync, sizeof resync - 1);
+  }
+  PQclear(res);
 }
 
 /* "<replica>\t<session>\t<id>" on mcp_answer: when it names this
@@ -229,13 +263,37 @@ static mcp_status pr_start(void *impl, const char *scope,
   return r->has_thread ? MCP_OK : MCP_ERR_NOMEM;
 }
 
+/* A big event into mcp_relay_events, its row id notified. */
+static mcp_status publish_big(pgrelay *r, const char *event, size_t len) {
+  if (atomic_fetch_add(&r->bigs, 1) % 64 == 0) {
+    PGresult *res = NULL;
+    if (mcp__pg_exec(r->pool, &old_big_events_stmt, NULL, false, &res, NULL) ==
+        MCP_OK)
+      PQclear(res);
+  }
+  size_t need = strlen(r->origin) + strlen(r->scope) + 3;
+  char *prefix = malloc(need);
+  char *text = strndup(event, len);
+  mcp_status st = MCP_ERR_NOMEM;
+  if (prefix != NULL && text != NULL) {
+    snprintf(prefix, need, "%s\t%s\t", r->origin, r->scope);
+    const char *v[2] = {prefix, text};
+    PGresult *res = NULL;
+    st = mcp__pg_exec(r->pool, &notify_big_stmt, v, false, &res, NULL);
+    PQclear(res);
+  }
+  free(prefix);
+  free(text);
+  return st;
+}
+
 static mcp_status pr_publish(void *impl, const char *event, size_t len) {
   pgrelay *r = impl;
   if (r->scope == NULL)
     return MCP_ERR_STATE;
   size_t need = strlen(r->origin) + strlen(r->scope) + len + 3;
   if (need > PAYLOAD_MAX)
-    return MCP_ERR_TOO_LARGE;
+    return publish_big(r, event, len);
   char *payload = malloc(need);
   if (payload == NULL)
     return MCP_ERR_NOMEM;

@@ -346,6 +346,37 @@ static void test_tasks_across_replicas(void **state) {
 }
 
 /* What is not an event is refused; requests are never delivered. */
+/* An event bigger than a PostgreSQL notification (8000 bytes) arrives
+ * whole: it travels through mcp_relay_events. */
+static void test_big_event(void **state) {
+  (void)state;
+  replica a, b;
+  open_replica(&a, "big");
+  open_replica(&b, "big");
+  wait_listeners(2);
+  wait_relay(&a, &b);
+  size_t b0 = count(&b.notes);
+  size_t n = 50000;
+  char *data = malloc(n + 1);
+  assert_non_null(data);
+  for (size_t i = 0; i < n; i++)
+    data[i] = (char)('a' + i % 26);
+  data[n] = '\0';
+  mcp_server_broadcast(a.server, "notifications/message",
+                       json_pack("{s:s,s:s}", "level", "info", "data", data));
+  assert_true(tu_capture_wait(&b.notes, b0 + 1, 10000) >= b0 + 1);
+  pthread_mutex_lock(&b.notes.lock);
+  json_t *m = json_array_get(b.notes.messages, b0);
+  const char *got =
+      json_string_value(json_object_get(json_object_get(m, "params"), "data"));
+  assert_non_null(got);
+  assert_string_equal(got, data);
+  pthread_mutex_unlock(&b.notes.lock);
+  free(data);
+  close_replica(&a);
+  close_replica(&b);
+}
+
 static void test_deliver_rejects(void **state) {
   (void)state;
   mcp_server_t *s = NULL;
@@ -378,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_fan_out),
       cmocka_unit_test(test_listen_stream_on_b),
       cmocka_unit_test(test_tasks_across_replicas),
+      cmocka_unit_test(test_big_event),
       cmocka_unit_test(test_deliver_rejects),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
