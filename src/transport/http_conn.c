@@ -85,19 +85,21 @@ enum MHD_Result mcp__he_resp_options(struct MHD_Response *r,
   return MHD_YES;
 }
 
-static bool header_ok(const char *s) {
-  for (; *s; s++)
-    if (*s == '\r' || *s == '\n')
-      return false;
-  return true;
+/* The length of s, or SIZE_MAX when it holds CR or LF (header
+ * injection). */
+static size_t header_len(const char *s) {
+  size_t n = strcspn(s, "\r\n");
+  return s[n] == '\0' ? n : SIZE_MAX;
 }
 
 enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
                                     const char *value) {
-  if (r == NULL || name == NULL || value == NULL || !header_ok(name) ||
-      !header_ok(value) || *name == '\0')
+  if (r == NULL || name == NULL || value == NULL || *name == '\0')
     return MHD_NO;
-  size_t need = strlen(name) + strlen(value) + 4;
+  size_t nl = header_len(name), vl = header_len(value);
+  if (nl == SIZE_MAX || vl == SIZE_MAX)
+    return MHD_NO;
+  size_t need = nl + vl + 4;
   if (r->hlen + need + 1 > r->hcap) {
     size_t cap = r->hcap ? r->hcap * 2 : 256;
     while (cap < r->hlen + need + 1)
@@ -108,8 +110,14 @@ enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
     r->hdrs = h;
     r->hcap = cap;
   }
-  r->hlen += (size_t)sprintf(r->hdrs + r->hlen, "%s: %s\r\n", name, value);
-  if (strcasecmp(name, "Connection") == 0 && strcasecmp(value, "close") == 0)
+  char *o = r->hdrs + r->hlen;
+  memcpy(o, name, nl);
+  memcpy(o + nl, ": ", 2);
+  memcpy(o + nl + 2, value, vl);
+  memcpy(o + nl + 2 + vl, "\r\n", 3); /* with the NUL */
+  r->hlen += need;
+  if (nl == 10 && vl == 5 && strcasecmp(name, "Connection") == 0 &&
+      strcasecmp(value, "close") == 0)
     r->close = true;
   return MHD_YES;
 }
@@ -570,6 +578,24 @@ static void conn_read(struct MHD_Connection *c) {
 
 /* ---- writing ------------------------------------------------------------- */
 
+/* Append to a buffer sized beforehand (begin_response). */
+static void put_text(char *o, size_t *len, const char *text) {
+  size_t n = strlen(text);
+  memcpy(o + *len, text, n);
+  *len += n;
+}
+
+static void put_uint(char *o, size_t *len, size_t v) {
+  char digits[24];
+  size_t n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0)
+    o[(*len)++] = digits[--n];
+}
+
 static const char *status_reason(unsigned s) {
   const char *phrase = mcp__http_reason(s);
   return phrase ? phrase : "Status";
@@ -589,29 +615,38 @@ static void begin_response(struct MHD_Connection *c) {
     else
       c->must_close = true; /* HTTP/1.0: the body ends with the connection */
   }
-  size_t cap = 128 + r->hlen;
+  /* status line (at most 9 + 3 + 1 + 31 + 2), Date (37), Content-Length
+   * (at most 38) or Transfer-Encoding (28), Connection (at most 24), CRLF */
+  size_t cap = 192 + r->hlen;
   char *o = malloc(cap);
   if (o == NULL) {
     mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
     return;
   }
-  int n = snprintf(o, cap, "HTTP/1.1 %u %s\r\nDate: %s\r\n", s,
-                   status_reason(s), mcp__he_date(c->loop));
-  size_t len = (size_t)n;
+  /* no printf on the hot path: every piece is known text or a number */
+  size_t len = 0;
+  put_text(o, &len, "HTTP/1.1 ");
+  put_uint(o, &len, s);
+  put_text(o, &len, " ");
+  put_text(o, &len, status_reason(s));
+  put_text(o, &len, "\r\nDate: ");
+  put_text(o, &len, mcp__he_date(c->loop));
+  put_text(o, &len, "\r\n");
   if (r->hlen) {
     memcpy(o + len, r->hdrs, r->hlen);
     len += r->hlen;
   }
-  if (!bodyless && !r->callback)
-    len +=
-        (size_t)snprintf(o + len, cap - len, "Content-Length: %zu\r\n", r->len);
+  if (!bodyless && !r->callback) {
+    put_text(o, &len, "Content-Length: ");
+    put_uint(o, &len, r->len);
+    put_text(o, &len, "\r\n");
+  }
   if (c->chunked)
-    len +=
-        (size_t)snprintf(o + len, cap - len, "Transfer-Encoding: chunked\r\n");
+    put_text(o, &len, "Transfer-Encoding: chunked\r\n");
   if (c->must_close && !r->close)
-    len += (size_t)snprintf(o + len, cap - len, "Connection: close\r\n");
+    put_text(o, &len, "Connection: close\r\n");
   else if (!c->must_close && h->minor == 0)
-    len += (size_t)snprintf(o + len, cap - len, "Connection: keep-alive\r\n");
+    put_text(o, &len, "Connection: keep-alive\r\n");
   memcpy(o + len, "\r\n", 2);
   len += 2;
   free(c->obuf);

@@ -199,7 +199,7 @@ fields:; /* header fields */
      * get here (cut_line). */
     if (out->nfields == MCP__HP_MAX_FIELDS)
       return MCP__HP_TOO_LARGE;
-    fields[out->nfields++] = (mcp__hp_field){line, v};
+    fields[out->nfields++] = (mcp__hp_field){line, v, (size_t)(colon - line)};
     if (strcasecmp(line, "Content-Length") == 0) {
       uint64_t n;
       if (!parse_length(v, &n))
@@ -235,8 +235,10 @@ fields:; /* header fields */
 }
 
 const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name) {
+  /* a dozen lookups per request over every field: lengths first */
+  size_t n = strlen(name);
   for (size_t i = 0; i < h->nfields; i++)
-    if (strcasecmp(h->fields[i].name, name) == 0)
+    if (h->fields[i].name_len == n && strcasecmp(h->fields[i].name, name) == 0)
       return h->fields[i].value;
   return NULL;
 }

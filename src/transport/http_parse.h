@@ -26,6 +26,7 @@ enum mcp__hp_result {
 
 typedef struct mcp__hp_field {
   const char *name, *value; /* NUL-terminated, inside the head block */
+  size_t name_len;          /* lookups compare lengths first */
 } mcp__hp_field;
 
 /* How the body of a request is delimited. */
