@@ -10,6 +10,7 @@
 #include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "util/rand.h"
+#include "util/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +69,8 @@ mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
   /* Treated as initialized and ready: the request carries everything. */
   se->state = MCP__SESSION_READY;
   se->input_closed = true;
-  snprintf(se->protocol_version, sizeof se->protocol_version, "%s",
-           version ? version : "2025-03-26");
+  mcp__str_copy(se->protocol_version, sizeof se->protocol_version,
+                version ? version : "2025-03-26");
   return MCP_OK;
 }
 

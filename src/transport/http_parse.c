@@ -17,21 +17,26 @@ size_t mcp__hp_head_end(const char *buf, size_t len, size_t from) {
     start++;
   if (i < start)
     i = start;
-  for (; i < len; i++) {
-    if (buf[i] != '\n')
-      continue;
+  while (i < len) {
+    const char *lf = memchr(buf + i, '\n', len - i);
+    if (lf == NULL)
+      return 0;
+    i = (size_t)(lf - buf);
     /* an empty line follows this LF: "\n\n" or "\n\r\n" */
     if (i + 1 < len && buf[i + 1] == '\n')
       return i + 2;
     if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
       return i + 3;
+    i++;
   }
   return 0;
 }
 
 static bool is_tchar(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || (c != 0 && strchr("!#$%&'*+-.^_`|~", c));
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+      (c >= '0' && c <= '9') || c == '-')
+    return true; /* what header names are made of, tested first */
+  return c != 0 && strchr("!#$%&'*+.^_`|~", c) != NULL;
 }
 
 static int hexval(unsigned char c) {
@@ -199,8 +204,10 @@ fields:; /* header fields */
      * get here (cut_line). */
     if (out->nfields == MCP__HP_MAX_FIELDS)
       return MCP__HP_TOO_LARGE;
-    fields[out->nfields++] = (mcp__hp_field){line, v, (size_t)(colon - line)};
-    if (strcasecmp(line, "Content-Length") == 0) {
+    size_t name_len = (size_t)(colon - line);
+    fields[out->nfields++] = (mcp__hp_field){line, v, name_len};
+#define NAME_IS(lit) (name_len == sizeof(lit) - 1 && strcasecmp(line, lit) == 0)
+    if (NAME_IS("Content-Length")) {
       uint64_t n;
       if (!parse_length(v, &n))
         return MCP__HP_BAD;
@@ -208,15 +215,16 @@ fields:; /* header fields */
         lengths_differ = true;
       have_length = true;
       length = n;
-    } else if (strcasecmp(line, "Transfer-Encoding") == 0) {
+    } else if (NAME_IS("Transfer-Encoding")) {
       te_chunked = !have_te && mcp__http_te_is_chunked(v);
       have_te = true;
-    } else if (strcasecmp(line, "Connection") == 0) {
+    } else if (NAME_IS("Connection")) {
       close |= has_token(v, "close");
       keep |= has_token(v, "keep-alive");
-    } else if (strcasecmp(line, "Expect") == 0) {
+    } else if (NAME_IS("Expect")) {
       out->expect_continue = strcasecmp(v, "100-continue") == 0;
     }
+#undef NAME_IS
   }
   if (out->minor == 0)
     out->expect_continue = false;

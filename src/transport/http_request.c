@@ -41,6 +41,7 @@
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
 #include "util/clock.h"
+#include "util/str.h"
 
 #define HDR_SESSION            "Mcp-Session-Id"
 #define HDR_VERSION            "MCP-Protocol-Version"
@@ -91,11 +92,16 @@ static void req_release(hs_req *r) {
   free(r);
 }
 
+/* Whether a header's name (keylen its strlen) is the literal lit, ignoring
+ * case. These run for every header of every request: lengths first. */
+#define HEADER_IS(key, keylen, lit)                                            \
+  ((keylen) == sizeof(lit) - 1 && strcasecmp((key), (lit)) == 0)
+
 static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,
                                            const char *key, const char *value) {
   (void)kind;
   (void)value;
-  if (strcasecmp(key, "Authorization") == 0)
+  if (HEADER_IS(key, strlen(key), "Authorization"))
     (*(unsigned *)cls)++;
   return MHD_YES;
 }
@@ -119,17 +125,19 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
   hs_req *r = sc->r;
   if (value == NULL)
     value = "";
-  if (strcasecmp(key, HDR_VERSION) == 0) {
+  size_t kl = strlen(key);
+  if (HEADER_IS(key, kl, HDR_VERSION)) {
     r->peer.repeated_header |= sc->version; /* read by MHD_lookup */
     sc->version = true;
     return MHD_YES;
-  } else if (strcasecmp(key, "Mcp-Method") == 0) {
+  } else if (HEADER_IS(key, kl, "Mcp-Method")) {
     r->peer.repeated_header |= sc->method != NULL;
     sc->method = value;
-  } else if (strcasecmp(key, "Mcp-Name") == 0) {
+  } else if (HEADER_IS(key, kl, "Mcp-Name")) {
     r->peer.repeated_header |= sc->name != NULL;
     sc->name = value;
-  } else if (strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
+  } else if (kl >= PARAM_PREFIX_LEN &&
+             strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
     if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
       sc->too_many = true;
       return MHD_NO;
@@ -809,11 +817,12 @@ static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
                                    const char *key, const char *value) {
   (void)kind;
   header_counts *c = cls;
-  if (strcasecmp(key, "Host") == 0)
+  size_t kl = strlen(key);
+  if (HEADER_IS(key, kl, "Host"))
     c->host++;
-  else if (strcasecmp(key, "Origin") == 0)
+  else if (HEADER_IS(key, kl, "Origin"))
     c->origin++;
-  else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+  else if (HEADER_IS(key, kl, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
     const char *v = value ? value : "";
     if (c->content_length++ == 0)
       c->first_length = v;
@@ -919,7 +928,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (r->method != M_POST && proto && mcp__version_is_modern(proto))
     return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "POST");
   if (proto) { /* any other than an unknown POST's is short */
-    snprintf(r->proto_buf, sizeof r->proto_buf, "%s", proto);
+    mcp__str_copy(r->proto_buf, sizeof r->proto_buf, proto);
     r->proto = r->proto_buf;
   }
   if (r->method == M_POST && !collect_mcp_headers(r))

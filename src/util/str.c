@@ -13,3 +13,11 @@ mcp_status mcp__str_replace(char **slot, const char *value) {
   *slot = copy;
   return MCP_OK;
 }
+
+size_t mcp__str_copy(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  size_t take = n < cap ? n : cap - 1;
+  memcpy(dst, src, take);
+  dst[take] = '\0';
+  return n;
+}

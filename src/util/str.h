@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* str.h - the optional-string setter every builder object uses. */
+/* str.h - the optional-string setter every builder object uses, and a
+ * bounded copy for fixed buffers on hot paths. */
 #ifndef MCP_UTIL_STR_H
 #define MCP_UTIL_STR_H
+
+#include <stddef.h>
 
 #include "mcp/status.h"
 
 /* Replaces *slot (malloc'd or NULL) by a copy of value, or by NULL when value
  * is NULL. On MCP_ERR_NOMEM *slot is left as it was. */
 mcp_status mcp__str_replace(char **slot, const char *value);
+
+/* Copies src into dst of cap bytes (cap > 0), cut to fit and always
+ * NUL-terminated, like snprintf(dst, cap, "%s", src) without its cost;
+ * returns strlen(src) (>= cap: it was cut). */
+size_t mcp__str_copy(char *dst, size_t cap, const char *src);
 
 #endif
