@@ -7,7 +7,6 @@
  * on seeded random mutations. */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,34 +15,16 @@
 
 #define JANSSON_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
 
+static void count_disagreement(const char *name, const char *text, size_t len,
+                               void *ud) {
+  *(size_t *)ud += !tu_json_load_agrees(text, len, name);
+}
+
 static void test_json_test_suite(void **state) {
   (void)state;
-  const char *shared = tu_shared_dir();
-  if (shared == NULL)
-    skip();
-  static const char *const dirs[] = {"test_parsing", "test_transform"};
-  size_t files = 0, bad = 0;
-  for (size_t k = 0; k < 2; k++) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s", shared, dirs[k]);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-      continue;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-      if (strstr(e->d_name, ".json") == NULL)
-        continue;
-      char path[8192];
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      size_t len;
-      char *buf = tu_read_file(path, &len);
-      assert_non_null(buf);
-      files++;
-      bad += !tu_json_load_agrees(buf, len, e->d_name);
-      free(buf);
-    }
-    closedir(d);
-  }
+  size_t bad = 0;
+  size_t files = tu_json_suite_each("test_parsing", count_disagreement, &bad) +
+                 tu_json_suite_each("test_transform", count_disagreement, &bad);
   printf("JSONTestSuite: %zu files, %zu differences\n", files, bad);
   if (files == 0)
     skip();

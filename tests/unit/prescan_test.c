@@ -3,7 +3,6 @@
  * take before the dispatcher parses it: kind, depth, method, params.name,
  * the 2026-07-28 marker; strings never confuse it; and its depth agrees
  * with the depth scan it replaces on every file of JSONTestSuite. */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,37 +135,22 @@ static void test_at_once(void **state) {
 }
 
 /* The depth agrees with mcp__json_too_deep on every JSONTestSuite file. */
+static void check_depth(const char *name, const char *text, size_t len,
+                        void *ud) {
+  (void)ud;
+  mcp__prescan p;
+  mcp__jsonrpc_prescan(text, len, &p);
+  for (size_t limit = 1; limit <= 4; limit++)
+    if ((p.depth > limit) != mcp__json_too_deep(text, len, limit))
+      fail_msg("%s: prescan depth %zu, limit %zu disagrees", name, p.depth,
+               limit);
+}
+
 static void test_depth_matches_scan(void **state) {
   (void)state;
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/test_parsing",
-           tu_shared_dir());
-  DIR *d = opendir(dir);
-  if (d == NULL) {
+  size_t files = tu_json_suite_each("test_parsing", check_depth, NULL);
+  if (files == 0)
     skip();
-    return;
-  }
-  size_t files = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.')
-      continue;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len = 0;
-    char *text = tu_read_file(path, &len);
-    if (text == NULL)
-      continue;
-    mcp__prescan p;
-    mcp__jsonrpc_prescan(text, len, &p);
-    for (size_t limit = 1; limit <= 4; limit++)
-      if ((p.depth > limit) != mcp__json_too_deep(text, len, limit))
-        fail_msg("%s: prescan depth %zu, limit %zu disagrees", e->d_name,
-                 p.depth, limit);
-    free(text);
-    files++;
-  }
-  closedir(d);
   assert_true(files > 300);
 }
 

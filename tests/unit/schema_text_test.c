@@ -5,7 +5,6 @@
  * verdicts match mcp_schema_is_valid on the same values. */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,60 +47,55 @@ static bool known_difference(const char *buf, size_t len) {
   return j == NULL && strstr(e.text, "NUL byte in object key") != NULL;
 }
 
+typedef struct suite_tally {
+  mcp_schema_t *any;
+  size_t y, n, i, bad;
+} suite_tally;
+
+/* y_ files must be accepted, n_ rejected, i_ as jansson decides; y_ and
+ * n_ must also agree with jansson, but for the known difference. */
+static void check_file(const char *name, const char *text, size_t len,
+                       void *ud) {
+  suite_tally *t = ud;
+  char kind = name[0];
+  if ((kind != 'y' && kind != 'n' && kind != 'i') || name[1] != '_')
+    return;
+  mcp_status st = mcp_schema_validate_text(t->any, text, len);
+  bool ok = st == MCP_OK;
+  bool want;
+  if (kind == 'y') {
+    want = true;
+    t->y++;
+  } else if (kind == 'n') {
+    want = false;
+    t->n++;
+  } else {
+    want = jansson_accepts(text, len);
+    t->i++;
+  }
+  if (ok != want) {
+    printf("FAIL %s: %s, expected %s\n", name, mcp_status_name(st),
+           want ? "accepted" : "rejected");
+    t->bad++;
+  } else if (ok != jansson_accepts(text, len) && !known_difference(text, len)) {
+    printf("JANSSON %s: tape %s, jansson the opposite\n", name,
+           mcp_status_name(st));
+    t->bad++;
+  }
+}
+
 static void test_json_test_suite(void **state) {
   (void)state;
-  const char *shared = tu_shared_dir();
-  if (shared == NULL)
+  suite_tally t = {compile_ok("true"), 0, 0, 0, 0};
+  if (tu_json_suite_each("test_parsing", check_file, &t) == 0) {
+    mcp_schema_free(t.any);
     skip();
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/test_parsing", shared);
-  DIR *d = opendir(dir);
-  if (d == NULL)
-    skip();
-  mcp_schema_t *any = compile_ok("true");
-  size_t y = 0, n = 0, i = 0, bad = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    char kind = e->d_name[0];
-    if ((kind != 'y' && kind != 'n' && kind != 'i') || e->d_name[1] != '_')
-      continue;
-    char path[8192];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    size_t len;
-    char *buf = tu_read_file(path, &len);
-    assert_non_null(buf);
-    mcp_status st = mcp_schema_validate_text(any, buf, len);
-    bool ok = st == MCP_OK;
-    bool want;
-    if (kind == 'y') {
-      want = true;
-      y++;
-    } else if (kind == 'n') {
-      want = false;
-      n++;
-    } else {
-      want = jansson_accepts(buf, len);
-      i++;
-    }
-    if (ok != want) {
-      printf("FAIL %s: %s, expected %s\n", e->d_name, mcp_status_name(st),
-             want ? "accepted" : "rejected");
-      bad++;
-    } else if (ok != jansson_accepts(buf, len) && !known_difference(buf, len)) {
-      /* y_ and n_ files must also agree with jansson, but for the known
-       * difference */
-      printf("JANSSON %s: tape %s, jansson the opposite\n", e->d_name,
-             mcp_status_name(st));
-      bad++;
-    }
-    free(buf);
   }
-  closedir(d);
-  printf("JSONTestSuite: %zu y_, %zu n_, %zu i_ files, %zu failures\n", y, n, i,
-         bad);
-  assert_true(y > 90 && n > 180 && i > 30);
-  assert_int_equal(bad, 0);
-  mcp_schema_free(any);
+  printf("JSONTestSuite: %zu y_, %zu n_, %zu i_ files, %zu failures\n", t.y,
+         t.n, t.i, t.bad);
+  assert_true(t.y > 90 && t.n > 180 && t.i > 30);
+  assert_int_equal(t.bad, 0);
+  mcp_schema_free(t.any);
 }
 
 static char *nested(size_t depth, char open, char close) {

@@ -2,6 +2,7 @@
 /* testutil.c - see testutil.h. */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -54,6 +55,34 @@ const char *tu_shared_dir(void) {
   if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
     return NULL;
   return d;
+}
+
+size_t tu_json_suite_each(const char *subdir, tu_json_suite_fn fn, void *ud) {
+  const char *shared = tu_shared_dir();
+  if (shared == NULL)
+    return 0;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s", shared, subdir);
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return 0;
+  size_t files = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strstr(e->d_name, ".json") == NULL)
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t len = 0;
+    char *text = tu_read_file(path, &len);
+    if (text == NULL)
+      fail_msg("cannot read %s", path);
+    fn(e->d_name, text, len, ud);
+    free(text);
+    files++;
+  }
+  closedir(d);
+  return files;
 }
 
 int tu_proc_spawn(tu_proc *p, char *const argv[]) {

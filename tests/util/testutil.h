@@ -22,6 +22,14 @@ char *tu_read_file(const char *path, size_t *len);
  * it does not exist. */
 const char *tu_shared_dir(void);
 
+/* Calls fn on every file of the official JSON parser suite
+ * (<shared>/testdata/JSONTestSuite/<subdir>, files whose name holds
+ * ".json"), each read whole (text NUL-terminated, len its bytes; freed
+ * after fn). Returns how many files fn saw: 0 when the suite is absent. */
+typedef void (*tu_json_suite_fn)(const char *name, const char *text, size_t len,
+                                 void *ud);
+size_t tu_json_suite_each(const char *subdir, tu_json_suite_fn fn, void *ud);
+
 /* A child process connected by pipes to its stdin and stdout. */
 typedef struct tu_proc {
   pid_t pid;
