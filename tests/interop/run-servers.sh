@@ -27,68 +27,18 @@ usage="usage: run-servers.sh py2|ts2|ts1 MCPC INTEROP_CLIENT"
 PEER=${1:?$usage}
 MCPC=${2:?$usage}
 ICLIENT=${3:?$usage}
-CACHE=${INTEROP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libmcp-interop}
 HERE=$(cd "$(dirname "$0")" && pwd)
-WORK=$(mktemp -d)
-PID=
-cleanup() {
-  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+INTEROP_LABEL="$PEER server"
+. "$HERE/lib.sh"
 
-skip() {
-  if [ "${CI:-}" = true ]; then
-    echo "interop $PEER server: $1 (required when CI=true)" >&2
-    exit 1
-  fi
-  echo "SKIP interop $PEER server: $1" >&2
-  exit 77
-}
-# An install failed: skip when the registry is unreachable, else fail.
-install_failed() { # what registry-probe-command...
-  what=$1
-  shift
-  if "$@" >/dev/null 2>&1; then
-    echo "interop $PEER server: installing $what failed although its" \
-      "registry answers:" >&2
-    cat "$WORK/install.log" >&2
-    exit 1
-  fi
-  skip "the registry of $what cannot be reached (offline?)"
-}
-npm_install() { # dir package spec
-  major=$(node -p "require('$1/node_modules/$2/package.json').version" \
-    2>/dev/null | cut -d. -f1)
-  [ "$major" = "${3##*^}" ] && return 0
-  mkdir -p "$1" && (cd "$1" && { [ -f package.json ] || npm init -y >/dev/null; } &&
-    npm install --no-audit --no-fund --loglevel=error "$3") \
-    >"$WORK/install.log" 2>&1 || install_failed "$2 (npm)" npm ping
-}
-
-mkdir -p "$CACHE" || skip "cannot create $CACHE"
-# One installer at a time (the tests run in parallel).
-exec 9>"$CACHE/.install-lock"
-flock 9 2>/dev/null || true
+install_lock
 case $PEER in
 py2)
-  command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
-  PY="$CACHE/py2/bin/python"
-  if ! "$PY" -c 'import importlib.metadata as m, sys
-sys.exit(not m.version("mcp").startswith("2."))' 2>/dev/null; then
-    { python3 -m venv "$CACHE/py2" &&
-      "$CACHE/py2/bin/pip" install -q 'mcp>=2,<3'; } >"$WORK/install.log" 2>&1 ||
-      install_failed "mcp (PyPI)" python3 -c 'import os, urllib.request as u
-index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
-u.urlopen(index + "/mcp/", timeout=20)'
-  fi
+  install_py2
   SERVER="$PY $HERE/peers/py_server.py"
   ERAS="auto:2026-07-28 2025-11-25:2025-11-25"
   ;;
 ts2 | ts1)
-  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
-    skip "node and npm are not installed"
   if [ "$PEER" = ts2 ]; then
     DIR="$CACHE/ts2s"
     npm_install "$DIR" @modelcontextprotocol/server '@modelcontextprotocol/server@^2'
@@ -107,8 +57,7 @@ ts2 | ts1)
   exit 2
   ;;
 esac
-flock -u 9 2>/dev/null || true
-exec 9>&-
+install_unlock
 
 fail=0
 bad() {
@@ -168,24 +117,8 @@ for era in $ERAS; do
 done
 
 echo "== $PEER over HTTP"
-for attempt in 1 2 3; do
-  PORT=$(python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-    node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-  $SERVER http "$PORT" >"$WORK/server.log" 2>&1 &
-  PID=$!
-  i=0
-  until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null ||
-    node -e "require('net').connect($PORT,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; do
-    kill -0 "$PID" 2>/dev/null || break
-    i=$((i + 1))
-    [ $i -gt 300 ] && break
-    sleep 0.1
-  done
-  kill -0 "$PID" 2>/dev/null && break
-  wait "$PID" 2>/dev/null
-  PID=
-done
+# shellcheck disable=SC2086 # SERVER is a command line
+start_on_free_port "$WORK/server.log" $SERVER http PORT
 if [ -z "$PID" ]; then
   echo "interop $PEER server: the peer did not start on HTTP:" >&2
   cat "$WORK/server.log" >&2
