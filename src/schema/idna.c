@@ -180,8 +180,8 @@ static const char *const cls_pattern[C_COUNT] = {
     "^\\p{Hebrew}$",
     "^[\\p{Hiragana}\\p{Katakana}\\p{Han}]$",
     "^[\\p{Arabic}\\p{Syriac}\\p{Thaana}\\p{Nko}\\p{Mandaic}\\p{Adlam}]$",
-    "^[\\p{Arabic}\\p{Syriac}\\p{Nko}\\p{Mongolian}\\p{Mandaic}"
-    "\\p{Manichaean}\\p{Adlam}\\p{Hanifi_Rohingya}\\p{Sogdian}]$",
+    ("^[\\p{Arabic}\\p{Syriac}\\p{Nko}\\p{Mongolian}\\p{Mandaic}"
+     "\\p{Manichaean}\\p{Adlam}\\p{Hanifi_Rohingya}\\p{Sogdian}]$"),
 };
 
 typedef struct uclass {
