@@ -35,8 +35,10 @@ int mcp__call_inline_slot(const mcp_call_t *call) {
   if (call->progress_token || strcmp(call->msg.method, "tools/call") != 0)
     return -1;
   const json_t *caps = call->client_capabilities;
-  if (json_object_get(caps, "elicitation") ||
-      json_object_get(caps, "sampling") || json_object_get(caps, "roots"))
+  /* an empty object (the common case) asks nothing: skip three hashings */
+  if (json_object_size(caps) > 0 &&
+      (json_object_get(caps, "elicitation") ||
+       json_object_get(caps, "sampling") || json_object_get(caps, "roots")))
     return -1;
   const json_t *name = json_object_get(call->params, "name");
   if (!json_is_string(name))

@@ -74,9 +74,47 @@ mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
          "Invalid Request: a message must be a JSON object");
     goto bad;
   }
-  json_t *id = json_object_get(root, "id");
-  json_t *method = json_object_get(root, "method");
-  json_t *version = json_object_get(root, "jsonrpc");
+  /* One pass over the envelope's members instead of a hashed lookup per
+   * name: a handful of members, and a lookup hashes its key each time. */
+  json_t *id = NULL, *method = NULL, *version = NULL, *params = NULL,
+         *result = NULL, *error = NULL;
+  const char *key;
+  size_t key_len;
+  json_t *member;
+  /* lengths too: a key may hold a NUL ("id\u0000" is not "id") */
+#define MEMBER_IS(name)                                                        \
+  (key_len == sizeof(name) - 1 && memcmp(key, name, key_len) == 0)
+  json_object_keylen_foreach(root, key, key_len, member) {
+    switch (key[0]) {
+    case 'i':
+      if (MEMBER_IS("id"))
+        id = member;
+      break;
+    case 'm':
+      if (MEMBER_IS("method"))
+        method = member;
+      break;
+    case 'j':
+      if (MEMBER_IS("jsonrpc"))
+        version = member;
+      break;
+    case 'p':
+      if (MEMBER_IS("params"))
+        params = member;
+      break;
+    case 'r':
+      if (MEMBER_IS("result"))
+        result = member;
+      break;
+    case 'e':
+      if (MEMBER_IS("error"))
+        error = member;
+      break;
+    default:
+      break;
+    }
+  }
+#undef MEMBER_IS
   bool id_ok = mcp__jsonrpc_id_is_valid(id);
   /* A message with a method and no id is a notification: never answered,
    * not even with an error. */
@@ -98,7 +136,6 @@ mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
            "Invalid Request: id must be a string or an integer");
       goto bad;
     }
-    json_t *params = json_object_get(root, "params");
     if (params != NULL && !json_is_object(params)) {
       fail(err, MCP_ERR_INVALID_PARAMS, MCP_RPC_INVALID_PARAMS,
            id_ok ? id : NULL, !notification_shaped,
@@ -112,8 +149,6 @@ mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
     out->params = params;
     return MCP_OK;
   }
-  json_t *result = json_object_get(root, "result");
-  json_t *error = json_object_get(root, "error");
   if ((result != NULL) != (error != NULL) && (id_ok || error != NULL)) {
     if (error != NULL && (!json_is_object(error) ||
                           !json_is_integer(json_object_get(error, "code")))) {

@@ -65,6 +65,34 @@ static void test_classifies_the_four_message_kinds(void **state) {
   mcp__message_clear(&m);
 }
 
+/* Envelope members are matched by their whole name: "ID" and "params_"
+ * are other members; keys holding a NUL are refused before (Invalid
+ * Request, answered without an id). */
+static void test_members_match_whole_names(void **state) {
+  (void)state;
+  mcp__message m;
+  mcp__decode_error e;
+  assert_int_equal(decode("{\"jsonrpc\":\"2.0\",\"ID\":7,\"id\":8,"
+                          "\"params_\":1,\"method\":\"ping\"}",
+                          &m, &e),
+                   MCP_OK);
+  assert_int_equal(m.kind, MCP__MSG_REQUEST);
+  assert_int_equal(json_integer_value(m.id), 8);
+  assert_null(m.params);
+  mcp__message_clear(&m);
+  assert_int_equal(decode("{\"jsonrpc\":\"2.0\",\"ids\":7,"
+                          "\"method\":\"ping\"}",
+                          &m, &e),
+                   MCP_OK);
+  assert_int_equal(m.kind, MCP__MSG_NOTIFICATION);
+  mcp__message_clear(&m);
+  expect_error("{\"jsonrpc\":\"2.0\",\"id\\u0000\":7,\"method\":\"ping\"}",
+               MCP_RPC_INVALID_REQUEST, true, NULL);
+  /* "JSONRPC" is not the version member */
+  expect_error("{\"JSONRPC\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+               MCP_RPC_INVALID_REQUEST, true, "1");
+}
+
 static void test_rejects_malformed_messages_with_exact_codes(void **state) {
   (void)state;
   expect_error("{", MCP_RPC_PARSE_ERROR, true, NULL);
@@ -153,6 +181,7 @@ static void test_encoders_write_exact_envelopes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_classifies_the_four_message_kinds),
+      cmocka_unit_test(test_members_match_whole_names),
       cmocka_unit_test(test_rejects_malformed_messages_with_exact_codes),
       cmocka_unit_test(test_depth_limit_refuses_before_parsing),
       cmocka_unit_test(test_encoders_write_exact_envelopes),
