@@ -33,6 +33,8 @@ static void answer(mcp_call_t *call, int code, const char *message,
 static const char *header_mismatch(const char *header, const char *body) {
   if (header == NULL)
     return "missing";
+  if (mcp__header_value_equals(header, body))
+    return NULL; /* the common case, without a copy */
   char *value;
   mcp_status st = mcp__header_value_decode(header, &value);
   if (st != MCP_OK)
@@ -70,10 +72,37 @@ static bool check_headers(mcp_call_t *call, const char *version) {
   return false;
 }
 
+/* The members of _meta this era reads, found in one pass (their names are
+ * long: a hashed lookup each would hash each name). */
+typedef struct meta_members {
+  json_t *version, *caps, *info, *level;
+} meta_members;
+
+static meta_members read_meta(json_t *meta) {
+  meta_members m = {NULL, NULL, NULL, NULL};
+  const char *key;
+  size_t len;
+  json_t *value;
+#define IS(name) (len == sizeof(name) - 1 && memcmp(key, name, len) == 0)
+  json_object_keylen_foreach(meta, key, len, value) {
+    if (IS(META_VERSION))
+      m.version = value;
+    else if (IS(META_CAPS))
+      m.caps = value;
+    else if (IS(META_INFO))
+      m.info = value;
+    else if (IS(META_LOGLEVEL))
+      m.level = value;
+  }
+#undef IS
+  return m;
+}
+
 bool mcp__modern_bind(mcp_call_t *call) {
   json_t *meta = json_object_get(mcp_call_params(call), "_meta");
-  json_t *v = json_object_get(meta, META_VERSION);
-  json_t *caps = json_object_get(meta, META_CAPS);
+  meta_members m = read_meta(meta);
+  json_t *v = m.version;
+  json_t *caps = m.caps;
   if (!json_is_string(v) || !json_is_object(caps)) {
     answer(call, MCP_RPC_INVALID_PARAMS,
            "Invalid params: _meta must carry " META_VERSION
@@ -91,7 +120,7 @@ bool mcp__modern_bind(mcp_call_t *call) {
                      "requested", version));
     return false;
   }
-  json_t *level = json_object_get(meta, META_LOGLEVEL);
+  json_t *level = m.level;
   mcp_log_level parsed;
   if (level &&
       (!json_is_string(level) ||
@@ -102,7 +131,7 @@ bool mcp__modern_bind(mcp_call_t *call) {
            NULL);
     return false;
   }
-  json_t *info = json_object_get(meta, META_INFO);
+  json_t *info = m.info;
   mcp__call_bind_modern(call, version, caps,
                         json_is_object(info) ? info : NULL);
   return true;

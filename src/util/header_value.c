@@ -69,6 +69,29 @@ mcp_status mcp__header_value_decode(const char *raw, char **out) {
   return *out ? MCP_OK : MCP_ERR_NOMEM;
 }
 
+bool mcp__header_value_equals(const char *raw, const char *body) {
+  const char *s = raw;
+  while (is_ows(*s))
+    s++;
+  size_t n = strlen(s);
+  while (n > 0 && is_ows(s[n - 1]))
+    n--;
+  bool plain = strncmp(s, "=?base64?", 9) != 0;
+  for (size_t i = 0; plain && i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c < 0x21 || c > 0x7e) && !is_ows((char)c))
+      return false; /* as the decoder: controls and obs-text are invalid */
+  }
+  if (plain)
+    return strlen(body) == n && memcmp(s, body, n) == 0;
+  char *value; /* the encoded form: decode, then compare */
+  if (mcp__header_value_decode(raw, &value) != MCP_OK)
+    return false;
+  bool same = strcmp(value, body) == 0;
+  free(value);
+  return same;
+}
+
 char *mcp__header_value_encode(const char *text, size_t n) {
   static const char open[] = "=?base64?", close[] = "?=";
   bool plain = memchr(text, '\0', n) == NULL;

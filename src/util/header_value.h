@@ -3,6 +3,7 @@
 #ifndef MCP_UTIL_HEADER_VALUE_H
 #define MCP_UTIL_HEADER_VALUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mcp/status.h"
@@ -11,6 +12,11 @@
  * trimmed, "=?base64?...?=" decoded (must be UTF-8). *out is malloc'd.
  * MCP_ERR_INVALID for control characters, obs-text or bad base64. */
 mcp_status mcp__header_value_decode(const char *raw, char **out);
+
+/* Whether the header value raw, read as mcp__header_value_decode reads it,
+ * is body. Plain values are compared in place (no copy); false for a value
+ * that is not valid. */
+bool mcp__header_value_equals(const char *raw, const char *body);
 
 /* The other direction, for a client: n bytes of text as a header value,
  * plain when it is visible ASCII without surrounding white space, else

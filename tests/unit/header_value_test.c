@@ -56,6 +56,24 @@ static void test_decode_refuses_what_is_no_field_value(void **state) {
   free(out);
 }
 
+/* The in-place comparison agrees with decoding then comparing. */
+static void test_equals_agrees_with_decode(void **state) {
+  (void)state;
+  assert_true(mcp__header_value_equals("add", "add"));
+  assert_true(mcp__header_value_equals(" \tadd\t ", "add"));
+  assert_false(mcp__header_value_equals("add", "ad"));
+  assert_false(mcp__header_value_equals("ad", "add"));
+  assert_false(mcp__header_value_equals("a\x01d", "a\x01d")); /* invalid */
+  assert_false(mcp__header_value_equals("caf\xc3\xa9", "caf\xc3\xa9"));
+  char *enc = mcp__header_value_encode("caf\xc3\xa9", 5);
+  assert_true(mcp__header_value_equals(enc, "caf\xc3\xa9"));
+  assert_false(mcp__header_value_equals(enc, "cafe"));
+  free(enc);
+  assert_false(mcp__header_value_equals("=?base64?!!?=", "!!"));
+  /* a marker without its end is plain text */
+  assert_true(mcp__header_value_equals("=?base64?abc", "=?base64?abc"));
+}
+
 static void test_name_field_per_method(void **state) {
   (void)state;
   assert_string_equal(mcp__header_name_field("tools/call"), "name");
@@ -73,6 +91,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trips),
       cmocka_unit_test(test_decode_refuses_what_is_no_field_value),
+      cmocka_unit_test(test_equals_agrees_with_decode),
       cmocka_unit_test(test_name_field_per_method),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
