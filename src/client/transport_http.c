@@ -21,6 +21,7 @@
 #include "client/internal.h"
 #include "client/sse.h"
 #include "util/clock.h"
+#include "util/thread.h"
 
 /* How often one request's stream may be resumed without any event arriving
  * in between, and the wait when the server never sent retry:. */
@@ -486,8 +487,7 @@ static void http_set_version(mcp__ctransport *base, const char *version) {
   /* initialize succeeded: from now on the server may talk first */
   t->listener_ready = false;
   pthread_mutex_unlock(&t->lock);
-  if (!t->listening &&
-      pthread_create(&t->listener, NULL, listener_main, t) == 0) {
+  if (!t->listening && mcp__thread_start(&t->listener, listener_main, t) == 0) {
     t->listening = true;
     struct timespec deadline;
     /* a server that never answers GET costs 3 s once */

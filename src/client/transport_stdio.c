@@ -17,6 +17,7 @@
 
 #include "client/internal.h"
 #include "util/clock.h"
+#include "util/thread.h"
 
 extern char **environ;
 
@@ -213,7 +214,7 @@ mcp_status mcp__ctransport_stdio_new(mcp_client_t *c, char *const *argv,
     return mcp_error_set(err, MCP_ERR_IO, "cannot start %s: %s", argv[0],
                          strerror(rc));
   }
-  if (pthread_create(&s->reader, NULL, reader_main, s) != 0) {
+  if (mcp__thread_start(&s->reader, reader_main, s) != 0) {
     stdio_close(&s->base);
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot start the reader thread");
   }

@@ -13,6 +13,7 @@
  * never fills the socket buffers of both sides at once.
  */
 #include "store/pg_batch.h"
+#include "util/thread.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -330,7 +331,7 @@ mcp_status mcp__pg_batch_open(const char *conninfo, unsigned committers,
   if (st == MCP_OK && (b->threads = calloc(n, sizeof *b->threads)) == NULL)
     st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   for (; st == MCP_OK && b->nthreads < n; b->nthreads++)
-    if (pthread_create(&b->threads[b->nthreads], NULL, committer_main, b) != 0)
+    if (mcp__thread_start(&b->threads[b->nthreads], committer_main, b) != 0)
       break;
   if (st == MCP_OK && b->nthreads == 0)
     st = mcp_error_set(err, MCP_ERR_NOMEM, "cannot start a committer thread");

@@ -43,6 +43,7 @@
 #include "mcp/relay.h"
 #include "store/pg_pool.h"
 #include "util/rand.h"
+#include "util/thread.h"
 
 #define CHANNEL          "mcp_relay"
 #define ANSWERS          "mcp_answer"
@@ -259,7 +260,7 @@ static mcp_status pr_start(void *impl, const char *scope,
   r->scope = strdup(scope ? scope : "");
   if (r->scope == NULL)
     return MCP_ERR_NOMEM;
-  r->has_thread = pthread_create(&r->thread, NULL, listener_main, r) == 0;
+  r->has_thread = mcp__thread_start(&r->thread, listener_main, r) == 0;
   return r->has_thread ? MCP_OK : MCP_ERR_NOMEM;
 }
 

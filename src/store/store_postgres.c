@@ -21,6 +21,7 @@
 #include "store/task_rerun.h"
 #include "util/clock.h"
 #include "util/rand.h"
+#include "util/thread.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -569,7 +570,7 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
     pg_close(q);
     return st;
   }
-  q->has_keeper = pthread_create(&q->keeper, NULL, keeper_main, q) == 0;
+  q->has_keeper = mcp__thread_start(&q->keeper, keeper_main, q) == 0;
   if ((st = mcp_store_new(&postgres_ops, q, out)) == MCP_OK)
     mcp_store_set_flags(*out, MCP_STORE_SHARED);
   return st;

@@ -16,6 +16,7 @@
 #include "store/store_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
+#include "util/thread.h"
 
 /* At most this many notifications wait in a task's queue; more are
  * dropped (requests are always kept: the handler waits for their answer). */
@@ -725,9 +726,9 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot start task threads");
   }
   if (e->opts.sweep_interval_ms > 0)
-    e->has_sweeper = pthread_create(&e->sweeper, NULL, sweeper_main, e) == 0;
+    e->has_sweeper = mcp__thread_start(&e->sweeper, sweeper_main, e) == 0;
   e->has_watcher =
-      pthread_create(&e->watcher, NULL, mcp__engine_watcher_main, e) == 0;
+      mcp__thread_start(&e->watcher, mcp__engine_watcher_main, e) == 0;
   mcp__engine_rerun_enable(e, true);
   mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
   /* 2026-07-28: the io.modelcontextprotocol/tasks extension */

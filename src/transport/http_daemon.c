@@ -29,6 +29,7 @@
 #include "transport/http_internal.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
+#include "util/thread.h"
 
 #define IO_DRAIN_MS 2000
 /* libmicrohttpd's per-connection pool holds the request line and headers
@@ -382,7 +383,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     free_server(h);
     return err ? err->status : MCP_ERR_IO;
   }
-  if (pthread_create(&h->hk, NULL, housekeeper_main, h) == 0)
+  if (mcp__thread_start(&h->hk, housekeeper_main, h) == 0)
     h->hk_started = true;
   *out = h;
   return MCP_OK;

@@ -4,6 +4,7 @@
 /* the engine implements the table: no redirection of MHD_* names here */
 #define MCP__MHD_NO_REDIRECT
 #include "transport/http_engine_internal.h"
+#include "util/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -444,7 +445,7 @@ static struct MHD_Daemon *he_start_daemon(unsigned int flags, uint16_t port,
   }
   for (unsigned i = 0; ok && i < d->nloops; i++) {
     he_loop *l = &d->loops[i];
-    if (pthread_create(&l->thread, NULL, loop_main, l) != 0)
+    if (mcp__thread_start(&l->thread, loop_main, l) != 0)
       ok = false;
     else
       l->started = true;

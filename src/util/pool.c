@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pool.c - a fixed set of worker threads (see pool.h). */
 #include "util/pool.h"
+#include "util/thread.h"
 
 #include <stdlib.h>
 
@@ -10,7 +11,7 @@ unsigned mcp__pool_start(mcp__pool *p, unsigned want, void *(*main)(void *),
   p->threads = want ? calloc(want, sizeof *p->threads) : NULL;
   if (p->threads == NULL)
     return 0;
-  while (p->n < want && pthread_create(&p->threads[p->n], NULL, main, arg) == 0)
+  while (p->n < want && mcp__thread_start(&p->threads[p->n], main, arg) == 0)
     p->n++;
   return p->n;
 }
