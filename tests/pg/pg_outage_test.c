@@ -35,14 +35,23 @@ static mcp_task_record rec_of(const char *id, mcp_task_status st) {
   return r;
 }
 
+/* A store on this test's own server with a pool of pool_size; its
+ * conninfo in conninfo. */
+static mcp_store_t *open_store(unsigned pool_size, char conninfo[600]) {
+  setenv("MCP_PG_ENV", envfile, 1);
+  pg_test_base(conninfo, 600);
+  mcp_store_t *s = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(conninfo, pool_size, &s, &err),
+                   MCP_OK);
+  return s;
+}
+
 static void test_outage_and_recovery(void **state) {
   (void)state;
   char conninfo[600];
-  setenv("MCP_PG_ENV", envfile, 1);
-  pg_test_base(conninfo, sizeof conninfo);
-  mcp_store_t *s = NULL;
+  mcp_store_t *s = open_store(2, conninfo);
   mcp_error_t err;
-  assert_int_equal(mcp_store_postgres_open(conninfo, 2, &s, &err), MCP_OK);
   mcp_task_record a = rec_of("before", MCP_TASK_WORKING);
   assert_int_equal(mcp_store_task_put(s, &a, NULL), MCP_OK);
 
@@ -98,11 +107,8 @@ static void test_outage_and_recovery(void **state) {
 static void test_terminated_connections_are_replaced(void **state) {
   (void)state;
   char conninfo[600];
-  setenv("MCP_PG_ENV", envfile, 1);
-  pg_test_base(conninfo, sizeof conninfo);
-  mcp_store_t *s = NULL;
+  mcp_store_t *s = open_store(1, conninfo);
   mcp_error_t err;
-  assert_int_equal(mcp_store_postgres_open(conninfo, 1, &s, &err), MCP_OK);
   for (int round = 0; round < 3; round++) {
     char id[32];
     snprintf(id, sizeof id, "terminated%d", round);
