@@ -132,8 +132,7 @@ int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv) {
           break;
       }
       pthread_mutex_unlock(&l.lock);
-      mcp_client_listen_stop(c);
-      pthread_join(t, NULL);
+      mcpc_listen_end(c, t);
       if (l.st != MCP_OK)
         rc = mcpc_fail("listen", l.st, &l.err);
     }

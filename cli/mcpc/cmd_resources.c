@@ -254,8 +254,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
     }
     pthread_mutex_unlock(&sub.lock);
     if (listening) {
-      mcp_client_listen_stop(c);
-      pthread_join(listener, NULL);
+      mcpc_listen_end(c, listener);
       listening = false;
     } else {
       st = mcp_client_subscribe(c, uri, false, &err);
@@ -264,8 +263,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
     }
   }
   if (listening) {
-    mcp_client_listen_stop(c);
-    pthread_join(listener, NULL);
+    mcpc_listen_end(c, listener);
   }
   json_decref(sub.filter);
   mcp_client_close(c); /* no callback runs after this */

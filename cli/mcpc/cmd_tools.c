@@ -121,8 +121,7 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   pthread_mutex_unlock(&v->lock);
   if (st != MCP_OK) {
     if (listening) {
-      mcp_client_listen_stop(c);
-      pthread_join(tl.thread, NULL);
+      mcpc_listen_end(c, tl.thread);
     }
     json_decref(tl.filter);
     return mcpc_fail("tasks/get", st, &err);
@@ -144,8 +143,7 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   /* the stream ends after the result is shown: closing it waits for the
    * transfer's next progress tick */
   if (listening) {
-    mcp_client_listen_stop(c);
-    pthread_join(tl.thread, NULL);
+    mcpc_listen_end(c, tl.thread);
   }
   json_decref(tl.filter);
   json_decref(task);

@@ -8,6 +8,7 @@
 #ifndef MCPC_COMMANDS_H
 #define MCPC_COMMANDS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -190,6 +191,10 @@ void mcpc_progress_done(mcpc_progress *p);
 /* mcp_client_progress_fn adapter (user_data: mcpc_progress *). */
 void mcpc_progress_cb(double progress, double total, const char *message,
                       void *user_data);
+
+/* connect.c: ends the mcp_client_listen running (or about to run) on
+ * thread and joins the thread. */
+void mcpc_listen_end(mcp_client_t *c, pthread_t thread);
 
 /* cmd_tools.c: polls a task with a progress display, then prints its
  * result like tools call; returns the exit code. The display's

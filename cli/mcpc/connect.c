@@ -4,14 +4,34 @@
  * stderr, elicitation is answered per --elicit, roots name the current
  * directory. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "mcp/oauth.h"
 #include "mcp/version.h"
+
+void mcpc_listen_end(mcp_client_t *c, pthread_t thread) {
+  /* mcp_client_listen_stop ends the listens already running, and the
+   * thread may not have begun its own yet (it is then unaffected): stop
+   * again until the thread has returned */
+  for (;;) {
+    mcp_client_listen_stop(c);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000;
+    }
+    if (pthread_timedjoin_np(thread, NULL, &until) == 0)
+      return;
+  }
+}
 
 static void on_notification(mcp_client_t *client, const char *method,
                             json_t *params, void *user_data) {
