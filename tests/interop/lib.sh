@@ -93,7 +93,9 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev
       esac
       cmd="$cmd '$a'"
     done
-    eval "$cmd" >"$log" 2>&1 &
+    # exec: $! must be the server itself, not a subshell around it (killing
+    # the subshell would leave the server running)
+    eval "exec $cmd" >"$log" 2>&1 &
     PID=$!
     i=0
     until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null ||
