@@ -159,6 +159,10 @@ mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
  * with a statusMessage and a JSON-RPC error saying the outcome could not be
  * stored. */
 void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec);
+/* Whether task id ended in memory only (its end could not be stored): then
+ * msg (200 bytes) and *at_ms say how and when. */
+bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
+                          int64_t *at_ms);
 /* Tries again to store the failed state of every remembered loss (the
  * sweeper); forgets those stored, or whose task ended or went meanwhile. */
 void mcp__engine_retry_lost(mcp__task_engine *e);

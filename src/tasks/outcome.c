@@ -4,7 +4,7 @@
  * up); when the outcome still cannot be stored, a plain "failed" state is
  * tried (a much smaller write); when that fails too, the engine keeps the
  * task's end in memory: failed, with a clear statusMessage and error. Every
- * read of the task through the engine (tasks/get, tasks/result, the
+ * read of the task through the engine (tasks/get, tasks/list, tasks/result, the
  * 2026-07-28 extension's tasks/get) sees that instead of the "working" the
  * store still holds (mcp__engine_overlay_lost), until the sweeper manages
  * to store it (mcp__engine_retry_lost) or the process ends. Every failure
@@ -127,21 +127,27 @@ static char *error_text(const char *message) {
   return text;
 }
 
+bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
+                          int64_t *at_ms) {
+  bool found = false;
+  pthread_mutex_lock(&e->lock);
+  for (lost_outcome *l = e->nlost > 0 ? e->lost : NULL; l && !found;
+       l = l->next)
+    if (strcmp(l->id, id) == 0) {
+      memcpy(msg, l->message, sizeof l->message);
+      *at_ms = l->at_ms;
+      found = true;
+    }
+  pthread_mutex_unlock(&e->lock);
+  return found;
+}
+
 void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec) {
   if (mcp_task_status_is_terminal(rec->status))
     return;
   char msg[sizeof((lost_outcome *)0)->message];
   int64_t at = 0;
-  bool found = false;
-  pthread_mutex_lock(&e->lock);
-  for (lost_outcome *l = e->lost; l && !found; l = l->next)
-    if (strcmp(l->id, rec->task_id) == 0) {
-      snprintf(msg, sizeof msg, "%s", l->message);
-      at = l->at_ms;
-      found = true;
-    }
-  pthread_mutex_unlock(&e->lock);
-  if (!found)
+  if (!mcp__engine_lost_end(e, rec->task_id, msg, &at))
     return;
   char *m = strdup(msg), *err = error_text(msg);
   if (m == NULL || err == NULL) { /* keep the record as it is */

@@ -10,6 +10,7 @@
 #include "tasks/tasks_internal.h"
 
 #include "store/store_internal.h"
+#include "tasks/engine_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ mcp_status mcp_task_get_status(mcp_tasks_t *t, const char *id,
 
 /* ---- listing ------------------------------------------------------------- */
 typedef struct list_ctx {
+  mcp__task_engine *engine; /* NULL for a standalone manager */
   json_t *tasks;
   size_t limit, seen;
   int64_t now;
@@ -211,7 +213,20 @@ static bool list_visit(const mcp_task_record *r, void *ud) {
   c->seen++;
   c->last_created = r->created_ms;
   snprintf(c->last_id, sizeof c->last_id, "%s", r->task_id);
-  json_array_append_new(c->tasks, mcp__task_json(r));
+  json_t *task = mcp__task_json(r);
+  char msg[200];
+  int64_t at;
+  if (task != NULL && c->engine != NULL &&
+      !mcp_task_status_is_terminal(r->status) &&
+      mcp__engine_lost_end(c->engine, r->task_id, msg, &at)) {
+    /* its end could not be stored: listed as tasks/get shows it */
+    char updated[32];
+    mcp__format_rfc3339_ms(at, updated);
+    json_object_set_new(task, "status", json_string("failed"));
+    json_object_set_new(task, "statusMessage", json_string(msg));
+    json_object_set_new(task, "lastUpdatedAt", json_string(updated));
+  }
+  json_array_append_new(c->tasks, task);
   return true;
 }
 
@@ -260,6 +275,7 @@ mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
     f->after_id = after;
   }
   list_ctx c = {0};
+  c.engine = t->engine;
   c.tasks = json_array();
   c.limit = limit ? limit : 50;
   c.now = mcp__wall_ms();

@@ -129,6 +129,7 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
   mcp_task_options_t *o;
   mcp_task_options_new(&o);
   mcp_task_options_set_threads(o, threads);
+  mcp_task_options_set_list(o, true); /* tasks/list shows lost ends too */
   mcp_task_options_set_max_running_per_caller(o, running);
   if (per_caller)
     mcp_task_options_set_max_per_caller(o, per_caller);
@@ -320,6 +321,22 @@ static void test_unstorable_outcome_shows_failed(void **state) {
   assert_int_equal(tu_error_code(r), -32603);
   assert_non_null(strstr(tu_error_message(r), "could not be stored"));
   json_decref(r);
+  /* tasks/list shows it as tasks/get does */
+  json_t *l = tu_request(f.server, f.a, "tasks/list", "{}");
+  json_t *listed = NULL, *t;
+  size_t k;
+  json_array_foreach(json_object_get(json_object_get(l, "result"), "tasks"), k,
+                     t) {
+    if (strcmp(json_string_value(json_object_get(t, "taskId")), id) == 0)
+      listed = t;
+  }
+  assert_non_null(listed);
+  assert_string_equal(json_string_value(json_object_get(listed, "status")),
+                      "failed");
+  assert_non_null(
+      strstr(json_string_value(json_object_get(listed, "statusMessage")),
+             "could not be stored"));
+  json_decref(l);
   /* 2026-07-28, the tasks extension */
   __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST); /* hold returns at once */
   json_t *c = tu_modern_request(
