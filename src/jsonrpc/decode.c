@@ -78,43 +78,22 @@ mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
    * name: a handful of members, and a lookup hashes its key each time. */
   json_t *id = NULL, *method = NULL, *version = NULL, *params = NULL,
          *result = NULL, *error = NULL;
+  struct {
+    const char *name;
+    size_t len;
+    json_t **slot;
+  } const wanted[] = {{"id", 2, &id},           {"method", 6, &method},
+                      {"jsonrpc", 7, &version}, {"params", 6, &params},
+                      {"result", 6, &result},   {"error", 5, &error}};
   const char *key;
   size_t key_len;
   json_t *member;
-  /* lengths too: a key may hold a NUL ("id\u0000" is not "id") */
-#define MEMBER_IS(name)                                                        \
-  (key_len == sizeof(name) - 1 && memcmp(key, name, key_len) == 0)
+  /* names matched whole, lengths too: a key may hold a NUL */
   json_object_keylen_foreach(root, key, key_len, member) {
-    switch (key[0]) {
-    case 'i':
-      if (MEMBER_IS("id"))
-        id = member;
-      break;
-    case 'm':
-      if (MEMBER_IS("method"))
-        method = member;
-      break;
-    case 'j':
-      if (MEMBER_IS("jsonrpc"))
-        version = member;
-      break;
-    case 'p':
-      if (MEMBER_IS("params"))
-        params = member;
-      break;
-    case 'r':
-      if (MEMBER_IS("result"))
-        result = member;
-      break;
-    case 'e':
-      if (MEMBER_IS("error"))
-        error = member;
-      break;
-    default:
-      break;
-    }
+    for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; w++)
+      if (key_len == wanted[w].len && memcmp(key, wanted[w].name, key_len) == 0)
+        *wanted[w].slot = member;
   }
-#undef MEMBER_IS
   bool id_ok = mcp__jsonrpc_id_is_valid(id);
   /* A message with a method and no id is a notification: never answered,
    * not even with an error. */

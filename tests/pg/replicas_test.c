@@ -767,6 +767,24 @@ static void restart_replica(int i) {
     start_replica(&rep[i], names[i]);
 }
 
+/* Polls the two survivors (B and C) in turn until task id is completed
+ * (30 s at most); it may only be working meanwhile, never failed. */
+static void wait_completed_elsewhere(const char *id) {
+  bool done = false;
+  for (int i = 0; i < 300 && !done; i++) {
+    json_t *t = task_get(&rep[1 + i % 2], id);
+    const char *st = status_of(t);
+    if (strcmp(st, "working") != 0 && strcmp(st, "completed") != 0)
+      fail_msg("task %s is %s: %s", id, st,
+               json_string_value(json_object_get(t, "statusMessage")));
+    done = strcmp(st, "completed") == 0;
+    json_decref(t);
+    if (!done)
+      usleep(100 * 1000);
+  }
+  assert_true(done);
+}
+
 static void test_sigkill_reruns_idempotent_task(void **state) {
   (void)state;
   restart_replica(0);
@@ -782,21 +800,7 @@ static void test_sigkill_reruns_idempotent_task(void **state) {
   kill_replica(0);
   /* lease 1 s, then a whole lease of working renewals before a claim,
    * then the 3 s run again: bounded wait */
-  bool done = false, rerun_seen = false;
-  for (int i = 0; i < 300 && !done; i++) {
-    t = task_get(&rep[1 + i % 2], id);
-    const char *st = status_of(t);
-    const char *msg = json_string_value(json_object_get(t, "statusMessage"));
-    if (strcmp(st, "working") == 0 && msg && strstr(msg, "Running again"))
-      rerun_seen = true;
-    assert_true(strcmp(st, "working") == 0 || strcmp(st, "completed") == 0);
-    done = strcmp(st, "completed") == 0;
-    json_decref(t);
-    if (!done)
-      usleep(100 * 1000);
-  }
-  assert_true(done);
-  (void)rerun_seen; /* may be missed between two polls */
+  wait_completed_elsewhere(id);
   /* the real result, from either survivor */
   for (int i = 1; i <= 2; i++) {
     MR_RUN(0, &out, "-u", rep[i].d.url, "--protocol", "2025-11-25", "tasks",
@@ -833,19 +837,7 @@ static void test_graceful_stop_hands_over(void **state) {
   assert_non_null(msg);
   assert_non_null(strstr(msg, "Interrupted"));
   json_decref(t);
-  bool done = false;
-  for (int i = 0; i < 300 && !done; i++) {
-    t = task_get(&rep[1 + i % 2], again);
-    const char *st = status_of(t);
-    if (strcmp(st, "working") != 0 && strcmp(st, "completed") != 0)
-      fail_msg("handed-over task is %s: %s", st,
-               json_string_value(json_object_get(t, "statusMessage")));
-    done = strcmp(st, "completed") == 0;
-    json_decref(t);
-    if (!done)
-      usleep(100 * 1000);
-  }
-  assert_true(done);
+  wait_completed_elsewhere(again);
   MR_RUN(0, &out, "-u", rep[1].d.url, "--protocol", "2025-11-25", "tasks",
          "result", again);
   assert_non_null(strstr(out, "Exported 10000 rows as json."));
