@@ -40,24 +40,44 @@ static bool is_utf8(const unsigned char *s, size_t n) {
   return true;
 }
 
-mcp_status mcp__header_value_decode(const char *raw, char **out) {
-  *out = NULL;
+static const char open_marker[] = "=?base64?", close_marker[] = "?=";
+#define OPEN_LEN  (sizeof open_marker - 1)
+#define CLOSE_LEN (sizeof close_marker - 1)
+
+/* The value of raw without optional whitespace: *s and *n; false when it
+ * holds controls or obs-text (not a field value). */
+static bool field_value(const char *raw, const char **s, size_t *n) {
   while (is_ows(*raw))
     raw++;
-  size_t n = strlen(raw);
-  while (n > 0 && is_ows(raw[n - 1]))
-    n--;
-  for (size_t i = 0; i < n; i++) {
+  size_t len = strlen(raw);
+  while (len > 0 && is_ows(raw[len - 1]))
+    len--;
+  for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)raw[i];
     if ((c < 0x21 || c > 0x7e) && !is_ows((char)c))
-      return MCP_ERR_INVALID; /* controls and obs-text: not a field value */
+      return false;
   }
-  static const char open[] = "=?base64?", close[] = "?=";
-  const size_t lo = sizeof open - 1, lc = sizeof close - 1;
-  if (n >= lo + lc && memcmp(raw, open, lo) == 0 &&
-      memcmp(raw + n - lc, close, lc) == 0) {
+  *s = raw;
+  *n = len;
+  return true;
+}
+
+/* Whether the field value s (n bytes) is "=?base64?...?=". */
+static bool is_encoded(const char *s, size_t n) {
+  return n >= OPEN_LEN + CLOSE_LEN && memcmp(s, open_marker, OPEN_LEN) == 0 &&
+         memcmp(s + n - CLOSE_LEN, close_marker, CLOSE_LEN) == 0;
+}
+
+mcp_status mcp__header_value_decode(const char *raw, char **out) {
+  *out = NULL;
+  const char *s;
+  size_t n;
+  if (!field_value(raw, &s, &n))
+    return MCP_ERR_INVALID;
+  if (is_encoded(s, n)) {
     size_t len;
-    unsigned char *bytes = mcp__base64_decode(raw + lo, n - lo - lc, &len);
+    unsigned char *bytes =
+        mcp__base64_decode(s + OPEN_LEN, n - OPEN_LEN - CLOSE_LEN, &len);
     if (bytes == NULL || !is_utf8(bytes, len)) {
       free(bytes);
       return MCP_ERR_INVALID;
@@ -65,26 +85,18 @@ mcp_status mcp__header_value_decode(const char *raw, char **out) {
     *out = (char *)bytes; /* NUL-terminated by the decoder */
     return MCP_OK;
   }
-  *out = strndup(raw, n);
+  *out = strndup(s, n);
   return *out ? MCP_OK : MCP_ERR_NOMEM;
 }
 
 bool mcp__header_value_equals(const char *raw, const char *body) {
-  const char *s = raw;
-  while (is_ows(*s))
-    s++;
-  size_t n = strlen(s);
-  while (n > 0 && is_ows(s[n - 1]))
-    n--;
-  bool plain = strncmp(s, "=?base64?", 9) != 0;
-  for (size_t i = 0; plain && i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if ((c < 0x21 || c > 0x7e) && !is_ows((char)c))
-      return false; /* as the decoder: controls and obs-text are invalid */
-  }
-  if (plain)
+  const char *s;
+  size_t n;
+  if (!field_value(raw, &s, &n))
+    return false;
+  if (!is_encoded(s, n)) /* plain: compared in place, no copy */
     return strlen(body) == n && memcmp(s, body, n) == 0;
-  char *value; /* the encoded form: decode, then compare */
+  char *value;
   if (mcp__header_value_decode(raw, &value) != MCP_OK)
     return false;
   bool same = strcmp(value, body) == 0;
@@ -93,25 +105,22 @@ bool mcp__header_value_equals(const char *raw, const char *body) {
 }
 
 char *mcp__header_value_encode(const char *text, size_t n) {
-  static const char open[] = "=?base64?", close[] = "?=";
   bool plain = memchr(text, '\0', n) == NULL;
   for (size_t i = 0; plain && i < n; i++)
     plain = (unsigned char)text[i] >= 0x20 && (unsigned char)text[i] <= 0x7e;
   if (plain && n > 0 && (is_ows(text[0]) || is_ows(text[n - 1])))
     plain = false;
-  if (plain && n >= sizeof open - 1 + sizeof close - 1 &&
-      memcmp(text, open, sizeof open - 1) == 0 &&
-      memcmp(text + n - (sizeof close - 1), close, sizeof close - 1) == 0)
+  if (plain && is_encoded(text, n))
     plain = false;
   if (plain)
     return strndup(text, n);
   char *b64 = mcp__base64_encode(text, n);
   if (b64 == NULL)
     return NULL;
-  size_t need = strlen(b64) + sizeof open + sizeof close;
+  size_t need = strlen(b64) + sizeof open_marker + sizeof close_marker;
   char *out = malloc(need);
   if (out != NULL)
-    snprintf(out, need, "%s%s%s", open, b64, close);
+    snprintf(out, need, "%s%s%s", open_marker, b64, close_marker);
   free(b64);
   return out;
 }
