@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <strings.h>
 
 /* True when the Accept header value admits media type (e.g.
  * "application/json"), by exact type, "type/ *" or "* / *" (without spaces);
@@ -24,4 +25,9 @@ bool mcp__http_media_type_is(const char *content_type, const char *type);
 /* True when a Transfer-Encoding value is the one coding libmicrohttpd
  * decodes: "chunked" alone (ASCII case-insensitive, optional whitespace). */
 bool mcp__http_te_is_chunked(const char *transfer_encoding);
+/* Whether the header name name (len its strlen) is the literal lit,
+ * ASCII case-insensitive. Lookups run over every field of every request:
+ * the lengths are compared first. */
+#define MCP__HTTP_NAME_IS(name, len, lit)                                      \
+  ((len) == sizeof(lit) - 1 && strcasecmp((name), (lit)) == 0)
 #endif

@@ -206,8 +206,7 @@ fields:; /* header fields */
       return MCP__HP_TOO_LARGE;
     size_t name_len = (size_t)(colon - line);
     fields[out->nfields++] = (mcp__hp_field){line, v, name_len};
-#define NAME_IS(lit) (name_len == sizeof(lit) - 1 && strcasecmp(line, lit) == 0)
-    if (NAME_IS("Content-Length")) {
+    if (MCP__HTTP_NAME_IS(line, name_len, "Content-Length")) {
       uint64_t n;
       if (!parse_length(v, &n))
         return MCP__HP_BAD;
@@ -215,16 +214,15 @@ fields:; /* header fields */
         lengths_differ = true;
       have_length = true;
       length = n;
-    } else if (NAME_IS("Transfer-Encoding")) {
+    } else if (MCP__HTTP_NAME_IS(line, name_len, "Transfer-Encoding")) {
       te_chunked = !have_te && mcp__http_te_is_chunked(v);
       have_te = true;
-    } else if (NAME_IS("Connection")) {
+    } else if (MCP__HTTP_NAME_IS(line, name_len, "Connection")) {
       close |= has_token(v, "close");
       keep |= has_token(v, "keep-alive");
-    } else if (NAME_IS("Expect")) {
+    } else if (MCP__HTTP_NAME_IS(line, name_len, "Expect")) {
       out->expect_continue = strcasecmp(v, "100-continue") == 0;
     }
-#undef NAME_IS
   }
   if (out->minor == 0)
     out->expect_continue = false;

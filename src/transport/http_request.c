@@ -92,16 +92,11 @@ static void req_release(hs_req *r) {
   free(r);
 }
 
-/* Whether a header's name (keylen its strlen) is the literal lit, ignoring
- * case. These run for every header of every request: lengths first. */
-#define HEADER_IS(key, keylen, lit)                                            \
-  ((keylen) == sizeof(lit) - 1 && strcasecmp((key), (lit)) == 0)
-
 static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,
                                            const char *key, const char *value) {
   (void)kind;
   (void)value;
-  if (HEADER_IS(key, strlen(key), "Authorization"))
+  if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
     (*(unsigned *)cls)++;
   return MHD_YES;
 }
@@ -126,14 +121,14 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
   if (value == NULL)
     value = "";
   size_t kl = strlen(key);
-  if (HEADER_IS(key, kl, HDR_VERSION)) {
+  if (MCP__HTTP_NAME_IS(key, kl, HDR_VERSION)) {
     r->peer.repeated_header |= sc->version; /* read by MHD_lookup */
     sc->version = true;
     return MHD_YES;
-  } else if (HEADER_IS(key, kl, "Mcp-Method")) {
+  } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Method")) {
     r->peer.repeated_header |= sc->method != NULL;
     sc->method = value;
-  } else if (HEADER_IS(key, kl, "Mcp-Name")) {
+  } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Name")) {
     r->peer.repeated_header |= sc->name != NULL;
     sc->name = value;
   } else if (kl >= PARAM_PREFIX_LEN &&
@@ -818,11 +813,11 @@ static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
   (void)kind;
   header_counts *c = cls;
   size_t kl = strlen(key);
-  if (HEADER_IS(key, kl, "Host"))
+  if (MCP__HTTP_NAME_IS(key, kl, "Host"))
     c->host++;
-  else if (HEADER_IS(key, kl, "Origin"))
+  else if (MCP__HTTP_NAME_IS(key, kl, "Origin"))
     c->origin++;
-  else if (HEADER_IS(key, kl, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+  else if (MCP__HTTP_NAME_IS(key, kl, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
     const char *v = value ? value : "";
     if (c->content_length++ == 0)
       c->first_length = v;
