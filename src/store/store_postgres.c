@@ -181,11 +181,12 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
          " RETURNING t.task_id, t.request, t.runs",
          5},
     /* A stopping replica gives up the lease of a re-runnable task it
-     * holds: lapsed at once and held by nobody (its own keeper must not
+     * holds: lapsed from now (the grace before a lost task is failed
+     * counts from here too) and held by nobody (its own keeper must not
      * renew it before it stops), so another replica's keeper claims it at
      * its next round instead of after a whole lease (task_rerun.h). */
     [S_HAND_OVER] = {"mcp_task_hand_over",
-                     "UPDATE mcp_tasks SET lease_until_ms = 0,"
+                     "UPDATE mcp_tasks SET lease_until_ms = mcp_now_ms(),"
                      " lease_holder = NULL,"
                      " status_message = $4, updated_ms = mcp_now_ms()"
                      " WHERE scope = $1 AND task_id = $2 AND lease_holder = $3"
