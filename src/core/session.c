@@ -436,13 +436,8 @@ mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
                                          json_t **info) {
   pthread_mutex_lock(&se->lock);
   mcp__session_state state = se->state;
-  /* what snprintf(version, n, "%s", ...) did, without its formatting cost
-   * on every request */
-  size_t len = strnlen(se->protocol_version, n ? n - 1 : 0);
-  if (n > 0) {
-    memcpy(version, se->protocol_version, len);
-    version[len] = '\0';
-  }
+  if (n > 0)
+    mcp__str_copy(version, n, se->protocol_version);
   *caps = se->client_capabilities;
   *info = se->client_info;
   pthread_mutex_unlock(&se->lock);

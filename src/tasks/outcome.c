@@ -131,8 +131,7 @@ bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
                           int64_t *at_ms) {
   bool found = false;
   pthread_mutex_lock(&e->lock);
-  for (lost_outcome *l = e->nlost > 0 ? e->lost : NULL; l && !found;
-       l = l->next)
+  for (lost_outcome *l = e->lost; l && !found; l = l->next)
     if (strcmp(l->id, id) == 0) {
       memcpy(msg, l->message, sizeof l->message);
       *at_ms = l->at_ms;

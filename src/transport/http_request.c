@@ -468,16 +468,12 @@ static void req_done(void *ctx) {
 
 /* Whether a call may run on the network thread is the server's judgement
  * (core/inline_runs.c); the transport times the runs it reports. */
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Records how a tracked call went. r->lock held. */
 static void inline_record(hs_req *r) {
   mcp__server_inline_record(r->h->server, r->tool_slot, r->ran_inline,
-                            now_ns() - r->started_ns, r->stream != NULL);
+                            mcp__monotonic_ns() - r->started_ns,
+                            r->stream != NULL);
   r->tool_slot = -1;
 }
 
@@ -617,7 +613,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   }
   r->tool_slot = mcp__call_inline_slot(call);
   if (r->tool_slot >= 0) {
-    r->started_ns = now_ns();
+    r->started_ns = mcp__monotonic_ns();
     if (mcp__server_inline_ok(h->server, r->tool_slot)) {
       r->ran_inline = true;
       mcp__call_run(call);
@@ -668,8 +664,9 @@ void mcp__hs_work(hs_req *r, bool cancel) {
    * gives its worker back and is answered when the task ends. */
   mcp__call_allow_suspend(call);
   if (r->tool_slot >= 0)
-    r->started_ns = now_ns(); /* time the run, not the wait in the queue */
-  mcp__call_run(call);        /* may free r through done */
+    r->started_ns =
+        mcp__monotonic_ns(); /* time the run, not the wait in the queue */
+  mcp__call_run(call);       /* may free r through done */
 }
 
 /* ---- GET and DELETE ------------------------------------------------------ */

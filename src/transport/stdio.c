@@ -292,26 +292,20 @@ static void run_call(mcp_call_t *call) {
   mcp__call_run(call);
 }
 
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Runs a call and, for a tools/call, tells the server how long its tool
  * took (core/inline_runs.c decides from that which tools run inline).
  * Nothing a call emits on stdio can be stuck behind its response, so only
  * the time counts. */
 static void run_timed(stdio_transport *t, mcp_call_t *call, bool on_reader) {
   int slot = mcp__call_inline_slot(call);
-  int64_t start = slot >= 0 ? now_ns() : 0;
+  int64_t start = slot >= 0 ? mcp__monotonic_ns() : 0;
   if (on_reader)
     mcp__call_run(call);
   else
     run_call(call);
   if (slot >= 0)
-    mcp__server_inline_record(t->server, slot, on_reader, now_ns() - start,
-                              false);
+    mcp__server_inline_record(t->server, slot, on_reader,
+                              mcp__monotonic_ns() - start, false);
 }
 
 static void *worker_main(void *arg) {

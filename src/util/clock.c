@@ -41,3 +41,9 @@ void mcp__format_rfc3339_ms(int64_t epoch_ms, char out[32]) {
            (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100, tm.tm_mday % 100,
            tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, ms % 1000);
 }
+
+int64_t mcp__monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

@@ -8,6 +8,8 @@
 
 /* Milliseconds since an arbitrary point; never goes backwards. */
 int64_t mcp__monotonic_ms(void);
+/* The same in nanoseconds (timing short runs). */
+int64_t mcp__monotonic_ns(void);
 /* Milliseconds since the Unix epoch. */
 int64_t mcp__wall_ms(void);
 /* The instant ms milliseconds from now on clock (CLOCK_MONOTONIC or

@@ -105,7 +105,7 @@ bool mcp__header_value_equals(const char *raw, const char *body) {
 }
 
 char *mcp__header_value_encode(const char *text, size_t n) {
-  bool plain = memchr(text, '\0', n) == NULL;
+  bool plain = true; /* visible ASCII and spaces only (so no NUL) */
   for (size_t i = 0; plain && i < n; i++)
     plain = (unsigned char)text[i] >= 0x20 && (unsigned char)text[i] <= 0x7e;
   if (plain && n > 0 && (is_ows(text[0]) || is_ows(text[n - 1])))

@@ -23,18 +23,19 @@ static void quiet_log(mcp_log_level l, const char *m, void *ud) {
   (void)l, (void)m, (void)ud;
 }
 
-/* The blocked-signal mask of thread tid. */
-static unsigned long long blocked_of(const char *tid) {
+/* The blocked-signal mask of thread tid; false when the thread ended
+ * meanwhile. */
+static bool blocked_of(const char *tid, unsigned long long *out) {
   char path[300];
   snprintf(path, sizeof path, "/proc/self/task/%s/status", tid);
   char *text = tu_read_file(path, NULL);
   if (text == NULL)
-    return 0; /* the thread ended meanwhile */
+    return false;
   const char *line = strstr(text, "\nSigBlk:");
   assert_non_null(line);
-  unsigned long long mask = strtoull(line + 8, NULL, 16);
+  *out = strtoull(line + 8, NULL, 16);
   free(text);
-  return mask;
+  return true;
 }
 
 static bool blocks(unsigned long long mask, int sig) {
@@ -66,7 +67,9 @@ static void test_library_threads_block_stop_signals(void **state) {
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.')
       continue;
-    unsigned long long mask = blocked_of(e->d_name);
+    unsigned long long mask;
+    if (!blocked_of(e->d_name, &mask))
+      continue; /* ended meanwhile */
     if (strcmp(e->d_name, self) == 0) {
       assert_false(blocks(mask, SIGTERM)); /* the caller's mask is kept */
       continue;

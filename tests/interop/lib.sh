@@ -78,7 +78,7 @@ npm_install() { # DIR PKG SPEC
 # Starts "COMMAND... PORT-ARGS" on a free loopback port and waits until it
 # accepts connections (three tries: another process may take the port
 # first). COMMAND's arguments contain the word PORT where the port goes.
-# Sets PORT and PID; false (PID empty) when it never started.
+# Sets PORT and PID; false (PID empty) when it never listened.
 start_on_free_port() { # LOG COMMAND...
   log=$1
   shift
@@ -98,14 +98,16 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev
     eval "exec $cmd" >"$log" 2>&1 &
     PID=$!
     i=0
-    until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null ||
-      node -e "require('net').connect($PORT,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; do
-      kill -0 "$PID" 2>/dev/null || break
+    while [ $i -le 300 ] && kill -0 "$PID" 2>/dev/null; do
+      if python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null ||
+        node -e "require('net').connect($PORT,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; then
+        return 0
+      fi
       i=$((i + 1))
-      [ $i -gt 300 ] && break
       sleep 0.1
     done
-    kill -0 "$PID" 2>/dev/null && return 0
+    # died, or alive but never listening within 30 s: not started
+    kill "$PID" 2>/dev/null
     wait "$PID" 2>/dev/null
     PID=
   done

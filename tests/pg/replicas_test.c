@@ -774,8 +774,9 @@ static void wait_completed_elsewhere(const char *id) {
   for (int i = 0; i < 300 && !done; i++) {
     json_t *t = task_get(&rep[1 + i % 2], id);
     const char *st = status_of(t);
-    if (strcmp(st, "working") != 0 && strcmp(st, "completed") != 0)
-      fail_msg("task %s is %s: %s", id, st,
+    if (st == NULL ||
+        (strcmp(st, "working") != 0 && strcmp(st, "completed") != 0))
+      fail_msg("task %s is %s: %s", id, st ? st : "(no status)",
                json_string_value(json_object_get(t, "statusMessage")));
     done = strcmp(st, "completed") == 0;
     json_decref(t);
