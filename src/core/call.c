@@ -6,6 +6,7 @@
 #include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "util/clock.h"
+#include "json/load.h"
 
 #include <errno.h>
 #include <math.h>
@@ -45,10 +46,66 @@ json_t *mcp_call_request_id(const mcp_call_t *c) {
   return c ? c->msg.id : NULL;
 }
 json_t *mcp_call_params(const mcp_call_t *c) {
-  return c ? c->params : NULL;
+  if (c == NULL)
+    return NULL;
+  json_t *p = atomic_load_explicit(&c->params, memory_order_acquire);
+  if (p != NULL)
+    return p;
+  /* Built once: two threads may race here; the loser drops its copy. */
+  p = c->msg.params_tape ? mcp__json_from_tnode(c->msg.params_tape->nodes)
+                         : json_object();
+  if (p == NULL)
+    return NULL;
+  json_t *expected = NULL;
+  mcp_call_t *w = (mcp_call_t *)c; /* the cache, not the request, changes */
+  if (!atomic_compare_exchange_strong_explicit(&w->params, &expected, p,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire)) {
+    json_decref(p);
+    return expected;
+  }
+  return p;
 }
+
+json_t *mcp__call_param(const mcp_call_t *c, const char *name) {
+  json_t *p = atomic_load_explicit(&c->params, memory_order_acquire);
+  if (p == NULL) {
+    if (c->msg.params_tape == NULL ||
+        mcp__tnode_member(c->msg.params_tape->nodes, name, strlen(name)) ==
+            NULL)
+      return NULL; /* absent: nothing to build */
+    p = mcp_call_params(c);
+  }
+  return json_object_get(p, name);
+}
+
+const mcp__tnode *mcp__call_params_tape(const mcp_call_t *c) {
+  return c->msg.params_tape ? c->msg.params_tape->nodes : NULL;
+}
+
+bool mcp__call_param_string(const mcp_call_t *c, const char *name,
+                            const char **s, size_t *len) {
+  const mcp__tnode *tape = mcp__call_params_tape(c);
+  if (tape != NULL) {
+    const mcp__tnode *v = mcp__tnode_member(tape, name, strlen(name));
+    if (v == NULL || v->type != MCP__J_STRING ||
+        (v->n && memchr(v->v.s, '\0', v->n) != NULL))
+      return false;
+    *s = v->n ? v->v.s : "";
+    *len = v->n;
+    return true;
+  }
+  json_t *v = mcp__call_param(c, name);
+  if (!json_is_string(v) ||
+      strlen(json_string_value(v)) != json_string_length(v))
+    return false;
+  *s = json_string_value(v);
+  *len = json_string_length(v);
+  return true;
+}
+
 json_t *mcp_call_meta(const mcp_call_t *c) {
-  json_t *meta = c ? json_object_get(c->params, "_meta") : NULL;
+  json_t *meta = c ? mcp__call_param(c, "_meta") : NULL;
   return json_is_object(meta) ? meta : NULL;
 }
 json_t *mcp_call_progress_token(const mcp_call_t *c) {

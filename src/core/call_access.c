@@ -29,18 +29,10 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
     call->peer = *peer;
   pthread_mutex_init(&call->send_lock, NULL);
   atomic_init(&call->cancelled, false);
-  call->params = call->msg.params;
-  if (call->params == NULL) {
-    call->params = json_object();
-    call->owns_params = true;
-    if (call->params == NULL) {
-      mcp__call_reply_error(call, MCP_RPC_INTERNAL_ERROR, "Internal error",
-                            NULL);
-      mcp__call_release(call);
-      return MCP_ERR_NOMEM;
-    }
-  }
-  json_t *meta = json_object_get(call->params, "_meta");
+  /* params come built (the general decoder) or as a tape, built when
+   * somebody asks (mcp_call_params) */
+  atomic_init(&call->params, json_incref(call->msg.params));
+  json_t *meta = mcp__call_param(call, "_meta");
   call->progress_token = json_object_get(meta, "progressToken");
   if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
     call->progress_token = NULL;

@@ -18,8 +18,7 @@ static void call_free(mcp_call_t *call) {
     mcp__session_remove_inflight(call->cancel_scope, call);
     mcp__session_release(call->cancel_scope);
   }
-  if (call->owns_params)
-    json_decref(call->params);
+  json_decref(atomic_load(&call->params));
   mcp__message_clear(&call->msg);
   free(call->error_message);
   json_decref(call->error_data);
@@ -58,19 +57,16 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   mcp_session_t *lister = call->session ? call->session : call->cancel_scope;
   if (lister)
     pthread_mutex_lock(&lister->lock);
-  if (call->owns_params)
-    json_decref(call->params);
-  call->params = params;
-  call->owns_params = true;
+  json_decref(atomic_exchange(&call->params, params));
   /* Everything borrowed from the request goes with it. */
   call->progress_token = NULL;
   call->client_capabilities = NULL;
   call->client_info = NULL;
-  json_decref(call->msg.root);
+  mcp__message_clear(&call->msg);
+  call->msg.kind = MCP__MSG_REQUEST;
   call->msg.root = root;
   call->msg.id = id;
   call->msg.method = json_string_value(method);
-  call->msg.params = NULL;
   if (lister)
     pthread_mutex_unlock(&lister->lock);
   return true;

@@ -16,8 +16,9 @@ struct mcp_call {
   mcp_session_t *session;  /* counted reference, or NULL (stateless) */
   mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
   mcp__message msg;        /* owns the request */
-  json_t *params;          /* borrowed from msg, or an owned {} */
-  bool owns_params;
+  /* The params, owned; NULL until mcp_call_params builds them from
+   * msg.params_tape (or an empty object when the request had none). */
+  _Atomic(json_t *) params;
   mcp__channel reply;
   mcp__peer peer;
   bool stateless;

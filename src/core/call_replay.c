@@ -34,12 +34,12 @@ mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
   call->msg.id = json_object_get(root, "id");
   call->msg.method = json_string_value(json_object_get(root, "method"));
   call->msg.params = json_object_get(root, "params");
-  call->params = call->msg.params;
+  atomic_init(&call->params, json_incref(call->msg.params));
   call->reply = (mcp__channel){send_nothing, NULL, NULL, NULL};
   pthread_mutex_init(&call->send_lock, NULL);
   atomic_init(&call->cancelled, false);
   call->stateless = stateless;
-  json_t *meta = json_object_get(call->params, "_meta");
+  json_t *meta = json_object_get(call->msg.params, "_meta");
   if (stateless) {
     const char *v = json_string_value(
         json_object_get(meta, "io.modelcontextprotocol/protocolVersion"));

@@ -263,6 +263,22 @@ mcp__buf *mcp__call_raw_result(mcp_call_t *call);
 /* Whether the handler chose a protocol error (mcp_call_set_error). */
 bool mcp__call_has_error(const mcp_call_t *call);
 
+/* The request's params. A request decoded by mcp__jsonrpc_decode_server
+ * keeps them as a tape until somebody needs them as jansson values:
+ * mcp_call_params builds them then (once, thread-safe). These readers do
+ * not build them unless they must. */
+/* Member name of params (borrowed), or NULL when absent; builds the params
+ * only when the member is there. */
+json_t *mcp__call_param(const mcp_call_t *call, const char *name);
+/* The params as a tape (root: an object), or NULL when the request did not
+ * come that way (then use mcp_call_params). Valid for the call's life. */
+const mcp__tnode *mcp__call_params_tape(const mcp_call_t *call);
+/* Member name of params as a string without a NUL byte: true with *s (not
+ * NUL-terminated when read from the tape) and *len; false when absent or
+ * not such a string. Never builds the params. */
+bool mcp__call_param_string(const mcp_call_t *call, const char *name,
+                            const char **s, size_t *len);
+
 /* Tasks: a handler that sets a handoff takes the call over (mcp__call_run
  * sends the response, ends the transport exchange and calls handoff
  * instead of freeing the call; the new owner frees it with

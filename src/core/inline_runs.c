@@ -40,11 +40,11 @@ int mcp__call_inline_slot(const mcp_call_t *call) {
       (json_object_get(caps, "elicitation") ||
        json_object_get(caps, "sampling") || json_object_get(caps, "roots")))
     return -1;
-  const json_t *name = json_object_get(call->params, "name");
-  if (!json_is_string(name))
+  const char *name;
+  size_t len;
+  if (!mcp__call_param_string(call, "name", &name, &len))
     return -1;
-  return mcp__inline_slot_of_name(json_string_value(name),
-                                  json_string_length(name));
+  return mcp__inline_slot_of_name(name, len);
 }
 
 int mcp__inline_slot_of_name(const char *name, size_t len) {

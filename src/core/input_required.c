@@ -38,18 +38,18 @@ static int64_t wall_ms(void) {
 static mcp__state_binding binding_of(const mcp_call_t *call) {
   const char *method = call->msg.method;
   bool resource = strcmp(method, "resources/read") == 0;
-  json_t *target = json_object_get(call->params, resource ? "uri" : "name");
+  json_t *target = mcp__call_param(call, resource ? "uri" : "name");
   return (mcp__state_binding){
       method, json_is_string(target) ? json_string_value(target) : "",
-      resource ? NULL : json_object_get(call->params, "arguments"),
-      call->peer.subject, wall_ms()};
+      resource ? NULL : mcp__call_param(call, "arguments"), call->peer.subject,
+      wall_ms()};
 }
 
 mcp_status mcp__input_open(mcp_call_t *call, const char **why) {
   if (!may_ask(call->msg.method))
     return MCP_OK;
-  json_t *responses = json_object_get(call->params, "inputResponses");
-  json_t *token = json_object_get(call->params, "requestState");
+  json_t *responses = mcp__call_param(call, "inputResponses");
+  json_t *token = mcp__call_param(call, "requestState");
   if (responses && !json_is_object(responses)) {
     *why = "Invalid params: inputResponses must be an object";
     return MCP_ERR_INVALID_PARAMS;

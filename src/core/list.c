@@ -8,7 +8,7 @@ mcp_status mcp__list_catalog(mcp_call_t *call, mcp__catalog *c,
                              const char *list, const char *field,
                              mcp_cache_target target, json_t **result) {
   uint64_t from;
-  if (!mcp__cursor_decode(list, json_object_get(call->params, "cursor"), &from))
+  if (!mcp__cursor_decode(list, mcp__call_param(call, "cursor"), &from))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: unknown or malformed cursor");
   json_t *items = json_array();

@@ -73,6 +73,11 @@ static json_t *build(const mcp__tnode **pn, bool *nul_key) {
   }
 }
 
+json_t *mcp__json_from_tnode(const mcp__tnode *n) {
+  bool nul_key = false;
+  return build(&n, &nul_key);
+}
+
 /* Fills err the way jansson does for an error of kind code at byte offset
  * pos. */
 static void set_error(json_error_t *err, const char *bytes, size_t pos,

@@ -25,4 +25,10 @@
  * mcpc) follows these rules. Returns a new reference or NULL. */
 json_t *mcp__json_load(const char *bytes, size_t len, json_error_t *err);
 
+/* The jansson value of a tape's subtree (tape.h): a new reference, or NULL
+ * when memory runs out or an object key holds a NUL byte (jansson's keys
+ * are C strings; see mcp__tape_has_decoded_nul). */
+struct mcp__tnode;
+json_t *mcp__json_from_tnode(const struct mcp__tnode *n);
+
 #endif

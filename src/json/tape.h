@@ -84,4 +84,24 @@ typedef struct mcp__tape {
 mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len);
 void mcp__tape_release(mcp__tape *t);
 
+/* A subtree kept after its text and tape are gone: its nodes, with every
+ * string's bytes copied behind them, in one allocation (free it with
+ * free()). A number's literal offset (lit) is 0 in the copy. */
+typedef struct mcp__kept_tape {
+  size_t count;
+  mcp__tnode nodes[]; /* nodes[0] is the subtree's root */
+} mcp__kept_tape;
+mcp__kept_tape *mcp__tape_keep(const mcp__tnode *root);
+
+/* The value of obj's member key (the last of duplicates), or NULL when obj
+ * is NULL, not an object, or has no such member. */
+const mcp__tnode *mcp__tnode_member(const mcp__tnode *obj, const char *key,
+                                    size_t len);
+
+/* Whether a string of the subtree at root, parsed from json (len bytes),
+ * holds a NUL byte. Only strings written with escapes can ("\u0000"; the
+ * parser refuses raw NULs), and those are the only ones looked into. */
+bool mcp__tape_has_decoded_nul(const mcp__tnode *root, const char *json,
+                               size_t len);
+
 #endif

@@ -7,6 +7,7 @@
 #include "jsonrpc/jsonrpc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcp/call.h"
@@ -149,8 +150,116 @@ bad:
   return err->code == MCP_RPC_INVALID_PARAMS ? MCP_ERR_INVALID_PARAMS : st;
 }
 
+/* The envelope's members that matter, found in one pass. */
+typedef struct envelope {
+  const mcp__tnode *id, *method, *version, *params;
+  bool response; /* has "result" or "error" */
+} envelope;
+
+static void read_envelope(const mcp__tnode *root, envelope *e) {
+  memset(e, 0, sizeof *e);
+  for (const mcp__tnode *k = root + 1, *end = root + root->skip; k != end;
+       k += 1 + k[1].skip) {
+    if (k->dead)
+      continue;
+    const char *s = k->v.s;
+    switch (k->n) {
+    case 2:
+      if (memcmp(s, "id", 2) == 0)
+        e->id = k + 1;
+      break;
+    case 5:
+      if (memcmp(s, "error", 5) == 0)
+        e->response = true;
+      break;
+    case 6:
+      if (memcmp(s, "method", 6) == 0)
+        e->method = k + 1;
+      else if (memcmp(s, "params", 6) == 0)
+        e->params = k + 1;
+      else if (memcmp(s, "result", 6) == 0)
+        e->response = true;
+      break;
+    case 7:
+      if (memcmp(s, "jsonrpc", 7) == 0)
+        e->version = k + 1;
+      break;
+    }
+  }
+}
+
+/* A well-formed request or notification, decoded from the tape; false
+ * leaves *out untouched for the general path (which also reports every
+ * error exactly as before). */
+static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
+                             mcp__message *out) {
+  const mcp__tnode *root = t->nodes;
+  if (root->type != MCP__J_OBJECT)
+    return false;
+  envelope e;
+  read_envelope(root, &e);
+  if (e.response || e.method == NULL || e.method->type != MCP__J_STRING ||
+      e.version == NULL || e.version->type != MCP__J_STRING ||
+      e.version->n != 3 || memcmp(e.version->v.s, "2.0", 3) != 0 ||
+      (e.id != NULL && e.id->type != MCP__J_STRING &&
+       e.id->type != MCP__J_INT) ||
+      (e.params != NULL && e.params->type != MCP__J_OBJECT) ||
+      mcp__tape_has_decoded_nul(root, bytes, len))
+    return false;
+  mcp__message m = {.kind = e.id ? MCP__MSG_REQUEST : MCP__MSG_NOTIFICATION,
+                    .parts_owned = true};
+  m.method_copy = malloc(e.method->n + 1);
+  if (m.method_copy == NULL)
+    return false;
+  memcpy(m.method_copy, e.method->v.s, e.method->n);
+  m.method_copy[e.method->n] = '\0';
+  m.method = m.method_copy;
+  bool ok = true;
+  if (e.id != NULL)
+    ok = (m.id = mcp__json_from_tnode(e.id)) != NULL;
+  if (ok && e.params != NULL) {
+    /* a notification is handled at once: nothing to gain from waiting */
+    if (m.kind == MCP__MSG_REQUEST)
+      ok = (m.params_tape = mcp__tape_keep(e.params)) != NULL;
+    else
+      ok = (m.params = mcp__json_from_tnode(e.params)) != NULL;
+  }
+  if (!ok) {
+    mcp__message_clear(&m);
+    return false; /* out of memory: the general path says so */
+  }
+  *out = m;
+  return true;
+}
+
+mcp_status mcp__jsonrpc_decode_server(const char *bytes, size_t len,
+                                      size_t max_depth,
+                                      const mcp__prescan *scan,
+                                      mcp__message *out,
+                                      mcp__decode_error *err) {
+  bool too_deep = scan ? scan->depth > max_depth
+                       : mcp__json_too_deep(bytes, len, max_depth);
+  if (!(max_depth && too_deep)) {
+    mcp__tape t;
+    bool done = mcp__tape_parse(&t, bytes, len) == MCP_OK &&
+                decode_from_tape(&t, bytes, len, out);
+    mcp__tape_release(&t);
+    if (done) {
+      memset(err, 0, sizeof *err);
+      return MCP_OK;
+    }
+  }
+  return mcp__jsonrpc_decode_scanned(bytes, len, max_depth, scan, out, err);
+}
+
 void mcp__message_clear(mcp__message *m) {
   json_decref(m->root);
+  if (m->parts_owned) {
+    json_decref(m->id);
+    json_decref(m->params);
+    free(m->method_copy);
+  }
+  free(m->params_tape);
   memset(m, 0, sizeof *m);
 }
 

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "jsonrpc/prescan.h"
+#include "json/tape.h"
 
 #include "mcp/status.h"
 #include "util/buf.h"
@@ -35,6 +36,13 @@ typedef struct mcp__message {
   json_t *params;     /* borrowed; NULL when absent */
   json_t *result;     /* borrowed; MCP__MSG_RESULT */
   json_t *error;      /* borrowed; MCP__MSG_ERROR */
+  /* Decoded without a root (mcp__jsonrpc_decode_server): root is NULL and
+   * id, params and method (method_copy) are the message's own. */
+  bool parts_owned;
+  char *method_copy;
+  /* A request's params not built yet (params NULL): its parsed subtree,
+   * owned, for whoever needs them to build them on demand (src/core). */
+  mcp__kept_tape *params_tape;
 } mcp__message;
 
 /* Why a message could not be decoded: the JSON-RPC error to send back.
@@ -59,6 +67,17 @@ mcp_status mcp__jsonrpc_decode_scanned(const char *bytes, size_t len,
                                        const mcp__prescan *scan,
                                        mcp__message *out,
                                        mcp__decode_error *err);
+/* The server's decoder: the same verdicts and errors as
+ * mcp__jsonrpc_decode_scanned, but a well-formed request or notification is
+ * read from a tape without building the envelope in jansson (root NULL,
+ * parts_owned), and a request's params stay a tape (params_tape, params
+ * NULL) until somebody needs them: a tools/call of a typed tool never
+ * does. Responses and every malformed message take the general path. */
+mcp_status mcp__jsonrpc_decode_server(const char *bytes, size_t len,
+                                      size_t max_depth,
+                                      const mcp__prescan *scan,
+                                      mcp__message *out,
+                                      mcp__decode_error *err);
 void mcp__message_clear(mcp__message *m);
 void mcp__decode_error_clear(mcp__decode_error *err);
 

@@ -95,8 +95,8 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
   }
   mcp__message msg;
   mcp__decode_error derr;
-  if (mcp__jsonrpc_decode_scanned(bytes, len, s->max_json_depth, scan, &msg,
-                                  &derr) != MCP_OK) {
+  if (mcp__jsonrpc_decode_server(bytes, len, s->max_json_depth, scan, &msg,
+                                 &derr) != MCP_OK) {
     if (derr.reply)
       send_error(reply, derr.id, derr.code, derr.message, NULL);
     mcp__decode_error_clear(&derr);
@@ -127,7 +127,7 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_REJECTED;
 
   bool ok;
-  if (mcp__is_modern_request(peer, mcp_call_params(call))) {
+  if (mcp__is_modern_request(peer, mcp__call_param(call, "_meta"))) {
     ok = mcp__modern_bind(call);
     const char *why = NULL;
     mcp_status st = ok ? mcp__input_open(call, &why) : MCP_OK;

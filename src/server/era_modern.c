@@ -137,7 +137,7 @@ bool mcp__modern_bind(mcp_call_t *call) {
   return true;
 }
 
-bool mcp__is_modern_request(const mcp__peer *peer, const json_t *params) {
+bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta) {
   const char *header = peer ? peer->protocol_header : NULL;
   if (mcp__version_is_modern(header))
     return true;
@@ -145,6 +145,5 @@ bool mcp__is_modern_request(const mcp__peer *peer, const json_t *params) {
    * it in the era that can say so (-32022 with the request's id). */
   if (header && !mcp__version_is_supported(header))
     return true;
-  return json_object_get(json_object_get(params, "_meta"), META_VERSION) !=
-         NULL;
+  return json_object_get(meta, META_VERSION) != NULL;
 }

@@ -13,8 +13,9 @@
 #include "server/dispatch.h"
 
 /* Whether a request belongs to 2026-07-28: a modern MCP-Protocol-Version
- * header, an unknown one, or the era's _meta in params. */
-bool mcp__is_modern_request(const mcp__peer *peer, const json_t *params);
+ * header, an unknown one, or the era's protocolVersion in meta (params._meta).
+ */
+bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta);
 
 /* Checks call's _meta and (over HTTP) its headers, and fills the era facts
  * (version, client capabilities and info). false after answering the

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* tape_keep.c - a parsed subtree kept after its text is gone, and member
+ * lookup on tapes (see tape.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hash.h"
+#include "json/tape.h"
+
+mcp__kept_tape *mcp__tape_keep(const mcp__tnode *root) {
+  size_t count = root->skip, bytes = 0;
+  for (size_t i = 0; i < count; i++)
+    if (root[i].type == MCP__J_STRING)
+      bytes += root[i].n;
+  mcp__kept_tape *k =
+      malloc(sizeof *k + count * sizeof(mcp__tnode) + (bytes ? bytes : 1));
+  if (k == NULL)
+    return NULL;
+  k->count = count;
+  memcpy(k->nodes, root, count * sizeof(mcp__tnode));
+  char *text = (char *)(k->nodes + count);
+  for (size_t i = 0; i < count; i++) {
+    mcp__tnode *n = &k->nodes[i];
+    n->lit = 0; /* an offset into the text that is gone */
+    if (n->type == MCP__J_STRING && n->n) {
+      memcpy(text, n->v.s, n->n);
+      n->v.s = text;
+      text += n->n;
+    }
+  }
+  return k;
+}
+
+const mcp__tnode *mcp__tnode_member(const mcp__tnode *obj, const char *key,
+                                    size_t len) {
+  if (obj == NULL || obj->type != MCP__J_OBJECT)
+    return NULL;
+  for (const mcp__tnode *k = obj + 1, *e = obj + obj->skip; k != e;
+       k += 1 + k[1].skip)
+    if (k->n == len && !k->dead && mcp__bytes_eq(k->v.s, key, len))
+      return k + 1;
+  return NULL;
+}
+
+bool mcp__tape_has_decoded_nul(const mcp__tnode *root, const char *json,
+                               size_t len) {
+  for (const mcp__tnode *n = root, *e = root + root->skip; n != e; n++)
+    if (n->type == MCP__J_STRING && n->n &&
+        (n->v.s < json || n->v.s >= json + len) &&
+        memchr(n->v.s, '\0', n->n) != NULL)
+      return true;
+  return false;
+}
