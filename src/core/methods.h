@@ -57,9 +57,11 @@ struct mcp__buf;
 typedef struct mcp__task_hooks {
   /* tools/call: enforces taskSupport and, for a task-augmented call,
    * creates the task and sets *result (*handled true); otherwise *handled
-   * is false and the call runs normally. */
-  mcp_status (*tool_call)(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
-                          json_t **result, bool *handled);
+   * is false and the call runs normally. It reads params.task and
+   * params.arguments itself, only when it needs them (mcp__call_param), so
+   * an ordinary call's params stay unbuilt. */
+  mcp_status (*tool_call)(mcp_call_t *call, mcp_tool_t *tool, json_t **result,
+                          bool *handled);
   /* The tasks capability object (returns new). */
   json_t *(*capabilities)(const mcp_server_t *s);
   /* A session closed or its standalone stream opened. */

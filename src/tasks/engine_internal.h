@@ -207,8 +207,7 @@ bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
 #define MCP__TASKS_EXT "io.modelcontextprotocol/tasks"
 /* The 2026-07-28 side of mcp__tasks_tools_call. */
 mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
-                                     json_t *args, json_t **result,
-                                     bool *handled);
+                                     json_t **result, bool *handled);
 /* The Task object of a record in 2026-07-28 form (ttlMs, pollIntervalMs). */
 json_t *mcp__ext_task_json(const mcp_task_record *rec);
 /* The DetailedTask of tasks/get and notifications/tasks: the Task plus
@@ -261,7 +260,7 @@ extern const size_t mcp__task_methods_count;
 extern const mcp__method mcp__ext_task_methods[];
 extern const size_t mcp__ext_task_methods_count;
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
-                                 json_t *args, json_t **result, bool *handled);
+                                 json_t **result, bool *handled);
 json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
 void mcp__tasks_shutdown(mcp_server_t *s);
 void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);

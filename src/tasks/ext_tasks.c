@@ -51,8 +51,7 @@ static mcp_status missing_extension(mcp_call_t *call) {
 }
 
 mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
-                                     json_t *args, json_t **result,
-                                     bool *handled) {
+                                     json_t **result, bool *handled) {
   *handled = false;
   if (tool->task_support == MCP_TASK_FORBIDDEN)
     return MCP_OK;
@@ -62,8 +61,8 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
   if (tool->task_start_in_handler)
     return MCP_OK; /* mcp_call_continue_as_task decides */
   mcp_status st = mcp__engine_create_task(
-      call, tool, args, mcp_call_server(call)->tasks->opts.default_ttl_ms,
-      result);
+      call, tool, mcp__call_param(call, "arguments"),
+      mcp_call_server(call)->tasks->opts.default_ttl_ms, result);
   *handled = st == MCP_OK;
   return st;
 }

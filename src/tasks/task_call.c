@@ -237,16 +237,16 @@ static void give_slot(mcp__task_engine *e, const char *key) {
 }
 
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
-                                 json_t *args, json_t **result, bool *handled) {
+                                 json_t **result, bool *handled) {
   mcp__task_engine *e = mcp_call_server(call)->tasks;
   *handled = false;
   if (e == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
   if (mcp_call_is_stateless(call))
-    return mcp__ext_tasks_tools_call(call, tool, args, result, handled);
+    return mcp__ext_tasks_tools_call(call, tool, result, handled);
   if (mcp__call_session(call) == NULL)
     return MCP_OK;
-  json_t *task = json_object_get(mcp_call_params(call), "task");
+  json_t *task = mcp__call_param(call, "task");
   if (task != NULL && !json_is_object(task))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: task must be an object");
@@ -266,7 +266,8 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                       : e->opts.default_ttl_ms;
   if (e->opts.max_ttl_ms >= 0 && (ttl < 0 || ttl > e->opts.max_ttl_ms))
     ttl = e->opts.max_ttl_ms;
-  mcp_status st = mcp__engine_create_task(call, tool, args, ttl, result);
+  mcp_status st = mcp__engine_create_task(
+      call, tool, mcp__call_param(call, "arguments"), ttl, result);
   *handled = st == MCP_OK;
   return st;
 }

@@ -44,6 +44,26 @@ static mcp_status fault(const char *name, const char *what) {
 #define NUL_FAULT                                                              \
   "the string contains U+0000 (a NUL character), which this tool cannot "      \
   "accept"
+#define RANGE_FAULT                                                            \
+  "the integer is outside the range this tool accepts "                        \
+  "(-9223372036854775808 to 9223372036854775807)"
+
+mcp_status mcp__arg_fault_nul(const char *name) {
+  return fault(name, NUL_FAULT);
+}
+
+mcp_status mcp__arg_integer_of_real(const char *name, double d, int64_t *out) {
+  if (d != floor(d))
+    return MCP_ERR_ARG_TYPE;
+  /* 2^63 is exactly representable; anything at or beyond it overflows.
+   * Such a value is an integer to JSON Schema (the request loader reads
+   * integer literals beyond int64 as reals), so it passed the schema:
+   * a fault, not just a status the handler might ignore. */
+  if (d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+    return fault(name, RANGE_FAULT);
+  *out = (int64_t)d;
+  return MCP_OK;
+}
 
 static mcp_status lookup(const json_t *args, const char *name, json_t **v) {
   if (!json_is_object(args) || name == NULL)
@@ -98,17 +118,9 @@ mcp_status mcp_arg_integer(const json_t *args, const char *name, int64_t *out) {
   if (json_is_integer(v))
     n = (int64_t)json_integer_value(v);
   else if (json_is_real(v)) {
-    double d = json_real_value(v);
-    if (d != floor(d))
-      return MCP_ERR_ARG_TYPE;
-    /* 2^63 is exactly representable; anything at or beyond it overflows.
-     * Such a value is an integer to JSON Schema (the request loader reads
-     * integer literals beyond int64 as reals), so it passed the schema:
-     * a fault, not just a status the handler might ignore. */
-    if (d < -9223372036854775808.0 || d >= 9223372036854775808.0)
-      return fault(name, "the integer is outside the range this tool accepts "
-                         "(-9223372036854775808 to 9223372036854775807)");
-    n = (int64_t)d;
+    st = mcp__arg_integer_of_real(name, json_real_value(v), &n);
+    if (st != MCP_OK)
+      return st;
   } else
     return MCP_ERR_ARG_TYPE;
   if (out)

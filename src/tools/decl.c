@@ -23,6 +23,7 @@
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
+#include "json/tape.h"
 
 typedef struct decl_state {
   const mcp_field *input, *output;
@@ -472,32 +473,37 @@ static double load_number(const char *at, size_t size) {
 
 /* Fills base from args (valid against the input schema). Getters record
  * argument faults (a NUL in a string, an integer beyond int64). */
+/* An absent or null argument: its default, if the table gives one. */
+static void fill_default(const mcp_field *f, char *at) {
+  const mcp_default *d = &f->default_value;
+  if (!d->set)
+    return;
+  switch (f->type) {
+  case MCP_FIELD_STRING:
+    memcpy(at, &d->string, sizeof d->string);
+    break;
+  case MCP_FIELD_INTEGER:
+    store_int(at, f->size, d->integer);
+    break;
+  case MCP_FIELD_NUMBER:
+    store_number(at, f->size, d->number);
+    break;
+  case MCP_FIELD_BOOLEAN: {
+    bool b = d->number != 0;
+    memcpy(at, &b, sizeof b);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
 static void fill_input(const mcp_field *fields, json_t *args, char *base) {
   for (const mcp_field *f = fields; f && f->name; f++) {
     char *at = base + f->offset;
     json_t *v = json_object_get(args, f->name);
-    const mcp_default *d = &f->default_value;
     if (v == NULL || json_is_null(v)) {
-      if (!d->set)
-        continue;
-      switch (f->type) {
-      case MCP_FIELD_STRING:
-        memcpy(at, &d->string, sizeof d->string);
-        break;
-      case MCP_FIELD_INTEGER:
-        store_int(at, f->size, d->integer);
-        break;
-      case MCP_FIELD_NUMBER:
-        store_number(at, f->size, d->number);
-        break;
-      case MCP_FIELD_BOOLEAN: {
-        bool b = d->number != 0;
-        memcpy(at, &b, sizeof b);
-        break;
-      }
-      default:
-        break;
-      }
+      fill_default(f, at);
       continue;
     }
     switch (f->type) {
@@ -529,6 +535,83 @@ static void fill_input(const mcp_field *fields, json_t *args, char *base) {
     case MCP_FIELD_ARRAY:
       if ((f->type == MCP_FIELD_OBJECT) ? json_is_object(v) : json_is_array(v))
         memcpy(at, &v, sizeof v);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* Whether fill_input_tape can fill the table: every field a scalar (an
+ * object or array field would need jansson values after all). */
+static bool tape_fillable(const mcp_field *fields) {
+  for (const mcp_field *f = fields; f && f->name; f++)
+    if (f->type == MCP_FIELD_OBJECT || f->type == MCP_FIELD_ARRAY)
+      return false;
+  return true;
+}
+
+/* Bytes the string arguments need as C strings (each with its NUL). */
+static size_t tape_string_bytes(const mcp_field *fields,
+                                const mcp__tnode *args) {
+  size_t n = 0;
+  for (const mcp_field *f = fields; f && f->name; f++) {
+    const mcp__tnode *v =
+        f->type == MCP_FIELD_STRING
+            ? mcp__tnode_member(args, f->name, strlen(f->name))
+            : NULL;
+    if (v && v->type == MCP__J_STRING)
+      n += v->n + 1;
+  }
+  return n;
+}
+
+/* fill_input from the request's tape, with the getters' rules (args.c):
+ * strings are copied into strings (tape_string_bytes of room, alive while
+ * the handler runs), as C strings, so one with U+0000 is a fault; an
+ * integral real is an integer; other types leave the member zero. */
+static void fill_input_tape(const mcp_field *fields, const mcp__tnode *args,
+                            char *base, char *strings) {
+  for (const mcp_field *f = fields; f && f->name; f++) {
+    char *at = base + f->offset;
+    const mcp__tnode *v = mcp__tnode_member(args, f->name, strlen(f->name));
+    if (v == NULL || v->type == MCP__J_NULL) {
+      fill_default(f, at);
+      continue;
+    }
+    switch (f->type) {
+    case MCP_FIELD_STRING:
+      if (v->type != MCP__J_STRING)
+        break;
+      if (v->n && memchr(v->v.s, '\0', v->n) != NULL) {
+        mcp__arg_fault_nul(f->name);
+        break;
+      }
+      memcpy(strings, v->n ? v->v.s : "", v->n);
+      strings[v->n] = '\0';
+      memcpy(at, &strings, sizeof strings);
+      strings += v->n + 1;
+      break;
+    case MCP_FIELD_INTEGER: {
+      int64_t i;
+      if (v->type == MCP__J_INT)
+        store_int(at, f->size, v->v.i);
+      else if (v->type == MCP__J_REAL &&
+               mcp__arg_integer_of_real(f->name, v->v.d, &i) == MCP_OK)
+        store_int(at, f->size, i);
+      break;
+    }
+    case MCP_FIELD_NUMBER:
+      if (v->type == MCP__J_INT)
+        store_number(at, f->size, (double)v->v.i);
+      else if (v->type == MCP__J_REAL)
+        store_number(at, f->size, v->v.d);
+      break;
+    case MCP_FIELD_BOOLEAN:
+      if (v->type == MCP__J_TRUE || v->type == MCP__J_FALSE) {
+        bool b = v->type == MCP__J_TRUE;
+        memcpy(at, &b, sizeof b);
+      }
       break;
     default:
       break;
@@ -602,14 +685,17 @@ static json_t *output_object(const mcp_field *fields, char *base,
 
 #define DECL_STACK_STRUCT 256
 
-static mcp_status decl_handler(mcp_call_t *call, json_t *args,
-                               mcp_result_t *result, void *user_data) {
-  decl_state *s = user_data;
+/* Runs the declared function with its input struct filled from args
+ * (jansson values) or targs (the request's tape): one of the two is
+ * NULL. */
+static mcp_status decl_run(mcp_call_t *call, decl_state *s, json_t *args,
+                           const mcp__tnode *targs, mcp_result_t *result) {
   /* Typical argument and result structs fit on the stack: no allocation
    * per call for them. */
   _Alignas(max_align_t) char in_small[DECL_STACK_STRUCT];
   _Alignas(max_align_t) char out_small[DECL_STACK_STRUCT];
-  char *in = NULL, *out = NULL;
+  char strings_small[DECL_STACK_STRUCT];
+  char *in = NULL, *out = NULL, *strings = NULL;
   if (s->input) {
     if (s->input_extent <= sizeof in_small)
       in = memset(in_small, 0, s->input_extent);
@@ -625,7 +711,18 @@ static mcp_status decl_handler(mcp_call_t *call, json_t *args,
       return MCP_ERR_NOMEM;
     }
   }
-  if (in)
+  if (in && targs) {
+    size_t need = tape_string_bytes(s->input, targs);
+    strings = need <= sizeof strings_small ? strings_small : malloc(need);
+    if (strings == NULL) {
+      if (in != in_small)
+        free(in);
+      if (out != out_small)
+        free(out);
+      return MCP_ERR_NOMEM;
+    }
+    fill_input_tape(s->input, targs, in, strings);
+  } else if (in)
     fill_input(s->input, args, in);
   mcp_status st = s->fn ? s->fn(in, out, result)
                         : s->call_fn(call, in, out, result, s->user_data);
@@ -651,7 +748,19 @@ static mcp_status decl_handler(mcp_call_t *call, json_t *args,
     free(in);
   if (out != out_small)
     free(out);
+  if (strings != strings_small)
+    free(strings);
   return st;
+}
+
+static mcp_status decl_handler(mcp_call_t *call, json_t *args,
+                               mcp_result_t *result, void *user_data) {
+  return decl_run(call, user_data, args, NULL, result);
+}
+
+static mcp_status decl_handler_tape(mcp_call_t *call, const mcp__tnode *args,
+                                    mcp_result_t *result, void *user_data) {
+  return decl_run(call, user_data, NULL, args, result);
 }
 
 /* ---- public ---------------------------------------------------------------
@@ -748,6 +857,8 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
   st = mcp_tool_set_handler(t, decl_handler, s, state_free);
   if (st != MCP_OK)
     goto nomem;
+  if (tape_fillable(decl->input))
+    t->fn_tape = decl_handler_tape;
   s->free_user_data = decl->free_user_data; /* from now on the tool's */
   s = NULL;
   if (p.count) {

@@ -15,10 +15,12 @@
 
 #include "core/core.h"
 #include "mcp/schema.h"
+#include "schema/validate_tape.h"
 #include "tools/header_params.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
+#include "json/tape.h"
 
 /* Caps the detail text so a hostile payload cannot produce a huge answer. */
 #define MAX_LISTED_VIOLATIONS 25
@@ -124,34 +126,19 @@ static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
   mcp__buf_free(&text);
 }
 
-mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
-                             mcp__buf *out, bool *is_error) {
-  *is_error = false;
-  json_t *empty = NULL;
-  if (!json_is_object(args)) {
-    if ((empty = json_object()) == NULL)
-      return MCP_ERR_NOMEM;
-    args = empty;
-  }
-  mcp_status st;
-  if (!mcp_schema_is_valid(tool->input_compiled, args)) {
-    json_t *res = NULL;
-    st = input_error_result(tool, args, &res);
-    if (st == MCP_OK && !mcp__buf_append_json(out, res, 0))
-      st = MCP_ERR_NOMEM;
-    *is_error = true;
-    json_decref(res);
-    json_decref(empty);
-    return st;
-  }
+/* Runs the tool's handler on valid arguments (args, or targs from the
+ * request's tape with the tool's fn_tape) and encodes what it made into
+ * out. */
+static mcp_status run_handler(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
+                              const mcp__tnode *targs, mcp__buf *out,
+                              bool *is_error) {
   mcp_result_t r;
-  if (!mcp__result_init(&r)) {
-    json_decref(empty);
+  if (!mcp__result_init(&r))
     return MCP_ERR_NOMEM;
-  }
   mcp__arg_fault fault;
   mcp__arg_fault *outer = mcp__arg_fault_begin(&fault);
-  st = tool->fn(call, args, &r, tool->user_data);
+  mcp_status st = targs ? tool->fn_tape(call, targs, &r, tool->user_data)
+                        : tool->fn(call, args, &r, tool->user_data);
   mcp__arg_fault_end(outer);
   if (r.lost != NULL && st != MCP_ERR_NOMEM && !fault.set) {
     /* JSON has no Infinity or NaN: a defined tool error, not -32603 */
@@ -181,28 +168,94 @@ mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
       st = MCP_ERR_NOMEM;
   }
   mcp__result_clear(&r);
+  return st;
+}
+
+mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
+                             mcp__buf *out, bool *is_error) {
+  *is_error = false;
+  json_t *empty = NULL;
+  if (!json_is_object(args)) {
+    if ((empty = json_object()) == NULL)
+      return MCP_ERR_NOMEM;
+    args = empty;
+  }
+  mcp_status st;
+  if (!mcp_schema_is_valid(tool->input_compiled, args)) {
+    json_t *res = NULL;
+    st = input_error_result(tool, args, &res);
+    if (st == MCP_OK && !mcp__buf_append_json(out, res, 0))
+      st = MCP_ERR_NOMEM;
+    *is_error = true;
+    json_decref(res);
+  } else
+    st = run_handler(call, tool, args, NULL, out, is_error);
   json_decref(empty);
   return st;
 }
 
+/* mcp__tool_execute for a tool with a tape handler, its arguments (an
+ * object node, or NULL for {}) read from the request's tape: valid ones
+ * never become jansson values. Invalid ones take the general path, which
+ * names every violation. */
+static mcp_status execute_from_tape(mcp_call_t *call, mcp_tool_t *tool,
+                                    const mcp__tnode *targs, mcp__buf *out,
+                                    bool *is_error) {
+  static const mcp__tnode no_arguments = {.type = MCP__J_OBJECT, .skip = 1};
+  *is_error = false;
+  if (targs == NULL || targs->type != MCP__J_OBJECT)
+    targs = &no_arguments;
+  if (mcp__validate_tape(tool->input_compiled, targs) != MCP_OK)
+    return mcp__tool_execute(call, tool, mcp__call_param(call, "arguments"),
+                             out, is_error);
+  return run_handler(call, tool, NULL, targs, out, is_error);
+}
+
+/* The tool named name_len bytes at name (not NUL-terminated), retained, or
+ * NULL. */
+static mcp_tool_t *find_tool(mcp_call_t *call, const char *name,
+                             size_t name_len) {
+  char small[128];
+  char *key = name_len < sizeof small ? small : malloc(name_len + 1);
+  if (key == NULL)
+    return NULL;
+  memcpy(key, name, name_len);
+  key[name_len] = '\0';
+  /* tools are catalog entries with the entry first (tool_internal.h) */
+  mcp_tool_t *tool =
+      (mcp_tool_t *)mcp__catalog_find(&mcp_call_server(call)->tools, key);
+  if (key != small)
+    free(key);
+  return tool;
+}
+
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
-  json_t *name = json_object_get(mcp_call_params(call), "name");
-  json_t *args = json_object_get(mcp_call_params(call), "arguments");
-  if (!json_is_string(name) ||
-      strlen(json_string_value(name)) != json_string_length(name))
+  const char *name;
+  size_t name_len;
+  if (!mcp__call_param_string(call, "name", &name, &name_len))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: name must be a string");
-  if (args != NULL && !json_is_object(args) && !json_is_null(args))
+  /* Arguments stay on the request's tape as long as nothing needs them as
+   * jansson values (a tool with a tape handler never does). */
+  const mcp__tnode *tape = mcp__call_params_tape(call);
+  const mcp__tnode *targs =
+      tape ? mcp__tnode_member(tape, "arguments", 9) : NULL;
+  json_t *args = tape ? NULL : mcp__call_param(call, "arguments");
+  if (tape ? targs != NULL && targs->type != MCP__J_OBJECT &&
+                 targs->type != MCP__J_NULL
+           : args != NULL && !json_is_object(args) && !json_is_null(args))
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object");
-  /* tools are catalog entries with the entry first (tool_internal.h) */
-  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(
-      &mcp_call_server(call)->tools, json_string_value(name));
+  mcp_tool_t *tool = find_tool(call, name, name_len);
   if (tool == NULL) {
     char msg[200];
-    snprintf(msg, sizeof msg, "Unknown tool: %.150s", json_string_value(name));
+    snprintf(msg, sizeof msg, "Unknown tool: %.*s",
+             (int)(name_len < 150 ? name_len : 150), name);
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
   }
+  bool from_tape = tape != NULL && tool->fn_tape != NULL;
+  if (tape != NULL && (!from_tape || tool->header_params))
+    args = mcp__call_param(call, "arguments");
   mcp_status st = tool->header_params
                       ? mcp__header_params_verify(call, tool, args)
                       : MCP_OK;
@@ -214,15 +267,17 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   const mcp__task_hooks *hooks = mcp_call_server(call)->task_hooks;
   if (mcp_call_server(call)->tasks != NULL && hooks != NULL) {
     bool handled = false;
-    st = hooks->tool_call(call, tool, args, result, &handled);
+    st = hooks->tool_call(call, tool, result, &handled);
     if (st != MCP_OK || handled) {
       mcp__tool_release(tool);
       return st;
     }
   }
   bool is_error;
-  st = mcp__tool_execute(call, tool, args, mcp__call_raw_result(call),
-                         &is_error);
+  st = from_tape ? execute_from_tape(call, tool, targs,
+                                     mcp__call_raw_result(call), &is_error)
+                 : mcp__tool_execute(call, tool, args,
+                                     mcp__call_raw_result(call), &is_error);
   if (mcp__call_is_handed_off(call) &&
       hooks != NULL) /* mcp_call_continue_as_task */
     st = hooks->call_started(call, result);

@@ -194,6 +194,7 @@ mcp_status mcp_tool_set_handler(mcp_tool_t *tool, mcp_tool_fn fn,
   if (tool->free_user_data)
     tool->free_user_data(tool->user_data);
   tool->fn = fn;
+  tool->fn_tape = NULL; /* mcp_tool_new_decl's, if any, went with the old */
   tool->user_data = user_data;
   tool->free_user_data = free_user_data;
   return MCP_OK;

@@ -16,6 +16,14 @@
 #include "mcp/schema.h"
 #include "mcp/tool.h"
 
+struct mcp__tnode;
+/* A handler that reads its arguments (an object node, never NULL) from the
+ * request's tape (json/tape.h) rather than from jansson values: a call to
+ * a tool with one never builds the request's params. */
+typedef mcp_status (*mcp__tool_tape_fn)(mcp_call_t *call,
+                                        const struct mcp__tnode *args,
+                                        mcp_result_t *result, void *user_data);
+
 struct mcp_tool {
   mcp__entry entry; /* first: key is the name; refs, seq, listing */
   char *title, *description, *annotation_title;
@@ -24,6 +32,10 @@ struct mcp_tool {
   mcp_task_support task_support;
   bool task_start_in_handler; /* mcp_tool_set_task_start_in_handler */
   mcp_tool_fn fn;
+  /* The same handler reading its arguments from the request's tape: set by
+   * mcp_tool_new_decl for tables it can fill from one, cleared when
+   * mcp_tool_set_handler replaces the handler. */
+  mcp__tool_tape_fn fn_tape;
   void *user_data;
   void (*free_user_data)(void *);
   /* filled when added to a server */
@@ -57,6 +69,11 @@ typedef struct mcp__arg_fault {
  * recorder, to hand back to mcp__arg_fault_end (handlers may nest). */
 mcp__arg_fault *mcp__arg_fault_begin(mcp__arg_fault *f);
 void mcp__arg_fault_end(mcp__arg_fault *previous);
+/* Records that argument name holds a string with U+0000; MCP_ERR_ARG_TYPE. */
+mcp_status mcp__arg_fault_nul(const char *name);
+/* An integral real as int64 (*out): MCP_ERR_ARG_TYPE when d has a fraction,
+ * a recorded fault when it is beyond int64 (mcp_arg_integer's rules). */
+mcp_status mcp__arg_integer_of_real(const char *name, double d, int64_t *out);
 
 /* ---- invoke.c ---------------------------------------------------------- */
 struct mcp_server;
