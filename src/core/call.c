@@ -45,26 +45,42 @@ const char *mcp_call_method(const mcp_call_t *c) {
 json_t *mcp_call_request_id(const mcp_call_t *c) {
   return c ? c->msg.id : NULL;
 }
+/* Installs built (a new reference, or NULL) into slot unless another
+ * thread was first; returns what the slot holds. Values built from the
+ * request are caches: the request itself never changes. */
+static json_t *install_once(_Atomic(json_t *) *slot, json_t *built) {
+  json_t *expected = NULL;
+  if (built == NULL ||
+      atomic_compare_exchange_strong_explicit(
+          slot, &expected, built, memory_order_acq_rel, memory_order_acquire))
+    return built;
+  json_decref(built); /* two threads raced here; the loser drops its copy */
+  return expected;
+}
+
 json_t *mcp_call_params(const mcp_call_t *c) {
   if (c == NULL)
     return NULL;
   json_t *p = atomic_load_explicit(&c->params, memory_order_acquire);
   if (p != NULL)
     return p;
-  /* Built once: two threads may race here; the loser drops its copy. */
-  p = c->msg.params_tape ? mcp__json_from_tnode(c->msg.params_tape->nodes)
-                         : json_object();
-  if (p == NULL)
+  return install_once(&((mcp_call_t *)c)->params,
+                      c->msg.params_tape
+                          ? mcp__json_from_tnode(c->msg.params_tape->nodes)
+                          : json_object());
+}
+
+json_t *mcp__call_meta_object(const mcp_call_t *c) {
+  json_t *m = atomic_load_explicit(&c->meta, memory_order_acquire);
+  if (m != NULL)
+    return m;
+  if (mcp__call_params_built(c) || c->msg.params_tape == NULL)
+    return mcp__call_param(c, "_meta");
+  const mcp__tnode *node =
+      mcp__tnode_member(c->msg.params_tape->nodes, "_meta", 5);
+  if (node == NULL)
     return NULL;
-  json_t *expected = NULL;
-  mcp_call_t *w = (mcp_call_t *)c; /* the cache, not the request, changes */
-  if (!atomic_compare_exchange_strong_explicit(&w->params, &expected, p,
-                                               memory_order_acq_rel,
-                                               memory_order_acquire)) {
-    json_decref(p);
-    return expected;
-  }
-  return p;
+  return install_once(&((mcp_call_t *)c)->meta, mcp__json_from_tnode(node));
 }
 
 json_t *mcp__call_param(const mcp_call_t *c, const char *name) {
@@ -77,6 +93,10 @@ json_t *mcp__call_param(const mcp_call_t *c, const char *name) {
     p = mcp_call_params(c);
   }
   return json_object_get(p, name);
+}
+
+bool mcp__call_params_built(const mcp_call_t *c) {
+  return atomic_load_explicit(&c->params, memory_order_acquire) != NULL;
 }
 
 const mcp__tnode *mcp__call_params_tape(const mcp_call_t *c) {
@@ -105,7 +125,7 @@ bool mcp__call_param_string(const mcp_call_t *c, const char *name,
 }
 
 json_t *mcp_call_meta(const mcp_call_t *c) {
-  json_t *meta = c ? mcp__call_param(c, "_meta") : NULL;
+  json_t *meta = c ? mcp__call_meta_object(c) : NULL;
   return json_is_object(meta) ? meta : NULL;
 }
 json_t *mcp_call_progress_token(const mcp_call_t *c) {

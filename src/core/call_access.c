@@ -32,8 +32,8 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
   /* params come built (the general decoder) or as a tape, built when
    * somebody asks (mcp_call_params) */
   atomic_init(&call->params, json_incref(call->msg.params));
-  json_t *meta = mcp__call_param(call, "_meta");
-  call->progress_token = json_object_get(meta, "progressToken");
+  call->progress_token =
+      json_object_get(mcp__call_meta_object(call), "progressToken");
   if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
     call->progress_token = NULL;
   *out = call;

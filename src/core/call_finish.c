@@ -19,6 +19,7 @@ static void call_free(mcp_call_t *call) {
     mcp__session_release(call->cancel_scope);
   }
   json_decref(atomic_load(&call->params));
+  json_decref(atomic_load(&call->meta));
   mcp__message_clear(&call->msg);
   free(call->error_message);
   json_decref(call->error_data);
@@ -58,6 +59,7 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   if (lister)
     pthread_mutex_lock(&lister->lock);
   json_decref(atomic_exchange(&call->params, params));
+  json_decref(atomic_exchange(&call->meta, NULL));
   /* Everything borrowed from the request goes with it. */
   call->progress_token = NULL;
   call->client_capabilities = NULL;

@@ -19,6 +19,9 @@ struct mcp_call {
   /* The params, owned; NULL until mcp_call_params builds them from
    * msg.params_tape (or an empty object when the request had none). */
   _Atomic(json_t *) params;
+  /* params._meta built alone (mcp__call_meta_object) while the params are
+   * not built, owned, or NULL */
+  _Atomic(json_t *) meta;
   mcp__channel reply;
   mcp__peer peer;
   bool stateless;

@@ -270,6 +270,7 @@ bool mcp__call_has_error(const mcp_call_t *call);
 /* Member name of params (borrowed), or NULL when absent; builds the params
  * only when the member is there. */
 json_t *mcp__call_param(const mcp_call_t *call, const char *name);
+
 /* The params as a tape (root: an object), or NULL when the request did not
  * come that way (then use mcp_call_params). Valid for the call's life. */
 const mcp__tnode *mcp__call_params_tape(const mcp_call_t *call);
@@ -278,6 +279,13 @@ const mcp__tnode *mcp__call_params_tape(const mcp_call_t *call);
  * not such a string. Never builds the params. */
 bool mcp__call_param_string(const mcp_call_t *call, const char *name,
                             const char **s, size_t *len);
+/* params._meta as jansson values (borrowed, valid for the call's life), or
+ * NULL when absent: while the params are not built, only _meta is built
+ * (once, thread-safe), so a 2026-07-28 request's era facts cost no more
+ * than its _meta. */
+json_t *mcp__call_meta_object(const mcp_call_t *call);
+/* Whether the params exist as jansson values yet (tests, diagnostics). */
+bool mcp__call_params_built(const mcp_call_t *call);
 
 /* Tasks: a handler that sets a handoff takes the call over (mcp__call_run
  * sends the response, ends the transport exchange and calls handoff

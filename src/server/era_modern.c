@@ -17,7 +17,7 @@
 #include "server/internal.h"
 #include "util/base64.h"
 
-#define META_VERSION  "io.modelcontextprotocol/protocolVersion"
+#define META_VERSION  MCP__META_VERSION
 #define META_CAPS     "io.modelcontextprotocol/clientCapabilities"
 #define META_INFO     "io.modelcontextprotocol/clientInfo"
 #define META_LOGLEVEL "io.modelcontextprotocol/logLevel"
@@ -60,10 +60,23 @@ static bool check_headers(mcp_call_t *call, const char *version) {
     which = "Mcp-Method";
   } else {
     const char *key = mcp__header_name_field(mcp_call_method(call));
-    json_t *v = key ? json_object_get(mcp_call_params(call), key) : NULL;
-    if (json_is_string(v) &&
-        (why = header_mismatch(p->name_header, json_string_value(v))))
-      which = "Mcp-Name";
+    const char *v;
+    size_t len;
+    if (key && mcp__call_param_string(call, key, &v, &len)) {
+      char small[256]; /* the value is not NUL-terminated on the tape */
+      char *body = len < sizeof small ? small : malloc(len + 1);
+      if (body == NULL)
+        why = "unreadable";
+      else {
+        memcpy(body, v, len);
+        body[len] = '\0';
+        why = header_mismatch(p->name_header, body);
+        if (body != small)
+          free(body);
+      }
+      if (why)
+        which = "Mcp-Name";
+    }
   }
   if (why == NULL)
     return true;
@@ -99,8 +112,7 @@ static meta_members read_meta(json_t *meta) {
 }
 
 bool mcp__modern_bind(mcp_call_t *call) {
-  json_t *meta = json_object_get(mcp_call_params(call), "_meta");
-  meta_members m = read_meta(meta);
+  meta_members m = read_meta(mcp__call_meta_object(call));
   json_t *v = m.version;
   json_t *caps = m.caps;
   if (!json_is_string(v) || !json_is_object(caps)) {
@@ -137,7 +149,7 @@ bool mcp__modern_bind(mcp_call_t *call) {
   return true;
 }
 
-bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta) {
+bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta_version) {
   const char *header = peer ? peer->protocol_header : NULL;
   if (mcp__version_is_modern(header))
     return true;
@@ -145,5 +157,5 @@ bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta) {
    * it in the era that can say so (-32022 with the request's id). */
   if (header && !mcp__version_is_supported(header))
     return true;
-  return json_object_get(meta, META_VERSION) != NULL;
+  return meta_version != NULL;
 }

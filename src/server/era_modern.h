@@ -12,10 +12,13 @@
 #include "mcp/status.h"
 #include "server/dispatch.h"
 
+/* The member of params._meta naming a 2026-07-28 request's version. */
+#define MCP__META_VERSION "io.modelcontextprotocol/protocolVersion"
+
 /* Whether a request belongs to 2026-07-28: a modern MCP-Protocol-Version
- * header, an unknown one, or the era's protocolVersion in meta (params._meta).
- */
-bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta);
+ * header, an unknown one, or meta_version (params._meta's
+ * MCP__META_VERSION member, or NULL) present. */
+bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta_version);
 
 /* Checks call's _meta and (over HTTP) its headers, and fills the era facts
  * (version, client capabilities and info). false after answering the

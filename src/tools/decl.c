@@ -629,58 +629,58 @@ static void release_output(const mcp_field *fields, char *base) {
     }
 }
 
-/* The output struct as an object (returns new); NULL with *bad naming the
- * member that JSON cannot hold, or with *bad NULL on NOMEM. Steals the json_t
- * members. */
-static json_t *output_object(const mcp_field *fields, char *base,
-                             const char **bad) {
+/* The output struct as the JSON text of an object, written into text (the
+ * bytes jansson would write for it, without building jansson values); false
+ * with *bad naming the member JSON cannot hold, or with *bad NULL on NOMEM.
+ * Steals the json_t members. */
+static bool output_text(const mcp_field *fields, char *base, mcp__buf *text,
+                        const char **bad) {
   *bad = NULL;
-  json_t *o = json_object();
-  bool nomem = o == NULL;
-  for (const mcp_field *f = fields; f && f->name && !nomem; f++) {
+  bool ok = mcp__buf_append_char(text, '{'), first = true, invalid = false;
+  for (const mcp_field *f = fields; ok && f && f->name; f++) {
     char *at = base + f->offset;
-    json_t *v = NULL;
-    switch (f->type) {
-    case MCP_FIELD_STRING: {
-      const char *str;
+    const char *str = NULL;
+    json_t *j = NULL;
+    if (f->type == MCP_FIELD_STRING) {
       memcpy(&str, at, sizeof str);
       if (str == NULL)
         continue; /* omitted; the output schema decides */
-      v = json_string(str);
-      break;
+    } else if (f->type == MCP_FIELD_OBJECT || f->type == MCP_FIELD_ARRAY) {
+      memcpy(&j, at, sizeof j);
+      if (j == NULL)
+        continue;
     }
+    ok = (first || mcp__buf_append_char(text, ',')) &&
+         mcp__buf_append_json_stringn(text, f->name, strlen(f->name),
+                                      &invalid) &&
+         mcp__buf_append_char(text, ':');
+    first = false;
+    switch (f->type) {
+    case MCP_FIELD_STRING:
+      ok = ok && mcp__buf_append_json_stringn(text, str, strlen(str), &invalid);
+      break;
     case MCP_FIELD_INTEGER:
-      v = json_integer(load_int(at, f->size));
+      ok = ok && mcp__buf_append_json_int(text, load_int(at, f->size));
       break;
     case MCP_FIELD_NUMBER:
-      v = json_real(load_number(at, f->size));
+      ok = ok &&
+           mcp__buf_append_json_real(text, load_number(at, f->size), &invalid);
       break;
     case MCP_FIELD_BOOLEAN: {
       bool b;
       memcpy(&b, at, sizeof b);
-      v = json_boolean(b);
+      ok = ok && mcp__buf_append_str(text, b ? "true" : "false");
       break;
     }
     default:
-      memcpy(&v, at, sizeof v);
-      memset(at, 0, sizeof v); /* now ours */
-      if (v == NULL)
-        continue;
+      ok = ok && mcp__buf_append_json(text, j, 0);
       break;
     }
-    if (v == NULL) {
+    if (!ok && invalid)
       *bad = f->name;
-      break;
-    }
-    if (json_object_set_new(o, f->name, v) != 0) /* steals v */
-      nomem = true;
   }
-  release_output(fields, base); /* the json_t members not reached */
-  if (*bad || nomem) {
-    json_decref(o);
-    return NULL;
-  }
-  return o;
+  release_output(fields, base); /* the json_t members */
+  return ok && mcp__buf_append_char(text, '}');
 }
 
 #define DECL_STACK_STRUCT 256
@@ -726,11 +726,11 @@ static mcp_status decl_run(mcp_call_t *call, decl_state *s, json_t *args,
     fill_input(s->input, args, in);
   mcp_status st = s->fn ? s->fn(in, out, result)
                         : s->call_fn(call, in, out, result, s->user_data);
-  if (out && st == MCP_OK && !result->is_error && result->structured == NULL) {
+  if (out && st == MCP_OK && !result->is_error &&
+      !mcp__result_has_structured(result)) {
     const char *bad = NULL;
-    json_t *o = output_object(s->output, out, &bad);
-    if (o)
-      st = mcp_result_set_structured(result, o);
+    if (output_text(s->output, out, &result->structured_text, &bad))
+      ;
     else if (bad) {
       char msg[300];
       snprintf(msg, sizeof msg,

@@ -96,9 +96,28 @@ static mcp_status input_error_result(mcp_tool_t *tool, const json_t *args,
 
 /* Checks structuredContent against the output schema; on violation the
  * result becomes an isError result (the tool broke its own contract). */
+/* Whether the text form of structuredContent (a declared tool's) is valid
+ * against the output schema, read from a tape; false also when it cannot
+ * be read, so that the jansson path below decides and explains. */
+static bool text_output_valid(const mcp_tool_t *tool, const mcp__buf *text) {
+  mcp__tape t;
+  bool valid = mcp__tape_parse(&t, text->data, text->len) == MCP_OK &&
+               mcp__validate_tape(tool->output_compiled, t.nodes) == MCP_OK;
+  mcp__tape_release(&t);
+  return valid;
+}
+
 static void check_output(mcp_call_t *call, mcp_tool_t *tool, mcp_result_t *r) {
   if (tool->output_compiled == NULL || r->is_error)
     return;
+  if (r->structured == NULL && r->structured_text.len > 0) {
+    if (text_output_valid(tool, &r->structured_text))
+      return;
+    if (!mcp__result_structured_as_json(r)) { /* no memory to say why */
+      mcp__result_reset_to_error(r, "output schema violation");
+      return;
+    }
+  }
   mcp__buf text;
   mcp__buf_init(&text);
   if (r->structured == NULL) {

@@ -14,6 +14,7 @@
 
 #include "core/core.h"
 #include "util/base64.h"
+#include "json/load.h"
 
 #define BLOCK(c) ((json_t *)(c))
 
@@ -26,6 +27,7 @@ bool mcp__result_init(mcp_result_t *r) {
 void mcp__result_clear(mcp_result_t *r) {
   json_decref(r->content);
   json_decref(r->structured);
+  mcp__buf_free(&r->structured_text);
   json_decref(r->meta);
   memset(r, 0, sizeof *r);
 }
@@ -218,7 +220,24 @@ mcp_status mcp_result_set_structured(mcp_result_t *r, json_t *object) {
   }
   json_decref(r->structured);
   r->structured = object;
+  mcp__buf_reset(&r->structured_text);
   return MCP_OK;
+}
+
+bool mcp__result_has_structured(const mcp_result_t *r) {
+  return r->structured != NULL || r->structured_text.len > 0;
+}
+
+bool mcp__result_structured_as_json(mcp_result_t *r) {
+  if (r->structured != NULL || r->structured_text.len == 0)
+    return true;
+  json_error_t err;
+  r->structured =
+      mcp__json_load(r->structured_text.data, r->structured_text.len, &err);
+  if (r->structured == NULL)
+    return false;
+  mcp__buf_reset(&r->structured_text);
+  return true;
 }
 
 mcp_status mcp_result_set_error(mcp_result_t *r, const char *fmt, ...) {
@@ -263,7 +282,7 @@ bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
         !mcp__buf_append_json(out, block, 0))
       return false;
   }
-  if (r->structured) {
+  if (mcp__result_has_structured(r)) {
     /* serialize once; use the text both as the mirror and the member */
     size_t mark = out->len;
     bool mirror = !r->has_text;
@@ -271,7 +290,9 @@ bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out) {
         !mcp__buf_append_char(out, ','))
       return false;
     size_t start = out->len;
-    if (!mcp__buf_append_json(out, r->structured, 0))
+    const mcp__buf *given = &r->structured_text;
+    if (r->structured ? !mcp__buf_append_json(out, r->structured, 0)
+                      : !mcp__buf_append(out, given->data, given->len))
       return false;
     size_t n = out->len - start;
     char small[512];
@@ -306,13 +327,15 @@ void mcp__result_reset_to_error(mcp_result_t *r, const char *text) {
   json_array_clear(r->content);
   json_decref(r->structured);
   r->structured = NULL;
+  mcp__buf_reset(&r->structured_text);
   r->is_error = true;
   r->has_text = false;
   mcp_result_add_text(r, text);
 }
 
 json_t *mcp_result_to_json(const mcp_result_t *r) {
-  if (r == NULL)
+  if (r == NULL ||
+      !mcp__result_structured_as_json((mcp_result_t *)r)) /* a cache */
     return NULL;
   json_t *o = json_object();
   if (o == NULL)

@@ -13,7 +13,10 @@
 struct mcp_result {
   json_t *content;    /* array of content block objects */
   json_t *structured; /* object or NULL */
-  json_t *meta;       /* object or NULL */
+  /* structuredContent as JSON text (a declared tool's output struct,
+   * written without jansson values), used when structured is NULL */
+  mcp__buf structured_text;
+  json_t *meta; /* object or NULL */
   bool is_error;
   bool has_text; /* a text block was added by the handler */
   bool failed;   /* an allocation failed somewhere: answer -32603 */
@@ -30,6 +33,11 @@ void mcp__result_clear(mcp_result_t *r);
 /* Writes the CallToolResult JSON text to out, adding the structuredContent
  * text mirror on the fly when the handler added no text block. */
 bool mcp__result_encode(const mcp_result_t *r, mcp__buf *out);
+/* Whether the handler produced a structuredContent (object or text). */
+bool mcp__result_has_structured(const mcp_result_t *r);
+/* Turns structured_text into structured (for a reader wanting jansson
+ * values); false when memory runs out. */
+bool mcp__result_structured_as_json(mcp_result_t *r);
 /* Replaces everything with a single isError text block. */
 void mcp__result_reset_to_error(mcp_result_t *r, const char *text);
 

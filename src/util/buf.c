@@ -251,6 +251,36 @@ bool mcp__buf_append_json_string(mcp__buf *b, const char *s) {
   return ok;
 }
 
+bool mcp__buf_append_json_stringn(mcp__buf *b, const char *s, size_t len,
+                                  bool *invalid) {
+  bool ascii;
+  *invalid = false;
+  if (put_ascii_string(b, s, len, &ascii))
+    return true;
+  if (ascii)
+    return false;                     /* out of memory */
+  json_t *str = json_stringn(s, len); /* checks the UTF-8 */
+  if (str == NULL) {
+    *invalid = true;
+    return false;
+  }
+  bool ok = dump_jansson(b, str, 0);
+  json_decref(str);
+  return ok;
+}
+
+bool mcp__buf_append_json_int(mcp__buf *b, int64_t v) {
+  return put_integer(b, (json_int_t)v);
+}
+
+bool mcp__buf_append_json_real(mcp__buf *b, double v, bool *invalid) {
+  json_t *real = json_real(v); /* NULL for Infinity and NaN */
+  *invalid = real == NULL;
+  bool ok = real != NULL && dump_jansson(b, real, 0);
+  json_decref(real);
+  return ok;
+}
+
 char *mcp__buf_steal(mcp__buf *b, size_t *len) {
   if (b->data == NULL && !mcp__buf_reserve(b, 0))
     return NULL;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -34,6 +35,14 @@ bool mcp__buf_append_json_string(mcp__buf *b, const char *s);
 /* Appends len bytes of valid UTF-8 as a quoted JSON string literal, escaping
  * quotes, backslashes and control characters. No allocation beyond growth. */
 bool mcp__buf_append_escaped(mcp__buf *b, const char *s, size_t len);
+/* Scalars as jansson writes them, without building a jansson value for the
+ * common cases. A string of len bytes: false with *invalid set when it is
+ * not UTF-8 (nothing written). A real: false with *invalid set when it is
+ * not finite. All: false (and *invalid false) when memory runs out. */
+bool mcp__buf_append_json_stringn(mcp__buf *b, const char *s, size_t len,
+                                  bool *invalid);
+bool mcp__buf_append_json_int(mcp__buf *b, int64_t v);
+bool mcp__buf_append_json_real(mcp__buf *b, double v, bool *invalid);
 /* Hands the bytes to the caller (free with free()); the buffer becomes empty.
  */
 char *mcp__buf_steal(mcp__buf *b, size_t *len);
