@@ -33,11 +33,18 @@ void mcp__server_extensions(const mcp_server_t *s, json_t *caps) {
 mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,
                                        bool modern) {
   unsigned era = modern ? MCP__ERA_MODERN : MCP__ERA_LEGACY;
+  if (name[0] == '\0')
+    return NULL;
+  /* Most names differ in their first two bytes ("tools/", "tasks/",
+   * "resources/", ...): compare those inline before a strcmp. */
   for (size_t t = s->method_tables_count; t-- > 0;) {
     const mcp__method_table *tab = &s->method_tables[t];
-    for (size_t i = 0; i < tab->count; i++)
-      if ((tab->rows[i].eras & era) && strcmp(tab->rows[i].name, name) == 0)
+    for (size_t i = 0; i < tab->count; i++) {
+      const char *row = tab->rows[i].name;
+      if (row[0] == name[0] && row[1] == name[1] && (tab->rows[i].eras & era) &&
+          strcmp(row + 1, name + 1) == 0)
         return tab->rows[i].fn;
+    }
   }
   return NULL;
 }

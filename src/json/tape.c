@@ -464,6 +464,7 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
   t->cap = MCP__TAPE_INLINE_NODES;
   t->text = NULL;
   t->text_used = 0;
+  t->depth = 0;
   if (len >= UINT32_MAX - 1)
     return MCP_ERR_TOO_LARGE; /* node indexes and offsets are 32-bit */
   if (json == NULL)
@@ -487,6 +488,8 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
       bool obj = *p == '{';
       if (depth == MCP__TAPE_MAX_DEPTH)
         return MCP_ERR_TOO_DEEP;
+      if (depth + 1 > t->depth) /* an empty one counts too */
+        t->depth = depth + 1;
       if ((i = push(t, obj ? MCP__J_OBJECT : MCP__J_ARRAY)) == UINT32_MAX)
         return MCP_ERR_NOMEM;
       p = skip_ws(p + 1, end);

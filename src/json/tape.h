@@ -72,6 +72,7 @@ typedef struct mcp__tape {
   size_t count, cap;
   char *text; /* decoded strings that had escapes; never moves once set */
   size_t text_used;
+  size_t depth; /* deepest nesting of arrays and objects seen */
   mcp__tnode inl[MCP__TAPE_INLINE_NODES];
   char inl_text[MCP__TAPE_INLINE_TEXT];
 } mcp__tape;

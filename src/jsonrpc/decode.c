@@ -240,10 +240,15 @@ mcp_status mcp__jsonrpc_decode_server(const char *bytes, size_t len,
   bool too_deep = scan ? scan->depth > max_depth
                        : mcp__json_too_deep(bytes, len, max_depth);
   if (!(max_depth && too_deep)) {
-    mcp__tape t;
-    bool done = mcp__tape_parse(&t, bytes, len) == MCP_OK &&
-                decode_from_tape(&t, bytes, len, out);
-    mcp__tape_release(&t);
+    bool done;
+    if (scan != NULL && scan->tape != NULL) {
+      done = decode_from_tape(scan->tape, bytes, len, out);
+    } else {
+      mcp__tape t;
+      done = mcp__tape_parse(&t, bytes, len) == MCP_OK &&
+             decode_from_tape(&t, bytes, len, out);
+      mcp__tape_release(&t);
+    }
     if (done) {
       memset(err, 0, sizeof *err);
       return MCP_OK;

@@ -199,6 +199,47 @@ void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out) {
                                      : MCP__SCAN_OTHER;
 }
 
+/* A string node's text, when it is a string without a NUL byte. */
+static void string_of(const mcp__tnode *n, const char **s, size_t *len) {
+  if (n != NULL && n->type == MCP__J_STRING &&
+      (n->n == 0 || memchr(n->v.s, '\0', n->n) == NULL)) {
+    *s = n->n ? n->v.s : "";
+    *len = n->n;
+  }
+}
+
+void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
+                       mcp__prescan *out) {
+  if (mcp__tape_parse(t, text, len) != MCP_OK) {
+    mcp__jsonrpc_prescan(text, len, out);
+    return;
+  }
+  memset(out, 0, sizeof *out);
+  out->tape = t;
+  out->depth = t->depth;
+  const mcp__tnode *root = t->nodes;
+  if (root->type == MCP__J_ARRAY) {
+    out->kind = MCP__SCAN_BATCH;
+    return;
+  }
+  if (root->type != MCP__J_OBJECT)
+    return;
+  const mcp__tnode *method = mcp__tnode_member(root, "method", 6);
+  const mcp__tnode *params = mcp__tnode_member(root, "params", 6);
+  bool id = mcp__tnode_member(root, "id", 2) != NULL;
+  out->kind = method && id ? MCP__SCAN_REQUEST
+              : method     ? MCP__SCAN_NOTIFICATION
+              : mcp__tnode_member(root, "result", 6) ||
+                      mcp__tnode_member(root, "error", 5)
+                  ? MCP__SCAN_RESPONSE
+                  : MCP__SCAN_OTHER;
+  string_of(method, &out->method, &out->method_len);
+  string_of(mcp__tnode_member(params, "name", 4), &out->name, &out->name_len);
+  static const char version[] = "io.modelcontextprotocol/protocolVersion";
+  out->modern = mcp__tnode_member(mcp__tnode_member(params, "_meta", 5),
+                                  version, sizeof version - 1) != NULL;
+}
+
 bool mcp__prescan_method_is(const mcp__prescan *p, const char *m) {
   return p->method != NULL && same(p->method, p->method_len, m);
 }

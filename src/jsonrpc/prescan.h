@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "json/tape.h"
+
 typedef enum mcp__scan_kind {
   MCP__SCAN_OTHER = 0,    /* not an object, or unreadable */
   MCP__SCAN_BATCH,        /* a top-level array */
@@ -35,10 +37,22 @@ typedef struct mcp__prescan {
   /* params._meta names io.modelcontextprotocol/protocolVersion: the
    * request speaks 2026-07-28 (or claims to). */
   bool modern;
+  /* The text parsed (mcp__jsonrpc_scan), or NULL: the dispatcher decodes
+   * from it instead of parsing again. Lent: valid while its owner keeps
+   * it; clear it before the scan outlives the tape. */
+  const mcp__tape *tape;
 } mcp__prescan;
 
 /* Scans len bytes of text into *out. */
 void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out);
+
+/* The same answers from a parse: len bytes of text into the tape t
+ * (caller's storage; mcp__tape_release it whatever the result), *out filled
+ * from it with out->tape = t, so that the dispatcher parses nothing again.
+ * Text that is not one JSON value gets mcp__jsonrpc_prescan's best effort
+ * (out->tape NULL; the dispatcher reports the error). */
+void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
+                       mcp__prescan *out);
 
 /* True when the scanned method is exactly m. */
 bool mcp__prescan_method_is(const mcp__prescan *p, const char *m);

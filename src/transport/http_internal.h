@@ -163,7 +163,7 @@ struct hs_req {
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
   mcp__buf body;
-  mcp__prescan scan; /* of body (points into it; gone with it) */
+  mcp__prescan scan; /* of body, kind and depth, for a worker that parses */
   mcp__buf resp;     /* JSON answer */
   unsigned status;
   hs_session *hs;      /* counted, or NULL */

@@ -491,6 +491,9 @@ static enum MHD_Result hand_to_worker(hs_req *r, mcp_call_t *call) {
   return MHD_YES;
 }
 
+static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
+                                    mcp__prescan *scan);
+
 static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   struct MHD_Connection *conn = r->conn;
   if (r->too_large)
@@ -501,10 +504,22 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   if (r->body.data == NULL || r->body.len == 0)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_PARSE_ERROR,
                        "Parse error: empty body", NULL);
-  /* One pass tells all the transport needs before the dispatcher parses
-   * (once): batch, depth, era, initialize, what may run on this thread. */
-  mcp__prescan *scan = &r->scan;
-  mcp__jsonrpc_prescan(r->body.data, r->body.len, scan);
+  /* One parse tells all the transport needs (batch, depth, era,
+   * initialize, what may run on this thread), and the dispatcher decodes
+   * from the same tape when the request is accepted here. */
+  mcp__tape tape;
+  mcp__prescan scan;
+  mcp__jsonrpc_scan(r->body.data, r->body.len, &tape, &scan);
+  enum MHD_Result res = post_scanned(h, r, &scan);
+  mcp__tape_release(&tape);
+  return res;
+}
+
+/* post_complete with the body scanned into scan (its tape lent for the
+ * call). */
+static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
+                                    mcp__prescan *scan) {
+  struct MHD_Connection *conn = r->conn;
   if (scan->kind == MCP__SCAN_BATCH)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: batches (JSON arrays) are not "
@@ -588,6 +603,9 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
     /* An ordinary request: the worker parses, runs and frees it, so its
      * memory never crosses threads (glibc arenas stay uncontended). */
     atomic_fetch_add(&r->refs, 1); /* the worker's */
+    /* the tape (and strings decoded into it) end with post_complete: the
+     * worker parses again, knowing the depth */
+    r->scan = (mcp__prescan){.kind = scan->kind, .depth = scan->depth};
     return hand_to_worker(r, NULL);
   }
   mcp__channel reply = {req_send, req_done, r, r->h};

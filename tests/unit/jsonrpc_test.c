@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jsonrpc/jsonrpc.h"
+#include "json/load.h"
 
 static mcp_status decode(const char *text, mcp__message *m,
                          mcp__decode_error *e) {
@@ -178,6 +179,104 @@ static void test_encoders_write_exact_envelopes(void **state) {
   mcp__buf_free(&b);
 }
 
+/* The server's decoder (envelope from a tape, params kept as one) gives
+ * the general decoder's verdict on every message: the same status, error
+ * code, text, id and reply flag, or the same kind, id, method and params. */
+static void check_server_decoder(const char *name, const char *text, size_t len,
+                                 void *ud) {
+  size_t *fast = ud;
+  mcp__message a, b;
+  mcp__decode_error ea, eb;
+  mcp__prescan scan;
+  mcp__tape t;
+  mcp__jsonrpc_scan(text, len, &t, &scan);
+  mcp_status sa = mcp__jsonrpc_decode(text, len, 64, &a, &ea);
+  /* once from the scan's tape, once parsing itself */
+  for (int from_scan = 0; from_scan < 2; from_scan++) {
+    mcp_status sb = mcp__jsonrpc_decode_server(
+        text, len, 64, from_scan ? &scan : NULL, &b, &eb);
+    if (sa != sb)
+      fail_msg("%s: status %d vs %d", name, sa, sb);
+    if (sa != MCP_OK) {
+      if (ea.code != eb.code || ea.reply != eb.reply ||
+          strcmp(ea.message, eb.message) != 0 ||
+          (ea.id != NULL) != (eb.id != NULL) ||
+          (ea.id && !json_equal(ea.id, eb.id)))
+        fail_msg("%s: errors differ: %s / %s", name, ea.message, eb.message);
+      mcp__decode_error_clear(&eb);
+      continue;
+    }
+    json_t *pb = b.params;
+    if (b.params_tape) {
+      (*fast)++;
+      pb = mcp__json_from_tnode(b.params_tape->nodes);
+    } else
+      json_incref(pb);
+    if (a.kind != b.kind ||
+        strcmp(a.method ? a.method : "", b.method ? b.method : "") != 0 ||
+        (a.id != NULL) != (b.id != NULL) || (a.id && !json_equal(a.id, b.id)) ||
+        (a.params != NULL) != (pb != NULL) ||
+        (a.params && !json_equal(a.params, pb)))
+      fail_msg("%s: messages differ", name);
+    json_decref(pb);
+    mcp__message_clear(&b);
+  }
+  if (sa == MCP_OK)
+    mcp__message_clear(&a);
+  else
+    mcp__decode_error_clear(&ea);
+  mcp__tape_release(&t);
+}
+
+static void test_server_decoder_agrees(void **state) {
+  (void)state;
+  static const char *const messages[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/call\",\"params\":"
+      "{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":[1,{\"c\":null}]},"
+      "\"_meta\":{\"progressToken\":3}}}",
+      "{\"method\":\"tools/list\",\"jsonrpc\":\"2.0\",\"id\":1,\"params\":{}}",
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+      "\"params\":{\"requestId\":4}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"x\"}"
+      "}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\",\"id\":2}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\\u00e9\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\\u0000x\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\\u0000\":"
+      "1}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"v\":"
+      "\"\\u0000\"}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"result\":1}",
+      "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"m\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":null}",
+      "{\"jsonrpc\":\"2.0\\u0000\",\"id\":1,\"method\":\"m\"}",
+      "{",
+      "",
+      "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+      "42",
+      "{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}",
+      "{\"id\":3,\"method\":\"ping\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
+      "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":5}",
+      "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}",
+      "{\"jsonrpc\":\"1.0\",\"method\":\"notifications/x\"}",
+      "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":3}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+  };
+  size_t fast = 0;
+  for (size_t i = 0; i < sizeof messages / sizeof messages[0]; i++)
+    check_server_decoder(messages[i], messages[i], strlen(messages[i]), &fast);
+  assert_int_equal(fast, 2 * 2); /* the two requests with params kept them */
+  size_t files =
+      tu_json_suite_each("test_parsing", check_server_decoder, &fast);
+  if (files == 0)
+    skip();
+  assert_true(files > 300);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_classifies_the_four_message_kinds),
@@ -185,6 +284,7 @@ int main(void) {
       cmocka_unit_test(test_rejects_malformed_messages_with_exact_codes),
       cmocka_unit_test(test_depth_limit_refuses_before_parsing),
       cmocka_unit_test(test_encoders_write_exact_envelopes),
+      cmocka_unit_test(test_server_decoder_agrees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -154,6 +154,67 @@ static void test_depth_matches_scan(void **state) {
   assert_true(files > 300);
 }
 
+/* mcp__jsonrpc_scan (one parse) answers as the prescan does: kind, depth,
+ * era marker, method and name (decoded where the prescan gives up on an
+ * escape); on text that is not JSON it is the prescan. */
+static void check_scan_agrees(const char *name, const char *text, size_t len,
+                              void *ud) {
+  size_t *parsed = ud;
+  mcp__prescan p, q;
+  mcp__tape t;
+  mcp__jsonrpc_prescan(text, len, &p);
+  mcp__jsonrpc_scan(text, len, &t, &q);
+  if (q.tape != NULL)
+    (*parsed)++;
+  if (p.kind != q.kind || p.depth != q.depth || p.modern != q.modern ||
+      (p.method && (q.method == NULL || p.method_len != q.method_len ||
+                    memcmp(p.method, q.method, p.method_len) != 0)) ||
+      (p.name && (q.name == NULL || p.name_len != q.name_len ||
+                  memcmp(p.name, q.name, p.name_len) != 0)))
+    fail_msg("%s: scan and prescan disagree", name);
+  mcp__tape_release(&t);
+}
+
+static void test_scan_agrees_with_prescan(void **state) {
+  (void)state;
+  static const char *const messages[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+      " {\"method\":\"notifications/initialized\"}",
+      "{\"id\":3,\"result\":{}}",
+      "{\"id\":3,\"error\":{\"code\":1}}",
+      "\n[{\"id\":1,\"method\":\"ping\"}]",
+      "42",
+      "{\"id\":1}",
+      "{\"params\":{\"method\":\"x\",\"id\":1}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":"
+      "{\"arguments\":{\"name\":\"not this\",\"_meta\":{"
+      "\"io.modelcontextprotocol/protocolVersion\":\"x\"}},\"name\":\"add\"}}",
+      "{\"method\":\"tools/list\",\"id\":2,\"params\":{\"_meta\":{"
+      "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}",
+      "{\"id\":1,\"method\":\"m\",\"params\":{\"s\":\"}}]]{{[[\\\"\","
+      "\"t\":\"\\\\\",\"name\":\"n\"}}",
+      "{\"id\":1,\"method\":\"m", /* not JSON: the prescan's answers */
+  };
+  size_t parsed = 0;
+  for (size_t i = 0; i < sizeof messages / sizeof messages[0]; i++)
+    check_scan_agrees(messages[i], messages[i], strlen(messages[i]), &parsed);
+  assert_int_equal(parsed, sizeof messages / sizeof messages[0] - 1);
+  /* an escaped method is decoded, where the prescan gives up */
+  const char *esc = "{\"id\":1,\"method\":\"initi\\u0061lize\"}";
+  mcp__prescan q;
+  mcp__tape t;
+  mcp__jsonrpc_scan(esc, strlen(esc), &t, &q);
+  assert_span(q.method, q.method_len, "initialize");
+  assert_true(mcp__prescan_at_once(&q));
+  mcp__tape_release(&t);
+  parsed = 0;
+  size_t files = tu_json_suite_each("test_parsing", check_scan_agrees, &parsed);
+  if (files == 0)
+    skip();
+  assert_true(files > 300);
+  assert_true(parsed > 100);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kinds),
@@ -162,6 +223,7 @@ int main(void) {
       cmocka_unit_test(test_escapes_at_every_offset),
       cmocka_unit_test(test_at_once),
       cmocka_unit_test(test_depth_matches_scan),
+      cmocka_unit_test(test_scan_agrees_with_prescan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
