@@ -15,7 +15,10 @@
  * pending. Under load many responses leave in one write(2); when idle each
  * response is written at once. Lines the reading thread sends while it
  * works through one read(2) chunk are held and written together when the
- * chunk is done (one write for all the answers of a chunk).
+ * chunk is done (one write for all the answers of a chunk). A worker
+ * likewise holds the responses of the cheap calls it runs back to back and
+ * hands them over together when its queue runs dry (or before a call that
+ * may take long): one lock for many answers instead of one each.
  */
 #include "mcp/stdio.h"
 
@@ -44,6 +47,11 @@
 /* Requests waiting for a worker above which the reader pauses. Bounds memory
  * under a flood; see wait_for_room() for why the pause is never permanent. */
 #define QUEUE_HIGH_WATER 1024
+/* Responses a worker holds (see worker_out) are handed over at this size at
+ * the latest. */
+#define WORKER_HOLD_MAX 65536
+/* Cheap calls a worker takes from the queue at once. */
+#define WORKER_TAKE 16
 
 /* A request line handed to a worker. The worker parses it: memory a
  * message allocates is then allocated and freed on one thread, which keeps
@@ -54,6 +62,7 @@ typedef struct job {
   mcp_call_t *call; /* already accepted by the reader, or NULL: parse bytes */
   size_t len;
   size_t depth; /* nesting found by the reader's prescan */
+  bool cheap;   /* a tools/call of a tool that has proven cheap */
   char bytes[]; /* the line, NUL-terminated */
 } job;
 
@@ -93,6 +102,18 @@ typedef struct stdio_transport {
   atomic_size_t inflight;
   pthread_cond_t q_idle;
 } stdio_transport;
+
+/* The responses a worker holds: final responses of the calls it ran since
+ * it last handed them over, newline-ended. Only the worker's own thread
+ * (worker_held) touches it. */
+typedef struct worker_out {
+  struct stdio_transport *t;
+  mcp__buf held;
+} worker_out;
+
+/* The holding worker running on this thread, or NULL: how out_send, called
+ * deep inside a call, knows that its caller may hold the message. */
+static _Thread_local worker_out *worker_held;
 
 static bool write_all(int fd, const char *p, size_t len) {
   while (len > 0) {
@@ -148,10 +169,10 @@ static mcp_status drain_locked(stdio_transport *t) {
   return st;
 }
 
-static mcp_status out_send(void *ctx, const char *msg, size_t len,
-                           unsigned flags) {
-  (void)flags;
-  stdio_transport *t = ctx;
+/* Appends len bytes to the output (with a newline after them unless
+ * terminated) and writes what is pending unless somebody else does. */
+static mcp_status out_append(stdio_transport *t, const char *msg, size_t len,
+                             bool terminated) {
   pthread_mutex_lock(&t->out_lock);
   while (t->pending.len > OUTPUT_HIGH_WATER && t->flushing && !t->out_broken)
     pthread_cond_wait(&t->out_drained, &t->out_lock);
@@ -164,7 +185,8 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
     return MCP_ERR_NOMEM;
   }
   mcp__buf_append(&t->pending, msg, len);
-  mcp__buf_append_char(&t->pending, '\n');
+  if (!terminated)
+    mcp__buf_append_char(&t->pending, '\n');
   /* the active writer will take our line; the reader writes its own lines
    * when its chunk is done, without blocking (flush_held) */
   if (t->flushing || (pthread_equal(pthread_self(), t->reader) && t->holding)) {
@@ -175,6 +197,33 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
   mcp_status st = drain_locked(t);
   pthread_mutex_unlock(&t->out_lock);
   return st;
+}
+
+/* Hands what the worker holds over to the output. */
+static void worker_release(worker_out *w) {
+  if (w->held.len == 0)
+    return;
+  out_append(w->t, w->held.data, w->held.len, true);
+  mcp__buf_reset(&w->held);
+}
+
+static mcp_status out_send(void *ctx, const char *msg, size_t len,
+                           unsigned flags) {
+  stdio_transport *t = ctx;
+  worker_out *w = worker_held;
+  if (w != NULL && w->t == t) {
+    /* A worker holds final responses; anything else (progress, a log
+     * message, a question to the client) goes out at once, after what is
+     * held, so that the order stays and no question waits behind us. */
+    if ((flags & MCP__SEND_FINAL) && w->held.len + len < WORKER_HOLD_MAX &&
+        mcp__buf_reserve(&w->held, len + 1)) {
+      mcp__buf_append(&w->held, msg, len);
+      mcp__buf_append_char(&w->held, '\n');
+      return MCP_OK;
+    }
+    worker_release(w);
+  }
+  return out_append(t, msg, len, false);
 }
 
 /* The reader's chunk is done: what it holds goes out as far as the output
@@ -308,10 +357,35 @@ static void run_timed(stdio_transport *t, mcp_call_t *call, bool on_reader) {
                               mcp__monotonic_ns() - start, false);
 }
 
+/* Runs one job on a worker. Responses of cheap calls stay held (see
+ * worker_out); a call that may take long first hands over what is held,
+ * so that no answer waits behind it. */
+static void run_job(stdio_transport *t, worker_out *w, job *j) {
+  mcp_call_t *call = j->call;
+  /* The reader scanned it: the depth is known, the rest is parsed. */
+  mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
+  if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call)) {
+    if (!mcp__server_inline_ok(t->server, mcp__call_inline_slot(call)))
+      worker_release(w);
+    run_timed(t, call, false);
+  }
+  free(j);
+}
+
 static void *worker_main(void *arg) {
   stdio_transport *t = arg;
+  worker_out w = {.t = t};
+  mcp__buf_init(&w.held);
+  worker_held = &w;
   pthread_mutex_lock(&t->q_lock);
   for (;;) {
+    if (t->head == NULL && w.held.len > 0) {
+      /* Nothing more to do now: what is held goes out before we wait. */
+      pthread_mutex_unlock(&t->q_lock);
+      worker_release(&w);
+      pthread_mutex_lock(&t->q_lock);
+      continue;
+    }
     while (t->head == NULL && !t->stopping) {
       t->idle_workers++;
       pthread_cond_wait(&t->q_nonempty, &t->q_lock);
@@ -319,24 +393,32 @@ static void *worker_main(void *arg) {
     }
     if (t->head == NULL)
       break;
-    job *j = t->head;
-    t->head = j->next;
+    /* A run of cheap calls at once: one lock for them (other workers take
+     * the rest); anything else alone, so that nothing waits behind it. */
+    job *first = t->head, *last = first;
+    unsigned taken = 1;
+    while (first->cheap && taken < WORKER_TAKE && last->next != NULL &&
+           last->next->cheap)
+      last = last->next, taken++;
+    t->head = last->next;
     if (t->head == NULL)
       t->tail = NULL;
-    t->queued--;
+    last->next = NULL;
+    t->queued -= taken;
     pthread_mutex_unlock(&t->q_lock);
-    mcp_call_t *call = j->call;
-    /* The reader scanned it: the depth is known, the rest is parsed. */
-    mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
-    if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call))
-      run_timed(t, call, false);
-    free(j);
+    for (job *j = first, *next; j != NULL; j = next) {
+      next = j->next;
+      run_job(t, &w, j);
+    }
     pthread_mutex_lock(&t->q_lock);
-    t->completed++;
+    t->completed += taken;
     if (t->queued <= QUEUE_HIGH_WATER / 2)
       pthread_cond_signal(&t->q_room);
   }
   pthread_mutex_unlock(&t->q_lock);
+  worker_release(&w);
+  worker_held = NULL;
+  mcp__buf_free(&w.held);
   return NULL;
 }
 
@@ -344,7 +426,7 @@ static void *worker_main(void *arg) {
  * together: one lock and at most one wake-up per chunk instead of per
  * message, which is what keeps pipelined traffic cheap. */
 static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
-                    size_t len, size_t depth) {
+                    size_t len, size_t depth, bool cheap) {
   job *j = malloc(sizeof *j + len + 1);
   if (j == NULL)
     return false;
@@ -352,6 +434,7 @@ static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
   j->bytes[len] = '\0';
   j->len = len;
   j->depth = depth;
+  j->cheap = cheap;
   j->call = call;
   j->next = NULL;
   if (t->batch_tail)
@@ -394,12 +477,12 @@ static void publish(stdio_transport *t) {
  * the parsed request allows. A lone request runs here (no hand-off, no
  * wake-up); of a pipelined burst the reader takes every other run of
  * SHARE_RUN, the workers the rest, so both cores work. */
-static bool may_run_here(stdio_transport *t, const mcp__prescan *scan) {
-  if (scan->name == NULL || !mcp__prescan_method_is(scan, "tools/call") ||
-      !mcp__server_inline_ok(
-          t->server, mcp__inline_slot_of_name(scan->name, scan->name_len)))
-    return false;
-  if ((t->cheap_seen++ / SHARE_RUN) % 2 != 0)
+static bool may_run_here(stdio_transport *t, const mcp__prescan *scan,
+                         bool *cheap) {
+  *cheap = scan->name != NULL && mcp__prescan_method_is(scan, "tools/call") &&
+           mcp__server_inline_ok(
+               t->server, mcp__inline_slot_of_name(scan->name, scan->name_len));
+  if (!*cheap || (t->cheap_seen++ / SHARE_RUN) % 2 != 0)
     return false;
   publish(t); /* the workers' share so far: they run while we do */
   return true;
@@ -421,8 +504,9 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
   mcp__prescan scan;
   mcp__jsonrpc_prescan(line, len, &scan);
   bool at_once = mcp__prescan_at_once(&scan);
-  if (!at_once && !may_run_here(t, &scan) &&
-      enqueue(t, NULL, line, len, scan.depth))
+  bool cheap = false;
+  if (!at_once && !may_run_here(t, &scan, &cheap) &&
+      enqueue(t, NULL, line, len, scan.depth, cheap))
     return;
   mcp_call_t *call = NULL;
   if (!accept_line(t, line, len, &scan, &call))
@@ -434,7 +518,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     int slot = mcp__call_inline_slot(call);
     if (mcp__server_inline_ok(t->server, slot))
       run_timed(t, call, true);
-    else if (!enqueue(t, call, "", 0, 0))
+    else if (!enqueue(t, call, "", 0, 0, false))
       run_call(call); /* out of memory: still answer it */
     return;
   }
@@ -446,7 +530,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
   if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
     publish(t); /* keep earlier requests ahead of this one */
     mcp__call_run(call);
-  } else if (!enqueue(t, call, "", 0, 0))
+  } else if (!enqueue(t, call, "", 0, 0, false))
     run_call(call); /* out of memory: still answer it */
 }
 
