@@ -22,6 +22,7 @@ typedef struct listening {
   mcp_status st;
   mcp_error_t err;
   mcp_client_t *client;
+  uint64_t gen; /* read before the thread starts (mcpc_listen_end) */
   json_t *filter;
 } listening;
 
@@ -52,7 +53,7 @@ static void on_any(mcp_client_t *client, const char *method, json_t *params,
 static void *listen_main(void *arg) {
   listening *l = arg;
   mcp_error_t err = {0};
-  mcp_status st = mcp_client_listen(l->client, l->filter, &err);
+  mcp_status st = mcp_client_listen_at(l->client, l->gen, l->filter, &err);
   pthread_mutex_lock(&l->lock);
   l->st = st;
   l->err = err;
@@ -117,6 +118,7 @@ int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv) {
   mcp_client_t *c = mcpc_connect(ctx, &rc);
   if (c != NULL) {
     l.client = c;
+    l.gen = mcp_client_listen_generation(c);
     pthread_t t;
     if (pthread_create(&t, NULL, listen_main, &l) != 0) {
       rc = mcpc_error(MCPC_PROTOCOL, NULL, "cannot start the listener");

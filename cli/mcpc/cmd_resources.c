@@ -124,6 +124,7 @@ typedef struct subscription {
   /* 2026-07-28: the listen stream runs on its own thread */
   mcp_client_t *client;
   json_t *filter;
+  uint64_t gen; /* read before the thread starts (mcpc_listen_end) */
   bool acked, ended;
   mcp_status listen_st;
   mcp_error_t listen_err;
@@ -132,7 +133,8 @@ typedef struct subscription {
 static void *listen_main(void *arg) {
   subscription *sub = arg;
   mcp_error_t err = {0};
-  mcp_status st = mcp_client_listen(sub->client, sub->filter, &err);
+  mcp_status st =
+      mcp_client_listen_at(sub->client, sub->gen, sub->filter, &err);
   pthread_mutex_lock(&sub->lock);
   sub->listen_st = st;
   sub->listen_err = err;
@@ -210,6 +212,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv) {
     /* 2026-07-28: a subscriptions/listen stream asking for the URI */
     sub.client = c;
     sub.filter = json_pack("{s:[s]}", "resourceSubscriptions", uri);
+    sub.gen = mcp_client_listen_generation(c);
     listening = pthread_create(&listener, NULL, listen_main, &sub) == 0;
     pthread_mutex_lock(&sub.lock);
     while (listening && !sub.acked && !sub.ended)

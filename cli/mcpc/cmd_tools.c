@@ -84,12 +84,13 @@ void mcpc_task_display_install(mcpc_ctx *ctx) {
 typedef struct task_listen {
   mcp_client_t *c;
   json_t *filter;
+  uint64_t gen; /* read before the thread starts (mcpc_listen_end) */
   pthread_t thread;
 } task_listen;
 
 static void *task_listen_main(void *arg) {
   task_listen *tl = arg;
-  mcp_client_listen(tl->c, tl->filter, NULL);
+  mcp_client_listen_at(tl->c, tl->gen, tl->filter, NULL);
   return NULL;
 }
 
@@ -106,7 +107,7 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   mcp_error_t err;
   /* 2026-07-28: status notifications come on a listen stream asking for the
    * task (a server without one leaves polling as the fallback) */
-  task_listen tl = {.c = c};
+  task_listen tl = {.c = c, .gen = mcp_client_listen_generation(c)};
   bool listening =
       strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0 &&
       (tl.filter = json_pack("{s:[s]}", "taskIds", task_id)) != NULL &&

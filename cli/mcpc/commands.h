@@ -192,8 +192,9 @@ void mcpc_progress_done(mcpc_progress *p);
 void mcpc_progress_cb(double progress, double total, const char *message,
                       void *user_data);
 
-/* connect.c: ends the mcp_client_listen running (or about to run) on
- * thread and joins the thread. */
+/* connect.c: ends the mcp_client_listen_at running (or about to run) on
+ * thread, whose generation was read before the thread started, and joins
+ * the thread. */
 void mcpc_listen_end(mcp_client_t *c, pthread_t thread);
 
 /* cmd_tools.c: polls a task with a progress display, then prints its

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -16,21 +15,11 @@
 #include "mcp/version.h"
 
 void mcpc_listen_end(mcp_client_t *c, pthread_t thread) {
-  /* mcp_client_listen_stop ends the listens already running, and the
-   * thread may not have begun its own yet (it is then unaffected): stop
-   * again until the thread has returned */
-  for (;;) {
-    mcp_client_listen_stop(c);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 100 * 1000 * 1000;
-    if (until.tv_nsec >= 1000000000) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000;
-    }
-    if (pthread_timedjoin_np(thread, NULL, &until) == 0)
-      return;
-  }
+  /* the thread listens with mcp_client_listen_at from a generation read
+   * before it started: the stop ends that listen even when the thread has
+   * not begun it yet */
+  mcp_client_listen_stop(c);
+  pthread_join(thread, NULL);
 }
 
 static void on_notification(mcp_client_t *client, const char *method,

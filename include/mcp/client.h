@@ -316,8 +316,22 @@ MCP_API mcp_status mcp_client_task_wait(mcp_client_t *client,
  * resources/subscribe for the URIs, then the session's own stream. */
 MCP_API mcp_status mcp_client_listen(mcp_client_t *client, json_t *filter,
                                      mcp_error_t *err);
-/* Ends every running mcp_client_listen (any thread; safe in a callback). */
+/* Ends every running mcp_client_listen, and every mcp_client_listen_at whose
+ * generation it follows, begun or not (any thread; safe in a callback). */
 MCP_API void mcp_client_listen_stop(mcp_client_t *client);
+/* For a listen run on another thread: the client's listen generation, which
+ * each mcp_client_listen_stop advances. Read it before starting the thread
+ * and pass it to mcp_client_listen_at there, so that a stop made in between
+ * is not lost. */
+MCP_API uint64_t mcp_client_listen_generation(mcp_client_t *client);
+/* mcp_client_listen, but ended by every mcp_client_listen_stop made since
+ * generation (mcp_client_listen_generation) was read, also one that came
+ * before this call: it then returns MCP_OK at once without sending
+ * anything. mcp_client_listen(c, f, e) is mcp_client_listen_at(c,
+ * mcp_client_listen_generation(c), f, e). */
+MCP_API mcp_status mcp_client_listen_at(mcp_client_t *client,
+                                        uint64_t generation, json_t *filter,
+                                        mcp_error_t *err);
 
 /* resources/read, resources/subscribe, resources/unsubscribe
  * (2025-11-25 only: MCP_ERR_UNSUPPORTED in 2026-07-28, see

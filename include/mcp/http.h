@@ -231,7 +231,10 @@ MCP_API mcp_status mcp_http_server_reload_tls(mcp_http_server_t *h,
                                               mcp_error_t *err);
 /* Graceful stop: refuses new connections, lets in-flight requests finish
  * within the shutdown deadline, then cancels the rest, ends every SSE stream
- * cleanly and frees h. NULL is a no-op. Must not be called from a handler. */
+ * cleanly and frees h. A stream or session another thread still holds (a
+ * task's notification being sent) is ended and waited for: once this
+ * returns, the transport no longer uses the mcp_server_t, which may be freed
+ * at once. NULL is a no-op. Must not be called from a handler. */
 MCP_API void mcp_http_server_stop(mcp_http_server_t *h);
 
 /* Blocking convenience: serves on "HOST:PORT" ("[::1]:8808" for IPv6) with

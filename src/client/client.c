@@ -213,42 +213,27 @@ static void route(mcp_client_t *c, json_t *root, const char *method,
   json_decref(root);
 }
 
-void mcp__client_receive_message(mcp_client_t *c, mcp__message *m) {
-  json_t *root = m->root;
-  m->root = NULL; /* route takes it */
-  route(c, root, m->method, m->id, m->params);
-  mcp__message_clear(m);
-}
-
-/* A message src/jsonrpc refuses (no "jsonrpc": "2.0", an id of another
- * type, params that are not an object, a malformed error object...): the
- * client stays the tolerant reader it always was and routes it by its
- * members, so a waiting request gets even a sloppy answer. */
-static void receive_lenient(mcp_client_t *c, json_t *msg) {
+/* The client is the tolerant reader it always was: src/jsonrpc's envelope
+ * rules ("jsonrpc": "2.0", an id of the right type, params an object, a
+ * well-formed error object) are what the server must send, not what the
+ * client insists on, so a waiting request gets even a sloppy answer. Routing
+ * reads only method, id and params, so one parse is all a message needs
+ * (a strict decode first would refuse some and parse them again). */
+void mcp__client_receive_json(mcp_client_t *c, json_t *msg) {
   if (!json_is_object(msg)) {
     json_decref(msg);
     return;
   }
-  json_t *params = json_object_get(msg, "params");
   route(c, msg, json_string_value(json_object_get(msg, "method")),
-        json_object_get(msg, "id"), params);
+        json_object_get(msg, "id"), json_object_get(msg, "params"));
 }
 
 bool mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len) {
-  mcp__prescan scan;
-  mcp__message m;
-  mcp__decode_error de;
-  /* the client has no depth limit of its own (0): jansson's applies */
-  mcp__jsonrpc_prescan(text, len, &scan);
-  if (mcp__jsonrpc_decode_scanned(text, len, 0, &scan, &m, &de) == MCP_OK) {
-    mcp__client_receive_message(c, &m);
-    return true;
-  }
-  mcp__decode_error_clear(&de);
+  /* jansson's depth limit applies: the client has none of its own */
   json_error_t je;
   json_t *msg = mcp__json_load(text, len, &je);
   if (msg != NULL) {
-    receive_lenient(c, msg);
+    mcp__client_receive_json(c, msg);
     return true;
   }
   if (c->opts.observer != NULL) {

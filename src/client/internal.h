@@ -135,14 +135,15 @@ struct mcp_client {
   uint64_t listen_gen;      /* bumped by mcp_client_listen_stop */
 };
 
-/* Called by transports for each incoming message: len bytes of JSON,
- * decoded with src/jsonrpc. A message that parses but breaks the JSON-RPC
- * envelope rules is still routed by its members (the client is a tolerant
- * reader); text that does not parse reaches the observer as a JSON string,
- * so a tester can report it, and makes the answer false. */
+/* Called by transports for each incoming message: len bytes of JSON, parsed
+ * once and routed by its members (method, id, params) even when it breaks
+ * the JSON-RPC envelope rules (the client is a tolerant reader); text that
+ * does not parse reaches the observer as a JSON string, so a tester can
+ * report it, and makes the answer false. */
 bool mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len);
-/* The same for a message the transport decoded itself (takes m's root). */
-void mcp__client_receive_message(mcp_client_t *c, mcp__message *m);
+/* The same for a message the transport parsed itself (msg taken over; a
+ * value that is not an object is dropped). */
+void mcp__client_receive_json(mcp_client_t *c, json_t *msg);
 /* Called by transports when the connection ended (reader EOF). */
 void mcp__client_closed(mcp_client_t *c);
 /* True while the request with this id still waits for its answer. */

@@ -11,13 +11,29 @@
 
 #include "client/internal.h"
 
-mcp_status mcp_client_listen(mcp_client_t *c, json_t *filter,
-                             mcp_error_t *err) {
-  if (c == NULL || (filter != NULL && !json_is_object(filter)))
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+uint64_t mcp_client_listen_generation(mcp_client_t *c) {
+  if (c == NULL)
+    return 0;
   pthread_mutex_lock(&c->lock);
   uint64_t gen = c->listen_gen;
   pthread_mutex_unlock(&c->lock);
+  return gen;
+}
+
+mcp_status mcp_client_listen(mcp_client_t *c, json_t *filter,
+                             mcp_error_t *err) {
+  return mcp_client_listen_at(c, mcp_client_listen_generation(c), filter, err);
+}
+
+/* A listen belongs to the generation it was asked for: any other value
+ * means a mcp_client_listen_stop came since, which ends it (also before it
+ * registers its request: request_impl checks the same). */
+mcp_status mcp_client_listen_at(mcp_client_t *c, uint64_t gen, json_t *filter,
+                                mcp_error_t *err) {
+  if (c == NULL || (filter != NULL && !json_is_object(filter)))
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  if (mcp_client_listen_generation(c) != gen)
+    return MCP_OK; /* stopped before it began: nothing to send or undo */
   if (c->era == MCP__ERA_MODERN) {
     json_t *params =
         json_pack("{s:O}", "notifications", filter ? filter : json_object());

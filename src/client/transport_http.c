@@ -22,6 +22,7 @@
 #include "client/sse.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "json/load.h"
 
 /* How often one request's stream may be resumed without any event arriving
  * in between, and the wait when the server never sent retry:. */
@@ -336,26 +337,46 @@ static mcp_status http_status_error(http_transport *t, exchange *x,
                        body[0] ? ": " : "", body);
 }
 
+/* Whether a 4xx says by itself what went wrong with the HTTP exchange, so
+ * that a body not naming the request does not replace it: credentials
+ * (401, 403: token providers, mcpc's hints), the endpoint (404: a wrong
+ * URL, or in a session its end, on which a new one is started, see
+ * http_status_error; 405) and media types (406, 415). */
+static bool status_speaks(long status) {
+  return status == 401 || status == 403 || status == 404 || status == 405 ||
+         status == 406 || status == 415;
+}
+
 /* A 4xx answer whose body is the JSON-RPC error for this very request (the
  * 2026-07-28 era answers -32020/-32021/-32022/-32602 with 400 and unknown
  * methods with 404): delivered as the answer, so the caller sees the
- * JSON-RPC code. Anything else stays an HTTP error. */
+ * server's code and message. As tolerant as a 2xx answer: an "error"
+ * object is all it needs, without "jsonrpc". The body answers this
+ * exchange, so it may also lack the id (or carry a null one, a server that
+ * could not read ours) unless the status itself speaks (status_speaks); it
+ * is delivered under this request's id. An id naming another request, a
+ * result or a method keep it an HTTP error. */
 static bool deliver_error_body(http_transport *t, exchange *x,
                                const json_t *request_id) {
   if (request_id == NULL || x->is_sse || x->status < 400 || x->status >= 500 ||
       x->body.len == 0)
     return false;
-  mcp__message m;
-  mcp__decode_error de;
-  if (mcp__jsonrpc_decode(x->body.data, x->body.len, 0, &m, &de) != MCP_OK) {
-    mcp__decode_error_clear(&de);
+  json_error_t je;
+  json_t *msg = mcp__json_load(x->body.data, x->body.len, &je);
+  json_t *id = json_object_get(msg, "id");
+  bool unnamed = id == NULL || json_is_null(id);
+  bool ours =
+      json_is_object(msg) && json_is_object(json_object_get(msg, "error")) &&
+      json_object_get(msg, "result") == NULL &&
+      json_object_get(msg, "method") == NULL &&
+      (unnamed ? !status_speaks(x->status) : json_equal(id, request_id));
+  /* a copy: request_id stays the caller's alone */
+  if (!ours ||
+      json_object_set_new(msg, "id", json_deep_copy(request_id)) != 0) {
+    json_decref(msg);
     return false;
   }
-  if (m.kind != MCP__MSG_ERROR || !json_equal(m.id, request_id)) {
-    mcp__message_clear(&m);
-    return false;
-  }
-  mcp__client_receive_message(t->base.client, &m);
+  mcp__client_receive_json(t->base.client, msg);
   return true;
 }
 

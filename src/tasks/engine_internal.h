@@ -196,6 +196,12 @@ char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
 /* Starts (on) or stops taking over the re-runnable tasks whose replica
  * died (shared stores only; a no-op otherwise). */
 void mcp__engine_rerun_enable(mcp__task_engine *e, bool on);
+/* The store's claim hook (mcp__task_claim_fn, store/task_rerun.h; ud is the
+ * engine): runs a claimed task again, or gives it back or fails it when it
+ * cannot. On the store's lease thread; tests call it directly to drive a
+ * claim without PostgreSQL. */
+void mcp__engine_claimed(void *ud, const char *task_id, const char *request,
+                         int run);
 /* At shutdown: hands task id over to another replica when tool declares
  * itself idempotent and the store is shared (true), else false (the caller
  * then fails it as interrupted). */

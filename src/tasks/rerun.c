@@ -57,8 +57,40 @@ static void cannot_run(mcp__task_engine *e, const char *id, const char *why) {
   mcp_task_fail(&e->tasks, id, msg);
 }
 
-/* mcp__task_claim_fn: on the store's lease thread. */
-static void claimed(void *ud, const char *id, const char *request, int run) {
+/* The claim made this replica the task's lease holder, and its keeper renews
+ * that lease for as long as the task is active: a claimed task this replica
+ * does not run must be given back, or it stays "working" forever. Handed
+ * over, its lease lapses at once and the next claim round (here or on
+ * another replica) tries again, within the runs a task has in all; where
+ * that is refused (its last run, or the store refuses this write too) the
+ * task is failed, through the engine's outcome path, which retries and at
+ * worst keeps the failure in memory until the store takes it. */
+static void give_back(mcp__task_engine *e, const char *id, mcp_status why) {
+  mcp_error_t err = {0};
+  mcp_status st =
+      mcp__store_task_hand_over(e->tasks.store, e->tasks.scope, id, &err);
+  if (st == MCP_OK) {
+    mcp__log(e->server, MCP_LOG_WARNING,
+             "tasks: task %s: its stored record could not be read (%s); "
+             "handed back so that it runs again in a later claim round",
+             id, mcp_strerror(why));
+    return;
+  }
+  char msg[256];
+  snprintf(msg, sizeof msg, CANNOT "its stored record could not be read (%s)",
+           mcp_strerror(why));
+  mcp__log(e->server, MCP_LOG_WARNING, "tasks: task %s: %s (hand-over: %s)", id,
+           msg, err.message[0] ? err.message : mcp_strerror(st));
+  json_t *res = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text",
+                          "text", msg, "isError", 1);
+  char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+  json_decref(res);
+  mcp__engine_store_outcome(e, id, MCP_TASK_FAILED, msg, text, NULL);
+  free(text);
+}
+
+void mcp__engine_claimed(void *ud, const char *id, const char *request,
+                         int run) {
   mcp__task_engine *e = ud;
   json_t *req = json_loads(request, 0, NULL);
   json_t *params = json_object_get(req, "params");
@@ -73,8 +105,9 @@ static void claimed(void *ud, const char *id, const char *request, int run) {
     cannot_run(e, id, "this server has no such tool");
   else if (!rerunnable(tool))
     cannot_run(e, id, "the tool no longer declares itself idempotent");
-  else
-    loaded = mcp__tasks_load(&e->tasks, id, &rec); /* gone or expired: done */
+  else if ((loaded = mcp__tasks_load(&e->tasks, id, &rec)) != MCP_OK &&
+           loaded != MCP_ERR_NOT_FOUND) /* gone or expired: nothing to do */
+    give_back(e, id, loaded);
   if (loaded != MCP_OK) {
     if (tool)
       mcp__tool_release(tool);
@@ -159,5 +192,5 @@ bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
 void mcp__engine_rerun_enable(mcp__task_engine *e, bool on) {
   if (mcp__store_is_shared(e->tasks.store))
     mcp__store_set_task_claim(e->tasks.store, e->tasks.scope,
-                              on ? claimed : NULL, e);
+                              on ? mcp__engine_claimed : NULL, e);
 }

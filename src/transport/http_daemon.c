@@ -229,13 +229,33 @@ static void free_server(mcp_http_server_t *h) {
   free(h);
 }
 
+/* What mcp_http_server_stop waits on (on its stack): the thread dropping
+ * the last reference frees h first, then says so here. The flag and the
+ * signal are under the mutex, so stop cannot return (and the frame go)
+ * while the releaser still uses them. */
+struct hs_stop_wait {
+  pthread_mutex_t lock;
+  pthread_cond_t gone;
+  bool freed;
+};
+
 void mcp__hs_server_retain(mcp_http_server_t *h) {
   atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
 }
 
 void mcp__hs_server_release(mcp_http_server_t *h) {
-  if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1)
-    free_server(h);
+  if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  /* stop sets stop_wait before its own decrement, so whoever drops the
+   * last reference sees it */
+  struct hs_stop_wait *w = atomic_load(&h->stop_wait);
+  free_server(h);
+  if (w) {
+    pthread_mutex_lock(&w->lock);
+    w->freed = true;
+    pthread_cond_signal(&w->gone);
+    pthread_mutex_unlock(&w->lock);
+  }
 }
 
 static void stop_threads(mcp_http_server_t *h) {
@@ -288,6 +308,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   atomic_init(&h->stopping, false);
   atomic_init(&h->live_reqs, 0);
   atomic_init(&h->refs, 1); /* mcp_http_server_stop's */
+  atomic_init(&h->stop_wait, NULL);
   h->max_depth = h->o->max_depth;
 
   mcp_status st = mcp__hs_sessions_init(h);
@@ -428,10 +449,25 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   if (lfd != MHD_INVALID_SOCKET)
     close(lfd);
   close(h->listen_fd);
-  /* A notification sent from another thread (a task, a broadcast) may still
-   * hold a stream (finished above): h's memory goes with the last of them,
-   * or now. */
+  /* No network thread or worker is left to open a session: end one a
+   * request opened after the first round, which nothing else would. */
+  mcp__hs_sessions_end_all(h);
+  /* A notification sent from another thread (a task, a broadcast), or a
+   * call finishing after its session ended, may still hold a stream, a
+   * session or a request (all ended above), whose release goes through
+   * h->server: wait for the last of them, so that the caller may free the
+   * mcp_server_t once this returns. */
+  struct hs_stop_wait w = {.freed = false};
+  pthread_mutex_init(&w.lock, NULL);
+  pthread_cond_init(&w.gone, NULL);
+  atomic_store(&h->stop_wait, &w);
   mcp__hs_server_release(h);
+  pthread_mutex_lock(&w.lock);
+  while (!w.freed)
+    pthread_cond_wait(&w.gone, &w.lock);
+  pthread_mutex_unlock(&w.lock);
+  pthread_cond_destroy(&w.gone);
+  pthread_mutex_destroy(&w.lock);
 }
 
 /* ---- blocking convenience ------------------------------------------------ */

@@ -79,9 +79,13 @@ struct hs_session {
 #define HS_MAX_RETIRED 8 /* daemons still serving connections after reloads */
 
 struct mcp_http_server {
-  /* mcp_http_server_stop holds one reference, every stream one: the memory
-   * goes with the last (a stream another thread still holds at stop). */
+  /* mcp_http_server_stop holds one reference; every stream, session and
+   * request one (each of them touches h or releases into the mcp_server_t).
+   * The last release frees h; stop waits for that (stop_wait), so that once
+   * it returns nothing of the transport touches the mcp_server_t. */
   atomic_int refs;
+  /* set by stop before it drops its own reference; read by the last */
+  _Atomic(struct hs_stop_wait *) stop_wait;
   mcp_server_t *server;
   mcp_http_options_t *o; /* own copy */
   struct MHD_Daemon *daemon;
@@ -249,7 +253,8 @@ void mcp__hs_session_remove_stream(hs_session *hs, hs_stream *st);
 hs_stream *mcp__hs_session_find_stream(hs_session *hs, const char *id);
 
 /* ---- http_daemon.c ------------------------------------------------------- */
-/* References on h (see refs); the last release frees it. */
+/* References on h (see refs); the last release frees it and wakes a
+ * waiting mcp_http_server_stop. */
 void mcp__hs_server_retain(mcp_http_server_t *h);
 void mcp__hs_server_release(mcp_http_server_t *h);
 

@@ -65,6 +65,7 @@ static hs_req *req_new(mcp_http_server_t *h, struct MHD_Connection *conn) {
   r->status = MHD_HTTP_OK;
   r->tool_slot = -1;
   atomic_fetch_add(&h->live_reqs, 1);
+  mcp__hs_server_retain(h); /* released last in req_release */
   return r;
 }
 
@@ -88,8 +89,10 @@ static void req_release(hs_req *r) {
   free(r->subject);
   free(r->scopes);
   pthread_mutex_destroy(&r->lock);
-  atomic_fetch_sub(&r->h->live_reqs, 1);
+  mcp_http_server_t *h = r->h;
+  atomic_fetch_sub(&h->live_reqs, 1);
   free(r);
+  mcp__hs_server_release(h);
 }
 
 static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,

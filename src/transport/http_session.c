@@ -50,11 +50,13 @@ void mcp__hs_session_release(hs_session *hs) {
   if (hs == NULL ||
       atomic_fetch_sub_explicit(&hs->refs, 1, memory_order_acq_rel) != 1)
     return;
+  mcp_http_server_t *h = hs->h;
   mcp__session_release(hs->se);
   pthread_mutex_destroy(&hs->lock);
   free(hs->subject);
   free(hs->shared);
   free(hs);
+  mcp__hs_server_release(h); /* session_new's */
 }
 
 static void retain_session(void *hs) {
@@ -123,6 +125,7 @@ static mcp_status session_new(mcp_http_server_t *h, const char *id,
   }
   mcp__channel notify = {notify_send, NULL, hs->se, hs->h};
   mcp__session_set_notify(hs->se, notify);
+  mcp__hs_server_retain(h); /* releasing hs goes through h->server */
   *out = hs;
   return MCP_OK;
 }

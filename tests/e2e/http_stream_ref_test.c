@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* http_stream_ref_test.c - a stream holds a reference on its HTTP server
  * (#16 hardening): a notification sent from another thread may still hold
- * a stream when mcp_http_server_stop runs; the stop returns without waiting
- * for it, the stream is finished (sends answer MCP_ERR_CLOSED) and the
- * server's memory goes with the stream's last reference. Fails without the
- * fix under ASan: the stop waited (up to 5 s) and then freed the server,
- * which the stream's release used afterwards. */
+ * a stream, and through it a session, when mcp_http_server_stop runs. The
+ * stop finishes the stream (sends answer MCP_ERR_CLOSED) and returns only
+ * once the other thread let it go, so that the caller may free the
+ * mcp_server_t right after the stop: releasing the stream releases its
+ * session through that server. */
 #include "testutil.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include "mcp/http.h"
 #include "mcp/mcp.h"
@@ -32,31 +34,58 @@ static mcp_http_server_t *start_server(mcp_server_t **s) {
 }
 
 typedef struct holder {
+  mcp_http_server_t *h;
   hs_stream *st;
   mcp_status sent;
+  bool stop_returned;     /* set by the main thread after the stop */
+  bool saw_stop_returned; /* stop_returned when the holder let go */
 } holder;
 
-/* The other thread: sends on the stream it holds, then lets it go. */
+/* The other thread: once the stop has finished the stream, sends on it and
+ * lets it go when the stop waits for that (h->stop_wait set) or has
+ * returned (the bug: the caller might already have freed the server). A
+ * bounded poll for a condition: the holder knows no other way of seeing
+ * where the stop is. */
 static void *late_sender(void *arg) {
   holder *x = arg;
+  bool finished = false, waiting = false, returned = false;
+  for (int i = 0; i < 20000 && !(finished && (waiting || returned)); i++) {
+    if (!finished)
+      finished = mcp__hs_stream_send(x->st, "{}", 2, false) == MCP_ERR_CLOSED;
+    waiting = atomic_load(&x->h->stop_wait) != NULL; /* x->st keeps h */
+    returned = __atomic_load_n(&x->stop_returned, __ATOMIC_SEQ_CST);
+    if (!(finished && (waiting || returned)))
+      usleep(1000);
+  }
   x->sent = mcp__hs_stream_send(x->st, "{}", 2, false);
-  mcp__hs_stream_release(x->st);
+  x->saw_stop_returned = __atomic_load_n(&x->stop_returned, __ATOMIC_SEQ_CST);
+  mcp__hs_stream_release(x->st); /* and with it the session */
   return NULL;
 }
 
+/* Fails without the fix: the stop returned while the other thread still
+ * held the stream and its session (saw_stop_returned), and freeing the
+ * server then was a use after free (ASan) when that thread let go. */
 static void test_stream_held_across_stop(void **state) {
   (void)state;
   mcp_server_t *s;
   mcp_http_server_t *h = start_server(&s);
-  /* a stream held the way a notification from another thread holds it */
-  holder x = {mcp__hs_stream_new(h, NULL, "held", false, NULL), MCP_OK};
+  hs_session *hs = NULL;
+  assert_int_equal(mcp__hs_session_create(h, &hs), MCP_OK);
+  /* a stream of the session, held the way a notification from another
+   * thread holds it; the table keeps the session until the stop ends it */
+  holder x = {h, mcp__hs_stream_new(h, hs, "1", true, NULL), MCP_OK, false,
+              false};
+  mcp__hs_session_release(hs);
   assert_non_null(x.st);
-  mcp_http_server_stop(h);
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, late_sender, &x), 0);
+  mcp_http_server_stop(h);
+  __atomic_store_n(&x.stop_returned, true, __ATOMIC_SEQ_CST);
+  mcp_server_free(s); /* at once, as a program does after the stop */
   pthread_join(th, NULL);
+  assert_false(x.saw_stop_returned);
   assert_int_equal(x.sent, MCP_ERR_CLOSED); /* the stop finished it */
-  mcp_server_free(s);
 }
 
 /* Streams released before the stop: the stop frees everything itself. */

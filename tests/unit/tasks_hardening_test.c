@@ -22,6 +22,7 @@
 #include "server/internal.h"
 #include "task_fixture.h"
 #include "tasks/engine_internal.h"
+#include "util/clock.h"
 
 static int gate;    /* gated_ask asks once this is set */
 static int release; /* hold returns once this is set */
@@ -430,6 +431,78 @@ static void test_other_call_sites(void **state) {
   mcp_store_free(st);
 }
 
+/* ---- a claimed re-run whose record cannot be read ----------------------- */
+
+/* Puts task id of tool "again" in the store as a replica that died would
+ * have left it: working, no result. */
+static void put_orphan(fixture *f, const char *id) {
+  mcp_task_record rec = {0};
+  rec.scope = (char *)f->server->tasks->tasks.scope;
+  rec.task_id = (char *)id;
+  rec.tool = "again";
+  rec.status = MCP_TASK_WORKING;
+  rec.created_ms = rec.updated_ms = mcp__wall_ms();
+  rec.ttl_ms = rec.poll_interval_ms = -1;
+  assert_int_equal(mcp_store_task_put(f->store, &rec, NULL), MCP_OK);
+}
+
+static mcp_task_status stored_status(fixture *f, const char *id, char *message,
+                                     size_t size) {
+  mcp_task_record rec;
+  assert_int_equal(mcp_store_task_get(f->store, f->server->tasks->tasks.scope,
+                                      id, &rec, NULL),
+                   MCP_OK);
+  mcp_task_status st = rec.status;
+  if (message)
+    snprintf(message, size, "%s", rec.status_message ? rec.status_message : "");
+  mcp_task_record_clear(&rec);
+  return st;
+}
+
+/* The lease keeper claimed a task (this replica now holds and renews its
+ * lease) but reading its record fails with an I/O error: the task must not
+ * stay "working" with nobody running it. The memory store cannot hand it
+ * over (only PostgreSQL can), so it is failed with a statusMessage saying
+ * why. A claim whose read works runs the task: the same call reaches the
+ * run, so the failure above is the read's. Fails without the fix: the task
+ * stayed "working". */
+static void test_claimed_task_unreadable_is_not_kept(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f);
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new("again", &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, quick_tool, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL), MCP_OK);
+  assert_int_equal(mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true), MCP_OK);
+  assert_int_equal(mcp_server_add_tool(f.server, t, NULL), MCP_OK);
+  const char *request = "{\"v\":1,\"stateless\":false,\"protocolVersion\":"
+                        "\"2025-11-25\",\"params\":{\"name\":\"again\","
+                        "\"arguments\":{}}}";
+
+  put_orphan(&f, "orphan-unreadable");
+  fault_store_fail(f.faults, FS_GET, FS_EIO, 1);
+  mcp__engine_claimed(f.server->tasks, "orphan-unreadable", request, 2);
+  assert_int_equal(fault_store_failures(f.faults), 1);
+  char msg[256];
+  assert_int_equal(stored_status(&f, "orphan-unreadable", msg, sizeof msg),
+                   MCP_TASK_FAILED);
+  assert_non_null(strstr(msg, "its stored record could not be read"));
+  assert_non_null(strstr(msg, mcp_strerror(MCP_ERR_IO)));
+  assert_true(logged(&f, false, "could not be read"));
+
+  put_orphan(&f, "orphan-readable");
+  mcp__engine_claimed(f.server->tasks, "orphan-readable", request, 2);
+  mcp_task_status st = MCP_TASK_WORKING;
+  for (int i = 0; i < 2000 && st == MCP_TASK_WORKING; i++) {
+    st = stored_status(&f, "orphan-readable", NULL, 0);
+    if (st == MCP_TASK_WORKING)
+      usleep(10000);
+  }
+  assert_int_equal(st, MCP_TASK_COMPLETED);
+  teardown(&f);
+}
+
 /* ---- item 5 -------------------------------------------------------------- */
 
 /* Session B waits in tasks/result on A's task when it asks its question:
@@ -665,6 +738,7 @@ int main(void) {
       cmocka_unit_test(test_completion_falls_back_to_failed),
       cmocka_unit_test(test_unstorable_outcome_shows_failed),
       cmocka_unit_test(test_other_call_sites),
+      cmocka_unit_test(test_claimed_task_unreadable_is_not_kept),
       cmocka_unit_test(test_result_of_other_session_does_not_steal),
       cmocka_unit_test(test_expiry_stops_the_run),
       cmocka_unit_test(test_one_caller_cannot_starve_others),
