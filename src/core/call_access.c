@@ -58,6 +58,15 @@ void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
   call->client_info = info;
 }
 
+void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
+                                 json_t *caps, json_t *info) {
+  json_decref(call->owned_caps);
+  json_decref(call->owned_info);
+  call->owned_caps = caps;
+  call->owned_info = info;
+  mcp__call_bind_modern(call, version, caps, info);
+}
+
 mcp__session_state mcp__call_bind_session(mcp_call_t *call,
                                           mcp_session_t *session) {
   mcp__session_retain(session);

@@ -20,6 +20,8 @@ static void call_free(mcp_call_t *call) {
   }
   json_decref(atomic_load(&call->params));
   json_decref(atomic_load(&call->meta));
+  json_decref(call->owned_caps);
+  json_decref(call->owned_info);
   mcp__message_clear(&call->msg);
   free(call->error_message);
   json_decref(call->error_data);

@@ -28,6 +28,9 @@ struct mcp_call {
   char protocol_version[MCP__MAX_VERSION_LEN];
   json_t *client_capabilities; /* borrowed (session or _meta) */
   json_t *client_info;
+  /* Built from the request's _meta for client_capabilities and
+   * client_info (mcp__call_bind_modern_owned), owned, or NULL */
+  json_t *owned_caps, *owned_info;
   json_t *progress_token;
   double last_progress;
   bool has_progress;

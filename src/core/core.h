@@ -242,6 +242,9 @@ void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
  * capabilities and info from its _meta (borrowed from the params). */
 void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
                            json_t *info);
+/* The same with caps and info (may be NULL) built for the call: stolen. */
+void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
+                                 json_t *caps, json_t *info);
 /* 2025-11-25: the call belongs to session (a counted reference is taken)
  * and speaks its version with its capabilities and info. Returns the
  * session's state. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json/load.h"
 #include "server/internal.h"
 #include "util/base64.h"
 
@@ -111,42 +112,114 @@ static meta_members read_meta(json_t *meta) {
   return m;
 }
 
-bool mcp__modern_bind(mcp_call_t *call) {
-  meta_members m = read_meta(mcp__call_meta_object(call));
-  json_t *v = m.version;
-  json_t *caps = m.caps;
-  if (!json_is_string(v) || !json_is_object(caps)) {
+/* The checks of mcp__modern_bind on what they read: version and level as
+ * C strings (or NULL), caps and info as given. On success binds the call
+ * (with caps and info stolen when owned). */
+static bool bind_checked(mcp_call_t *call, const char *version, json_t *caps,
+                         json_t *info, bool level_given, const char *level,
+                         bool owned) {
+  mcp_log_level parsed;
+  if (version == NULL || !json_is_object(caps)) {
     answer(call, MCP_RPC_INVALID_PARAMS,
            "Invalid params: _meta must carry " META_VERSION
            " (a string) and " META_CAPS " (an object)",
            NULL);
-    return false;
-  }
-  const char *version = json_string_value(v);
-  if (mcp__call_peer(call)->http && !check_headers(call, version))
-    return false;
-  if (!mcp__version_is_modern(version)) {
+  } else if (mcp__call_peer(call)->http && !check_headers(call, version)) {
+    /* answered */
+  } else if (!mcp__version_is_modern(version)) {
     answer(call, MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
            "Unsupported protocol version",
            json_pack("{s:o,s:s}", "supported", mcp__supported_versions_json(),
                      "requested", version));
-    return false;
-  }
-  json_t *level = m.level;
-  mcp_log_level parsed;
-  if (level &&
-      (!json_is_string(level) ||
-       mcp_log_level_parse(json_string_value(level), &parsed) != MCP_OK)) {
+  } else if (level_given &&
+             (level == NULL || mcp_log_level_parse(level, &parsed) != MCP_OK)) {
     answer(call, MCP_RPC_INVALID_PARAMS,
            "Invalid params: " META_LOGLEVEL " must be one of debug, info, "
            "notice, warning, error, critical, alert, emergency",
            NULL);
+  } else {
+    info = json_is_object(info) ? info : NULL;
+    if (owned)
+      mcp__call_bind_modern_owned(call, version, caps, info);
+    else
+      mcp__call_bind_modern(call, version, caps, info);
+    return true;
+  }
+  return false;
+}
+
+/* A string node as a C string in buf (n bytes), or NULL when it is not a
+ * string, holds a NUL or does not fit. */
+static const char *tape_string(const mcp__tnode *v, char *buf, size_t n) {
+  if (v == NULL || v->type != MCP__J_STRING || v->n >= n ||
+      (v->n && memchr(v->v.s, '\0', v->n) != NULL))
+    return NULL;
+  memcpy(buf, v->n ? v->v.s : "", v->n);
+  buf[v->n] = '\0';
+  return buf;
+}
+
+/* mcp__modern_bind while the params are still a tape: only the client's
+ * capabilities and info become jansson values. false with *fallback when
+ * the general path must decide (a value too long for the buffers here). */
+static bool bind_from_tape(mcp_call_t *call, const mcp__tnode *meta,
+                           bool *fallback) {
+  const mcp__tnode *v = NULL, *caps = NULL, *info = NULL, *level = NULL;
+  if (meta != NULL && meta->type == MCP__J_OBJECT)
+    for (const mcp__tnode *k = meta + 1, *end = meta + meta->skip; k != end;
+         k += 1 + k[1].skip) {
+      if (k->dead)
+        continue;
+#define IS(name) (k->n == sizeof(name) - 1 && memcmp(k->v.s, name, k->n) == 0)
+      if (IS(META_VERSION))
+        v = k + 1;
+      else if (IS(META_CAPS))
+        caps = k + 1;
+      else if (IS(META_INFO))
+        info = k + 1;
+      else if (IS(META_LOGLEVEL))
+        level = k + 1;
+#undef IS
+    }
+  char vbuf[64], lbuf[32];
+  const char *version = tape_string(v, vbuf, sizeof vbuf);
+  const char *lvl = tape_string(level, lbuf, sizeof lbuf);
+  if ((v != NULL && v->type == MCP__J_STRING && version == NULL) ||
+      (level != NULL && level->type == MCP__J_STRING && lvl == NULL)) {
+    *fallback = true; /* long, or with a NUL: the general path says how */
     return false;
   }
-  json_t *info = m.info;
-  mcp__call_bind_modern(call, version, caps,
-                        json_is_object(info) ? info : NULL);
-  return true;
+  json_t *jcaps =
+      caps && caps->type == MCP__J_OBJECT ? mcp__json_from_tnode(caps) : NULL;
+  json_t *jinfo = info && info->type == MCP__J_OBJECT && jcaps
+                      ? mcp__json_from_tnode(info)
+                      : NULL;
+  if ((caps && caps->type == MCP__J_OBJECT && jcaps == NULL) ||
+      (info && info->type == MCP__J_OBJECT && jinfo == NULL)) {
+    json_decref(jcaps);
+    *fallback = true; /* out of memory, or a NUL in a key */
+    return false;
+  }
+  if (bind_checked(call, version, jcaps, jinfo, level != NULL, lvl, true))
+    return true;
+  json_decref(jcaps);
+  json_decref(jinfo);
+  return false;
+}
+
+bool mcp__modern_bind(mcp_call_t *call) {
+  const mcp__tnode *tape =
+      mcp__call_params_built(call) ? NULL : mcp__call_params_tape(call);
+  bool fallback = false;
+  if (tape != NULL) {
+    bool bound =
+        bind_from_tape(call, mcp__tnode_member(tape, "_meta", 5), &fallback);
+    if (!fallback)
+      return bound;
+  }
+  meta_members m = read_meta(mcp__call_meta_object(call));
+  return bind_checked(call, json_string_value(m.version), m.caps, m.info,
+                      m.level != NULL, json_string_value(m.level), false);
 }
 
 bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta_version) {

@@ -63,6 +63,19 @@ MCP_TOOL_CALL_HANDLER(sum_from_params, void, sum_out) {
   return MCP_OK;
 }
 
+/* Tells what the call knows of the client (2026-07-28: from _meta). */
+MCP_TOOL_CALL_HANDLER(who, void, void) {
+  built_in_handler = mcp__call_params_built(call);
+  json_t *info = mcp_call_client_info(call);
+  return mcp_result_add_textf(
+             result, "%s %s %d",
+             info ? json_string_value(json_object_get(info, "name")) : "-",
+             mcp_call_protocol_version(call),
+             mcp_call_client_has(call, "elicitation"))
+             ? MCP_OK
+             : MCP_ERR_NOMEM;
+}
+
 static mcp_server_t *server(void) {
   mcp_server_t *s;
   assert_int_equal(mcp_server_new("tape", "1.0", &s), MCP_OK);
@@ -80,6 +93,10 @@ static mcp_server_t *server(void) {
                                                 .output = sum_result,
                                                 .call_fn = sum_from_params},
                                &err),
+      MCP_OK);
+  assert_int_equal(
+      mcp_server_add_tool_decl(
+          s, &(mcp_tool_decl){.name = "who", .call_fn = who}, &err),
       MCP_OK);
   return s;
 }
@@ -244,12 +261,62 @@ static void test_params_built_once(void **state) {
   mcp_server_free(s);
 }
 
+/* A 2026-07-28 request's era facts read from _meta on the tape: the same
+ * binding and the same errors as from jansson values. */
+static json_t *modern(mcp_server_t *s, const char *meta) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+           "\"params\":{\"name\":\"who\",\"_meta\":{%s}}}",
+           meta);
+  return tu_rpc(s, NULL, text);
+}
+
+#define V "\"io.modelcontextprotocol/protocolVersion\""
+#define C "\"io.modelcontextprotocol/clientCapabilities\""
+#define I "\"io.modelcontextprotocol/clientInfo\""
+#define L "\"io.modelcontextprotocol/logLevel\""
+
+static void test_modern_era_from_the_tape(void **state) {
+  (void)state;
+  mcp_server_t *s = server();
+  json_t *r =
+      modern(s, V ":\"2026-07-28\"," C ":{\"elicitation\":{}}," I
+                  ":{\"name\":\"cli\",\"version\":\"1\"}," L ":\"info\"");
+  assert_string_equal(text_of(r), "cli 2026-07-28 1");
+  assert_false(built_in_handler);
+  json_decref(r);
+  r = modern(s, V ":\"2026-07-28\"," C ":{}");
+  assert_string_equal(text_of(r), "- 2026-07-28 0");
+  json_decref(r);
+  /* errors: the general path's codes */
+  r = modern(s, V ":\"2026-07-28\"," C ":{}," L ":\"loud\"");
+  assert_int_equal(tu_error_code(r), -32602);
+  json_decref(r);
+  r = modern(s, V ":\"2026-07-28\"," C ":[]");
+  assert_int_equal(tu_error_code(r), -32602);
+  json_decref(r);
+  r = modern(s, V ":7," C ":{}");
+  assert_int_equal(tu_error_code(r), -32602);
+  json_decref(r);
+  /* a version too long for the tape path's buffer: the general path */
+  r = modern(s, V ":\"2026-07-28-and-a-very-long-suffix-that-no-server-"
+                  "knows-of-at-all-xxxxxxxxxxxxxxxx\"," C ":{}");
+  assert_int_equal(tu_error_code(r), -32022);
+  char *e = json_dumps(json_object_get(r, "error"), 0);
+  assert_non_null(strstr(e, "very-long-suffix"));
+  free(e);
+  json_decref(r);
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arguments_filled_from_the_tape),
       cmocka_unit_test(test_faults_and_violations),
       cmocka_unit_test(test_params_built_on_demand),
       cmocka_unit_test(test_params_built_once),
+      cmocka_unit_test(test_modern_era_from_the_tape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
