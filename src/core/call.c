@@ -95,6 +95,15 @@ json_t *mcp__call_param(const mcp_call_t *c, const char *name) {
   return json_object_get(p, name);
 }
 
+bool mcp__call_meta_has(const mcp_call_t *c, const char *name) {
+  if (atomic_load_explicit(&c->meta, memory_order_acquire) == NULL &&
+      !mcp__call_params_built(c) && c->msg.params_tape != NULL)
+    return mcp__tnode_member(
+               mcp__tnode_member(c->msg.params_tape->nodes, "_meta", 5), name,
+               strlen(name)) != NULL;
+  return json_object_get(mcp__call_meta_object(c), name) != NULL;
+}
+
 bool mcp__call_params_built(const mcp_call_t *c) {
   return atomic_load_explicit(&c->params, memory_order_acquire) != NULL;
 }

@@ -32,8 +32,9 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
   /* params come built (the general decoder) or as a tape, built when
    * somebody asks (mcp_call_params) */
   atomic_init(&call->params, json_incref(call->msg.params));
-  call->progress_token =
-      json_object_get(mcp__call_meta_object(call), "progressToken");
+  if (mcp__call_meta_has(call, "progressToken"))
+    call->progress_token =
+        json_object_get(mcp__call_meta_object(call), "progressToken");
   if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
     call->progress_token = NULL;
   *out = call;

@@ -287,6 +287,8 @@ bool mcp__call_param_string(const mcp_call_t *call, const char *name,
  * (once, thread-safe), so a 2026-07-28 request's era facts cost no more
  * than its _meta. */
 json_t *mcp__call_meta_object(const mcp_call_t *call);
+/* Whether params._meta has member name; builds nothing. */
+bool mcp__call_meta_has(const mcp_call_t *call, const char *name);
 /* Whether the params exist as jansson values yet (tests, diagnostics). */
 bool mcp__call_params_built(const mcp_call_t *call);
 

@@ -127,8 +127,8 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_REJECTED;
 
   bool ok;
-  if (mcp__is_modern_request(peer, json_object_get(mcp__call_meta_object(call),
-                                                   MCP__META_VERSION))) {
+  if (mcp__is_modern_request(peer,
+                             mcp__call_meta_has(call, MCP__META_VERSION))) {
     ok = mcp__modern_bind(call);
     const char *why = NULL;
     mcp_status st = ok ? mcp__input_open(call, &why) : MCP_OK;

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json/load.h"
 #include "server/internal.h"
 #include "util/base64.h"
+#include "json/load.h"
 
 #define META_VERSION  MCP__META_VERSION
 #define META_CAPS     "io.modelcontextprotocol/clientCapabilities"
@@ -222,7 +222,7 @@ bool mcp__modern_bind(mcp_call_t *call) {
                       m.level != NULL, json_string_value(m.level), false);
 }
 
-bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta_version) {
+bool mcp__is_modern_request(const mcp__peer *peer, bool meta_version) {
   const char *header = peer ? peer->protocol_header : NULL;
   if (mcp__version_is_modern(header))
     return true;
@@ -230,5 +230,5 @@ bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta_version) {
    * it in the era that can say so (-32022 with the request's id). */
   if (header && !mcp__version_is_supported(header))
     return true;
-  return meta_version != NULL;
+  return meta_version;
 }

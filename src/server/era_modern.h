@@ -16,9 +16,9 @@
 #define MCP__META_VERSION "io.modelcontextprotocol/protocolVersion"
 
 /* Whether a request belongs to 2026-07-28: a modern MCP-Protocol-Version
- * header, an unknown one, or meta_version (params._meta's
- * MCP__META_VERSION member, or NULL) present. */
-bool mcp__is_modern_request(const mcp__peer *peer, const json_t *meta_version);
+ * header, an unknown one, or meta_version (params._meta has a
+ * MCP__META_VERSION member). */
+bool mcp__is_modern_request(const mcp__peer *peer, bool meta_version);
 
 /* Checks call's _meta and (over HTTP) its headers, and fills the era facts
  * (version, client capabilities and info). false after answering the
