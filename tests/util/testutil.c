@@ -59,13 +59,17 @@ const char *tu_shared_dir(void) {
 
 size_t tu_json_suite_each(const char *subdir, tu_json_suite_fn fn, void *ud) {
   const char *shared = tu_shared_dir();
-  if (shared == NULL)
-    return 0;
   char dir[4096];
-  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s", shared, subdir);
-  DIR *d = opendir(dir);
-  if (d == NULL)
+  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s",
+           shared ? shared : "../shared", subdir);
+  DIR *d = shared ? opendir(dir) : NULL;
+  if (d == NULL) {
+    /* A developer without ../shared gets a skip; CI must have the suite,
+     * or these tests would pass without testing anything. */
+    if (getenv("CI") != NULL)
+      fail_msg("JSONTestSuite not found at %s (CI provides ../shared)", dir);
     return 0;
+  }
   size_t files = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
