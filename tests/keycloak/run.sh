@@ -175,7 +175,8 @@ check "token file mode" 600 "$s"
 
 # ---- 3. the scoped tool, with the stored token ----------------------------
 out=$("$MCPC" -u "$RESOURCE" --client-id mcpc --oauth-mode none tools call divide a=84 b=2 2>&1); rc=$?
-case "$out" in *42*) s=ok ;; *) s="rc=$rc: $out" ;; esac
+# the tool's own answer, not any 42 (an error code, a port) in the output
+case "$rc:$out" in 0:*'"quotient":42.0'*) s=ok ;; *) s="rc=$rc: $out" ;; esac
 check "mcpc tools call divide (needs mcp:tools mcp:admin)" ok "$s"
 
 # ---- 4. refusals: other audience (401), missing scope (403) ---------------
