@@ -100,6 +100,23 @@ static void test_outage_and_recovery(void **state) {
   mcp_store_free(s);
 }
 
+/* Client backends of conninfo's database other than the asking one. */
+static long other_backends(const char *conninfo) {
+  PGconn *c = PQconnectdb(conninfo);
+  long n = -1;
+  if (PQstatus(c) == CONNECTION_OK) {
+    PGresult *r = PQexec(
+        c, "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+           "current_database() AND pid <> pg_backend_pid() AND backend_type = "
+           "'client backend'");
+    if (PQresultStatus(r) == PGRES_TUPLES_OK)
+      n = strtol(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+  }
+  PQfinish(c);
+  return n;
+}
+
 /* The server ends idle pooled connections (what a restart or an
  * administrator's pg_terminate_backend does): the next call of each kind
  * gets a fresh connection instead of an error. Without a retry: a task's
@@ -118,7 +135,13 @@ static void test_terminated_connections_are_replaced(void **state) {
         conninfo, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                   "WHERE datname = current_database() AND pid <> "
                   "pg_backend_pid() AND backend_type = 'client backend'"));
-    usleep(100 * 1000); /* the notice and the end of stream have arrived */
+    /* A terminated backend sends its notice before it exits: once none is
+     * listed, every notice is on its way to the pool's sockets. */
+    long left = -1;
+    for (int i = 0; i < 1000 && left != 0; i++)
+      if ((left = other_backends(conninfo)) != 0)
+        usleep(5 * 1000);
+    assert_int_equal(left, 0);
     snprintf(id, sizeof id, "after_terminated%d", round);
     r = rec_of(id, MCP_TASK_WORKING);
     memset(&err, 0, sizeof err);
