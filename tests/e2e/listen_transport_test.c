@@ -38,10 +38,11 @@ static mcp_status noop(mcp_call_t *call, json_t *args, mcp_result_t *r,
 }
 
 /* Waits (up to 10 s) to be cancelled; says whether it was. */
-static atomic_int saw_cancel;
+static atomic_int saw_cancel, cancel_waiting;
 static mcp_status wait_cancel(mcp_call_t *call, json_t *args, mcp_result_t *r,
                               void *ud) {
   (void)args, (void)ud;
+  atomic_store(&cancel_waiting, 1);
   for (int i = 0; i < 1000 && !mcp_call_is_cancelled(call); i++)
     sleep_ms(10);
   atomic_store(&saw_cancel, mcp_call_is_cancelled(call) ? 1 : 2);
@@ -203,10 +204,14 @@ static void test_stdio_streams(void **state) {
   /* A 2026-07-28 tools/call on stdio is cancelled the same way: the
    * handler sees it and no response is sent. */
   atomic_store(&saw_cancel, 0);
+  atomic_store(&cancel_waiting, 0);
   send_line(to_server[1],
             "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\","
             "\"params\":{" META ",\"name\":\"wait_cancel\",\"arguments\":{}}}");
-  sleep_ms(50);
+  /* cancelled while it runs, not before it starts */
+  for (int i = 0; i < 500 && atomic_load(&cancel_waiting) == 0; i++)
+    sleep_ms(10);
+  assert_int_equal(atomic_load(&cancel_waiting), 1);
   send_line(to_server[1], "{\"jsonrpc\":\"2.0\",\"method\":"
                           "\"notifications/cancelled\",\"params\":{"
                           "\"requestId\":77}}");
