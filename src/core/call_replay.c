@@ -23,33 +23,28 @@ mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
                       "method", "tools/call", "params", params)
           : NULL;
   json_decref(params);
-  mcp_call_t *call = root ? calloc(1, sizeof *call) : NULL;
-  if (call == NULL) {
-    json_decref(root);
+  if (root == NULL)
     return NULL;
-  }
-  call->server = s;
-  call->msg.kind = MCP__MSG_REQUEST;
-  call->msg.root = root;
-  call->msg.id = json_object_get(root, "id");
-  call->msg.method = json_string_value(json_object_get(root, "method"));
-  call->msg.params = json_object_get(root, "params");
-  atomic_init(&call->params, json_incref(call->msg.params));
-  call->reply = (mcp__channel){send_nothing, NULL, NULL, NULL};
-  pthread_mutex_init(&call->send_lock, NULL);
-  atomic_init(&call->cancelled, false);
-  call->stateless = stateless;
-  json_t *meta = json_object_get(call->msg.params, "_meta");
+  mcp__message msg = {.kind = MCP__MSG_REQUEST,
+                      .root = root,
+                      .id = json_object_get(root, "id"),
+                      .method = "tools/call",
+                      .params = json_object_get(root, "params")};
+  mcp_call_t *call = NULL;
+  mcp__channel nowhere = {send_nothing, NULL, NULL, NULL};
+  if (mcp__call_new(s, &msg, nowhere, NULL, &call) != MCP_OK)
+    return NULL;               /* msg was cleared */
+  call->progress_token = NULL; /* nobody to report progress to */
   if (stateless) {
+    json_t *meta = mcp_call_meta(call);
     const char *v = json_string_value(
         json_object_get(meta, "io.modelcontextprotocol/protocolVersion"));
-    snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
-             v ? v : "2026-07-28");
     json_t *caps =
         json_object_get(meta, "io.modelcontextprotocol/clientCapabilities");
-    call->client_capabilities = json_is_object(caps) ? caps : NULL;
     json_t *info = json_object_get(meta, "io.modelcontextprotocol/clientInfo");
-    call->client_info = json_is_object(info) ? info : NULL;
+    mcp__call_bind_modern(call, v ? v : "2026-07-28",
+                          json_is_object(caps) ? caps : NULL,
+                          json_is_object(info) ? info : NULL);
   } else {
     snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
              protocol_version ? protocol_version : "");
