@@ -71,9 +71,11 @@ MCP_API mcp_session_t *mcp_call_session(const mcp_call_t *call);
 MCP_API const char *mcp_call_method(const mcp_call_t *call);
 /* The JSON-RPC id (borrowed). */
 MCP_API json_t *mcp_call_request_id(const mcp_call_t *call);
-/* The request's params object (borrowed; never NULL: {} when absent). */
+/* The request's params object (borrowed; {} when absent). Built on first
+ * use (once, from any thread); NULL only when memory runs out. */
 MCP_API json_t *mcp_call_params(const mcp_call_t *call);
-/* params._meta (borrowed) or NULL. */
+/* params._meta (borrowed) or NULL. While the params are not built this is
+ * a copy of its own, with the same values (see docs/call.md). */
 MCP_API json_t *mcp_call_meta(const mcp_call_t *call);
 /* params._meta.progressToken (borrowed) or NULL. */
 MCP_API json_t *mcp_call_progress_token(const mcp_call_t *call);

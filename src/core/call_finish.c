@@ -66,6 +66,9 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   call->progress_token = NULL;
   call->client_capabilities = NULL;
   call->client_info = NULL;
+  json_decref(call->owned_caps);
+  json_decref(call->owned_info);
+  call->owned_caps = call->owned_info = NULL;
   mcp__message_clear(&call->msg);
   call->msg.kind = MCP__MSG_REQUEST;
   call->msg.root = root;
@@ -134,14 +137,17 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
       encoded =
           mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data);
     }
+    /* A task takes over: its notifications follow from other threads at
+     * once, so this answer must not wait behind them. */
+    unsigned flags = MCP__SEND_FINAL | (call->handoff ? MCP__SEND_NOW : 0);
     pthread_mutex_lock(&call->send_lock);
     if (encoded)
-      call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+      call->reply.send(call->reply.ctx, out.data, out.len, flags);
     else {
       mcp__buf_reset(&out);
       if (mcp__jsonrpc_encode_error(&out, call->msg.id, MCP_RPC_INTERNAL_ERROR,
                                     "Internal error", NULL))
-        call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+        call->reply.send(call->reply.ctx, out.data, out.len, flags);
     }
     pthread_mutex_unlock(&call->send_lock);
     mcp__buf_free(&out);

@@ -22,6 +22,10 @@
  * MCP_ERR_CLOSED and keep nothing (the sender queues the message itself).
  * Channels that are always connected (stdio) may ignore it. */
 #define MCP__SEND_LIVE 8u
+/* Send it now, never held behind later messages: a response after which
+ * other threads speak for the same exchange at once (a task's
+ * CreateTaskResult, then its status notifications). */
+#define MCP__SEND_NOW 16u
 
 /* Where messages go. send must accept one whole message (no newline) and may
  * be called from any thread; it must not call back into the server. */

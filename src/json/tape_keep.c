@@ -21,8 +21,9 @@ mcp__kept_tape *mcp__tape_keep(const mcp__tnode *root) {
   char *text = (char *)(k->nodes + count);
   for (size_t i = 0; i < count; i++) {
     mcp__tnode *n = &k->nodes[i];
-    n->lit = 0; /* an offset into the text that is gone */
-    if (n->type == MCP__J_STRING && n->n) {
+    n->lit = 0;                     /* an offset into the text that is gone */
+    if (n->type == MCP__J_STRING) { /* empty ones too: no pointer left
+                                       into the text that is gone */
       memcpy(text, n->v.s, n->n);
       n->v.s = text;
       text += n->n;

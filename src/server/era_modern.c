@@ -77,6 +77,12 @@ static bool check_headers(mcp_call_t *call, const char *version) {
       }
       if (why)
         which = "Mcp-Name";
+    } else if (key) {
+      /* a string holding U+0000: compared as before, as a C string */
+      json_t *jv = mcp__call_param(call, key);
+      if (json_is_string(jv) &&
+          (why = header_mismatch(p->name_header, json_string_value(jv))))
+        which = "Mcp-Name";
     }
   }
   if (why == NULL)

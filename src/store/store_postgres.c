@@ -34,6 +34,13 @@
 #define TASK_COLS                                                              \
   "scope, task_id, owner, session, tool, status, status_message, created_ms,"  \
   " updated_ms, ttl_ms, poll_interval_ms, result, error"
+/* A task's change, made only while it is not terminal ($1 scope, $2 id,
+ * $3 status, $4 message, $5 time, $6 result, $7 error: NULL keeps). */
+#define TASK_CAS                                                               \
+  "UPDATE mcp_tasks SET status = $3, status_message = $4,"                     \
+  " updated_ms = $5::bigint, result = COALESCE($6, result),"                   \
+  " error = COALESCE($7, error) WHERE scope = $1 AND task_id = $2"             \
+  " AND status IN ('working', 'input_required')"
 
 enum {
   S_PUT,
@@ -67,28 +74,16 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
                "SELECT " TASK_COLS " FROM mcp_tasks"
                " WHERE scope = $1 AND task_id = $2",
                2},
-    /* The compare-and-set: the row changes only while it is not terminal.
-     * The outer SELECT sees the row as it was before the statement. */
+    /* The compare-and-set (TASK_CAS): the row changes only while it is not
+     * terminal. The outer SELECT sees the row as it was before the
+     * statement. */
     [S_UPDATE] = {"mcp_task_update",
-                  "WITH u AS (UPDATE mcp_tasks SET status = $3,"
-                  " status_message = $4, updated_ms = $5::bigint,"
-                  " result = COALESCE($6, result),"
-                  " error = COALESCE($7, error)"
-                  " WHERE scope = $1 AND task_id = $2"
-                  " AND status IN ('working', 'input_required')"
-                  " RETURNING 1)"
+                  "WITH u AS (" TASK_CAS " RETURNING 1)"
                   " SELECT (SELECT count(*) FROM u)",
                   7},
-    /* The same compare-and-set, answering the row as it is after the
-     * change (no row: nothing changed). */
-    [S_UPDATE_ROW] = {"mcp_task_update_row",
-                      "UPDATE mcp_tasks SET status = $3,"
-                      " status_message = $4, updated_ms = $5::bigint,"
-                      " result = COALESCE($6, result),"
-                      " error = COALESCE($7, error)"
-                      " WHERE scope = $1 AND task_id = $2"
-                      " AND status IN ('working', 'input_required')"
-                      " RETURNING " TASK_COLS,
+    /* The same, answering the row as it is after the change (no row:
+     * nothing changed). */
+    [S_UPDATE_ROW] = {"mcp_task_update_row", TASK_CAS " RETURNING " TASK_COLS,
                       7},
     [S_STATUS] = {"mcp_task_status",
                   "SELECT status FROM mcp_tasks"

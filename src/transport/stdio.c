@@ -17,8 +17,10 @@
  * works through one read(2) chunk are held and written together when the
  * chunk is done (one write for all the answers of a chunk). A worker
  * likewise holds the responses of the cheap calls it runs back to back and
- * hands them over together when its queue runs dry (or before a call that
- * may take long): one lock for many answers instead of one each.
+ * hands them over together at the end of a run, when its queue runs dry,
+ * or before a call that may take long: one lock for many answers instead
+ * of one each. A response that others follow at once from other threads
+ * (a task's first answer, MCP__SEND_NOW) is never held.
  */
 #include "mcp/stdio.h"
 
@@ -109,6 +111,7 @@ typedef struct stdio_transport {
 typedef struct worker_out {
   struct stdio_transport *t;
   mcp__buf held;
+  bool cheap; /* the call running now is a cheap one: its answer may wait */
 } worker_out;
 
 /* The holding worker running on this thread, or NULL: how out_send, called
@@ -215,7 +218,8 @@ static mcp_status out_send(void *ctx, const char *msg, size_t len,
     /* A worker holds final responses; anything else (progress, a log
      * message, a question to the client) goes out at once, after what is
      * held, so that the order stays and no question waits behind us. */
-    if ((flags & MCP__SEND_FINAL) && w->held.len + len < WORKER_HOLD_MAX &&
+    if (w->cheap && (flags & MCP__SEND_FINAL) && !(flags & MCP__SEND_NOW) &&
+        w->held.len + len < WORKER_HOLD_MAX &&
         mcp__buf_reserve(&w->held, len + 1)) {
       mcp__buf_append(&w->held, msg, len);
       mcp__buf_append_char(&w->held, '\n');
@@ -365,9 +369,11 @@ static void run_job(stdio_transport *t, worker_out *w, job *j) {
   /* The reader scanned it: the depth is known, the rest is parsed. */
   mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
   if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call)) {
-    if (!mcp__server_inline_ok(t->server, mcp__call_inline_slot(call)))
+    w->cheap = mcp__server_inline_ok(t->server, mcp__call_inline_slot(call));
+    if (!w->cheap)
       worker_release(w);
     run_timed(t, call, false);
+    w->cheap = false;
   }
   free(j);
 }
@@ -393,12 +399,13 @@ static void *worker_main(void *arg) {
     }
     if (t->head == NULL)
       break;
-    /* A run of cheap calls at once: one lock for them (other workers take
-     * the rest); anything else alone, so that nothing waits behind it. */
+    /* A run of cheap calls at once when every worker is busy anyway: one
+     * lock for them. Anything else alone, and with idle workers one at a
+     * time, so that nothing waits behind a call that turns out slow. */
     job *first = t->head, *last = first;
     unsigned taken = 1;
-    while (first->cheap && taken < WORKER_TAKE && last->next != NULL &&
-           last->next->cheap)
+    while (first->cheap && t->idle_workers == 0 && taken < WORKER_TAKE &&
+           last->next != NULL && last->next->cheap)
       last = last->next, taken++;
     t->head = last->next;
     if (t->head == NULL)
@@ -410,6 +417,8 @@ static void *worker_main(void *arg) {
       next = j->next;
       run_job(t, &w, j);
     }
+    if (taken > 1)
+      worker_release(&w); /* a run's answers go out when it ends */
     pthread_mutex_lock(&t->q_lock);
     t->completed += taken;
     if (t->queued <= QUEUE_HIGH_WATER / 2)

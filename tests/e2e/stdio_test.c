@@ -95,6 +95,10 @@ static void start_with(served *sv, size_t max_bytes, unsigned workers) {
   mcp_tool_new("big", &t);
   mcp_tool_set_handler(t, big_tool, NULL, NULL);
   assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  mcp_tool_new("where_task", &t); /* "where", and a task when asked */
+  mcp_tool_set_handler(t, where_tool, sv, NULL);
+  mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL);
+  assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
   mcp_tool_new("nap", &t);
   mcp_tool_set_handler(t, nap_tool, NULL, NULL);
   mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
@@ -498,6 +502,77 @@ static void test_cheap_tool_runs_on_the_reader(void **state) {
   stop(&sv);
 }
 
+/* A worker holds the answers of the cheap calls it runs, but never a
+ * task's CreateTaskResult: the task's notifications/tasks/status follow at
+ * once from another thread and must not reach the client before the task
+ * id they name. Pipelined bursts of a cheap tool with task calls among
+ * them, on the workers' share and the reader's. */
+static void test_task_answer_precedes_its_status(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  int id = 1;
+  for (;; id++) { /* until where_task has proven cheap */
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+             "\"params\":{\"name\":\"where_task\"}}",
+             id);
+    tu_proc_send_line(&sv.io, line);
+    json_t *m = read_response(&sv);
+    const char *text = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(m, "result"), "content"),
+                       0),
+        "text"));
+    bool reader = text && strcmp(text, "reader") == 0;
+    json_decref(m);
+    if (reader)
+      break;
+    assert_true(id < 5000);
+  }
+  id++;
+  enum { BURST = 400 };
+  static char burst[BURST * 160];
+  size_t len = 0, tasks = 0;
+  for (int i = 0; i < BURST; i++) {
+    bool task = i % 8 == 3;
+    tasks += task;
+    len += (size_t)snprintf(burst + len, sizeof burst - len,
+                            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                            "\"tools/call\",\"params\":{\"name\":\"where_"
+                            "task\"%s}}\n",
+                            id + i, task ? ",\"task\":{}" : "");
+  }
+  tu_proc_write(&sv.io, burst, len);
+  json_t *announced = json_object(); /* task ids the client has been told */
+  size_t responses = 0, created = 0;
+  while (responses < BURST) {
+    json_t *m = read_msg(&sv);
+    json_t *result = json_object_get(m, "result");
+    const char *method = json_string_value(json_object_get(m, "method"));
+    if (json_object_get(m, "id") != NULL) {
+      responses++;
+      const char *task = json_string_value(
+          json_object_get(json_object_get(result, "task"), "taskId"));
+      if (task != NULL) {
+        created++;
+        json_object_set_new(announced, task, json_true());
+      }
+    } else if (method && strcmp(method, "notifications/tasks/status") == 0) {
+      const char *task = json_string_value(
+          json_object_get(json_object_get(m, "params"), "taskId"));
+      if (task == NULL || json_object_get(announced, task) == NULL)
+        fail_msg("status of task %s before its CreateTaskResult",
+                 task ? task : "?");
+    }
+    json_decref(m);
+  }
+  assert_int_equal(created, tasks);
+  json_decref(announced);
+  stop(&sv);
+}
+
 /* Even a cheap tool goes to a worker when the request carries a progress
  * token (its notifications would be sent while the reader is busy). */
 static void test_progress_token_keeps_a_call_off_the_reader(void **state) {
@@ -595,6 +670,7 @@ int main(void) {
       cmocka_unit_test(test_cancelled_tasks_result_is_not_answered),
       cmocka_unit_test(test_cheap_tool_runs_on_the_reader),
       cmocka_unit_test(test_progress_token_keeps_a_call_off_the_reader),
+      cmocka_unit_test(test_task_answer_precedes_its_status),
       cmocka_unit_test(test_askable_client_never_runs_on_the_reader),
       cmocka_unit_test(test_client_that_reads_late_is_served),
   };
