@@ -170,6 +170,12 @@ void mcp__engine_retry_lost(mcp__task_engine *e);
 void mcp__engine_lost_clear(mcp__task_engine *e);
 
 /* ---- task_call.c --------------------------------------------------------- */
+/* The caller key of a task run again for subject (NULL: the session it
+ * came from is gone), holding a slot like a task the caller started here
+ * (whatever its concurrent-task budget: the task exists already), so that
+ * the run counts against the caller's running cap. Returns a new string,
+ * or NULL when memory runs out. */
+char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject);
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
 /* Adds delta to the running count of caller key (which holds a slot) and

@@ -123,9 +123,9 @@ void mcp__engine_claimed(void *ud, const char *id, const char *request,
   mcp_call_t *call =
       mcp__call_replay(e->server, rid, json_incref(params), stateless, version);
   task_run *r = call ? calloc(1, sizeof *r) : NULL;
-  if (r && ((r->caller = strdup("rerun")) == NULL ||
-            (subject && (r->subject = strdup(subject)) == NULL))) {
-    free(r->caller);
+  if (r && ((subject && (r->subject = strdup(subject)) == NULL) ||
+            (r->caller = mcp__engine_rerun_caller(e, subject)) == NULL)) {
+    free(r->subject);
     free(r);
     r = NULL;
   }
@@ -164,6 +164,9 @@ void mcp__engine_claimed(void *ud, const char *id, const char *request,
                   claims it */
     mcp__call_release(call);
     mcp__tool_release(tool);
+    pthread_mutex_lock(&e->lock);
+    mcp__engine_drop_slot(e, r->caller); /* the one rerun_caller took */
+    pthread_mutex_unlock(&e->lock);
     free(r->caller);
     free(r->subject);
     free(r);

@@ -48,7 +48,8 @@ static mcp_status support_error(mcp_call_t *call, mcp_tool_t *tool,
 }
 
 /* Takes a slot of the caller's concurrent-task budget. */
-static bool take_slot(mcp__task_engine *e, const char *key) {
+/* Counts a task of caller key (max: its budget, 0 for none). */
+static bool count_slot(mcp__task_engine *e, const char *key, unsigned max) {
   bool ok = true;
   pthread_mutex_lock(&e->lock);
   caller_count *c = e->callers;
@@ -64,12 +65,31 @@ static bool take_slot(mcp__task_engine *e, const char *key) {
       e->callers = c;
     }
   }
-  if (ok && c->n >= e->opts.max_per_caller)
+  if (ok && max && c->n >= max)
     ok = false;
   else if (ok)
     c->n++;
   pthread_mutex_unlock(&e->lock);
   return ok;
+}
+
+static bool take_slot(mcp__task_engine *e, const char *key) {
+  return count_slot(e, key, e->opts.max_per_caller);
+}
+
+char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject) {
+  /* the key caller_key gives the same subject here: its tasks and its
+   * re-runs share the running cap; without a subject the session is gone,
+   * and such re-runs share one */
+  char *key = NULL;
+  if (asprintf(&key, "%s:%s", subject ? "sub" : "rerun",
+               subject ? subject : "") < 0)
+    return NULL;
+  if (!count_slot(e, key, 0)) {
+    free(key);
+    return NULL;
+  }
+  return key;
 }
 
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {

@@ -503,6 +503,68 @@ static void test_claimed_task_unreadable_is_not_kept(void **state) {
   teardown(&f);
 }
 
+/* Counts its runs, then holds like hold_tool. */
+static int held_runs; /* atomic */
+static mcp_status counted_hold(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                               void *ud) {
+  __atomic_add_fetch(&held_runs, 1, __ATOMIC_SEQ_CST);
+  return hold_tool(call, args, r, ud);
+}
+
+/* Tasks run again for a caller count against that caller's running cap,
+ * like the tasks it starts here: with a cap of 1, of two re-runs of
+ * alice's tasks one runs and the other waits, though threads are free.
+ * Fails without the fix: re-runs had a caller of their own that no cap
+ * applied to, and both ran at once. */
+static void test_reruns_share_the_callers_running_cap(void **state) {
+  (void)state;
+  fixture f;
+  setup_opts(&f, 4, 1, 0, 0, 0);
+  __atomic_store_n(&held_runs, 0, __ATOMIC_SEQ_CST);
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new("again", &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, counted_hold, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL), MCP_OK);
+  assert_int_equal(mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true), MCP_OK);
+  assert_int_equal(mcp_server_add_tool(f.server, t, NULL), MCP_OK);
+  const char *request = "{\"v\":1,\"stateless\":false,\"protocolVersion\":"
+                        "\"2025-11-25\",\"subject\":\"alice\",\"params\":{"
+                        "\"name\":\"again\",\"arguments\":{}}}";
+  put_orphan(&f, "alice-1");
+  put_orphan(&f, "alice-2");
+  mcp__engine_claimed(f.server->tasks, "alice-1", request, 2);
+  mcp__engine_claimed(f.server->tasks, "alice-2", request, 2);
+  for (int i = 0; i < 2000 && __atomic_load_n(&held_runs, __ATOMIC_SEQ_CST) < 1;
+       i++)
+    usleep(5000);
+  assert_int_equal(__atomic_load_n(&held_runs, __ATOMIC_SEQ_CST), 1);
+  /* the other is queued behind the cap, not running */
+  mcp__task_engine *e = f.server->tasks;
+  pthread_mutex_lock(&e->lock);
+  unsigned running = mcp__engine_running(e, "sub:alice", 0);
+  bool queued = e->qhead != NULL;
+  pthread_mutex_unlock(&e->lock);
+  assert_int_equal(running, 1);
+  assert_true(queued);
+  __atomic_store_n(&release, 1, __ATOMIC_SEQ_CST);
+  mcp_task_status st1 = MCP_TASK_WORKING, st2 = MCP_TASK_WORKING;
+  for (int i = 0;
+       i < 2000 && (st1 == MCP_TASK_WORKING || st2 == MCP_TASK_WORKING); i++) {
+    st1 = stored_status(&f, "alice-1", NULL, 0);
+    st2 = stored_status(&f, "alice-2", NULL, 0);
+    if (st1 == MCP_TASK_WORKING || st2 == MCP_TASK_WORKING)
+      usleep(10000);
+  }
+  assert_int_equal(st1, MCP_TASK_COMPLETED);
+  assert_int_equal(st2, MCP_TASK_COMPLETED);
+  assert_int_equal(__atomic_load_n(&held_runs, __ATOMIC_SEQ_CST), 2);
+  pthread_mutex_lock(&e->lock);
+  running = mcp__engine_running(e, "sub:alice", 0); /* slots given back */
+  pthread_mutex_unlock(&e->lock);
+  assert_int_equal(running, 0);
+  teardown(&f);
+}
+
 /* ---- item 5 -------------------------------------------------------------- */
 
 /* Session B waits in tasks/result on A's task when it asks its question:
@@ -739,6 +801,7 @@ int main(void) {
       cmocka_unit_test(test_unstorable_outcome_shows_failed),
       cmocka_unit_test(test_other_call_sites),
       cmocka_unit_test(test_claimed_task_unreadable_is_not_kept),
+      cmocka_unit_test(test_reruns_share_the_callers_running_cap),
       cmocka_unit_test(test_result_of_other_session_does_not_steal),
       cmocka_unit_test(test_expiry_stops_the_run),
       cmocka_unit_test(test_one_caller_cannot_starve_others),
