@@ -72,14 +72,15 @@ mcp__session_state mcp__call_bind_session(mcp_call_t *call,
                                           mcp_session_t *session) {
   mcp__session_retain(session);
   call->session = session;
-  return mcp__session_snapshot(session, call->protocol_version,
-                               sizeof call->protocol_version,
-                               &call->client_capabilities, &call->client_info);
+  return mcp__session_snapshot(
+      session, call->protocol_version, sizeof call->protocol_version,
+      &call->client_capabilities, &call->client_info, call);
 }
 
 void mcp__call_track(mcp_call_t *call, mcp_session_t *connection) {
   if (call->session) {
-    mcp__session_add_inflight(call->session, call);
+    if (!call->tracked) /* mcp__call_bind_session listed a ready one */
+      mcp__session_add_inflight(call->session, call);
   } else if (connection) {
     mcp__session_retain(connection);
     call->cancel_scope = connection;

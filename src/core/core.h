@@ -168,10 +168,12 @@ void mcp__session_mark_ready(mcp_session_t *s);
 /* logging/setLevel. */
 void mcp__session_set_log_level(mcp_session_t *s, mcp_log_level level);
 /* The session's state, version (into version[n]) and client capabilities
- * and info (borrowed: the session keeps them while it lives). */
+ * and info (borrowed: the session keeps them while it lives). A ready
+ * session also lists track (may be NULL) in flight, as
+ * mcp__session_add_inflight, under the same lock. */
 mcp__session_state mcp__session_snapshot(mcp_session_t *s, char *version,
-                                         size_t n, json_t **caps,
-                                         json_t **info);
+                                         size_t n, json_t **caps, json_t **info,
+                                         mcp_call_t *track);
 /* Wakes whatever waits on the session (its condition variable): a task's
  * state changed for a waiting tasks/result. */
 void mcp__session_wake(mcp_session_t *s);
@@ -246,8 +248,9 @@ void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
 void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
                                  json_t *caps, json_t *info);
 /* 2025-11-25: the call belongs to session (a counted reference is taken)
- * and speaks its version with its capabilities and info. Returns the
- * session's state. */
+ * and speaks its version with its capabilities and info; a ready session
+ * lists it in flight at once (mcp__call_track then has nothing to do).
+ * Returns the session's state. */
 mcp__session_state mcp__call_bind_session(mcp_call_t *call,
                                           mcp_session_t *session);
 /* Lists the call among the in-flight calls of its session, or, for a

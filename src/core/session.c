@@ -168,8 +168,8 @@ mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,
   return ch.send(ch.ctx, msg, len, flags | MCP__SEND_LIVE);
 }
 
-void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
-  pthread_mutex_lock(&se->lock);
+/* mcp__session_add_inflight with se->lock held. */
+static void add_inflight_locked(mcp_session_t *se, mcp_call_t *call) {
   for (size_t i = 0; i < 16; i++)
     if (se->early_cancels[i] &&
         json_equal(se->early_cancels[i], call->msg.id)) {
@@ -182,6 +182,12 @@ void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
   if (se->inflight)
     se->inflight->prev = call;
   se->inflight = call;
+  call->tracked = true;
+}
+
+void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
+  pthread_mutex_lock(&se->lock);
+  add_inflight_locked(se, call);
   pthread_mutex_unlock(&se->lock);
 }
 
@@ -432,14 +438,18 @@ void mcp__session_set_log_level(mcp_session_t *se, mcp_log_level level) {
 }
 
 mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
-                                         size_t n, json_t **caps,
-                                         json_t **info) {
+                                         size_t n, json_t **caps, json_t **info,
+                                         mcp_call_t *track) {
   pthread_mutex_lock(&se->lock);
   mcp__session_state state = se->state;
   if (n > 0)
     mcp__str_copy(version, n, se->protocol_version);
   *caps = se->client_capabilities;
   *info = se->client_info;
+  /* the common case takes the lock once for both (a lock every core
+   * writes, per request) */
+  if (track != NULL && state == MCP__SESSION_READY)
+    add_inflight_locked(se, track);
   pthread_mutex_unlock(&se->lock);
   return state;
 }
