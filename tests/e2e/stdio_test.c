@@ -568,7 +568,9 @@ static void test_task_answer_precedes_its_status(void **state) {
     }
     json_decref(m);
   }
-  assert_int_equal(created, tasks);
+  /* A caller may have 16 unfinished tasks: on a slow machine some of the
+   * 50 are refused (-32603), never the first 16. */
+  assert_true(created >= 16 && created <= tasks);
   json_decref(announced);
   stop(&sv);
 }

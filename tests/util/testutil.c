@@ -59,17 +59,21 @@ const char *tu_shared_dir(void) {
 
 size_t tu_json_suite_each(const char *subdir, tu_json_suite_fn fn, void *ud) {
   const char *shared = tu_shared_dir();
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s/testdata/JSONTestSuite/%s",
-           shared ? shared : "../shared", subdir);
-  DIR *d = shared ? opendir(dir) : NULL;
-  if (d == NULL) {
+  char root[4096], dir[4200];
+  snprintf(root, sizeof root, "%s/testdata/JSONTestSuite",
+           shared ? shared : "../shared");
+  snprintf(dir, sizeof dir, "%s/%s", root, subdir);
+  struct stat st;
+  if (shared == NULL || stat(root, &st) != 0) {
     /* A developer without ../shared gets a skip; CI must have the suite,
      * or these tests would pass without testing anything. */
     if (getenv("CI") != NULL)
-      fail_msg("JSONTestSuite not found at %s (CI provides ../shared)", dir);
+      fail_msg("JSONTestSuite not found at %s (CI provides ../shared)", root);
     return 0;
   }
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return 0; /* a part this copy of the suite lacks (test_transform) */
   size_t files = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
