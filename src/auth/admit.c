@@ -229,16 +229,12 @@ static void add_scopes(mcp__buf *need, const char *list) {
     while (*p == ' ')
       p++;
     size_t n = strcspn(p, " ");
-    if (n) {
-      char *one = strndup(p, n);
-      if (one && !mcp__scope_has(need->len ? need->data : "", one)) {
-        if (need->len)
-          mcp__buf_append_char(need, ' ');
-        mcp__buf_append(need, p, n);
-        mcp__buf_append(need, "", 1);
-        need->len--; /* keep it NUL-terminated for mcp__scope_has */
-      }
-      free(one);
+    if (n && !mcp__scope_has_n(need->len ? need->data : "", p, n)) {
+      if (need->len)
+        mcp__buf_append_char(need, ' ');
+      mcp__buf_append(need, p, n);
+      mcp__buf_append(need, "", 1);
+      need->len--; /* keep it NUL-terminated for mcp__scope_has_n */
     }
     p += n;
   }
@@ -268,18 +264,22 @@ static void needed_scopes(mcp_auth_t *a, const char *method, const char *target,
 }
 
 /* Whether the granted scopes hold every scope of need. */
-static bool holds_all(const char *scopes, const mcp__buf *need) {
-  bool ok = true;
-  for (const char *p = need->len ? need->data : ""; *p && ok;) {
-    size_t n = strcspn(p, " ");
-    char *one = strndup(p, n);
-    ok = one && mcp__scope_has(scopes, one);
-    free(one);
-    p += n;
+/* Whether the granted scopes hold every scope of the space-separated
+ * list. */
+static bool holds_list(const char *scopes, const char *list) {
+  for (const char *p = list; *p;) {
     while (*p == ' ')
       p++;
+    size_t n = strcspn(p, " ");
+    if (n && !mcp__scope_has_n(scopes, p, n))
+      return false;
+    p += n;
   }
-  return ok;
+  return true;
+}
+
+static bool holds_all(const char *scopes, const mcp__buf *need) {
+  return holds_list(scopes, need->len ? need->data : "");
 }
 
 bool mcp__auth_may_read(const void *policy, const char *scopes,
@@ -287,12 +287,19 @@ bool mcp__auth_may_read(const void *policy, const char *scopes,
   mcp_auth_t *a = (mcp_auth_t *)policy;
   if (a == NULL || a->nrules == 0)
     return true;
-  mcp__buf need;
-  mcp__buf_init(&need);
-  needed_scopes(a, "resources/read", uri, &need);
-  bool ok = holds_all(scopes ? scopes : "", &need);
-  mcp__buf_free(&need);
-  return ok;
+  /* every rule for resources/read of uri, checked where it stands: no
+   * list built (this runs per listener for each resource update, under
+   * the listener registry's lock) */
+  for (size_t i = 0; i < a->nrules; i++) {
+    const mcp__scope_rule *r = &a->rules[i];
+    if (strcmp(r->method, "*") != 0 && strcmp(r->method, "resources/read") != 0)
+      continue;
+    if (r->name && (uri == NULL || strcmp(r->name, uri) != 0))
+      continue;
+    if (!holds_list(scopes ? scopes : "", r->scopes))
+      return false;
+  }
+  return true;
 }
 
 mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,

@@ -199,9 +199,12 @@ mcp_status mcp_auth_verify(mcp_auth_t *a, const char *token, char **subject,
 }
 
 bool mcp__scope_has(const char *scopes, const char *scope) {
-  if (scopes == NULL || scope == NULL || scope[0] == '\0')
+  return scope != NULL && mcp__scope_has_n(scopes, scope, strlen(scope));
+}
+
+bool mcp__scope_has_n(const char *scopes, const char *scope, size_t n) {
+  if (scopes == NULL || scope == NULL || n == 0)
     return false;
-  size_t n = strlen(scope);
   for (const char *p = scopes; *p;) {
     while (*p == ' ')
       p++;

@@ -103,5 +103,7 @@ mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
                                    mcp__principal *out, mcp_error_t *err);
 /* True when scopes (space-separated) holds scope. */
 bool mcp__scope_has(const char *scopes, const char *scope);
+/* The same for the n bytes at scope (not NUL-terminated). */
+bool mcp__scope_has_n(const char *scopes, const char *scope, size_t n);
 
 #endif
