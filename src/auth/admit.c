@@ -251,19 +251,20 @@ static const char *target_of(const char *method, const json_t *params) {
 
 /* Appends to need the scopes the rules ask of method on target (NULL:
  * none named). */
-static void needed_scopes(mcp_auth_t *a, const char *method, const char *target,
-                          mcp__buf *need) {
-  for (size_t i = 0; i < a->nrules; i++) {
-    const mcp__scope_rule *r = &a->rules[i];
-    if (strcmp(r->method, "*") != 0 && strcmp(r->method, method) != 0)
-      continue;
-    if (r->name && (target == NULL || strcmp(r->name, target) != 0))
-      continue;
-    add_scopes(need, r->scopes);
-  }
+/* Whether rule r covers method on target (NULL: none). */
+static bool rule_applies(const mcp__scope_rule *r, const char *method,
+                         const char *target) {
+  return (strcmp(r->method, "*") == 0 || strcmp(r->method, method) == 0) &&
+         (r->name == NULL || (target != NULL && strcmp(r->name, target) == 0));
 }
 
-/* Whether the granted scopes hold every scope of need. */
+static void needed_scopes(mcp_auth_t *a, const char *method, const char *target,
+                          mcp__buf *need) {
+  for (size_t i = 0; i < a->nrules; i++)
+    if (rule_applies(&a->rules[i], method, target))
+      add_scopes(need, a->rules[i].scopes);
+}
+
 /* Whether the granted scopes hold every scope of the space-separated
  * list. */
 static bool holds_list(const char *scopes, const char *list) {
@@ -278,10 +279,6 @@ static bool holds_list(const char *scopes, const char *list) {
   return true;
 }
 
-static bool holds_all(const char *scopes, const mcp__buf *need) {
-  return holds_list(scopes, need->len ? need->data : "");
-}
-
 bool mcp__auth_may_read(const void *policy, const char *scopes,
                         const char *uri) {
   mcp_auth_t *a = (mcp_auth_t *)policy;
@@ -290,15 +287,10 @@ bool mcp__auth_may_read(const void *policy, const char *scopes,
   /* every rule for resources/read of uri, checked where it stands: no
    * list built (this runs per listener for each resource update, under
    * the listener registry's lock) */
-  for (size_t i = 0; i < a->nrules; i++) {
-    const mcp__scope_rule *r = &a->rules[i];
-    if (strcmp(r->method, "*") != 0 && strcmp(r->method, "resources/read") != 0)
-      continue;
-    if (r->name && (uri == NULL || strcmp(r->name, uri) != 0))
-      continue;
-    if (!holds_list(scopes ? scopes : "", r->scopes))
+  for (size_t i = 0; i < a->nrules; i++)
+    if (rule_applies(&a->rules[i], "resources/read", uri) &&
+        !holds_list(scopes ? scopes : "", a->rules[i].scopes))
       return false;
-  }
   return true;
 }
 
@@ -319,7 +311,7 @@ mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
   mcp__buf_init(&need);
   needed_scopes(a, method, target, &need);
   json_decref(msg);
-  bool ok = holds_all(scopes, &need);
+  bool ok = holds_list(scopes, need.len ? need.data : "");
   if (!ok)
     challenge(a, req, 403, "insufficient_scope",
               "the token lacks a scope this request needs", need.data, reply);

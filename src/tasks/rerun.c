@@ -81,10 +81,7 @@ static void give_back(mcp__task_engine *e, const char *id, mcp_status why) {
            mcp_strerror(why));
   mcp__log(e->server, MCP_LOG_WARNING, "tasks: task %s: %s (hand-over: %s)", id,
            msg, err.message[0] ? err.message : mcp_strerror(st));
-  json_t *res = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text",
-                          "text", msg, "isError", 1);
-  char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
-  json_decref(res);
+  char *text = mcp__tasks_error_result_text(msg);
   mcp__engine_store_outcome(e, id, MCP_TASK_FAILED, msg, text, NULL);
   free(text);
 }

@@ -16,6 +16,12 @@
 #include "util/rand.h"
 
 /* Who a task counts against for the per-caller cap. */
+/* "kind:name", the key of a caller's counts (new string, or NULL). */
+static char *key_of(const char *kind, const char *name) {
+  char *out = NULL;
+  return asprintf(&out, "%s:%s", kind, name ? name : "") < 0 ? NULL : out;
+}
+
 static char *caller_key(mcp_call_t *call) {
   const char *subject = mcp_call_subject(call);
   /* 2026-07-28 has no sessions: without authentication every caller is
@@ -24,10 +30,7 @@ static char *caller_key(mcp_call_t *call) {
                     : mcp__call_session(call)
                         ? mcp__engine_session_key(mcp__call_session(call))
                         : "anonymous";
-  char *out = NULL;
-  if (asprintf(&out, "%s:%s", subject ? "sub" : "ses", key ? key : "") < 0)
-    return NULL;
-  return out;
+  return key_of(subject ? "sub" : "ses", key);
 }
 
 /* ---- tools/call ---------------------------------------------------------- */
@@ -47,7 +50,6 @@ static mcp_status support_error(mcp_call_t *call, mcp_tool_t *tool,
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
-/* Takes a slot of the caller's concurrent-task budget. */
 /* Counts a task of caller key (max: its budget, 0 for none). */
 static bool count_slot(mcp__task_engine *e, const char *key, unsigned max) {
   bool ok = true;
@@ -73,6 +75,7 @@ static bool count_slot(mcp__task_engine *e, const char *key, unsigned max) {
   return ok;
 }
 
+/* Takes a slot of the caller's concurrent-task budget. */
 static bool take_slot(mcp__task_engine *e, const char *key) {
   return count_slot(e, key, e->opts.max_per_caller);
 }
@@ -81,9 +84,8 @@ char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject) {
   /* the key caller_key gives the same subject here: its tasks and its
    * re-runs share the running cap; without a subject the session is gone,
    * and such re-runs share one */
-  char *key = NULL;
-  if (asprintf(&key, "%s:%s", subject ? "sub" : "rerun",
-               subject ? subject : "") < 0)
+  char *key = key_of(subject ? "sub" : "rerun", subject);
+  if (key == NULL)
     return NULL;
   if (!count_slot(e, key, 0)) {
     free(key);

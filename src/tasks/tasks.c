@@ -127,8 +127,7 @@ mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
   return st;
 }
 
-/* An isError CallToolResult JSON text with one text block (malloc'd). */
-static char *error_result_text(const char *message) {
+char *mcp__tasks_error_result_text(const char *message) {
   json_t *r = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text",
                         "text", message ? message : "failed", "isError", 1);
   char *text = r ? json_dumps(r, JSON_COMPACT) : NULL;
@@ -365,7 +364,7 @@ mcp_status mcp_task_complete_json(mcp_tasks_t *t, const char *id, json_t *r) {
 mcp_status mcp_task_fail(mcp_tasks_t *t, const char *id, const char *message) {
   if (t == NULL || id == NULL)
     return MCP_ERR_INVALID_ARG;
-  char *text = error_result_text(message);
+  char *text = mcp__tasks_error_result_text(message);
   if (text == NULL)
     return MCP_ERR_NOMEM;
   mcp_status st = mcp__tasks_transition(
@@ -464,7 +463,7 @@ static size_t fail_active(mcp_tasks_t *t, int64_t before_ms,
   f.created_before_ms = before_ms;
   fail_ctx c = {0};
   mcp_store_task_list(t->store, t->scope, &f, 0, collect_id, &c, NULL);
-  char *text = error_result_text(message);
+  char *text = mcp__tasks_error_result_text(message);
   size_t failed = 0;
   for (size_t i = 0; i < c.n; i++) {
     if (text && mcp__tasks_transition(t, c.ids[i], MCP_TASK_FAILED, message,

@@ -59,6 +59,9 @@ void mcp__tasks_clear(mcp_tasks_t *t);
 /* The Task object of a record (returns new). */
 json_t *mcp__task_json(const mcp_task_record *rec);
 /* Reads a live (not expired) task. */
+/* An isError CallToolResult JSON text with one text block (malloc'd, or
+ * NULL when memory runs out). */
+char *mcp__tasks_error_result_text(const char *message);
 mcp_status mcp__tasks_load(mcp_tasks_t *t, const char *id,
                            mcp_task_record *out);
 /* Moves a task to status (CAS in the store) with optional message, result

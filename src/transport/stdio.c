@@ -348,9 +348,10 @@ static void run_call(mcp_call_t *call) {
 /* Runs a call and, for a tools/call, tells the server how long its tool
  * took (core/inline_runs.c decides from that which tools run inline).
  * Nothing a call emits on stdio can be stuck behind its response, so only
- * the time counts. */
-static void run_timed(stdio_transport *t, mcp_call_t *call, bool on_reader) {
-  int slot = mcp__call_inline_slot(call);
+ * the time counts. slot: mcp__call_inline_slot(call), which the caller
+ * has already looked up to decide where the call runs. */
+static void run_timed(stdio_transport *t, mcp_call_t *call, int slot,
+                      bool on_reader) {
   int64_t start = slot >= 0 ? mcp__monotonic_ns() : 0;
   if (on_reader)
     mcp__call_run(call);
@@ -369,10 +370,11 @@ static void run_job(stdio_transport *t, worker_out *w, job *j) {
   /* The reader scanned it: the depth is known, the rest is parsed. */
   mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
   if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call)) {
-    w->cheap = mcp__server_inline_ok(t->server, mcp__call_inline_slot(call));
+    int slot = mcp__call_inline_slot(call);
+    w->cheap = mcp__server_inline_ok(t->server, slot);
     if (!w->cheap)
       worker_release(w);
-    run_timed(t, call, false);
+    run_timed(t, call, slot, false);
     w->cheap = false;
   }
   free(j);
@@ -526,7 +528,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
      * tool ask the client something, which only this thread could read). */
     int slot = mcp__call_inline_slot(call);
     if (mcp__server_inline_ok(t->server, slot))
-      run_timed(t, call, true);
+      run_timed(t, call, slot, true);
     else if (!enqueue(t, call, "", 0, 0, false))
       run_call(call); /* out of memory: still answer it */
     return;
