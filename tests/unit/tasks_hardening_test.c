@@ -446,6 +446,17 @@ static void put_orphan(fixture *f, const char *id) {
   assert_int_equal(mcp_store_task_put(f->store, &rec, NULL), MCP_OK);
 }
 
+/* Adds tool "again" (idempotent, so a task of it may run again) with
+ * handler fn. */
+static void add_again(fixture *f, mcp_tool_fn fn) {
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new("again", &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, fn, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL), MCP_OK);
+  assert_int_equal(mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true), MCP_OK);
+  assert_int_equal(mcp_server_add_tool(f->server, t, NULL), MCP_OK);
+}
+
 static mcp_task_status stored_status(fixture *f, const char *id, char *message,
                                      size_t size) {
   mcp_task_record rec;
@@ -470,12 +481,7 @@ static void test_claimed_task_unreadable_is_not_kept(void **state) {
   (void)state;
   fixture f;
   setup(&f);
-  mcp_tool_t *t;
-  assert_int_equal(mcp_tool_new("again", &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, quick_tool, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL), MCP_OK);
-  assert_int_equal(mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(f.server, t, NULL), MCP_OK);
+  add_again(&f, quick_tool);
   const char *request = "{\"v\":1,\"stateless\":false,\"protocolVersion\":"
                         "\"2025-11-25\",\"params\":{\"name\":\"again\","
                         "\"arguments\":{}}}";
@@ -521,12 +527,7 @@ static void test_reruns_share_the_callers_running_cap(void **state) {
   fixture f;
   setup_opts(&f, 4, 1, 0, 0, 0);
   __atomic_store_n(&held_runs, 0, __ATOMIC_SEQ_CST);
-  mcp_tool_t *t;
-  assert_int_equal(mcp_tool_new("again", &t), MCP_OK);
-  assert_int_equal(mcp_tool_set_handler(t, counted_hold, NULL, NULL), MCP_OK);
-  assert_int_equal(mcp_tool_set_task_support(t, MCP_TASK_OPTIONAL), MCP_OK);
-  assert_int_equal(mcp_tool_set_hint(t, MCP_HINT_IDEMPOTENT, true), MCP_OK);
-  assert_int_equal(mcp_server_add_tool(f.server, t, NULL), MCP_OK);
+  add_again(&f, counted_hold);
   const char *request = "{\"v\":1,\"stateless\":false,\"protocolVersion\":"
                         "\"2025-11-25\",\"subject\":\"alice\",\"params\":{"
                         "\"name\":\"again\",\"arguments\":{}}}";
