@@ -138,6 +138,23 @@ bool mcp__server_inline_ok(mcp_server_t *s, int slot);
  * whether it emitted anything before its response. */
 void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
                                int64_t elapsed_ns, bool emitted);
+/* Times one run for mcp__server_inline_record; start and read it on the
+ * same thread. A probed run also counts the thread's CPU time and whether
+ * it blocked: when it did not block, its CPU time is what counts, so a run
+ * that was slow only because the thread waited for a core (preempted on a
+ * busy machine, e.g. by the client its own write woke) does not make a
+ * cheap tool look slow. The probe costs two system calls: transports probe
+ * the worker runs of tools still being learnt, not the hot path. */
+typedef struct {
+  int64_t start_ns;
+  int64_t cpu_ns; /* probed: the thread's CPU time at the start */
+  long voluntary; /* probed: its voluntary context switches so far */
+  bool probed;
+} mcp__inline_timer;
+void mcp__inline_timer_start(mcp__inline_timer *timer, bool probe);
+/* The run's cost in nanoseconds: wall time, or a probed run's CPU time
+ * when it never blocked. */
+int64_t mcp__inline_timer_cost(const mcp__inline_timer *timer);
 
 /* ---- for transports: the server's and sessions' facts they need -------- */
 void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "core/call_internal.h"
+#include "util/clock.h"
 
 /* inline_runs.c - which calls a transport may run on its network thread.
  *
@@ -80,4 +82,37 @@ void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
     atomic_store_explicit(strikes, 0, memory_order_relaxed);
     atomic_store_explicit(streak, -INLINE_PENALTY, memory_order_relaxed);
   }
+}
+
+/* The calling thread's CPU time and voluntary context switches (it blocked:
+ * a lock, I/O, a sleep). false where the system cannot tell. */
+static bool thread_usage(int64_t *cpu_ns, long *voluntary) {
+#ifdef RUSAGE_THREAD
+  struct rusage ru;
+  if (getrusage(RUSAGE_THREAD, &ru) != 0)
+    return false;
+  *cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+            ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+  *voluntary = ru.ru_nvcsw;
+  return true;
+#else
+  (void)cpu_ns;
+  (void)voluntary;
+  return false;
+#endif
+}
+
+void mcp__inline_timer_start(mcp__inline_timer *timer, bool probe) {
+  timer->probed = probe && thread_usage(&timer->cpu_ns, &timer->voluntary);
+  timer->start_ns = mcp__monotonic_ns();
+}
+
+int64_t mcp__inline_timer_cost(const mcp__inline_timer *timer) {
+  int64_t wall = mcp__monotonic_ns() - timer->start_ns;
+  int64_t cpu_ns;
+  long voluntary;
+  if (timer->probed && thread_usage(&cpu_ns, &voluntary) &&
+      voluntary == timer->voluntary && cpu_ns - timer->cpu_ns < wall)
+    return cpu_ns - timer->cpu_ns;
+  return wall;
 }

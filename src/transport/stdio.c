@@ -348,18 +348,24 @@ static void run_call(mcp_call_t *call) {
 /* Runs a call and, for a tools/call, tells the server how long its tool
  * took (core/inline_runs.c decides from that which tools run inline).
  * Nothing a call emits on stdio can be stuck behind its response, so only
- * the time counts. slot: mcp__call_inline_slot(call), which the caller
- * has already looked up to decide where the call runs. */
+ * the time counts. A worker run of a tool not yet proven cheap is probed:
+ * on a busy machine the worker's write of the answer can wake the client
+ * onto its core, and such runs, slow by the clock alone, would keep a cheap
+ * tool from ever being learnt. slot: mcp__call_inline_slot(call), which the
+ * caller has already looked up to decide where the call runs; cheap: what
+ * mcp__server_inline_ok said for it. */
 static void run_timed(stdio_transport *t, mcp_call_t *call, int slot,
-                      bool on_reader) {
-  int64_t start = slot >= 0 ? mcp__monotonic_ns() : 0;
+                      bool on_reader, bool cheap) {
+  mcp__inline_timer timer;
+  if (slot >= 0)
+    mcp__inline_timer_start(&timer, !on_reader && !cheap);
   if (on_reader)
     mcp__call_run(call);
   else
     run_call(call);
   if (slot >= 0)
     mcp__server_inline_record(t->server, slot, on_reader,
-                              mcp__monotonic_ns() - start, false);
+                              mcp__inline_timer_cost(&timer), false);
 }
 
 /* Runs one job on a worker. Responses of cheap calls stay held (see
@@ -374,7 +380,7 @@ static void run_job(stdio_transport *t, worker_out *w, job *j) {
     w->cheap = mcp__server_inline_ok(t->server, slot);
     if (!w->cheap)
       worker_release(w);
-    run_timed(t, call, slot, false);
+    run_timed(t, call, slot, false, w->cheap);
     w->cheap = false;
   }
   free(j);
@@ -528,7 +534,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
      * tool ask the client something, which only this thread could read). */
     int slot = mcp__call_inline_slot(call);
     if (mcp__server_inline_ok(t->server, slot))
-      run_timed(t, call, slot, true);
+      run_timed(t, call, slot, true, true);
     else if (!enqueue(t, call, "", 0, 0, false))
       run_call(call); /* out of memory: still answer it */
     return;
