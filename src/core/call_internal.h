@@ -15,7 +15,8 @@ struct mcp_call {
   mcp_server_t *server;
   mcp_session_t *session;  /* counted reference, or NULL (stateless) */
   mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
-  bool tracked;            /* listed there (by the session's lock) */
+  bool tracked;            /* listed there (under its stripe's lock) */
+  uint8_t stripe;          /* the session stripe that lists it */
   mcp__message msg;        /* owns the request */
   /* The params, owned; NULL until mcp_call_params builds them from
    * msg.params_tape (or an empty object when the request had none). */

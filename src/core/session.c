@@ -9,6 +9,7 @@
  */
 #include "core/call_internal.h"
 #include "core/session_internal.h"
+#include "util/hash.h"
 #include "util/rand.h"
 #include "util/str.h"
 
@@ -24,6 +25,8 @@ static mcp_status session_new(mcp_server_t *s, mcp__channel notify, bool listed,
   atomic_init(&se->refs, 1);
   se->server = s;
   pthread_mutex_init(&se->lock, NULL);
+  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++)
+    pthread_mutex_init(&se->inflight[i].lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -113,6 +116,8 @@ void mcp__session_release(mcp_session_t *se) {
   mcp__viewer_clear(&se->viewer);
   free(se->id);
   pthread_mutex_destroy(&se->lock);
+  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++)
+    pthread_mutex_destroy(&se->inflight[i].lock);
   pthread_cond_destroy(&se->cond);
   free(se);
 }
@@ -121,8 +126,17 @@ void mcp__session_close(mcp_session_t *se) {
   pthread_mutex_lock(&se->lock);
   se->state = MCP__SESSION_CLOSED;
   se->notify.send = NULL;
-  for (mcp_call_t *c = se->inflight; c; c = c->next)
-    atomic_store(&c->cancelled, true);
+  pthread_mutex_unlock(&se->lock);
+  /* A request listed after its stripe was visited here read CLOSED under
+   * that stripe's lock and was not listed (mcp__session_snapshot). */
+  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++) {
+    mcp__inflight_stripe *st = &se->inflight[i];
+    pthread_mutex_lock(&st->lock);
+    for (mcp_call_t *c = st->calls; c; c = c->next)
+      atomic_store(&c->cancelled, true);
+    pthread_mutex_unlock(&st->lock);
+  }
+  pthread_mutex_lock(&se->lock);
   pthread_cond_broadcast(&se->cond);
   pthread_mutex_unlock(&se->lock);
   /* suspended tasks/result calls of this session end now, not at the next
@@ -168,61 +182,96 @@ mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,
   return ch.send(ch.ctx, msg, len, flags | MCP__SEND_LIVE);
 }
 
-/* mcp__session_add_inflight with se->lock held. */
-static void add_inflight_locked(mcp_session_t *se, mcp_call_t *call) {
+/* The stripe that lists requests with this id. */
+static unsigned stripe_of(const json_t *id) {
+  uint64_t h;
+  if (json_is_integer(id))
+    h = (uint64_t)json_integer_value(id);
+  else if (json_is_string(id))
+    h = mcp__hash_bytes(json_string_value(id), json_string_length(id));
+  else
+    return 0;
+  return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 61) % MCP__INFLIGHT_STRIPES;
+}
+
+/* Takes a cancel kept for call's id, if any: the call starts cancelled.
+ * Call's stripe lock held. */
+static void take_early_cancel(mcp_session_t *se, mcp_call_t *call) {
+  pthread_mutex_lock(&se->lock);
   for (size_t i = 0; i < 16; i++)
     if (se->early_cancels[i] &&
         json_equal(se->early_cancels[i], call->msg.id)) {
       atomic_store(&call->cancelled, true);
       json_decref(se->early_cancels[i]);
       se->early_cancels[i] = NULL;
+      atomic_fetch_sub(&se->early_cancels_kept, 1);
     }
+  pthread_mutex_unlock(&se->lock);
+}
+
+/* Lists call in its stripe, whose lock the caller holds. */
+static void add_inflight_locked(mcp_session_t *se, mcp__inflight_stripe *st,
+                                mcp_call_t *call) {
+  if (atomic_load(&se->early_cancels_kept) > 0)
+    take_early_cancel(se, call);
   call->prev = NULL;
-  call->next = se->inflight;
-  if (se->inflight)
-    se->inflight->prev = call;
-  se->inflight = call;
+  call->next = st->calls;
+  if (st->calls)
+    st->calls->prev = call;
+  st->calls = call;
   call->tracked = true;
 }
 
 void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
-  pthread_mutex_lock(&se->lock);
-  add_inflight_locked(se, call);
-  pthread_mutex_unlock(&se->lock);
+  call->stripe = (uint8_t)stripe_of(call->msg.id);
+  mcp__inflight_stripe *st = &se->inflight[call->stripe];
+  pthread_mutex_lock(&st->lock);
+  add_inflight_locked(se, st, call);
+  pthread_mutex_unlock(&st->lock);
 }
 
 void mcp__session_remove_inflight(mcp_session_t *se, mcp_call_t *call) {
-  pthread_mutex_lock(&se->lock);
+  if (!call->tracked)
+    return; /* never listed (and never will be once it ends) */
+  mcp__inflight_stripe *st = &se->inflight[call->stripe];
+  pthread_mutex_lock(&st->lock);
   if (call->prev)
     call->prev->next = call->next;
-  else if (se->inflight == call)
-    se->inflight = call->next;
+  else if (st->calls == call)
+    st->calls = call->next;
   if (call->next)
     call->next->prev = call->prev;
   call->next = call->prev = NULL;
-  pthread_mutex_unlock(&se->lock);
+  pthread_mutex_unlock(&st->lock);
 }
 
 void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   if (!mcp__jsonrpc_id_is_valid(request_id))
     return; /* malformed cancels are ignored silently (spec: SHOULD) */
-  pthread_mutex_lock(&se->lock);
+  mcp__inflight_stripe *st = &se->inflight[stripe_of(request_id)];
+  pthread_mutex_lock(&st->lock);
   bool found = false;
-  for (mcp_call_t *c = se->inflight; c; c = c->next)
+  for (mcp_call_t *c = st->calls; c; c = c->next)
     if (json_equal(c->msg.id, (json_t *)request_id)) {
       found = true;
       if (strcmp(c->msg.method, "initialize") != 0) /* never cancellable */
         atomic_store(&c->cancelled, true);
       break;
     }
-  if (!found) {
+  pthread_mutex_lock(&se->lock);
+  if (!found) { /* kept while the stripe is held: see early_cancels */
     unsigned slot = se->early_cancel_next++ % 16;
+    if (se->early_cancels[slot] == NULL)
+      atomic_fetch_add(&se->early_cancels_kept, 1);
     json_decref(se->early_cancels[slot]);
     se->early_cancels[slot] = json_deep_copy(request_id);
+    if (se->early_cancels[slot] == NULL)
+      atomic_fetch_sub(&se->early_cancels_kept, 1);
   }
   /* Wake handlers blocked on a server-to-client request so they can see it. */
   pthread_cond_broadcast(&se->cond);
   pthread_mutex_unlock(&se->lock);
+  pthread_mutex_unlock(&st->lock);
 }
 
 bool mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
@@ -440,16 +489,43 @@ void mcp__session_set_log_level(mcp_session_t *se, mcp_log_level level) {
 mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
                                          size_t n, json_t **caps, json_t **info,
                                          mcp_call_t *track) {
-  pthread_mutex_lock(&se->lock);
-  mcp__session_state state = se->state;
-  if (n > 0)
-    mcp__str_copy(version, n, se->protocol_version);
-  *caps = se->client_capabilities;
-  *info = se->client_info;
-  /* the common case takes the lock once for both (a lock every core
-   * writes, per request) */
-  if (track != NULL && state == MCP__SESSION_READY)
-    add_inflight_locked(se, track);
-  pthread_mutex_unlock(&se->lock);
-  return state;
+  /* The common case: a ready session, read without its lock (nothing read
+   * here changes once it is ready), and the call listed under its stripe's
+   * lock, where the state is read again so that mcp__session_close either
+   * sees the call or the call sees CLOSED. */
+  for (;;) {
+    if (se->state == MCP__SESSION_READY) {
+      mcp__inflight_stripe *st = NULL;
+      if (track != NULL) {
+        track->stripe = (uint8_t)stripe_of(track->msg.id);
+        st = &se->inflight[track->stripe];
+        pthread_mutex_lock(&st->lock);
+      }
+      mcp__session_state state = se->state;
+      if (state == MCP__SESSION_READY) {
+        if (n > 0)
+          mcp__str_copy(version, n, se->protocol_version);
+        *caps = se->client_capabilities;
+        *info = se->client_info;
+        if (st != NULL)
+          add_inflight_locked(se, st, track);
+      }
+      if (st != NULL)
+        pthread_mutex_unlock(&st->lock);
+      if (state == MCP__SESSION_READY)
+        return state;
+    }
+    pthread_mutex_lock(&se->lock);
+    mcp__session_state state = se->state;
+    if (state != MCP__SESSION_READY) { /* not listed */
+      if (n > 0)
+        mcp__str_copy(version, n, se->protocol_version);
+      *caps = se->client_capabilities;
+      *info = se->client_info;
+    }
+    pthread_mutex_unlock(&se->lock);
+    if (state != MCP__SESSION_READY)
+      return state;
+    /* became ready meanwhile: list it as above */
+  }
 }

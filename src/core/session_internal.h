@@ -16,6 +16,20 @@ typedef struct mcp__outbound {
   json_t *response; /* the whole response message (new reference) */
 } mcp__outbound;
 
+/* Requests in flight are listed in stripes chosen by a hash of their id,
+ * each with its own lock: every request is listed and unlisted once, and
+ * with one lock for all the threads that run a session's requests at once
+ * (a stdio reader and its workers, HTTP workers) waited on each other there
+ * more than anywhere else. A stripe fills 64 bytes. */
+#define MCP__INFLIGHT_STRIPES 8
+typedef union mcp__inflight_stripe {
+  struct {
+    pthread_mutex_t lock;
+    mcp_call_t *calls; /* linked via next and prev */
+  };
+  char line[64];
+} mcp__inflight_stripe;
+
 struct mcp_session {
   atomic_int refs;
   mcp_server_t *server;
@@ -23,20 +37,27 @@ struct mcp_session {
 
   pthread_mutex_t lock;
   pthread_cond_t cond; /* outbound answers */
-  mcp__session_state state;
+  /* Written under lock; read without it where READY is all that matters:
+   * what initialize negotiated (version, capabilities, info) never changes
+   * once the session is ready, so a request reads it without the lock. */
+  _Atomic mcp__session_state state;
   bool input_closed; /* the client cannot answer requests any more */
   bool listed;       /* in server->sessions (stateless ones are not) */
   char protocol_version[MCP__MAX_VERSION_LEN];
   json_t *client_capabilities; /* never NULL once initialized */
   json_t *client_info;
-  int log_level;        /* -1: client never set one */
-  mcp__channel notify;  /* standalone stream; send may be NULL */
-  mcp_call_t *inflight; /* requests being handled, linked via next */
+  int log_level;       /* -1: client never set one */
+  mcp__channel notify; /* standalone stream; send may be NULL */
+  mcp__inflight_stripe inflight[MCP__INFLIGHT_STRIPES];
   /* Ids named by notifications/cancelled before their request was accepted
-   * (it may still sit in a transport queue): a small ring, consulted when a
-   * request is registered. Ids are never reused within a session. */
+   * (it may still sit in a transport queue): a small ring under lock,
+   * consulted when a request is listed while early_cancels_kept is not 0.
+   * A cancel adds to it holding its id's stripe, and a request is listed
+   * holding the same stripe, so one of the two always sees the other. Ids
+   * are never reused within a session. */
   json_t *early_cancels[16];
   unsigned early_cancel_next;
+  atomic_uint early_cancels_kept;
   int64_t next_outbound_id;
   mcp__outbound *outbound;
   char *id;                 /* transport session id (HTTP) or NULL */
