@@ -17,7 +17,10 @@
  *    no progressToken, and a client that declared none of the capabilities
  *    that server-to-client requests need (the core refuses them then);
  *  - its tool finished its last INLINE_STREAK runs within INLINE_FAST_NS
- *    without emitting anything but its response. INLINE_STRIKES
+ *    without emitting anything but its response (a worker run of a tool
+ *    still being learnt that did not block counts its CPU time, see
+ *    mcp__inline_timer; once learnt, INLINE_STRIKES slow worker runs in a
+ *    row start the learning again). INLINE_STRIKES
  *    consecutive runs on this thread that turn out slow send the tool back
  *    to the workers for INLINE_PENALTY runs, so a tool that blocks
  *    (database, sleep) stalls the other connections of one network thread
@@ -74,7 +77,19 @@ void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
     if (atomic_load_explicit(streak, memory_order_relaxed) < INLINE_STREAK)
       atomic_fetch_add_explicit(streak, 1, memory_order_relaxed);
   } else if (!ran_inline) {
-    atomic_store_explicit(streak, 0, memory_order_relaxed);
+    /* Slow on a worker: the count starts again (a penalty stays whole).
+     * A tool that has proven cheap gets the same grace as on the network
+     * thread, since its runs there are timed by the clock alone: a worker
+     * preempted on a busy machine would otherwise send it back to learning
+     * every few hundred calls. */
+    int now = atomic_load_explicit(streak, memory_order_relaxed);
+    if (!emitted && now >= INLINE_STREAK &&
+        atomic_fetch_add_explicit(strikes, 1, memory_order_relaxed) + 1 <
+            INLINE_STRIKES)
+      return;
+    atomic_store_explicit(strikes, 0, memory_order_relaxed);
+    if (now > 0)
+      atomic_store_explicit(streak, 0, memory_order_relaxed);
   } else if (emitted ||
              atomic_fetch_add_explicit(strikes, 1, memory_order_relaxed) + 1 >=
                  INLINE_STRIKES) {

@@ -94,6 +94,21 @@ typedef struct mcp__kept_tape {
 } mcp__kept_tape;
 mcp__kept_tape *mcp__tape_keep(const mcp__tnode *root);
 
+/* A whole tape carried elsewhere with a copy of its text (a message queued
+ * for another thread, which then decodes without parsing again).
+ * mcp__tape_moved_size is the storage it needs (8-byte aligned) beyond the
+ * copy of the text; mcp__tape_move copies t's nodes into it, the strings
+ * decoded from escapes behind them, and points every string into json_copy
+ * (a copy of the len bytes of json that t was parsed from) or into those
+ * decoded bytes. mcp__tape_view makes a tape over moved nodes for readers
+ * that take an mcp__tape (only nodes, count and depth are set: never
+ * release or grow it). */
+size_t mcp__tape_moved_size(const mcp__tape *t);
+void mcp__tape_move(const mcp__tape *t, const char *json, size_t len,
+                    const char *json_copy, mcp__tnode *storage);
+void mcp__tape_view(mcp__tape *view, mcp__tnode *nodes, size_t count,
+                    size_t depth);
+
 /* The value of obj's member key (the last of duplicates), or NULL when obj
  * is NULL, not an object, or has no such member. */
 const mcp__tnode *mcp__tnode_member(const mcp__tnode *obj, const char *key,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* tape_keep.c - a parsed subtree kept after its text is gone, and member
- * lookup on tapes (see tape.h). */
+/* tape_keep.c - a parsed subtree kept after its text is gone, a whole tape
+ * moved with a copy of its text, and member lookup on tapes (see tape.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +30,39 @@ mcp__kept_tape *mcp__tape_keep(const mcp__tnode *root) {
     }
   }
   return k;
+}
+
+size_t mcp__tape_moved_size(const mcp__tape *t) {
+  size_t text = (t->text_used + 7) & ~(size_t)7;
+  return t->count * sizeof(mcp__tnode) + text;
+}
+
+void mcp__tape_move(const mcp__tape *t, const char *json, size_t len,
+                    const char *json_copy, mcp__tnode *storage) {
+  memcpy(storage, t->nodes, t->count * sizeof(mcp__tnode));
+  char *decoded = (char *)(storage + t->count);
+  if (t->text_used > 0)
+    memcpy(decoded, t->text, t->text_used);
+  for (size_t i = 0; i < t->count; i++) {
+    mcp__tnode *n = &storage[i];
+    if (n->type != MCP__J_STRING)
+      continue;
+    /* <= len: an empty string at the very end still points into the copy */
+    if (n->v.s >= json && n->v.s <= json + len)
+      n->v.s = json_copy + (n->v.s - json);
+    else
+      n->v.s = decoded + (n->v.s - t->text);
+  }
+}
+
+void mcp__tape_view(mcp__tape *view, mcp__tnode *nodes, size_t count,
+                    size_t depth) {
+  view->nodes = nodes;
+  view->count = count;
+  view->cap = count;
+  view->text = NULL;
+  view->text_used = 0;
+  view->depth = depth;
 }
 
 const mcp__tnode *mcp__tnode_member(const mcp__tnode *obj, const char *key,

@@ -43,6 +43,13 @@ typedef struct mcp__prescan {
   const mcp__tape *tape;
 } mcp__prescan;
 
+/* Messages up to this size are parsed by the transport's receiving thread
+ * (mcp__jsonrpc_scan: the parse the dispatcher then decodes from, there or
+ * on a worker); bigger ones are only prescanned there and parsed by the
+ * thread that runs them, so that one big message does not hold up the
+ * receiving thread. */
+#define MCP__SCAN_PARSE_MAX 16384
+
 /* Scans len bytes of text into *out. */
 void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out);
 

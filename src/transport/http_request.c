@@ -494,10 +494,6 @@ static enum MHD_Result hand_to_worker(hs_req *r, mcp_call_t *call) {
   return MHD_YES;
 }
 
-/* Bodies up to this size are parsed on the network thread (the parse the
- * dispatcher then uses); bigger ones are only prescanned there. */
-#define SCAN_PARSE_MAX 16384
-
 static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
                                     mcp__prescan *scan);
 
@@ -515,7 +511,7 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
    * initialize, what may run on this thread), and the dispatcher decodes
    * from the same tape when the request is accepted here. */
   mcp__prescan scan;
-  if (r->body.len > SCAN_PARSE_MAX) {
+  if (r->body.len > MCP__SCAN_PARSE_MAX) {
     /* A big body may go to a worker, which parses it: the network thread
      * only looks (no allocation, a fraction of a parse). */
     mcp__jsonrpc_prescan(r->body.data, r->body.len, &scan);

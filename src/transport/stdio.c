@@ -55,17 +55,21 @@
 /* Cheap calls a worker takes from the queue at once. */
 #define WORKER_TAKE 16
 
-/* A request line handed to a worker. The worker parses it: memory a
- * message allocates is then allocated and freed on one thread, which keeps
- * glibc's arenas uncontended (parsing on the reader and freeing on a worker
- * made malloc locks the top cost in profiles). */
+/* A request line handed to a worker, with the reader's parse of it when it
+ * made one (a tape allocates nothing: the nodes are moved into the job).
+ * The worker decodes it: memory a message allocates is then allocated and
+ * freed on one thread, which keeps glibc's arenas uncontended (decoding on
+ * the reader and freeing on a worker made malloc locks the top cost in
+ * profiles). One allocation holds the job, the nodes and the line. */
 typedef struct job {
   struct job *next;
-  mcp_call_t *call; /* already accepted by the reader, or NULL: parse bytes */
+  mcp_call_t *call; /* already accepted by the reader, or NULL: decode bytes */
   size_t len;
-  size_t depth; /* nesting found by the reader's prescan */
-  bool cheap;   /* a tools/call of a tool that has proven cheap */
-  char bytes[]; /* the line, NUL-terminated */
+  size_t depth;      /* nesting found by the reader's scan */
+  mcp__tnode *nodes; /* the reader's tape of bytes, or NULL: parse them */
+  size_t count;      /* nodes */
+  bool cheap;        /* a tools/call of a tool that has proven cheap */
+  char *bytes;       /* the line, NUL-terminated */
 } job;
 
 typedef struct stdio_transport {
@@ -91,8 +95,14 @@ typedef struct stdio_transport {
   pthread_cond_t q_nonempty;
   job *head, *tail;
   unsigned idle_workers;
-  size_t queued;      /* jobs in head..tail */
-  uint64_t completed; /* jobs finished, for progress detection */
+  /* Workers worth running cheap calls at once: the cores beside the
+   * reader's. More would only take turns on the same cores, each turn a
+   * wake-up (see publish). */
+  unsigned cheap_workers;
+  size_t queued;           /* jobs in head..tail */
+  uint64_t completed;      /* jobs finished, for progress detection */
+  uint64_t completed_seen; /* completed at the reader's last publish */
+  unsigned busy_slow;      /* workers running a job not proven cheap */
   pthread_cond_t q_room;
   bool stopping;
   job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
@@ -103,6 +113,12 @@ typedef struct stdio_transport {
    * transport. */
   atomic_size_t inflight;
   pthread_cond_t q_idle;
+  atomic_bool draining; /* shutdown waits on q_idle: out_done must wake it */
+  /* Jobs the workers are done with, for the reader to free: a job is
+   * allocated on the reading thread, and freeing it there keeps glibc from
+   * locking that thread's arena against the workers (a cross-thread free
+   * per request was a tenth of the lock traffic under load). */
+  _Atomic(struct job *) spent;
 } stdio_transport;
 
 /* The responses a worker holds: final responses of the calls it ran since
@@ -316,7 +332,10 @@ static bool wait_out_or_in(stdio_transport *t, size_t left) {
 
 static void out_done(void *ctx) {
   stdio_transport *t = ctx;
-  if (atomic_fetch_sub(&t->inflight, 1) == 1) {
+  /* Under load the count touches zero often; the lock is taken only when
+   * shutdown waits for it (both atomics sequentially consistent: either
+   * this sees draining, or the waiter sees our decrement). */
+  if (atomic_fetch_sub(&t->inflight, 1) == 1 && atomic_load(&t->draining)) {
     pthread_mutex_lock(&t->q_lock); /* a waiter checks under this lock */
     pthread_cond_broadcast(&t->q_idle);
     pthread_mutex_unlock(&t->q_lock);
@@ -373,8 +392,14 @@ static void run_timed(stdio_transport *t, mcp_call_t *call, int slot,
  * so that no answer waits behind it. */
 static void run_job(stdio_transport *t, worker_out *w, job *j) {
   mcp_call_t *call = j->call;
-  /* The reader scanned it: the depth is known, the rest is parsed. */
+  /* The reader scanned it: the depth is known, and the tape when it parsed
+   * the line. */
   mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
+  mcp__tape view; /* only its header is used: not initialized whole */
+  if (j->nodes != NULL) {
+    mcp__tape_view(&view, j->nodes, j->count, j->depth);
+    scan.tape = &view;
+  }
   if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call)) {
     int slot = mcp__call_inline_slot(call);
     w->cheap = mcp__server_inline_ok(t->server, slot);
@@ -383,7 +408,32 @@ static void run_job(stdio_transport *t, worker_out *w, job *j) {
     run_timed(t, call, slot, false, w->cheap);
     w->cheap = false;
   }
-  free(j);
+}
+
+/* Hands the jobs first..last (linked) back to the reader, which frees
+ * them. */
+static void give_back(stdio_transport *t, job *first, job *last) {
+  job *old = atomic_load(&t->spent);
+  do
+    last->next = old;
+  while (!atomic_compare_exchange_weak(&t->spent, &old, first));
+}
+
+/* Frees the jobs the workers are done with (the reader's thread, or after
+ * the workers stopped). */
+static void free_spent(stdio_transport *t) {
+  if (atomic_load_explicit(&t->spent, memory_order_relaxed) == NULL)
+    return;
+  for (job *j = atomic_exchange(&t->spent, NULL), *next; j; j = next) {
+    next = j->next;
+    free(j);
+  }
+}
+
+/* Workers awake and free for cheap calls: not waiting for work, not in a
+ * call that may block. q_lock held. */
+static unsigned awake_for_cheap(const stdio_transport *t) {
+  return t->workers.n - t->idle_workers - t->busy_slow;
 }
 
 static void *worker_main(void *arg) {
@@ -407,28 +457,35 @@ static void *worker_main(void *arg) {
     }
     if (t->head == NULL)
       break;
-    /* A run of cheap calls at once when every worker is busy anyway: one
-     * lock for them. Anything else alone, and with idle workers one at a
-     * time, so that nothing waits behind a call that turns out slow. */
+    /* A run of cheap calls at once: one lock for them. Anything else
+     * alone. What is left wakes one more worker when it may block (not
+     * proven cheap) or when another core could share the cheap ones; a
+     * cheap call that turns out slow holds up only its own run, since the
+     * reader wakes a worker when the queue has not moved (publish). */
     job *first = t->head, *last = first;
     unsigned taken = 1;
-    while (first->cheap && t->idle_workers == 0 && taken < WORKER_TAKE &&
-           last->next != NULL && last->next->cheap)
+    while (first->cheap && taken < WORKER_TAKE && last->next != NULL &&
+           last->next->cheap)
       last = last->next, taken++;
     t->head = last->next;
     if (t->head == NULL)
       t->tail = NULL;
     last->next = NULL;
     t->queued -= taken;
+    bool slow = !first->cheap; /* it may block: let others take the rest */
+    t->busy_slow += slow;
+    if (t->head != NULL && t->idle_workers > 0 &&
+        (slow || !t->head->cheap || awake_for_cheap(t) < t->cheap_workers))
+      pthread_cond_signal(&t->q_nonempty);
     pthread_mutex_unlock(&t->q_lock);
-    for (job *j = first, *next; j != NULL; j = next) {
-      next = j->next;
+    for (job *j = first; j != NULL; j = j->next)
       run_job(t, &w, j);
-    }
+    give_back(t, first, last);
     if (taken > 1)
       worker_release(&w); /* a run's answers go out when it ends */
     pthread_mutex_lock(&t->q_lock);
     t->completed += taken;
+    t->busy_slow -= slow;
     if (t->queued <= QUEUE_HIGH_WATER / 2)
       pthread_cond_signal(&t->q_room);
   }
@@ -443,14 +500,21 @@ static void *worker_main(void *arg) {
  * together: one lock and at most one wake-up per chunk instead of per
  * message, which is what keeps pipelined traffic cheap. */
 static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
-                    size_t len, size_t depth, bool cheap) {
-  job *j = malloc(sizeof *j + len + 1);
+                    size_t len, const mcp__prescan *scan, bool cheap) {
+  const mcp__tape *tape = scan ? scan->tape : NULL;
+  size_t moved = tape ? mcp__tape_moved_size(tape) : 0;
+  job *j = malloc(sizeof *j + moved + len + 1);
   if (j == NULL)
     return false;
+  j->nodes = tape ? (mcp__tnode *)(j + 1) : NULL;
+  j->count = tape ? tape->count : 0;
+  j->bytes = (char *)(j + 1) + moved;
   memcpy(j->bytes, line, len);
   j->bytes[len] = '\0';
+  if (tape)
+    mcp__tape_move(tape, line, len, j->bytes, j->nodes);
   j->len = len;
-  j->depth = depth;
+  j->depth = scan ? scan->depth : 0;
   j->cheap = cheap;
   j->call = call;
   j->next = NULL;
@@ -462,13 +526,21 @@ static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
   return true;
 }
 
+/* Wakes as few workers as the published jobs need: one for each job that
+ * may block (not proven cheap), and for cheap ones a single worker when
+ * fewer than cheap_workers are awake (the others join from the queue, see
+ * worker_main). A queue that has not moved since the last publish while
+ * jobs wait wakes one more: a cheap call turned slow must not hold up the
+ * rest. */
 static void publish(stdio_transport *t) {
   if (t->batch_head == NULL)
     return;
-  size_t n = 0;
+  size_t n = 0, cheap = 0;
   for (job *j = t->batch_head; j; j = j->next)
-    n++;
+    n++, cheap += j->cheap;
   pthread_mutex_lock(&t->q_lock);
+  bool stalled = t->queued > 0 && t->completed == t->completed_seen;
+  t->completed_seen = t->completed;
   t->queued += n;
   if (t->tail)
     t->tail->next = t->batch_head;
@@ -476,13 +548,17 @@ static void publish(stdio_transport *t) {
     t->head = t->batch_head;
   t->tail = t->batch_tail;
   unsigned idle = t->idle_workers;
-  bool several = t->batch_head != t->batch_tail;
+  unsigned awake = awake_for_cheap(t);
   pthread_mutex_unlock(&t->q_lock);
   t->batch_head = t->batch_tail = NULL;
-  if (idle > 1 && several)
+  size_t wanted = n - cheap + stalled;
+  if (cheap > 0 && awake + wanted < t->cheap_workers)
+    wanted++;
+  if (wanted >= idle && idle > 1)
     pthread_cond_broadcast(&t->q_nonempty);
-  else if (idle > 0)
-    pthread_cond_signal(&t->q_nonempty);
+  else
+    for (size_t i = 0; i < wanted && i < idle; i++)
+      pthread_cond_signal(&t->q_nonempty);
 }
 
 /* Cheap calls of one chunk are shared out in runs of this many: one run on
@@ -505,6 +581,9 @@ static bool may_run_here(stdio_transport *t, const mcp__prescan *scan,
   return true;
 }
 
+static void handle_scanned(stdio_transport *t, const char *line, size_t len,
+                           const mcp__prescan *scan);
+
 static void handle_line(stdio_transport *t, const char *line, size_t len) {
   while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
                      line[len - 1] == '\t'))
@@ -516,17 +595,33 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     return; /* blank lines carry no message */
   line += start;
   len -= start;
-  /* One scan decides: ordinary requests go to the workers unparsed;
-   * responses, notifications, initialize and ping are handled here. */
+  /* One parse decides: responses, notifications, initialize and ping are
+   * handled here, ordinary requests go to the workers with the tape (they
+   * decode without parsing again). A big line is only prescanned here and
+   * parsed by its worker. */
   mcp__prescan scan;
-  mcp__jsonrpc_prescan(line, len, &scan);
-  bool at_once = mcp__prescan_at_once(&scan);
+  if (len > MCP__SCAN_PARSE_MAX) {
+    mcp__jsonrpc_prescan(line, len, &scan);
+    handle_scanned(t, line, len, &scan);
+    return;
+  }
+  mcp__tape tape;
+  mcp__jsonrpc_scan(line, len, &tape, &scan);
+  handle_scanned(t, line, len, &scan);
+  mcp__tape_release(&tape);
+}
+
+/* handle_line with the line scanned (its tape, if any, lent for the
+ * call). */
+static void handle_scanned(stdio_transport *t, const char *line, size_t len,
+                           const mcp__prescan *scan) {
+  bool at_once = mcp__prescan_at_once(scan);
   bool cheap = false;
-  if (!at_once && !may_run_here(t, &scan, &cheap) &&
-      enqueue(t, NULL, line, len, scan.depth, cheap))
+  if (!at_once && !may_run_here(t, scan, &cheap) &&
+      enqueue(t, NULL, line, len, scan, cheap))
     return;
   mcp_call_t *call = NULL;
-  if (!accept_line(t, line, len, &scan, &call))
+  if (!accept_line(t, line, len, scan, &call))
     return;
   if (!at_once) {
     /* A tools/call of a cheap tool: run here unless the parsed request
@@ -535,7 +630,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
     int slot = mcp__call_inline_slot(call);
     if (mcp__server_inline_ok(t->server, slot))
       run_timed(t, call, slot, true, true);
-    else if (!enqueue(t, call, "", 0, 0, false))
+    else if (!enqueue(t, call, "", 0, NULL, false))
       run_call(call); /* out of memory: still answer it */
     return;
   }
@@ -547,7 +642,7 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
   if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
     publish(t); /* keep earlier requests ahead of this one */
     mcp__call_run(call);
-  } else if (!enqueue(t, call, "", 0, 0, false))
+  } else if (!enqueue(t, call, "", 0, NULL, false))
     run_call(call); /* out of memory: still answer it */
 }
 
@@ -594,6 +689,32 @@ static void wait_for_room(stdio_transport *t) {
   pthread_mutex_unlock(&t->q_lock);
 }
 
+/* Returns when input is there to read (or the read would fail). While
+ * requests wait for a worker it looks at the queue every STALL_MS: one that
+ * has not moved meanwhile, with workers idle, wakes one of them (every
+ * awake worker may be stuck in a call that had proven cheap, and a client
+ * that waits for its answers sends nothing that would publish). */
+#define STALL_MS 20
+static void wait_for_input(stdio_transport *t) {
+  uint64_t seen = 0;
+  bool first = true;
+  for (;;) {
+    pthread_mutex_lock(&t->q_lock);
+    bool waiting = t->queued > 0;
+    if (waiting && !first && t->completed == seen && t->idle_workers > 0)
+      pthread_cond_signal(&t->q_nonempty);
+    seen = t->completed;
+    pthread_mutex_unlock(&t->q_lock);
+    if (!waiting)
+      return; /* the read may block: nothing waits on us */
+    first = false;
+    struct pollfd p = {.fd = t->in_fd, .events = POLLIN};
+    int r = poll(&p, 1, STALL_MS);
+    if (r != 0 && !(r < 0 && errno == EINTR))
+      return;
+  }
+}
+
 /* Reads until EOF, splitting lines. A line longer than the limit is
  * discarded as it streams by (never buffered whole) and answered with an
  * error once its end is seen. */
@@ -614,6 +735,7 @@ static mcp_status read_loop(stdio_transport *t) {
         continue; /* write more before reading more */
     }
     wait_for_room(t);
+    wait_for_input(t);
     ssize_t got = read(t->in_fd, chunk, READ_CHUNK);
     if (got < 0) {
       if (errno == EINTR)
@@ -652,6 +774,7 @@ static mcp_status read_loop(stdio_transport *t) {
     }
     publish(t);
     t->cheap_seen = 0;
+    free_spent(t);
   }
   if (!discarding && line.len > 0) /* last line without a newline */
     handle_line(t, line.data, line.len);
@@ -692,8 +815,14 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   mcp_status st = mcp__session_new(s, notify, &t->session);
   if (st != MCP_OK)
     goto cleanup;
-  if (mcp__pool_start(&t->workers, mcp__server_worker_threads(s), worker_main,
-                      t) == 0) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  t->cheap_workers = cores > 2 ? (unsigned)cores - 1 : 1;
+  /* workers.n is read under q_lock by workers that start before it is set */
+  pthread_mutex_lock(&t->q_lock);
+  unsigned started = mcp__pool_start(&t->workers, mcp__server_worker_threads(s),
+                                     worker_main, t);
+  pthread_mutex_unlock(&t->q_lock);
+  if (started == 0) {
     st = MCP_ERR_NOMEM;
     goto cleanup;
   }
@@ -709,6 +838,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   mcp__server_channel_gone(s, t); /* listen requests that were still running */
   /* Parked tasks/result calls are answered when their tasks end. */
   pthread_mutex_lock(&t->q_lock);
+  atomic_store(&t->draining, true);
   while (atomic_load(&t->inflight) > 0)
     pthread_cond_wait(&t->q_idle, &t->q_lock);
   pthread_mutex_unlock(&t->q_lock);
@@ -718,6 +848,7 @@ cleanup:
     mcp__session_release(t->session);
   }
   mcp__pool_stop(&t->workers, NULL, NULL, NULL); /* joined: frees */
+  free_spent(t);
   mcp__buf_free(&t->pending);
   mcp__buf_free(&t->writing);
   pthread_mutex_destroy(&t->out_lock);

@@ -19,6 +19,9 @@ typedef struct served {
   mcp_store_t *store;
   pthread_t serving; /* the thread in mcp_server_serve_fds */
   int returned;      /* atomic: serving returned */
+  int gate_armed;    /* atomic: the next "gate" call on a worker blocks */
+  int gate_blocked;  /* atomic: it is blocking now */
+  int gate_open;     /* atomic: ... until this is set */
 } served;
 
 /* Says which thread ran it: the one reading stdin, or a worker. */
@@ -29,6 +32,23 @@ static mcp_status where_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
   mcp_result_add_text(r, pthread_equal(pthread_self(), sv->serving) ? "reader"
                                                                     : "worker");
   return MCP_OK;
+}
+
+/* "where", but the first call run on a worker after the test arms the
+ * gate blocks until the test opens it: a tool proven cheap that turns
+ * slow. */
+static mcp_status gate_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                            void *ud) {
+  served *sv = ud;
+  if (!pthread_equal(pthread_self(), sv->serving) &&
+      __atomic_exchange_n(&sv->gate_armed, 0, __ATOMIC_SEQ_CST)) {
+    __atomic_store_n(&sv->gate_blocked, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0;
+         i < 30000 && !__atomic_load_n(&sv->gate_open, __ATOMIC_SEQ_CST); i++)
+      usleep(1000);
+    __atomic_store_n(&sv->gate_blocked, 0, __ATOMIC_SEQ_CST);
+  }
+  return where_tool(call, args, r, ud);
 }
 
 static mcp_status sleep_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
@@ -91,6 +111,9 @@ static void start_with(served *sv, size_t max_bytes, unsigned workers) {
   assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
   mcp_tool_new("where", &t);
   mcp_tool_set_handler(t, where_tool, sv, NULL);
+  assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
+  mcp_tool_new("gate", &t);
+  mcp_tool_set_handler(t, gate_tool, sv, NULL);
   assert_int_equal(mcp_server_add_tool(sv->server, t, NULL), MCP_OK);
   mcp_tool_new("big", &t);
   mcp_tool_set_handler(t, big_tool, NULL, NULL);
@@ -442,12 +465,13 @@ static void test_cancelled_tasks_result_is_not_answered(void **state) {
 
 /* Calls "where" (with extra params members) and returns the thread it
  * names. */
-static bool ran_on_reader(served *sv, int id, const char *extra) {
+static bool ran_on_reader_named(served *sv, const char *tool, int id,
+                                const char *extra) {
   char line[512];
   snprintf(line, sizeof line,
            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
-           "\"params\":{\"name\":\"where\"%s}}",
-           id, extra);
+           "\"params\":{\"name\":\"%s\"%s}}",
+           id, tool, extra);
   tu_proc_send_line(&sv->io, line);
   json_t *m = read_response(sv);
   assert_int_equal(json_integer_value(json_object_get(m, "id")), id);
@@ -461,6 +485,10 @@ static bool ran_on_reader(served *sv, int id, const char *extra) {
   return reader;
 }
 
+static bool ran_on_reader(served *sv, int id, const char *extra) {
+  return ran_on_reader_named(sv, "where", id, extra);
+}
+
 /* Whether a test may keep calling a tool until it is learnt as cheap: for
  * a minute. A tool proves cheap in 32 fast runs on the workers, and a slow
  * one starts the count again: a sanitizer build on a slow, busy machine
@@ -469,15 +497,85 @@ static bool still_learning(int64_t started_ns) {
   return mcp__monotonic_ns() - started_ns < 60 * (int64_t)1000000000;
 }
 
-/* Runs "where" until a call runs on the reading thread; returns the next
+/* Runs tool until a call runs on the reading thread; returns the next
  * id. */
-static int until_on_reader(served *sv, int id) {
+static int until_named_on_reader(served *sv, const char *tool, int id) {
   int64_t started = mcp__monotonic_ns();
-  while (!ran_on_reader(sv, id, "")) {
+  while (!ran_on_reader_named(sv, tool, id, "")) {
     id++;
     assert_true(still_learning(started));
   }
   return id + 1;
+}
+
+static int until_on_reader(served *sv, int id) {
+  return until_named_on_reader(sv, "where", id);
+}
+
+/* Writes n pipelined calls of tool with ids id, id+1, ... */
+static void send_burst(served *sv, const char *tool, int id, int n) {
+  size_t cap = (size_t)n * 128, len = 0;
+  char *burst = malloc(cap);
+  assert_non_null(burst);
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(burst + len, cap - len,
+                            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+                            "\"tools/call\",\"params\":{\"name\":\"%s\"}}\n",
+                            id + i, tool);
+  tu_proc_write(&sv->io, burst, len);
+  free(burst);
+}
+
+/* A worker that runs a call which may block (not proven cheap) leaves the
+ * cheap calls queued behind it to the others: a pipelined burst is
+ * answered whole while a long call runs. */
+static void test_long_call_holds_up_no_cheap_calls(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  int id = until_on_reader(&sv, 1);
+  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":1000000,"
+                            "\"method\":\"tools/call\",\"params\":{"
+                            "\"name\":\"sleep\",\"arguments\":{\"ms\":4000}}}");
+  send_burst(&sv, "where", id, 300);
+  for (int i = 0; i < 300; i++) {
+    json_t *m = read_response(&sv);
+    json_int_t got = json_integer_value(json_object_get(m, "id"));
+    assert_true(got >= id && got < id + 300); /* not the long call's */
+    json_decref(m);
+  }
+  json_t *m = read_response(&sv);
+  assert_int_equal(json_integer_value(json_object_get(m, "id")), 1000000);
+  json_decref(m);
+  stop(&sv);
+}
+
+/* A call of a tool proven cheap that blocks on a worker holds up at most
+ * the run of cheap calls that worker took with it (WORKER_TAKE, 16): the
+ * rest of a pipelined burst is answered while it blocks. */
+static void test_cheap_call_turned_slow_holds_up_only_its_run(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  int id = until_named_on_reader(&sv, "gate", 1);
+  __atomic_store_n(&sv.gate_armed, 1, __ATOMIC_SEQ_CST);
+  enum { BURST = 300, RUN = 16 };
+  send_burst(&sv, "gate", id, BURST);
+  for (int i = 0; i < BURST - RUN; i++)
+    json_decref(read_response(&sv));
+  /* the gate was reached on a worker and still blocks */
+  assert_int_equal(__atomic_load_n(&sv.gate_armed, __ATOMIC_SEQ_CST), 0);
+  assert_int_equal(__atomic_load_n(&sv.gate_blocked, __ATOMIC_SEQ_CST), 1);
+  __atomic_store_n(&sv.gate_open, 1, __ATOMIC_SEQ_CST);
+  char *extra;
+  int rest = 0;
+  while (rest < RUN && (extra = tu_proc_read_line(&sv.io, 2000)) != NULL) {
+    rest++;
+    free(extra);
+  }
+  stop(&sv);
 }
 
 /* A tool starts on the workers; once cheap it runs on the reading thread,
@@ -684,6 +782,8 @@ int main(void) {
       cmocka_unit_test(test_task_answer_precedes_its_status),
       cmocka_unit_test(test_askable_client_never_runs_on_the_reader),
       cmocka_unit_test(test_client_that_reads_late_is_served),
+      cmocka_unit_test(test_long_call_holds_up_no_cheap_calls),
+      cmocka_unit_test(test_cheap_call_turned_slow_holds_up_only_its_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,20 @@ static void test_fast_runs_make_a_tool_cheap(void **state) {
   for (int i = 0; i < 31; i++)
     mcp__server_inline_record(s, slot, false, FAST, false);
   assert_true(mcp__server_inline_ok(s, slot));
+  /* once cheap, one slow worker run is forgiven, two in a row are not */
+  mcp__server_inline_record(s, slot, false, SLOW, false);
+  assert_true(mcp__server_inline_ok(s, slot));
+  mcp__server_inline_record(s, slot, false, FAST, false);
+  mcp__server_inline_record(s, slot, false, SLOW, false);
+  assert_true(mcp__server_inline_ok(s, slot));
+  mcp__server_inline_record(s, slot, false, SLOW, false);
+  assert_false(mcp__server_inline_ok(s, slot));
+  for (int i = 0; i < 32; i++) /* learning again, no penalty */
+    mcp__server_inline_record(s, slot, false, FAST, false);
+  assert_true(mcp__server_inline_ok(s, slot));
+  /* emitting on a worker is no accident of scheduling */
+  mcp__server_inline_record(s, slot, false, FAST, true);
+  assert_false(mcp__server_inline_ok(s, slot));
   mcp_server_free(s);
 }
 
@@ -62,8 +76,11 @@ static void test_slow_inline_runs_send_a_tool_back(void **state) {
   assert_false(mcp__server_inline_ok(s, slot));
   for (int i = 0; i < 1000; i++) /* the penalty outlasts a streak */
     mcp__server_inline_record(s, slot, false, FAST, false);
+  mcp__server_inline_record(s, slot, false, SLOW, false); /* not shortened */
+  for (int i = 0; i < 32; i++)
+    mcp__server_inline_record(s, slot, false, FAST, false);
   assert_false(mcp__server_inline_ok(s, slot));
-  for (int i = 0; i < 1024 + 32; i++)
+  for (int i = 0; i < 1024; i++)
     mcp__server_inline_record(s, slot, false, FAST, false);
   assert_true(mcp__server_inline_ok(s, slot));
   mcp__server_inline_record(s, slot, true, FAST, true); /* it emitted */
