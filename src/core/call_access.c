@@ -22,6 +22,7 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
     return MCP_ERR_NOMEM;
   }
   call->server = s;
+  mcp__buf_init_on(&call->raw_result, call->raw_small, sizeof call->raw_small);
   call->msg = *msg;
   *msg = (mcp__message){0};
   call->reply = reply;

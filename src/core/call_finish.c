@@ -107,8 +107,9 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     mcp__session_remove_inflight(call->cancel_scope, call);
   /* A cancelled request gets no response at all (spec: cancellation). */
   if (!atomic_load(&call->cancelled)) {
+    char small[1024]; /* most responses: no allocation */
     mcp__buf out;
-    mcp__buf_init(&out);
+    mcp__buf_init_on(&out, small, sizeof small);
     bool encoded = mcp__buf_reserve(&out, 512 + call->raw_result.len);
     if (st == MCP_OK && call->raw_result.len > 0) {
       mcp__buf *raw = &call->raw_result;

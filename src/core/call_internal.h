@@ -42,6 +42,7 @@ struct mcp_call {
    * building a JSON tree only to serialize it): non-empty means "use this
    * text as the result object". */
   mcp__buf raw_result;
+  char raw_small[384]; /* raw_result's first bytes: most results fit */
   /* protocol error chosen by the handler */
   int error_code;
   char *error_message;

@@ -147,8 +147,7 @@ mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
     st = MCP_ERR_NOMEM;
   if (st == MCP_OK && (*result = result_json(&r, p)) == NULL)
     st = MCP_ERR_NOMEM;
-  if (r.blocks.content)
-    mcp__result_clear(&r.blocks);
+  mcp__result_clear(&r.blocks);
   json_decref(r.roles);
   free(r.description);
   json_decref(owned);

@@ -154,6 +154,8 @@ static mcp_status run_handler(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
   mcp_result_t r;
   if (!mcp__result_init(&r))
     return MCP_ERR_NOMEM;
+  char text_small[256]; /* a declared tool's output text, when it fits */
+  mcp__buf_init_on(&r.structured_text, text_small, sizeof text_small);
   mcp__arg_fault fault;
   mcp__arg_fault *outer = mcp__arg_fault_begin(&fault);
   mcp_status st = targs ? tool->fn_tape(call, targs, &r, tool->user_data)

@@ -19,9 +19,10 @@
 #define BLOCK(c) ((json_t *)(c))
 
 bool mcp__result_init(mcp_result_t *r) {
+  /* content is made when the first block is added: a declared tool's
+   * result has none (its text mirror is written while encoding) */
   memset(r, 0, sizeof *r);
-  r->content = json_array();
-  return r->content != NULL;
+  return true;
 }
 
 void mcp__result_clear(mcp_result_t *r) {
@@ -59,7 +60,11 @@ static mcp_content_t *append(mcp_result_t *r, json_t *block) {
     json_decref(block);
     return NULL;
   }
-  if (block == NULL || json_array_append_new(r->content, block) != 0) {
+  if (block == NULL ||
+      (r->content == NULL && (r->content = json_array()) == NULL) ||
+      json_array_append_new(r->content, block) != 0) {
+    if (block != NULL && r->content == NULL)
+      json_decref(block);
     r->failed = true;
     return NULL;
   }
@@ -340,7 +345,8 @@ json_t *mcp_result_to_json(const mcp_result_t *r) {
   json_t *o = json_object();
   if (o == NULL)
     return NULL;
-  int bad = json_object_set(o, "content", r->content);
+  int bad = json_object_set_new(
+      o, "content", r->content ? json_incref(r->content) : json_array());
   if (r->structured)
     bad |= json_object_set(o, "structuredContent", r->structured);
   if (r->is_error)

@@ -11,7 +11,7 @@
 #include "util/buf.h"
 
 struct mcp_result {
-  json_t *content;    /* array of content block objects */
+  json_t *content;    /* array of content block objects, or NULL: none */
   json_t *structured; /* object or NULL */
   /* structuredContent as JSON text (a declared tool's output struct,
    * written without jansson values), used when structured is NULL */

@@ -99,10 +99,12 @@ typedef struct stdio_transport {
    * reader's. More would only take turns on the same cores, each turn a
    * wake-up (see publish). */
   unsigned cheap_workers;
-  size_t queued;           /* jobs in head..tail */
-  uint64_t completed;      /* jobs finished, for progress detection */
-  uint64_t completed_seen; /* completed at the reader's last publish */
-  unsigned busy_slow;      /* workers running a job not proven cheap */
+  size_t queued;      /* jobs in head..tail */
+  uint64_t completed; /* jobs finished, for progress detection */
+  /* completed when last seen to move, and when (stalled()) */
+  uint64_t completed_seen;
+  int64_t progress_ns;
+  unsigned busy_slow; /* workers running a job not proven cheap */
   pthread_cond_t q_room;
   bool stopping;
   job *batch_head, *batch_tail; /* reader-local: jobs of the current chunk */
@@ -526,6 +528,23 @@ static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
   return true;
 }
 
+/* Whether jobs have waited STALL_MS while no worker finished anything: then
+ * one more worker is woken (each awake one may be stuck in a call that had
+ * proven cheap). True once per STALL_MS at most. q_lock held. */
+#define STALL_MS 20
+static bool stalled(stdio_transport *t) {
+  int64_t now = mcp__monotonic_ns();
+  if (t->queued == 0 || t->completed != t->completed_seen) {
+    t->completed_seen = t->completed;
+    t->progress_ns = now;
+    return false;
+  }
+  if (now - t->progress_ns < STALL_MS * (int64_t)1000000)
+    return false;
+  t->progress_ns = now;
+  return true;
+}
+
 /* Wakes as few workers as the published jobs need: one for each job that
  * may block (not proven cheap), and for cheap ones a single worker when
  * fewer than cheap_workers are awake (the others join from the queue, see
@@ -539,8 +558,7 @@ static void publish(stdio_transport *t) {
   for (job *j = t->batch_head; j; j = j->next)
     n++, cheap += j->cheap;
   pthread_mutex_lock(&t->q_lock);
-  bool stalled = t->queued > 0 && t->completed == t->completed_seen;
-  t->completed_seen = t->completed;
+  bool stuck = stalled(t);
   t->queued += n;
   if (t->tail)
     t->tail->next = t->batch_head;
@@ -551,7 +569,7 @@ static void publish(stdio_transport *t) {
   unsigned awake = awake_for_cheap(t);
   pthread_mutex_unlock(&t->q_lock);
   t->batch_head = t->batch_tail = NULL;
-  size_t wanted = n - cheap + stalled;
+  size_t wanted = n - cheap + stuck;
   if (cheap > 0 && awake + wanted < t->cheap_workers)
     wanted++;
   if (wanted >= idle && idle > 1)
@@ -690,24 +708,18 @@ static void wait_for_room(stdio_transport *t) {
 }
 
 /* Returns when input is there to read (or the read would fail). While
- * requests wait for a worker it looks at the queue every STALL_MS: one that
- * has not moved meanwhile, with workers idle, wakes one of them (every
- * awake worker may be stuck in a call that had proven cheap, and a client
- * that waits for its answers sends nothing that would publish). */
-#define STALL_MS 20
+ * requests wait for a worker it looks at the queue every STALL_MS, since a
+ * client that waits for its answers sends nothing that would publish (and
+ * so look, see stalled). */
 static void wait_for_input(stdio_transport *t) {
-  uint64_t seen = 0;
-  bool first = true;
   for (;;) {
     pthread_mutex_lock(&t->q_lock);
     bool waiting = t->queued > 0;
-    if (waiting && !first && t->completed == seen && t->idle_workers > 0)
+    if (stalled(t) && t->idle_workers > 0)
       pthread_cond_signal(&t->q_nonempty);
-    seen = t->completed;
     pthread_mutex_unlock(&t->q_lock);
     if (!waiting)
       return; /* the read may block: nothing waits on us */
-    first = false;
     struct pollfd p = {.fd = t->in_fd, .events = POLLIN};
     int r = poll(&p, 1, STALL_MS);
     if (r != 0 && !(r < 0 && errno == EINTR))

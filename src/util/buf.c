@@ -9,10 +9,20 @@ void mcp__buf_init(mcp__buf *b) {
   b->data = NULL;
   b->len = 0;
   b->cap = 0;
+  b->borrowed = false;
+}
+
+void mcp__buf_init_on(mcp__buf *b, char *storage, size_t cap) {
+  b->data = storage;
+  b->len = 0;
+  b->cap = cap;
+  b->borrowed = true;
+  storage[0] = '\0';
 }
 
 void mcp__buf_free(mcp__buf *b) {
-  free(b->data);
+  if (!b->borrowed)
+    free(b->data);
   mcp__buf_init(b);
 }
 
@@ -31,9 +41,15 @@ bool mcp__buf_reserve(mcp__buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 256;
   while (cap < need)
     cap *= 2;
-  char *data = realloc(b->data, cap);
-  if (data == NULL)
+  char *data;
+  if (b->borrowed) { /* the caller's storage is full: move to the heap */
+    if ((data = malloc(cap)) == NULL)
+      return false;
+    memcpy(data, b->data, b->len + 1);
+    b->borrowed = false;
+  } else if ((data = realloc(b->data, cap)) == NULL) {
     return false;
+  }
   b->data = data;
   b->cap = cap;
   return true;
@@ -284,6 +300,14 @@ bool mcp__buf_append_json_real(mcp__buf *b, double v, bool *invalid) {
 char *mcp__buf_steal(mcp__buf *b, size_t *len) {
   if (b->data == NULL && !mcp__buf_reserve(b, 0))
     return NULL;
+  if (b->borrowed) {
+    char *copy = malloc(b->len + 1);
+    if (copy == NULL)
+      return NULL;
+    memcpy(copy, b->data, b->len + 1);
+    b->data = copy;
+    b->borrowed = false;
+  }
   char *data = b->data;
   if (len)
     *len = b->len;

@@ -15,11 +15,17 @@
 
 typedef struct mcp__buf {
   char *data;
-  size_t len; /* bytes used, excluding the trailing NUL */
-  size_t cap; /* bytes allocated, including room for the NUL */
+  size_t len;    /* bytes used, excluding the trailing NUL */
+  size_t cap;    /* bytes allocated, including room for the NUL */
+  bool borrowed; /* data is the caller's storage (mcp__buf_init_on) */
 } mcp__buf;
 
 void mcp__buf_init(mcp__buf *b);
+/* Starts b on cap bytes of the caller's storage (a stack array, a member of
+ * the owner's struct): nothing is allocated until the bytes outgrow it,
+ * then they move to the heap. storage must outlive b's use;
+ * mcp__buf_free is needed either way and frees only what was allocated. */
+void mcp__buf_init_on(mcp__buf *b, char *storage, size_t cap);
 void mcp__buf_free(mcp__buf *b);
 /* Empties the buffer but keeps its memory for reuse. */
 void mcp__buf_reset(mcp__buf *b);
