@@ -74,6 +74,7 @@ struct mcp_server {
 
   mcp__method_table method_tables[MCP__METHOD_TABLES]; /* methods.h */
   size_t method_tables_count;
+  mcp__method_slot method_slots[MCP__METHOD_SLOTS];
   mcp__extension_fn extensions[MCP__EXTENSIONS]; /* methods.h (discover) */
   size_t extensions_count;
   struct mcp__skills *skills; /* src/skills; NULL until a skill is added */

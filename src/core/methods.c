@@ -1,15 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /* methods.c - the method rows registered by feature modules. */
+#include <stdint.h>
 #include <string.h>
 
 #include "core/core.h"
+
+static size_t slot_of(const char *name) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    h = (h ^ *p) * 16777619u;
+  return h & (MCP__METHOD_SLOTS - 1);
+}
 
 mcp_status mcp__server_add_methods(mcp_server_t *s, const mcp__method *rows,
                                    size_t n) {
   if (s->method_tables_count == MCP__METHOD_TABLES)
     return MCP_ERR_LIMIT;
-  s->method_tables[s->method_tables_count++] =
-      (mcp__method_table){.rows = rows, .count = n};
+  size_t used = 0;
+  for (size_t i = 0; i < MCP__METHOD_SLOTS; i++)
+    used += s->method_slots[i].row != NULL;
+  if (used + n > MCP__METHOD_SLOTS / 2) /* probes stay short */
+    return MCP_ERR_LIMIT;
+  unsigned table = (unsigned)s->method_tables_count++;
+  s->method_tables[table] = (mcp__method_table){.rows = rows, .count = n};
+  for (size_t i = 0; i < n; i++) {
+    size_t k = slot_of(rows[i].name);
+    while (s->method_slots[k].row != NULL)
+      k = (k + 1) & (MCP__METHOD_SLOTS - 1);
+    s->method_slots[k] = (mcp__method_slot){&rows[i], table};
+  }
   return MCP_OK;
 }
 
@@ -33,18 +52,13 @@ void mcp__server_extensions(const mcp_server_t *s, json_t *caps) {
 mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,
                                        bool modern) {
   unsigned era = modern ? MCP__ERA_MODERN : MCP__ERA_LEGACY;
-  if (name[0] == '\0')
-    return NULL;
-  /* Most names differ in their first two bytes ("tools/", "tasks/",
-   * "resources/", ...): compare those inline before a strcmp. */
-  for (size_t t = s->method_tables_count; t-- > 0;) {
-    const mcp__method_table *tab = &s->method_tables[t];
-    for (size_t i = 0; i < tab->count; i++) {
-      const char *row = tab->rows[i].name;
-      if (row[0] == name[0] && row[1] == name[1] && (tab->rows[i].eras & era) &&
-          strcmp(row + 1, name + 1) == 0)
-        return tab->rows[i].fn;
-    }
+  const mcp__method_slot *best = NULL;
+  for (size_t k = slot_of(name); s->method_slots[k].row != NULL;
+       k = (k + 1) & (MCP__METHOD_SLOTS - 1)) {
+    const mcp__method_slot *slot = &s->method_slots[k];
+    if ((slot->row->eras & era) && strcmp(slot->row->name, name) == 0 &&
+        (best == NULL || slot->table > best->table))
+      best = slot;
   }
-  return NULL;
+  return best ? best->row->fn : NULL;
 }

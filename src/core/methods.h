@@ -40,6 +40,15 @@ typedef struct mcp__method_table {
   size_t count;
 } mcp__method_table;
 
+/* Every registered row by a hash of its name (open addressing): a lookup
+ * per request hashes the name once instead of comparing it with each
+ * row. */
+#define MCP__METHOD_SLOTS 256
+typedef struct mcp__method_slot {
+  const mcp__method *row; /* NULL: empty */
+  unsigned table;         /* the row's table: a later one wins */
+} mcp__method_slot;
+
 /* Adds n rows (static storage) to s. A later table wins for a name it
  * shares with an earlier one in the same era (an extension may replace a
  * core method). MCP_ERR_LIMIT when MCP__METHOD_TABLES are registered.

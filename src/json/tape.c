@@ -212,6 +212,8 @@ static const unsigned char *decode_string(parser *ps,
         p += 6;
       }
       /* the encoding is never longer than the escape it replaces */
+      if (cp == 0)
+        t->decoded_nul = true;
       o = put_utf8(o, (unsigned)cp);
       p += 6;
       continue;
@@ -465,6 +467,7 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
   t->text = NULL;
   t->text_used = 0;
   t->depth = 0;
+  t->decoded_nul = false;
   if (len >= UINT32_MAX - 1)
     return MCP_ERR_TOO_LARGE; /* node indexes and offsets are 32-bit */
   if (json == NULL)

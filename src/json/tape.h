@@ -72,7 +72,8 @@ typedef struct mcp__tape {
   size_t count, cap;
   char *text; /* decoded strings that had escapes; never moves once set */
   size_t text_used;
-  size_t depth; /* deepest nesting of arrays and objects seen */
+  size_t depth;     /* deepest nesting of arrays and objects seen */
+  bool decoded_nul; /* some string has "\u0000" (see has_decoded_nul) */
   mcp__tnode inl[MCP__TAPE_INLINE_NODES];
   char inl_text[MCP__TAPE_INLINE_TEXT];
 } mcp__tape;
@@ -107,7 +108,7 @@ size_t mcp__tape_moved_size(const mcp__tape *t);
 void mcp__tape_move(const mcp__tape *t, const char *json, size_t len,
                     const char *json_copy, mcp__tnode *storage);
 void mcp__tape_view(mcp__tape *view, mcp__tnode *nodes, size_t count,
-                    size_t depth);
+                    size_t depth, bool decoded_nul);
 
 /* The value of obj's member key (the last of duplicates), or NULL when obj
  * is NULL, not an object, or has no such member. */
@@ -116,7 +117,8 @@ const mcp__tnode *mcp__tnode_member(const mcp__tnode *obj, const char *key,
 
 /* Whether a string of the subtree at root, parsed from json (len bytes),
  * holds a NUL byte. Only strings written with escapes can ("\u0000"; the
- * parser refuses raw NULs), and those are the only ones looked into. */
+ * parser refuses raw NULs), and those are the only ones looked into. A
+ * tape whose decoded_nul is false has none anywhere: no need to look. */
 bool mcp__tape_has_decoded_nul(const mcp__tnode *root, const char *json,
                                size_t len);
 

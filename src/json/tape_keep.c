@@ -56,13 +56,14 @@ void mcp__tape_move(const mcp__tape *t, const char *json, size_t len,
 }
 
 void mcp__tape_view(mcp__tape *view, mcp__tnode *nodes, size_t count,
-                    size_t depth) {
+                    size_t depth, bool decoded_nul) {
   view->nodes = nodes;
   view->count = count;
   view->cap = count;
   view->text = NULL;
   view->text_used = 0;
   view->depth = depth;
+  view->decoded_nul = decoded_nul;
 }
 
 const mcp__tnode *mcp__tnode_member(const mcp__tnode *obj, const char *key,

@@ -204,7 +204,7 @@ static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
       (e.id != NULL && e.id->type != MCP__J_STRING &&
        e.id->type != MCP__J_INT) ||
       (e.params != NULL && e.params->type != MCP__J_OBJECT) ||
-      mcp__tape_has_decoded_nul(root, bytes, len))
+      (t->decoded_nul && mcp__tape_has_decoded_nul(root, bytes, len)))
     return false;
   mcp__message m = {.kind = e.id ? MCP__MSG_REQUEST : MCP__MSG_NOTIFICATION,
                     .parts_owned = true};

@@ -224,20 +224,43 @@ void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
   }
   if (root->type != MCP__J_OBJECT)
     return;
-  const mcp__tnode *method = mcp__tnode_member(root, "method", 6);
-  const mcp__tnode *params = mcp__tnode_member(root, "params", 6);
-  bool id = mcp__tnode_member(root, "id", 2) != NULL;
+  /* one walk over the members each of the envelope and of params (the
+   * last of duplicate keys counts: dead ones are skipped) */
+  const mcp__tnode *method = NULL, *params = NULL, *name = NULL, *meta = NULL;
+  bool id = false, response = false;
+  for (const mcp__tnode *k = root + 1, *e = root + root->skip; k != e;
+       k += 1 + k[1].skip) {
+    if (k->dead)
+      continue;
+    const char *key = k->v.s;
+    if (k->n == 6 && memcmp(key, "method", 6) == 0)
+      method = k + 1;
+    else if (k->n == 6 && memcmp(key, "params", 6) == 0)
+      params = k + 1;
+    else if (k->n == 2 && memcmp(key, "id", 2) == 0)
+      id = true;
+    else if ((k->n == 6 && memcmp(key, "result", 6) == 0) ||
+             (k->n == 5 && memcmp(key, "error", 5) == 0))
+      response = true;
+  }
+  if (params != NULL && params->type == MCP__J_OBJECT)
+    for (const mcp__tnode *k = params + 1, *e = params + params->skip; k != e;
+         k += 1 + k[1].skip) {
+      if (k->dead)
+        continue;
+      if (k->n == 4 && memcmp(k->v.s, "name", 4) == 0)
+        name = k + 1;
+      else if (k->n == 5 && memcmp(k->v.s, "_meta", 5) == 0)
+        meta = k + 1;
+    }
   out->kind = method && id ? MCP__SCAN_REQUEST
               : method     ? MCP__SCAN_NOTIFICATION
-              : mcp__tnode_member(root, "result", 6) ||
-                      mcp__tnode_member(root, "error", 5)
-                  ? MCP__SCAN_RESPONSE
-                  : MCP__SCAN_OTHER;
+              : response   ? MCP__SCAN_RESPONSE
+                           : MCP__SCAN_OTHER;
   string_of(method, &out->method, &out->method_len);
-  string_of(mcp__tnode_member(params, "name", 4), &out->name, &out->name_len);
+  string_of(name, &out->name, &out->name_len);
   static const char version[] = "io.modelcontextprotocol/protocolVersion";
-  out->modern = mcp__tnode_member(mcp__tnode_member(params, "_meta", 5),
-                                  version, sizeof version - 1) != NULL;
+  out->modern = mcp__tnode_member(meta, version, sizeof version - 1) != NULL;
 }
 
 bool mcp__prescan_method_is(const mcp__prescan *p, const char *m) {

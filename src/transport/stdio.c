@@ -68,6 +68,7 @@ typedef struct job {
   size_t depth;      /* nesting found by the reader's scan */
   mcp__tnode *nodes; /* the reader's tape of bytes, or NULL: parse them */
   size_t count;      /* nodes */
+  bool decoded_nul;  /* the tape's flag of that name */
   bool cheap;        /* a tools/call of a tool that has proven cheap */
   char *bytes;       /* the line, NUL-terminated */
 } job;
@@ -399,7 +400,7 @@ static void run_job(stdio_transport *t, worker_out *w, job *j) {
   mcp__prescan scan = {.kind = MCP__SCAN_REQUEST, .depth = j->depth};
   mcp__tape view; /* only its header is used: not initialized whole */
   if (j->nodes != NULL) {
-    mcp__tape_view(&view, j->nodes, j->count, j->depth);
+    mcp__tape_view(&view, j->nodes, j->count, j->depth, j->decoded_nul);
     scan.tape = &view;
   }
   if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call)) {
@@ -510,6 +511,7 @@ static bool enqueue(stdio_transport *t, mcp_call_t *call, const char *line,
     return false;
   j->nodes = tape ? (mcp__tnode *)(j + 1) : NULL;
   j->count = tape ? tape->count : 0;
+  j->decoded_nul = tape ? tape->decoded_nul : false;
   j->bytes = (char *)(j + 1) + moved;
   memcpy(j->bytes, line, len);
   j->bytes[len] = '\0';
