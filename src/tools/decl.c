@@ -629,13 +629,28 @@ static void release_output(const mcp_field *fields, char *base) {
     }
 }
 
+/* Whether the output schema made from fields (table_schema) holds nothing
+ * a struct of them could break but what output_text sees: no bounds but a
+ * C type's own, no string or array constraints. Then text output_text
+ * writes completely (every required member, objects and arrays of their
+ * type) is valid, and no validation is needed per call. */
+static bool plain_output(const mcp_field *fields) {
+  for (const mcp_field *f = fields; f && f->name; f++)
+    if (f->minimum.set || f->maximum.set || f->min_length || f->max_length ||
+        f->pattern || f->format || f->enum_values)
+      return false;
+  return true;
+}
+
 /* The output struct as the JSON text of an object, written into text (the
  * bytes jansson would write for it, without building jansson values); false
  * with *bad naming the member JSON cannot hold, or with *bad NULL on NOMEM.
- * Steals the json_t members. */
+ * *complete: every required member was written, objects and arrays of
+ * their type. Steals the json_t members. */
 static bool output_text(const mcp_field *fields, char *base, mcp__buf *text,
-                        const char **bad) {
+                        const char **bad, bool *complete) {
   *bad = NULL;
+  *complete = true;
   bool ok = mcp__buf_append_char(text, '{'), first = true, invalid = false;
   for (const mcp_field *f = fields; ok && f && f->name; f++) {
     char *at = base + f->offset;
@@ -643,12 +658,18 @@ static bool output_text(const mcp_field *fields, char *base, mcp__buf *text,
     json_t *j = NULL;
     if (f->type == MCP_FIELD_STRING) {
       memcpy(&str, at, sizeof str);
-      if (str == NULL)
+      if (str == NULL) {
+        *complete &= f->optional;
         continue; /* omitted; the output schema decides */
+      }
     } else if (f->type == MCP_FIELD_OBJECT || f->type == MCP_FIELD_ARRAY) {
       memcpy(&j, at, sizeof j);
-      if (j == NULL)
+      if (j == NULL) {
+        *complete &= f->optional;
         continue;
+      }
+      *complete &=
+          f->type == MCP_FIELD_OBJECT ? json_is_object(j) : json_is_array(j);
     }
     ok = (first || mcp__buf_append_char(text, ',')) &&
          mcp__buf_append_json_stringn(text, f->name, strlen(f->name),
@@ -729,8 +750,9 @@ static mcp_status decl_run(mcp_call_t *call, decl_state *s, json_t *args,
   if (out && st == MCP_OK && !result->is_error &&
       !mcp__result_has_structured(result)) {
     const char *bad = NULL;
-    if (output_text(s->output, out, &result->structured_text, &bad))
-      ;
+    bool complete;
+    if (output_text(s->output, out, &result->structured_text, &bad, &complete))
+      result->structured_declared = complete;
     else if (bad) {
       char msg[300];
       snprintf(msg, sizeof msg,
@@ -818,6 +840,7 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
     if (decl->output[0].name == NULL)
       problem(&p, "output", NULL, "the table has no field (use NULL)");
     mcp_tool_set_output_schema(t, out_schema);
+    t->output_declared = plain_output(decl->output);
   }
   if ((decl->title && mcp_tool_set_title(t, decl->title) != MCP_OK) ||
       (decl->description &&

@@ -333,6 +333,7 @@ void mcp__result_reset_to_error(mcp_result_t *r, const char *text) {
   json_decref(r->structured);
   r->structured = NULL;
   mcp__buf_reset(&r->structured_text);
+  r->structured_declared = false;
   r->is_error = true;
   r->has_text = false;
   mcp_result_add_text(r, text);

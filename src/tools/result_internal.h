@@ -16,6 +16,9 @@ struct mcp_result {
   /* structuredContent as JSON text (a declared tool's output struct,
    * written without jansson values), used when structured is NULL */
   mcp__buf structured_text;
+  /* structured_text was written by a declared tool from its output struct
+   * with every required member present and of its type (decl.c) */
+  bool structured_declared;
   json_t *meta; /* object or NULL */
   bool is_error;
   bool has_text; /* a text block was added by the handler */

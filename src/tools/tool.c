@@ -115,6 +115,8 @@ mcp_status mcp_tool_set_input_schema(mcp_tool_t *tool, json_t *schema) {
 }
 
 mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool, json_t *schema) {
+  if (tool)
+    tool->output_declared = false; /* whatever it was made from */
   return set_schema(tool, tool ? &tool->output_schema : NULL, schema);
 }
 

@@ -38,6 +38,10 @@ struct mcp_tool {
   mcp__tool_tape_fn fn_tape;
   void *user_data;
   void (*free_user_data)(void *);
+  /* output_schema is the one mcp_tool_new_decl made from an output table
+   * whose text is valid by construction when complete (decl.c
+   * plain_output); any later mcp_tool_set_output_schema clears it */
+  bool output_declared;
   /* filled when added to a server */
   mcp_schema_t *input_compiled, *output_compiled;
   size_t header_params; /* properties marked x-mcp-header (SEP-2243) */

@@ -273,6 +273,12 @@ MCP_TOOL_CALL_HANDLER(produce, out_in, out_out) {
         result, json_pack("{s:s,s:f}", "name", "own", "value", 9.0));
   } else if (strcmp(in->mode, "fail") == 0) {
     return MCP_ERR_IO;
+  } else if (strcmp(in->mode, "array_extra") == 0) {
+    out->name = "x";
+    json_decref(out->extra);
+    out->extra = json_array(); /* declared an object */
+  } else if (strcmp(in->mode, "long") == 0) {
+    out->name = "longer than eight";
   }
   return MCP_OK;
 }
@@ -280,7 +286,7 @@ MCP_TOOL_CALL_HANDLER(produce, out_in, out_out) {
 static const mcp_field produce_args[] = {
     MCP_STRING(out_in, mode, "What to do",
                .enum_values = MCP_ENUM("ok", "missing", "nan", "tool_error",
-                                       "own", "fail")),
+                                       "own", "fail", "array_extra", "long")),
     MCP_FIELDS_END};
 static const mcp_field produce_result[] = {
     MCP_STRING(out_out, name, "Name"), MCP_NUMBER(out_out, value, "Value"),
@@ -338,6 +344,65 @@ static void test_output_struct_checked_against_schema(void **state) {
   assert_int_equal(freed, 0);
   mcp_server_free(s);
   assert_int_equal(freed, 1);
+}
+
+/* The output struct's text is trusted without validation only when the
+ * schema is the table's own and says nothing the struct's C types do not:
+ * a member of the wrong kind, a constraint the table declares, or an output
+ * schema set after the declaration are all checked. */
+static const mcp_field bounded_result[] = {
+    MCP_STRING(out_out, name, "Name", .max_length = 8),
+    MCP_NUMBER(out_out, value, "Value"), MCP_FIELDS_END};
+
+static void test_output_trusted_only_when_made_so(void **state) {
+  (void)state;
+  mcp_server_t *s = server_with(&(mcp_tool_decl){.name = "produce",
+                                                 .input = produce_args,
+                                                 .output = produce_result,
+                                                 .call_fn = produce,
+                                                 .user_data = &freed});
+  json_t *res = call_tool(s, "produce", "{\"mode\":\"array_extra\"}");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_non_null(strstr(first_text(res), "does not match its outputSchema"));
+  json_decref(res);
+  res = call_tool(s, "produce", "{\"mode\":\"long\"}"); /* no bound */
+  assert_null(json_object_get(res, "isError"));
+  json_decref(res);
+  mcp_server_free(s);
+
+  s = server_with(&(mcp_tool_decl){.name = "produce",
+                                   .input = produce_args,
+                                   .output = bounded_result,
+                                   .call_fn = produce,
+                                   .user_data = &freed});
+  res = call_tool(s, "produce", "{\"mode\":\"long\"}");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  json_decref(res);
+  res = call_tool(s, "produce", "{\"mode\":\"ok\"}");
+  assert_null(json_object_get(res, "isError"));
+  json_decref(res);
+  mcp_server_free(s);
+
+  /* the same declaration with an output schema of the server's own */
+  mcp_tool_t *t = NULL;
+  assert_int_equal(mcp_tool_new_decl(&(mcp_tool_decl){.name = "produce",
+                                                      .input = produce_args,
+                                                      .output = produce_result,
+                                                      .call_fn = produce,
+                                                      .user_data = &freed},
+                                     &t),
+                   MCP_OK);
+  assert_int_equal(
+      mcp_tool_set_output_schema_text(
+          t, "{\"type\":\"object\",\"required\":[\"name\",\"serial\"]}"),
+      MCP_OK);
+  assert_int_equal(mcp_server_new("decl", "1.0", &s), MCP_OK);
+  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
+  res = call_tool(s, "produce", "{\"mode\":\"ok\"}");
+  assert_true(json_is_true(json_object_get(res, "isError")));
+  assert_non_null(strstr(first_text(res), "does not match its outputSchema"));
+  json_decref(res);
+  mcp_server_free(s);
 }
 
 /* A string argument with U+0000 cannot become a C string: the call's result
@@ -530,6 +595,7 @@ int main(void) {
       cmocka_unit_test(test_input_struct_filled_with_defaults),
       cmocka_unit_test(test_constraints_refuse_before_the_handler),
       cmocka_unit_test(test_output_struct_checked_against_schema),
+      cmocka_unit_test(test_output_trusted_only_when_made_so),
       cmocka_unit_test(test_argument_fault_names_the_field),
       cmocka_unit_test(test_metadata_and_no_fields),
       cmocka_unit_test(test_definition_errors_reported_once),
