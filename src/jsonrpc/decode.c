@@ -188,6 +188,43 @@ static void read_envelope(const mcp__tnode *root, envelope *e) {
   }
 }
 
+/* The methods clients send most, as static strings: a message naming one
+ * points at it instead of a copy (one allocation less per request). Others
+ * are copied. */
+static const struct {
+  const char *name;
+  size_t len;
+} known_methods[] = {
+#define KNOWN(s)                                                               \
+  { s, sizeof s - 1 }
+    KNOWN("tools/call"),
+    KNOWN("tools/list"),
+    KNOWN("ping"),
+    KNOWN("initialize"),
+    KNOWN("resources/read"),
+    KNOWN("resources/list"),
+    KNOWN("resources/templates/list"),
+    KNOWN("prompts/get"),
+    KNOWN("prompts/list"),
+    KNOWN("completion/complete"),
+    KNOWN("tasks/get"),
+    KNOWN("tasks/result"),
+    KNOWN("tasks/list"),
+    KNOWN("tasks/cancel"),
+    KNOWN("server/discover"),
+    KNOWN("notifications/initialized"),
+    KNOWN("notifications/cancelled"),
+    KNOWN("notifications/progress"),
+#undef KNOWN
+};
+
+static const char *known_method(const char *s, size_t n) {
+  for (size_t i = 0; i < sizeof known_methods / sizeof known_methods[0]; i++)
+    if (known_methods[i].len == n && memcmp(known_methods[i].name, s, n) == 0)
+      return known_methods[i].name;
+  return NULL;
+}
+
 /* A well-formed request or notification, decoded from the tape; false
  * leaves *out untouched for the general path (which also reports every
  * error exactly as before). */
@@ -208,12 +245,14 @@ static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
     return false;
   mcp__message m = {.kind = e.id ? MCP__MSG_REQUEST : MCP__MSG_NOTIFICATION,
                     .parts_owned = true};
-  m.method_copy = malloc(e.method->n + 1);
-  if (m.method_copy == NULL)
-    return false;
-  memcpy(m.method_copy, e.method->v.s, e.method->n);
-  m.method_copy[e.method->n] = '\0';
-  m.method = m.method_copy;
+  if ((m.method = known_method(e.method->v.s, e.method->n)) == NULL) {
+    m.method_copy = malloc(e.method->n + 1);
+    if (m.method_copy == NULL)
+      return false;
+    memcpy(m.method_copy, e.method->v.s, e.method->n);
+    m.method_copy[e.method->n] = '\0';
+    m.method = m.method_copy;
+  }
   bool ok = true;
   if (e.id != NULL)
     ok = (m.id = mcp__json_from_tnode(e.id)) != NULL;

@@ -37,7 +37,8 @@ typedef struct mcp__message {
   json_t *result;     /* borrowed; MCP__MSG_RESULT */
   json_t *error;      /* borrowed; MCP__MSG_ERROR */
   /* Decoded without a root (mcp__jsonrpc_decode_server): root is NULL and
-   * id, params and method (method_copy) are the message's own. */
+   * id, params and method are the message's own (method is method_copy,
+   * or a static string for the methods clients send most). */
   bool parts_owned;
   char *method_copy;
   /* A request's params not built yet (params NULL): its parsed subtree,
