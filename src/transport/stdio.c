@@ -75,6 +75,16 @@ typedef struct job {
   char *bytes;       /* the line, NUL-terminated */
 } job;
 
+/* A counter on its own cache line. A call is counted up on the thread
+ * that accepts it and down on the one that finishes it, mostly the same:
+ * each thread counts in the slot its id hashes to, and only the sum means
+ * anything (a slot may go negative). */
+#define INFLIGHT_SLOTS 16
+typedef union inflight_slot {
+  atomic_long n;
+  char line[64];
+} inflight_slot;
+
 typedef struct stdio_transport {
   mcp_server_t *server;
   int in_fd, out_fd;
@@ -122,8 +132,10 @@ typedef struct stdio_transport {
   mcp__pool workers;
   /* Accepted requests not finished yet, parked tasks/result calls included;
    * shutdown waits (q_idle, under q_lock) for zero before freeing the
-   * transport. */
-  atomic_size_t inflight;
+   * transport. Counted in slots by thread (see inflight_slot), summed only
+   * then: one shared counter was a cache line every core wrote twice per
+   * request. */
+  inflight_slot inflight[INFLIGHT_SLOTS];
   pthread_cond_t q_idle;
   atomic_bool draining; /* shutdown waits on q_idle: out_done must wake it */
   /* Jobs the workers are done with, for the reader to free: a job is
@@ -350,14 +362,31 @@ static bool wait_out_or_in(stdio_transport *t, size_t left) {
   return n == 2 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
+/* This thread's slot of t->inflight. */
+static atomic_long *inflight_here(stdio_transport *t) {
+  uint64_t h = (uint64_t)(uintptr_t)pthread_self() * 0x9E3779B97F4A7C15ull;
+  return &t->inflight[h >> 60].n; /* 16 slots */
+}
+
+/* Requests in flight now. At shutdown, once nothing new is accepted, the
+ * sum only falls, so a sum of zero is final. */
+static long inflight_sum(stdio_transport *t) {
+  long sum = 0;
+  for (size_t i = 0; i < INFLIGHT_SLOTS; i++)
+    sum += atomic_load(&t->inflight[i].n);
+  return sum;
+}
+
 static void out_done(void *ctx) {
   stdio_transport *t = ctx;
-  /* Under load the count touches zero often; the lock is taken only when
-   * shutdown waits for it (both atomics sequentially consistent: either
-   * this sees draining, or the waiter sees our decrement). */
-  if (atomic_fetch_sub(&t->inflight, 1) == 1 && atomic_load(&t->draining)) {
-    pthread_mutex_lock(&t->q_lock); /* a waiter checks under this lock */
-    pthread_cond_broadcast(&t->q_idle);
+  atomic_fetch_sub(inflight_here(t), 1);
+  /* The lock only while shutdown waits (both atomics sequentially
+   * consistent: either this sees draining, or the waiter's sum sees our
+   * decrement). */
+  if (atomic_load(&t->draining)) {
+    pthread_mutex_lock(&t->q_lock); /* the waiter sums under this lock */
+    if (inflight_sum(t) == 0)
+      pthread_cond_broadcast(&t->q_idle);
     pthread_mutex_unlock(&t->q_lock);
   }
 }
@@ -367,7 +396,7 @@ static void out_done(void *ctx) {
 static bool accept_line(stdio_transport *t, const char *line, size_t len,
                         const mcp__prescan *scan, mcp_call_t **call) {
   /* before accept: done may run on another thread at once */
-  atomic_fetch_add(&t->inflight, 1);
+  atomic_fetch_add(inflight_here(t), 1);
   mcp__channel reply = {out_send, out_done, t, t};
   if (mcp__server_accept_scanned(t->server, t->session, NULL, line, len, scan,
                                  reply, call) == MCP__ACCEPT_REQUEST)
@@ -873,7 +902,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   /* Parked tasks/result calls are answered when their tasks end. */
   pthread_mutex_lock(&t->q_lock);
   atomic_store(&t->draining, true);
-  while (atomic_load(&t->inflight) > 0)
+  while (inflight_sum(t) > 0)
     pthread_cond_wait(&t->q_idle, &t->q_lock);
   pthread_mutex_unlock(&t->q_lock);
 cleanup:
