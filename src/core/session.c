@@ -9,7 +9,6 @@
  */
 #include "core/call_internal.h"
 #include "core/session_internal.h"
-#include "util/hash.h"
 #include "util/rand.h"
 #include "util/str.h"
 
@@ -182,16 +181,12 @@ mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,
   return ch.send(ch.ctx, msg, len, flags | MCP__SEND_LIVE);
 }
 
-/* The stripe that lists requests with this id. */
-static unsigned stripe_of(const json_t *id) {
-  uint64_t h;
-  if (json_is_integer(id))
-    h = (uint64_t)json_integer_value(id);
-  else if (json_is_string(id))
-    h = mcp__hash_bytes(json_string_value(id), json_string_length(id));
-  else
-    return 0;
-  return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 61) % MCP__INFLIGHT_STRIPES;
+/* The stripe the calling thread lists its requests in: each thread mostly
+ * writes its own stripe's cache line (a stripe by id made every core write
+ * every stripe). Threads collide now and then; that only shares a lock. */
+static unsigned stripe_here(void) {
+  uint64_t h = (uint64_t)(uintptr_t)pthread_self() * 0x9E3779B97F4A7C15ull;
+  return (unsigned)(h >> 61) % MCP__INFLIGHT_STRIPES;
 }
 
 /* Takes a cancel kept for call's id, if any: the call starts cancelled.
@@ -223,7 +218,7 @@ static void add_inflight_locked(mcp_session_t *se, mcp__inflight_stripe *st,
 }
 
 void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
-  call->stripe = (uint8_t)stripe_of(call->msg.id);
+  call->stripe = (uint8_t)stripe_here();
   mcp__inflight_stripe *st = &se->inflight[call->stripe];
   pthread_mutex_lock(&st->lock);
   add_inflight_locked(se, st, call);
@@ -248,18 +243,21 @@ void mcp__session_remove_inflight(mcp_session_t *se, mcp_call_t *call) {
 void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   if (!mcp__jsonrpc_id_is_valid(request_id))
     return; /* malformed cancels are ignored silently (spec: SHOULD) */
-  mcp__inflight_stripe *st = &se->inflight[stripe_of(request_id)];
-  pthread_mutex_lock(&st->lock);
+  /* Every stripe held (cancels are rare): a request listed meanwhile is
+   * either found or finds the kept cancel (see early_cancels). */
+  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++)
+    pthread_mutex_lock(&se->inflight[i].lock);
   bool found = false;
-  for (mcp_call_t *c = st->calls; c; c = c->next)
-    if (json_equal(c->msg.id, (json_t *)request_id)) {
-      found = true;
-      if (strcmp(c->msg.method, "initialize") != 0) /* never cancellable */
-        atomic_store(&c->cancelled, true);
-      break;
-    }
+  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES && !found; i++)
+    for (mcp_call_t *c = se->inflight[i].calls; c; c = c->next)
+      if (json_equal(c->msg.id, (json_t *)request_id)) {
+        found = true;
+        if (strcmp(c->msg.method, "initialize") != 0) /* never cancellable */
+          atomic_store(&c->cancelled, true);
+        break;
+      }
   pthread_mutex_lock(&se->lock);
-  if (!found) { /* kept while the stripe is held: see early_cancels */
+  if (!found) {
     unsigned slot = se->early_cancel_next++ % 16;
     if (se->early_cancels[slot] == NULL)
       atomic_fetch_add(&se->early_cancels_kept, 1);
@@ -271,7 +269,8 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   /* Wake handlers blocked on a server-to-client request so they can see it. */
   pthread_cond_broadcast(&se->cond);
   pthread_mutex_unlock(&se->lock);
-  pthread_mutex_unlock(&st->lock);
+  for (size_t i = MCP__INFLIGHT_STRIPES; i-- > 0;)
+    pthread_mutex_unlock(&se->inflight[i].lock);
 }
 
 bool mcp__session_deliver_response(mcp_session_t *se, mcp__message *msg) {
@@ -497,7 +496,7 @@ mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
     if (se->state == MCP__SESSION_READY) {
       mcp__inflight_stripe *st = NULL;
       if (track != NULL) {
-        track->stripe = (uint8_t)stripe_of(track->msg.id);
+        track->stripe = (uint8_t)stripe_here();
         st = &se->inflight[track->stripe];
         pthread_mutex_lock(&st->lock);
       }

@@ -16,11 +16,12 @@ typedef struct mcp__outbound {
   json_t *response; /* the whole response message (new reference) */
 } mcp__outbound;
 
-/* Requests in flight are listed in stripes chosen by a hash of their id,
- * each with its own lock: every request is listed and unlisted once, and
- * with one lock for all the threads that run a session's requests at once
- * (a stdio reader and its workers, HTTP workers) waited on each other there
- * more than anywhere else. A stripe fills 64 bytes. */
+/* Requests in flight are listed in stripes chosen by the thread that lists
+ * them, each with its own lock: every request is listed and unlisted once,
+ * and with one lock for all the threads that run a session's requests at
+ * once (a stdio reader and its workers, HTTP workers) waited on each other
+ * there more than anywhere else. A cancel looks through every stripe. A
+ * stripe fills 64 bytes. */
 #define MCP__INFLIGHT_STRIPES 8
 typedef union mcp__inflight_stripe {
   struct {
@@ -52,8 +53,8 @@ struct mcp_session {
   /* Ids named by notifications/cancelled before their request was accepted
    * (it may still sit in a transport queue): a small ring under lock,
    * consulted when a request is listed while early_cancels_kept is not 0.
-   * A cancel adds to it holding its id's stripe, and a request is listed
-   * holding the same stripe, so one of the two always sees the other. Ids
+   * A cancel adds to it holding every stripe, and a request is listed
+   * holding one, so one of the two always sees the other. Ids
    * are never reused within a session. */
   json_t *early_cancels[16];
   unsigned early_cancel_next;
