@@ -352,7 +352,8 @@ static void test_output_struct_checked_against_schema(void **state) {
  * schema set after the declaration are all checked. */
 static const mcp_field bounded_result[] = {
     MCP_STRING(out_out, name, "Name", .max_length = 8),
-    MCP_NUMBER(out_out, value, "Value"), MCP_FIELDS_END};
+    MCP_NUMBER(out_out, value, "Value"),
+    MCP_OBJECT(out_out, extra, "Extra", .optional = true), MCP_FIELDS_END};
 
 static void test_output_trusted_only_when_made_so(void **state) {
   (void)state;
