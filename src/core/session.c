@@ -24,7 +24,9 @@ static mcp_status session_new(mcp_server_t *s, mcp__channel notify, bool listed,
   atomic_init(&se->refs, 1);
   se->server = s;
   pthread_mutex_init(&se->lock, NULL);
-  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++)
+  /* a throw-away session (one request) needs no more than one */
+  se->stripes = listed ? MCP__INFLIGHT_STRIPES : 1;
+  for (size_t i = 0; i < se->stripes; i++)
     pthread_mutex_init(&se->inflight[i].lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
@@ -115,7 +117,7 @@ void mcp__session_release(mcp_session_t *se) {
   mcp__viewer_clear(&se->viewer);
   free(se->id);
   pthread_mutex_destroy(&se->lock);
-  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++)
+  for (size_t i = 0; i < se->stripes; i++)
     pthread_mutex_destroy(&se->inflight[i].lock);
   pthread_cond_destroy(&se->cond);
   free(se);
@@ -128,7 +130,7 @@ void mcp__session_close(mcp_session_t *se) {
   pthread_mutex_unlock(&se->lock);
   /* A request listed after its stripe was visited here read CLOSED under
    * that stripe's lock and was not listed (mcp__session_snapshot). */
-  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++) {
+  for (size_t i = 0; i < se->stripes; i++) {
     mcp__inflight_stripe *st = &se->inflight[i];
     pthread_mutex_lock(&st->lock);
     for (mcp_call_t *c = st->calls; c; c = c->next)
@@ -184,9 +186,9 @@ mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,
 /* The stripe the calling thread lists its requests in: each thread mostly
  * writes its own stripe's cache line (a stripe by id made every core write
  * every stripe). Threads collide now and then; that only shares a lock. */
-static unsigned stripe_here(void) {
+static unsigned stripe_here(const mcp_session_t *se) {
   uint64_t h = (uint64_t)(uintptr_t)pthread_self() * 0x9E3779B97F4A7C15ull;
-  return (unsigned)(h >> 61) % MCP__INFLIGHT_STRIPES;
+  return (unsigned)(h >> 61) % se->stripes;
 }
 
 /* Takes a cancel kept for call's id, if any: the call starts cancelled.
@@ -218,7 +220,7 @@ static void add_inflight_locked(mcp_session_t *se, mcp__inflight_stripe *st,
 }
 
 void mcp__session_add_inflight(mcp_session_t *se, mcp_call_t *call) {
-  call->stripe = (uint8_t)stripe_here();
+  call->stripe = (uint8_t)stripe_here(se);
   mcp__inflight_stripe *st = &se->inflight[call->stripe];
   pthread_mutex_lock(&st->lock);
   add_inflight_locked(se, st, call);
@@ -245,10 +247,10 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
     return; /* malformed cancels are ignored silently (spec: SHOULD) */
   /* Every stripe held (cancels are rare): a request listed meanwhile is
    * either found or finds the kept cancel (see early_cancels). */
-  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES; i++)
+  for (size_t i = 0; i < se->stripes; i++)
     pthread_mutex_lock(&se->inflight[i].lock);
   bool found = false;
-  for (size_t i = 0; i < MCP__INFLIGHT_STRIPES && !found; i++)
+  for (size_t i = 0; i < se->stripes && !found; i++)
     for (mcp_call_t *c = se->inflight[i].calls; c; c = c->next)
       if (json_equal(c->msg.id, (json_t *)request_id)) {
         found = true;
@@ -269,7 +271,7 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   /* Wake handlers blocked on a server-to-client request so they can see it. */
   pthread_cond_broadcast(&se->cond);
   pthread_mutex_unlock(&se->lock);
-  for (size_t i = MCP__INFLIGHT_STRIPES; i-- > 0;)
+  for (size_t i = se->stripes; i-- > 0;)
     pthread_mutex_unlock(&se->inflight[i].lock);
 }
 
@@ -496,7 +498,7 @@ mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
     if (se->state == MCP__SESSION_READY) {
       mcp__inflight_stripe *st = NULL;
       if (track != NULL) {
-        track->stripe = (uint8_t)stripe_here();
+        track->stripe = (uint8_t)stripe_here(se);
         st = &se->inflight[track->stripe];
         pthread_mutex_lock(&st->lock);
       }

@@ -50,6 +50,7 @@ struct mcp_session {
   int log_level;       /* -1: client never set one */
   mcp__channel notify; /* standalone stream; send may be NULL */
   mcp__inflight_stripe inflight[MCP__INFLIGHT_STRIPES];
+  unsigned stripes; /* in use: all, or 1 for a throw-away session */
   /* Ids named by notifications/cancelled before their request was accepted
    * (it may still sit in a transport queue): a small ring under lock,
    * consulted when a request is listed while early_cancels_kept is not 0.
