@@ -401,6 +401,24 @@ static bool dedupe(mcp__tape *t, uint32_t o) {
   uint32_t members = nodes[o].n, end = o + nodes[o].skip;
   if (members < 2)
     return true;
+  if (members <= 16) {
+    /* Keys that differ in length, first or last byte differ: a bit for
+     * each such triple (a typical object's keys all get their own), and
+     * only when two share one are the keys compared. */
+    uint64_t seen = 0;
+    bool shared = false;
+    for (uint32_t k = o + 1; k < end && !shared;
+         k = k + 1 + nodes[k + 1].skip) {
+      const mcp__tnode *key = &nodes[k];
+      unsigned first = key->n ? (unsigned char)key->v.s[0] : 0;
+      unsigned last = key->n ? (unsigned char)key->v.s[key->n - 1] : 0;
+      uint64_t bit = 1ull << ((first ^ (last << 1) ^ (key->n << 3)) & 63);
+      shared = (seen & bit) != 0;
+      seen |= bit;
+    }
+    if (!shared)
+      return true;
+  }
   uint32_t small[16], *keys = small;
   if (members > 16) {
     keys = malloc(members * sizeof *keys);
