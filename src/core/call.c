@@ -83,25 +83,26 @@ json_t *mcp__call_meta_object(const mcp_call_t *c) {
   return install_once(&((mcp_call_t *)c)->meta, mcp__json_from_tnode(node));
 }
 
-json_t *mcp__call_param(const mcp_call_t *c, const char *name) {
+json_t *mcp__call_paramn(const mcp_call_t *c, const char *name,
+                         size_t name_len) {
   json_t *p = atomic_load_explicit(&c->params, memory_order_acquire);
   if (p == NULL) {
     if (c->msg.params_tape == NULL ||
-        mcp__tnode_member(c->msg.params_tape->nodes, name, strlen(name)) ==
-            NULL)
+        mcp__tnode_member(c->msg.params_tape->nodes, name, name_len) == NULL)
       return NULL; /* absent: nothing to build */
     p = mcp_call_params(c);
   }
-  return json_object_get(p, name);
+  return json_object_getn(p, name, name_len);
 }
 
-bool mcp__call_meta_has(const mcp_call_t *c, const char *name) {
+bool mcp__call_meta_hasn(const mcp_call_t *c, const char *name,
+                         size_t name_len) {
   if (atomic_load_explicit(&c->meta, memory_order_acquire) == NULL &&
       !mcp__call_params_built(c) && c->msg.params_tape != NULL)
     return mcp__tnode_member(
                mcp__tnode_member(c->msg.params_tape->nodes, "_meta", 5), name,
-               strlen(name)) != NULL;
-  return json_object_get(mcp__call_meta_object(c), name) != NULL;
+               name_len) != NULL;
+  return json_object_getn(mcp__call_meta_object(c), name, name_len) != NULL;
 }
 
 bool mcp__call_params_built(const mcp_call_t *c) {
@@ -112,11 +113,11 @@ const mcp__tnode *mcp__call_params_tape(const mcp_call_t *c) {
   return c->msg.params_tape ? c->msg.params_tape->nodes : NULL;
 }
 
-bool mcp__call_param_string(const mcp_call_t *c, const char *name,
-                            const char **s, size_t *len) {
+bool mcp__call_param_stringn(const mcp_call_t *c, const char *name,
+                             size_t name_len, const char **s, size_t *len) {
   const mcp__tnode *tape = mcp__call_params_tape(c);
   if (tape != NULL) {
-    const mcp__tnode *v = mcp__tnode_member(tape, name, strlen(name));
+    const mcp__tnode *v = mcp__tnode_member(tape, name, name_len);
     if (v == NULL || v->type != MCP__J_STRING ||
         (v->n && memchr(v->v.s, '\0', v->n) != NULL))
       return false;
@@ -124,7 +125,7 @@ bool mcp__call_param_string(const mcp_call_t *c, const char *name,
     *len = v->n;
     return true;
   }
-  json_t *v = mcp__call_param(c, name);
+  json_t *v = mcp__call_paramn(c, name, name_len);
   if (!json_is_string(v) ||
       strlen(json_string_value(v)) != json_string_length(v))
     return false;

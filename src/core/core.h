@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -276,7 +277,12 @@ bool mcp__call_has_error(const mcp_call_t *call);
  * not build them unless they must. */
 /* Member name of params (borrowed), or NULL when absent; builds the params
  * only when the member is there. */
-json_t *mcp__call_param(const mcp_call_t *call, const char *name);
+json_t *mcp__call_paramn(const mcp_call_t *call, const char *name,
+                         size_t name_len);
+static inline json_t *mcp__call_param(const mcp_call_t *call,
+                                      const char *name) {
+  return mcp__call_paramn(call, name, strlen(name)); /* folded for literals */
+}
 
 /* The params as a tape (root: an object), or NULL when the request did not
  * come that way (then use mcp_call_params). Valid for the call's life. */
@@ -284,15 +290,25 @@ const mcp__tnode *mcp__call_params_tape(const mcp_call_t *call);
 /* Member name of params as a string without a NUL byte: true with *s (not
  * NUL-terminated when read from the tape) and *len; false when absent or
  * not such a string. Never builds the params. */
-bool mcp__call_param_string(const mcp_call_t *call, const char *name,
-                            const char **s, size_t *len);
+bool mcp__call_param_stringn(const mcp_call_t *call, const char *name,
+                             size_t name_len, const char **s, size_t *len);
+static inline bool mcp__call_param_string(const mcp_call_t *call,
+                                          const char *name, const char **s,
+                                          size_t *len) {
+  return mcp__call_param_stringn(call, name, strlen(name), s, len);
+}
 /* params._meta as jansson values (borrowed, valid for the call's life), or
  * NULL when absent: while the params are not built, only _meta is built
  * (once, thread-safe), so a 2026-07-28 request's era facts cost no more
  * than its _meta. */
 json_t *mcp__call_meta_object(const mcp_call_t *call);
 /* Whether params._meta has member name; builds nothing. */
-bool mcp__call_meta_has(const mcp_call_t *call, const char *name);
+bool mcp__call_meta_hasn(const mcp_call_t *call, const char *name,
+                         size_t name_len);
+static inline bool mcp__call_meta_has(const mcp_call_t *call,
+                                      const char *name) {
+  return mcp__call_meta_hasn(call, name, strlen(name));
+}
 /* Whether the params exist as jansson values yet (tests, diagnostics). */
 bool mcp__call_params_built(const mcp_call_t *call);
 

@@ -65,10 +65,6 @@ bool mcp__buf_append(mcp__buf *b, const void *data, size_t len) {
   return true;
 }
 
-bool mcp__buf_append_str(mcp__buf *b, const char *s) {
-  return mcp__buf_append(b, s, strlen(s));
-}
-
 bool mcp__buf_append_char(mcp__buf *b, char c) {
   return mcp__buf_append(b, &c, 1);
 }

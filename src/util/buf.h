@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -32,7 +33,11 @@ void mcp__buf_reset(mcp__buf *b);
 /* Ensures room for extra more bytes; false on allocation failure. */
 bool mcp__buf_reserve(mcp__buf *b, size_t extra);
 bool mcp__buf_append(mcp__buf *b, const void *data, size_t len);
-bool mcp__buf_append_str(mcp__buf *b, const char *s);
+/* Inline so that a literal's length is known at compile time (most
+ * callers append literals, many per response). */
+static inline bool mcp__buf_append_str(mcp__buf *b, const char *s) {
+  return mcp__buf_append(b, s, strlen(s));
+}
 bool mcp__buf_append_char(mcp__buf *b, char c);
 /* Appends the compact JSON text of value (jansson dump flags added). */
 bool mcp__buf_append_json(mcp__buf *b, const json_t *value, size_t flags);
