@@ -69,9 +69,18 @@ void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
   mcp__call_bind_modern(call, version, caps, info);
 }
 
+void mcp__call_unpin_session(mcp_call_t *call) {
+  if (call->session_pinned) {
+    mcp__session_retain(call->session);
+    call->session_pinned = false;
+  }
+}
+
 mcp__session_state mcp__call_bind_session(mcp_call_t *call,
                                           mcp_session_t *session) {
-  mcp__session_retain(session);
+  call->session_pinned = call->reply.pins_session;
+  if (!call->session_pinned)
+    mcp__session_retain(session);
   call->session = session;
   return mcp__session_snapshot(
       session, call->protocol_version, sizeof call->protocol_version,
@@ -131,6 +140,7 @@ void mcp__call_rebind(mcp_call_t *call, mcp__channel reply,
                       const char *subject) {
   if (call->session)
     mcp__session_remove_inflight(call->session, call);
+  mcp__call_unpin_session(call); /* the old channel's promise ends */
   pthread_mutex_lock(&call->send_lock);
   call->reply = reply;
   /* The transport's strings were lent for the request only. */

@@ -12,7 +12,8 @@
 static void call_free(mcp_call_t *call) {
   if (call->session) {
     mcp__session_remove_inflight(call->session, call);
-    mcp__session_release(call->session);
+    if (!call->session_pinned)
+      mcp__session_release(call->session);
   }
   if (call->cancel_scope) {
     mcp__session_remove_inflight(call->cancel_scope, call);
@@ -160,6 +161,7 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     /* A task took the call over: the exchange with the transport ends here
      * (the CreateTaskResult was its response), the call lives on. */
     call->handoff = NULL;
+    mcp__call_unpin_session(call); /* it outlives the exchange */
     if (reply.done)
       reply.done(reply.ctx);
     handoff(call, call->handoff_ctx);

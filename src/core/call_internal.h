@@ -16,6 +16,7 @@ struct mcp_call {
   mcp_session_t *session;  /* counted reference, or NULL (stateless) */
   mcp_call_t *next, *prev; /* session->inflight, O(1) removal */
   bool tracked;            /* listed there (under its stripe's lock) */
+  bool session_pinned;     /* session held by the transport, not by us */
   uint8_t stripe;          /* the session stripe that lists it */
   mcp__message msg;        /* owns the request */
   /* The params, owned; NULL until mcp_call_params builds them from

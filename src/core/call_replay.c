@@ -31,7 +31,7 @@ mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
                       .method = "tools/call",
                       .params = json_object_get(root, "params")};
   mcp_call_t *call = NULL;
-  mcp__channel nowhere = {send_nothing, NULL, NULL, NULL};
+  mcp__channel nowhere = {send_nothing, NULL, NULL, NULL, false};
   if (mcp__call_new(s, &msg, nowhere, NULL, &call) != MCP_OK)
     return NULL;               /* msg was cleared */
   call->progress_token = NULL; /* nobody to report progress to */

@@ -39,6 +39,12 @@ typedef struct mcp__channel {
    * server), so that it can end the streams it holds when it stops; may
    * be NULL. */
   const void *owner;
+  /* The transport keeps the session it passed with this channel alive
+   * until done has run (stdio: its one session, released only when no
+   * request is in flight), so a call bound to it takes no reference of its
+   * own (an atomic every core wrote twice per request) until it outlives
+   * the exchange (a task takes it over). */
+  bool pins_session;
 } mcp__channel;
 
 /* One HTTP header: for Mcp-Param-* headers name is what follows the

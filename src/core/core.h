@@ -249,12 +249,16 @@ void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
 /* The same with caps and info (may be NULL) built for the call: stolen. */
 void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
                                  json_t *caps, json_t *info);
-/* 2025-11-25: the call belongs to session (a counted reference is taken)
- * and speaks its version with its capabilities and info; a ready session
- * lists it in flight at once (mcp__call_track then has nothing to do).
- * Returns the session's state. */
+/* 2025-11-25: the call belongs to session (a counted reference is taken,
+ * unless the call's channel pins the session: see mcp__channel) and speaks
+ * its version with its capabilities and info; a ready session lists it in
+ * flight at once (mcp__call_track then has nothing to do). Returns the
+ * session's state. */
 mcp__session_state mcp__call_bind_session(mcp_call_t *call,
                                           mcp_session_t *session);
+/* The call outlives its transport exchange (handed to a task, rebound):
+ * it takes its own reference on a session its channel pinned. */
+void mcp__call_unpin_session(mcp_call_t *call);
 /* Lists the call among the in-flight calls of its session, or, for a
  * stateless call that came on a connection with a session (stdio in
  * 2026-07-28), of that one, so notifications/cancelled reaches it. */

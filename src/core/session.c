@@ -59,7 +59,7 @@ mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
   /* Not listed: a throw-away session of one request has no stream to
    * broadcast to, and listing it would take the server lock twice per
    * request. */
-  mcp__channel none = {NULL, NULL, NULL, NULL};
+  mcp__channel none = {NULL, NULL, NULL, NULL, false};
   mcp_status st = session_new(s, none, false, out);
   if (st != MCP_OK)
     return st;

@@ -397,7 +397,8 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
    * session does not cancel the task. */
   /* The transport's strings were lent for the request only: the task keeps
    * the caller's subject in its own copy. */
-  mcp__call_rebind(call, (mcp__channel){task_send, NULL, r, NULL}, r->subject);
+  mcp__call_rebind(call, (mcp__channel){task_send, NULL, r, NULL, false},
+                   r->subject);
   pthread_mutex_lock(&e->lock);
   r->started = true;
   bool early = r->cancel_early;

@@ -570,7 +570,7 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
   } else if (h->o->stateless) {
     mcp_status s;
     if (initialize) {
-      mcp__channel none = {NULL, NULL, NULL, NULL};
+      mcp__channel none = {NULL, NULL, NULL, NULL, false};
       s = mcp__session_new(h->server, none, &r->temp);
     } else {
       s = mcp__session_new_stateless(
@@ -617,7 +617,7 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
     r->scan = (mcp__prescan){.kind = scan->kind, .depth = scan->depth};
     return hand_to_worker(r, NULL);
   }
-  mcp__channel reply = {req_send, req_done, r, r->h};
+  mcp__channel reply = {req_send, req_done, r, r->h, false};
   mcp_call_t *call = NULL;
   mcp__accept a = mcp__server_accept_scanned(
       h->server, se, &r->peer, r->body.data, r->body.len, scan, reply, &call);
@@ -653,7 +653,7 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
 void mcp__hs_work(hs_req *r, bool cancel) {
   mcp_call_t *call = r->call;
   if (call == NULL) { /* parse here (see post_complete); r holds our ref */
-    mcp__channel reply = {req_send, req_done, r, r->h};
+    mcp__channel reply = {req_send, req_done, r, r->h, false};
     /* An error reply sent while parsing must not resume the connection
      * before rejected is set. */
     pthread_mutex_lock(&r->lock);

@@ -105,7 +105,7 @@ static mcp_status session_new(mcp_http_server_t *h, const char *id,
     free(hs);
     return s;
   }
-  mcp__channel none = {NULL, NULL, NULL, NULL};
+  mcp__channel none = {NULL, NULL, NULL, NULL, false};
   s = mcp__session_new(h->server, none, &hs->se);
   if (s != MCP_OK) {
     free(hs);
@@ -123,7 +123,7 @@ static mcp_status session_new(mcp_http_server_t *h, const char *id,
     free(hs);
     return MCP_ERR_NOMEM;
   }
-  mcp__channel notify = {notify_send, NULL, hs->se, hs->h};
+  mcp__channel notify = {notify_send, NULL, hs->se, hs->h, false};
   mcp__session_set_notify(hs->se, notify);
   mcp__hs_server_retain(h); /* releasing hs goes through h->server */
   *out = hs;

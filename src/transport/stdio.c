@@ -397,7 +397,8 @@ static bool accept_line(stdio_transport *t, const char *line, size_t len,
                         const mcp__prescan *scan, mcp_call_t **call) {
   /* before accept: done may run on another thread at once */
   atomic_fetch_add(inflight_here(t), 1);
-  mcp__channel reply = {out_send, out_done, t, t};
+  /* the session outlives every request in flight (see serve_fds) */
+  mcp__channel reply = {out_send, out_done, t, t, .pins_session = true};
   if (mcp__server_accept_scanned(t->server, t->session, NULL, line, len, scan,
                                  reply, call) == MCP__ACCEPT_REQUEST)
     return true;
@@ -719,7 +720,7 @@ static void report_oversize(stdio_transport *t) {
   snprintf(msg, sizeof msg,
            "Invalid Request: message exceeds the limit of %zu bytes",
            mcp__server_max_message_bytes(t->server));
-  mcp__channel reply = {out_send, NULL, t, t};
+  mcp__channel reply = {out_send, NULL, t, t, false};
   mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
 }
 
@@ -873,7 +874,7 @@ mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
    * reports EPIPE instead. */
   signal(SIGPIPE, SIG_IGN);
 
-  mcp__channel notify = {out_send, NULL, t, t};
+  mcp__channel notify = {out_send, NULL, t, t, false};
   mcp_status st = mcp__session_new(s, notify, &t->session);
   if (st != MCP_OK)
     goto cleanup;

@@ -497,6 +497,35 @@ static bool still_learning(int64_t started_ns) {
   return mcp__monotonic_ns() - started_ns < 60 * (int64_t)1000000000;
 }
 
+/* A task outlives the connection that started it: once the client is
+ * gone and the server has returned, the task still finishes with its
+ * session (the call took its own reference when the task took it over;
+ * under ASan a session freed with the connection shows here). */
+static void test_task_outlives_its_connection(void **state) {
+  (void)state;
+  served sv;
+  start(&sv, 0);
+  handshake(&sv);
+  tu_proc_send_line(&sv.io, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":"
+                            "\"tools/call\",\"params\":{\"name\":\"nap\","
+                            "\"arguments\":{\"ms\":300},\"task\":{}}}");
+  json_t *created = read_response(&sv);
+  assert_non_null(json_object_get(
+      json_object_get(json_object_get(created, "result"), "task"), "taskId"));
+  json_decref(created);
+  close(sv.to_server[1]);
+  sv.to_server[1] = -1;
+  pthread_join(sv.thread, NULL); /* returned: its session is released */
+  sv.thread = 0;
+  assert_int_equal(sv.result, MCP_OK);
+  usleep(600000); /* the task ends meanwhile, on its executor */
+  close(sv.to_server[0]);
+  close(sv.from_server[0]);
+  free(sv.io.buf);
+  mcp_server_free(sv.server);
+  mcp_store_free(sv.store);
+}
+
 /* Runs tool until a call runs on the reading thread; returns the next
  * id. */
 static int until_named_on_reader(served *sv, const char *tool, int id) {
@@ -783,6 +812,7 @@ int main(void) {
       cmocka_unit_test(test_askable_client_never_runs_on_the_reader),
       cmocka_unit_test(test_client_that_reads_late_is_served),
       cmocka_unit_test(test_long_call_holds_up_no_cheap_calls),
+      cmocka_unit_test(test_task_outlives_its_connection),
       cmocka_unit_test(test_cheap_call_turned_slow_holds_up_only_its_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -447,7 +447,7 @@ static void test_session_end_does_not_cancel_tasks(void **state) {
   const char *text = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
                      "\"params\":{\"name\":\"slow\",\"arguments\":{},"
                      "\"task\":{}}}";
-  mcp__channel ch = {close_on_response, NULL, &client, NULL};
+  mcp__channel ch = {close_on_response, NULL, &client, NULL, false};
   mcp_call_t *call = NULL;
   assert_int_equal(mcp__server_accept(f.server, client.session, NULL, text,
                                       strlen(text), ch, &call),

@@ -277,7 +277,7 @@ static void capture_done(void *ctx) {
 }
 
 mcp__channel tu_capture_channel(tu_capture *c) {
-  mcp__channel ch = {capture_send, capture_done, c, NULL};
+  mcp__channel ch = {capture_send, capture_done, c, NULL, false};
   return ch;
 }
 
@@ -296,7 +296,7 @@ size_t tu_capture_wait(tu_capture *c, size_t n, int timeout_ms) {
 }
 
 mcp_session_t *tu_session(mcp_server_t *server, tu_capture *notify) {
-  mcp__channel ch = {NULL, NULL, NULL, NULL};
+  mcp__channel ch = {NULL, NULL, NULL, NULL, false};
   if (notify)
     ch = tu_capture_channel(notify);
   mcp_session_t *s = NULL;
