@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   int n = argc > 3 && strcmp(argv[2], "-n") == 0 ? atoi(argv[3]) : 2000;
   mcp_store_t *sa, *sb;
   mcp_server_t *a = replica(argv[1], &sa), *b = replica(argv[1], &sb);
-  mcp__channel note = {on_note, NULL, NULL, NULL},
+  mcp__channel note = {on_note, NULL, NULL, NULL, false},
                none = {ignore, NULL, NULL, NULL};
   mcp_session_t *se;
   mcp__session_new(b, note, &se);

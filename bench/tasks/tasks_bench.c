@@ -65,7 +65,7 @@ typedef struct client {
 
 static void *client_main(void *arg) {
   client *c = arg;
-  mcp__channel ch = {noop_send, NULL, NULL, NULL};
+  mcp__channel ch = {noop_send, NULL, NULL, NULL, false};
   mcp_session_t *se = NULL;
   mcp_call_t *call;
   if (!c->modern) {

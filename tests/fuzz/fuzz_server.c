@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
   unsigned pick = data[0];
-  mcp__channel out = {discard, NULL, NULL, NULL};
+  mcp__channel out = {discard, NULL, NULL, NULL, false};
   mcp_session_t *se = NULL;
   bool modern = pick & 0x80;
   if (!modern) {
