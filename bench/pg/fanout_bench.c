@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
   mcp_store_t *sa, *sb;
   mcp_server_t *a = replica(argv[1], &sa), *b = replica(argv[1], &sb);
   mcp__channel note = {on_note, NULL, NULL, NULL, false},
-               none = {ignore, NULL, NULL, NULL};
+               none = {ignore, NULL, NULL, NULL, false};
   mcp_session_t *se;
   mcp__session_new(b, note, &se);
   const char *init =
