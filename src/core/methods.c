@@ -1,24 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* methods.c - the method rows registered by feature modules. */
-#include <stdint.h>
 #include <string.h>
 
 #include "core/core.h"
+#include "util/hash.h"
 
 static size_t slot_of(const char *name) {
-  uint32_t h = 2166136261u;
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-    h = (h ^ *p) * 16777619u;
-  return h & (MCP__METHOD_SLOTS - 1);
+  return mcp__hash_bytes(name, strlen(name)) & (MCP__METHOD_SLOTS - 1);
 }
 
 mcp_status mcp__server_add_methods(mcp_server_t *s, const mcp__method *rows,
                                    size_t n) {
   if (s->method_tables_count == MCP__METHOD_TABLES)
     return MCP_ERR_LIMIT;
-  size_t used = 0;
-  for (size_t i = 0; i < MCP__METHOD_SLOTS; i++)
-    used += s->method_slots[i].row != NULL;
+  size_t used = 0; /* rows in the slots: those of the tables so far */
+  for (size_t t = 0; t < s->method_tables_count; t++)
+    used += s->method_tables[t].count;
   if (used + n > MCP__METHOD_SLOTS / 2) /* probes stay short */
     return MCP_ERR_LIMIT;
   unsigned table = (unsigned)s->method_tables_count++;

@@ -9,6 +9,7 @@
  */
 #include "core/call_internal.h"
 #include "core/session_internal.h"
+#include "util/hash.h"
 #include "util/rand.h"
 #include "util/str.h"
 
@@ -187,8 +188,15 @@ mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,
  * writes its own stripe's cache line (a stripe by id made every core write
  * every stripe). Threads collide now and then; that only shares a lock. */
 static unsigned stripe_here(const mcp_session_t *se) {
-  uint64_t h = (uint64_t)(uintptr_t)pthread_self() * 0x9E3779B97F4A7C15ull;
-  return (unsigned)(h >> 61) % se->stripes;
+  return (unsigned)(mcp__hash_thread() >> 61) % se->stripes;
+}
+
+/* Sets early_cancels_kept from the ring. se->lock held. */
+static void count_early_cancels(mcp_session_t *se) {
+  unsigned kept = 0;
+  for (size_t i = 0; i < 16; i++)
+    kept += se->early_cancels[i] != NULL;
+  atomic_store(&se->early_cancels_kept, kept);
 }
 
 /* Takes a cancel kept for call's id, if any: the call starts cancelled.
@@ -201,8 +209,8 @@ static void take_early_cancel(mcp_session_t *se, mcp_call_t *call) {
       atomic_store(&call->cancelled, true);
       json_decref(se->early_cancels[i]);
       se->early_cancels[i] = NULL;
-      atomic_fetch_sub(&se->early_cancels_kept, 1);
     }
+  count_early_cancels(se);
   pthread_mutex_unlock(&se->lock);
 }
 
@@ -261,12 +269,9 @@ void mcp__session_cancel(mcp_session_t *se, const json_t *request_id) {
   pthread_mutex_lock(&se->lock);
   if (!found) {
     unsigned slot = se->early_cancel_next++ % 16;
-    if (se->early_cancels[slot] == NULL)
-      atomic_fetch_add(&se->early_cancels_kept, 1);
     json_decref(se->early_cancels[slot]);
     se->early_cancels[slot] = json_deep_copy(request_id);
-    if (se->early_cancels[slot] == NULL)
-      atomic_fetch_sub(&se->early_cancels_kept, 1);
+    count_early_cancels(se);
   }
   /* Wake handlers blocked on a server-to-client request so they can see it. */
   pthread_cond_broadcast(&se->cond);
@@ -487,6 +492,15 @@ void mcp__session_set_log_level(mcp_session_t *se, mcp_log_level level) {
   pthread_mutex_unlock(&se->lock);
 }
 
+/* What initialize negotiated, copied out for a call. */
+static void copy_facts(const mcp_session_t *se, char *version, size_t n,
+                       json_t **caps, json_t **info) {
+  if (n > 0)
+    mcp__str_copy(version, n, se->protocol_version);
+  *caps = se->client_capabilities;
+  *info = se->client_info;
+}
+
 mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
                                          size_t n, json_t **caps, json_t **info,
                                          mcp_call_t *track) {
@@ -504,10 +518,7 @@ mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
       }
       mcp__session_state state = se->state;
       if (state == MCP__SESSION_READY) {
-        if (n > 0)
-          mcp__str_copy(version, n, se->protocol_version);
-        *caps = se->client_capabilities;
-        *info = se->client_info;
+        copy_facts(se, version, n, caps, info);
         if (st != NULL)
           add_inflight_locked(se, st, track);
       }
@@ -518,12 +529,8 @@ mcp__session_state mcp__session_snapshot(mcp_session_t *se, char *version,
     }
     pthread_mutex_lock(&se->lock);
     mcp__session_state state = se->state;
-    if (state != MCP__SESSION_READY) { /* not listed */
-      if (n > 0)
-        mcp__str_copy(version, n, se->protocol_version);
-      *caps = se->client_capabilities;
-      *info = se->client_info;
-    }
+    if (state != MCP__SESSION_READY) /* not listed */
+      copy_facts(se, version, n, caps, info);
     pthread_mutex_unlock(&se->lock);
     if (state != MCP__SESSION_READY)
       return state;

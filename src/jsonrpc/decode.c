@@ -150,13 +150,7 @@ bad:
   return err->code == MCP_RPC_INVALID_PARAMS ? MCP_ERR_INVALID_PARAMS : st;
 }
 
-/* The envelope's members that matter, found in one pass. */
-typedef struct envelope {
-  const mcp__tnode *id, *method, *version, *params;
-  bool response; /* has "result" or "error" */
-} envelope;
-
-static void read_envelope(const mcp__tnode *root, envelope *e) {
+void mcp__jsonrpc_read_envelope(const mcp__tnode *root, mcp__envelope *e) {
   memset(e, 0, sizeof *e);
   for (const mcp__tnode *k = root + 1, *end = root + root->skip; k != end;
        k += 1 + k[1].skip) {
@@ -233,8 +227,8 @@ static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
   const mcp__tnode *root = t->nodes;
   if (root->type != MCP__J_OBJECT)
     return false;
-  envelope e;
-  read_envelope(root, &e);
+  mcp__envelope e;
+  mcp__jsonrpc_read_envelope(root, &e);
   if (e.response || e.method == NULL || e.method->type != MCP__J_STRING ||
       e.version == NULL || e.version->type != MCP__J_STRING ||
       e.version->n != 3 || memcmp(e.version->v.s, "2.0", 3) != 0 ||

@@ -224,28 +224,15 @@ void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
   }
   if (root->type != MCP__J_OBJECT)
     return;
-  /* one walk over the members each of the envelope and of params (the
-   * last of duplicate keys counts: dead ones are skipped) */
-  const mcp__tnode *method = NULL, *params = NULL, *name = NULL, *meta = NULL;
-  bool id = false, response = false;
-  for (const mcp__tnode *k = root + 1, *e = root + root->skip; k != e;
-       k += 1 + k[1].skip) {
-    if (k->dead)
-      continue;
-    const char *key = k->v.s;
-    if (k->n == 6 && memcmp(key, "method", 6) == 0)
-      method = k + 1;
-    else if (k->n == 6 && memcmp(key, "params", 6) == 0)
-      params = k + 1;
-    else if (k->n == 2 && memcmp(key, "id", 2) == 0)
-      id = true;
-    else if ((k->n == 6 && memcmp(key, "result", 6) == 0) ||
-             (k->n == 5 && memcmp(key, "error", 5) == 0))
-      response = true;
-  }
+  /* one walk over the members each of the envelope (the decoder's) and of
+   * params (the last of duplicate keys counts: dead ones are skipped) */
+  mcp__envelope env;
+  mcp__jsonrpc_read_envelope(root, &env);
+  const mcp__tnode *method = env.method, *params = env.params, *name = NULL,
+                   *meta = NULL;
   if (params != NULL && params->type == MCP__J_OBJECT)
-    for (const mcp__tnode *k = params + 1, *e = params + params->skip; k != e;
-         k += 1 + k[1].skip) {
+    for (const mcp__tnode *k = params + 1, *end = params + params->skip;
+         k != end; k += 1 + k[1].skip) {
       if (k->dead)
         continue;
       if (k->n == 4 && memcmp(k->v.s, "name", 4) == 0)
@@ -253,10 +240,10 @@ void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
       else if (k->n == 5 && memcmp(k->v.s, "_meta", 5) == 0)
         meta = k + 1;
     }
-  out->kind = method && id ? MCP__SCAN_REQUEST
-              : method     ? MCP__SCAN_NOTIFICATION
-              : response   ? MCP__SCAN_RESPONSE
-                           : MCP__SCAN_OTHER;
+  out->kind = method && env.id ? MCP__SCAN_REQUEST
+              : method         ? MCP__SCAN_NOTIFICATION
+              : env.response   ? MCP__SCAN_RESPONSE
+                               : MCP__SCAN_OTHER;
   string_of(method, &out->method, &out->method_len);
   string_of(name, &out->name, &out->name_len);
   static const char version[] = "io.modelcontextprotocol/protocolVersion";

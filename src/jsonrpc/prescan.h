@@ -50,6 +50,15 @@ typedef struct mcp__prescan {
  * receiving thread. */
 #define MCP__SCAN_PARSE_MAX 16384
 
+/* The envelope members of a parsed message that matter, found in one walk
+ * over the root object's members (the last of duplicates counts): shared
+ * by the scan and the decoder. */
+typedef struct mcp__envelope {
+  const mcp__tnode *id, *method, *version, *params;
+  bool response; /* has "result" or "error" */
+} mcp__envelope;
+void mcp__jsonrpc_read_envelope(const mcp__tnode *root, mcp__envelope *e);
+
 /* Scans len bytes of text into *out. */
 void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out);
 

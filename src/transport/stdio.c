@@ -42,6 +42,7 @@
 #include "server/dispatch.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/pool.h"
 
 /* Pending output above this blocks senders until the writer catches up, so a
@@ -364,8 +365,7 @@ static bool wait_out_or_in(stdio_transport *t, size_t left) {
 
 /* This thread's slot of t->inflight. */
 static atomic_long *inflight_here(stdio_transport *t) {
-  uint64_t h = (uint64_t)(uintptr_t)pthread_self() * 0x9E3779B97F4A7C15ull;
-  return &t->inflight[h >> 60].n; /* 16 slots */
+  return &t->inflight[mcp__hash_thread() >> 60].n; /* 16 slots */
 }
 
 /* Requests in flight now. At shutdown, once nothing new is accepted, the

@@ -32,6 +32,18 @@ void mcp__buf_reset(mcp__buf *b) {
     b->data[0] = '\0';
 }
 
+/* Moves a borrowed buffer's bytes to cap bytes of heap (cap > len). */
+static bool to_heap(mcp__buf *b, size_t cap) {
+  char *data = malloc(cap);
+  if (data == NULL)
+    return false;
+  memcpy(data, b->data, b->len + 1);
+  b->data = data;
+  b->cap = cap;
+  b->borrowed = false;
+  return true;
+}
+
 bool mcp__buf_reserve(mcp__buf *b, size_t extra) {
   if (extra > (size_t)-1 / 2 - b->len)
     return false;
@@ -41,15 +53,11 @@ bool mcp__buf_reserve(mcp__buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 256;
   while (cap < need)
     cap *= 2;
-  char *data;
-  if (b->borrowed) { /* the caller's storage is full: move to the heap */
-    if ((data = malloc(cap)) == NULL)
-      return false;
-    memcpy(data, b->data, b->len + 1);
-    b->borrowed = false;
-  } else if ((data = realloc(b->data, cap)) == NULL) {
+  if (b->borrowed) /* the caller's storage is full */
+    return to_heap(b, cap);
+  char *data = realloc(b->data, cap);
+  if (data == NULL)
     return false;
-  }
   b->data = data;
   b->cap = cap;
   return true;
@@ -296,14 +304,8 @@ bool mcp__buf_append_json_real(mcp__buf *b, double v, bool *invalid) {
 char *mcp__buf_steal(mcp__buf *b, size_t *len) {
   if (b->data == NULL && !mcp__buf_reserve(b, 0))
     return NULL;
-  if (b->borrowed) {
-    char *copy = malloc(b->len + 1);
-    if (copy == NULL)
-      return NULL;
-    memcpy(copy, b->data, b->len + 1);
-    b->data = copy;
-    b->borrowed = false;
-  }
+  if (b->borrowed && !to_heap(b, b->len + 1))
+    return NULL;
   char *data = b->data;
   if (len)
     *len = b->len;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* hash.h - byte strings: the FNV-1a hash and a call-free equality for short
  * keys, shared by the JSON tape (duplicate keys) and the schema compiler and
- * evaluator (property tables, enum values). */
+ * evaluator (property tables, enum values); and a hash of the calling thread
+ * for per-thread slots (stdio's in-flight count, session stripes). */
 #ifndef MCP_UTIL_HASH_H
 #define MCP_UTIL_HASH_H
 
@@ -12,6 +13,11 @@
 
 /* FNV-1a (64 bits) of p[0..len). */
 uint64_t mcp__hash_bytes(const void *p, size_t len);
+
+/* The calling thread spread over 64 bits (Fibonacci hashing of its id):
+ * take the top bits to pick a per-thread slot, so that each thread mostly
+ * writes its own cache line. */
+uint64_t mcp__hash_thread(void);
 
 /* a[0..n) == b[0..n) for short keys without a call: 8-byte words, then
  * overlapping 4-, 2- or 1-byte tails. */
