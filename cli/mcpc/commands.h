@@ -187,6 +187,9 @@ typedef struct mcpc_progress {
 void mcpc_progress_init(mcpc_progress *p, const mcpc_ctx *ctx);
 void mcpc_progress_update(mcpc_progress *p, double progress, double total,
                           const char *message);
+/* An update without a fraction (a task's status): "progress MESSAGE
+ * (1.2s)" as a line; on a terminal a marker at step moving along the bar. */
+void mcpc_progress_status(mcpc_progress *p, int step, const char *message);
 void mcpc_progress_done(mcpc_progress *p);
 /* mcp_client_progress_fn adapter (user_data: mcpc_progress *). */
 void mcpc_progress_cb(double progress, double total, const char *message,
