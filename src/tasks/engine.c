@@ -634,6 +634,7 @@ static void *sweeper_main(void *arg) {
 static void engine_free(mcp__task_engine *e) {
   mcp__engine_lost_clear(e);
   mcp__engine_stored_callers_free(e);
+  json_decref(e->published);
   mcp__tasks_clear(&e->tasks);
   mcp__task_options_clear(&e->opts);
   pthread_mutex_destroy(&e->lock);
@@ -722,6 +723,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   }
   e->server = s;
   e->tasks.engine = e;
+  e->published = json_object(); /* NULL: nothing republished */
   pthread_mutex_init(&e->lock, NULL);
   cond_init_monotonic(&e->changed);
   cond_init_monotonic(&e->sweep_wake);

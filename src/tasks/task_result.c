@@ -158,7 +158,6 @@ static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
 typedef struct store_watch {
   bool known;     /* token holds the store's last change token */
   uint64_t token; /* task_changes.h */
-  json_t *shown;  /* task id -> "status updated_ms" last published */
 } store_watch;
 
 /* Whether another process changed tasks since the last look (the first
@@ -176,13 +175,14 @@ static bool store_moved(mcp__task_engine *e, store_watch *w, bool *can_tell) {
   return moved;
 }
 
-/* notifications/tasks for the tasks the listen streams name whose state
- * differs from what this watcher last published (a change made by another
- * process reaches no stream otherwise). Changes made here are published
- * when they are made; one may go out twice, which clients tolerate. */
-static void publish_listened(mcp__task_engine *e, store_watch *w) {
+/* notifications/tasks for the tasks the listen streams name whose state is
+ * newer than what was published (a change made by another process reaches
+ * no stream otherwise). A task seen for the first time is published only
+ * when it has ended: its stream may have opened after the client's last
+ * look. e->published forgets the tasks no stream names any more. */
+static void publish_listened(mcp__task_engine *e) {
   json_t *ids = mcp__listen_task_ids(e->server);
-  json_t *shown = json_object();
+  json_t *kept = json_object();
   size_t i;
   json_t *v;
   json_array_foreach(ids, i, v) {
@@ -191,18 +191,35 @@ static void publish_listened(mcp__task_engine *e, store_watch *w) {
     if (mcp_store_task_get(e->tasks.store, e->tasks.scope, id, &rec, NULL) !=
         MCP_OK)
       continue;
-    char state[64];
-    snprintf(state, sizeof state, "%d %lld", (int)rec.status,
-             (long long)rec.updated_ms);
-    const char *before = json_string_value(json_object_get(w->shown, id));
-    if (before == NULL || strcmp(before, state) != 0)
+    json_int_t rank = mcp__ext_task_rank(&rec);
+    pthread_mutex_lock(&e->lock);
+    json_t *before = json_object_get(e->published, id);
+    bool publish = before != NULL ? json_integer_value(before) < rank
+                                  : mcp_task_status_is_terminal(rec.status);
+    json_int_t newest =
+        before != NULL && json_integer_value(before) > rank
+            ? json_integer_value(before)
+            : rank;
+    json_object_set_new(kept, id, json_integer(newest));
+    pthread_mutex_unlock(&e->lock);
+    if (publish)
       mcp__ext_tasks_publish(e, &rec);
-    json_object_set_new(shown, id, json_string(state));
     mcp_task_record_clear(&rec);
   }
   json_decref(ids);
-  json_decref(w->shown); /* forget the tasks no stream names any more */
-  w->shown = shown;
+  pthread_mutex_lock(&e->lock);
+  /* what was published meanwhile stays */
+  const char *id;
+  json_object_foreach(kept, id, v) {
+    json_t *now = json_object_get(e->published, id);
+    if (now != NULL && json_integer_value(now) > json_integer_value(v))
+      json_integer_set(v, json_integer_value(now));
+  }
+  if (kept != NULL) {
+    json_decref(e->published);
+    e->published = kept;
+  }
+  pthread_mutex_unlock(&e->lock);
 }
 
 /* Answers the armed suspended waiters whose task is over. e->lock held on
@@ -248,7 +265,7 @@ static void answer_waiters(mcp__task_engine *e, size_t armed, bool stopping) {
  * on the same store). */
 void *mcp__engine_watcher_main(void *arg) {
   mcp__task_engine *e = arg;
-  store_watch sw = {.shown = json_object()};
+  store_watch sw = {0};
   uint64_t looked = 0;       /* change_seq when the waiters last looked */
   int64_t looked_ms = 0;     /* and when (monotonic) */
   pthread_mutex_lock(&e->lock);
@@ -267,7 +284,6 @@ void *mcp__engine_watcher_main(void *arg) {
     bool listened = mcp__listen_task_streams(e->server) > 0;
     if (n == 0 && !blocked && !listened) {
       sw.known = false; /* nobody waits: the next look starts afresh */
-      json_object_clear(sw.shown);
       pthread_cond_wait(&e->changed, &e->lock);
       continue;
     }
@@ -275,8 +291,8 @@ void *mcp__engine_watcher_main(void *arg) {
     pthread_mutex_unlock(&e->lock);
     bool can_tell;
     bool moved = store_moved(e, &sw, &can_tell);
-    if (listened && (moved || !can_tell))
-      publish_listened(e, &sw);
+    if (listened && moved)
+      publish_listened(e);
     pthread_mutex_lock(&e->lock);
     if (moved) { /* blocked tasks/result calls look again too */
       e->change_seq++;
@@ -295,7 +311,6 @@ void *mcp__engine_watcher_main(void *arg) {
                           can_tell ? WATCH_MS : RESULT_POLL_MS);
   }
   pthread_mutex_unlock(&e->lock);
-  json_decref(sw.shown);
   return NULL;
 }
 
