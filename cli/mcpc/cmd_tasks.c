@@ -87,7 +87,8 @@ int mcpc_cmd_tasks_result(mcpc_ctx *ctx, int argc, char **argv) {
   mcp_client_t *c = mcpc_connect_tasks(ctx, &rc);
   if (c == NULL)
     return rc;
-  /* poll first so a long task shows progress instead of a silent block */
+  /* waits with a status display: 2025-11-25 blocked in tasks/result,
+   * 2026-07-28 on a listen stream (cmd_tools.c) */
   rc = mcpc_wait_task(ctx, c, argv[0]);
   mcp_client_close(c);
   return rc;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_tools.c - tools list, tools call (plain, with progress, or as a task
- * with --task [--ttl MS] [--wait]). */
+ * with --task [--ttl MS] [--wait]; a plain call of a tool that requires a
+ * task runs as one and is waited for), and waiting for a task. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -200,8 +200,10 @@ void mcpc_progress_cb(double progress, double total, const char *message,
  * the thread. */
 void mcpc_listen_end(mcp_client_t *c, pthread_t thread);
 
-/* cmd_tools.c: polls a task with a progress display, then prints its
- * result like tools call; returns the exit code. The display's
+/* cmd_tools.c: waits for a task with a progress display (2025-11-25: a
+ * blocking tasks/result, tasks/get polled beside it for the display;
+ * 2026-07-28: notifications/tasks on a listen stream, tasks/get polls),
+ * then prints its result like tools call; returns the exit code. The display's
  * notification handler must be installed with mcpc_task_display_install
  * before the client is connected (the client's threads read ctx). */
 void mcpc_task_display_install(mcpc_ctx *ctx);
