@@ -233,8 +233,17 @@ static inline bool mr_stop(pid_t pid) {
     struct timespec ts = {0, 50 * 1000000L};
     nanosleep(&ts, NULL);
   }
-  fprintf(stderr, "server %d did not exit within %d s of SIGTERM: killed\n",
+  fprintf(stderr, "server %d did not exit within %d s of SIGTERM: its "
+                  "threads, then SIGKILL\n",
           (int)pid, MR_STOP_SECONDS);
+  /* where it hangs, for the log (gdb is optional: without it, nothing) */
+  char cmd[160];
+  snprintf(cmd, sizeof cmd,
+           "command -v gdb >/dev/null && timeout 60 gdb -p %d -batch -ex "
+           "'thread apply all bt' 2>&1 | grep -E '^(Thread|#)' >&2",
+           (int)pid);
+  if (system(cmd) != 0)
+    fprintf(stderr, "(no backtrace: gdb missing or failed)\n");
   kill(pid, SIGKILL);
   waitpid(pid, NULL, 0);
   return false;
