@@ -99,8 +99,11 @@ MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
 /* ---- tools --------------------------------------------------------------- */
 /* Adds tool (steals, even on failure). Compiles its schemas and checks them
  * against the JSON Schema meta-schema: MCP_ERR_SCHEMA with err filled when a
- * schema is invalid; MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE
- * when no handler was set. Tools are listed in registration order. */
+ * schema is invalid or one of the tool's schema setters failed (the reason
+ * kept by the setter: not JSON, with line and column; not an object
+ * schema; NULL); MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE when
+ * no handler was set. Refusals are also logged. Tools are listed in
+ * registration order. */
 MCP_API mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                                        mcp_error_t *err);
 /* Removes the named tool; calls already running finish normally.

@@ -73,7 +73,10 @@ MCP_API mcp_status mcp_tool_set_description(mcp_tool_t *tool,
                                             const char *description);
 /* Schemas: steal, even on failure. The root must be an object schema with
  * "type":"object". They are emitted unchanged in tools/list and compiled when
- * the tool is added to a server. */
+ * the tool is added to a server. A failure (MCP_ERR_SCHEMA, MCP_ERR_PARSE,
+ * MCP_ERR_NOMEM for a NULL schema) is also kept in the tool, with its reason
+ * (line and column for text that is not JSON): mcp_server_add_tool refuses
+ * the tool with it, unless a later call of the same setter succeeded. */
 MCP_API mcp_status mcp_tool_set_input_schema(mcp_tool_t *tool, json_t *schema);
 MCP_API mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool, json_t *schema);
 /* Same from JSON text; MCP_ERR_PARSE when the text is not JSON. */

@@ -78,6 +78,17 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                tool->definition_pointer);
     goto fail;
   }
+  for (int side = 0; side < 2; side++) /* a schema setter failed (tool.c) */
+    if (tool->schema_fault[side][0] != '\0') {
+      mcp__log(s, MCP_LOG_ERROR, "tool '%s' not added: %s", tool->entry.key,
+               tool->schema_fault[side]);
+      st = mcp_error_set(err, MCP_ERR_SCHEMA, "tool '%s': %s", tool->entry.key,
+                         tool->schema_fault[side]);
+      if (err)
+        snprintf(err->pointer, sizeof err->pointer, "/%s",
+                 side ? "outputSchema" : "inputSchema");
+      goto fail;
+    }
   st = compile_one(tool->input_schema, "inputSchema", &tool->input_compiled,
                    err);
   if (st == MCP_OK)

@@ -49,6 +49,11 @@ struct mcp_tool {
    * mcp_server_add_tool (NULL: none), and the first one's JSON Pointer */
   char *definition_errors;
   char definition_pointer[200];
+  /* What the last schema setter of each side (0 input, 1 output) refused,
+   * or "": kept for mcp_server_add_tool, which refuses the tool with it
+   * (the setters' status alone went unchecked, and the tool was served
+   * with the schema it had before). A later successful set clears it. */
+  char schema_fault[2][320];
 };
 
 static inline void mcp__tool_retain(mcp_tool_t *tool) {
