@@ -118,7 +118,10 @@ typedef struct mcp_field {
   mcp_limit minimum, maximum;     /* integer and number */
   size_t min_length, max_length;  /* string length, or array items; 0: none */
   const char *pattern;            /* string: ECMA-262 regex */
-  const char *format;             /* string: "email", "date", "uri", ... */
+  const char *format;             /* string: "email", "date", "uri", ...:
+                                   * an annotation, checked only when
+                                   * mcp_server_set_format_assertion or
+                                   * mcp_tool_set_format_assertion ask */
   const char *const *enum_values; /* string: MCP_ENUM(...) */
   const void *reserved[4];        /* zero */
 } mcp_field;

@@ -224,6 +224,13 @@ mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
   return MCP_OK;
 }
 
+mcp_status mcp_tool_set_format_assertion(mcp_tool_t *tool, bool on) {
+  if (tool == NULL)
+    return MCP_ERR_INVALID_ARG;
+  tool->format_assertion = on ? 1 : 2;
+  return MCP_OK;
+}
+
 mcp_status mcp_tool_set_task_start_in_handler(mcp_tool_t *tool, bool on) {
   if (tool == NULL)
     return MCP_ERR_INVALID_ARG;
