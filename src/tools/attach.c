@@ -186,11 +186,11 @@ mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
    * the caller has no err to read. */
   if (err == NULL)
     mcp__log(s, MCP_LOG_ERROR,
-           "not serving: %zu tool%s need%s tasks, which are not enabled "
-           "(mcp_server_enable_tasks before serving, or "
-           "mcp_tool_set_task_support(tool, MCP_TASK_FORBIDDEN)): %s",
-           tt.count, tt.count == 1 ? "" : "s", tt.count == 1 ? "s" : "",
-           names);
+             "not serving: %zu tool%s need%s tasks, which are not enabled "
+             "(mcp_server_enable_tasks before serving, or "
+             "mcp_tool_set_task_support(tool, MCP_TASK_FORBIDDEN)): %s",
+             tt.count, tt.count == 1 ? "" : "s", tt.count == 1 ? "s" : "",
+             names);
   mcp_error_set(err, MCP_ERR_STATE,
                 "%zu tool%s need%s tasks, which are not enabled "
                 "(mcp_server_enable_tasks): %s",
