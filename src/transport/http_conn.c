@@ -296,13 +296,17 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   if (res == MCP__HP_OK && q->head.nfields > lines)
     res = MCP__HP_TOO_LARGE; /* cannot happen: one field per line */
   if (res != MCP__HP_OK) {
+    const char *why = q->head.error; /* static text */
     free(q);
+    /* the connection closes after the answer: nothing after this head is
+     * read as a request (no smuggling through framing we refused) */
     engine_error(c,
                  res == MCP__HP_TOO_LARGE ? 431
                  : res == MCP__HP_VERSION ? 505
                                           : 400,
                  res == MCP__HP_TOO_LARGE ? "Request Header Fields Too Large"
                  : res == MCP__HP_VERSION ? "HTTP Version Not Supported"
+                 : why                    ? why
                                           : "Bad Request");
     return;
   }
@@ -337,7 +341,9 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
     return;
   }
   if (h->body == MCP__HP_BODY_UNKNOWN) {
-    engine_error(c, 501, "Not Implemented");
+    engine_error(c, 501,
+                 "Not Implemented: the only supported transfer coding is "
+                 "chunked");
     return;
   }
   if (h->body == MCP__HP_BODY_NONE) {
@@ -606,7 +612,7 @@ static void begin_response(struct MHD_Connection *c) {
   const mcp__hp_head *h = &c->req->head;
   unsigned s = c->status;
   bool bodyless = (s >= 100 && s < 200) || s == 204 || s == 304;
-  if (r->close || atomic_load(&c->loop->d->stop))
+  if (r->close || c->peer_shut || atomic_load(&c->loop->d->stop))
     c->must_close = true;
   c->chunked = false;
   if (r->callback && !bodyless && !c->no_body) {
@@ -679,7 +685,7 @@ static void response_done(struct MHD_Connection *c) {
   c->body = NULL;
   c->body_len = 0;
   if (c->must_close) {
-    if (c->unread || c->rlen > 0) {
+    if ((c->unread || c->rlen > 0) && !c->peer_shut) {
       /* Closing with unread input would reset the connection, and the
        * client could lose the answer: stop sending, drop what comes. */
       shutdown(c->fd, SHUT_WR);
@@ -839,8 +845,19 @@ void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
   if (c->dead)
     return;
   bool parked = c->state == HE_PARK_REQ || c->state == HE_PARK_OUT;
+  if ((ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) == EPOLLRDHUP &&
+      c->state == HE_PARK_REQ) {
+    /* The client sent its whole request and shut its sending side
+     * (shutdown(SHUT_WR), or a close: TCP cannot tell them apart without
+     * writing): it may still read, so its answer is finished and sent,
+     * then the connection closes. Nothing more is read. */
+    c->peer_shut = true;
+    mcp__he_want(c, 0);
+    return;
+  }
   if ((ev & EPOLLERR) || ((ev & (EPOLLHUP | EPOLLRDHUP)) && parked)) {
-    /* a parked stream or call whose client left */
+    /* a parked stream whose client left (a half-closed stream's client
+     * is taken as gone: a stream has no end of its own to wait for) */
     mcp__he_close(c, MHD_REQUEST_TERMINATED_CLIENT_ABORT);
     return;
   }
