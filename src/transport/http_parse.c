@@ -189,18 +189,19 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
     return bad(out, "Bad Request: malformed request line");
   *sp2 = '\0';
   char *version = sp2 + 1;
-  for (char *t = target; *t; t++)
-    if ((unsigned char)*t <= 0x20 || *t == 0x7f)
+  for (char *t = target; *t; t++) /* a URI: visible ASCII (RFC 3986) */
+    if ((unsigned char)*t <= 0x20 || (unsigned char)*t >= 0x7f)
       return bad(out, "Bad Request: malformed request line");
   if (strncmp(version, "HTTP/", 5) != 0 || version[5] < '0' ||
       version[5] > '9' || version[6] != '.' || version[7] < '0' ||
       version[7] > '9' || version[8] != '\0')
     return bad(out, "Bad Request: malformed request line");
-  if (version[5] != '1' || version[7] > '1')
+  if (version[5] != '1')
     return MCP__HP_VERSION;
   out->method = line;
   out->version = version;
-  out->minor = version[7] - '0';
+  /* a later 1.x is served as 1.1 (RFC 9110 2.5) */
+  out->minor = version[7] == '0' ? 0 : 1;
   /* origin-form, absolute-form (its path; its authority replaces Host),
    * or "*" */
   char *authority = NULL;
@@ -420,10 +421,10 @@ enum mcp__hp_chunk_result mcp__hp_chunked_feed(mcp__hp_chunked *c,
     case CH_SIZE: {
       int v = hexval(ch);
       if (v >= 0) {
-        if (c->digits == 15) /* 2^60 bytes is beyond any limit */
+        if (c->left >> 56) /* 2^60 bytes is beyond any limit */
           return MCP__HP_CHUNK_BAD;
         c->left = c->left * 16 + (uint64_t)v;
-        c->digits++;
+        c->digits = 1; /* leading zeros are no limit */
       } else {
         next = c->digits == 0 ? CH_DONE : ext_next(c, ch);
       }

@@ -21,7 +21,7 @@ enum mcp__hp_result {
   MCP__HP_INCOMPLETE, /* need more bytes */
   MCP__HP_BAD,        /* malformed: 400 */
   MCP__HP_TOO_LARGE,  /* head over the limit or too many fields: 431 */
-  MCP__HP_VERSION     /* not HTTP/1.0 or HTTP/1.1: 505 */
+  MCP__HP_VERSION     /* not HTTP/1.x: 505 */
 };
 
 typedef struct mcp__hp_field {
@@ -43,8 +43,8 @@ enum mcp__hp_body {
 typedef struct mcp__hp_head {
   const char *method;
   const char *path;    /* the target's path, percent-decoded, no query */
-  const char *version; /* "HTTP/1.0" or "HTTP/1.1" */
-  int minor;           /* 0 or 1 */
+  const char *version; /* "HTTP/1.x" as received */
+  int minor;           /* 0, or 1 for 1.1 and later 1.x (RFC 9110 2.5) */
   size_t nfields;
   mcp__hp_field *fields; /* caller's array of MCP__HP_MAX_FIELDS */
   enum mcp__hp_body body;
@@ -110,7 +110,7 @@ typedef struct mcp__hp_chunked {
   uint64_t left;   /* data bytes left in the current chunk */
   uint32_t extra;  /* bytes of extensions or trailers seen (bounded) */
   uint8_t state;   /* internal */
-  uint8_t digits;  /* hex digits of the size so far */
+  uint8_t digits;  /* 1 once the size has a hex digit */
   uint8_t after_cr; /* the state a line's LF leads to (internal) */
 } mcp__hp_chunked;
 
