@@ -322,6 +322,12 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
     engine_error(c, 400, "Bad Request: Host header missing");
     return;
   }
+  if (h->body == MCP__HP_BODY_UNKNOWN) { /* before the request layer */
+    engine_error(c, 501,
+                 "Not Implemented: the only supported transfer coding is "
+                 "chunked");
+    return;
+  }
   c->body_left = h->body == MCP__HP_BODY_LENGTH ? h->content_length : 0;
   if (h->body == MCP__HP_BODY_CHUNKED)
     mcp__hp_chunked_init(&c->ch);
@@ -338,12 +344,6 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   }
   if (c->susp_in_call) {
     after_call(c);
-    return;
-  }
-  if (h->body == MCP__HP_BODY_UNKNOWN) {
-    engine_error(c, 501,
-                 "Not Implemented: the only supported transfer coding is "
-                 "chunked");
     return;
   }
   if (h->body == MCP__HP_BODY_NONE) {

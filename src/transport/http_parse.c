@@ -298,6 +298,9 @@ fields:; /* header fields */
   if (authority) {
     if (hosts == 1) {
       fields[host_at].value = authority;
+    } else if (out->minor == 1) {
+      /* HTTP/1.1 without Host is a 400 all the same (RFC 9112 3.2): the
+       * engine answers it */
     } else if (out->nfields < MCP__HP_MAX_FIELDS) {
       fields[out->nfields++] = (mcp__hp_field){"Host", authority, 4};
     } else {

@@ -106,6 +106,8 @@ static const head_row heads[] = {
      MCP__HP_BODY_NONE, 0, true, "other"},
     {"GET http://[::1]:9/mcp HTTP/1.0\r\n\r\n", MCP__HP_OK, MCP__HP_BODY_NONE,
      0, false, "[::1]:9"},
+    {"GET http://b/mcp HTTP/1.1\r\n\r\n", MCP__HP_OK, MCP__HP_BODY_NONE, 0,
+     true, NULL}, /* no Host: the engine's 400 */
     {"POST http:///mcp HTTP/1.1\r\nHost: a\r\n\r\n", MCP__HP_BAD, 0, 0, false,
      NULL},
     {"POST http://u@other/mcp HTTP/1.1\r\nHost: a\r\n\r\n", MCP__HP_BAD, 0, 0,
