@@ -4,6 +4,7 @@
  * upgrade, elicitation round trip, resumption, Origin/Host checks,
  * concurrency, disconnects, stateless mode, limits and graceful stop. */
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -276,6 +277,35 @@ static int raw_status(int port, const char *req, int timeout_ms) {
   return status;
 }
 
+/* Sends req on a fresh connection and reads until the server closes it
+ * (5 s at most); returns how many responses came, *closed whether it did. */
+static int responses_until_close(int port, const char *req, bool *closed) {
+  int fd = tc_connect(port);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+  char buf[16384];
+  size_t len = 0;
+  *closed = false;
+  int64_t until = mcp__monotonic_ms() + 5000;
+  while (len + 1 < sizeof buf && mcp__monotonic_ms() < until) {
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0)
+      continue;
+    ssize_t n = read(fd, buf + len, sizeof buf - len - 1);
+    if (n <= 0) {
+      *closed = true;
+      break;
+    }
+    len += (size_t)n;
+  }
+  buf[len] = '\0';
+  close(fd);
+  int count = 0;
+  for (const char *q = buf; (q = strstr(q, "HTTP/1.1 ")) != NULL; q++)
+    count++;
+  return count;
+}
+
 /* Issue #16 item 3: headers that make a request ambiguous are refused at
  * once, not resolved by taking the first copy or by waiting. */
 static void test_ambiguous_framing_headers(void **state) {
@@ -315,6 +345,17 @@ static void test_ambiguous_framing_headers(void **state) {
            "Transfer-Encoding: chunked\r\n\r\n%zx\r\n%s\r\n0\r\n\r\n",
            host, strlen(INIT) + 10, strlen(INIT), INIT);
   assert_int_equal(raw_status(f.port, req, 3000), 400);
+  /* ... and the connection closes: what the Content-Length covered after
+   * the chunked body (a smuggled request) is never served */
+  snprintf(req, sizeof req,
+           "POST /mcp HTTP/1.1\r\nHost: %s\r\n" ACCEPT
+           "Content-Type: application/json\r\nContent-Length: 42\r\n"
+           "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+           "GET /smuggled HTTP/1.1\r\nHost: %s\r\n\r\n",
+           host, host);
+  bool closed = false;
+  assert_int_equal(responses_until_close(f.port, req, &closed), 1);
+  assert_true(closed);
   snprintf(req, sizeof req,
            "POST /mcp HTTP/1.0\r\nHost: %s\r\n" ACCEPT
            "Content-Type: application/json\r\n"
