@@ -105,7 +105,8 @@ const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name);
  * checked against their grammar (BWS ";" token ["=" token / quoted-string])
  * and skipped, trailer fields checked (name ":" value) and dropped. Every
  * line of the body ends in CRLF; a CR anywhere else, a bare LF or any other
- * byte after the size is MCP__HP_CHUNK_BAD. Feed it bytes split anywhere. */
+ * byte after the size is MCP__HP_CHUNK_BAD (whitespace before a size line's
+ * CRLF is tolerated, as h11 and nginx do). Feed it bytes split anywhere. */
 typedef struct mcp__hp_chunked {
   uint64_t left;   /* data bytes left in the current chunk */
   uint32_t extra;  /* bytes of extensions or trailers seen (bounded) */
