@@ -90,6 +90,11 @@ static void engine_parse(const uint8_t *data, size_t size) {
           abort();
         total += dlen;
       }
+      /* an accepted body ends with an empty line, CRLF-terminated (RFC
+       * 9112 7.1: no bare CR or LF is taken as a line end) */
+      if (r == MCP__HP_CHUNK_DONE &&
+          (off < 5 || memcmp(body + off - 4, "\r\n\r\n", 4) != 0))
+        abort();
       if (r == MCP__HP_CHUNK_BAD || r == MCP__HP_CHUNK_DONE)
         return;
       if (r == MCP__HP_CHUNK_MORE && off != stop)
