@@ -314,7 +314,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   q->head.fields = fields;
   c->req = q;
   c->must_close = !q->head.keep_alive;
-  c->body_end = c->chunked = c->unread = false;
+  c->body_end = c->chunked = c->unread = c->req_read = false;
   c->rpos = 0;
   const mcp__hp_head *h = &q->head;
   c->no_body = strcmp(h->method, "HEAD") == 0;
@@ -347,6 +347,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
     return;
   }
   if (h->body == MCP__HP_BODY_NONE) {
+    c->req_read = true;
     zero = 0;
     if (call(c, NULL, &zero) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
@@ -365,6 +366,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
 
 /* The body is complete: the final call. */
 static void body_complete(struct MHD_Connection *c) {
+  c->req_read = true;
   size_t zero = 0;
   if (call(c, NULL, &zero) && !after_call(c))
     engine_error(c, 500, "Internal Server Error");
@@ -846,7 +848,7 @@ void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
     return;
   bool parked = c->state == HE_PARK_REQ || c->state == HE_PARK_OUT;
   if ((ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) == EPOLLRDHUP &&
-      c->state == HE_PARK_REQ) {
+      c->state == HE_PARK_REQ && c->req_read) {
     /* The client sent its whole request and shut its sending side
      * (shutdown(SHUT_WR), or a close: TCP cannot tell them apart without
      * writing): it may still read, so its answer is finished and sent,
