@@ -249,6 +249,11 @@ static enum MHD_Result reply_auth(struct MHD_Connection *conn,
     if (a->www_authenticate)
       MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                               a->www_authenticate);
+    if (a->retry_after_s) {
+      char secs[16];
+      snprintf(secs, sizeof secs, "%u", a->retry_after_s);
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     ret = mcp__hs_queue_response(conn, a->status, resp); /* + CORS */
     MHD_destroy_response(resp);
