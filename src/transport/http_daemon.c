@@ -295,6 +295,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   mcp_http_options_free(defaults);
   h->server = server;
   pthread_mutex_init(&h->streams_lock, NULL);
+  atomic_init(&h->stream_bytes, 0);
   pthread_mutex_init(&h->q_lock, NULL);
   pthread_mutex_init(&h->hk_lock, NULL);
   pthread_mutex_init(&h->tls_lock, NULL);
