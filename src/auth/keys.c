@@ -20,6 +20,7 @@
 #include "auth/auth_internal.h"
 #include "auth/fetch.h"
 #include "util/clock.h"
+#include "util/thread.h"
 
 /* A whole refresh (up to three discovery URLs, then the JWKS) ends within
  * this: below the HTTP transport's request deadline (10 s by default), so
@@ -279,7 +280,7 @@ static void *fetcher_main(void *arg) {
  * held. False when the thread cannot be started. */
 static bool ask_fetch(mcp_auth_t *a, bool want_keys, mcp_error_t *err) {
   if (!a->fetcher_started) {
-    if (pthread_create(&a->fetcher, NULL, fetcher_main, a) != 0) {
+    if (mcp__thread_start(&a->fetcher, fetcher_main, a) != 0) {
       mcp_error_set(err, MCP_ERR_NOMEM, "cannot start the key fetcher");
       return false;
     }
