@@ -292,6 +292,11 @@ static enum MHD_Result reply_auth(struct MHD_Connection *conn,
     if (a->www_authenticate)
       MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                               a->www_authenticate);
+    if (a->retry_after_s) {
+      char secs[16];
+      snprintf(secs, sizeof secs, "%u", a->retry_after_s);
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     ret = mcp__hs_queue_response(conn, a->status, resp); /* + CORS */
     MHD_destroy_response(resp);
@@ -432,6 +437,8 @@ static mcp_status upgrade(hs_req *r) {
       mcp__hs_stream_new(h, resumable ? r->hs : NULL, id, resumable, r->conn);
   if (st == NULL)
     return MCP_ERR_NOMEM;
+  if (r->listen)
+    mcp__hs_stream_notifications_only(st);
   if (resumable)
     mcp__hs_session_add_stream(r->hs, st);
   r->stream = st;
@@ -602,11 +609,10 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
   if (r->modern) {
     se = NULL;
     /* A subscriptions/listen answer is a long-lived SSE stream. */
+    r->listen = scan->kind == MCP__SCAN_REQUEST &&
+                mcp__prescan_method_is(scan, "subscriptions/listen");
     enum hs_admit admit =
-        scan->kind == MCP__SCAN_REQUEST &&
-                mcp__prescan_method_is(scan, "subscriptions/listen")
-            ? mcp__hs_stream_admit(h->limits, NULL)
-            : HS_ADMIT_OK;
+        r->listen ? mcp__hs_stream_admit(h->limits, NULL) : HS_ADMIT_OK;
     if (admit != HS_ADMIT_OK)
       return reply_limit(h, conn, admit,
                          "Server busy: the stream limit is reached");
@@ -827,9 +833,10 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   }
   hs_stream *st =
       mcp__hs_stream_new(h, hs, HS_GET_STREAM_ID, h->store.ops != NULL, conn);
-  if (st)
+  if (st) {
+    mcp__hs_stream_notifications_only(st);
     hs->get_stream = st;
-  else
+  } else
     hs->get_stream = old, old = NULL;
   pthread_mutex_unlock(&hs->lock);
   if (old) {
