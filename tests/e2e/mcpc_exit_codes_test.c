@@ -144,8 +144,10 @@ int main(void) {
   int in[2], out[2];
   if (pipe(in) != 0 || pipe(out) != 0)
     return 1;
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    tu_child_dies_with(parent);
     dup2(in[0], 0);
     dup2(out[1], 1);
     close(in[1]);

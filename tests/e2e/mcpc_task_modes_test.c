@@ -89,8 +89,10 @@ static pid_t start_http_fixture(const char *spec, char *url, size_t n,
   int in[2], out[2];
   assert_int_equal(pipe(in), 0);
   assert_int_equal(pipe(out), 0);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    tu_child_dies_with(parent);
     dup2(in[0], 0);
     dup2(out[1], 1);
     close(in[1]);
@@ -128,8 +130,10 @@ static int64_t result_after_completion(const char *spec, const char *url,
   free(out);
   int p[2];
   assert_int_equal(pipe(p), 0);
+  pid_t parent = getpid();
   pid_t waiter = fork();
   if (waiter == 0) {
+    tu_child_dies_with(parent);
     dup2(p[1], 1);
     close(p[0]);
     int null = open("/dev/null", O_WRONLY);
@@ -146,6 +150,7 @@ static int64_t result_after_completion(const char *spec, const char *url,
   int64_t started = now_ms();
   pid_t done = fork();
   if (done == 0) {
+    tu_child_dies_with(parent);
     execl(fixture, fixture, "--store", spec, "--complete", id, (char *)NULL);
     _exit(127);
   }
