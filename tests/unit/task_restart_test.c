@@ -7,10 +7,13 @@
  *     the stored tools/call params), runs again the one of an idempotent
  *     tool and fails only the rest as interrupted;
  *   - a task that keeps being interrupted runs at most 3 times;
+ *   - a handler that ignores the stop does not keep its task from being
+ *     handed over: after 5 s the stop does it anyway;
  *   - mcp_task_options_set_fail_on_stop(true) fails them at the stop, and
  *     the memory store always does (nothing outlives the process). */
 #include "task_fixture.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -253,11 +256,66 @@ static void test_stop_fails_with_option_or_memory_store(void **state) {
   remove_sqlite(path);
 }
 
+static int let_go; /* atomic */
+
+/* Ignores the cancellation until the test lets it go. */
+static mcp_status stubborn(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)call, (void)args, (void)ud;
+  __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+  while (!__atomic_load_n(&let_go, __ATOMIC_SEQ_CST))
+    usleep(2000);
+  mcp_result_add_text(r, "late");
+  return MCP_OK;
+}
+
+static void *free_server(void *arg) {
+  stop_server(arg);
+  return NULL;
+}
+
+/* The stop waits a bounded time (5 s) for handlers, then hands their tasks
+ * over while they still run: a SIGKILL that a supervisor sends then finds
+ * them right in the store. Fails without the bounded wait: the task stays
+ * working with its old statusMessage for as long as the handler runs. */
+static void test_stop_hands_over_a_stubborn_handler(void **state) {
+  (void)state;
+  char path[64], msg[256];
+  mcp_store_t *store = open_sqlite(path);
+  server_run sr;
+  start_server(&sr, store, stubborn, stubborn, NULL, false);
+  __atomic_store_n(&started, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&let_go, 0, __ATOMIC_SEQ_CST);
+  char *id = tu_start_task(sr.server, sr.session, NULL, "once", "{}", "{}");
+  for (int i = 0; i < 4000 && __atomic_load_n(&started, __ATOMIC_SEQ_CST) < 1;
+       i++)
+    usleep(5000);
+  pthread_t stopper;
+  assert_int_equal(pthread_create(&stopper, NULL, free_server, &sr), 0);
+  bool handed = false;
+  for (int i = 0; i < 300 && !handed; i++) { /* 30 s at most */
+    stored(store, id, msg, sizeof msg);
+    handed = strstr(msg, "Interrupted by a server stop") != NULL;
+    if (!handed)
+      usleep(100 * 1000);
+  }
+  __atomic_store_n(&let_go, 1, __ATOMIC_SEQ_CST);
+  pthread_join(stopper, NULL);
+  assert_true(handed);
+  /* the late return does not undo it */
+  assert_int_equal(stored(store, id, msg, sizeof msg), MCP_TASK_WORKING);
+  assert_non_null(strstr(msg, "Interrupted by a server stop"));
+  free(id);
+  mcp_store_free(store);
+  remove_sqlite(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stop_hands_over_and_start_takes_over),
       cmocka_unit_test(test_runs_are_bounded),
       cmocka_unit_test(test_stop_fails_with_option_or_memory_store),
+      cmocka_unit_test(test_stop_hands_over_a_stubborn_handler),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
