@@ -4,7 +4,7 @@
  *
  * At creation, a task of a tool whose annotations say idempotentHint: true
  * is stored with its request (the tools/call params, the era and the
- * caller's subject) when the store is shared by replicas. When its lease
+ * caller's subject) when the store is durable. When its lease
  * lapses, the store's lease keeper on one live replica claims it (the
  * database lets exactly one win) and calls claimed() here, which rebuilds
  * the call from the stored request and queues it on this engine's
@@ -17,6 +17,14 @@
  * A replica that stops gracefully hands such tasks over instead of failing
  * them as interrupted: their lease lapses at once and a live replica claims
  * them at its next round.
+ *
+ * The same rule holds on one process with a durable store (issue #24 item
+ * 5): SQLite keeps the request too, a graceful stop leaves the running
+ * tasks working for the next start (mcp__engine_hand_over), and the next
+ * start (mcp__engine_recover) offers each to the resume hook, runs it again
+ * when its tool is idempotent, and fails only the rest. While a resume hook
+ * is set every task keeps its request, so the hook sees its arguments (on
+ * PostgreSQL the claiming replica offers it to its hook first).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,9 +144,9 @@ static void run_again(mcp__task_engine *e, const char *id, const json_t *req,
     cannot_run(e, id, "out of memory");
     return;
   }
-  mcp__log(e->server, MCP_LOG_NOTICE, "tasks: running task %s (%s) again, "
-           "run %d: %s",
-           id, tool->entry.key, run, why);
+  mcp__log(e->server, MCP_LOG_NOTICE,
+           "tasks: running task %s (%s) again, run %d: %s", id,
+           tool->entry.key, run, why);
   snprintf(r->id, sizeof r->id, "%s", id);
   r->e = e;
   r->call = call;
@@ -184,9 +192,9 @@ void mcp__engine_claimed(void *ud, const char *id, const char *request,
   mcp_status loaded = mcp__tasks_load(&e->tasks, id, &rec);
   json_t *task = loaded == MCP_OK ? mcp__task_json(&rec) : NULL;
   if (loaded != MCP_OK && loaded != MCP_ERR_NOT_FOUND)
-    give_back(e, id, loaded); /* gone or expired: nothing to do */
+    give_back(e, id, loaded);
   else if (loaded != MCP_OK)
-    ;
+    ; /* gone or expired: nothing to do */
   else if (offer_to_hook(e, task, req))
     ; /* the application completes it */
   else if (!json_is_object(params) || name == NULL)
