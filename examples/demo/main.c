@@ -4,6 +4,7 @@
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
  *                   [--store memory|sqlite:PATH|postgres://...]
  *                   [--task-lease MS] [--allow-host H] [--no-tasks]
+ *                   [--fail-tasks-on-stop]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
  *                   [--stateless] [--cors-origin ORIGIN] [--banner]
  *                   [--auth-issuer URL] [--auth-audience URI]
@@ -29,6 +30,7 @@
 #include "demo_replica.h"
 #include "demo_resources.h"
 #include "demo_skills.h"
+#include "demo_resume.h"
 #include "demo_tasks.h"
 #include "demo_tools.h"
 
@@ -38,6 +40,7 @@ static void usage(FILE *f) {
   fputs(
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
       "                       [--store SPEC] [--task-lease MS] [--no-tasks]\n"
+      "                       [--fail-tasks-on-stop]\n"
       "                       [--allow-host H]\n"
       "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
@@ -55,6 +58,8 @@ static void usage(FILE *f) {
       "  --allow-host H  accept Host H too (behind a proxy: the public\n"
       "                 host:port; \"*\" any); repeatable\n"
       "  --no-tasks     serve without MCP tasks\n"
+      "  --fail-tasks-on-stop  a stop (SIGTERM) fails the running tasks\n"
+      "                 instead of leaving them to resume at the next start\n"
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
@@ -269,12 +274,20 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
 /* Tasks: without authentication tasks/list shows only the tasks created in
  * the calling session, so listing cannot leak another caller's tasks as
  * long as there are sessions: declared except in stateless HTTP mode. */
+/* A stop leaves running tasks for the next start (the default) or fails
+ * them (fail_on_stop); interrupted start_long_export tasks are finished by
+ * the resumer (demo_resume.c), export_orders tasks run again (idempotent). */
 static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
-                               bool list, mcp_error_t *err) {
+                               bool list, bool fail_on_stop,
+                               demo_resumer *resumer, mcp_error_t *err) {
   mcp_task_options_t *o = NULL;
   mcp_status st = mcp_task_options_new(&o);
   if (st == MCP_OK)
     st = mcp_task_options_set_list(o, list);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_fail_on_stop(o, fail_on_stop);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_resume_hook(o, demo_resume_task, resumer);
   if (st == MCP_OK)
     st = mcp_task_options_set_immediate_response(
         o, "The %s tool is running as a background task; its result will "
@@ -345,7 +358,7 @@ int main(int argc, char **argv) {
   mcp_http_engine engine = MCP_HTTP_ENGINE_DEFAULT;
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
-  bool tasks = true, cleanup = false;
+  bool tasks = true, cleanup = false, fail_on_stop = false;
   const char *cors[MAX_CORS];
   size_t ncors = 0;
   const char *http = "127.0.0.1:8808";
@@ -386,6 +399,8 @@ int main(int argc, char **argv) {
       lease_ms = strtoll(argv[++i], NULL, 10);
     else if (strcmp(a, "--no-tasks") == 0)
       tasks = false;
+    else if (strcmp(a, "--fail-tasks-on-stop") == 0)
+      fail_on_stop = true;
     else if (strcmp(a, "--cleanup-tasks") == 0)
       cleanup = true;
     else if (strcmp(a, "--cors-origin") == 0 && i + 1 < argc) {
@@ -478,13 +493,19 @@ int main(int argc, char **argv) {
   st = demo_register_skills(server, &err);
   if (st == MCP_OK && tasks)
     st = demo_register_task_tools(server, &err);
+  demo_resumer *resumer = NULL;
+  if (st == MCP_OK && tasks &&
+      (resumer = demo_resumer_new(store, DEMO_NAME)) == NULL)
+    st = mcp_error_set(&err, MCP_ERR_NOMEM, "out of memory");
   if (st == MCP_OK && tasks)
-    st = enable_tasks(server, store, use_stdio || !stateless, &err);
+    st = enable_tasks(server, store, use_stdio || !stateless, fail_on_stop,
+                      resumer, &err);
   if (st == MCP_OK && store && strcmp(mcp_store_name(store), "postgres") == 0)
     st = share_through_database(server, store, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
+    demo_resumer_free(resumer);
     demo_db_close(db);
     mcp_store_free(store);
     return 1;
@@ -530,7 +551,8 @@ int main(int argc, char **argv) {
     hc.nallow = nallow;
     st = serve_http(server, http, &hc);
   }
-  mcp_server_free(server);
+  mcp_server_free(server); /* stops the tasks; no resume hook after it */
+  demo_resumer_free(resumer);
   demo_db_close(db);
   mcp_store_free(store);
   return st == MCP_OK ? 0 : 1;

@@ -202,7 +202,8 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
 #define RERUNNING                                                              \
   "Running again on another replica: the replica running this task stopped"
 #define HANDED_OVER                                                            \
-  "Waiting for another replica: the replica running this task is stopping"
+  "Interrupted by a server stop; will resume on another replica or at the "    \
+  "next start"
 #define LEASE_DEFAULT_MS 10000
 
 typedef struct pgstore {
@@ -679,8 +680,10 @@ mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
                                           const mcp_task_record *rec,
                                           const char *request,
                                           mcp_error_t *err) {
-  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops)
-    return mcp_store_task_put(s, rec, err);
+  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops) {
+    mcp_status st = mcp__store_sqlite_put_rerunnable(s, rec, request, err);
+    return st == MCP_ERR_UNSUPPORTED ? mcp_store_task_put(s, rec, err) : st;
+  }
   if (rec == NULL || rec->scope == NULL || rec->task_id == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "incomplete task record");
   return put_task(mcp_store_impl(s), rec, request, err);

@@ -72,6 +72,7 @@ typedef struct task_run {
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
+  bool handed; /* a stop handed it over (or failed it) already */
   /* 2026-07-28 (ext_tasks.c): a run whose handler returned
    * MCP_ERR_INPUT_REQUIRED is parked (not queued, not running) until
    * tasks/update has answered every key of input_requests (owned); it then
@@ -206,15 +207,24 @@ char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
 /* Starts (on) or stops taking over the re-runnable tasks whose replica
  * died (shared stores only; a no-op otherwise). */
 void mcp__engine_rerun_enable(mcp__task_engine *e, bool on);
+/* At enable, on a store that is not shared: each task a previous process
+ * left active (it crashed or stopped) is offered to the resume hook, run
+ * again when its tool is idempotent and its request was stored (SQLite),
+ * else failed as interrupted. */
+void mcp__engine_recover(mcp__task_engine *e);
 /* The store's claim hook (mcp__task_claim_fn, store/task_rerun.h; ud is the
  * engine): runs a claimed task again, or gives it back or fails it when it
  * cannot. On the store's lease thread; tests call it directly to drive a
  * claim without PostgreSQL. */
 void mcp__engine_claimed(void *ud, const char *task_id, const char *request,
                          int run);
-/* At shutdown: hands task id over to another replica when tool declares
- * itself idempotent and the store is shared (true), else false (the caller
- * then fails it as interrupted). */
+/* At shutdown: leaves task id for whoever resumes it (true): on a shared
+ * store another replica or the next start (its request stored: an
+ * idempotent tool, or a resume hook), on another durable store the next
+ * start (statusMessage "Interrupted by a server stop; will resume at the
+ * next start"). false (the caller then fails it as interrupted) on the
+ * memory store, when the store refuses, or with fail_on_stop (except for
+ * an idempotent tool on a shared store, handed over as before). */
 bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
                            const mcp_tool_t *tool);
 

@@ -155,3 +155,11 @@ mcp_status mcp_task_options_set_resume_hook(mcp_task_options_t *o,
   o->resume_ud = user_data;
   return MCP_OK;
 }
+
+mcp_status mcp_task_options_set_fail_on_stop(mcp_task_options_t *o,
+                                             bool fail) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->fail_on_stop = fail;
+  return MCP_OK;
+}

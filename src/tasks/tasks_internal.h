@@ -35,6 +35,7 @@ struct mcp_task_options {
   void *cancel_ud;
   mcp_task_resume_fn resume_fn;
   void *resume_ud;
+  bool fail_on_stop; /* a graceful stop fails running tasks (pre-#24) */
 };
 
 typedef struct mcp__task_engine mcp__task_engine;

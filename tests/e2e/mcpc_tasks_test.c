@@ -47,7 +47,8 @@ static void test_tasks_stdio(void **state) {
   assert_non_null(strstr(out, "Exported 10000 rows as csv."));
   free(out);
   /* --task without --wait: the id, and the stdio warning; the server stops
-   * with mcpc, so a new session finds the task interrupted */
+   * with mcpc (--fail-tasks-on-stop: failing its running tasks), so a new
+   * session finds the task interrupted */
   MR_RUN2(0, &out, &err, w, where, LEGACY, "tools", "call", "start_long_export",
           "--task", "--ttl", "600000", "--args", "{\"seconds\": 30}");
   assert_non_null(strstr(out, " working"));
@@ -202,7 +203,7 @@ int main(void) {
     return 1;
   snprintf(stdio_cmd, sizeof stdio_cmd,
            "%s/mcp-demo-server --stdio --db %s/demo.db --store sqlite:%s/"
-           "demo.db",
+           "demo.db --fail-tasks-on-stop",
            MCP_BIN_DIR, mr_tmpdir, mr_tmpdir);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tasks_stdio),
