@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* setter_errors_test.c - a refused argument says why (issue 24, item 7):
+ * tool setters keep their reason in the tool and mcp_server_add_tool
+ * refuses the tool with it in err and the log; a refused tool name is
+ * explained; err->message is never cut silently, and a list too long for it
+ * says where the whole list is (the log, which is not cut). */
+#include "testutil.h"
+
+#include <string.h>
+
+static mcp_status noop(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                       void *ud) {
+  (void)call, (void)args, (void)r, (void)ud;
+  return MCP_OK;
+}
+
+typedef struct logbook {
+  char text[8192];
+} logbook;
+
+static void keep_log(mcp_log_level level, const char *message, void *ud) {
+  (void)level;
+  logbook *b = ud;
+  size_t used = strlen(b->text);
+  snprintf(b->text + used, sizeof b->text - used, "%s\n", message);
+}
+
+static mcp_server_t *server_with_log(logbook *b) {
+  mcp_server_t *s;
+  assert_int_equal(mcp_server_new("errs", "1", &s), MCP_OK);
+  memset(b, 0, sizeof *b);
+  mcp_server_set_log_handler(s, keep_log, b);
+  return s;
+}
+
+static mcp_tool_t *tool_named(const char *name) {
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new(name, &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, noop, NULL, NULL), MCP_OK);
+  return t;
+}
+
+static void test_icon_refusal_says_why(void **state) {
+  (void)state;
+  logbook log;
+  mcp_server_t *s = server_with_log(&log);
+  mcp_tool_t *t = tool_named("get_flight");
+  assert_int_equal(mcp_tool_add_icon(t, "http://example.com/plane.png", NULL,
+                                     NULL, NULL),
+                   MCP_ERR_INVALID_ARG);
+  const char *why = mcp_tool_definition_errors(t);
+  assert_non_null(why);
+  assert_string_equal(why, "mcp_tool_add_icon(\"http://example.com/plane.png\"):"
+                           " an icon's src must be an https: or data: URI "
+                           "(SEP-973)");
+  /* the status was ignored, as in the README: registration refuses it */
+  mcp_error_t err;
+  memset(&err, 0, sizeof err);
+  assert_int_equal(mcp_server_add_tool(s, t, &err), MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message,
+                      "tool 'get_flight': 1 definition error: "
+                      "mcp_tool_add_icon(\"http://example.com/plane.png\"): an "
+                      "icon's src must be an https: or data: URI (SEP-973)");
+  assert_string_equal(err.pointer, "/icons");
+  assert_non_null(strstr(log.text, "tool 'get_flight' not added"));
+  assert_non_null(strstr(log.text, "http://example.com/plane.png"));
+  assert_int_equal(mcp_server_tool_count(s), 0);
+
+  /* a good icon after a bad theme: the theme is named */
+  t = tool_named("themed");
+  assert_int_equal(
+      mcp_tool_add_icon(t, "https://example.com/a.svg", NULL, NULL, "blue"),
+      MCP_ERR_INVALID_ARG);
+  assert_string_equal(mcp_tool_definition_errors(t),
+                      "mcp_tool_add_icon(\"https://example.com/a.svg\", theme "
+                      "\"blue\"): an icon's theme must be NULL, \"light\" or "
+                      "\"dark\"");
+  mcp_tool_free(t);
+  mcp_server_free(s);
+}
+
+static void test_other_tool_setters_say_why(void **state) {
+  (void)state;
+  mcp_tool_t *t = tool_named("t");
+  assert_int_equal(mcp_tool_set_hint(t, (mcp_tool_hint)9, true),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_tool_set_task_support(t, (mcp_task_support)7),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_tool_set_meta(t, json_string("x")),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_tool_set_handler(t, NULL, NULL, NULL),
+                   MCP_ERR_INVALID_ARG);
+  assert_string_equal(mcp_tool_definition_errors(t),
+                      "mcp_tool_set_hint: hint 9 is not a mcp_tool_hint\n"
+                      "mcp_tool_set_task_support: 7 is not a mcp_task_support\n"
+                      "mcp_tool_set_meta: _meta must be an object\n"
+                      "mcp_tool_set_handler: the handler is NULL");
+  mcp_tool_free(t);
+  /* accepted arguments leave nothing behind */
+  t = tool_named("fine");
+  assert_int_equal(mcp_tool_add_icon(t, "data:image/png;base64,AA", NULL,
+                                     "any", "dark"),
+                   MCP_OK);
+  assert_int_equal(mcp_tool_set_hint(t, MCP_HINT_READ_ONLY, true), MCP_OK);
+  assert_null(mcp_tool_definition_errors(t));
+  mcp_tool_free(t);
+}
+
+static void test_tool_name_refusal_says_why(void **state) {
+  (void)state;
+  mcp_error_t err;
+  assert_int_equal(mcp_tool_check_name("get_flight", &err), MCP_OK);
+  assert_int_equal(mcp_tool_check_name("get flight", &err),
+                   MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message, "tool name \"get flight\": 0x20 at byte 3 "
+                                   "is not allowed (1-128 of A-Z a-z 0-9 _ "
+                                   "- .)");
+  assert_int_equal(mcp_tool_check_name("a/b", &err), MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message, "tool name \"a/b\": '/' at byte 1 is not "
+                                   "allowed (1-128 of A-Z a-z 0-9 _ - .)");
+  assert_int_equal(mcp_tool_check_name("", &err), MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message, "the tool name is empty");
+  assert_int_equal(mcp_tool_check_name(NULL, &err), MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message, "the tool name is NULL");
+  char long_name[140];
+  memset(long_name, 'x', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  assert_int_equal(mcp_tool_check_name(long_name, NULL), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_tool_check_name(long_name, &err), MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "is 139 characters long, at most 128"));
+  long_name[128] = '\0';
+  assert_int_equal(mcp_tool_check_name(long_name, &err), MCP_OK);
+  /* it agrees with mcp_tool_new */
+  mcp_tool_t *t = (mcp_tool_t *)1;
+  assert_int_equal(mcp_tool_new("get flight", &t), MCP_ERR_INVALID_ARG);
+  assert_null(t);
+
+  /* the declared form and a NULL tool say it in err */
+  mcp_server_t *s;
+  assert_int_equal(mcp_server_new("errs", "1", &s), MCP_OK);
+  assert_int_equal(mcp_server_add_tool_decl(
+                       s,
+                       &(mcp_tool_decl){.name = "get flight",
+                                        .call_fn = NULL,
+                                        .fn = NULL},
+                       &err),
+                   MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message,
+                      "cannot declare tool: tool name \"get flight\": 0x20 at "
+                      "byte 3 is not allowed (1-128 of A-Z a-z 0-9 _ - .)");
+  assert_int_equal(mcp_server_add_tool(s, NULL, &err), MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "mcp_tool_check_name says why"));
+  mcp_server_free(s);
+}
+
+/* mcp_error_set never cuts silently: a message too long for the 255 bytes
+ * ends with an ellipsis, on a whole UTF-8 character. */
+static void test_error_message_cut_is_marked(void **state) {
+  (void)state;
+  mcp_error_t err;
+  char text[400];
+  memset(text, 'a', 250);
+  strcpy(text + 250, "\xc3\xa9\xc3\xa9\xc3\xa9 and more"); /* é at 250.. */
+  assert_int_equal(mcp_error_set(&err, MCP_ERR_SCHEMA, "%s", text),
+                   MCP_ERR_SCHEMA);
+  size_t n = strlen(err.message);
+  assert_true(n <= 255);
+  /* 250 'a', é (2 bytes) would end at 252, then "…" (3): 255 */
+  assert_int_equal(n, 255);
+  assert_memory_equal(err.message + 250, "\xc3\xa9\xe2\x80\xa6", 5);
+  memset(text, 'a', 251);
+  strcpy(text + 251, "\xc3\xa9\xc3\xa9 tail"); /* é would straddle 252 */
+  mcp_error_set(&err, MCP_ERR_SCHEMA, "%s", text);
+  assert_int_equal(strlen(err.message), 254);
+  assert_memory_equal(err.message + 251, "\xe2\x80\xa6", 4);
+  /* a message that fits is left alone */
+  mcp_error_set(&err, MCP_ERR_SCHEMA, "%s", "short");
+  assert_string_equal(err.message, "short");
+}
+
+/* A definition list longer than err->message: the message keeps whole
+ * entries and says the whole list is in the server log, which has all of it
+ * however long (the log used to stop at 1023 bytes). */
+static void test_long_definition_list_points_to_the_log(void **state) {
+  (void)state;
+  logbook log;
+  mcp_server_t *s = server_with_log(&log);
+  mcp_tool_t *t = tool_named("many");
+  char src[200];
+  for (int i = 0; i < 12; i++) {
+    snprintf(src, sizeof src,
+             "http://example.com/icons/a-rather-long-path/number-%02d.png", i);
+    assert_int_equal(mcp_tool_add_icon(t, src, NULL, NULL, NULL),
+                     MCP_ERR_INVALID_ARG);
+  }
+  mcp_error_t err;
+  assert_int_equal(mcp_server_add_tool(s, t, &err), MCP_ERR_INVALID_ARG);
+  const char *tail = " \xe2\x80\xa6 (all 12 in the server log)";
+  size_t n = strlen(err.message), tl = strlen(tail);
+  assert_true(n <= 255);
+  assert_true(n > tl);
+  assert_string_equal(err.message + n - tl, tail);
+  assert_memory_equal(err.message, "tool 'many': 12 definition errors: ", 35);
+  /* every one of them in the log, the last too */
+  assert_true(strlen(log.text) > 1024);
+  for (int i = 0; i < 12; i++) {
+    snprintf(src, sizeof src, "number-%02d.png", i);
+    assert_non_null(strstr(log.text, src));
+  }
+  mcp_server_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_icon_refusal_says_why),
+      cmocka_unit_test(test_other_tool_setters_say_why),
+      cmocka_unit_test(test_tool_name_refusal_says_why),
+      cmocka_unit_test(test_error_message_cut_is_marked),
+      cmocka_unit_test(test_long_definition_list_points_to_the_log),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
