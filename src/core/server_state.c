@@ -29,6 +29,16 @@ void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...) {
     free(msg);
 }
 
+mcp_status mcp__refuse(mcp_server_t *s, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  mcp__log(s, MCP_LOG_ERROR, "%s", msg);
+  return MCP_ERR_INVALID_ARG;
+}
+
 static bool ready_session(mcp_session_t *se, void *ud) {
   (void)ud;
   return mcp__session_is_ready(se);

@@ -25,12 +25,20 @@ mcp_status mcp_server_add_prompt(mcp_server_t *s, mcp_prompt_t *p) {
     return MCP_ERR_INVALID_ARG;
   }
   mcp_status st = MCP_OK;
-  if (p->fn == NULL)
+  if (p->refusals) {
+    mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added:\n%s", p->entry.key,
+             p->refusals);
+    st = MCP_ERR_INVALID_ARG;
+  } else if (p->fn == NULL) {
+    mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added: it has no handler",
+             p->entry.key);
     st = MCP_ERR_STATE;
-  else if ((p->entry.listing = mcp_prompt_to_json(p)) == NULL)
+  } else if ((p->entry.listing = mcp_prompt_to_json(p)) == NULL) {
     st = MCP_ERR_NOMEM;
-  else
-    st = mcp__catalog_add(&s->prompts, &p->entry);
+  } else if ((st = mcp__catalog_add(&s->prompts, &p->entry)) != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added: %s", p->entry.key,
+             st == MCP_ERR_EXISTS ? "the name is taken" : mcp_strerror(st));
+  }
   if (st != MCP_OK) {
     mcp_prompt_free(p);
     return st;

@@ -47,13 +47,8 @@ static mcp_status refuse(mcp_tool_t *tool, const char *pointer,
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  char *all = NULL;
-  if (asprintf(&all, "%s%s%s",
-               tool->definition_errors ? tool->definition_errors : "",
-               tool->definition_errors ? "\n" : "", line) < 0)
+  if (mcp__str_add_line(&tool->definition_errors, "%s", line) != MCP_OK)
     return MCP_ERR_NOMEM;
-  free(tool->definition_errors);
-  tool->definition_errors = all;
   if (tool->definition_pointer[0] == '\0')
     snprintf(tool->definition_pointer, sizeof tool->definition_pointer, "%s",
              pointer);

@@ -17,4 +17,13 @@ mcp_status mcp__str_replace(char **slot, const char *value);
  * returns strlen(src) (>= cap: it was cut). */
 size_t mcp__str_copy(char *dst, size_t cap, const char *src);
 
+/* Appends a printf-formatted line to *list (malloc'd or NULL; lines are
+ * joined by '\n'): the reasons a setter refused its argument, kept in the
+ * object until it is registered. MCP_ERR_NOMEM leaves *list as it was. */
+mcp_status mcp__str_add_line(char **list, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 #endif

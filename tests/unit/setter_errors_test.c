@@ -210,6 +210,98 @@ static void test_long_definition_list_points_to_the_log(void **state) {
   mcp_server_free(s);
 }
 
+/* Server setters say why in the server's log (the default handler prints
+ * errors on stderr). */
+static void test_server_setters_log_why(void **state) {
+  (void)state;
+  logbook log;
+  mcp_server_t *s = server_with_log(&log);
+  assert_int_equal(mcp_server_set_page_size(s, 0), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_set_worker_threads(s, 5000), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_add_icon(s, "ftp://x/i.png", NULL, NULL, NULL),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_set_request_state_key(s, "short", 5),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_set_cache_hint(s, MCP_CACHE_ALL, -1,
+                                             MCP_CACHE_PUBLIC),
+                   MCP_ERR_INVALID_ARG);
+  assert_string_equal(
+      log.text,
+      "mcp_server_set_page_size: 0 items; at least 1\n"
+      "mcp_server_set_worker_threads: 5000; from 1 to 1024\n"
+      "mcp_server_add_icon(\"ftp://x/i.png\"): an icon's src must be an "
+      "https: or data: URI (SEP-973)\n"
+      "mcp_server_set_request_state_key: 5 bytes; 32 to 64\n"
+      "mcp_server_set_cache_hint: ttl_ms -1 (0 to 2^53 - 1) or scope 0 (a "
+      "mcp_cache_scope) out of range\n");
+  mcp_server_free(s);
+}
+
+static mcp_status prompt_noop(mcp_call_t *call, json_t *args,
+                              mcp_prompt_result_t *out, void *ud) {
+  (void)call, (void)args, (void)out, (void)ud;
+  return MCP_OK;
+}
+
+static mcp_status read_noop(mcp_call_t *call, const char *uri, json_t *vars,
+                            mcp_read_result_t *out, void *ud) {
+  (void)call, (void)uri, (void)vars, (void)out, (void)ud;
+  return MCP_OK;
+}
+
+/* Prompts, resources and templates keep a refused setter's reason and are
+ * refused at registration with it in the log. */
+static void test_prompt_and_resource_setters_say_why(void **state) {
+  (void)state;
+  logbook log;
+  mcp_server_t *s = server_with_log(&log);
+  mcp_prompt_t *p;
+  assert_int_equal(mcp_prompt_new("greet", &p), MCP_OK);
+  assert_int_equal(mcp_prompt_set_handler(p, prompt_noop, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_prompt_add_icon(p, "http://x/i.png", NULL, NULL, NULL),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_prompt_add_argument(p, "", NULL, NULL, false),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_add_prompt(s, p), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_prompt_count(s), 0);
+
+  mcp_resource_t *r;
+  assert_int_equal(mcp_resource_new("file:///a.txt", "a", &r), MCP_OK);
+  assert_int_equal(mcp_resource_set_handler(r, read_noop, NULL, NULL), MCP_OK);
+  assert_int_equal(mcp_resource_set_annotations(r, 9, 0.5, NULL),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_add_resource(s, r), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_resource_count(s), 0);
+
+  mcp_resource_template_t *t;
+  assert_int_equal(mcp_resource_template_new("file:///{name}", "files", &t),
+                   MCP_OK);
+  assert_int_equal(mcp_resource_template_set_meta(t, json_integer(1)),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_add_resource_template(s, t),
+                   MCP_ERR_INVALID_ARG);
+  assert_string_equal(
+      log.text,
+      "prompt 'greet' not added:\n"
+      "mcp_prompt_add_icon: an icon's src must be an https: or data: URI "
+      "(SEP-973)\n"
+      "mcp_prompt_add_argument: an argument name must be 1-128 characters "
+      "without control characters\n"
+      "resource 'file:///a.txt' not added:\n"
+      "mcp_resource_set_annotations: audience must be MCP_AUDIENCE_USER "
+      "and/or MCP_AUDIENCE_ASSISTANT\n"
+      "resource template 'file:///{name}' not added:\n"
+      "mcp_resource_template_set_meta: _meta must be an object\n");
+  /* a handler missing is said too */
+  log.text[0] = '\0';
+  assert_int_equal(mcp_resource_template_new("file:///{name}", "files", &t),
+                   MCP_OK);
+  assert_int_equal(mcp_server_add_resource_template(s, t), MCP_ERR_STATE);
+  assert_string_equal(log.text, "resource template 'file:///{name}' not "
+                                "added: it has no handler\n");
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -217,6 +309,8 @@ int main(void) {
       cmocka_unit_test(test_tool_name_refusal_says_why),
       cmocka_unit_test(test_error_message_cut_is_marked),
       cmocka_unit_test(test_long_definition_list_points_to_the_log),
+      cmocka_unit_test(test_server_setters_log_why),
+      cmocka_unit_test(test_prompt_and_resource_setters_say_why),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
