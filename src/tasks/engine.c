@@ -699,6 +699,20 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and store required");
   if (s->tasks)
     return mcp_error_set(err, MCP_ERR_EXISTS, "tasks are already enabled");
+  if (options != NULL && options->refusals != NULL) { /* options.c refuse */
+    mcp__log(s, MCP_LOG_ERROR, "tasks not enabled: options refused:\n%s",
+             options->refusals);
+    char list[512]; /* one line: "; " between the reasons */
+    size_t k = 0;
+    for (const char *c = options->refusals; *c && k + 3 < sizeof list; c++)
+      if (*c == '\n')
+        list[k++] = ';', list[k++] = ' ';
+      else
+        list[k++] = *c;
+    list[k] = '\0';
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "tasks not enabled: options refused: %s", list);
+  }
   mcp__task_engine *e = calloc(1, sizeof *e);
   if (e == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");

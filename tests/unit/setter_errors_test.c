@@ -302,6 +302,39 @@ static void test_prompt_and_resource_setters_say_why(void **state) {
   mcp_server_free(s);
 }
 
+/* Task options keep a refused setter's reason; mcp_server_enable_tasks
+ * refuses them with it in err and the log. */
+static void test_task_options_say_why(void **state) {
+  (void)state;
+  logbook log;
+  mcp_server_t *s = server_with_log(&log);
+  mcp_store_t *store;
+  assert_int_equal(mcp_store_memory_new(&store), MCP_OK);
+  mcp_task_options_t *o;
+  assert_int_equal(mcp_task_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_task_options_set_threads(o, 0), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_task_options_set_immediate_response(o, "%d done"),
+                   MCP_ERR_INVALID_ARG);
+  mcp_error_t err;
+  assert_int_equal(mcp_server_enable_tasks(s, store, o, &err),
+                   MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message,
+                      "tasks not enabled: options refused: "
+                      "mcp_task_options_set_threads: from 1 to 1024; "
+                      "mcp_task_options_set_immediate_response: the text may "
+                      "hold one %s and no other %");
+  assert_non_null(strstr(log.text, "tasks not enabled"));
+  assert_null(mcp_server_tasks(s));
+  mcp_task_options_free(o);
+  /* accepted options enable them */
+  assert_int_equal(mcp_task_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_task_options_set_threads(o, 2), MCP_OK);
+  assert_int_equal(mcp_server_enable_tasks(s, store, o, &err), MCP_OK);
+  mcp_task_options_free(o);
+  mcp_server_free(s);
+  mcp_store_free(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -311,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_long_definition_list_points_to_the_log),
       cmocka_unit_test(test_server_setters_log_why),
       cmocka_unit_test(test_prompt_and_resource_setters_say_why),
+      cmocka_unit_test(test_task_options_say_why),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
