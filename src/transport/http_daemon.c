@@ -275,7 +275,21 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   if (out)
     *out = NULL;
   if (server == NULL || out == NULL)
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "mcp_http_server_start: the %s is NULL",
+                         server == NULL ? "server" : "out pointer");
+  if (options != NULL && options->refusals != NULL) {
+    char list[512]; /* one line: "; " between the reasons */
+    size_t k = 0;
+    for (const char *c = options->refusals; *c && k + 3 < sizeof list; c++)
+      if (*c == '\n')
+        list[k++] = ';', list[k++] = ' ';
+      else
+        list[k++] = *c;
+    list[k] = '\0';
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
+                         list);
+  }
   if (mcp__mhd_require(options ? options->engine : MCP_HTTP_ENGINE_DEFAULT,
                        err) != MCP_OK)
     return MCP_ERR_UNSUPPORTED;

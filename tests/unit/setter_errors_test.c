@@ -335,6 +335,36 @@ static void test_task_options_say_why(void **state) {
   mcp_store_free(store);
 }
 
+/* HTTP options keep a refused setter's reason (the condition it broke,
+ * for the range setters); mcp_http_server_start refuses them with it in err
+ * before binding anything. */
+static void test_http_options_say_why(void **state) {
+  (void)state;
+  mcp_server_t *s;
+  assert_int_equal(mcp_server_new("errs", "1", &s), MCP_OK);
+  mcp_http_options_t *o;
+  assert_int_equal(mcp_http_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_http_options_set_bind(o, "127.0.0.1", 0), MCP_OK);
+  assert_int_equal(mcp_http_options_set_max_body_bytes(o, 10),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_endpoint(o, "mcp"),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_add_cors_origin(o, "https://a.example/x"),
+                   MCP_ERR_INVALID_ARG);
+  mcp_http_server_t *h = (mcp_http_server_t *)1;
+  mcp_error_t err;
+  assert_int_equal(mcp_http_server_start(s, o, &h, &err), MCP_ERR_INVALID_ARG);
+  assert_null(h);
+  assert_string_equal(
+      err.message,
+      "options refused: mcp_http_options_set_max_body_bytes: needs v >= 64; "
+      "mcp_http_options_set_endpoint: the path must start with '/'; "
+      "mcp_http_options_add_cors_origin: an origin is scheme://host[:port] "
+      "(no path, spaces or commas) or \"*\"");
+  mcp_http_options_free(o);
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -345,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_server_setters_log_why),
       cmocka_unit_test(test_prompt_and_resource_setters_say_why),
       cmocka_unit_test(test_task_options_say_why),
+      cmocka_unit_test(test_http_options_say_why),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
