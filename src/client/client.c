@@ -552,6 +552,9 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
                               mcp_error_t *err) {
   if (err != NULL)
     memset(err, 0, sizeof *err);
+  if (o != NULL && o->refusals != NULL) /* options.c refuse */
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
+                         o->refusals);
   if (o == NULL || out == NULL || (o->argv == NULL) == (o->url == NULL))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "set exactly one of a command or a URL");

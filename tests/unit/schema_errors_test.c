@@ -80,8 +80,8 @@ static void test_errors_list_every_failure(void **state) {
  * a count): the first ten as JSON, each cut at 48 bytes, then an ellipsis. */
 static void test_enum_violation_names_the_values(void **state) {
   (void)state;
-  mcp_schema_t *s = compile("{\"enum\":[\"AA\",\"LH\",3,null,{\"b\":1,\"a\":[2]}]}",
-                            NULL);
+  mcp_schema_t *s =
+      compile("{\"enum\":[\"AA\",\"LH\",3,null,{\"b\":1,\"a\":[2]}]}", NULL);
   mcp_validation_t *v = errors_of(s, "\"XX\"");
   assert_error(v, 0, "", "/enum",
                "value is not one of the 5 allowed values: \"AA\", \"LH\", 3, "
@@ -101,7 +101,8 @@ static void test_enum_violation_names_the_values(void **state) {
   mcp_schema_free(s);
 
   /* a long value is cut at a character boundary (\u00e9 is two bytes) */
-  s = compile("{\"enum\":[\"abcdefghijklmnopqrstuvwxyz0123456789abcdefghij\u00e9\u00e9\"]}",
+  s = compile("{\"enum\":[\"abcdefghijklmnopqrstuvwxyz0123456789"
+              "abcdefghij\u00e9\u00e9\"]}",
               NULL);
   v = errors_of(s, "1");
   assert_error(v, 0, "", "/enum",

@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "mcp/client.h"
+
 static mcp_status noop(mcp_call_t *call, json_t *args, mcp_result_t *r,
                        void *ud) {
   (void)call, (void)args, (void)r, (void)ud;
@@ -50,9 +52,10 @@ static void test_icon_refusal_says_why(void **state) {
                    MCP_ERR_INVALID_ARG);
   const char *why = mcp_tool_definition_errors(t);
   assert_non_null(why);
-  assert_string_equal(why, "mcp_tool_add_icon(\"http://example.com/plane.png\"):"
-                           " an icon's src must be an https: or data: URI "
-                           "(SEP-973)");
+  assert_string_equal(why,
+                      "mcp_tool_add_icon(\"http://example.com/plane.png\"):"
+                      " an icon's src must be an https: or data: URI "
+                      "(SEP-973)");
   /* the status was ignored, as in the README: registration refuses it */
   mcp_error_t err;
   memset(&err, 0, sizeof err);
@@ -365,6 +368,37 @@ static void test_http_options_say_why(void **state) {
   mcp_server_free(s);
 }
 
+/* Client options keep a refused setter's reason; mcp_client_connect
+ * refuses them with it in err (before "set exactly one of a command or a
+ * URL", which a refused URL would otherwise cause). */
+static void test_client_options_say_why(void **state) {
+  (void)state;
+  mcp_client_options_t *o;
+  assert_int_equal(mcp_client_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_client_options_set_url(o, "ftp://example.com/mcp"),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_client_options_add_header(o, "X-A:b", "c"),
+                   MCP_ERR_INVALID_ARG);
+  mcp_client_t *c = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_client_connect(o, &c, &err), MCP_ERR_INVALID_ARG);
+  assert_null(c);
+  assert_string_equal(
+      err.message,
+      "options refused: mcp_client_options_set_url: the URL must start with "
+      "http:// or https://; mcp_client_options_add_header: the name needs no "
+      "':' or line break, the value no line break");
+  json_t *caps = json_integer(1);
+  assert_int_equal(mcp_client_options_set_sampling_handler(o, NULL, caps, NULL),
+                   MCP_ERR_INVALID_ARG);
+  json_decref(caps);
+  assert_int_equal(mcp_client_connect(o, &c, &err), MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "; mcp_client_options_set_sampling_"
+                                      "handler: capabilities must be an "
+                                      "object"));
+  mcp_client_options_free(o);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -376,6 +410,7 @@ int main(void) {
       cmocka_unit_test(test_prompt_and_resource_setters_say_why),
       cmocka_unit_test(test_task_options_say_why),
       cmocka_unit_test(test_http_options_say_why),
+      cmocka_unit_test(test_client_options_say_why),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
