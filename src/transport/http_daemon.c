@@ -290,6 +290,9 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
                          list);
   }
+  mcp_status ready = mcp__server_start_serving(server, err);
+  if (ready != MCP_OK)
+    return ready;
   if (mcp__mhd_require(options ? options->engine : MCP_HTTP_ENGINE_DEFAULT,
                        err) != MCP_OK)
     return MCP_ERR_UNSUPPORTED;

@@ -597,9 +597,11 @@ static void test_ten_thousand_connections(void **state) {
   int to_parent[2], to_child[2];
   assert_int_equal(pipe(to_parent), 0);
   assert_int_equal(pipe(to_child), 0);
+  pid_t parent_ = getpid();
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     close(to_parent[0]);
     close(to_child[1]);
     many_server(to_parent[1], to_child[0]);
