@@ -76,8 +76,10 @@ MCP_API mcp_status mcp_tool_check_name(const char *name, mcp_error_t *err);
  * handler) returns MCP_ERR_INVALID_ARG and keeps the reason in the tool:
  * mcp_server_add_tool then refuses the tool with it in err and the log
  * (readable before with mcp_tool_definition_errors, tool_decl.h), so a
- * mistake is reported even where the setter's status was not checked. A
- * NULL tool is only MCP_ERR_INVALID_ARG: there is nowhere to keep a reason. */
+ * mistake is reported even where the setter's status was not checked. The
+ * same setter called again with an accepted value takes its refusal back
+ * (mcp_tool_add_icon adds, so its refusals stay). A NULL tool is only
+ * MCP_ERR_INVALID_ARG: there is nowhere to keep a reason. */
 MCP_API mcp_status mcp_tool_new(const char *name, mcp_tool_t **out);
 MCP_API void mcp_tool_free(mcp_tool_t *tool);
 

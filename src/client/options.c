@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "util/str.h"
 #include "mcp/version.h"
 
 static void free_strv(char **v) {
@@ -72,13 +73,18 @@ void mcp__client_options_clear(mcp_client_options_t *o) {
  * the setter's status went unchecked. */
 static mcp_status refuse(mcp_client_options_t *o, const char *what,
                          const char *why) {
-  char *all = NULL;
-  if (asprintf(&all, "%s%s%s: %s", o->refusals ? o->refusals : "",
-               o->refusals ? "; " : "", what, why) < 0)
-    return MCP_ERR_NOMEM;
-  free(o->refusals);
-  o->refusals = all;
-  return MCP_ERR_INVALID_ARG;
+  return mcp__str_add_line(&o->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
+}
+
+/* A setter that accepted its value takes back its earlier refusal (the
+ * last call wins, as for the value). */
+static mcp_status accepted(mcp_client_options_t *o, const char *setter,
+                           mcp_status st) {
+  if (st == MCP_OK)
+    mcp__str_drop_lines(&o->refusals, setter);
+  return st;
 }
 
 void mcp_client_options_free(mcp_client_options_t *o) {
@@ -131,7 +137,7 @@ mcp_status mcp_client_options_set_command(mcp_client_options_t *o,
     return MCP_ERR_NOMEM;
   free_strv(o->argv);
   o->argv = copy;
-  return MCP_OK;
+  return accepted(o, "mcp_client_options_set_command", MCP_OK);
 }
 
 mcp_status mcp_client_options_set_url(mcp_client_options_t *o,
@@ -142,7 +148,7 @@ mcp_status mcp_client_options_set_url(mcp_client_options_t *o,
       (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
     return refuse(o, "mcp_client_options_set_url",
                   "the URL must start with http:// or https://");
-  return set_str(&o->url, url);
+  return accepted(o, "mcp_client_options_set_url", set_str(&o->url, url));
 }
 
 mcp_status mcp_client_options_add_header(mcp_client_options_t *o,
@@ -177,7 +183,8 @@ mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
   if (token == NULL || strpbrk(token, "\r\n") != NULL)
     return refuse(o, "mcp_client_options_set_bearer",
                   "the token is NULL or holds a line break");
-  return set_str(&o->bearer, token);
+  return accepted(o, "mcp_client_options_set_bearer",
+                  set_str(&o->bearer, token));
 }
 
 mcp_status mcp_client_options_set_token_provider(mcp_client_options_t *o,
@@ -205,7 +212,8 @@ mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
     return refuse(o, "mcp_client_options_set_info",
                   "name and version are required");
   mcp_status st = set_str(&o->name, name);
-  return st == MCP_OK ? set_str(&o->version, version) : st;
+  return accepted(o, "mcp_client_options_set_info",
+                  st == MCP_OK ? set_str(&o->version, version) : st);
 }
 
 mcp_status mcp_client_options_set_protocol_version(mcp_client_options_t *o,
@@ -215,7 +223,8 @@ mcp_status mcp_client_options_set_protocol_version(mcp_client_options_t *o,
   if (version == NULL)
     return refuse(o, "mcp_client_options_set_protocol_version",
                   "the version is NULL");
-  return set_str(&o->protocol_version, version);
+  return accepted(o, "mcp_client_options_set_protocol_version",
+                  set_str(&o->protocol_version, version));
 }
 
 mcp_status mcp_client_options_set_timeout_ms(mcp_client_options_t *o,
@@ -265,7 +274,7 @@ mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
   return st == MCP_ERR_INVALID_ARG
              ? refuse(o, "mcp_client_options_set_sampling_handler",
                       "capabilities must be an object")
-             : st;
+             : accepted(o, "mcp_client_options_set_sampling_handler", st);
 }
 
 mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
@@ -280,7 +289,7 @@ mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
   return st == MCP_ERR_INVALID_ARG
              ? refuse(o, "mcp_client_options_set_elicitation_handler",
                       "capabilities must be an object")
-             : st;
+             : accepted(o, "mcp_client_options_set_elicitation_handler", st);
 }
 
 mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
@@ -294,7 +303,7 @@ mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
   return st == MCP_ERR_INVALID_ARG
              ? refuse(o, "mcp_client_options_set_roots_handler",
                       "capabilities must be an object")
-             : st;
+             : accepted(o, "mcp_client_options_set_roots_handler", st);
 }
 
 mcp_status mcp_client_options_set_shared_cache(mcp_client_options_t *o,

@@ -162,6 +162,7 @@ mcp_status mcp_prompt_set_meta(mcp_prompt_t *p, json_t *meta) {
   }
   json_decref(p->meta);
   p->meta = meta;
+  mcp__str_drop_lines(&p->refusals, "mcp_prompt_set_meta");
   return MCP_OK;
 }
 
@@ -177,6 +178,7 @@ mcp_status mcp_prompt_set_handler(mcp_prompt_t *p, mcp_prompt_fn fn,
   p->fn = fn;
   p->user_data = user_data;
   p->free_user_data = free_user_data;
+  mcp__str_drop_lines(&p->refusals, "mcp_prompt_set_handler");
   return MCP_OK;
 }
 

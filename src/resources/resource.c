@@ -79,6 +79,7 @@ static mcp_status set_annotations(mcp__res_meta *m, const char *what,
   m->annotations = json_object_size(a) ? a : NULL;
   if (m->annotations == NULL)
     json_decref(a);
+  mcp__str_drop_lines(&m->refusals, what); /* the last call wins */
   return MCP_OK;
 }
 
@@ -89,6 +90,7 @@ static mcp_status set_meta(mcp__res_meta *m, const char *what, json_t *meta) {
   }
   json_decref(m->meta);
   m->meta = meta;
+  mcp__str_drop_lines(&m->refusals, what);
   return MCP_OK;
 }
 
@@ -178,6 +180,7 @@ static mcp_status set_cache(mcp__res_meta *m, const char *what,
     return refuse(m, what,
                   "ttl_ms must be 0 to 2^53 - 1 and scope a mcp_cache_scope");
   *h = (mcp__cache_hint){ttl_ms, scope, true};
+  mcp__str_drop_lines(&m->refusals, what);
   return MCP_OK;
 }
 mcp_status mcp_resource_set_cache_hint(mcp_resource_t *r, int64_t ttl_ms,
@@ -228,6 +231,7 @@ mcp_status mcp_resource_set_handler(mcp_resource_t *r, mcp_resource_read_fn fn,
     return refuse(&r->m, "mcp_resource_set_handler", "the handler is NULL");
   handler_clear(&r->h);
   r->h = (mcp__handler){fn, user_data, free_user_data};
+  mcp__str_drop_lines(&r->m.refusals, "mcp_resource_set_handler");
   return MCP_OK;
 }
 
@@ -345,6 +349,7 @@ mcp_status mcp_resource_template_set_handler(mcp_resource_template_t *t,
                   "the handler is NULL");
   handler_clear(&t->h);
   t->h = (mcp__handler){fn, user_data, free_user_data};
+  mcp__str_drop_lines(&t->m.refusals, "mcp_resource_template_set_handler");
   return MCP_OK;
 }
 

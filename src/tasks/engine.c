@@ -17,6 +17,7 @@
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "util/str.h"
 
 /* At most this many notifications wait in a task's queue; more are
  * dropped (requests are always kept: the handler waits for their answer). */
@@ -702,14 +703,8 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   if (options != NULL && options->refusals != NULL) { /* options.c refuse */
     mcp__log(s, MCP_LOG_ERROR, "tasks not enabled: options refused:\n%s",
              options->refusals);
-    char list[512]; /* one line: "; " between the reasons */
-    size_t k = 0;
-    for (const char *c = options->refusals; *c && k + 3 < sizeof list; c++)
-      if (*c == '\n')
-        list[k++] = ';', list[k++] = ' ';
-      else
-        list[k++] = *c;
-    list[k] = '\0';
+    char list[512];
+    mcp__str_one_line(options->refusals, list, sizeof list);
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "tasks not enabled: options refused: %s", list);
   }

@@ -75,6 +75,7 @@ mcp_status mcp_task_options_set_threads(mcp_task_options_t *o,
   if (threads == 0 || threads > 1024)
     return refuse(o, "mcp_task_options_set_threads", "from 1 to 1024");
   o->threads = threads;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_threads");
   return MCP_OK;
 }
 
@@ -85,6 +86,7 @@ mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
   if (tasks == 0)
     return refuse(o, "mcp_task_options_set_max_per_caller", "at least 1");
   o->max_per_caller = tasks;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_max_per_caller");
   return MCP_OK;
 }
 
@@ -105,6 +107,7 @@ mcp_status mcp_task_options_set_max_stored(mcp_task_options_t *o,
                   "both limits at least 1");
   o->max_stored_per_caller = per_caller;
   o->max_stored_total = total;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_max_stored");
   return MCP_OK;
 }
 
@@ -144,6 +147,7 @@ mcp_status mcp_task_options_set_cleanup(mcp_task_options_t *o,
   o->retention_ms = retention_ms < 0 ? -1 : retention_ms;
   o->stuck_ms = stuck_ms;
   o->sweep_interval_ms = interval_ms;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_cleanup");
   return MCP_OK;
 }
 
@@ -158,7 +162,11 @@ mcp_status mcp_task_options_set_immediate_response(mcp_task_options_t *o,
       return refuse(o, "mcp_task_options_set_immediate_response",
                     "the text may hold one %s and no other %");
   }
-  return mcp__str_replace(&o->immediate_response, text);
+  mcp_status st = mcp__str_replace(&o->immediate_response, text);
+  if (st == MCP_OK)
+    mcp__str_drop_lines(&o->refusals,
+                        "mcp_task_options_set_immediate_response");
+  return st;
 }
 
 mcp_status mcp_task_options_set_cancel_hook(mcp_task_options_t *o,

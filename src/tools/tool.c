@@ -85,6 +85,14 @@ mcp_status mcp_tool_check_name(const char *name, mcp_error_t *err) {
   return MCP_OK;
 }
 
+/* A setter that accepted its value takes back its earlier refusal (the
+ * last call wins, as for the value). */
+static void accepted(mcp_tool_t *tool, const char *setter) {
+  mcp__str_drop_lines(&tool->definition_errors, setter);
+  if (tool->definition_errors == NULL)
+    tool->definition_pointer[0] = '\0';
+}
+
 static void tool_destroy(mcp__entry *e) {
   mcp_tool_t *t = (mcp_tool_t *)e;
   if (t->free_user_data)
@@ -290,6 +298,7 @@ mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
                   "mcp_tool_set_task_support: %d is not a mcp_task_support",
                   (int)support);
   tool->task_support = support;
+  accepted(tool, "mcp_tool_set_task_support");
   return MCP_OK;
 }
 
@@ -322,6 +331,7 @@ mcp_status mcp_tool_set_meta(mcp_tool_t *tool, json_t *meta) {
   }
   json_decref(tool->meta);
   tool->meta = meta;
+  accepted(tool, "mcp_tool_set_meta");
   return MCP_OK;
 }
 
@@ -336,6 +346,7 @@ mcp_status mcp_tool_set_handler(mcp_tool_t *tool, mcp_tool_fn fn,
     tool->free_user_data(tool->user_data);
   tool->fn = fn;
   tool->fn_tape = NULL; /* mcp_tool_new_decl's, if any, went with the old */
+  accepted(tool, "mcp_tool_set_handler");
   tool->user_data = user_data;
   tool->free_user_data = free_user_data;
   return MCP_OK;

@@ -17,6 +17,7 @@
 
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
+#include "util/str.h"
 
 /* Request headers of MCP over HTTP (2025-11-25 and 2026-07-28). */
 #define FIXED_HEADERS                                                          \
@@ -61,6 +62,7 @@ mcp_status mcp_http_options_set_cors_credentials(mcp_http_options_t *o,
                                     "credentials cannot go with the origin "
                                     "\"*\"");
   o->cors_credentials = allow;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_cors_credentials");
   return MCP_OK;
 }
 

@@ -30,6 +30,7 @@
 #include "transport/http_serve.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "util/str.h"
 
 #define IO_DRAIN_MS 2000
 /* libmicrohttpd's per-connection pool holds the request line and headers
@@ -279,14 +280,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
                          "mcp_http_server_start: the %s is NULL",
                          server == NULL ? "server" : "out pointer");
   if (options != NULL && options->refusals != NULL) {
-    char list[512]; /* one line: "; " between the reasons */
-    size_t k = 0;
-    for (const char *c = options->refusals; *c && k + 3 < sizeof list; c++)
-      if (*c == '\n')
-        list[k++] = ';', list[k++] = ' ';
-      else
-        list[k++] = *c;
-    list[k] = '\0';
+    char list[512];
+    mcp__str_one_line(options->refusals, list, sizeof list);
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
                          list);
   }

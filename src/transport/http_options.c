@@ -123,6 +123,7 @@ mcp_status mcp_http_options_set_bind(mcp_http_options_t *o, const char *address,
     return mcp__http_options_refuse(o, "mcp_http_options_set_bind",
                                     "the address is empty");
   o->port = port;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_bind");
   return set_string(&o->address, address);
 }
 
@@ -133,6 +134,7 @@ mcp_status mcp_http_options_set_endpoint(mcp_http_options_t *o,
   if (path == NULL || path[0] != '/')
     return mcp__http_options_refuse(o, "mcp_http_options_set_endpoint",
                                     "the path must start with '/'");
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_endpoint");
   return set_string(&o->endpoint, path);
 }
 
@@ -178,6 +180,7 @@ mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
     if (!(valid))                                                              \
       return mcp__http_options_refuse(o, #fn, "needs " #valid);                \
     o->field = v;                                                              \
+    mcp__str_drop_lines(&o->refusals, #fn); /* the last call wins */           \
     return MCP_OK;                                                             \
   }
 SETTER(mcp_http_options_set_stateless, bool, stateless, true)
@@ -222,6 +225,7 @@ mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                     "append and replay_after");
   o->store = store;
   o->store_set = true;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_event_store");
   return MCP_OK;
 }
 
@@ -251,5 +255,6 @@ mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
   free(o->tls_key);
   o->tls_cert = c;
   o->tls_key = k;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_tls");
   return MCP_OK;
 }

@@ -3,6 +3,7 @@
 #include "util/str.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,4 +44,39 @@ mcp_status mcp__str_add_line(char **list, const char *fmt, ...) {
   free(*list);
   *list = all;
   return MCP_OK;
+}
+
+void mcp__str_drop_lines(char **list, const char *name) {
+  if (*list == NULL)
+    return;
+  size_t nl = strlen(name), k = 0;
+  char *w = *list;
+  for (const char *r = *list; *r;) {
+    const char *end = strchr(r, '\n');
+    size_t len = end ? (size_t)(end - r) : strlen(r);
+    bool drop = len > nl && strncmp(r, name, nl) == 0 &&
+                (r[nl] == ':' || r[nl] == '(');
+    if (!drop) {
+      if (k > 0)
+        w[k++] = '\n';
+      memmove(w + k, r, len);
+      k += len;
+    }
+    r += len + (end ? 1 : 0);
+  }
+  w[k] = '\0';
+  if (k == 0) {
+    free(*list);
+    *list = NULL;
+  }
+}
+
+void mcp__str_one_line(const char *lines, char *buf, size_t cap) {
+  size_t k = 0;
+  for (const char *c = lines; *c && k + 3 < cap; c++)
+    if (*c == '\n')
+      buf[k++] = ';', buf[k++] = ' ';
+    else
+      buf[k++] = *c;
+  buf[k] = '\0';
 }

@@ -26,4 +26,14 @@ mcp_status mcp__str_add_line(char **list, const char *fmt, ...)
 #endif
     ;
 
+/* lines (as mcp__str_add_line makes them) as one line into buf (cap > 0
+ * bytes), "; " between them, cut to fit: for an err->message. */
+void mcp__str_one_line(const char *lines, char *buf, size_t cap);
+
+/* Removes from *list (as mcp__str_add_line makes it) the lines that start
+ * with name followed by ':' or '(': a setter called again with an accepted
+ * value takes back what its earlier refusal said (the last call wins, as
+ * for the value itself). *list becomes NULL when no line is left. */
+void mcp__str_drop_lines(char **list, const char *name);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mcp/client.h"
+#include "util/str.h"
 
 static mcp_status noop(mcp_call_t *call, json_t *args, mcp_result_t *r,
                        void *ud) {
@@ -399,6 +400,80 @@ static void test_client_options_say_why(void **state) {
   mcp_client_options_free(o);
 }
 
+/* A setter called again with an accepted value takes back its refusal (the
+ * last call wins, as for the value); adders keep theirs. */
+static void test_last_call_wins(void **state) {
+  (void)state;
+  char *list = NULL;
+  assert_int_equal(mcp__str_add_line(&list, "a_set: no"), MCP_OK);
+  assert_int_equal(mcp__str_add_line(&list, "a_set_more(\"x\"): no"), MCP_OK);
+  assert_int_equal(mcp__str_add_line(&list, "b_set: no"), MCP_OK);
+  assert_int_equal(mcp__str_add_line(&list, "a_set(\"y\"): no"), MCP_OK);
+  mcp__str_drop_lines(&list, "a_set");
+  assert_string_equal(list, "a_set_more(\"x\"): no\nb_set: no");
+  char one[64];
+  mcp__str_one_line(list, one, sizeof one);
+  assert_string_equal(one, "a_set_more(\"x\"): no; b_set: no");
+  mcp__str_drop_lines(&list, "b_set");
+  mcp__str_drop_lines(&list, "a_set_more");
+  assert_null(list);
+
+  mcp_tool_t *t = tool_named("t");
+  assert_int_equal(mcp_tool_set_meta(t, json_integer(1)), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_tool_add_icon(t, "http://x/i.png", NULL, NULL, NULL),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_tool_set_meta(t, json_object()), MCP_OK);
+  assert_string_equal(mcp_tool_definition_errors(t),
+                      "mcp_tool_add_icon(\"http://x/i.png\"): an icon's src "
+                      "must be an https: or data: URI (SEP-973)");
+  mcp_tool_free(t);
+
+  mcp_server_t *s;
+  assert_int_equal(mcp_server_new("errs", "1", &s), MCP_OK);
+  mcp_store_t *store;
+  assert_int_equal(mcp_store_memory_new(&store), MCP_OK);
+  mcp_task_options_t *o;
+  assert_int_equal(mcp_task_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_task_options_set_threads(o, 0), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_task_options_set_threads(o, 3), MCP_OK);
+  mcp_error_t err;
+  assert_int_equal(mcp_server_enable_tasks(s, store, o, &err), MCP_OK);
+  mcp_task_options_free(o);
+  mcp_server_free(s);
+  mcp_store_free(store);
+
+  mcp_http_options_t *h;
+  assert_int_equal(mcp_http_options_new(&h), MCP_OK);
+  assert_int_equal(mcp_http_options_set_max_body_bytes(h, 1),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_max_body_bytes(h, 4096), MCP_OK);
+  assert_int_equal(mcp_http_options_set_endpoint(h, "x"), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_endpoint(h, "/x"), MCP_OK);
+  assert_int_equal(mcp_http_options_set_bind(h, "127.0.0.1", 0), MCP_OK);
+  assert_int_equal(mcp_server_new("errs", "1", &s), MCP_OK);
+  mcp_http_server_t *srv = NULL;
+  assert_int_equal(mcp_http_server_start(s, h, &srv, &err), MCP_OK);
+  mcp_http_server_stop(srv);
+  mcp_http_options_free(h);
+  mcp_server_free(s);
+
+  mcp_client_options_t *c;
+  assert_int_equal(mcp_client_options_new(&c), MCP_OK);
+  assert_int_equal(mcp_client_options_set_url(c, "mailto:x"),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_client_options_set_url(c, "http://127.0.0.1:1/mcp"),
+                   MCP_OK);
+  assert_int_equal(mcp_client_options_add_header(c, "", "v"),
+                   MCP_ERR_INVALID_ARG);
+  mcp_client_t *client = NULL;
+  assert_int_equal(mcp_client_connect(c, &client, &err), MCP_ERR_INVALID_ARG);
+  assert_string_equal(err.message,
+                      "options refused: mcp_client_options_add_header: the "
+                      "name needs no ':' or line break, the value no line "
+                      "break");
+  mcp_client_options_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -411,6 +486,7 @@ int main(void) {
       cmocka_unit_test(test_task_options_say_why),
       cmocka_unit_test(test_http_options_say_why),
       cmocka_unit_test(test_client_options_say_why),
+      cmocka_unit_test(test_last_call_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
