@@ -474,6 +474,48 @@ static void test_last_call_wins(void **state) {
   mcp_client_options_free(c);
 }
 
+/* A sampling request keeps a refused setter's reason; mcp_call_sample
+ * refuses the request with it in err, before sending anything. */
+static char sample_why[256];
+
+static mcp_status bad_sample(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                             void *ud) {
+  (void)args, (void)ud;
+  mcp_sampling_t *req;
+  assert_int_equal(mcp_sampling_new(100, &req), MCP_OK);
+  assert_int_equal(mcp_sampling_add_text(req, MCP_ROLE_USER, "hi"), MCP_OK);
+  assert_int_equal(mcp_sampling_set_temperature(req, -1), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_sampling_set_tool_choice(req, "maybe"),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_sampling_set_tool_choice(req, "auto"), MCP_OK);
+  json_t *res = NULL;
+  mcp_error_t err;
+  mcp_status st = mcp_call_sample(call, req, 1000, &res, &err);
+  mcp_sampling_free(req);
+  snprintf(sample_why, sizeof sample_why, "%s", err.message);
+  mcp_result_add_text(r, "done");
+  return st == MCP_ERR_INVALID_ARG ? MCP_OK : MCP_ERR_INTERNAL;
+}
+
+static void test_sampling_request_says_why(void **state) {
+  (void)state;
+  mcp_server_t *s;
+  assert_int_equal(mcp_server_new("errs", "1", &s), MCP_OK);
+  mcp_tool_t *t = tool_named("sample");
+  mcp_tool_set_handler(t, bad_sample, NULL, NULL);
+  assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, "{\"sampling\":{\"tools\":{}}}");
+  json_t *r = tu_request(s, se, "tools/call", "{\"name\":\"sample\"}");
+  assert_int_equal(tu_error_code(r), 0);
+  json_decref(r);
+  assert_string_equal(sample_why, "request refused: "
+                                  "mcp_sampling_set_temperature: must be 0 or "
+                                  "more");
+  mcp__session_release(se);
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -487,6 +529,7 @@ int main(void) {
       cmocka_unit_test(test_http_options_say_why),
       cmocka_unit_test(test_client_options_say_why),
       cmocka_unit_test(test_last_call_wins),
+      cmocka_unit_test(test_sampling_request_says_why),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
