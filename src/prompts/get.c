@@ -21,6 +21,11 @@ static void announce(mcp_server_t *s) {
 
 mcp_status mcp_server_add_prompt(mcp_server_t *s, mcp_prompt_t *p) {
   if (s == NULL || p == NULL) {
+    if (s != NULL) /* a constructor has nowhere to say why: say it here */
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_add_prompt: the prompt is NULL (did mcp_prompt_new "
+               "refuse its name? 1-128 characters without control "
+               "characters)");
     mcp_prompt_free(p);
     return MCP_ERR_INVALID_ARG;
   }

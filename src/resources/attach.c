@@ -45,6 +45,12 @@ static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
 
 mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
   if (s == NULL || r == NULL) {
+    if (s != NULL) /* a constructor has nowhere to say why: say it here */
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_add_resource: the resource is NULL (did "
+               "mcp_resource_new refuse it? the URI must be absolute, "
+               "scheme:..., without spaces or control characters, and the "
+               "name not empty)");
     mcp_resource_free(r);
     return MCP_ERR_INVALID_ARG;
   }
@@ -55,6 +61,11 @@ mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
 mcp_status mcp_server_add_resource_template(mcp_server_t *s,
                                             mcp_resource_template_t *t) {
   if (s == NULL || t == NULL) {
+    if (s != NULL)
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_add_resource_template: the template is NULL (did "
+               "mcp_resource_template_new refuse it? the URI template must "
+               "be valid RFC 6570 and the name not empty)");
     mcp_resource_template_free(t);
     return MCP_ERR_INVALID_ARG;
   }

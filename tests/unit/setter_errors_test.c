@@ -296,6 +296,18 @@ static void test_prompt_and_resource_setters_say_why(void **state) {
       "and/or MCP_AUDIENCE_ASSISTANT\n"
       "resource template 'file:///{name}' not added:\n"
       "mcp_resource_template_set_meta: _meta must be an object\n");
+  /* a NULL object (its constructor refused) is said too */
+  log.text[0] = '\0';
+  p = (mcp_prompt_t *)1;
+  assert_int_equal(mcp_prompt_new("bad\nname", &p), MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_add_prompt(s, p), MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(log.text, "mcp_server_add_prompt: the prompt is NULL "
+                                   "(did mcp_prompt_new refuse its name?"));
+  r = (mcp_resource_t *)1;
+  assert_int_equal(mcp_resource_new("relative/path", "x", &r),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_server_add_resource(s, r), MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(log.text, "did mcp_resource_new refuse it?"));
   /* a handler missing is said too */
   log.text[0] = '\0';
   assert_int_equal(mcp_resource_template_new("file:///{name}", "files", &t),
