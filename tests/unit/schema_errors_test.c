@@ -100,6 +100,14 @@ static void test_enum_violation_names_the_values(void **state) {
   mcp_validation_free(v);
   mcp_schema_free(s);
 
+  /* const names its value the same way */
+  s = compile("{\"const\":{\"mode\":\"fast\"}}", NULL);
+  v = errors_of(s, "{\"mode\":\"slow\"}");
+  assert_error(v, 0, "", "/const",
+               "value does not equal the constant: {\"mode\":\"fast\"}");
+  mcp_validation_free(v);
+  mcp_schema_free(s);
+
   /* a long value is cut at a character boundary (\u00e9 is two bytes) */
   s = compile("{\"enum\":[\"abcdefghijklmnopqrstuvwxyz0123456789"
               "abcdefghij\u00e9\u00e9\"]}",
