@@ -198,10 +198,13 @@ mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
     return MCP_OK;
   }
   const char *names = tt.names.data ? tt.names.data : "(out of memory)";
+  /* err->message holds 255 bytes: a longer list is logged whole and the
+   * message says so (mcp_error_set marks where it is cut) */
+  bool long_list = strlen(names) > 120;
   /* Served, such a tool would be listed with execution.taskSupport while
    * the server declares no tasks capability, and run inline. Logged when
    * the caller has no err to read. */
-  if (err == NULL)
+  if (err == NULL || long_list)
     mcp__log(s, MCP_LOG_ERROR,
              "not serving: %zu tool%s need%s tasks, which are not enabled "
              "(mcp_server_enable_tasks before serving, or "
@@ -210,9 +213,9 @@ mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
              names);
   mcp_error_set(err, MCP_ERR_STATE,
                 "%zu tool%s need%s tasks, which are not enabled "
-                "(mcp_server_enable_tasks): %s",
+                "(mcp_server_enable_tasks)%s: %s",
                 tt.count, tt.count == 1 ? "" : "s", tt.count == 1 ? "s" : "",
-                names);
+                long_list ? ", all in the server log" : "", names);
   mcp__buf_free(&tt.names);
   return MCP_ERR_STATE;
 }

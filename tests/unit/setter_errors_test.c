@@ -528,6 +528,35 @@ static void test_sampling_request_says_why(void **state) {
   mcp_server_free(s);
 }
 
+/* The list of tools that need tasks on a server without them: too long
+ * for err->message, it is logged whole and the message says so. */
+static void test_long_task_tool_list_points_to_the_log(void **state) {
+  (void)state;
+  logbook log;
+  mcp_server_t *s = server_with_log(&log);
+  char name[64];
+  for (int i = 0; i < 8; i++) {
+    snprintf(name, sizeof name, "a_tool_that_runs_as_a_task_%d", i);
+    mcp_tool_t *t = tool_named(name);
+    mcp_tool_set_task_support(t, MCP_TASK_REQUIRED);
+    assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
+  }
+  mcp_http_options_t *o;
+  assert_int_equal(mcp_http_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_http_options_set_bind(o, "127.0.0.1", 0), MCP_OK);
+  mcp_http_server_t *h = NULL;
+  mcp_error_t err;
+  assert_int_equal(mcp_http_server_start(s, o, &h, &err), MCP_ERR_STATE);
+  assert_null(h);
+  assert_non_null(strstr(err.message, "8 tools need tasks, which are not "
+                                      "enabled (mcp_server_enable_tasks), all "
+                                      "in the server log: "));
+  assert_string_equal(err.message + strlen(err.message) - 3, "\xe2\x80\xa6");
+  assert_non_null(strstr(log.text, "'a_tool_that_runs_as_a_task_7'"));
+  mcp_http_options_free(o);
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_icon_refusal_says_why),
@@ -542,6 +571,7 @@ int main(void) {
       cmocka_unit_test(test_client_options_say_why),
       cmocka_unit_test(test_last_call_wins),
       cmocka_unit_test(test_sampling_request_says_why),
+      cmocka_unit_test(test_long_task_tool_list_points_to_the_log),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
