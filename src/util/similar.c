@@ -56,7 +56,9 @@ void mcp__similar_init(mcp__similar *s, const char *want, size_t want_len) {
 }
 
 bool mcp__similar_offer(mcp__similar *s, const char *name) {
-  if (s->offered++ >= 4096 || s->want_len > 2 * MCP__SIMILAR_NAME_MAX)
+  /* bounded work per unknown name: 4096 names, and a name far longer than
+   * any tool's (128) is close to none of them */
+  if (s->offered++ >= 4096 || s->want_len > MCP__SIMILAR_NAME_MAX + 32)
     return false;
   size_t len = strlen(name);
   if (len > MCP__SIMILAR_NAME_MAX)

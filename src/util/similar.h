@@ -31,7 +31,8 @@ typedef struct mcp__similar {
  * NUL-terminated): at most about a third of its length apart. */
 void mcp__similar_init(mcp__similar *s, const char *want, size_t want_len);
 /* Considers name (copied when kept). Only the first 4096 names offered are
- * considered, so an unknown name costs a bounded time on a huge catalog.
+ * considered, and nothing for a wanted name over 160 bytes, so an unknown
+ * name costs a bounded time on a huge catalog.
  * Returns false, for use as a catalog visitor that never stops early. */
 bool mcp__similar_offer(mcp__similar *s, const char *name);
 /* "; did you mean 'a'?", "; did you mean 'a' or 'b'?", ... into buf (cap
