@@ -173,9 +173,14 @@ json_t *mcp_call_round_state(const mcp_call_t *call) {
 
 mcp_status mcp_server_set_request_state_key(mcp_server_t *s, const void *key,
                                             size_t len) {
-  if (s == NULL || key == NULL || len < MCP__STATE_KEY_MIN ||
-      len > MCP__STATE_KEY_MAX)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (key == NULL || len < MCP__STATE_KEY_MIN || len > MCP__STATE_KEY_MAX)
+    return mcp__refuse(s,
+                       "mcp_server_set_request_state_key: %s%zu bytes; %d to "
+                       "%d",
+                       key == NULL ? "NULL key, " : "", len,
+                       MCP__STATE_KEY_MIN, MCP__STATE_KEY_MAX);
   pthread_mutex_lock(&s->lock);
   memcpy(s->state_key.bytes, key, len);
   s->state_key.len = len;
@@ -185,8 +190,13 @@ mcp_status mcp_server_set_request_state_key(mcp_server_t *s, const void *key,
 
 mcp_status mcp_server_set_request_state_ttl_ms(mcp_server_t *s,
                                                int64_t ttl_ms) {
-  if (s == NULL || ttl_ms <= 0)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (ttl_ms <= 0)
+    return mcp__refuse(s,
+                       "mcp_server_set_request_state_ttl_ms: %lld; more than "
+                       "0",
+                       (long long)ttl_ms);
   pthread_mutex_lock(&s->lock);
   s->state_ttl_ms = ttl_ms;
   pthread_mutex_unlock(&s->lock);

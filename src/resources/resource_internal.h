@@ -22,6 +22,9 @@
 typedef struct mcp__res_meta {
   char *name, *title, *description, *mime_type;
   json_t *annotations, *icons, *meta; /* objects/array or NULL */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_server_add_resource(_template) logs them and refuses the entry */
+  char *refusals;
 } mcp__res_meta;
 
 typedef struct mcp__handler {

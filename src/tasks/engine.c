@@ -17,6 +17,7 @@
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "util/str.h"
 
 /* At most this many notifications wait in a task's queue; more are
  * dropped (requests are always kept: the handler waits for their answer). */
@@ -743,6 +744,14 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and store required");
   if (s->tasks)
     return mcp_error_set(err, MCP_ERR_EXISTS, "tasks are already enabled");
+  if (options != NULL && options->refusals != NULL) { /* options.c refuse */
+    mcp__log(s, MCP_LOG_ERROR, "tasks not enabled: options refused:\n%s",
+             options->refusals);
+    char list[512];
+    mcp__str_one_line(options->refusals, list, sizeof list);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "tasks not enabled: options refused: %s", list);
+  }
   mcp__task_engine *e = calloc(1, sizeof *e);
   if (e == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");

@@ -36,6 +36,10 @@ struct mcp_task_options {
   mcp_task_resume_fn resume_fn;
   void *resume_ud;
   bool fail_on_stop; /* a graceful stop fails running tasks (pre-#24) */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_server_enable_tasks refuses such options with them in err and the
+   * log. Not copied: an engine's copy is of accepted options only. */
+  char *refusals;
 };
 
 typedef struct mcp__task_engine mcp__task_engine;

@@ -887,6 +887,7 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
   if (p.count) {
     if (p.text.data == NULL)
       goto nomem;
+    free(t->definition_errors); /* the setters' lines, repeated in p */
     t->definition_errors = strdup(p.text.data);
     snprintf(t->definition_pointer, sizeof t->definition_pointer, "%s",
              p.first_pointer);
@@ -908,12 +909,14 @@ mcp_status mcp_server_add_tool_decl(mcp_server_t *server,
                                     mcp_error_t *err) {
   mcp_tool_t *t = NULL;
   mcp_status st = mcp_tool_new_decl(decl, &t);
+  mcp_error_t why;
+  if (st == MCP_ERR_INVALID_ARG && decl != NULL &&
+      mcp_tool_check_name(decl->name, &why) != MCP_OK)
+    return mcp_error_set(err, st, "cannot declare tool: %s", why.message);
   if (st != MCP_OK)
     return mcp_error_set(err, st, "cannot declare tool '%.128s': %s",
                          decl && decl->name ? decl->name : "(null)",
-                         st == MCP_ERR_INVALID_ARG
-                             ? "NULL, or a name the naming rules refuse"
-                             : mcp_strerror(st));
+                         decl ? mcp_strerror(st) : "the declaration is NULL");
   return mcp_server_add_tool(server, t, err);
 }
 

@@ -20,6 +20,7 @@
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
+#include "util/similar.h"
 #include "json/tape.h"
 
 /* Caps the detail text so a hostile payload cannot produce a huge answer. */
@@ -253,6 +254,11 @@ static mcp_tool_t *find_tool(mcp_call_t *call, const char *name,
   return tool;
 }
 
+/* A catalog visitor offering each tool's name to a mcp__similar. */
+static bool offer_name(mcp__entry *e, void *near) {
+  return mcp__similar_offer(near, e->key);
+}
+
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   const char *name;
   size_t name_len;
@@ -272,9 +278,13 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
                           "Invalid params: arguments must be an object");
   mcp_tool_t *tool = find_tool(call, name, name_len);
   if (tool == NULL) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "Unknown tool: %.*s",
-             (int)(name_len < 150 ? name_len : 150), name);
+    char msg[700], hint[500];
+    mcp__similar near;
+    mcp__similar_init(&near, name, name_len);
+    mcp__catalog_find_if(&mcp_call_server(call)->tools, offer_name, &near);
+    mcp__similar_text(&near, hint, sizeof hint);
+    snprintf(msg, sizeof msg, "Unknown tool: %.*s%s",
+             (int)(name_len < 150 ? name_len : 150), name, hint);
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
   }
   bool from_tape = tape != NULL && tool->fn_tape != NULL;

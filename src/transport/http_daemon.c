@@ -31,6 +31,7 @@
 #include "transport/http_serve.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "util/str.h"
 
 #define IO_DRAIN_MS 2000
 /* libmicrohttpd's per-connection pool holds the request line and headers
@@ -276,7 +277,15 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   if (out)
     *out = NULL;
   if (server == NULL || out == NULL)
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "mcp_http_server_start: the %s is NULL",
+                         server == NULL ? "server" : "out pointer");
+  if (options != NULL && options->refusals != NULL) {
+    char list[512];
+    mcp__str_one_line(options->refusals, list, sizeof list);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
+                         list);
+  }
   mcp_status ready = mcp__server_start_serving(server, err);
   if (ready != MCP_OK)
     return ready;

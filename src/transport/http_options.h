@@ -42,10 +42,18 @@ struct mcp_http_options {
   mcp_session_store sessions; /* borrowed; ops NULL: not shared */
   mcp_auth_t *auth;           /* borrowed, or NULL (include/mcp/auth.h) */
   char *tls_cert, *tls_key;   /* PEM files, or NULL for plain HTTP */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_http_server_start refuses such options with them in err (not
+   * copied: a running server's copy is of accepted options only) */
+  char *refusals;
 };
 
 /* Deep copy (returns new, NULL on allocation failure). */
 mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o);
+/* A setter refusing its argument: keeps why in o (for
+ * mcp_http_server_start) and returns MCP_ERR_INVALID_ARG. */
+mcp_status mcp__http_options_refuse(mcp_http_options_t *o, const char *what,
+                                    const char *why);
 /* Appends a copy of value to a string list. */
 bool mcp__http_list_add(char ***list, size_t *count, const char *value);
 

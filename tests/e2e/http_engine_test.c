@@ -694,8 +694,10 @@ static void test_one_engine_per_process(void **state) {
   mcp_http_options_t *o = base_options();
   assert_int_equal(
       mcp_http_options_set_engine(o, MCP_HTTP_ENGINE_LIBMICROHTTPD), MCP_OK);
-  assert_int_equal(mcp_http_options_set_engine(o, (mcp_http_engine)7),
+  mcp_http_options_t *bad = base_options(); /* a refusal stays in it */
+  assert_int_equal(mcp_http_options_set_engine(bad, (mcp_http_engine)7),
                    MCP_ERR_INVALID_ARG);
+  mcp_http_options_free(bad);
   mcp_http_server_t *h = NULL;
   mcp_error_t err;
   assert_int_equal(mcp_http_server_start(f.server, o, &h, &err),

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/core.h"
 #include "core/request_state.h"
 
 static mcp_status ask_name(mcp_call_t *call, json_t *args, mcp_result_t *r,
@@ -62,6 +63,14 @@ static mcp_status need_sampling(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return st;
 }
 
+/* Two missing members at once: a sampling feature and an extension. */
+static mcp_status need_two(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)args, (void)r, (void)ud;
+  mcp__call_missing_capability(call, "sampling", "tools");
+  return mcp__call_missing_capability(call, "extensions", "example.com/x");
+}
+
 static mcp_server_t *make_server(void) {
   mcp_server_t *s;
   assert_int_equal(mcp_server_new("irr", "1", &s), MCP_OK);
@@ -70,8 +79,9 @@ static mcp_server_t *make_server(void) {
     mcp_tool_fn fn;
   } tools[] = {{"ask", ask_name},
                {"two", two_rounds},
-               {"needs_sampling", need_sampling}};
-  for (size_t i = 0; i < 3; i++) {
+               {"needs_sampling", need_sampling},
+               {"needs_two", need_two}};
+  for (size_t i = 0; i < 4; i++) {
     mcp_tool_t *t;
     assert_int_equal(mcp_tool_new(tools[i].name, &t), MCP_OK);
     mcp_tool_set_handler(t, tools[i].fn, NULL, NULL);
@@ -294,6 +304,11 @@ static void test_state_is_bound_to_the_caller(void **state) {
   json_decref(args);
 }
 
+static const char *error_message(json_t *r) {
+  return json_string_value(
+      json_object_get(json_object_get(r, "error"), "message"));
+}
+
 static void test_missing_capability_is_32021(void **state) {
   mcp_server_t *s = *state;
   char *params = call_params("needs_sampling", NULL, NULL, NULL);
@@ -304,13 +319,41 @@ static void test_missing_capability_is_32021(void **state) {
       json_object_get(json_object_get(json_object_get(r, "error"), "data"),
                       "requiredCapabilities");
   assert_true(json_is_object(json_object_get(need, "sampling")));
+  /* the message names it too: most clients show only the message */
+  assert_string_equal(error_message(r),
+                      "Missing required client capability: sampling");
   json_decref(r);
   /* a client without elicitation is not asked: -32021 naming it */
   params = call_params("ask", NULL, NULL, NULL);
   r = tu_modern_request(s, "tools/call", params, "{}");
   free(params);
   assert_int_equal(tu_error_code(r), MCP_RPC_MISSING_CLIENT_CAPABILITY);
+  assert_string_equal(error_message(r),
+                      "Missing required client capability: elicitation");
   json_decref(r);
+  params = call_params("needs_two", NULL, NULL, NULL);
+  r = tu_modern_request(s, "tools/call", params, "{}");
+  free(params);
+  assert_int_equal(tu_error_code(r), MCP_RPC_MISSING_CLIENT_CAPABILITY);
+  assert_string_equal(error_message(r),
+                      "Missing required client capabilities: sampling.tools, "
+                      "extension example.com/x");
+  json_decref(r);
+}
+
+/* 2025-11-25 has no -32021; the error a handler returns for a capability
+ * the client did not declare names it all the same. */
+static void test_missing_capability_named_in_2025(void **state) {
+  mcp_server_t *s = *state;
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, "{}");
+  json_t *r = tu_request(s, se, "tools/call", "{\"name\":\"needs_sampling\"}");
+  assert_int_not_equal(tu_error_code(r), 0);
+  assert_int_not_equal(tu_error_code(r), MCP_RPC_MISSING_CLIENT_CAPABILITY);
+  assert_string_equal(error_message(r),
+                      "Missing required client capability: sampling");
+  json_decref(r);
+  mcp__session_release(se);
 }
 
 int main(void) {
@@ -323,6 +366,8 @@ int main(void) {
       cmocka_unit_test(test_state_is_bound_to_the_caller),
       cmocka_unit_test_setup_teardown(test_missing_capability_is_32021, setup,
                                       tu_free_server),
+      cmocka_unit_test_setup_teardown(test_missing_capability_named_in_2025,
+                                      setup, tu_free_server),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
