@@ -10,9 +10,24 @@
 
 #include "commands.h"
 
+/* name and description, "[ui] " before the description of a tool that
+ * links to an MCP Apps view (_meta.ui.resourceUri; mcpc apps show). */
+static void print_tool_line(const json_t *tool) {
+  if (!json_is_string(json_object_get(
+          json_object_get(json_object_get(tool, "_meta"), "ui"),
+          "resourceUri"))) {
+    mcpc_print_named(tool);
+    return;
+  }
+  const char *name = json_string_value(json_object_get(tool, "name"));
+  const char *d = json_string_value(json_object_get(tool, "description"));
+  printf("%-28s [ui] %.*s\n", name ? name : "?",
+         d ? (int)strcspn(d, "\n") : 0, d ? d : "");
+}
+
 int mcpc_cmd_tools_list(mcpc_ctx *ctx, int argc, char **argv) {
   return mcpc_list(ctx, argc, "tools list", "tools/list", "tools",
-                   mcpc_print_named);
+                   print_tool_line);
 }
 
 /* What the task display needs between polls. Progress notifications for

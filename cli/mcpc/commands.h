@@ -246,6 +246,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_skills_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_skills_get(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_apps_show(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);

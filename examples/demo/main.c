@@ -28,6 +28,7 @@
 #include "demo_db.h"
 #include "demo_prompts.h"
 #include "demo_replica.h"
+#include "demo_apps.h"
 #include "demo_resources.h"
 #include "demo_skills.h"
 #include "demo_resume.h"
@@ -46,6 +47,7 @@ static void usage(FILE *f) {
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--cors-origin O] [--banner]\n"
       "                       [--http-engine own|libmicrohttpd]\n"
+      "                       [--apps-dir DIR]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
@@ -70,6 +72,8 @@ static void usage(FILE *f) {
       "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
       "                 repeatable, * for any origin\n"
       "  --banner       print how to talk to the server on stderr\n"
+      "  --apps-dir DIR where the MCP Apps views are (orders.html; default\n"
+      "                 the source tree's examples/demo/apps)\n"
       "  --auth-issuer URL   require OAuth bearer tokens from this issuer\n"
       "                      (keys by discovery unless --auth-jwks)\n"
       "  --auth-audience URI this server's resource id, the tokens' aud\n"
@@ -353,6 +357,7 @@ static int cleanup_tasks(const char *spec) {
 
 int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
+  const char *apps_dir = DEMO_APPS_DIR;
   unsigned workers = 4;
   unsigned io_threads = 0; /* 0: the library's default */
   mcp_http_engine engine = MCP_HTTP_ENGINE_DEFAULT;
@@ -397,6 +402,8 @@ int main(int argc, char **argv) {
       allow_hosts[nallow++] = argv[++i];
     else if (strcmp(a, "--task-lease") == 0 && i + 1 < argc)
       lease_ms = strtoll(argv[++i], NULL, 10);
+    else if (strcmp(a, "--apps-dir") == 0 && i + 1 < argc)
+      apps_dir = argv[++i];
     else if (strcmp(a, "--no-tasks") == 0)
       tasks = false;
     else if (strcmp(a, "--fail-tasks-on-stop") == 0)
@@ -490,7 +497,10 @@ int main(int argc, char **argv) {
     st = demo_register_resources(server, db, &err);
   if (st == MCP_OK)
     st = demo_register_prompts(server, db, &err);
-  st = demo_register_skills(server, &err);
+  if (st == MCP_OK)
+    st = demo_register_apps(server, db, apps_dir, &err);
+  if (st == MCP_OK)
+    st = demo_register_skills(server, &err);
   if (st == MCP_OK && tasks)
     st = demo_register_task_tools(server, &err);
   demo_resumer *resumer = NULL;

@@ -2,11 +2,13 @@
 /* attach.c - resources and templates on a server: adding, removing,
  * settings, and who hears about updates (resources/subscribe,
  * resources/unsubscribe, notifications/resources/updated). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "core/viewer.h"
+#include "mcp/apps.h"
 #include "resources/resource_internal.h"
 
 static void announce(mcp_server_t *s) {
@@ -43,6 +45,37 @@ static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
   return MCP_OK;
 }
 
+mcp_status mcp_server_add_ui_resource(mcp_server_t *s, mcp_resource_t *r,
+                                      mcp_error_t *err) {
+  if (s == NULL || r == NULL) {
+    mcp_resource_free(r);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and resource "
+                                                   "required");
+  }
+  mcp_status st = mcp__ui_res_check(r, err);
+  if (st != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "resource '%s' not added: %s", r->entry.key,
+             err ? err->message : mcp_strerror(st));
+    mcp_resource_free(r);
+    return st;
+  }
+  char uri[200];
+  snprintf(uri, sizeof uri, "%s", r->entry.key);
+  char refused[512] = ""; /* the setters' reasons, for err */
+  if (r->m.refusals != NULL)
+    snprintf(refused, sizeof refused, "%s", r->m.refusals);
+  st = add_entry(s, &s->resources, &r->entry, "resource", r->m.refusals,
+                 r->h.fn != NULL, r->h.fn ? mcp_resource_to_json(r) : NULL);
+  if (st != MCP_OK && refused[0] != '\0')
+    mcp_error_set(err, st, "resource '%s' not added: %s", uri, refused);
+  else if (st != MCP_OK)
+    mcp_error_set(err, st,
+                  st == MCP_ERR_EXISTS ? "resource '%s' already exists"
+                                       : "cannot add resource '%s'",
+                  uri);
+  return st;
+}
+
 mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
   if (s == NULL || r == NULL) {
     if (s != NULL) /* a constructor has nowhere to say why: say it here */
@@ -53,6 +86,14 @@ mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
                "name not empty)");
     mcp_resource_free(r);
     return MCP_ERR_INVALID_ARG;
+  }
+  mcp_error_t err;
+  mcp_status st = mcp__ui_res_check(r, &err); /* apps.h */
+  if (st != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "resource '%s' not added: %s", r->entry.key,
+             err.message);
+    mcp_resource_free(r);
+    return st;
   }
   return add_entry(s, &s->resources, &r->entry, "resource", r->m.refusals,
                    r->h.fn != NULL, r->h.fn ? mcp_resource_to_json(r) : NULL);

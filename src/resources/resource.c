@@ -124,6 +124,7 @@ static void resource_destroy(mcp__entry *e) {
   json_decref(e->listing);
   meta_clear(&r->m);
   handler_clear(&r->h);
+  mcp__ui_res_free(r->ui);
   free(r);
 }
 
@@ -242,6 +243,15 @@ json_t *mcp_resource_to_json(const mcp_resource_t *r) {
   if (o == NULL)
     return NULL;
   meta_to_json(&r->m, o);
+  if (r->ui) { /* apps.h: the listing carries _meta.ui too */
+    json_t *meta = mcp__ui_res_listing_meta(r);
+    if (meta == NULL || (json_object_size(meta) > 0
+                             ? json_object_set_new(o, "_meta", meta)
+                             : (json_decref(meta), 0)) != 0) {
+      json_decref(o);
+      return NULL;
+    }
+  }
   if (r->has_size)
     json_object_set_new(o, "size", json_integer((json_int_t)r->size));
   return o;

@@ -221,6 +221,8 @@ mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err) {
    * added before is seen by the check */
   atomic_store(&s->serving, true);
   mcp_status st = mcp__tools_check_task_support(s, err);
+  if (st == MCP_OK) /* apps.h: every linked view is registered */
+    st = mcp__tools_check_ui_links(s, err);
   if (st != MCP_OK)
     atomic_store(&s->serving, false);
   return st;

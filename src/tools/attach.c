@@ -151,6 +151,12 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
     st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     goto fail;
   }
+  st = mcp__tool_ui_check(s, tool, err); /* apps.h: _meta.ui */
+  if (st != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "tool '%s' not added: %s", tool->entry.key,
+             err ? err->message : mcp_strerror(st));
+    goto fail;
+  }
   st = mcp__catalog_add(&s->tools, &tool->entry);
   if (st != MCP_OK) {
     mcp_error_set(err, st,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "mcp/apps.h"
 #include "mcp/schema.h"
 #include "schema/validate_tape.h"
 #include "tools/header_params.h"
@@ -26,11 +27,45 @@
 /* Caps the detail text so a hostile payload cannot produce a huge answer. */
 #define MAX_LISTED_VIOLATIONS 25
 
+/* apps.h: a client without the MCP Apps extension has no view that could
+ * call an app-only tool (_meta.ui.visibility without "model"), and would
+ * show it to its model: such tools are left out of its pages. */
+static mcp_status hide_app_only_tools(mcp_call_t *call, json_t *result) {
+  (void)call;
+  json_t *tools = json_object_get(result, "tools");
+  for (size_t i = json_array_size(tools); i-- > 0;) {
+    json_t *vis = json_object_get(
+        json_object_get(json_object_get(json_array_get(tools, i), "_meta"),
+                        "ui"),
+        "visibility");
+    if (vis == NULL)
+      continue;
+    bool model = false;
+    size_t k;
+    json_t *v;
+    json_array_foreach(vis, k, v) model |=
+        json_is_string(v) && strcmp(json_string_value(v), "model") == 0;
+    if (!model && json_array_remove(tools, i) != 0)
+      return MCP_ERR_NOMEM;
+  }
+  return MCP_OK;
+}
+
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
   mcp_status st =
       mcp__list_catalog(call, &mcp_call_server(call)->tools, "tools", "tools",
                         MCP_CACHE_TOOLS_LIST, result);
-  if (st != MCP_OK || !mcp_call_is_stateless(call))
+  if (st != MCP_OK)
+    return st;
+  if (!mcp_call_supports_apps(call)) {
+    st = hide_app_only_tools(call, *result);
+    if (st != MCP_OK) {
+      json_decref(*result);
+      *result = NULL;
+      return st;
+    }
+  }
+  if (!mcp_call_is_stateless(call))
     return st;
   /* 2026-07-28 has no Tool.execution: the server decides per request
    * (tasks extension). The listings are shared: replace, never edit. */
@@ -277,6 +312,10 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object");
   mcp_tool_t *tool = find_tool(call, name, name_len);
+  if (tool != NULL && !mcp__tool_visible_to(tool, call)) {
+    mcp__tool_release(tool); /* app-only, and no app (hide_app_only_tools) */
+    tool = NULL;
+  }
   if (tool == NULL) {
     char msg[700], hint[500];
     mcp__similar near;

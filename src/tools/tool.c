@@ -106,6 +106,7 @@ static void tool_destroy(mcp__entry *e) {
   json_decref(t->output_schema);
   json_decref(t->icons);
   json_decref(t->meta);
+  free(t->ui_resource_uri);
   json_decref(e->listing);
   mcp_schema_free(t->input_compiled);
   mcp_schema_free(t->output_compiled);
@@ -393,9 +394,11 @@ json_t *mcp_tool_to_json(const mcp_tool_t *t) {
                                              : "optional"));
   if (t->icons)
     bad |= json_object_set(o, "icons", t->icons);
-  if (t->meta)
-    bad |= json_object_set(o, "_meta", t->meta);
-  if (bad) {
+  bool meta_failed;
+  json_t *meta = mcp__tool_ui_meta(t, &meta_failed); /* apps.h link */
+  if (meta)
+    bad |= json_object_set_new(o, "_meta", meta);
+  if (bad || meta_failed) {
     json_decref(o);
     return NULL;
   }
