@@ -1415,29 +1415,35 @@ public:
     return *this;
   }
 
-  // Adds a tool, resource, template or prompt (taken; throws mcp::error
-  // naming it when the server refuses it).
-  server &add(mcp::tool t) {
+  // Adds a tool, resource, template or prompt: the server takes it (the
+  // object is empty afterwards, also when given as an lvalue, such as the
+  // result of a chain of setters); throws mcp::error naming it when the
+  // server refuses it.
+  server &add(mcp::tool &&t) {
     mcp_error_t err{};
     const std::string what = t.what();
     detail::check(mcp_server_add_tool(s_.get(), t.release(), &err), what, err);
     return *this;
   }
-  server &add(mcp::resource r) {
+  server &add(mcp::resource &&r) {
     const std::string what = r.what();
     detail::check(mcp_server_add_resource(s_.get(), r.release()), what);
     return *this;
   }
-  server &add(mcp::resource_template t) {
+  server &add(mcp::resource_template &&t) {
     const std::string what = t.what();
     detail::check(mcp_server_add_resource_template(s_.get(), t.release()), what);
     return *this;
   }
-  server &add(mcp::prompt p) {
+  server &add(mcp::prompt &&p) {
     const std::string what = p.what();
     detail::check(mcp_server_add_prompt(s_.get(), p.release()), what);
     return *this;
   }
+  server &add(mcp::tool &t) { return add(std::move(t)); }
+  server &add(mcp::resource &r) { return add(std::move(r)); }
+  server &add(mcp::resource_template &t) { return add(std::move(t)); }
+  server &add(mcp::prompt &p) { return add(std::move(p)); }
 
   // The short forms of the above.
   template <class F>
