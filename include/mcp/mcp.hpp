@@ -728,7 +728,11 @@ public:
     mcp_status st = mcp_call_elicit(c_, message.c_str(),
                                     schema_of<T>().release(), 0, &action,
                                     &content, &err);
-    if (st == MCP_ERR_INPUT_REQUIRED)
+    // input_required (2026-07-28), a client without form elicitation
+    // (-32021 for 2026-07-28 clients), a cancelled call: the handler
+    // returns the status
+    if (st == MCP_ERR_INPUT_REQUIRED || st == MCP_ERR_CAPABILITY ||
+        st == MCP_ERR_CANCELLED)
       throw status_exit(st);
     detail::check(st, "elicitation", err);
     json answer = json::steal(content);
@@ -1342,6 +1346,8 @@ private:
 struct task_options {
   std::optional<unsigned> threads;
   std::optional<unsigned> max_per_caller;
+  // ttl of tasks whose request names none, and the largest granted: set
+  // both or neither (mcp_task_options_set_ttl).
   std::optional<std::int64_t> default_ttl_ms, max_ttl_ms;
   std::optional<std::int64_t> poll_interval_ms;
   bool list = false; // declare tasks/list (see mcp_task_options_set_list)
@@ -1477,9 +1483,11 @@ public:
     if (o.max_per_caller)
       detail::check(mcp_task_options_set_max_per_caller(opts, *o.max_per_caller),
                     "tasks per caller");
-    if (o.default_ttl_ms || o.max_ttl_ms)
-      detail::check(mcp_task_options_set_ttl(opts, o.default_ttl_ms.value_or(3600000),
-                                             o.max_ttl_ms.value_or(86400000)),
+    if (o.default_ttl_ms.has_value() != o.max_ttl_ms.has_value())
+      throw error(MCP_ERR_INVALID_ARG,
+                  "task_options: set default_ttl_ms and max_ttl_ms together");
+    if (o.default_ttl_ms)
+      detail::check(mcp_task_options_set_ttl(opts, *o.default_ttl_ms, *o.max_ttl_ms),
                     "task ttl");
     if (o.poll_interval_ms)
       detail::check(mcp_task_options_set_poll_interval(opts, *o.poll_interval_ms),

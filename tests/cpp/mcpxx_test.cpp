@@ -384,6 +384,66 @@ TEST(Tasks, HandlerRunsAsTaskWithProgressAndCancellation) {
   EXPECT_TRUE(saw_cancel);
 }
 
+TEST(Tasks, DeferredTaskCompletedFromAnotherThreadOnSqlite) {
+  char dir[] = "/tmp/mcpxx-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string db = std::string(dir) + "/tasks.db";
+  std::thread worker;
+  std::mutex lock;
+  std::string deferred_id;
+  {
+    mcp::server srv("t", "1");
+    srv.add(mcp::tool("later", "", [&](mcp::call &c) {
+              c.defer_task();
+              std::lock_guard<std::mutex> g(lock);
+              deferred_id = c.task_id();
+            }).task(mcp::task_support::required));
+    mcp::task_options o;
+    o.threads = 1;
+    o.default_ttl_ms = 60000;
+    o.max_ttl_ms = 120000;
+    srv.enable_tasks(mcp::store::sqlite(db), o);
+    peer p(srv);
+    p.initialize();
+    mcp::json r = p.request("tools/call", R"({"name":"later","task":{}})");
+    std::string id = r["result"]["task"]["taskId"].string();
+    ASSERT_FALSE(id.empty()) << r.dump();
+    EXPECT_EQ(r["result"]["task"]["ttl"].integer(), 60000);
+    for (int i = 0; i < 2000; i++) {
+      {
+        std::lock_guard<std::mutex> g(lock);
+        if (!deferred_id.empty())
+          break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    {
+      std::lock_guard<std::mutex> g(lock);
+      ASSERT_EQ(deferred_id, id); // the handler ran as the task and deferred it
+    }
+    mcp::tasks tasks = srv.tasks();
+    worker = std::thread([&tasks, id] {
+      mcp::result done = mcp::result::make();
+      done.text("finished elsewhere");
+      tasks.complete(id, done);
+    });
+    worker.join();
+    EXPECT_EQ(wait_terminal(p, id), "completed");
+    r = p.request("tasks/result", "{\"taskId\":\"" + id + "\"}");
+    EXPECT_EQ(text_of(r), "finished elsewhere") << r.dump();
+    EXPECT_THROW(tasks.fail(id, "too late"), mcp::error); // terminal
+  }
+  mcp::task_options half;
+  half.default_ttl_ms = 1;
+  mcp::server other("t", "1");
+  EXPECT_THROW(other.enable_tasks(mcp::store::memory(), half), mcp::error);
+  unlink(db.c_str());
+  std::string wal = db + "-wal", shm = db + "-shm";
+  unlink(wal.c_str());
+  unlink(shm.c_str());
+  rmdir(dir);
+}
+
 // ---- elicitation: input_required in both eras -----------------------------------------
 
 struct contact {
