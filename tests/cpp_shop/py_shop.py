@@ -64,5 +64,7 @@ async def main(argv):
 try:
     anyio.run(main, sys.argv)
 except Exception as e:  # the step is in the message
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:  # anyio wraps it
+        e = e.exceptions[0]
     print("FAIL", e)
     sys.exit(1)
