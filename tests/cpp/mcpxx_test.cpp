@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include <mcp/client.h>
+
 #include "peer.hpp"
 
 namespace shop {
@@ -442,6 +444,40 @@ TEST(Tasks, DeferredTaskCompletedFromAnotherThreadOnSqlite) {
   unlink(wal.c_str());
   unlink(shm.c_str());
   rmdir(dir);
+}
+
+// ---- HTTP in the background, a plain function as a handler ---------------------------
+
+add_out add_numbers(const add_in &in) { return add_out{in.a + in.b}; }
+
+TEST(Serving, StartHttpWithAFunctionHandlerAndAStoreSpec) {
+  mcp::server srv("t", "1");
+  srv.tool("add", "Adds", add_numbers);
+  srv.add(mcp::tool("slow_add", "", &add_numbers).task(mcp::task_support::optional));
+  srv.enable_tasks(mcp::store::open("memory"));
+  EXPECT_THROW(mcp::store::open("nonsense:"), mcp::error);
+  mcp::http_server http = srv.start_http("127.0.0.1", 0);
+  ASSERT_NE(http.port(), 0);
+
+  mcp_client_options_t *o = nullptr;
+  ASSERT_EQ(mcp_client_options_new(&o), MCP_OK);
+  const std::string url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp";
+  ASSERT_EQ(mcp_client_options_set_url(o, url.c_str()), MCP_OK);
+  mcp_client_t *client = nullptr;
+  mcp_error_t err{};
+  ASSERT_EQ(mcp_client_connect(o, &client, &err), MCP_OK) << err.message;
+  mcp_client_options_free(o);
+  json_t *result = nullptr;
+  mcp::json args = mcp::json::parse(R"({"a":40,"b":2})");
+  ASSERT_EQ(mcp_client_call_tool(client, "add", args.get(), nullptr, nullptr, &result, &err),
+            MCP_OK)
+      << err.message;
+  mcp::json r = mcp::json::steal(result);
+  EXPECT_TRUE(same_json(r["structuredContent"], R"({"sum":42})")) << r.dump();
+  EXPECT_TRUE(mcp_client_server_has(client, "tasks"));
+  mcp_client_close(client);
+  http.stop();
+  EXPECT_EQ(http.native(), nullptr);
 }
 
 // ---- elicitation: input_required in both eras -----------------------------------------
