@@ -1342,6 +1342,50 @@ private:
   std::unique_ptr<mcp_store_t, deleter> s_;
 };
 
+// The application's side of tasks: the server's (server.tasks(), borrowed)
+// or one opened on a store by code that only knows task ids
+// (tasks::open). Copies share the manager.
+class tasks {
+public:
+  explicit tasks(mcp_tasks_t *borrowed) : t_(borrowed, [](mcp_tasks_t *) {}) {}
+  // The tasks of the server called scope in s (which must outlive them).
+  static tasks open(const store &s, const std::string &scope) {
+    mcp_tasks_t *t = nullptr;
+    detail::check(mcp_tasks_open(s.native(), scope.c_str(), &t),
+                  "tasks of '" + scope + "'");
+    tasks out(nullptr);
+    out.t_.reset(t, &mcp_tasks_free);
+    return out;
+  }
+  mcp_task_status status(const std::string &id) const {
+    mcp_task_status st = MCP_TASK_WORKING;
+    detail::check(mcp_task_get_status(t_.get(), id.c_str(), &st), "task '" + id + "'");
+    return st;
+  }
+  // The Task object.
+  json get(const std::string &id) const {
+    json_t *t = nullptr;
+    detail::check(mcp_task_get(t_.get(), id.c_str(), &t), "task '" + id + "'");
+    return json::steal(t);
+  }
+  // Completed with r (failed when r is an isError result).
+  void complete(const std::string &id, const result &r) {
+    detail::check(mcp_task_complete(t_.get(), id.c_str(), r.native()),
+                  "task '" + id + "'");
+  }
+  void fail(const std::string &id, const std::string &message) {
+    detail::check(mcp_task_fail(t_.get(), id.c_str(), message.c_str()),
+                  "task '" + id + "'");
+  }
+  void cancel(const std::string &id) {
+    detail::check(mcp_task_cancel(t_.get(), id.c_str()), "task '" + id + "'");
+  }
+  mcp_tasks_t *native() const noexcept { return t_.get(); }
+
+private:
+  std::shared_ptr<mcp_tasks_t> t_;
+};
+
 // Task engine settings (unset members keep the library's defaults).
 struct task_options {
   std::optional<unsigned> threads;
@@ -1351,37 +1395,39 @@ struct task_options {
   std::optional<std::int64_t> default_ttl_ms, max_ttl_ms;
   std::optional<std::int64_t> poll_interval_ms;
   bool list = false; // declare tasks/list (see mcp_task_options_set_list)
+  // tasks/cancel of a task not yet terminal: stop work running outside the
+  // handler (the handler's call.cancelled() turns true anyway). Any thread.
+  std::function<void(mcp::tasks &, const std::string &task_id)> on_cancel;
+  // At enable_tasks, once per task of this server a restart interrupted
+  // (the Task object): true when the application resumes it and completes
+  // it through mcp::tasks; false, or an exception, lets the library mark
+  // it failed ("Interrupted: ..."), as it does without this hook.
+  std::function<bool(mcp::tasks &, const json &task)> on_resume;
 };
 
-// The application's side of tasks (borrowed from the server, or opened on
-// a store by a process that only knows task ids).
-class tasks {
-public:
-  explicit tasks(mcp_tasks_t *t) noexcept : t_(t) {}
-  mcp_task_status status(const std::string &id) const {
-    mcp_task_status st = MCP_TASK_WORKING;
-    detail::check(mcp_task_get_status(t_, id.c_str(), &st), "task '" + id + "'");
-    return st;
-  }
-  json get(const std::string &id) const {
-    json_t *t = nullptr;
-    detail::check(mcp_task_get(t_, id.c_str(), &t), "task '" + id + "'");
-    return json::steal(t);
-  }
-  void complete(const std::string &id, const result &r) {
-    detail::check(mcp_task_complete(t_, id.c_str(), r.native()), "task '" + id + "'");
-  }
-  void fail(const std::string &id, const std::string &message) {
-    detail::check(mcp_task_fail(t_, id.c_str(), message.c_str()), "task '" + id + "'");
-  }
-  void cancel(const std::string &id) {
-    detail::check(mcp_task_cancel(t_, id.c_str()), "task '" + id + "'");
-  }
-  mcp_tasks_t *native() const noexcept { return t_; }
-
-private:
-  mcp_tasks_t *t_;
+namespace detail {
+struct task_hooks {
+  std::function<void(mcp::tasks &, const std::string &)> on_cancel;
+  std::function<bool(mcp::tasks &, const json &)> on_resume;
 };
+inline void cancel_hook(mcp_tasks_t *t, const char *id, void *user_data) noexcept {
+  try {
+    mcp::tasks view(t);
+    static_cast<task_hooks *>(user_data)->on_cancel(view, id);
+  } catch (...) {
+    // the task is cancelled whatever the hook does: nothing to undo
+  }
+}
+inline bool resume_hook(mcp_tasks_t *t, const json_t *task, void *user_data) noexcept {
+  try {
+    mcp::tasks view(t);
+    return static_cast<task_hooks *>(user_data)->on_resume(
+        view, json::borrow(const_cast<json_t *>(task)));
+  } catch (...) {
+    return false; // the library fails the task, saying it was interrupted
+  }
+}
+} // namespace detail
 
 // ---- serving -----------------------------------------------------------------------------
 
@@ -1493,9 +1539,19 @@ public:
       detail::check(mcp_task_options_set_poll_interval(opts, *o.poll_interval_ms),
                     "task poll interval");
     detail::check(mcp_task_options_set_list(opts, o.list), "tasks/list");
+    // the hooks live as long as the server (declared before it)
+    auto hooks = std::make_unique<detail::task_hooks>(
+        detail::task_hooks{o.on_cancel, o.on_resume});
+    if (hooks->on_cancel)
+      detail::check(mcp_task_options_set_cancel_hook(opts, &detail::cancel_hook, hooks.get()),
+                    "task cancel hook");
+    if (hooks->on_resume)
+      detail::check(mcp_task_options_set_resume_hook(opts, &detail::resume_hook, hooks.get()),
+                    "task resume hook");
     mcp_error_t err{};
     detail::check(mcp_server_enable_tasks(s_.get(), s.native(), opts, &err), "tasks", err);
     store_.emplace(std::move(s));
+    task_hooks_ = std::move(hooks);
     return *this;
   }
   // The task manager (tasks enabled only).
@@ -1530,8 +1586,10 @@ public:
   mcp_server_t *native() const noexcept { return s_.get(); }
 
 private:
-  // Destroyed in reverse order: the server before the store it uses.
+  // Destroyed in reverse order: the server before the store and the task
+  // hooks it uses.
   std::optional<mcp::store> store_;
+  std::unique_ptr<detail::task_hooks> task_hooks_;
   struct deleter {
     void operator()(mcp_server_t *s) const noexcept { mcp_server_free(s); }
   };

@@ -446,6 +446,62 @@ TEST(Tasks, DeferredTaskCompletedFromAnotherThreadOnSqlite) {
   rmdir(dir);
 }
 
+TEST(Tasks, ResumedAfterARestartAndCancelHook) {
+  char dir[] = "/tmp/mcpxx-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string db = std::string(dir) + "/tasks.db";
+  std::string id;
+  std::atomic<int> hook_cancels{0};
+  auto add_later = [](mcp::server &srv) {
+    srv.add(mcp::tool("later", "", [](mcp::call &c) { c.defer_task(); })
+                .task(mcp::task_support::required));
+  };
+  { // the first run: the task is still working when the server goes away
+    mcp::server srv("shop", "1");
+    add_later(srv);
+    mcp::task_options o;
+    o.on_cancel = [&hook_cancels](mcp::tasks &, const std::string &) { hook_cancels++; };
+    srv.enable_tasks(mcp::store::sqlite(db), o);
+    peer p(srv);
+    p.initialize();
+    mcp::json r = p.request("tools/call", R"({"name":"later","task":{}})");
+    id = r["result"]["task"]["taskId"].string();
+    ASSERT_FALSE(id.empty()) << r.dump();
+    EXPECT_EQ(srv.tasks().status(id), MCP_TASK_WORKING);
+    // a second task, cancelled: the hook hears of it
+    r = p.request("tools/call", R"({"name":"later","task":{}})");
+    std::string other = r["result"]["task"]["taskId"].string();
+    r = p.request("tasks/cancel", "{\"taskId\":\"" + other + "\"}");
+    EXPECT_EQ(r["result"]["status"].string(), "cancelled") << r.dump();
+    EXPECT_EQ(hook_cancels.load(), 1);
+  }
+  std::vector<std::string> resumed;
+  { // the restart: the application takes the task over and completes it
+    mcp::server srv("shop", "1");
+    add_later(srv);
+    mcp::task_options o;
+    o.on_resume = [&resumed](mcp::tasks &, const mcp::json &task) {
+      resumed.push_back(task["taskId"].string());
+      return true;
+    };
+    srv.enable_tasks(mcp::store::sqlite(db), o);
+    ASSERT_EQ(resumed, std::vector<std::string>{id});
+    EXPECT_EQ(srv.tasks().status(id), MCP_TASK_WORKING);
+    mcp::result done = mcp::result::make();
+    done.text("resumed and done");
+    srv.tasks().complete(id, done);
+  }
+  { // another process that only knows the store and the id
+    mcp::store s = mcp::store::sqlite(db);
+    mcp::tasks t = mcp::tasks::open(s, "shop");
+    EXPECT_EQ(t.status(id), MCP_TASK_COMPLETED);
+    EXPECT_EQ(t.get(id)["status"].string(), "completed");
+  }
+  for (const char *suffix : {"", "-wal", "-shm"})
+    unlink((db + suffix).c_str());
+  rmdir(dir);
+}
+
 // ---- HTTP in the background, a plain function as a handler ---------------------------
 
 add_out add_numbers(const add_in &in) { return add_out{in.a + in.b}; }
