@@ -637,8 +637,12 @@ public:
     mcp_result_add_image(r_, base64.c_str(), mime_type);
     return *this;
   }
-  result &resource_link(const std::string &uri, const std::string &name) {
-    mcp_result_add_resource_link(r_, uri.c_str(), name.c_str());
+  // A resource_link block; mime_type may be empty.
+  result &resource_link(const std::string &uri, const std::string &name,
+                        const std::string &mime_type = std::string()) {
+    mcp_content_t *link = mcp_result_add_resource_link(r_, uri.c_str(), name.c_str());
+    if (!mime_type.empty())
+      mcp_content_set_mime_type(link, mime_type.c_str());
     return *this;
   }
   result &text_resource(const std::string &uri, const std::string &text,

@@ -65,7 +65,7 @@ timeout 300 "$shop" --http 127.0.0.1:0 2>"$tmp/shop.log" &
 pid=$!
 url=
 for _ in $(seq 100); do
-  url=$(sed -n 's/.*serving MCP on \(http:[^ ]*\).*/\1/p' "$tmp/shop.log")
+  url=$(sed -n 's/.*serving MCP on \(http:[^ ]*\).*/\1/p' "$tmp/shop.log" 2>/dev/null || true)
   [ -n "$url" ] && break
   kill -0 "$pid" 2>/dev/null || fail "the HTTP server died: $(cat "$tmp/shop.log")"
   sleep 0.1
