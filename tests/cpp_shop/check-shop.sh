@@ -60,8 +60,11 @@ exercise "stdio" -c "$shop"
 exercise "stdio 2025-11-25" -c "$shop" --protocol 2025-11-25
 
 # HTTP on a free port; the server dies with this script (timeout) even when
-# the script is killed without running its trap
-timeout 300 "$shop" --http 127.0.0.1:0 2>"$tmp/shop.log" &
+# the script is killed without running its trap. --foreground: timeout
+# passes our SIGTERM to the server once (without it, it signals its whole
+# process group as well, and a second SIGTERM during the graceful stop
+# ends the server at once)
+timeout --foreground 300 "$shop" --http 127.0.0.1:0 2>"$tmp/shop.log" &
 pid=$!
 url=
 for _ in $(seq 100); do
@@ -74,6 +77,8 @@ done
 exercise "HTTP" -u "$url"
 exercise "HTTP 2025-11-25" -u "$url" --protocol 2025-11-25
 kill "$pid"
-wait "$pid" || fail "the HTTP server did not stop cleanly on SIGTERM"
+rc=0
+wait "$pid" || rc=$?
+[ $rc -eq 0 ] || fail "the HTTP server did not stop cleanly on SIGTERM (exit $rc): $(cat "$tmp/shop.log")"
 pid=
 echo "cpp_shop: ok"

@@ -11,7 +11,9 @@ mcpc=$1; travel=$2
 tmp=$(mktemp -d)
 pid=
 # pid is the server's timeout(1) (so the server dies with the test even when
-# the test is killed without running this trap); server its child
+# the test is killed without running this trap; --foreground: it passes a
+# SIGTERM to the server once, not to its process group as well); server is
+# the server itself
 server=
 trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "cpp_travel: $*"; exit 1; }
@@ -44,7 +46,7 @@ test "$(wc -l < export-customers.csv)" -eq 3 || fail "export-customers.csv: $(ca
 
 # an export interrupted by SIGKILL (one second per row: it is still running)
 start() { # serves HTTP on $1 (0: a free port); sets pid and url
-  timeout 300 "$travel" --http "127.0.0.1:$1" 2>"$tmp/http.log" &
+  timeout --foreground 300 "$travel" --http "127.0.0.1:$1" 2>"$tmp/http.log" &
   pid=$!
   url=
   for _ in $(seq 100); do
