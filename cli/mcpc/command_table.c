@@ -93,12 +93,14 @@ const mcpc_command mcpc_commands[] = {
      "NAME [--args JSON | key=value ...] [--task [--ttl MS]] [--wait]",
      "call a tool (exit 1 when the result has isError)",
      "key=value: a value that parses as JSON stays JSON (a=10 is a number), "
-     "anything else is a string.",
+     "anything else is a string. Without --task a tool runs as a task only "
+     "when it requires one (mcpc then waits for it); --task on a tool whose "
+     "taskSupport is forbidden is an error (exit 2).",
      {{"--args", "JSON", "the arguments as one JSON object"},
       {"key=value", NULL, "one argument (instead of --args)"},
       {"--task", NULL, "run as a task and print its id"},
       {"--ttl", "MS", "with --task: how long the server keeps the task"},
-      {"--wait", NULL, "with --task: poll until done, print the result"},
+      {"--wait", NULL, "with --task: wait until done, print the result"},
       {NULL, NULL, NULL}},
      {"mcpc -u " DEMO_URL " tools call add --args '{\"a\": 10, \"b\": 5}'",
       "mcpc -p local tools call start_long_export --task --wait"},

@@ -6,6 +6,7 @@
  *   cc hello.c $(pkg-config --cflags --libs libmcp) -o hello
  */
 #include <mcp/mcp.h>
+#include <stdio.h>
 
 static mcp_status greet(mcp_call_t *call, json_t *args, mcp_result_t *result,
                         void *user_data) {
@@ -26,7 +27,11 @@ static mcp_server_t *hello_server(void) {
       tool, "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
             "\"string\"}},\"required\":[\"name\"]}");
   mcp_tool_set_handler(tool, greet, NULL, NULL);
-  if (mcp_server_add_tool(server, tool, NULL) != MCP_OK) { /* takes the tool */
+  mcp_error_t err;
+  /* takes the tool; refuses it when a setter above failed (a schema that is
+   * not JSON: err says where) or the schema is not valid JSON Schema */
+  if (mcp_server_add_tool(server, tool, &err) != MCP_OK) {
+    fprintf(stderr, "%s\n", err.message);
     mcp_server_free(server);
     return NULL;
   }

@@ -68,6 +68,16 @@ MCP_API mcp_status mcp_server_set_request_timeout_ms(mcp_server_t *s,
 /* Declare tools.listChanged (default true). */
 MCP_API mcp_status mcp_server_set_tools_list_changed(mcp_server_t *s,
                                                      bool declared);
+/* "format" in tool schemas (a field table's .format included) is an
+ * annotation by default, as JSON Schema 2020-12 says: emitted, never
+ * checked. With on, the schemas of the tools added after this call check
+ * it (email, date-time, uri, uuid, ...: docs/schema.md, Formats): an
+ * argument that fails its format is an invalid argument, a
+ * structuredContent that fails it a server error. A tool's own
+ * mcp_tool_set_format_assertion wins. Set it before adding tools:
+ * changing it once tools were added is MCP_ERR_STATE (logged), since their
+ * schemas were compiled already. */
+MCP_API mcp_status mcp_server_set_format_assertion(mcp_server_t *s, bool on);
 
 /* ---- multi-round requests (MCP 2026-07-28; call.h) ---------------------
  * The key that signs requestState: 32 to 64 bytes (copied). Default: random
@@ -97,10 +107,18 @@ MCP_API void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
 MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
 
 /* ---- tools --------------------------------------------------------------- */
-/* Adds tool (steals, even on failure). Compiles its schemas and checks them
+/* Adds tool (steals, even on failure). A tool that needs tasks
+ * (execution.taskSupport required or optional) on a server without them
+ * is refused at the start of serving (the transport fails to start, naming
+ * every such tool) or, once serving, here (MCP_ERR_STATE): tasks are
+ * enabled before serving (mcp_server_enable_tasks), so they may come after
+ * the tools.  Compiles its schemas and checks them
  * against the JSON Schema meta-schema: MCP_ERR_SCHEMA with err filled when a
- * schema is invalid; MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE
- * when no handler was set. Tools are listed in registration order. */
+ * schema is invalid or one of the tool's schema setters failed (the reason
+ * kept by the setter: not JSON, with line and column; not an object
+ * schema; NULL); MCP_ERR_EXISTS when the name is taken; MCP_ERR_STATE when
+ * no handler was set. Refusals are also logged. Tools are listed in
+ * registration order. */
 MCP_API mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                                        mcp_error_t *err);
 /* Removes the named tool; calls already running finish normally.

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* store.h - where tasks (and, later, sessions and events) are kept.
+/* store.h - where tasks are kept (sessions and SSE events of many replicas:
+ * session_store.h; notifications between replicas: relay.h).
  *
  * A store is a plug-in: a const mcp_store_ops table plus an impl pointer,
- * wrapped in an opaque mcp_store_t. libmcp ships two backends, in-memory
- * (lost at exit) and SQLite (durable: WAL, BEGIN IMMEDIATE writes, schema
- * created and migrated on open). Records are scoped by server name, so
+ * wrapped in an opaque mcp_store_t. libmcp ships three backends: in-memory
+ * (lost at exit), SQLite (durable: WAL, BEGIN IMMEDIATE writes, schema
+ * created and migrated on open) and PostgreSQL (durable, shared by many
+ * replicas: leases, LISTEN/NOTIFY; docs/deploy.md). Records are scoped by server name, so
  * several servers can share one database.
  *
  * Thread safety: every backend must be thread-safe; every ops member may be

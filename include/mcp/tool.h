@@ -73,7 +73,10 @@ MCP_API mcp_status mcp_tool_set_description(mcp_tool_t *tool,
                                             const char *description);
 /* Schemas: steal, even on failure. The root must be an object schema with
  * "type":"object". They are emitted unchanged in tools/list and compiled when
- * the tool is added to a server. */
+ * the tool is added to a server. A failure (MCP_ERR_SCHEMA, MCP_ERR_PARSE,
+ * MCP_ERR_NOMEM for a NULL schema) is also kept in the tool, with its reason
+ * (line and column for text that is not JSON): mcp_server_add_tool refuses
+ * the tool with it, unless a later call of the same setter succeeded. */
 MCP_API mcp_status mcp_tool_set_input_schema(mcp_tool_t *tool, json_t *schema);
 MCP_API mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool, json_t *schema);
 /* Same from JSON text; MCP_ERR_PARSE when the text is not JSON. */
@@ -92,6 +95,8 @@ MCP_API mcp_status mcp_tool_set_hint(mcp_tool_t *tool, mcp_tool_hint hint,
 MCP_API mcp_status mcp_tool_add_icon(mcp_tool_t *tool, const char *src,
                                      const char *mime_type, const char *sizes,
                                      const char *theme);
+/* A tool that needs tasks (optional or required) is served only by a
+ * server with tasks enabled (mcp_server_add_tool). */
 MCP_API mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
                                              mcp_task_support support);
 MCP_API mcp_task_support mcp_tool_task_support(const mcp_tool_t *tool);
@@ -103,6 +108,11 @@ MCP_API mcp_task_support mcp_tool_task_support(const mcp_tool_t *tool);
  * No effect in 2025-11-25, where the client asks for the task. */
 MCP_API mcp_status mcp_tool_set_task_start_in_handler(mcp_tool_t *tool,
                                                       bool on);
+/* "format" in this tool's schemas: on, an assertion (an argument that
+ * fails it is an invalid argument); off, an annotation (emitted, never
+ * checked). Unset, the server's mcp_server_set_format_assertion decides
+ * (default: annotation). */
+MCP_API mcp_status mcp_tool_set_format_assertion(mcp_tool_t *tool, bool on);
 /* _meta; steals, even on failure. */
 MCP_API mcp_status mcp_tool_set_meta(mcp_tool_t *tool, json_t *meta);
 /* user_data is passed to fn; free_user_data (may be NULL) is called exactly

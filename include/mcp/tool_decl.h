@@ -37,8 +37,9 @@
  * A field is required unless it has a default or .optional = true. A
  * missing optional field without a default stays zero (NULL for pointers).
  *
- * Definition errors (a member of the wrong size, a constraint that does not
- * fit the type, a default the field's own constraints refuse, two fields on
+ * A member of the wrong C type is a compile error naming the field (see
+ * MCP__FIELD below). Definition errors (a member of the wrong size in a
+ * table filled by hand, a constraint that does not fit the type, a default the field's own constraints refuse, two fields on
  * the same bytes, a duplicate name, ...) never fail mcp_tool_new_decl one at
  * a time: they are all collected in the tool and reported once, naming each
  * field at fault, by mcp_server_add_tool (MCP_ERR_INVALID_ARG), which frees
@@ -48,7 +49,8 @@
  * tool (declare them static const, as above).
  *
  * The macros are C (designated initializers, compound literals); from C++
- * fill mcp_field and mcp_tool_decl member by member.
+ * fill mcp_field and mcp_tool_decl member by member (C++20 compilers take
+ * the macros without MCP_LIMIT/MCP_DEFAULT/MCP_ENUM, type check included).
  *
  * Thread safety: as tool.h; the struct handed to a handler belongs to that
  * call alone.
@@ -116,7 +118,10 @@ typedef struct mcp_field {
   mcp_limit minimum, maximum;     /* integer and number */
   size_t min_length, max_length;  /* string length, or array items; 0: none */
   const char *pattern;            /* string: ECMA-262 regex */
-  const char *format;             /* string: "email", "date", "uri", ... */
+  const char *format;             /* string: "email", "date", "uri", ...:
+                                   * an annotation, checked only when
+                                   * mcp_server_set_format_assertion or
+                                   * mcp_tool_set_format_assertion ask */
   const char *const *enum_values; /* string: MCP_ENUM(...) */
   const void *reserved[4];        /* zero */
 } mcp_field;
@@ -124,18 +129,86 @@ typedef struct mcp_field {
 /* One field of struct type T, member m (whose name is the property name);
  * the rest are the description and designated initializers:
  *   MCP_INTEGER(T, count, "How many", .minimum = MCP_LIMIT(1),
- *               .default_value = MCP_DEFAULT(10)) */
-#define MCP__FIELD(T, m, ty, ...)                                              \
+ *               .default_value = MCP_DEFAULT(10))
+ * The member's C type is checked at compile time: a member the macro cannot
+ * fill (MCP_STRING on an int64_t, MCP_INTEGER on a double or a const char *,
+ * an unsigned or array member, ...) is a failed static assertion naming the
+ * macro, the struct and the member, e.g.
+ *   static assertion failed: "MCP_INTEGER(add_in, name): the member must be
+ *   int8_t, int16_t, int32_t or int64_t" */
+#define MCP__FIELD(T, m, ty, check, ...)                                       \
   {                                                                            \
     .name = #m, .type = (ty), .offset = offsetof(T, m),                        \
-    .size = sizeof(((T *)0)->m), .description = __VA_ARGS__                    \
+    .size = sizeof(((T *)0)->m) + (check), .description = __VA_ARGS__          \
   }
-#define MCP_STRING(T, m, ...)  MCP__FIELD(T, m, MCP_FIELD_STRING, __VA_ARGS__)
-#define MCP_INTEGER(T, m, ...) MCP__FIELD(T, m, MCP_FIELD_INTEGER, __VA_ARGS__)
-#define MCP_NUMBER(T, m, ...)  MCP__FIELD(T, m, MCP_FIELD_NUMBER, __VA_ARGS__)
-#define MCP_BOOLEAN(T, m, ...) MCP__FIELD(T, m, MCP_FIELD_BOOLEAN, __VA_ARGS__)
-#define MCP_OBJECT(T, m, ...)  MCP__FIELD(T, m, MCP_FIELD_OBJECT, __VA_ARGS__)
-#define MCP_ARRAY(T, m, ...)   MCP__FIELD(T, m, MCP_FIELD_ARRAY, __VA_ARGS__)
+
+/* The compile-time check: 0, or a failed static assertion with msg. */
+#ifndef __cplusplus
+/* _Generic on the member's address: an array member (char name[8]) does
+ * not pass for a pointer, and const members are listed as such. */
+#define MCP__IS(A) A *: 1, const A *: 1
+#define MCP__TYPE_IS_STRING(T, m)                                              \
+  _Generic(&((T *)0)->m, char **: 1, const char **: 1, char *const *: 1,       \
+           const char *const *: 1, default: 0)
+#define MCP__TYPE_IS_INTEGER(T, m)                                             \
+  _Generic(&((T *)0)->m, MCP__IS(signed char), MCP__IS(short), MCP__IS(int),   \
+           MCP__IS(long), MCP__IS(long long), default: 0)
+#define MCP__TYPE_IS_NUMBER(T, m)                                              \
+  _Generic(&((T *)0)->m, MCP__IS(double), MCP__IS(float), default: 0)
+#define MCP__TYPE_IS_BOOLEAN(T, m)                                             \
+  _Generic(&((T *)0)->m, MCP__IS(_Bool), default: 0)
+#define MCP__TYPE_IS_JSON(T, m)                                                \
+  _Generic(&((T *)0)->m, json_t **: 1, const json_t **: 1, json_t *const *: 1, \
+           const json_t *const *: 1, default: 0)
+/* A struct declared inside sizeof is the one place an expression can hold
+ * a _Static_assert (C17): the field stays a constant initializer. */
+#define MCP__TYPE_CHECK(ok, msg)                                               \
+  (0 * sizeof(struct {                                                         \
+     _Static_assert(ok, msg);                                                  \
+     char mcp__unused;                                                         \
+   }))
+#define MCP__CHECK(macro, T, m, kind, what)                                    \
+  MCP__TYPE_CHECK(MCP__TYPE_IS_##kind(T, m),                                   \
+                  #macro "(" #T ", " #m "): the member must be " what)
+#else
+/* C++ (the macros need designated initializers, C++20): the same check
+ * with a type trait and a static_assert in a lambda. */
+#define MCP__CHECK(macro, T, m, kind, what)                                    \
+  ([] {                                                                        \
+    static_assert(mcp__field_type_fits<MCP__KIND_##kind,                       \
+                                       decltype(T::m)>::value,                 \
+                  #macro "(" #T ", " #m "): the member must be " what);        \
+    return (size_t)0;                                                          \
+  }())
+#endif
+#define MCP__KIND_STRING  1
+#define MCP__KIND_INTEGER 2
+#define MCP__KIND_NUMBER  3
+#define MCP__KIND_BOOLEAN 4
+#define MCP__KIND_JSON    5
+
+#define MCP_STRING(T, m, ...)                                                  \
+  MCP__FIELD(T, m, MCP_FIELD_STRING,                                           \
+             MCP__CHECK(MCP_STRING, T, m, STRING, "const char *"),             \
+             __VA_ARGS__)
+#define MCP_INTEGER(T, m, ...)                                                 \
+  MCP__FIELD(T, m, MCP_FIELD_INTEGER,                                          \
+             MCP__CHECK(MCP_INTEGER, T, m, INTEGER,                            \
+                        "int8_t, int16_t, int32_t or int64_t"),                \
+             __VA_ARGS__)
+#define MCP_NUMBER(T, m, ...)                                                  \
+  MCP__FIELD(T, m, MCP_FIELD_NUMBER,                                           \
+             MCP__CHECK(MCP_NUMBER, T, m, NUMBER, "double or float"),          \
+             __VA_ARGS__)
+#define MCP_BOOLEAN(T, m, ...)                                                 \
+  MCP__FIELD(T, m, MCP_FIELD_BOOLEAN,                                          \
+             MCP__CHECK(MCP_BOOLEAN, T, m, BOOLEAN, "bool"), __VA_ARGS__)
+#define MCP_OBJECT(T, m, ...)                                                  \
+  MCP__FIELD(T, m, MCP_FIELD_OBJECT,                                           \
+             MCP__CHECK(MCP_OBJECT, T, m, JSON, "json_t *"), __VA_ARGS__)
+#define MCP_ARRAY(T, m, ...)                                                   \
+  MCP__FIELD(T, m, MCP_FIELD_ARRAY,                                            \
+             MCP__CHECK(MCP_ARRAY, T, m, JSON, "json_t *"), __VA_ARGS__)
 #define MCP_FIELDS_END                                                         \
   { .name = NULL }
 
@@ -231,5 +304,23 @@ MCP_API const char *mcp_tool_definition_errors(const mcp_tool_t *tool);
 
 #ifdef __cplusplus
 }
+
+/* C++: which member types each field macro accepts (MCP__CHECK). */
+#include <type_traits>
+template <int Kind, typename M> struct mcp__field_type_fits {
+  typedef typename std::remove_cv<M>::type T;
+  template <typename U> static constexpr bool is() {
+    return std::is_same<T, U>::value;
+  }
+  static constexpr bool value =
+      Kind == MCP__KIND_STRING   ? is<char *>() || is<const char *>()
+      : Kind == MCP__KIND_INTEGER ? is<signed char>() || is<short>() ||
+                                        is<int>() || is<long>() ||
+                                        is<long long>()
+      : Kind == MCP__KIND_NUMBER  ? is<double>() || is<float>()
+      : Kind == MCP__KIND_BOOLEAN ? is<bool>()
+      : Kind == MCP__KIND_JSON    ? is<json_t *>() || is<const json_t *>()
+                                  : false;
+};
 #endif
 #endif

@@ -197,9 +197,12 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
     return MCP__ADMIT_REPLY;
   }
   mcp__principal p;
+  mcp__key_state keys;
   mcp_error_t err;
   memset(&err, 0, sizeof err);
-  mcp__verdict v = mcp__auth_check_token(a, token, &p, &err);
+  /* the transport's network thread: never wait for a key fetch */
+  mcp__verdict v =
+      mcp__auth_check_token(a, token, MCP__KEYS_NO_WAIT, &keys, &p, &err);
   /* the token goes nowhere: wipe our copy */
   memset(token, 0, strlen(token));
   free(token);
@@ -214,6 +217,7 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                          "\"error_description\":\"the token cannot be "
                          "checked now\"}");
     reply->body_len = reply->body ? strlen(reply->body) : 0;
+    reply->retry_after_s = keys.retry_after_s ? keys.retry_after_s : 1;
     return MCP__ADMIT_REPLY;
   }
   challenge(a, req, 401, "invalid_token", err.message, NULL, reply);

@@ -47,6 +47,13 @@ struct mcp_server {
   unsigned worker_threads;
   int request_timeout_ms;
   bool tools_list_changed;
+  /* "format" asserts in the schemas of tools added from now on
+   * (mcp_server_set_format_assertion; a tool's own setting wins) */
+  bool assert_formats;
+  /* A transport started serving (mcp__server_start_serving): tasks are
+   * enabled before serving or not at all, so from now on a tool that needs
+   * them is refused when added. */
+  atomic_bool serving;
 
   mcp_log_fn log_fn;
   void *log_user_data;

@@ -155,7 +155,11 @@ int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
   if (o.has_level)
     mcp_server_set_log_level(s, o.level);
   mcp_error_t err = {0};
-  mcp_status st;
+  mcp_status st = mcp__server_start_serving(s, &err); /* tools need tasks? */
+  if (st != MCP_OK) {
+    fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
+    return RUN_FAIL;
+  }
   if (o.http != NULL) {
     st = serve_http(s, &o, &err);
   } else {

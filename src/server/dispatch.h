@@ -27,6 +27,12 @@ typedef enum mcp__accept {
   MCP__ACCEPT_REJECTED     /* malformed; an error reply (if any) was sent */
 } mcp__accept;
 
+/* Every transport calls this before it serves s: MCP_ERR_STATE (err filled;
+ * logged when err is NULL) when a tool needs tasks (execution.taskSupport required or
+ * optional) and tasks are not enabled, naming every such tool; else marks
+ * s as serving (mcp_server_add_tool refuses such tools from then on). */
+mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err);
+
 /* Parses len bytes and routes them. session may be NULL only for stateless
  * (2026-07-28) traffic. For MCP__ACCEPT_REQUEST the call owns the message and
  * holds a session reference; it is registered as in flight so that a

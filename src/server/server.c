@@ -174,6 +174,35 @@ mcp_status mcp_server_set_request_timeout_ms(mcp_server_t *s, int timeout_ms) {
   return MCP_OK;
 }
 
+mcp_status mcp_server_set_format_assertion(mcp_server_t *s, bool on) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  size_t added = mcp_server_tool_count(s);
+  if (on != s->assert_formats && added > 0) {
+    /* their schemas were compiled already: they would silently keep the
+     * old setting */
+    mcp__log(s, MCP_LOG_ERROR,
+             "mcp_server_set_format_assertion(%s) refused: %zu tool%s added "
+             "before it keep format as %s; set it before adding tools, or "
+             "per tool with mcp_tool_set_format_assertion",
+             on ? "true" : "false", added, added == 1 ? " was" : "s were",
+             on ? "an annotation" : "an assertion");
+    return MCP_ERR_STATE;
+  }
+  s->assert_formats = on;
+  return MCP_OK;
+}
+
+mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err) {
+  /* serving first: a tool added meanwhile is refused by add_tool, one
+   * added before is seen by the check */
+  atomic_store(&s->serving, true);
+  mcp_status st = mcp__tools_check_task_support(s, err);
+  if (st != MCP_OK)
+    atomic_store(&s->serving, false);
+  return st;
+}
+
 mcp_status mcp_server_set_tools_list_changed(mcp_server_t *s, bool declared) {
   if (s == NULL)
     return MCP_ERR_INVALID_ARG;

@@ -11,6 +11,7 @@
  * (NULL = unlimited).
  */
 #include "store/store_internal.h"
+#include "store/task_changes.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ enum {
   S_BEGIN,
   S_COMMIT,
   S_ROLLBACK,
+  S_DATA_VERSION,
   S_COUNT
 };
 
@@ -64,6 +66,8 @@ static const char *const sql[S_COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
+    /* changes whenever another connection committed (task_changes.h) */
+    [S_DATA_VERSION] = "PRAGMA data_version",
 };
 
 typedef struct sqlstore {
@@ -444,6 +448,20 @@ static const mcp_store_ops sqlite_ops = {
     .task_sweep = sq_sweep,
     .close = sq_close,
 };
+
+bool mcp__store_sqlite_task_changes(mcp_store_t *s, uint64_t *token) {
+  if (mcp_store_get_ops(s) != &sqlite_ops)
+    return false;
+  sqlstore *q = mcp_store_impl(s);
+  pthread_mutex_lock(&q->lock);
+  sqlite3_stmt *st = q->stmt[S_DATA_VERSION];
+  bool ok = sqlite3_step(st) == SQLITE_ROW;
+  if (ok)
+    *token = (uint64_t)sqlite3_column_int64(st, 0);
+  sqlite3_reset(st);
+  pthread_mutex_unlock(&q->lock);
+  return ok;
+}
 
 /* Creates or migrates the schema in one IMMEDIATE transaction, so two
  * processes opening a fresh file at once cannot both migrate. */

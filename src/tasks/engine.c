@@ -56,6 +56,15 @@ static void wake_session(mcp_session_t *se) {
     mcp__session_wake(se);
 }
 
+/* A listen stream naming tasks opened: the watcher starts asking the store
+ * for changes made by other processes (task_result.c). */
+static void task_stream_opened(void *ud) {
+  mcp__task_engine *e = ud;
+  pthread_mutex_lock(&e->lock);
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
+}
+
 /* ---- change reporting ---------------------------------------------------- */
 void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
   mcp__engine_publish_status(e, rec); /* to the other replicas */
@@ -625,6 +634,7 @@ static void *sweeper_main(void *arg) {
 static void engine_free(mcp__task_engine *e) {
   mcp__engine_lost_clear(e);
   mcp__engine_stored_callers_free(e);
+  json_decref(e->published);
   mcp__tasks_clear(&e->tasks);
   mcp__task_options_clear(&e->opts);
   pthread_mutex_destroy(&e->lock);
@@ -715,6 +725,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   }
   e->server = s;
   e->tasks.engine = e;
+  e->published = json_object(); /* NULL: nothing republished */
   pthread_mutex_init(&e->lock, NULL);
   cond_init_monotonic(&e->changed);
   cond_init_monotonic(&e->sweep_wake);
@@ -741,7 +752,9 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
   s->task_hooks = &task_hooks;
   s->tasks = e;
-  mcp__listen_enable_task_ids(s, true); /* listen filters may name tasks */
+  /* listen filters may name tasks; the watcher follows them in the store */
+  mcp__listen_set_task_hook(s, task_stream_opened, e);
+  mcp__listen_enable_task_ids(s, true);
   return MCP_OK;
 }
 
@@ -751,6 +764,7 @@ void mcp__tasks_shutdown(mcp_server_t *s) {
     return;
   stop_threads(e);
   mcp__listen_enable_task_ids(s, false);
+  mcp__listen_set_task_hook(s, NULL, NULL);
   s->tasks = NULL;
   engine_free(e);
 }

@@ -126,6 +126,10 @@ struct mcp__task_engine {
   pthread_cond_t outcome_wake; /* CLOCK_MONOTONIC */
   unsigned running_cap; /* resolved max_running_per_caller */
   size_t stored;        /* tasks in the store (this process's count) */
+  /* 2026-07-28 listen streams: per task id, the newest state published
+   * (mcp__ext_task_rank), so the watcher republishes a change made by
+   * another process once, and never an older state after a newer one */
+  json_t *published;
   stored_caller *stored_callers[STORED_BUCKETS];
   size_t nstored_callers;
 };
@@ -237,8 +241,11 @@ json_t *mcp__ext_task_json(const mcp_task_record *rec);
  * result, error or inputRequests by status (returns new). */
 json_t *mcp__ext_detailed_task(mcp__task_engine *e, const mcp_task_record *rec);
 /* notifications/tasks to the subscriptions/listen streams that named the
- * task in taskIds (listen.h). */
+ * task in taskIds (listen.h); remembers the state in e->published. */
 void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
+/* Orders the states of a task: later updates rank higher, and at the same
+ * millisecond an end above a running state. */
+json_int_t mcp__ext_task_rank(const mcp_task_record *rec);
 /* The task hook call_started (methods.h). */
 mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result);
 /* server/discover: extensions["io.modelcontextprotocol/tasks"], no

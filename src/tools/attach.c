@@ -12,9 +12,11 @@
 #include "mcp/schema.h"
 #include "tools/header_params.h"
 #include "tools/tool_internal.h"
+#include "util/buf.h"
 
 static mcp_status compile_one(json_t *schema, const char *which,
-                              mcp_schema_t **out, mcp_error_t *err) {
+                              bool assert_formats, mcp_schema_t **out,
+                              mcp_error_t *err) {
   mcp_validation_t *v = NULL;
   mcp_status st = mcp_schema_check_meta(schema, &v);
   if (st == MCP_ERR_INVALID) {
@@ -33,7 +35,15 @@ static mcp_status compile_one(json_t *schema, const char *which,
                          "%s: %s", which, mcp_strerror(st));
   mcp_error_t detail;
   memset(&detail, 0, sizeof detail);
-  st = mcp_schema_compile(schema, NULL, out, &detail);
+  mcp_schema_options_t *options = NULL;
+  if (assert_formats &&
+      (mcp_schema_options_new(&options) != MCP_OK ||
+       mcp_schema_options_set_format_assertion(options, true) != MCP_OK)) {
+    mcp_schema_options_free(options);
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  }
+  st = mcp_schema_compile(schema, options, out, &detail);
+  mcp_schema_options_free(options);
   if (st != MCP_OK) {
     mcp_error_set(err, st, "%s: %s", which, detail.message);
     if (err)
@@ -78,14 +88,43 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                tool->definition_pointer);
     goto fail;
   }
-  st = compile_one(tool->input_schema, "inputSchema", &tool->input_compiled,
-                   err);
+  for (int side = 0; side < 2; side++) /* a schema setter failed (tool.c) */
+    if (tool->schema_fault[side][0] != '\0') {
+      mcp__log(s, MCP_LOG_ERROR, "tool '%s' not added: %s", tool->entry.key,
+               tool->schema_fault[side]);
+      st = mcp_error_set(err, MCP_ERR_SCHEMA, "tool '%s': %s", tool->entry.key,
+                         tool->schema_fault[side]);
+      if (err)
+        snprintf(err->pointer, sizeof err->pointer, "/%s",
+                 side ? "outputSchema" : "inputSchema");
+      goto fail;
+    }
+  if (tool->task_support != MCP_TASK_FORBIDDEN && s->tasks == NULL &&
+      atomic_load(&s->serving)) { /* tasks come before serving or never */
+    mcp__log(s, MCP_LOG_ERROR,
+             "tool '%s' not added: it needs tasks (taskSupport %s), which "
+             "are not enabled on this server, and it is serving already "
+             "(mcp_server_enable_tasks comes before serving)",
+             tool->entry.key,
+             tool->task_support == MCP_TASK_REQUIRED ? "required" : "optional");
+    st = mcp_error_set(
+        err, MCP_ERR_STATE,
+        "tool '%s' needs tasks (taskSupport %s), which are not enabled on "
+        "this server, and it is serving already",
+        tool->entry.key,
+        tool->task_support == MCP_TASK_REQUIRED ? "required" : "optional");
+    goto fail;
+  }
+  bool assert_formats = tool->format_assertion ? tool->format_assertion == 1
+                                               : s->assert_formats;
+  st = compile_one(tool->input_schema, "inputSchema", assert_formats,
+                   &tool->input_compiled, err);
   if (st == MCP_OK)
     st = mcp__header_params_check(tool, err);
   if (st != MCP_OK)
     goto fail;
   if (tool->output_schema) {
-    st = compile_one(tool->output_schema, "outputSchema",
+    st = compile_one(tool->output_schema, "outputSchema", assert_formats,
                      &tool->output_compiled, err);
     if (st != MCP_OK)
       goto fail;
@@ -109,6 +148,56 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
 fail:
   mcp_tool_free(tool);
   return st;
+}
+
+/* Appends the tools that need tasks to a list (never stops the walk). */
+typedef struct task_tools {
+  mcp__buf names;
+  size_t count;
+} task_tools;
+
+static bool collect_task_tool(mcp__entry *e, void *ctx) {
+  const mcp_tool_t *t = (const mcp_tool_t *)e;
+  task_tools *tt = ctx;
+  if (t->task_support == MCP_TASK_FORBIDDEN)
+    return false;
+  char item[200];
+  snprintf(item, sizeof item, "%s'%.128s' (taskSupport %s)",
+           tt->count ? ", " : "", e->key,
+           t->task_support == MCP_TASK_REQUIRED ? "required" : "optional");
+  mcp__buf_append_str(&tt->names, item);
+  tt->count++;
+  return false;
+}
+
+mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
+  if (s->tasks != NULL)
+    return MCP_OK;
+  task_tools tt = {.count = 0};
+  mcp__buf_init(&tt.names);
+  mcp__catalog_find_if(&s->tools, collect_task_tool, &tt);
+  if (tt.count == 0) {
+    mcp__buf_free(&tt.names);
+    return MCP_OK;
+  }
+  const char *names = tt.names.data ? tt.names.data : "(out of memory)";
+  /* Served, such a tool would be listed with execution.taskSupport while
+   * the server declares no tasks capability, and run inline. Logged when
+   * the caller has no err to read. */
+  if (err == NULL)
+    mcp__log(s, MCP_LOG_ERROR,
+             "not serving: %zu tool%s need%s tasks, which are not enabled "
+             "(mcp_server_enable_tasks before serving, or "
+             "mcp_tool_set_task_support(tool, MCP_TASK_FORBIDDEN)): %s",
+             tt.count, tt.count == 1 ? "" : "s", tt.count == 1 ? "s" : "",
+             names);
+  mcp_error_set(err, MCP_ERR_STATE,
+                "%zu tool%s need%s tasks, which are not enabled "
+                "(mcp_server_enable_tasks): %s",
+                tt.count, tt.count == 1 ? "" : "s", tt.count == 1 ? "s" : "",
+                names);
+  mcp__buf_free(&tt.names);
+  return MCP_ERR_STATE;
 }
 
 mcp_status mcp_server_remove_tool(mcp_server_t *s, const char *name) {

@@ -6,6 +6,8 @@
  */
 #include "tools/tool_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,43 +93,100 @@ mcp_status mcp_tool_set_annotation_title(mcp_tool_t *tool, const char *title) {
               : MCP_ERR_INVALID_ARG;
 }
 
+/* Records (or, with fmt NULL, clears) why a schema setter of side output
+ * failed, for mcp_server_add_tool; returns st. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static mcp_status
+schema_fault(mcp_tool_t *tool, bool output, mcp_status st, const char *fmt,
+             ...) {
+  char *slot = tool->schema_fault[output ? 1 : 0];
+  slot[0] = '\0';
+  if (fmt != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(slot, sizeof tool->schema_fault[0], fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+static const char *json_kind(const json_t *j) {
+  switch (json_typeof(j)) {
+  case JSON_OBJECT:
+    return "an object";
+  case JSON_ARRAY:
+    return "an array";
+  case JSON_STRING:
+    return "a string";
+  case JSON_INTEGER:
+  case JSON_REAL:
+    return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE:
+    return "a boolean";
+  default:
+    return "null";
+  }
+}
+
 /* Tool schemas must be objects whose root declares "type":"object". */
-static mcp_status set_schema(mcp_tool_t *tool, json_t **slot, json_t *schema) {
-  if (schema == NULL)
-    return MCP_ERR_NOMEM;
+static mcp_status set_schema(mcp_tool_t *tool, bool output, json_t *schema) {
   if (tool == NULL) {
     json_decref(schema);
     return MCP_ERR_INVALID_ARG;
   }
+  const char *side = output ? "outputSchema" : "inputSchema";
+  if (schema == NULL)
+    return schema_fault(tool, output, MCP_ERR_NOMEM,
+                        "%s: no schema (NULL: building the json_t failed)",
+                        side);
   json_t *type = json_object_get(schema, "type");
   if (!json_is_object(schema) || !json_is_string(type) ||
       strcmp(json_string_value(type), "object") != 0) {
+    mcp_status st = schema_fault(
+        tool, output, MCP_ERR_SCHEMA,
+        "%s: the root must be an object schema with \"type\": \"object\" "
+        "(it is %s%s)",
+        side, json_kind(schema),
+        !json_is_object(schema) ? ""
+        : type == NULL          ? " without \"type\""
+                                : " whose \"type\" is not \"object\"");
     json_decref(schema);
-    return MCP_ERR_SCHEMA;
+    return st;
   }
+  json_t **slot = output ? &tool->output_schema : &tool->input_schema;
   json_decref(*slot);
   *slot = schema;
-  return MCP_OK;
+  return schema_fault(tool, output, MCP_OK, NULL);
 }
 
 mcp_status mcp_tool_set_input_schema(mcp_tool_t *tool, json_t *schema) {
-  return set_schema(tool, tool ? &tool->input_schema : NULL, schema);
+  return set_schema(tool, false, schema);
 }
 
 mcp_status mcp_tool_set_output_schema(mcp_tool_t *tool, json_t *schema) {
   if (tool)
     tool->output_declared = false; /* whatever it was made from */
-  return set_schema(tool, tool ? &tool->output_schema : NULL, schema);
+  return set_schema(tool, true, schema);
 }
 
 static mcp_status set_schema_text(mcp_tool_t *tool, bool output,
                                   const char *text) {
-  if (tool == NULL || text == NULL)
+  if (tool == NULL)
     return MCP_ERR_INVALID_ARG;
+  const char *side = output ? "outputSchema" : "inputSchema";
+  if (text == NULL)
+    return schema_fault(tool, output, MCP_ERR_INVALID_ARG,
+                        "%s: no schema text (NULL)", side);
   /* the request loader's rules, so a schema may hold what requests may */
-  json_t *schema = mcp__json_load(text, strlen(text), NULL);
+  json_error_t jerr;
+  json_t *schema = mcp__json_load(text, strlen(text), &jerr);
   if (schema == NULL)
-    return MCP_ERR_PARSE;
+    return schema_fault(tool, output, MCP_ERR_PARSE,
+                        "%s is not JSON: line %d, column %d: %s", side,
+                        jerr.line, jerr.column, jerr.text);
   return output ? mcp_tool_set_output_schema(tool, schema)
                 : mcp_tool_set_input_schema(tool, schema);
 }
@@ -162,6 +221,13 @@ mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
   if (tool == NULL || (unsigned)support > MCP_TASK_REQUIRED)
     return MCP_ERR_INVALID_ARG;
   tool->task_support = support;
+  return MCP_OK;
+}
+
+mcp_status mcp_tool_set_format_assertion(mcp_tool_t *tool, bool on) {
+  if (tool == NULL)
+    return MCP_ERR_INVALID_ARG;
+  tool->format_assertion = on ? 1 : 2;
   return MCP_OK;
 }
 

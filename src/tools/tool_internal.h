@@ -30,6 +30,9 @@ struct mcp_tool {
   signed char hints[4]; /* -1 unset, else 0/1; indexed by mcp_tool_hint */
   json_t *input_schema, *output_schema, *icons, *meta;
   mcp_task_support task_support;
+  /* mcp_tool_set_format_assertion: 0 the server's setting, 1 format is an
+   * assertion, 2 an annotation */
+  unsigned char format_assertion;
   bool task_start_in_handler; /* mcp_tool_set_task_start_in_handler */
   mcp_tool_fn fn;
   /* The same handler reading its arguments from the request's tape: set by
@@ -49,6 +52,11 @@ struct mcp_tool {
    * mcp_server_add_tool (NULL: none), and the first one's JSON Pointer */
   char *definition_errors;
   char definition_pointer[200];
+  /* What the last schema setter of each side (0 input, 1 output) refused,
+   * or "": kept for mcp_server_add_tool, which refuses the tool with it
+   * (the setters' status alone went unchecked, and the tool was served
+   * with the schema it had before). A later successful set clears it. */
+  char schema_fault[2][320];
 };
 
 static inline void mcp__tool_retain(mcp_tool_t *tool) {
@@ -90,6 +98,11 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result);
 struct mcp__buf;
 mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
                              struct mcp__buf *out, bool *is_error);
+/* attach.c: MCP_ERR_STATE (err filled; logged when err is NULL) when tasks
+ * are not enabled on s and a tool needs them (taskSupport required or
+ * optional), naming every such tool. */
+mcp_status mcp__tools_check_task_support(struct mcp_server *s,
+                                         mcp_error_t *err);
 /* tools/list and tools/call (registered by mcp_server_new). */
 mcp_status mcp__tools_register(struct mcp_server *s);
 

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth/auth_http.h"
 #include "server/dispatch.h"
 #include "transport/http_cors.h"
 #include "transport/http_engine.h"
@@ -276,6 +277,9 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     *out = NULL;
   if (server == NULL || out == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+  mcp_status ready = mcp__server_start_serving(server, err);
+  if (ready != MCP_OK)
+    return ready;
   if (mcp__mhd_require(options ? options->engine : MCP_HTTP_ENGINE_DEFAULT,
                        err) != MCP_OK)
     return MCP_ERR_UNSUPPORTED;
@@ -294,6 +298,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   mcp_http_options_free(defaults);
   h->server = server;
   pthread_mutex_init(&h->streams_lock, NULL);
+  atomic_init(&h->stream_bytes, 0);
   pthread_mutex_init(&h->q_lock, NULL);
   pthread_mutex_init(&h->hk_lock, NULL);
   pthread_mutex_init(&h->tls_lock, NULL);
@@ -363,6 +368,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
              "that reaches this address may call every tool "
              "(mcp_http_options_set_auth, docs/auth.md)",
              h->o->address, (unsigned)h->port);
+  if (h->o->auth) /* the first tokens find the keys at hand */
+    mcp__auth_prefetch(h->o->auth);
   if (loopback && !add_loopback_defaults(h->o, h->port)) {
     close(lfd);
     free_server(h);

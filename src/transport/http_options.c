@@ -33,6 +33,8 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_streams_per_session = 8;
   o->request_timeout_ms = 10000;
   o->retry_after_s = 1;
+  o->stream_buffer = 64u << 10;
+  o->stream_buffer_total = 32u << 20;
   *out = o;
   return MCP_OK;
 }
@@ -184,6 +186,10 @@ SETTER(mcp_http_options_set_max_streams_per_session, size_t,
        max_streams_per_session, true)
 SETTER(mcp_http_options_set_retry_after_s, unsigned, retry_after_s,
        v >= 1 && v <= 86400)
+SETTER(mcp_http_options_set_stream_buffer_bytes, size_t, stream_buffer,
+       v >= 4096 && v <= (64u << 20))
+SETTER(mcp_http_options_set_stream_buffer_total_bytes, size_t,
+       stream_buffer_total, v >= (64u << 10))
 
 mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                             mcp_event_store store) {

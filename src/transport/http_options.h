@@ -33,6 +33,10 @@ struct mcp_http_options {
   size_t max_conns_per_addr, max_streams, max_streams_per_session;
   int64_t request_timeout_ms;
   unsigned retry_after_s;
+  /* bytes a stream may hold for a client that does not read: each
+   * subscriptions/listen or GET stream, all streams together
+   * (http_stream.c) */
+  size_t stream_buffer, stream_buffer_total;
   bool store_set;             /* store was chosen (maybe "none") */
   mcp_event_store store;      /* borrowed */
   mcp_session_store sessions; /* borrowed; ops NULL: not shared */

@@ -855,6 +855,9 @@ out:
 mcp_status mcp_server_serve_fds(mcp_server_t *s, int in_fd, int out_fd) {
   if (s == NULL || in_fd < 0 || out_fd < 0)
     return MCP_ERR_INVALID_ARG;
+  mcp_status ready = mcp__server_start_serving(s, NULL); /* logs why not */
+  if (ready != MCP_OK)
+    return ready;
   stdio_transport *t = calloc(1, sizeof *t);
   if (t == NULL)
     return MCP_ERR_NOMEM;

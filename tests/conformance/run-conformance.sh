@@ -29,6 +29,13 @@ skip_or_fail() {
 command -v node >/dev/null && command -v npm >/dev/null ||
   skip_or_fail "node and npm are required to run the MCP conformance suite"
 [ -x "$SUITE" ] || skip_or_fail "$SUITE not found"
+# The suite is installed and adapted to this node by the one script every
+# suite test uses (under a lock: CTest runs several at once); $SUITE then
+# finds it ready in the same cache directory.
+export VERSION=${VERSION:-0.1.16}
+CLI=$("$(dirname "$0")/suite.sh" "$VERSION") ||
+  skip_or_fail "the conformance suite $VERSION could not be installed"
+export CACHE=${CLI%/node_modules/*}
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 

@@ -8,26 +8,22 @@
 # scenario the suite requires for it runs, except the authorization ones
 # (auth/*), which run instead with AUTH=only. Each runs at that
 # revision's wire (--spec-version). Installs @modelcontextprotocol/conformance
-# (VERSION, default 0.2.0-alpha.12) with npm into a cache directory outside
-# the repository (CONFORMANCE_CACHE). Exit 77 (skipped, with a message) when
+# (VERSION, default 0.2.0-alpha.12) through ../conformance/suite.sh (a
+# cache directory outside the repository, adapted to the node at hand). Exit 77 (skipped, with a message) when
 # node or npm is missing, unless CI=true, where that is a failure.
 set -u
 CLIENT=${1:?usage: run.sh CLIENT_COMMAND REVISION [SCENARIO ...]}
 REV=${2:?usage: run.sh CLIENT_COMMAND REVISION [SCENARIO ...]}
 shift 2
 VERSION=${VERSION:-0.2.0-alpha.12}
-CACHE=${CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conformance-$VERSION}
+HERE=$(cd "$(dirname "$0")" && pwd)
 skip() {
   if [ "${CI:-}" = true ]; then echo "conformance: $1 (required when CI=true)" >&2; exit 1; fi
   echo "SKIP conformance client scenarios: $1" >&2; exit 77
 }
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || skip "node and npm are not installed"
-CLI="$CACHE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-if [ ! -f "$CLI" ]; then
-  mkdir -p "$CACHE" && (cd "$CACHE" && { [ -f package.json ] || npm init -y >/dev/null; } &&
-    npm install --no-audit --no-fund --loglevel=error "@modelcontextprotocol/conformance@$VERSION" >/dev/null) ||
-    skip "npm install of the conformance suite failed (offline?)"
-fi
+# installed and adapted to this node by the one script every suite test uses
+CLI=$("$HERE/../conformance/suite.sh" "$VERSION") || skip "the conformance suite $VERSION is not usable here"
 # AUTH=only: the authorization scenarios (auth/*) instead of the others;
 # outside CI only QUICK_AUTH of them unless AUTH_ALL=1 (CI runs them all).
 required=$(node "$CLI" list --client --requirements "$REV" 2>/dev/null |

@@ -47,9 +47,11 @@ static int run_hello(const char *const args[], char **out, char **err) {
   assert_true(ofd >= 0 && efd >= 0);
   unlink(opath);
   unlink(epath);
+  pid_t parent_ = getpid();
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     int nul = open("/dev/null", O_RDONLY);
     dup2(nul, 0);
     dup2(ofd, 1);
@@ -149,9 +151,11 @@ static void test_http(void **state) {
   (void)state;
   int errp[2];
   assert_int_equal(pipe(errp), 0);
+  pid_t parent_ = getpid();
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     int nul = open("/dev/null", O_RDWR);
     dup2(nul, 0);
     dup2(nul, 1);

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <pty.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,10 @@ static inline int mr_run(const char *const *args, char **out, char **err) {
   for (; args[n - 1] != NULL && n < 63; n++)
     argv[n] = args[n - 1];
   argv[n] = NULL;
+  pid_t parent_ = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int in = open("/dev/null", O_RDONLY);
@@ -119,10 +122,12 @@ static inline char *mr_run_pty_input(const char *const *args, const char *input,
     argv[n] = args[n - 1];
   argv[n] = NULL;
   int master;
+  pid_t parent_ = getpid();
   pid_t pid = forkpty(&master, NULL, NULL, NULL);
   if (pid < 0)
     return NULL;
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     if (chdir(mr_tmpdir) != 0)
       _exit(126);
     execv(mr_mcpc, (char *const *)argv);
@@ -167,8 +172,10 @@ static inline int mr_free_port(void) {
  * directory and waits until "mcpc -u url ping" succeeds; returns the pid,
  * or -1. */
 static inline pid_t mr_start_http(char *const *argv, const char *url) {
+  pid_t parent_ = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 2);
     if (chdir(mr_tmpdir) != 0)
@@ -209,11 +216,37 @@ static inline void mr_demo_http_init(mr_demo_http *d, const char *db_name) {
   memcpy(d->argv, argv, sizeof argv);
 }
 
-static inline void mr_stop(pid_t pid) {
+/* Stops a server started by mr_start_http: SIGTERM, then up to
+ * MR_STOP_SECONDS (60: a graceful stop under ThreadSanitizer on a loaded
+ * machine) for it to exit. A server that does not stop is a bug, not a
+ * reason to hang the test: it is killed, its pid and what it was sent are
+ * printed, and false is returned (callers fail on it). */
+#define MR_STOP_SECONDS 60
+static inline bool mr_stop(pid_t pid) {
   if (pid <= 0)
-    return;
+    return true;
   kill(pid, SIGTERM);
+  for (int i = 0; i < MR_STOP_SECONDS * 20; i++) {
+    pid_t r = waitpid(pid, NULL, WNOHANG);
+    if (r == pid || r < 0)
+      return true;
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  fprintf(stderr, "server %d did not exit within %d s of SIGTERM: its "
+                  "threads, then SIGKILL\n",
+          (int)pid, MR_STOP_SECONDS);
+  /* where it hangs, for the log (gdb is optional: without it, nothing) */
+  char cmd[160];
+  snprintf(cmd, sizeof cmd,
+           "command -v gdb >/dev/null && timeout 60 gdb -p %d -batch -ex "
+           "'thread apply all bt' 2>&1 | grep -E '^(Thread|#)' >&2",
+           (int)pid);
+  if (system(cmd) != 0)
+    fprintf(stderr, "(no backtrace: gdb missing or failed)\n");
+  kill(pid, SIGKILL);
   waitpid(pid, NULL, 0);
+  return false;
 }
 
 #endif

@@ -32,11 +32,16 @@ static void test_tasks_stdio(void **state) {
   assert_non_null(strstr(err, " working")); /* status lines while polling */
   free(out);
   free(err);
-  /* 2025-11-25, taskSupport required: a plain call is a protocol error */
-  MR_RUN(3, NULL, "--protocol", "2025-11-25", w, where, LEGACY, "tools", "call",
-         "start_long_export");
-  /* 2026-07-28 (auto): the client declares the tasks extension and follows
-   * a task to its result, so a plain call just answers */
+  /* 2025-11-25, taskSupport required: the server refuses a plain call
+   * (-32601), so mcpc runs it as the task it must be and waits for it */
+  MR_RUN2(0, &out, &err, w, where, LEGACY, "tools", "call", "start_long_export",
+          "--args", "{\"seconds\": 0.2}");
+  assert_non_null(strstr(out, "Exported 10000 rows as csv."));
+  assert_non_null(strstr(err, "mcpc: task "));
+  free(out);
+  free(err);
+  /* 2026-07-28 (auto): -32021 without the tasks extension, so the client
+   * declares it and follows the task to its result: a plain call answers */
   MR_RUN(0, &out, w, where, "tools", "call", "start_long_export", "--args",
          "{\"seconds\": 0.2}");
   assert_non_null(strstr(out, "Exported 10000 rows as csv."));

@@ -12,10 +12,13 @@
 # (the tests then exit 77 with that message). With CI=true a missing
 # PostgreSQL fails. `stop` stops the server and removes the directory;
 # `restart` stops it (fast) and starts it again on the same data; `down`
-# and `up` do each half of that.
+# and `up` do each half of that. `start` also leaves a watchdog
+# (tests/util/watchdog.sh) that runs `reap` (stop at once, remove) when the
+# owner ends without `stop`: MCP_PG_OWNER (a pid), else the caller (CTest).
 set -u
-cmd=${1:?usage: pg-fixture.sh start|stop|restart|down|up ENVFILE}
-envfile=${2:?usage: pg-fixture.sh start|stop|restart|down|up ENVFILE}
+here=$(cd "$(dirname "$0")" && pwd)
+cmd=${1:?usage: pg-fixture.sh start|stop|restart|down|up|reap ENVFILE}
+envfile=${2:?usage: pg-fixture.sh start|stop|restart|down|up|reap ENVFILE}
 
 bindir=
 for d in "$(pg_config --bindir 2>/dev/null)" /usr/lib/postgresql/*/bin; do
@@ -70,7 +73,14 @@ CONF
     echo "pg-fixture: the server did not start" >&2
     exit 1
   fi
+  # The server is a daemon: nothing kills it with its owner (CTest for the
+  # shared fixture, or the test program that started a private one, named by
+  # MCP_PG_OWNER). A watchdog stops it and removes its directory once the
+  # owner has ended, killed at its timeout included.
+  owner=${MCP_PG_OWNER:-$PPID}
+  watchdog=$("$here/../util/watchdog.sh" "$owner" "$here/pg-fixture.sh" reap "$envfile")
   {
+    printf "MCP_PG_WATCHDOG='%s'\n" "$watchdog"
     printf "MCP_PG_CONNINFO='host=%s port=5432 user=postgres dbname=postgres'\n" "$dir"
     printf "MCP_PG_URI='postgresql://postgres@/postgres?host=%s'\n" "$dir"
     printf "MCP_PG_DATA='%s/data'\n" "$dir"
@@ -78,19 +88,24 @@ CONF
   } >"$envfile"
   echo "pg-fixture: PostgreSQL running in $dir"
   ;;
-stop | restart | down | up)
+stop | restart | down | up | reap)
   [ -f "$envfile" ] || exit 0
-  MCP_PG_DATA=
+  MCP_PG_DATA= MCP_PG_WATCHDOG=
   . "$envfile"
   [ -n "$MCP_PG_DATA" ] || exit 0
-  if [ "$cmd" != up ]; then
+  if [ "$cmd" = reap ]; then # the watchdog's: the owner is gone, nobody waits
+    as_owner "$bindir/pg_ctl" -D "$MCP_PG_DATA" -m immediate -w stop >/dev/null 2>&1
+  elif [ "$cmd" != up ]; then
     as_owner "$bindir/pg_ctl" -D "$MCP_PG_DATA" -m fast -w stop >/dev/null 2>&1
   fi
   if [ "$cmd" = restart ] || [ "$cmd" = up ]; then
     as_owner "$bindir/pg_ctl" -D "$MCP_PG_DATA" -l "$MCP_PG_DATA/../server.log" \
       -w -t 60 start >/dev/null || exit 1
   fi
-  if [ "$cmd" = stop ]; then
+  if [ "$cmd" = stop ] && [ -n "$MCP_PG_WATCHDOG" ]; then
+    kill "$MCP_PG_WATCHDOG" 2>/dev/null
+  fi
+  if [ "$cmd" = stop ] || [ "$cmd" = reap ]; then
     rm -rf "$(dirname "$MCP_PG_DATA")"
     rm -f "$envfile"
   fi

@@ -19,8 +19,10 @@ static char envfile[256];
 
 static void fixture(const char *cmd) {
   char line[1024];
-  snprintf(line, sizeof line, "%s %s %s", getenv("MCP_PG_FIXTURE"), cmd,
-           envfile);
+  /* MCP_PG_OWNER: the server dies with this program (the fixture's
+   * watchdog), even when CTest kills it at its timeout */
+  snprintf(line, sizeof line, "MCP_PG_OWNER=%d %s %s %s", (int)getpid(),
+           getenv("MCP_PG_FIXTURE"), cmd, envfile);
   assert_int_equal(system(line), 0);
 }
 

@@ -36,8 +36,10 @@ static void start_replica(replica *r, const char *name) {
   snprintf(hp, sizeof hp, "127.0.0.1:%d", r->port);
   snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
   snprintf(db, sizeof db, "%s/%s.db", mr_tmpdir, name);
+  pid_t parent_ = getpid();
   r->pid = fork();
   if (r->pid == 0) {
+    tu_child_dies_with(parent_);
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 2);
     char *argv[] = {bin,      "--http",
@@ -203,13 +205,14 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
+  bool stopped = true;
   for (int i = 0; i < 2; i++)
-    mr_stop(rep[i].pid);
+    stopped = mr_stop(rep[i].pid) && stopped;
   free(token_x);
   free(token_y);
   pg_test_drop_db(DBNAME);
   mr_teardown();
-  return 0;
+  return stopped ? 0 : -1;
 }
 
 int main(void) {

@@ -49,8 +49,10 @@ static replica rep[3];
 
 static void fixture(const char *cmd) {
   char line[1024];
-  snprintf(line, sizeof line, "%s %s %s", getenv("MCP_PG_FIXTURE"), cmd,
-           envfile);
+  /* MCP_PG_OWNER: the server dies with this program (the fixture's
+   * watchdog), even when CTest kills it at its timeout */
+  snprintf(line, sizeof line, "MCP_PG_OWNER=%d %s %s %s", (int)getpid(),
+           getenv("MCP_PG_FIXTURE"), cmd, envfile);
   assert_int_equal(system(line), 0);
 }
 
@@ -904,10 +906,11 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
+  bool stopped = true;
   for (int i = 0; i < 3; i++)
-    mr_stop(rep[i].pid);
+    stopped = mr_stop(rep[i].pid) && stopped;
   mr_teardown();
-  return 0;
+  return stopped ? 0 : -1;
 }
 
 int main(void) {

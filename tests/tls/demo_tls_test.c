@@ -215,8 +215,10 @@ static pid_t start_demo(const char *hp, const char *url, char *const *extra,
   for (; extra && *extra && n < 22; extra++)
     argv[n++] = *extra;
   argv[n] = NULL;
+  pid_t parent_ = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    tu_child_dies_with(parent_);
     int e = open(err_path ? err_path : "/dev/null",
                  O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(e, 2);
@@ -393,8 +395,10 @@ static void test_exposed_warning(void **state) {
       snprintf(bin, sizeof bin, "%s/mcp-demo-server", MCP_BIN_DIR);
       snprintf(db, sizeof db, "%s/demo.db", mr_tmpdir);
       snprintf(store, sizeof store, "sqlite:%s", db);
+      pid_t parent_ = getpid();
       pid = fork();
       if (pid == 0) {
+        tu_child_dies_with(parent_);
         int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(e, 2);
         char *argv[16] = {bin, "--http", hp, "--db", db, "--store", store};

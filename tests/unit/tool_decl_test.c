@@ -487,7 +487,13 @@ typedef struct bad_in {
 } bad_in;
 
 static const mcp_field bad_args[] = {
-    MCP_STRING(bad_in, count, "wrong size"),
+    /* the macros refuse this pairing at compile time (tests/field_types);
+     * a table filled by hand is checked by size at registration */
+    {.name = "count",
+     .type = MCP_FIELD_STRING,
+     .offset = offsetof(bad_in, count),
+     .size = sizeof(int),
+     .description = "wrong size"},
     MCP_STRING(bad_in, name, "min on a string", .minimum = MCP_LIMIT(1)),
     MCP_NUMBER(bad_in, ratio, "default out of range", .maximum = MCP_LIMIT(1),
                .default_value = MCP_DEFAULT(2)),

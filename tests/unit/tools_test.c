@@ -101,6 +101,97 @@ test_schemas_must_be_object_schemas_and_are_kept_verbatim(void **s) {
   mcp_tool_free(t);
 }
 
+static mcp_status noop_tool(mcp_call_t *call, json_t *args,
+                            mcp_result_t *result, void *user_data) {
+  (void)call, (void)args, (void)result, (void)user_data;
+  return MCP_OK;
+}
+
+static void keep_log(mcp_log_level level, const char *message, void *ud) {
+  (void)level;
+  snprintf(ud, 512, "%s", message);
+}
+
+/* Adds a tool named x whose input (or output) schema was set from text;
+ * returns mcp_server_add_tool's status with err and the last log line. */
+static mcp_status add_with_schema_text(bool output, const char *text,
+                                       mcp_status set_status, mcp_error_t *err,
+                                       char *logged) {
+  mcp_server_t *srv;
+  assert_int_equal(mcp_server_new("schema-faults", "1", &srv), MCP_OK);
+  mcp_server_set_log_handler(srv, keep_log, logged);
+  logged[0] = '\0';
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new("x", &t), MCP_OK);
+  assert_int_equal(mcp_tool_set_handler(t, noop_tool, NULL, NULL), MCP_OK);
+  assert_int_equal(output ? mcp_tool_set_output_schema_text(t, text)
+                          : mcp_tool_set_input_schema_text(t, text),
+                   set_status);
+  memset(err, 0, sizeof *err);
+  mcp_status st = mcp_server_add_tool(srv, t, err);
+  assert_int_equal(mcp_server_tool_count(srv), st == MCP_OK ? 1 : 0);
+  mcp_server_free(srv);
+  return st;
+}
+
+/* A schema setter's failure is not lost when nobody checks its status:
+ * mcp_server_add_tool refuses the tool with the reason (and for text that
+ * is not JSON, its line and column), in err and in the log. */
+static void test_failed_schema_setter_refuses_the_tool(void **s) {
+  (void)s;
+  mcp_error_t err;
+  char logged[512];
+  assert_int_equal(
+      add_with_schema_text(false,
+                           "{\"type\": \"object\",\n"
+                           " \"properties\": {\"a\": {\"type\": \"string\"},}}",
+                           MCP_ERR_PARSE, &err, logged),
+      MCP_ERR_SCHEMA);
+  assert_non_null(
+      strstr(err.message, "tool 'x': inputSchema is not JSON: line 2, column"));
+  assert_string_equal(err.pointer, "/inputSchema");
+  assert_non_null(strstr(logged, "tool 'x' not added: inputSchema is not JSON"));
+
+  assert_int_equal(add_with_schema_text(false, "[{\"type\": \"object\"}]",
+                                        MCP_ERR_SCHEMA, &err, logged),
+                   MCP_ERR_SCHEMA);
+  assert_non_null(strstr(err.message, "inputSchema: the root must be an object "
+                                      "schema with \"type\": \"object\" (it "
+                                      "is an array)"));
+
+  assert_int_equal(add_with_schema_text(true, "{\"type\": \"string\"}",
+                                        MCP_ERR_SCHEMA, &err, logged),
+                   MCP_ERR_SCHEMA);
+  assert_non_null(strstr(err.message, "outputSchema: the root must be an "
+                                      "object schema"));
+  assert_string_equal(err.pointer, "/outputSchema");
+  assert_non_null(strstr(logged, "outputSchema"));
+
+  /* err NULL: the log still says why */
+  mcp_server_t *srv;
+  assert_int_equal(mcp_server_new("schema-faults", "1", &srv), MCP_OK);
+  mcp_server_set_log_handler(srv, keep_log, logged);
+  mcp_tool_t *t;
+  assert_int_equal(mcp_tool_new("y", &t), MCP_OK);
+  mcp_tool_set_handler(t, noop_tool, NULL, NULL);
+  mcp_tool_set_input_schema(t, json_loads("{nope", 0, NULL)); /* NULL */
+  assert_int_equal(mcp_server_add_tool(srv, t, NULL), MCP_ERR_SCHEMA);
+  assert_non_null(strstr(logged, "tool 'y' not added: inputSchema: no schema"));
+
+  /* a later successful set of the same side clears the failure */
+  assert_int_equal(mcp_tool_new("z", &t), MCP_OK);
+  mcp_tool_set_handler(t, noop_tool, NULL, NULL);
+  assert_int_equal(mcp_tool_set_input_schema_text(t, "{"), MCP_ERR_PARSE);
+  assert_int_equal(mcp_tool_set_output_schema_text(t, "1"), MCP_ERR_SCHEMA);
+  assert_int_equal(mcp_tool_set_input_schema_text(t, "{\"type\":\"object\"}"),
+                   MCP_OK);
+  assert_int_equal(mcp_tool_set_output_schema(t, json_pack("{s:s}", "type",
+                                                           "object")),
+                   MCP_OK);
+  assert_int_equal(mcp_server_add_tool(srv, t, NULL), MCP_OK);
+  mcp_server_free(srv);
+}
+
 /* The result exactly as the server sends it (mcp__result_encode, which
  * adds the structuredContent text mirror). */
 static json_t *result_json(mcp_result_t *r) {
@@ -297,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_tool_json_emits_explicit_false_hints),
       cmocka_unit_test(
           test_schemas_must_be_object_schemas_and_are_kept_verbatim),
+      cmocka_unit_test(test_failed_schema_setter_refuses_the_tool),
       cmocka_unit_test(test_every_content_type_has_exact_fields),
       cmocka_unit_test(
           test_structured_content_gets_a_text_mirror_unless_text_given),

@@ -103,10 +103,12 @@ int tu_proc_spawn(tu_proc *p, char *const argv[]) {
     close(in[1]);
     return -1;
   }
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0)
     return -1;
   if (pid == 0) {
+    tu_child_dies_with(parent);
     dup2(in[0], 0);
     dup2(out[1], 1);
     close(in[0]);

@@ -8,8 +8,11 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* cmocka needs the headers above first */
 #include <cmocka.h>
@@ -29,6 +32,17 @@ const char *tu_shared_dir(void);
 typedef void (*tu_json_suite_fn)(const char *name, const char *text, size_t len,
                                  void *ud);
 size_t tu_json_suite_each(const char *subdir, tu_json_suite_fn fn, void *ud);
+
+/* Called first in a child the test just forked (parent: the test's getpid()
+ * read before fork): the kernel sends the child SIGKILL when the test's
+ * forking thread ends, so a server, client or peer never outlives its test,
+ * even when CTest kills the test at its timeout (no cleanup code runs then).
+ * The check after prctl covers a parent that died before it took effect. */
+static inline void tu_child_dies_with(pid_t parent) {
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(126);
+}
 
 /* A child process connected by pipes to its stdin and stdout. */
 typedef struct tu_proc {
