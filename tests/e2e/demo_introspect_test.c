@@ -9,7 +9,6 @@
  * protected-resource metadata. Flags that cannot work (a secret without a
  * client id) stop the demo with a message naming them. */
 #include <signal.h>
-#include <sys/prctl.h>
 
 #pragma GCC diagnostic push /* header-only helpers: not every one is used */
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -50,9 +49,7 @@ static char *introspect(mini_as *as, const char *method, const char *path,
 static pid_t start_demo(char *const *argv, const char *url, int *exit_status) {
   pid_t parent = getpid(), pid = fork();
   if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(126);
+    tu_child_dies_with(parent);
     char err[300];
     snprintf(err, sizeof err, "%s/demo.err", mr_tmpdir);
     int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -9,12 +9,10 @@
  * ("could not be stored") and B saw it working until A's 60 s sweep.
  *
  * The test runs its own PostgreSQL (tests/pg/pg-fixture.sh), since it stops
- * it; a watchdog process stops that server should the test be killed, and
- * the demo servers die with the test (PR_SET_PDEATHSIG). */
+ * it; the fixture's watchdog stops that server should the test be killed,
+ * and the demo servers die with the test (mr_start_http). */
 #include "../e2e/mcpc_run.h"
 #include "pg_test.h"
-
-#include <sys/prctl.h>
 
 #include <jansson.h>
 
@@ -30,55 +28,11 @@ static replica rep[2];
 
 static void fixture(const char *cmd) {
   char line[1024];
-  snprintf(line, sizeof line, "%s %s %s", getenv("MCP_PG_FIXTURE"), cmd,
-           envfile);
+  /* MCP_PG_OWNER: the server dies with this program (the fixture's
+   * watchdog), even when CTest kills it at its timeout */
+  snprintf(line, sizeof line, "MCP_PG_OWNER=%d %s %s %s", (int)getpid(),
+           getenv("MCP_PG_FIXTURE"), cmd, envfile);
   assert_int_equal(system(line), 0);
-}
-
-/* A process that stops this test's PostgreSQL once the test is gone (its
- * end of the pipe closes however the test ends; a normal end has stopped
- * it already, which makes the second stop a no-op). */
-static void watch_fixture(void) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0)
-    return;
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(p[1]);
-    char c;
-    while (read(p[0], &c, 1) > 0) {
-    }
-    char line[1024];
-    snprintf(line, sizeof line, "%s stop %s >/dev/null 2>&1",
-             getenv("MCP_PG_FIXTURE"), envfile);
-    _exit(system(line) == 0 ? 0 : 1);
-  }
-  close(p[0]); /* p[1] stays open for the test's life (not inherited) */
-}
-
-/* mr_start_http, but the server is killed when the test dies. */
-static pid_t start_dying_with_us(char *const *argv, const char *url) {
-  pid_t parent = getpid(), pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(126);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 2);
-    if (chdir(mr_tmpdir) != 0)
-      _exit(126);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  for (int i = 0; i < 600; i++) { /* up to 30 s on a loaded machine */
-    usleep(50 * 1000);
-    const char *a[] = {"-u", url, "--timeout", "2000", "ping", NULL};
-    if (mr_run(a, NULL, NULL) == 0)
-      return pid;
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, NULL, 0);
-  return -1;
 }
 
 static void start_replica(replica *r, const char *name) {
@@ -89,7 +43,7 @@ static void start_replica(replica *r, const char *name) {
    * backoff, so that no replica fails another's task as lost meanwhile */
   char *argv[] = {r->d.bin, "--http", r->d.hp, "--db",
                   r->d.db,  "--store", uri,    NULL};
-  r->pid = start_dying_with_us(argv, r->d.url);
+  r->pid = mr_start_http(argv, r->d.url);
   assert_true(r->pid > 0);
 }
 
@@ -183,7 +137,6 @@ int main(void) {
   pg_test_base(base, sizeof base); /* skips as the shared fixture did */
   snprintf(envfile, sizeof envfile, "/tmp/mcp-pg-outcome-%d.env",
            (int)getpid());
-  watch_fixture();
   fixture("start");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_outcome_stored_after_the_outage),
