@@ -9,6 +9,8 @@
  *                   [--stateless] [--cors-origin ORIGIN] [--banner]
  *                   [--auth-issuer URL] [--auth-audience URI]
  *                   [--auth-jwks FILE] [--auth-scope TOOL=SCOPES]
+ *                   [--auth-introspect URL] [--auth-client-id ID]
+ *                   [--auth-client-secret SECRET]
  *                   [--tls-cert FILE --tls-key FILE]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
@@ -80,6 +82,12 @@ static void usage(FILE *f) {
       "                      (default http(s)://H:P/mcp)\n"
       "  --auth-jwks FILE    verification keys from a JWKS file\n"
       "  --auth-scope T=S    tool T needs the scopes S (space-separated)\n"
+      "  --auth-introspect URL  check opaque tokens at this RFC 7662\n"
+      "                      introspection endpoint (with --auth-issuer\n"
+      "                      and no URL: the discovered one, set\n"
+      "                      --auth-client-id)\n"
+      "  --auth-client-id ID     this server's client id at introspection\n"
+      "  --auth-client-secret S  and its secret (HTTP Basic)\n"
       "  --tls-cert FILE     serve HTTPS with this PEM certificate chain\n"
       "  --tls-key FILE      and this PEM private key (SIGHUP reloads both)\n",
       f);
@@ -92,6 +100,8 @@ typedef struct http_cfg {
   unsigned io_threads;
   mcp_http_engine engine;
   const char *issuer, *audience, *jwks, *tls_cert, *tls_key;
+  /* RFC 7662 introspection: endpoint (NULL: discovered) and credentials */
+  const char *introspect, *client_id, *client_secret;
   const char *scopes[16]; /* TOOL=SCOPES */
   size_t nscopes;
   const char *const *cors; /* --cors-origin */
@@ -107,8 +117,22 @@ typedef struct http_cfg {
 static mcp_auth_t *make_auth(const http_cfg *c, const char *host_port,
                              mcp_status *st) {
   *st = MCP_OK;
-  if (c->issuer == NULL && c->jwks == NULL)
+  if (c->issuer == NULL && c->jwks == NULL && c->introspect == NULL &&
+      c->client_id == NULL && c->client_secret == NULL)
     return NULL;
+  /* introspection needs credentials (RFC 7662 2.1), and an endpoint: given,
+   * or the issuer's discovered one */
+  const char *bad = NULL;
+  if ((c->introspect || c->client_secret) && c->client_id == NULL)
+    bad = "--auth-introspect and --auth-client-secret need --auth-client-id";
+  else if (c->client_id && c->introspect == NULL && c->issuer == NULL)
+    bad = "--auth-client-id needs --auth-introspect URL or --auth-issuer "
+          "(whose metadata names the introspection endpoint)";
+  if (bad != NULL) {
+    fprintf(stderr, "mcp-demo-server: %s\n", bad);
+    *st = MCP_ERR_INVALID_ARG;
+    return NULL;
+  }
   char def[300];
   snprintf(def, sizeof def, "%s://%s/mcp", c->tls_cert ? "https" : "http",
            host_port);
@@ -118,6 +142,9 @@ static mcp_auth_t *make_auth(const http_cfg *c, const char *host_port,
     *st = mcp_auth_set_issuer(a, c->issuer);
   if (*st == MCP_OK && c->jwks)
     *st = mcp_auth_set_jwks_file(a, c->jwks);
+  if (*st == MCP_OK && c->client_id)
+    *st = mcp_auth_set_introspection(a, c->introspect, c->client_id,
+                                     c->client_secret);
   for (size_t i = 0; *st == MCP_OK && i < c->nscopes; i++) {
     const char *eq = strchr(c->scopes[i], '=');
     char tool[128];
@@ -381,6 +408,12 @@ int main(int argc, char **argv) {
       hc.audience = argv[++i];
     else if (strcmp(a, "--auth-jwks") == 0 && i + 1 < argc)
       hc.jwks = argv[++i];
+    else if (strcmp(a, "--auth-introspect") == 0 && i + 1 < argc)
+      hc.introspect = argv[++i];
+    else if (strcmp(a, "--auth-client-id") == 0 && i + 1 < argc)
+      hc.client_id = argv[++i];
+    else if (strcmp(a, "--auth-client-secret") == 0 && i + 1 < argc)
+      hc.client_secret = argv[++i];
     else if (strcmp(a, "--auth-scope") == 0 && i + 1 < argc &&
              hc.nscopes < sizeof hc.scopes / sizeof hc.scopes[0])
       hc.scopes[hc.nscopes++] = argv[++i];

@@ -111,6 +111,16 @@ MCP_API mcp_status mcp_task_options_set_cleanup(mcp_task_options_t *o,
                                                 int64_t retention_ms,
                                                 int64_t stuck_ms,
                                                 int64_t interval_ms);
+/* A task's outcome (result or error) that the store cannot take when the
+ * handler returns (the database is away, the disk is full) is kept in
+ * memory and stored when the store takes writes again, retried on a short
+ * backoff (100 ms doubling to 1 s) for at most keep_ms (default 120000;
+ * 0..86400000). The task stays "working" meanwhile; once stored, every
+ * replica sees the real outcome. Only after keep_ms (or when too many
+ * outcomes wait already: 1024, or 64 MiB) is the task failed instead
+ * ("could not be stored"). 0: fail it at once. */
+MCP_API mcp_status mcp_task_options_set_outcome_retry(mcp_task_options_t *o,
+                                                      int64_t keep_ms);
 /* Text placed in CreateTaskResult._meta
  * ["io.modelcontextprotocol/model-immediate-response"]; "%s" (at most once)
  * is replaced by the tool name. NULL (default): not sent. Copied. */

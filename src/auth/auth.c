@@ -128,6 +128,9 @@ static bool scope_text_ok(const char *s, bool list) {
 mcp_status mcp_auth_add_scope_supported(mcp_auth_t *a, const char *scope) {
   if (a == NULL || !scope_text_ok(scope, false))
     return MCP_ERR_INVALID_ARG;
+  for (size_t i = 0; i < a->nscopes_supported; i++)
+    if (strcmp(a->scopes_supported[i], scope) == 0)
+      return MCP_OK; /* listed once, however many rules name it */
   char **l =
       realloc(a->scopes_supported, (a->nscopes_supported + 1) * sizeof *l);
   if (l == NULL)

@@ -615,6 +615,7 @@ static void engine_free(mcp__task_engine *e) {
   pthread_cond_destroy(&e->changed);
   pthread_cond_destroy(&e->work);
   pthread_cond_destroy(&e->sweep_wake);
+  pthread_cond_destroy(&e->outcome_wake);
   mcp__pool_stop(&e->executors, NULL, NULL, NULL); /* joined: frees */
   free(e);
 }
@@ -723,6 +724,7 @@ static void stop_threads(mcp__task_engine *e) {
     pthread_join(e->sweeper, NULL);
   if (e->has_watcher) /* answers the suspended tasks/result calls first */
     pthread_join(e->watcher, NULL);
+  mcp__engine_outcomes_stop(e); /* no executor can keep one any more */
   sweep_parked(e, true);
 }
 
@@ -770,6 +772,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   pthread_mutex_init(&e->lock, NULL);
   cond_init_monotonic(&e->changed);
   cond_init_monotonic(&e->sweep_wake);
+  cond_init_monotonic(&e->outcome_wake);
   pthread_cond_init(&e->work, NULL);
   e->running_cap = e->opts.max_running_per_caller;
   if (e->running_cap == 0)

@@ -118,8 +118,13 @@ struct mcp__task_engine {
   pthread_t watcher;
   bool has_watcher;
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
-  struct lost_outcome *lost; /* outcomes the store refused (outcome.c) */
-  size_t nlost;
+  /* ends of tasks the store refused (outcome.c): outcomes kept for the
+   * outcome thread to store, and failed ends kept in memory */
+  struct kept_end *kept;
+  size_t nkept, kept_bytes;
+  pthread_t outcome_thread; /* started at the first kept end */
+  bool has_outcome_thread;
+  pthread_cond_t outcome_wake; /* CLOCK_MONOTONIC */
   unsigned running_cap; /* resolved max_running_per_caller */
   size_t stored;        /* tasks in the store (this process's count) */
   /* 2026-07-28 listen streams: per task id, the newest state published
@@ -153,8 +158,10 @@ void mcp__engine_expiry_changed(mcp__task_engine *e);
 
 /* ---- outcome.c ----------------------------------------------------------- */
 /* Stores the final state of task id (as mcp__tasks_transition), retrying
- * store failures, then falling back to a plain failed state, then
- * remembering the loss for tasks/result; logs every failure. */
+ * store failures; when the store still refuses it, keeps it in memory and
+ * stores it later (the outcome thread, for at most the options' outcome
+ * retry time); only then falls back to a plain failed state, then
+ * remembers the loss for tasks/result. Logs every failure. */
 mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
                                      mcp_task_status status,
                                      const char *message, const char *result,
@@ -168,9 +175,13 @@ void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec);
  * msg (200 bytes) and *at_ms say how and when. */
 bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
                           int64_t *at_ms);
-/* Tries again to store the failed state of every remembered loss (the
- * sweeper); forgets those stored, or whose task ended or went meanwhile. */
+/* Tries again, now, to store every kept end: kept outcomes and the failed
+ * state of remembered losses (the sweeper, tests); forgets those stored, or
+ * whose task ended or went meanwhile. */
 void mcp__engine_retry_lost(mcp__task_engine *e);
+/* At shutdown (e->stopping set): stops the outcome thread and makes a last
+ * attempt at every kept outcome (logged when it fails). */
+void mcp__engine_outcomes_stop(mcp__task_engine *e);
 /* Frees the remembered losses (engine teardown). */
 void mcp__engine_lost_clear(mcp__task_engine *e);
 

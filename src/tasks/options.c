@@ -21,6 +21,7 @@ void mcp__task_options_defaults(mcp_task_options_t *o) {
   o->retention_ms = 7 * DAY_MS;
   o->stuck_ms = DAY_MS;
   o->sweep_interval_ms = 60000;
+  o->outcome_retry_ms = 120000;
 }
 
 bool mcp__task_options_copy(mcp_task_options_t *dst,
@@ -148,6 +149,14 @@ mcp_status mcp_task_options_set_cleanup(mcp_task_options_t *o,
   o->stuck_ms = stuck_ms;
   o->sweep_interval_ms = interval_ms;
   mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_cleanup");
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_outcome_retry(mcp_task_options_t *o,
+                                              int64_t keep_ms) {
+  if (o == NULL || keep_ms < 0 || keep_ms > DAY_MS)
+    return MCP_ERR_INVALID_ARG;
+  o->outcome_retry_ms = keep_ms;
   return MCP_OK;
 }
 

@@ -30,6 +30,7 @@ struct mcp_task_options {
   int64_t poll_interval_ms;
   bool list;
   int64_t retention_ms, stuck_ms, sweep_interval_ms;
+  int64_t outcome_retry_ms; /* outcome.c: how long a refused end is kept */
   char *immediate_response;
   mcp_task_cancel_fn cancel_fn;
   void *cancel_ud;
