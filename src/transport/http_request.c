@@ -819,6 +819,15 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
                            ? "Server busy: the stream limit is reached"
                            : "Too many streams open for this session");
   pthread_mutex_lock(&hs->lock);
+  if (hs->ended) {
+    /* Ended since the lookup (DELETE, expiry, a server stop): the end has
+     * released its streams already, so one installed now would hold the
+     * session (and it the stream) for ever, and a stopping server would
+     * wait on them. */
+    pthread_mutex_unlock(&hs->lock);
+    return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
+                       "Not Found: unknown or terminated session", NULL);
+  }
   hs_stream *old = hs->get_stream;
   bool busy = false;
   if (old) {

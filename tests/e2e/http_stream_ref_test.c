@@ -14,6 +14,7 @@
 
 #include "mcp/http.h"
 #include "mcp/mcp.h"
+#include "core/core.h"
 #include "transport/http_internal.h"
 
 static void quiet_log(mcp_log_level l, const char *m, void *ud) {
@@ -103,10 +104,36 @@ static void test_streams_released_before_stop(void **state) {
   mcp_server_free(s);
 }
 
+/* A task message (MCP__SEND_LIVE) for a session whose GET stream has no
+ * client is refused, and the stream is let go all the same. Fails without
+ * the fix: the refusal kept a reference on the stream, the stream its
+ * session, and mcp_http_server_stop waited on them for ever (a demo stopped
+ * while a task waited on an elicitation hung about once in ten stops). */
+static void test_live_message_without_client_lets_go(void **state) {
+  (void)state;
+  mcp_server_t *s;
+  mcp_http_server_t *h = start_server(&s);
+  hs_session *hs = NULL;
+  assert_int_equal(mcp__hs_session_create(h, &hs), MCP_OK);
+  hs_stream *get = mcp__hs_stream_new(h, hs, HS_GET_STREAM_ID, true, NULL);
+  assert_non_null(get);
+  pthread_mutex_lock(&hs->lock);
+  hs->get_stream = get; /* the session's reference: no client attached */
+  pthread_mutex_unlock(&hs->lock);
+  int before = atomic_load(&get->refs);
+  assert_int_equal(mcp__session_notify_live(hs->se, "{}", 2, 0),
+                   MCP_ERR_CLOSED);
+  assert_int_equal(atomic_load(&get->refs), before);
+  mcp__hs_session_release(hs);
+  mcp_http_server_stop(h); /* returns: nothing holds the session */
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stream_held_across_stop),
       cmocka_unit_test(test_streams_released_before_stop),
+      cmocka_unit_test(test_live_message_without_client_lets_go),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
