@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   if (out == NULL)
@@ -21,7 +22,7 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_body = 4u << 20;
   o->max_header = 16u << 10;
   o->max_sessions = 1024;
-  o->max_connections = 1020; /* libmicrohttpd's own default */
+  o->max_connections = 1020; /* libmicrohttpd's default, kept on its removal */
   o->idle_ms = 600000;
   o->io_threads = 0; /* automatic, see http_daemon.c */
   o->conn_timeout_s = 30;
@@ -170,8 +171,6 @@ SETTER(mcp_http_options_set_max_connections, size_t, max_connections,
        v != 0 && v <= 1000000)
 SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
 SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
-SETTER(mcp_http_options_set_engine, mcp_http_engine, engine,
-       (unsigned)v <= MCP_HTTP_ENGINE_OWN)
 SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)
 SETTER(mcp_http_options_set_heartbeat_ms, int, heartbeat_ms, v >= 0)
 SETTER(mcp_http_options_set_connection_timeout_s, unsigned, conn_timeout_s,
@@ -225,5 +224,29 @@ mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
   free(o->tls_key);
   o->tls_cert = c;
   o->tls_key = k;
+  return MCP_OK;
+}
+
+/* libmicrohttpd was removed on 2026-12-04 (docs/http.md, Engines): asking
+ * for it is refused rather than quietly served by the own engine. */
+mcp_status mcp_http_options_set_engine(mcp_http_options_t *o,
+                                       mcp_http_engine engine) {
+  if (o == NULL || (unsigned)engine > MCP_HTTP_ENGINE_OWN)
+    return MCP_ERR_INVALID_ARG;
+  if (engine == MCP_HTTP_ENGINE_LIBMICROHTTPD)
+    return MCP_ERR_UNSUPPORTED;
+  o->engine = engine;
+  return MCP_OK;
+}
+
+mcp_status mcp__http_engine_check(const mcp_http_options_t *o,
+                                  mcp_error_t *err) {
+  const char *env = getenv("MCP_HTTP_ENGINE");
+  if ((o == NULL || o->engine == MCP_HTTP_ENGINE_DEFAULT) && env &&
+      *env != '\0' && strcasecmp(env, "own") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "MCP_HTTP_ENGINE=%s: the only HTTP engine is the own "
+                         "one (libmicrohttpd was removed, docs/http.md)",
+                         env);
   return MCP_OK;
 }

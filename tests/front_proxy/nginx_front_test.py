@@ -24,7 +24,7 @@ vacuous). Everything runs in a temporary directory (nginx's config, pid
 file, error and access logs, temp paths) on 127.0.0.1 free ports; nginx and
 the demo get PR_SET_PDEATHSIG so they die with this script, killed or not.
 
-usage: nginx_front_test.py --demo PATH [--nginx PATH] [--engine own|libmicrohttpd]
+usage: nginx_front_test.py --demo PATH [--nginx PATH]
 Exit 77 (skipped, with a message) when nginx is missing, unless CI=true.
 """
 import argparse
@@ -461,7 +461,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--demo", required=True)
     ap.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
-    ap.add_argument("--engine", default="own")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if not os.access(args.nginx, os.X_OK):
@@ -474,7 +473,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nginx_front.")
     demo_port = free_port()
     demo = subprocess.Popen(
-        [args.demo, "--http", f"127.0.0.1:{demo_port}", "--http-engine", args.engine,
+        [args.demo, "--http", f"127.0.0.1:{demo_port}",
          "--db", os.path.join(tmp, "demo.db")],
         preexec_fn=dies_with_us, stdin=subprocess.DEVNULL)
     nginx = None
@@ -514,7 +513,7 @@ def main():
             sys.exit(f"nginx_front: the demo answered requests nginx did not forward "
                      f"(or missed some) in {len(failed)} of {len(cases)} cases: {failed}")
         print(f"nginx_front: {len(cases)} cases, {total_forwarded} requests forwarded, "
-              f"the demo answered exactly those (engine {args.engine})")
+              "the demo answered exactly those")
     finally:
         if nginx:
             nginx.stop()
