@@ -175,15 +175,33 @@ void mcp__he_resume(mcp__he_conn *c) {
 
 /* ---- calling the request layer ------------------------------------------- */
 
-/* Calls the request callback; false when it refused (the connection is
- * closed then). */
-static bool call(mcp__he_conn *c, const char *upload, size_t *size) {
+enum he_phase { HE_ON_HEAD, HE_ON_BODY, HE_ON_END, HE_ON_RESUME };
+
+/* Calls the request layer's callback of phase (data/len: on_body); false
+ * when it refused (the connection is closed then). */
+static bool call(mcp__he_conn *c, enum he_phase phase, const char *data,
+                 size_t len) {
   mcp__he_daemon *d = c->loop->d;
+  const mcp__he_handler *hd = d->handler;
   const mcp__hp_head *h = &c->req->head;
   c->called = true;
   uint32_t seq = c->susp_seq;
-  enum mcp__he_result ret = d->dh(d->dh_cls, c, h->path, h->method, h->version,
-                                  upload, size, &c->con_cls);
+  enum mcp__he_result ret;
+  switch (phase) {
+  case HE_ON_HEAD:
+    ret = hd->on_head(d->dh_cls, c, h->method, h->path, h->version,
+                      &c->con_cls);
+    break;
+  case HE_ON_BODY:
+    ret = hd->on_body(d->dh_cls, c, &c->con_cls, data, len);
+    break;
+  case HE_ON_END:
+    ret = hd->on_end(d->dh_cls, c, &c->con_cls);
+    break;
+  default:
+    ret = hd->on_resume(d->dh_cls, c, &c->con_cls);
+    break;
+  }
   c->susp_in_call = c->susp_seq != seq;
   if (ret != MCP__HE_YES) {
     mcp__he_close(c, MCP__HE_END_WITH_ERROR);
@@ -210,8 +228,7 @@ static bool after_call(mcp__he_conn *c) {
       mcp__he_want(c, EPOLLRDHUP); /* only hang-ups */
       return true;
     }
-    size_t zero = 0;
-    if (!call(c, NULL, &zero))
+    if (!call(c, HE_ON_RESUME, NULL, 0))
       return true;
   }
 }
@@ -308,8 +325,7 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
   c->body_left = h->body == MCP__HP_BODY_LENGTH ? h->content_length : 0;
   if (h->body == MCP__HP_BODY_CHUNKED)
     mcp__hp_chunked_init(&c->ch);
-  size_t zero = 0;
-  if (!call(c, NULL, &zero))
+  if (!call(c, HE_ON_HEAD, NULL, 0))
     return;
   if (c->resp) {
     if (h->body != MCP__HP_BODY_NONE) { /* answered before the body */
@@ -325,8 +341,7 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
   }
   if (h->body == MCP__HP_BODY_NONE) {
     c->req_read = true;
-    zero = 0;
-    if (call(c, NULL, &zero) && !after_call(c))
+    if (call(c, HE_ON_END, NULL, 0) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
     return;
   }
@@ -344,15 +359,13 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
 /* The body is complete: the final call. */
 static void body_complete(mcp__he_conn *c) {
   c->req_read = true;
-  size_t zero = 0;
-  if (call(c, NULL, &zero) && !after_call(c))
+  if (call(c, HE_ON_END, NULL, 0) && !after_call(c))
     engine_error(c, 500, "Internal Server Error");
 }
 
 /* Hands body bytes to the request layer; false when that ended reading. */
 static bool deliver(mcp__he_conn *c, const char *data, size_t len) {
-  size_t size = len;
-  if (!call(c, data, &size))
+  if (!call(c, HE_ON_BODY, data, len))
     return false;
   if (c->resp || c->susp_in_call) { /* an answer mid-body */
     c->must_close = true;
@@ -869,8 +882,7 @@ void mcp__he_continue(mcp__he_conn *c) {
     return;
   if (c->state == HE_PARK_REQ) {
     c->state = HE_BODY; /* for the calls below; the body was read */
-    size_t zero = 0;
-    if (call(c, NULL, &zero) && !after_call(c))
+    if (call(c, HE_ON_RESUME, NULL, 0) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
   } else if (c->state == HE_PARK_OUT) {
     c->state = HE_WRITE;

@@ -325,7 +325,7 @@ static void stop_loops(mcp__he_daemon *d) {
 
 mcp__he_daemon *mcp__he_start(const mcp__he_config *cfg) {
   mcp__he_daemon *d = calloc(1, sizeof *d);
-  if (d == NULL || cfg->listen_fd < 0 || cfg->on_request == NULL ||
+  if (d == NULL || cfg->listen_fd < 0 || cfg->handler == NULL ||
       (cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
     if (cfg->listen_fd >= 0)
       close(cfg->listen_fd); /* the socket given is consumed */
@@ -333,7 +333,7 @@ mcp__he_daemon *mcp__he_start(const mcp__he_config *cfg) {
     free(d);
     return NULL;
   }
-  d->dh = cfg->on_request;
+  d->handler = cfg->handler;
   d->done = cfg->on_completed;
   d->notify = cfg->on_connection;
   d->dh_cls = d->done_cls = d->notify_cls = cfg->cls;

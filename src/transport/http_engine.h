@@ -5,11 +5,12 @@
  * The request layer (http_request.c, http_stream.c, http_limits.c,
  * http_cors.c, http_tls.c, http_daemon.c) sees only what is below: start,
  * quiesce and stop an engine on a listening socket (one config struct); a
- * request callback with method, path, header lookup, body chunks and the
- * peer address; respond now (a response queued in the callback), respond
- * later (suspend the connection, resume it from any thread, the callback
- * runs again) or stream (a response whose body a reader callback produces,
- * suspending while it has nothing). The engine behind it:
+ * table of per-request callbacks (on_head, on_body, on_end, on_resume:
+ * curl's Curl_cftype and h2o's on_req are the models) with header lookup
+ * and the peer address at hand; respond now (a response queued in a
+ * callback), respond later (suspend the connection, resume it from any
+ * thread: on_resume runs) or stream (a response whose body a reader
+ * callback produces, suspending while it has nothing). The engine behind it:
  *
  *   http_engine.c  event loops (epoll, 2 by default), accept spread over
  *                  them (EPOLLEXCLUSIVE), cross-thread wake-ups (eventfd),
@@ -97,17 +98,30 @@ enum mcp__he_mem {
 #define MCP__HE_READER_ERROR ((ssize_t)-2)
 #define MCP__HE_SIZE_UNKNOWN UINT64_MAX
 
-/* The request callback: called when a head is in (upload_size 0, *con_cls
- * NULL), with each piece of the body (*upload_size bytes at upload; set it
- * to 0 once consumed), at the end of the body (upload_size 0 again), and
- * once more after each resume until a response is queued. */
-typedef enum mcp__he_result (*mcp__he_request_fn)(
-    void *cls, mcp__he_conn *conn, const char *url, const char *method,
-    const char *version, const char *upload, size_t *upload_size,
-    void **con_cls);
-/* The request ended (answered, or its connection closed). */
+/* What the engine calls for each request, in this order: on_head once
+ * the head is in (*req is NULL: the callee may set it; framing was decided
+ * by the parser already), on_body for each piece of the body (bytes
+ * borrowed for the call), on_end once the body is complete (at once when
+ * there is none), and on_resume each time a suspended connection is
+ * resumed, until one of them queues a response. A suspension that another
+ * thread has already resumed gets on_resume at once. Every callback runs
+ * on the connection's loop thread and returns MCP__HE_NO to close the
+ * connection. A response queued before the body ends answers the request;
+ * the rest of the body is dropped and the connection closes after it. */
+typedef struct mcp__he_handler {
+  enum mcp__he_result (*on_head)(void *cls, mcp__he_conn *conn,
+                                 const char *method, const char *path,
+                                 const char *version, void **req);
+  enum mcp__he_result (*on_body)(void *cls, mcp__he_conn *conn, void **req,
+                                 const char *data, size_t len);
+  enum mcp__he_result (*on_end)(void *cls, mcp__he_conn *conn, void **req);
+  enum mcp__he_result (*on_resume)(void *cls, mcp__he_conn *conn,
+                                   void **req);
+} mcp__he_handler;
+/* The request ended (answered, or its connection closed); *req is what
+ * on_head left there. */
 typedef void (*mcp__he_completed_fn)(void *cls, mcp__he_conn *conn,
-                                     void **con_cls, enum mcp__he_end why);
+                                     void **req, enum mcp__he_end why);
 /* A connection opened or closed; *socket_context is the caller's. */
 typedef void (*mcp__he_notify_fn)(void *cls, mcp__he_conn *conn,
                                   void **socket_context,
@@ -129,10 +143,10 @@ typedef struct mcp__he_config {
   unsigned conn_limit;  /* connections at most; 0: no bound */
   const char *tls_cert; /* PEM text of certificate and key, or NULL */
   const char *tls_key;
-  mcp__he_request_fn on_request;
+  const mcp__he_handler *handler; /* borrowed for the engine's life */
   mcp__he_completed_fn on_completed;
   mcp__he_notify_fn on_connection;
-  void *cls; /* first argument of the three callbacks */
+  void *cls; /* first argument of every callback */
 } mcp__he_config;
 
 /* Starts the engine's loops on cfg->listen_fd; NULL with errno set when it

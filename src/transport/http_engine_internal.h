@@ -44,7 +44,7 @@ struct mcp__he_resp {
 };
 
 struct mcp__he_daemon {
-  mcp__he_request_fn dh;
+  const mcp__he_handler *handler;
   void *dh_cls;
   mcp__he_completed_fn done;
   void *done_cls;

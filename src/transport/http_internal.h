@@ -190,10 +190,8 @@ struct hs_req {
 };
 
 /* ---- http_request.c ---------------------------------------------------- */
-enum mcp__he_result mcp__hs_on_request(void *cls, mcp__he_conn *conn,
-                                       const char *url, const char *method,
-                                       const char *version, const char *upload,
-                                       size_t *upload_size, void **con_cls);
+/* The engine's per-request callbacks (cls: the server). */
+extern const mcp__he_handler mcp__hs_handler;
 void mcp__hs_on_completed(void *cls, mcp__he_conn *conn,
                           void **con_cls, enum mcp__he_end toe);
 

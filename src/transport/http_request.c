@@ -1046,14 +1046,14 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   return -1;
 }
 
-enum mcp__he_result mcp__hs_on_request(void *cls, mcp__he_conn *conn,
-                                       const char *url, const char *method,
-                                       const char *version, const char *upload,
-                                       size_t *upload_size, void **con_cls) {
+/* on_head: the request's checks and, unless a body follows, its answer
+ * (now, or after a suspension). */
+static enum mcp__he_result on_head(void *cls, mcp__he_conn *conn,
+                                   const char *method, const char *url,
+                                   const char *version, void **con_cls) {
   mcp_http_server_t *h = cls;
-  hs_req *r = *con_cls;
-  if (r == NULL) {
-    r = req_new(h, conn);
+  {
+    hs_req *r = req_new(h, conn);
     if (r == NULL)
       return MCP__HE_NO;
     *con_cls = r;
@@ -1078,17 +1078,36 @@ enum mcp__he_result mcp__hs_on_request(void *cls, mcp__he_conn *conn,
     }
     return MCP__HE_YES; /* a POST: the body follows */
   }
+}
+
+/* on_body: a POST's body is collected up to max_body; a body after an
+ * early answer is dropped. */
+static enum mcp__he_result on_body(void *cls, mcp__he_conn *conn,
+                                   void **con_cls, const char *data,
+                                   size_t len) {
+  mcp_http_server_t *h = cls;
+  hs_req *r = *con_cls;
+  (void)conn;
+  if (r == NULL || r->state != R_READING || len == 0)
+    return MCP__HE_YES;
+  if (r->too_large || r->body.len + len > h->o->max_body) {
+    r->too_large = true;
+    mcp__buf_free(&r->body);
+  } else if (!mcp__buf_append(&r->body, data, len)) {
+    return MCP__HE_NO;
+  }
+  return MCP__HE_YES;
+}
+
+/* on_end and on_resume: a POST whose body is complete goes to its call;
+ * a request whose call produced its answer gets it queued. */
+static enum mcp__he_result on_later(void *cls, mcp__he_conn *conn,
+                                    void **con_cls) {
+  mcp_http_server_t *h = cls;
+  hs_req *r = *con_cls;
+  if (r == NULL)
+    return MCP__HE_NO;
   if (r->state == R_READING) {
-    if (*upload_size > 0) {
-      if (r->too_large || r->body.len + *upload_size > h->o->max_body) {
-        r->too_large = true;
-        mcp__buf_free(&r->body);
-      } else if (!mcp__buf_append(&r->body, upload, *upload_size)) {
-        return MCP__HE_NO;
-      }
-      *upload_size = 0;
-      return MCP__HE_YES;
-    }
     mcp__hs_conn_body_done(h->limits, conn);
     return post_complete(h, r);
   }
@@ -1098,9 +1117,15 @@ enum mcp__he_result mcp__hs_on_request(void *cls, mcp__he_conn *conn,
   pthread_mutex_unlock(&r->lock);
   if (state == R_JSON || state == R_SSE)
     return queue_answer(r);
-  *upload_size = 0; /* a body after an early answer is discarded */
   return MCP__HE_YES;
 }
+
+const mcp__he_handler mcp__hs_handler = {
+    .on_head = on_head,
+    .on_body = on_body,
+    .on_end = on_later,
+    .on_resume = on_later,
+};
 
 void mcp__hs_on_completed(void *cls, mcp__he_conn *conn,
                           void **con_cls, enum mcp__he_end toe) {

@@ -69,7 +69,7 @@ mcp__he_daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
       .conn_limit = (unsigned)mcp__hs_limits_engine_cap(h->limits),
       .tls_cert = cert,
       .tls_key = key,
-      .on_request = mcp__hs_on_request,
+      .handler = &mcp__hs_handler,
       .on_completed = mcp__hs_on_completed,
       .on_connection = mcp__hs_on_connection,
       .cls = h};
