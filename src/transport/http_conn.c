@@ -138,7 +138,7 @@ int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls) {
   int n = 0;
   for (size_t i = 0; i < h->nfields; i++) {
     n++;
-    if (it && it(cls, 0, h->fields[i].name, h->fields[i].value) != MCP__HE_YES)
+    if (it && it(cls, h->fields[i].name, h->fields[i].value) != MCP__HE_YES)
       break;
   }
   return n;

@@ -131,8 +131,7 @@ typedef ssize_t (*mcp__he_reader_fn)(void *cls, uint64_t pos, char *buf,
                                      size_t max);
 typedef void (*mcp__he_reader_free_fn)(void *cls);
 /* One header field; return MCP__HE_NO to stop. */
-typedef enum mcp__he_result (*mcp__he_value_fn)(void *cls, int kind,
-                                                const char *key,
+typedef enum mcp__he_result (*mcp__he_value_fn)(void *cls, const char *key,
                                                 const char *value);
 
 typedef struct mcp__he_config {

@@ -96,9 +96,8 @@ static void req_release(hs_req *r) {
   mcp__hs_server_release(h);
 }
 
-static enum mcp__he_result count_authorization(void *cls, int kind,
-                                           const char *key, const char *value) {
-  (void)kind;
+static enum mcp__he_result count_authorization(void *cls, const char *key,
+                                               const char *value) {
   (void)value;
   if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
     (*(unsigned *)cls)++;
@@ -117,9 +116,8 @@ typedef struct hdr_scan {
   bool too_many, version;
 } hdr_scan;
 
-static enum mcp__he_result scan_header(void *cls, int kind,
-                                       const char *key, const char *value) {
-  (void)kind;
+static enum mcp__he_result scan_header(void *cls, const char *key,
+                                       const char *value) {
   hdr_scan *sc = cls;
   hs_req *r = sc->r;
   if (value == NULL)
@@ -872,9 +870,8 @@ typedef struct header_counts {
   unsigned host, origin;
 } header_counts;
 
-static enum mcp__he_result header_scan(void *cls, int kind, const char *key,
+static enum mcp__he_result header_scan(void *cls, const char *key,
                                        const char *value) {
-  (void)kind;
   (void)value;
   header_counts *c = cls;
   size_t kl = strlen(key);
