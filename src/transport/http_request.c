@@ -1049,32 +1049,30 @@ static enum mcp__he_result on_head(void *cls, mcp__he_conn *conn,
                                    const char *method, const char *url,
                                    const char *version, void **con_cls) {
   mcp_http_server_t *h = cls;
-  {
-    hs_req *r = req_new(h, conn);
-    if (r == NULL)
-      return MCP__HE_NO;
-    *con_cls = r;
-    r->method = strcmp(method, "POST") == 0      ? M_POST
-                : strcmp(method, "GET") == 0     ? M_GET
-                : strcmp(method, "DELETE") == 0  ? M_DELETE
-                : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
-                                                 : M_OTHER;
-    enum hs_admit admit =
-        mcp__hs_conn_request(h->limits, conn, r->method == M_POST);
-    if (admit != HS_ADMIT_OK) {
-      r->state = R_QUEUED;
-      return reply_limit(h, conn, admit,
-                         admit == HS_ADMIT_BUSY
-                             ? "Server busy: the connection limit is reached"
-                             : "Too many connections from this address");
-    }
-    int ret = first_call(h, r, url, version);
-    if (ret >= 0) {
-      r->state = R_QUEUED;
-      return (enum mcp__he_result)ret;
-    }
-    return MCP__HE_YES; /* a POST: the body follows */
+  hs_req *r = req_new(h, conn);
+  if (r == NULL)
+    return MCP__HE_NO;
+  *con_cls = r;
+  r->method = strcmp(method, "POST") == 0      ? M_POST
+              : strcmp(method, "GET") == 0     ? M_GET
+              : strcmp(method, "DELETE") == 0  ? M_DELETE
+              : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
+                                               : M_OTHER;
+  enum hs_admit admit =
+      mcp__hs_conn_request(h->limits, conn, r->method == M_POST);
+  if (admit != HS_ADMIT_OK) {
+    r->state = R_QUEUED;
+    return reply_limit(h, conn, admit,
+                       admit == HS_ADMIT_BUSY
+                           ? "Server busy: the connection limit is reached"
+                           : "Too many connections from this address");
   }
+  int ret = first_call(h, r, url, version);
+  if (ret >= 0) {
+    r->state = R_QUEUED;
+    return (enum mcp__he_result)ret;
+  }
+  return MCP__HE_YES; /* a POST: the body follows */
 }
 
 /* on_body: a POST's body is collected up to max_body; a body after an
