@@ -96,8 +96,7 @@ struct mcp_http_server {
   mcp__he_daemon *daemon;
   /* How daemons are started (http_tls.c starts new ones on reload). */
   int listen_fd;
-  unsigned mhd_flags, io_threads;
-  size_t mem_limit;
+  unsigned io_threads;
   /* TLS reloads: the daemon started with the previous certificate stops
    * accepting and serves its open connections until they end (reaped by
    * the housekeeper). Guarded by tls_lock. */
@@ -109,7 +108,7 @@ struct mcp_http_server {
   bool owns_store;
   size_t max_depth;
   atomic_bool stopping;
-  atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
+  atomic_int live_reqs; /* HTTP requests the engine has not completed yet */
   hs_limits *limits;    /* connection and stream admission */
 
   pthread_mutex_t sess_lock;
@@ -147,9 +146,9 @@ enum req_state {
 /* Mcp-Param-* headers kept per request; more is a 400. */
 #define HS_MAX_PARAM_HEADERS 32
 
-/* One HTTP request (MHD's per-request context). Counted: MHD holds one
- * reference until its completion callback, a running call another until
- * its channel's done. */
+/* One HTTP request (the engine's per-request *req). Counted: the engine
+ * holds one reference until its completion callback, a running call
+ * another until its channel's done. */
 struct hs_req {
   atomic_int refs;
   mcp_http_server_t *h;
@@ -159,7 +158,7 @@ struct hs_req {
   enum req_state state;
   bool suspended;     /* suspended by on_request while the call runs */
   bool hold;          /* the worker is parsing: do not resume yet */
-  bool engine_done;      /* MHD completed the request (client may be gone) */
+  bool engine_done;      /* the engine completed the request (client may be gone) */
   bool too_large;     /* body over the limit: discard, then 413 */
   bool modern;        /* served per 2026-07-28 */
   bool rejected;      /* dispatch rejected the message: 400 */
