@@ -48,7 +48,7 @@ static void usage(FILE *f) {
       "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--cors-origin O] [--banner]\n"
-      "                       [--http-engine own|libmicrohttpd]\n"
+      "                       [--http-engine own]\n"
       "                       [--apps-dir DIR]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
@@ -68,8 +68,8 @@ static void usage(FILE *f) {
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
       "  --io-threads N HTTP connection threads (default 2)\n"
-      "  --http-engine E  HTTP implementation: own (libmcp's epoll engine,\n"
-      "                 the default) or libmicrohttpd\n"
+      "  --http-engine own  HTTP implementation: libmcp's epoll engine (the\n"
+      "                 only one since libmicrohttpd was removed)\n"
       "  --cors-origin O  allow browser clients from origin O (CORS), e.g.\n"
       "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
       "                 repeatable, * for any origin\n"
@@ -460,10 +460,11 @@ int main(int argc, char **argv) {
       const char *e = argv[++i];
       if (strcmp(e, "own") == 0)
         engine = MCP_HTTP_ENGINE_OWN;
-      else if (strcmp(e, "libmicrohttpd") == 0)
-        engine = MCP_HTTP_ENGINE_LIBMICROHTTPD;
       else {
-        fprintf(stderr, "mcp-demo-server: --http-engine own|libmicrohttpd\n");
+        fprintf(stderr,
+                "mcp-demo-server: --http-engine %s: the only engine is own "
+                "(libmicrohttpd was removed, docs/http.md)\n",
+                e);
         return 2;
       }
     } else if (strcmp(a, "--page-size") == 0 && i + 1 < argc)

@@ -4,7 +4,7 @@
  * One endpoint (default "/mcp") takes POST (one JSON-RPC message per
  * request), GET (the session's standalone SSE stream for server-initiated
  * messages, and resumption with Last-Event-ID) and DELETE (end a session).
- * Built on libmicrohttpd in epoll mode with an internal thread pool; SSE
+ * Served by libmcp's own HTTP/1.1 engine on a few epoll threads; SSE
  * connections are suspended while idle, so there is no thread per
  * connection. Requests go to a worker pool and their connection is resumed
  * when output is ready; only a tools/call that cannot need to reach the
@@ -118,16 +118,15 @@ MCP_API mcp_status mcp_http_options_set_max_sessions(mcp_http_options_t *o,
 /* Threads that run handlers (default 0: the server's worker_threads). */
 MCP_API mcp_status mcp_http_options_set_worker_threads(mcp_http_options_t *o,
                                                        unsigned threads);
-/* Network threads (default 0: libmicrohttpd gets half the online cores, at
- * least 1; the own engine 2). */
+/* Network threads (default 0: 2). */
 MCP_API mcp_status mcp_http_options_set_io_threads(mcp_http_options_t *o,
                                                    unsigned threads);
-/* Which HTTP/1.1 implementation serves the transport (experimental, see
- * docs/http.md "Engines"): libmicrohttpd, or libmcp's own epoll engine.
- * DEFAULT follows the environment variable MCP_HTTP_ENGINE ("own" or
- * "libmicrohttpd"), else the own engine. One process uses one engine: the
- * first HTTP server started picks it, and a later server asking for the
- * other one fails to start (MCP_ERR_UNSUPPORTED). */
+/* Which HTTP/1.1 implementation serves the transport (docs/http.md
+ * "Engines"): since 2026-12-04 only libmcp's own engine. DEFAULT and OWN
+ * select it; LIBMICROHTTPD (removed) is refused with MCP_ERR_UNSUPPORTED,
+ * and mcp_http_server_start refuses to start (MCP_ERR_UNSUPPORTED, err says
+ * why) while the environment variable MCP_HTTP_ENGINE names another
+ * engine. Each server starts an engine of its own. */
 typedef enum mcp_http_engine {
   MCP_HTTP_ENGINE_DEFAULT = 0,
   MCP_HTTP_ENGINE_LIBMICROHTTPD = 1,

@@ -25,7 +25,7 @@ typedef struct curl_api {
 #undef FETCH_MEMBER
 } curl_api;
 
-/* Process-wide, written once under `once` (like transport/mhd.c). */
+/* Process-wide, written once under `once` (like store/pq.c). */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static curl_api api;
 static const curl_api *loaded;

@@ -4,7 +4,7 @@
  *
  * libmcp does not link libcurl (servers that never fetch anything should not
  * map it and its TLS stack); the first fetch loads it with dlopen, like the
- * HTTP transport loads libmicrohttpd (transport/mhd.c). */
+ * PostgreSQL store loads libpq (store/pq.c). */
 #ifndef MCP_AUTH_FETCH_H
 #define MCP_AUTH_FETCH_H
 

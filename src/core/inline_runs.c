@@ -9,7 +9,7 @@
 /* inline_runs.c - which calls a transport may run on its network thread.
  *
  * The hand-off to a worker costs two thread wake-ups per request, more than
- * a cheap tool itself. A call may run on libmicrohttpd's thread only when it
+ * a cheap tool itself. A call may run on the network thread only when it
  * cannot need that thread while it runs, and has shown that it is cheap:
  *  - no event can have to reach the client before the response (a
  *    server-to-client request would wait for an answer that the SSE stream,

@@ -12,8 +12,6 @@
  * bytes wait to be written, and a reader is asked for more only when it is
  * empty (a slow reader holds at most one block here).
  */
-/* the engine implements the table: no redirection of MHD_* names here */
-#define MCP__MHD_NO_REDIRECT
 #include "transport/http_engine_internal.h"
 
 #include <errno.h>
@@ -32,20 +30,20 @@
 #define HE_LINGER_MS  2000
 #define HE_FRAME_ROOM 24 /* chunk size line before a block, CRLF after */
 
-static void begin_response(struct MHD_Connection *c);
-static void conn_write(struct MHD_Connection *c);
-static size_t feed(struct MHD_Connection *c, const char *buf, size_t len);
+static void begin_response(mcp__he_conn *c);
+static void conn_write(mcp__he_conn *c);
+static size_t feed(mcp__he_conn *c, const char *buf, size_t len);
 
 /* ---- responses ----------------------------------------------------------- */
 
-struct MHD_Response *mcp__he_resp_buffer(size_t size, void *data,
-                                         enum MHD_ResponseMemoryMode mode) {
-  struct MHD_Response *r = calloc(1, sizeof *r);
+mcp__he_resp *mcp__he_resp_buffer(size_t size, void *data,
+                                  enum mcp__he_mem mode) {
+  mcp__he_resp *r = calloc(1, sizeof *r);
   if (r == NULL)
     return NULL;
   atomic_init(&r->refs, 1);
   r->len = size;
-  if (mode == MHD_RESPMEM_MUST_COPY && size > 0) {
+  if (mode == MCP__HE_MEM_MUST_COPY && size > 0) {
     if ((r->data = malloc(size)) == NULL) {
       free(r);
       return NULL;
@@ -54,17 +52,17 @@ struct MHD_Response *mcp__he_resp_buffer(size_t size, void *data,
     r->owned = true;
   } else {
     r->data = data;
-    r->owned = mode == MHD_RESPMEM_MUST_FREE;
+    r->owned = mode == MCP__HE_MEM_MUST_FREE;
   }
   return r;
 }
 
-struct MHD_Response *mcp__he_resp_callback(uint64_t size, size_t block,
-                                           MHD_ContentReaderCallback crc,
-                                           void *crc_cls,
-                                           MHD_ContentReaderFreeCallback crfc) {
+mcp__he_resp *mcp__he_resp_callback(uint64_t size, size_t block,
+                                    mcp__he_reader_fn crc,
+                                    void *crc_cls,
+                                    mcp__he_reader_free_fn crfc) {
   (void)size; /* always streamed with chunked coding (or until close) */
-  struct MHD_Response *r = calloc(1, sizeof *r);
+  mcp__he_resp *r = calloc(1, sizeof *r);
   if (r == NULL)
     return NULL;
   atomic_init(&r->refs, 1);
@@ -76,15 +74,6 @@ struct MHD_Response *mcp__he_resp_callback(uint64_t size, size_t block,
   return r;
 }
 
-enum MHD_Result mcp__he_resp_options(struct MHD_Response *r,
-                                     enum MHD_ResponseFlags flags, ...) {
-  /* MHD_RF_HTTP_1_0_SERVER worked around a libmicrohttpd buffering quirk;
-   * this engine writes every chunk at once and needs no option. */
-  (void)r;
-  (void)flags;
-  return MHD_YES;
-}
-
 /* The length of s, or SIZE_MAX when it holds CR or LF (header
  * injection). */
 static size_t header_len(const char *s) {
@@ -92,13 +81,13 @@ static size_t header_len(const char *s) {
   return s[n] == '\0' ? n : SIZE_MAX;
 }
 
-enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
-                                    const char *value) {
+enum mcp__he_result mcp__he_resp_header(mcp__he_resp *r, const char *name,
+                                        const char *value) {
   if (r == NULL || name == NULL || value == NULL || *name == '\0')
-    return MHD_NO;
+    return MCP__HE_NO;
   size_t nl = header_len(name), vl = header_len(value);
   if (nl == SIZE_MAX || vl == SIZE_MAX)
-    return MHD_NO;
+    return MCP__HE_NO;
   size_t need = nl + vl + 4;
   if (r->hlen + need + 1 > r->hcap) {
     size_t cap = r->hcap ? r->hcap * 2 : 256;
@@ -106,7 +95,7 @@ enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
       cap *= 2;
     char *h = realloc(r->hdrs, cap);
     if (h == NULL)
-      return MHD_NO;
+      return MCP__HE_NO;
     r->hdrs = h;
     r->hcap = cap;
   }
@@ -119,10 +108,10 @@ enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
   if (nl == 10 && vl == 5 && strcasecmp(name, "Connection") == 0 &&
       strcasecmp(value, "close") == 0)
     r->close = true;
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
-void mcp__he_resp_destroy(struct MHD_Response *r) {
+void mcp__he_resp_destroy(mcp__he_resp *r) {
   if (r == NULL ||
       atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
@@ -136,80 +125,86 @@ void mcp__he_resp_destroy(struct MHD_Response *r) {
 
 /* ---- the request layer's view of a connection ---------------------------- */
 
-const char *mcp__he_lookup(struct MHD_Connection *c, enum MHD_ValueKind kind,
-                           const char *key) {
-  if (c->req == NULL || !(kind & MHD_HEADER_KIND) || key == NULL)
+const char *mcp__he_lookup(mcp__he_conn *c, const char *name) {
+  if (c->req == NULL || name == NULL)
     return NULL;
-  return mcp__hp_field_get(&c->req->head, key);
+  return mcp__hp_field_get(&c->req->head, name);
 }
 
-int mcp__he_values(struct MHD_Connection *c, enum MHD_ValueKind kind,
-                   MHD_KeyValueIterator it, void *cls) {
-  if (c->req == NULL || !(kind & MHD_HEADER_KIND))
+int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls) {
+  if (c->req == NULL)
     return 0;
   const mcp__hp_head *h = &c->req->head;
   int n = 0;
   for (size_t i = 0; i < h->nfields; i++) {
     n++;
-    if (it && it(cls, MHD_HEADER_KIND, h->fields[i].name, h->fields[i].value) !=
-                  MHD_YES)
+    if (it && it(cls, h->fields[i].name, h->fields[i].value) != MCP__HE_YES)
       break;
   }
   return n;
 }
 
-const union MHD_ConnectionInfo *
-mcp__he_conn_info(struct MHD_Connection *c, enum MHD_ConnectionInfoType type,
-                  ...) {
-  /* Each answer points at a field of c of the union member's type, as
-   * libmicrohttpd's own do. */
-  switch (type) {
-  case MHD_CONNECTION_INFO_SOCKET_CONTEXT:
-    return (const union MHD_ConnectionInfo *)(void *)&c->socket_context;
-  case MHD_CONNECTION_INFO_CONNECTION_FD:
-    return (const union MHD_ConnectionInfo *)(void *)&c->fd;
-  case MHD_CONNECTION_INFO_CLIENT_ADDRESS:
-    return (const union MHD_ConnectionInfo *)(void *)&c->addr_p;
-  default:
-    return NULL;
-  }
+void *mcp__he_socket_context(mcp__he_conn *c) { return c->socket_context; }
+
+int mcp__he_fd(mcp__he_conn *c) { return c->fd; }
+
+const struct sockaddr *mcp__he_client_addr(mcp__he_conn *c) {
+  return (const struct sockaddr *)&c->addr;
 }
 
-enum MHD_Result mcp__he_queue(struct MHD_Connection *c, unsigned int status,
-                              struct MHD_Response *r) {
+enum mcp__he_result mcp__he_queue(mcp__he_conn *c, unsigned int status,
+                                  mcp__he_resp *r) {
   if (c == NULL || r == NULL || c->resp != NULL || c->req == NULL ||
       status < 100 || status > 999)
-    return MHD_NO;
+    return MCP__HE_NO;
   atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
   c->resp = r;
   c->status = status;
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
-void mcp__he_suspend(struct MHD_Connection *c) {
+void mcp__he_suspend(mcp__he_conn *c) {
   c->susp_seq++; /* on the loop thread, inside a callback */
   atomic_store(&c->suspended, true);
 }
 
-void mcp__he_resume(struct MHD_Connection *c) {
+void mcp__he_resume(mcp__he_conn *c) {
   if (atomic_exchange(&c->suspended, false))
     mcp__he_wake(c);
 }
 
 /* ---- calling the request layer ------------------------------------------- */
 
-/* Calls the request callback; false when it refused (the connection is
- * closed then). */
-static bool call(struct MHD_Connection *c, const char *upload, size_t *size) {
-  struct MHD_Daemon *d = c->loop->d;
+enum he_phase { HE_ON_HEAD, HE_ON_BODY, HE_ON_END, HE_ON_RESUME };
+
+/* Calls the request layer's callback of phase (data/len: on_body); false
+ * when it refused (the connection is closed then). */
+static bool call(mcp__he_conn *c, enum he_phase phase, const char *data,
+                 size_t len) {
+  mcp__he_daemon *d = c->loop->d;
+  const mcp__he_handler *hd = d->handler;
   const mcp__hp_head *h = &c->req->head;
   c->called = true;
   uint32_t seq = c->susp_seq;
-  enum MHD_Result ret = d->dh(d->dh_cls, c, h->path, h->method, h->version,
-                              upload, size, &c->con_cls);
+  enum mcp__he_result ret;
+  switch (phase) {
+  case HE_ON_HEAD:
+    ret = hd->on_head(d->dh_cls, c, h->method, h->path, h->version,
+                      &c->con_cls);
+    break;
+  case HE_ON_BODY:
+    ret = hd->on_body(d->dh_cls, c, &c->con_cls, data, len);
+    break;
+  case HE_ON_END:
+    ret = hd->on_end(d->dh_cls, c, &c->con_cls);
+    break;
+  default:
+    ret = hd->on_resume(d->dh_cls, c, &c->con_cls);
+    break;
+  }
   c->susp_in_call = c->susp_seq != seq;
-  if (ret != MHD_YES) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+  if (ret != MCP__HE_YES) {
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return false;
   }
   return true;
@@ -218,7 +213,7 @@ static bool call(struct MHD_Connection *c, const char *upload, size_t *size) {
 /* What follows a call: a queued response is written, a suspension parks
  * the connection (or, when another thread resumed it already, the callback
  * runs again at once). Returns false when the call did neither. */
-static bool after_call(struct MHD_Connection *c) {
+static bool after_call(mcp__he_conn *c) {
   for (;;) {
     if (c->dead)
       return true;
@@ -233,14 +228,13 @@ static bool after_call(struct MHD_Connection *c) {
       mcp__he_want(c, EPOLLRDHUP); /* only hang-ups */
       return true;
     }
-    size_t zero = 0;
-    if (!call(c, NULL, &zero))
+    if (!call(c, HE_ON_RESUME, NULL, 0))
       return true;
   }
 }
 
 /* An answer of the engine itself (malformed request, no answer). */
-static void engine_error(struct MHD_Connection *c, unsigned status,
+static void engine_error(mcp__he_conn *c, unsigned status,
                          const char *text) {
   if (c->resp) {
     mcp__he_resp_destroy(c->resp);
@@ -249,16 +243,16 @@ static void engine_error(struct MHD_Connection *c, unsigned status,
   if (c->req == NULL) { /* a minimal request for the answer */
     c->req = calloc(1, sizeof *c->req);
     if (c->req == NULL) {
-      mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+      mcp__he_close(c, MCP__HE_END_WITH_ERROR);
       return;
     }
     c->req->head.method = "GET";
     c->req->head.minor = 1;
   }
-  struct MHD_Response *r =
-      mcp__he_resp_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+  mcp__he_resp *r =
+      mcp__he_resp_buffer(strlen(text), (void *)text, MCP__HE_MEM_PERSISTENT);
   if (r == NULL) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return;
   }
   mcp__he_resp_header(r, "Content-Type", "text/plain");
@@ -278,14 +272,14 @@ static size_t count_lines(const char *p, size_t n) {
   return k;
 }
 
-static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
+static void start_request(mcp__he_conn *c, const char *p, size_t n) {
   size_t lines = count_lines(p, n) + 1;
   if (lines > MCP__HP_MAX_FIELDS + 2)
     lines = MCP__HP_MAX_FIELDS + 2;
   size_t text = (n + 1 + 7) & ~(size_t)7;
   he_req *q = malloc(sizeof *q + text + lines * sizeof(mcp__hp_field));
   if (q == NULL) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return;
   }
   memcpy(q->text, p, n);
@@ -331,8 +325,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   c->body_left = h->body == MCP__HP_BODY_LENGTH ? h->content_length : 0;
   if (h->body == MCP__HP_BODY_CHUNKED)
     mcp__hp_chunked_init(&c->ch);
-  size_t zero = 0;
-  if (!call(c, NULL, &zero))
+  if (!call(c, HE_ON_HEAD, NULL, 0))
     return;
   if (c->resp) {
     if (h->body != MCP__HP_BODY_NONE) { /* answered before the body */
@@ -348,8 +341,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   }
   if (h->body == MCP__HP_BODY_NONE) {
     c->req_read = true;
-    zero = 0;
-    if (call(c, NULL, &zero) && !after_call(c))
+    if (call(c, HE_ON_END, NULL, 0) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
     return;
   }
@@ -360,22 +352,20 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
     ssize_t w = c->tls ? mcp__tls_write(c->tls, cont, sizeof cont - 1, &ww)
                        : send(c->fd, cont, sizeof cont - 1, MSG_NOSIGNAL);
     if (w != (ssize_t)(sizeof cont - 1))
-      mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+      mcp__he_close(c, MCP__HE_END_WITH_ERROR);
   }
 }
 
 /* The body is complete: the final call. */
-static void body_complete(struct MHD_Connection *c) {
+static void body_complete(mcp__he_conn *c) {
   c->req_read = true;
-  size_t zero = 0;
-  if (call(c, NULL, &zero) && !after_call(c))
+  if (call(c, HE_ON_END, NULL, 0) && !after_call(c))
     engine_error(c, 500, "Internal Server Error");
 }
 
 /* Hands body bytes to the request layer; false when that ended reading. */
-static bool deliver(struct MHD_Connection *c, const char *data, size_t len) {
-  size_t size = len;
-  if (!call(c, data, &size))
+static bool deliver(mcp__he_conn *c, const char *data, size_t len) {
+  if (!call(c, HE_ON_BODY, data, len))
     return false;
   if (c->resp || c->susp_in_call) { /* an answer mid-body */
     c->must_close = true;
@@ -386,7 +376,7 @@ static bool deliver(struct MHD_Connection *c, const char *data, size_t len) {
   return true;
 }
 
-static size_t body_feed(struct MHD_Connection *c, const char *buf, size_t len) {
+static size_t body_feed(mcp__he_conn *c, const char *buf, size_t len) {
   const mcp__hp_head *h = &c->req->head;
   if (h->body == MCP__HP_BODY_LENGTH) {
     size_t take = len;
@@ -424,9 +414,9 @@ static size_t body_feed(struct MHD_Connection *c, const char *buf, size_t len) {
 
 /* Processes buf; returns the bytes consumed. Stops where a request waits
  * for its answer (the rest is pipelined input) or needs more bytes. */
-static size_t feed(struct MHD_Connection *c, const char *buf, size_t len) {
+static size_t feed(mcp__he_conn *c, const char *buf, size_t len) {
   size_t off = 0;
-  struct MHD_Daemon *d = c->loop->d;
+  mcp__he_daemon *d = c->loop->d;
   while (off < len && !c->dead &&
          (c->state == HE_HEAD || c->state == HE_BODY)) {
     if (c->state == HE_BODY) {
@@ -450,7 +440,7 @@ static size_t feed(struct MHD_Connection *c, const char *buf, size_t len) {
 }
 
 /* Keeps buf[0..len) as the start of the unprocessed input. */
-static bool keep_input(struct MHD_Connection *c, const char *buf, size_t len) {
+static bool keep_input(mcp__he_conn *c, const char *buf, size_t len) {
   if (len == 0) {
     c->rlen = 0;
     return true;
@@ -471,7 +461,7 @@ static bool keep_input(struct MHD_Connection *c, const char *buf, size_t len) {
   return true;
 }
 
-static void drop_rbuf_if_idle(struct MHD_Connection *c) {
+static void drop_rbuf_if_idle(mcp__he_conn *c) {
   if (c->rlen == 0 && c->rbuf) {
     free(c->rbuf);
     c->rbuf = NULL;
@@ -480,7 +470,7 @@ static void drop_rbuf_if_idle(struct MHD_Connection *c) {
 }
 
 /* Processes the input kept in rbuf (pipelined requests). */
-static void drive(struct MHD_Connection *c) {
+static void drive(mcp__he_conn *c) {
   while (!c->dead && c->rlen > 0 &&
          (c->state == HE_HEAD || c->state == HE_BODY)) {
     uint32_t before = c->rlen;
@@ -500,7 +490,7 @@ static void drive(struct MHD_Connection *c) {
     drop_rbuf_if_idle(c);
 }
 
-static ssize_t sock_read(struct MHD_Connection *c, char *buf, size_t len) {
+static ssize_t sock_read(mcp__he_conn *c, char *buf, size_t len) {
   if (c->tls) {
     ssize_t n = mcp__tls_read(c->tls, buf, len, &c->want_write);
     if (n == MCP__TLS_AGAIN) {
@@ -516,13 +506,13 @@ static ssize_t sock_read(struct MHD_Connection *c, char *buf, size_t len) {
   return recv(c->fd, buf, len, 0);
 }
 
-static void conn_read(struct MHD_Connection *c) {
+static void conn_read(mcp__he_conn *c) {
   he_loop *l = c->loop;
   for (int round = 0; round < 8 && !c->dead; round++) {
     if (c->state == HE_LINGER) {
       ssize_t n = sock_read(c, l->scratch, HE_SCRATCH);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-        mcp__he_close(c, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+        mcp__he_close(c, MCP__HE_END_COMPLETED_OK);
       if (n <= 0)
         return;
       continue;
@@ -540,7 +530,7 @@ static void conn_read(struct MHD_Connection *c) {
       if (c->rcap < want) {
         char *nb = realloc(c->rbuf, want);
         if (nb == NULL) {
-          mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+          mcp__he_close(c, MCP__HE_END_WITH_ERROR);
           return;
         }
         c->rbuf = nb;
@@ -552,13 +542,13 @@ static void conn_read(struct MHD_Connection *c) {
     ssize_t n = sock_read(c, into, room);
     if (n == 0) {
       /* the client is done: an unfinished request is abandoned */
-      mcp__he_close(c, c->called ? MHD_REQUEST_TERMINATED_CLIENT_ABORT
-                                 : MHD_REQUEST_TERMINATED_COMPLETED_OK);
+      mcp__he_close(c, c->called ? MCP__HE_END_CLIENT_ABORT
+                    : MCP__HE_END_COMPLETED_OK);
       return;
     }
     if (n < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-        mcp__he_close(c, MHD_REQUEST_TERMINATED_READ_ERROR);
+        mcp__he_close(c, MCP__HE_END_READ_ERROR);
       else if (c->want_write)
         mcp__he_want(c, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
       return;
@@ -570,7 +560,7 @@ static void conn_read(struct MHD_Connection *c) {
         return;
       if (used < (size_t)n && c->state != HE_LINGER &&
           !keep_input(c, into + used, (size_t)n - used)) {
-        mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+        mcp__he_close(c, MCP__HE_END_WITH_ERROR);
         return;
       }
     } else {
@@ -609,8 +599,8 @@ static const char *status_reason(unsigned s) {
   return phrase ? phrase : "Status";
 }
 
-static void begin_response(struct MHD_Connection *c) {
-  struct MHD_Response *r = c->resp;
+static void begin_response(mcp__he_conn *c) {
+  mcp__he_resp *r = c->resp;
   const mcp__hp_head *h = &c->req->head;
   unsigned s = c->status;
   bool bodyless = (s >= 100 && s < 200) || s == 204 || s == 304;
@@ -628,7 +618,7 @@ static void begin_response(struct MHD_Connection *c) {
   size_t cap = 192 + r->hlen;
   char *o = malloc(cap);
   if (o == NULL) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return;
   }
   /* no printf on the hot path: every piece is known text or a number */
@@ -673,13 +663,13 @@ static void begin_response(struct MHD_Connection *c) {
 }
 
 /* The response is out: the request is complete. */
-static void response_done(struct MHD_Connection *c) {
-  struct MHD_Daemon *d = c->loop->d;
+static void response_done(mcp__he_conn *c) {
+  mcp__he_daemon *d = c->loop->d;
   free(c->obuf);
   c->obuf = NULL;
   c->olen = c->ooff = 0;
   if (c->called && d->done)
-    d->done(d->done_cls, c, &c->con_cls, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+    d->done(d->done_cls, c, &c->con_cls, MCP__HE_END_COMPLETED_OK);
   c->called = false;
   c->con_cls = NULL;
   mcp__he_resp_destroy(c->resp);
@@ -697,7 +687,7 @@ static void response_done(struct MHD_Connection *c) {
       drop_rbuf_if_idle(c);
       mcp__he_want(c, EPOLLIN | EPOLLRDHUP);
     } else {
-      mcp__he_close(c, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+      mcp__he_close(c, MCP__HE_END_COMPLETED_OK);
     }
     return;
   }
@@ -706,7 +696,7 @@ static void response_done(struct MHD_Connection *c) {
   mcp__he_want(c, EPOLLIN | EPOLLRDHUP);
 }
 
-static ssize_t sock_write(struct MHD_Connection *c, struct iovec *iov,
+static ssize_t sock_write(mcp__he_conn *c, struct iovec *iov,
                           int niov) {
   if (c->tls) {
     struct iovec *v = iov[0].iov_len ? &iov[0] : &iov[1];
@@ -726,8 +716,8 @@ static ssize_t sock_write(struct MHD_Connection *c, struct iovec *iov,
 }
 
 /* Asks the reader for the next block; false when writing must wait. */
-static bool next_block(struct MHD_Connection *c) {
-  struct MHD_Response *r = c->resp;
+static bool next_block(mcp__he_conn *c) {
+  mcp__he_resp *r = c->resp;
   if (atomic_load(&c->suspended)) {
     c->state = HE_PARK_OUT;
     mcp__he_want(c, EPOLLRDHUP);
@@ -736,7 +726,7 @@ static bool next_block(struct MHD_Connection *c) {
   size_t cap = HE_FRAME_ROOM + r->block + 8;
   char *o = malloc(cap);
   if (o == NULL) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return false;
   }
   ssize_t n = r->crc(r->crc_cls, c->rpos, o + HE_FRAME_ROOM, r->block);
@@ -758,7 +748,7 @@ static bool next_block(struct MHD_Connection *c) {
     c->ooff = 0;
     return true;
   }
-  if (n == MHD_CONTENT_READER_END_OF_STREAM) {
+  if (n == MCP__HE_READER_END) {
     c->body_end = true;
     if (c->chunked) {
       memcpy(o, "0\r\n\r\n", 5);
@@ -771,8 +761,8 @@ static bool next_block(struct MHD_Connection *c) {
     return true;
   }
   free(o);
-  if (n == MHD_CONTENT_READER_END_WITH_ERROR) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+  if (n == MCP__HE_READER_ERROR) {
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return false;
   }
   /* nothing yet: the reader suspended the connection (or will be asked
@@ -784,7 +774,7 @@ static bool next_block(struct MHD_Connection *c) {
   return false;
 }
 
-static void conn_write(struct MHD_Connection *c) {
+static void conn_write(mcp__he_conn *c) {
   while (!c->dead) {
     size_t pending = (size_t)(c->olen - c->ooff) + c->body_len;
     if (pending > 0) {
@@ -796,7 +786,7 @@ static void conn_write(struct MHD_Connection *c) {
           mcp__he_want(c, c->tls && !c->want_write ? EPOLLIN : EPOLLOUT);
           return;
         }
-        mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+        mcp__he_close(c, MCP__HE_END_WITH_ERROR);
         return;
       }
       c->active_ms = mcp__he_now_ms();
@@ -827,10 +817,10 @@ static void conn_write(struct MHD_Connection *c) {
 
 /* ---- events -------------------------------------------------------------- */
 
-static void handshake(struct MHD_Connection *c) {
+static void handshake(mcp__he_conn *c) {
   ssize_t r = mcp__tls_handshake(c->tls, &c->want_write);
   if (r == MCP__TLS_ERROR) {
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_WITH_ERROR);
+    mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return;
   }
   c->active_ms = mcp__he_now_ms();
@@ -843,7 +833,7 @@ static void handshake(struct MHD_Connection *c) {
   conn_read(c); /* the client may have sent its request already */
 }
 
-void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
+void mcp__he_conn_event(mcp__he_conn *c, uint32_t ev) {
   if (c->dead)
     return;
   bool parked = c->state == HE_PARK_REQ || c->state == HE_PARK_OUT;
@@ -860,7 +850,7 @@ void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
   if ((ev & EPOLLERR) || ((ev & (EPOLLHUP | EPOLLRDHUP)) && parked)) {
     /* a parked stream whose client left (a half-closed stream's client
      * is taken as gone: a stream has no end of its own to wait for) */
-    mcp__he_close(c, MHD_REQUEST_TERMINATED_CLIENT_ABORT);
+    mcp__he_close(c, MCP__HE_END_CLIENT_ABORT);
     return;
   }
   switch (c->state) {
@@ -887,13 +877,12 @@ void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
   }
 }
 
-void mcp__he_continue(struct MHD_Connection *c) {
+void mcp__he_continue(mcp__he_conn *c) {
   if (c->dead || atomic_load(&c->suspended))
     return;
   if (c->state == HE_PARK_REQ) {
     c->state = HE_BODY; /* for the calls below; the body was read */
-    size_t zero = 0;
-    if (call(c, NULL, &zero) && !after_call(c))
+    if (call(c, HE_ON_RESUME, NULL, 0) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
   } else if (c->state == HE_PARK_OUT) {
     c->state = HE_WRITE;
@@ -906,7 +895,7 @@ void mcp__he_continue(struct MHD_Connection *c) {
     drive(c);
 }
 
-void mcp__he_conn_release(struct MHD_Connection *c) {
+void mcp__he_conn_release(mcp__he_conn *c) {
   if (c->resp) {
     mcp__he_resp_destroy(c->resp);
     c->resp = NULL;

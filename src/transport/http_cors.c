@@ -73,31 +73,31 @@ bool mcp__hs_cors_allows(const mcp_http_options_t *o, const char *origin) {
 
 /* Allow-Origin (and Credentials) for an allowed origin; false otherwise. */
 static bool add_origin_headers(const mcp_http_options_t *o,
-                               struct MHD_Connection *conn,
-                               struct MHD_Response *resp) {
+                               mcp__he_conn *conn,
+                               mcp__he_resp *resp) {
   const char *origin =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+      mcp__he_lookup(conn, "Origin");
   if (!mcp__hs_cors_allows(o, origin))
     return false;
   /* "*" is only on the list without credentials: answer "*" then */
   bool star = !o->cors_credentials && has_star(o);
-  MHD_add_response_header(resp, "Access-Control-Allow-Origin",
-                          star ? "*" : origin);
+  mcp__he_resp_header(resp, "Access-Control-Allow-Origin",
+                      star ? "*" : origin);
   if (!star)
-    MHD_add_response_header(resp, "Vary", "Origin");
+    mcp__he_resp_header(resp, "Vary", "Origin");
   if (o->cors_credentials)
-    MHD_add_response_header(resp, "Access-Control-Allow-Credentials", "true");
+    mcp__he_resp_header(resp, "Access-Control-Allow-Credentials", "true");
   return true;
 }
 
-enum MHD_Result mcp__hs_queue_response(struct MHD_Connection *conn,
-                                       unsigned status,
-                                       struct MHD_Response *resp) {
+enum mcp__he_result mcp__hs_queue_response(mcp__he_conn *conn,
+                                           unsigned status,
+                                           mcp__he_resp *resp) {
   const mcp_http_server_t *h = mcp__hs_conn_server(conn);
   if (h && h->o->ncors && add_origin_headers(h->o, conn, resp))
-    MHD_add_response_header(resp, "Access-Control-Expose-Headers",
-                            EXPOSED_HEADERS);
-  return MHD_queue_response(conn, status, resp);
+    mcp__he_resp_header(resp, "Access-Control-Expose-Headers",
+                        EXPOSED_HEADERS);
+  return mcp__he_queue(conn, status, resp);
 }
 
 static bool is_token_char(char c) {
@@ -140,32 +140,31 @@ bool mcp__cors_allow_headers(const char *requested, char *out, size_t cap) {
   return true;
 }
 
-enum MHD_Result mcp__hs_cors_preflight(const mcp_http_options_t *o,
-                                       struct MHD_Connection *conn,
-                                       const char *methods) {
-  struct MHD_Response *resp =
-      MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+enum mcp__he_result mcp__hs_cors_preflight(const mcp_http_options_t *o,
+                                           mcp__he_conn *conn,
+                                           const char *methods) {
+  mcp__he_resp *resp =
+      mcp__he_resp_buffer(0, (void *)"", MCP__HE_MEM_PERSISTENT);
   if (resp == NULL)
-    return MHD_NO;
-  unsigned status = MHD_HTTP_NO_CONTENT;
+    return MCP__HE_NO;
+  unsigned status = MCP__HTTP_NO_CONTENT;
   if (add_origin_headers(o, conn, resp)) {
     char allow[2048];
-    const char *requested = MHD_lookup_connection_value(
-        conn, MHD_HEADER_KIND, "Access-Control-Request-Headers");
+    const char *requested = mcp__he_lookup(conn, "Access-Control-Request-Headers");
     mcp__cors_allow_headers(requested, allow, sizeof allow);
     char methods_opt[64];
     snprintf(methods_opt, sizeof methods_opt, "%s, OPTIONS", methods);
-    MHD_add_response_header(resp, "Access-Control-Allow-Methods", methods_opt);
-    MHD_add_response_header(resp, "Access-Control-Allow-Headers", allow);
-    MHD_add_response_header(resp, "Access-Control-Max-Age", MAX_AGE);
-    MHD_add_response_header(resp, "Vary",
-                            "Access-Control-Request-Method, "
-                            "Access-Control-Request-Headers");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, methods_opt);
+    mcp__he_resp_header(resp, "Access-Control-Allow-Methods", methods_opt);
+    mcp__he_resp_header(resp, "Access-Control-Allow-Headers", allow);
+    mcp__he_resp_header(resp, "Access-Control-Max-Age", MAX_AGE);
+    mcp__he_resp_header(resp, "Vary",
+                        "Access-Control-Request-Method, "
+                        "Access-Control-Request-Headers");
+    mcp__he_resp_header(resp, MCP__HTTP_HEADER_ALLOW, methods_opt);
   } else {
-    status = MHD_HTTP_FORBIDDEN; /* a preflight from an origin not listed */
+    status = MCP__HTTP_FORBIDDEN; /* a preflight from an origin not listed */
   }
-  enum MHD_Result ret = MHD_queue_response(conn, status, resp);
-  MHD_destroy_response(resp);
+  enum mcp__he_result ret = mcp__he_queue(conn, status, resp);
+  mcp__he_resp_destroy(resp);
   return ret;
 }

@@ -9,22 +9,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <microhttpd.h>
+#include "transport/http_engine.h"
 
 #include "transport/http_options.h"
 
 /* True when CORS is on and origin (may be NULL: false) is on its list. */
 bool mcp__hs_cors_allows(const mcp_http_options_t *o, const char *origin);
-/* MHD_queue_response plus the CORS headers when the request's Origin is
+/* mcp__he_queue plus the CORS headers when the request's Origin is
  * allowed. Every answer of the transport goes through it. */
-enum MHD_Result mcp__hs_queue_response(struct MHD_Connection *conn,
-                                       unsigned status,
-                                       struct MHD_Response *resp);
+enum mcp__he_result mcp__hs_queue_response(mcp__he_conn *conn,
+                                           unsigned status,
+                                           mcp__he_resp *resp);
 /* Answers an OPTIONS request (CORS on): 204 with the preflight headers for
  * an allowed Origin, 403 otherwise. methods: the Allow value. */
-enum MHD_Result mcp__hs_cors_preflight(const mcp_http_options_t *o,
-                                       struct MHD_Connection *conn,
-                                       const char *methods);
+enum mcp__he_result mcp__hs_cors_preflight(const mcp_http_options_t *o,
+                                           mcp__he_conn *conn,
+                                           const char *methods);
 /* Access-Control-Allow-Headers for a preflight whose
  * Access-Control-Request-Headers is requested (may be NULL): the fixed
  * request headers of MCP, then each requested Mcp-Param-* name (token

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* http_daemon.c - life of an HTTP transport: start (bind, libmicrohttpd
- * daemon, worker pool, housekeeper), graceful stop, and the blocking
+/* http_daemon.c - life of an HTTP transport: start (bind, HTTP
+ * engine, worker pool, housekeeper), graceful stop, and the blocking
  * convenience that serves until SIGINT/SIGTERM.
  *
  * Stop order matters: refuse new work, end GET streams, let calls finish
  * until the deadline, then cancel (closing sessions wakes handlers blocked
- * on a client answer), end every stream, wait for MHD to complete the
+ * on a client answer), end every stream, wait for the engine to complete the
  * requests it holds (no connection may stay suspended), and only then stop
  * the daemon and free the sessions.
  */
@@ -34,11 +34,6 @@
 #include "util/str.h"
 
 #define IO_DRAIN_MS 2000
-/* libmicrohttpd's per-connection pool holds the request line and headers
- * (at most max_header bytes) plus the response header it writes. It zeroes
- * the whole pool after every keep-alive request, so slack costs time on
- * each request: 4 KiB is ample for our response headers. */
-#define POOL_SLACK 4096
 
 /* ---- worker pool --------------------------------------------------------- */
 
@@ -165,7 +160,7 @@ static bool is_loopback(const struct sockaddr *sa) {
   return false;
 }
 
-/* The listening socket is ours, not libmicrohttpd's: bound (and its port
+/* The listening socket is ours, not the engine's: bound (and its port
  * known) before the server starts, so nothing is accepted before the
  * loopback allow-lists, which name the port, are complete. Returns the
  * socket or -1 with errno set. */
@@ -289,8 +284,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   mcp_status ready = mcp__server_start_serving(server, err);
   if (ready != MCP_OK)
     return ready;
-  if (mcp__mhd_require(options ? options->engine : MCP_HTTP_ENGINE_DEFAULT,
-                       err) != MCP_OK)
+  if (mcp__http_engine_check(options, err) != MCP_OK)
     return MCP_ERR_UNSUPPORTED;
   mcp_http_options_t *defaults = NULL;
   if (options == NULL) {
@@ -359,7 +353,6 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     free_server(h);
     return MCP_ERR_IO;
   }
-  bool v6 = ai->ai_family == AF_INET6;
   bool loopback = is_loopback(ai->ai_addr);
   int lfd = open_listener(ai, &h->port);
   int bind_errno = errno;
@@ -397,21 +390,10 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
 
   /* A vanished client must not kill the process: writes report EPIPE. */
   signal(SIGPIPE, SIG_IGN);
-  h->mhd_flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-                 MHD_USE_ITC | (v6 ? MHD_USE_IPv6 : 0);
   h->listen_fd = lfd;
-  h->mem_limit = h->o->max_header + POOL_SLACK;
   unsigned io_threads = h->o->io_threads;
-  if (io_threads == 0) {
-    /* Half the cores: the other half runs handlers and the kernel's network
-     * stack. More network threads than that only preempt each other, which
-     * shows as tail latency (bench/http: p99 at 64 connections on 2 cores
-     * is 3.5 ms with 2 threads, 1.5 ms with 1). */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    io_threads = cores >= 4 ? (unsigned)(cores / 2) : 1;
-    if (mcp__mhd() == mcp__engine_api())
-      io_threads = 2; /* the own engine: accept spread over two loops */
-  }
+  if (io_threads == 0)
+    io_threads = 2; /* accepts spread over two loops (docs/http.md) */
   h->io_threads = io_threads;
   h->daemon = mcp__hs_daemon_start(h, err);
   if (h->daemon == NULL) {
@@ -434,7 +416,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   if (h == NULL)
     return;
   atomic_store(&h->stopping, true);
-  MHD_socket lfd = MHD_quiesce_daemon(h->daemon);
+  int lfd = mcp__he_quiesce(h->daemon);
   mcp__hs_sessions_finish_get_streams(h);
   mcp__server_end_streams(h->server, h); /* listen streams: final result */
 
@@ -452,7 +434,7 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
   stop_threads(h);
   mcp__server_end_streams(h->server, h); /* listens that were still running */
 
-  /* End every stream and let MHD finish the requests it holds. */
+  /* End every stream and let the engine finish the requests it holds. */
   int64_t until = mcp__monotonic_ms() + IO_DRAIN_MS;
   do {
     mcp__hs_streams_tick(h, 0, true);
@@ -460,9 +442,9 @@ void mcp_http_server_stop(mcp_http_server_t *h) {
       break;
     nanosleep(&(struct timespec){0, 2000000L}, NULL);
   } while (mcp__monotonic_ms() < until);
-  MHD_stop_daemon(h->daemon);
+  mcp__he_stop(h->daemon);
   mcp__hs_retired_reap(h, true);
-  if (lfd != MHD_INVALID_SOCKET)
+  if (lfd != -1)
     close(lfd);
   close(h->listen_fd);
   /* No network thread or worker is left to open a session: end one a

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* http_engine.c - the own HTTP engine's event loops, accept, wake-ups,
  * timeouts and daemon life (see http_engine.h). */
-/* the engine implements the table: no redirection of MHD_* names here */
-#define MCP__MHD_NO_REDIRECT
 #include "transport/http_engine_internal.h"
 #include "util/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/tcp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +36,7 @@ const char *mcp__he_date(he_loop *l) {
   return l->date;
 }
 
-void mcp__he_want(struct MHD_Connection *c, uint32_t events) {
+void mcp__he_want(mcp__he_conn *c, uint32_t events) {
   if (c->peer_shut) /* its input ended: only writing is left */
     events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP);
   if (c->events == events || c->dead)
@@ -51,7 +48,7 @@ void mcp__he_want(struct MHD_Connection *c, uint32_t events) {
 
 /* ---- wake-ups ------------------------------------------------------------ */
 
-void mcp__he_wake(struct MHD_Connection *c) {
+void mcp__he_wake(mcp__he_conn *c) {
   he_loop *l = c->loop;
   bool signal = false;
   pthread_mutex_lock(&l->mu);
@@ -75,7 +72,7 @@ static void drain_wakes(he_loop *l) {
   ssize_t n = read(l->evfd, &v, sizeof v);
   (void)n;
   pthread_mutex_lock(&l->mu);
-  struct MHD_Connection *c = l->wake;
+  mcp__he_conn *c = l->wake;
   l->wake = NULL;
   l->signalled = false;
   pthread_mutex_unlock(&l->mu);
@@ -84,7 +81,7 @@ static void drain_wakes(he_loop *l) {
    * before the batch ends. */
   while (c) {
     pthread_mutex_lock(&l->mu);
-    struct MHD_Connection *next = c->wnext;
+    mcp__he_conn *next = c->wnext;
     c->queued = false;
     pthread_mutex_unlock(&l->mu);
     if (!c->dead)
@@ -95,7 +92,7 @@ static void drain_wakes(he_loop *l) {
 
 /* ---- closing ------------------------------------------------------------- */
 
-static void unlink_conn(he_loop *l, struct MHD_Connection *c) {
+static void unlink_conn(he_loop *l, mcp__he_conn *c) {
   if (c->prev)
     c->prev->next = c->next;
   else
@@ -105,12 +102,12 @@ static void unlink_conn(he_loop *l, struct MHD_Connection *c) {
   c->prev = c->next = NULL;
 }
 
-void mcp__he_close(struct MHD_Connection *c,
-                   enum MHD_RequestTerminationCode toe) {
+void mcp__he_close(mcp__he_conn *c,
+                   enum mcp__he_end toe) {
   if (c->dead)
     return;
   he_loop *l = c->loop;
-  struct MHD_Daemon *d = l->d;
+  mcp__he_daemon *d = l->d;
   c->dead = true;
   if (c->called && d->done) /* the request layer lets go of c here */
     d->done(d->done_cls, c, &c->con_cls, toe);
@@ -119,7 +116,7 @@ void mcp__he_close(struct MHD_Connection *c,
   atomic_store(&c->suspended, false);
   if (d->notify)
     d->notify(d->notify_cls, c, &c->socket_context,
-              MHD_CONNECTION_NOTIFY_CLOSED);
+              MCP__HE_NOTIFY_CLOSED);
   epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
   if (c->tls) {
     mcp__tls_free(c->tls);
@@ -138,10 +135,10 @@ void mcp__he_close(struct MHD_Connection *c,
 
 /* Frees closed connections no wake-up refers to any more. */
 static void bury(he_loop *l, bool all) {
-  struct MHD_Connection *keep = NULL;
+  mcp__he_conn *keep = NULL;
   pthread_mutex_lock(&l->mu);
   while (l->grave) {
-    struct MHD_Connection *c = l->grave;
+    mcp__he_conn *c = l->grave;
     l->grave = c->next;
     if (c->queued && !all) {
       c->next = keep;
@@ -157,7 +154,7 @@ static void bury(he_loop *l, bool all) {
 /* ---- accept -------------------------------------------------------------- */
 
 static void listen_on(he_loop *l, bool on) {
-  struct MHD_Daemon *d = l->d;
+  mcp__he_daemon *d = l->d;
   if (on == l->listening)
     return;
   if (on) {
@@ -176,7 +173,7 @@ static void listen_on(he_loop *l, bool on) {
 }
 
 static void accept_some(he_loop *l) {
-  struct MHD_Daemon *d = l->d;
+  mcp__he_daemon *d = l->d;
   for (int i = 0; i < HE_ACCEPT_BATCH && !atomic_load(&d->quiesced); i++) {
     struct sockaddr_in6 sa;
     socklen_t slen = sizeof sa;
@@ -195,7 +192,7 @@ static void accept_some(he_loop *l) {
       close(fd);
       continue;
     }
-    struct MHD_Connection *c = calloc(1, sizeof *c);
+    mcp__he_conn *c = calloc(1, sizeof *c);
     if (c == NULL) {
       close(fd);
       continue;
@@ -206,7 +203,6 @@ static void accept_some(he_loop *l) {
     c->fd = fd;
     c->state = d->tls ? HE_TLS : HE_HEAD;
     memcpy(&c->addr, &sa, slen < sizeof sa ? slen : sizeof sa);
-    c->addr_p = (struct sockaddr *)&c->addr;
     c->active_ms = mcp__he_now_ms();
     atomic_init(&c->suspended, false);
     if (d->tls && (c->tls = mcp__tls_new(d->tls, fd)) == NULL) {
@@ -230,23 +226,23 @@ static void accept_some(he_loop *l) {
     atomic_fetch_add(&d->nconns, 1);
     if (d->notify)
       d->notify(d->notify_cls, c, &c->socket_context,
-                MHD_CONNECTION_NOTIFY_STARTED);
+                MCP__HE_NOTIFY_STARTED);
   }
 }
 
 /* ---- timeouts ------------------------------------------------------------ */
 
 static void sweep(he_loop *l, int64_t now) {
-  struct MHD_Daemon *d = l->d;
+  mcp__he_daemon *d = l->d;
   int64_t idle = (int64_t)d->timeout_s * 1000;
-  for (struct MHD_Connection *c = l->conns, *next; c; c = next) {
+  for (mcp__he_conn *c = l->conns, *next; c; c = next) {
     next = c->next;
     if (c->state == HE_LINGER) {
       if (now >= c->linger_until)
-        mcp__he_close(c, MHD_REQUEST_TERMINATED_COMPLETED_OK);
+        mcp__he_close(c, MCP__HE_END_COMPLETED_OK);
     } else if (idle > 0 && c->state != HE_PARK_REQ && c->state != HE_PARK_OUT &&
                now - c->active_ms >= idle) {
-      mcp__he_close(c, MHD_REQUEST_TERMINATED_TIMEOUT_REACHED);
+      mcp__he_close(c, MCP__HE_END_TIMEOUT_REACHED);
     }
   }
   if (!l->listening && l->accept_paused_until &&
@@ -260,7 +256,9 @@ static void sweep(he_loop *l, int64_t now) {
 
 static void *loop_main(void *arg) {
   he_loop *l = arg;
-  struct MHD_Daemon *d = l->d;
+  mcp__he_daemon *d = l->d;
+  /* named, so that a profile (and http_test) can tell network threads */
+  pthread_setname_np(pthread_self(), "mcp-http-loop");
   struct epoll_event evs[HE_EVENTS];
   int64_t next_sweep = mcp__he_now_ms() + HE_SWEEP_MS;
   while (!atomic_load(&d->stop)) {
@@ -288,14 +286,14 @@ static void *loop_main(void *arg) {
     bury(l, false);
   }
   while (l->conns)
-    mcp__he_close(l->conns, MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN);
+    mcp__he_close(l->conns, MCP__HE_END_DAEMON_SHUTDOWN);
   bury(l, true);
   return NULL;
 }
 
 /* ---- the daemon ---------------------------------------------------------- */
 
-static void free_daemon(struct MHD_Daemon *d) {
+static void free_daemon(mcp__he_daemon *d) {
   for (unsigned i = 0; i < d->nloops; i++) {
     he_loop *l = &d->loops[i];
     if (l->ep >= 0)
@@ -311,7 +309,7 @@ static void free_daemon(struct MHD_Daemon *d) {
   free(d);
 }
 
-static void stop_loops(struct MHD_Daemon *d) {
+static void stop_loops(mcp__he_daemon *d) {
   atomic_store(&d->stop, true);
   for (unsigned i = 0; i < d->nloops; i++) {
     uint64_t one = 1;
@@ -325,87 +323,28 @@ static void stop_loops(struct MHD_Daemon *d) {
       pthread_join(d->loops[i].thread, NULL);
 }
 
-static struct MHD_Daemon *he_start_daemon(unsigned int flags, uint16_t port,
-                                          MHD_AcceptPolicyCallback apc,
-                                          void *apc_cls,
-                                          MHD_AccessHandlerCallback dh,
-                                          void *dh_cls, ...) {
-  (void)port;
-  (void)apc;
-  (void)apc_cls;
-  struct MHD_Daemon *d = calloc(1, sizeof *d);
-  if (d == NULL)
-    return NULL;
-  d->dh = dh;
-  d->dh_cls = dh_cls;
-  d->lfd = -1;
-  d->head_max = 8192;
-  unsigned loops = 0;
-  const char *cert = NULL, *key = NULL;
-  va_list ap;
-  va_start(ap, dh_cls);
-  bool bad = false;
-  for (;;) {
-    enum MHD_OPTION o = va_arg(ap, enum MHD_OPTION);
-    if (o == MHD_OPTION_END)
-      break;
-    switch (o) {
-    case MHD_OPTION_LISTEN_SOCKET:
-      d->lfd = va_arg(ap, MHD_socket);
-      break;
-    case MHD_OPTION_THREAD_POOL_SIZE:
-      loops = va_arg(ap, unsigned int);
-      break;
-    case MHD_OPTION_CONNECTION_MEMORY_LIMIT: {
-      size_t m = va_arg(ap, size_t);
-      /* libmicrohttpd's pool holds the head plus slack (http_daemon.c) */
-      d->head_max = m > 4096 ? m - 4096 : m;
-      break;
-    }
-    case MHD_OPTION_CONNECTION_TIMEOUT:
-      d->timeout_s = va_arg(ap, unsigned int);
-      break;
-    case MHD_OPTION_CONNECTION_LIMIT:
-      d->conn_limit = va_arg(ap, unsigned int);
-      break;
-    case MHD_OPTION_NOTIFY_COMPLETED:
-      d->done = va_arg(ap, MHD_RequestCompletedCallback);
-      d->done_cls = va_arg(ap, void *);
-      break;
-    case MHD_OPTION_NOTIFY_CONNECTION:
-      d->notify = va_arg(ap, MHD_NotifyConnectionCallback);
-      d->notify_cls = va_arg(ap, void *);
-      break;
-    case MHD_OPTION_ARRAY: {
-      struct MHD_OptionItem *it = va_arg(ap, struct MHD_OptionItem *);
-      for (; it && it->option != MHD_OPTION_END; it++) {
-        if (it->option == MHD_OPTION_HTTPS_MEM_CERT)
-          cert = it->ptr_value;
-        else if (it->option == MHD_OPTION_HTTPS_MEM_KEY)
-          key = it->ptr_value;
-        else if (it->option != MHD_OPTION_HTTPS_PRIORITIES)
-          bad = true; /* TLS 1.2+ is the engine's own rule */
-      }
-      break;
-    }
-    default:
-      bad = true;
-      break;
-    }
-    if (bad)
-      break;
-  }
-  va_end(ap);
-  if (bad || d->lfd < 0 || ((flags & MHD_USE_TLS) && (!cert || !key))) {
-    if (d->lfd >= 0)
-      close(d->lfd); /* like libmicrohttpd: the socket given is consumed */
-    errno = EINVAL;
+mcp__he_daemon *mcp__he_start(const mcp__he_config *cfg) {
+  mcp__he_daemon *d = calloc(1, sizeof *d);
+  if (d == NULL || cfg->listen_fd < 0 || cfg->handler == NULL ||
+      (cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+    if (cfg->listen_fd >= 0)
+      close(cfg->listen_fd); /* the socket given is consumed */
+    errno = d ? EINVAL : ENOMEM;
     free(d);
     return NULL;
   }
-  if (flags & MHD_USE_TLS) {
+  d->handler = cfg->handler;
+  d->done = cfg->on_completed;
+  d->notify = cfg->on_connection;
+  d->dh_cls = d->done_cls = d->notify_cls = cfg->cls;
+  d->lfd = cfg->listen_fd;
+  d->head_max = cfg->head_max ? cfg->head_max : 8192;
+  d->timeout_s = cfg->timeout_s;
+  d->conn_limit = cfg->conn_limit;
+  unsigned loops = cfg->loops;
+  if (cfg->tls_cert) {
     char why[300];
-    d->tls = mcp__tls_ctx_new(cert, key, why, sizeof why);
+    d->tls = mcp__tls_ctx_new(cfg->tls_cert, cfg->tls_key, why, sizeof why);
     if (d->tls == NULL) {
       close(d->lfd);
       errno = EINVAL;
@@ -455,7 +394,7 @@ static struct MHD_Daemon *he_start_daemon(unsigned int flags, uint16_t port,
   if (!ok) {
     int e = errno;
     stop_loops(d);
-    close(d->lfd); /* like libmicrohttpd: the socket given is consumed */
+    close(d->lfd); /* the socket given is consumed */
     free_daemon(d);
     errno = e;
     return NULL;
@@ -463,9 +402,9 @@ static struct MHD_Daemon *he_start_daemon(unsigned int flags, uint16_t port,
   return d;
 }
 
-static MHD_socket he_quiesce(struct MHD_Daemon *d) {
+int mcp__he_quiesce(mcp__he_daemon *d) {
   if (atomic_exchange(&d->quiesced, true))
-    return MHD_INVALID_SOCKET;
+    return -1;
   unsigned seen[64];
   unsigned n = d->nloops < 64 ? d->nloops : 64;
   for (unsigned i = 0; i < d->nloops; i++) {
@@ -489,7 +428,7 @@ static MHD_socket he_quiesce(struct MHD_Daemon *d) {
   return d->lfd;
 }
 
-static void he_stop_daemon(struct MHD_Daemon *d) {
+void mcp__he_stop(mcp__he_daemon *d) {
   if (d == NULL)
     return;
   stop_loops(d);
@@ -498,32 +437,6 @@ static void he_stop_daemon(struct MHD_Daemon *d) {
   free_daemon(d);
 }
 
-static const union MHD_DaemonInfo *
-he_daemon_info(struct MHD_Daemon *d, enum MHD_DaemonInfoType type, ...) {
-  if (type != MHD_DAEMON_INFO_CURRENT_CONNECTIONS)
-    return NULL;
-  d->info.num_connections = atomic_load(&d->nconns);
-  return &d->info;
-}
-
-static const mcp__mhd_api api = {
-    .MHD_start_daemon = he_start_daemon,
-    .MHD_stop_daemon = he_stop_daemon,
-    .MHD_quiesce_daemon = he_quiesce,
-    .MHD_lookup_connection_value = mcp__he_lookup,
-    .MHD_get_connection_values = mcp__he_values,
-    .MHD_get_connection_info = mcp__he_conn_info,
-    .MHD_queue_response = mcp__he_queue,
-    .MHD_suspend_connection = mcp__he_suspend,
-    .MHD_resume_connection = mcp__he_resume,
-    .MHD_create_response_from_buffer = mcp__he_resp_buffer,
-    .MHD_create_response_from_callback = mcp__he_resp_callback,
-    .MHD_set_response_options = mcp__he_resp_options,
-    .MHD_add_response_header = mcp__he_resp_header,
-    .MHD_destroy_response = mcp__he_resp_destroy,
-    .MHD_get_daemon_info = he_daemon_info,
-};
-
-const mcp__mhd_api *mcp__engine_api(void) {
-  return &api;
+unsigned mcp__he_connections(mcp__he_daemon *d) {
+  return atomic_load(&d->nconns);
 }

@@ -28,27 +28,27 @@
 
 typedef struct he_loop he_loop;
 
-struct MHD_Response {
+struct mcp__he_resp {
   atomic_int refs;
   bool callback; /* body from crc, else data/len */
   bool close;    /* a "Connection: close" header was added */
   char *data;
   size_t len;
   bool owned;
-  MHD_ContentReaderCallback crc;
+  mcp__he_reader_fn crc;
   void *crc_cls;
-  MHD_ContentReaderFreeCallback crfc;
+  mcp__he_reader_free_fn crfc;
   size_t block;
   char *hdrs; /* "Name: value\r\n" lines */
   size_t hlen, hcap;
 };
 
-struct MHD_Daemon {
-  MHD_AccessHandlerCallback dh;
+struct mcp__he_daemon {
+  const mcp__he_handler *handler;
   void *dh_cls;
-  MHD_RequestCompletedCallback done;
+  mcp__he_completed_fn done;
   void *done_cls;
-  MHD_NotifyConnectionCallback notify;
+  mcp__he_notify_fn notify;
   void *notify_cls;
   int lfd;
   atomic_bool quiesced, stop;
@@ -59,12 +59,11 @@ struct MHD_Daemon {
   unsigned conn_limit;
   atomic_uint nconns;
   atomic_uint next_loop;
-  union MHD_DaemonInfo info; /* answer of MHD_get_daemon_info */
   mcp__tls_ctx *tls;
 };
 
 struct he_loop {
-  struct MHD_Daemon *d;
+  mcp__he_daemon *d;
   pthread_t thread;
   bool started;
   int ep, evfd;
@@ -72,10 +71,10 @@ struct he_loop {
   int64_t accept_paused_until;
   atomic_uint epoch; /* advances every loop iteration (quiesce) */
   pthread_mutex_t mu;
-  struct MHD_Connection *wake;  /* resumed connections (mu) */
+  mcp__he_conn *wake;  /* resumed connections (mu) */
   bool signalled;               /* evfd written, not yet read (mu) */
-  struct MHD_Connection *conns; /* open connections */
-  struct MHD_Connection *grave; /* closed, freed at the end of a batch */
+  mcp__he_conn *conns; /* open connections */
+  mcp__he_conn *grave; /* closed, freed at the end of a batch */
   char *scratch;
   mcp__hp_field fields[MCP__HP_MAX_FIELDS];
   char date[40];
@@ -100,7 +99,7 @@ typedef struct he_req {
   char text[]; /* the head's bytes, then the field array */
 } he_req;
 
-struct MHD_Connection {
+struct mcp__he_conn {
   he_loop *loop;
   int fd;
   uint8_t state;
@@ -122,14 +121,13 @@ struct MHD_Connection {
   atomic_bool suspended;
   void *socket_context;
   void *con_cls;
-  struct sockaddr *addr_p; /* &addr, for MHD_CONNECTION_INFO_CLIENT_ADDRESS */
   struct sockaddr_in6 addr;
   he_req *req;
   uint64_t body_left;
   mcp__hp_chunked ch;
   char *rbuf; /* unprocessed input, only while a request is being read */
   uint32_t rlen, rcap, scanned;
-  struct MHD_Response *resp;
+  mcp__he_resp *resp;
   unsigned status;
   char *obuf; /* head and framing bytes to send, only while writing */
   uint32_t olen, ooff;
@@ -138,51 +136,27 @@ struct MHD_Connection {
   uint64_t rpos;   /* reader position */
   int64_t active_ms, linger_until;
   mcp__tls *tls;
-  struct MHD_Connection *prev, *next, *wnext;
+  mcp__he_conn *prev, *next, *wnext;
 };
 
 /* ---- http_engine.c (loop thread unless noted) ------------------------- */
 int64_t mcp__he_now_ms(void);
 /* Sets the interest set of c (EPOLLIN, EPOLLOUT, EPOLLRDHUP). */
-void mcp__he_want(struct MHD_Connection *c, uint32_t events);
+void mcp__he_want(mcp__he_conn *c, uint32_t events);
 /* Closes c: completion and close notifications, descriptor, buffers. */
-void mcp__he_close(struct MHD_Connection *c,
-                   enum MHD_RequestTerminationCode toe);
+void mcp__he_close(mcp__he_conn *c,
+                   enum mcp__he_end toe);
 /* Queues c for mcp__he_continue on its loop (any thread). */
-void mcp__he_wake(struct MHD_Connection *c);
+void mcp__he_wake(mcp__he_conn *c);
 /* The Date header value of now (cached per second). */
 const char *mcp__he_date(he_loop *l);
 
 /* ---- http_conn.c (loop thread) ----------------------------------------- */
 /* Events of c's socket. */
-void mcp__he_conn_event(struct MHD_Connection *c, uint32_t events);
+void mcp__he_conn_event(mcp__he_conn *c, uint32_t events);
 /* A resumed connection goes on. */
-void mcp__he_continue(struct MHD_Connection *c);
+void mcp__he_continue(mcp__he_conn *c);
 /* The response of c and its request block are released. */
-void mcp__he_conn_release(struct MHD_Connection *c);
-
-/* MHD-compatible functions of http_conn.c, in the table of http_engine.c */
-const char *mcp__he_lookup(struct MHD_Connection *c, enum MHD_ValueKind kind,
-                           const char *key);
-int mcp__he_values(struct MHD_Connection *c, enum MHD_ValueKind kind,
-                   MHD_KeyValueIterator it, void *cls);
-const union MHD_ConnectionInfo *
-mcp__he_conn_info(struct MHD_Connection *c, enum MHD_ConnectionInfoType type,
-                  ...);
-enum MHD_Result mcp__he_queue(struct MHD_Connection *c, unsigned int status,
-                              struct MHD_Response *r);
-void mcp__he_suspend(struct MHD_Connection *c);
-void mcp__he_resume(struct MHD_Connection *c);
-struct MHD_Response *mcp__he_resp_buffer(size_t size, void *data,
-                                         enum MHD_ResponseMemoryMode mode);
-struct MHD_Response *mcp__he_resp_callback(uint64_t size, size_t block,
-                                           MHD_ContentReaderCallback crc,
-                                           void *crc_cls,
-                                           MHD_ContentReaderFreeCallback crfc);
-enum MHD_Result mcp__he_resp_options(struct MHD_Response *r,
-                                     enum MHD_ResponseFlags flags, ...);
-enum MHD_Result mcp__he_resp_header(struct MHD_Response *r, const char *name,
-                                    const char *value);
-void mcp__he_resp_destroy(struct MHD_Response *r);
+void mcp__he_conn_release(mcp__he_conn *c);
 
 #endif

@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* http_internal.h - the HTTP transport's private structures, shared by
- * http_request.c (libmicrohttpd glue, POST/GET/DELETE), http_daemon.c
+ * http_request.c (the engine's request callback, POST/GET/DELETE), http_daemon.c
  * (start, stop, workers),
  * http_session.c (the session table) and http_stream.c (SSE streams).
  *
  * Lock order: req->lock, then hs_session->lock, then stream->lock, then the
  * event store's own lock. h->sess_lock and h->streams_lock are leaves except
  * that streams_lock is taken before a stream's lock by the housekeeper.
- * MHD_resume_connection never calls back into us, so it may be called with
+ * mcp__he_resume never calls back into us, so it may be called with
  * any of these held.
  */
 #ifndef MCP_TRANSPORT_HTTP_INTERNAL_H
 #define MCP_TRANSPORT_HTTP_INTERNAL_H
 
-#include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -23,7 +22,7 @@
 #include "server/dispatch.h"
 #include "transport/http_limits.h"
 #include "transport/http_options.h"
-#include "transport/mhd.h" /* after <microhttpd.h>: calls go via dlopen */
+#include "transport/http_engine.h"
 #include "util/buf.h"
 #include "util/pool.h"
 
@@ -48,7 +47,7 @@ struct hs_stream {
   bool resumable; /* events get ids and go to the event store */
   mcp__buf out;   /* bytes not yet handed to the attached connection */
   size_t out_off; /* consumed prefix of out */
-  struct MHD_Connection *conn; /* attached connection or NULL */
+  mcp__he_conn *conn; /* attached connection or NULL */
   unsigned gen;                /* attachment generation */
   bool suspended;  /* conn is suspended in the reader, waiting for bytes */
   bool finished;   /* the last event is queued: end after the flush */
@@ -94,23 +93,22 @@ struct mcp_http_server {
   _Atomic(struct hs_stop_wait *) stop_wait;
   mcp_server_t *server;
   mcp_http_options_t *o; /* own copy */
-  struct MHD_Daemon *daemon;
+  mcp__he_daemon *daemon;
   /* How daemons are started (http_tls.c starts new ones on reload). */
   int listen_fd;
-  unsigned mhd_flags, io_threads;
-  size_t mem_limit;
+  unsigned io_threads;
   /* TLS reloads: the daemon started with the previous certificate stops
    * accepting and serves its open connections until they end (reaped by
    * the housekeeper). Guarded by tls_lock. */
   pthread_mutex_t tls_lock;
-  struct MHD_Daemon *retired[HS_MAX_RETIRED];
+  mcp__he_daemon *retired[HS_MAX_RETIRED];
   size_t nretired;
   uint16_t port;
   mcp_event_store store;
   bool owns_store;
   size_t max_depth;
   atomic_bool stopping;
-  atomic_int live_reqs; /* HTTP requests MHD has not completed yet */
+  atomic_int live_reqs; /* HTTP requests the engine has not completed yet */
   hs_limits *limits;    /* connection and stream admission */
 
   pthread_mutex_t sess_lock;
@@ -148,19 +146,19 @@ enum req_state {
 /* Mcp-Param-* headers kept per request; more is a 400. */
 #define HS_MAX_PARAM_HEADERS 32
 
-/* One HTTP request (MHD's per-request context). Counted: MHD holds one
- * reference until its completion callback, a running call another until
- * its channel's done. */
+/* One HTTP request (the engine's per-request *req). Counted: the engine
+ * holds one reference until its completion callback, a running call
+ * another until its channel's done. */
 struct hs_req {
   atomic_int refs;
   mcp_http_server_t *h;
-  struct MHD_Connection *conn;
+  mcp__he_conn *conn;
   pthread_mutex_t lock;
   enum req_method method;
   enum req_state state;
   bool suspended;     /* suspended by on_request while the call runs */
   bool hold;          /* the worker is parsing: do not resume yet */
-  bool mhd_done;      /* MHD completed the request (client may be gone) */
+  bool engine_done;      /* the engine completed the request (client may be gone) */
   bool too_large;     /* body over the limit: discard, then 413 */
   bool modern;        /* served per 2026-07-28 */
   bool rejected;      /* dispatch rejected the message: 400 */
@@ -191,12 +189,10 @@ struct hs_req {
 };
 
 /* ---- http_request.c ---------------------------------------------------- */
-enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
-                                   const char *url, const char *method,
-                                   const char *version, const char *upload,
-                                   size_t *upload_size, void **con_cls);
-void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
-                          void **con_cls, enum MHD_RequestTerminationCode toe);
+/* The engine's per-request callbacks (cls: the server). */
+extern const mcp__he_handler mcp__hs_handler;
+void mcp__hs_on_completed(void *cls, mcp__he_conn *conn,
+                          void **con_cls, enum mcp__he_end toe);
 
 /* Worker side of a queued request: parses r->body when r->call is NULL,
  * then runs the call (cancelled first when cancel). */
@@ -209,7 +205,7 @@ void mcp__hs_enqueue(mcp_http_server_t *h, hs_req *r);
 /* ---- http_tls.c ---------------------------------------------------------- */
 /* Starts a daemon on h->listen_fd with h's settings, serving TLS with the
  * certificate and key files of h->o when set. NULL with err set. */
-struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h, mcp_error_t *err);
+mcp__he_daemon *mcp__hs_daemon_start(mcp_http_server_t *h, mcp_error_t *err);
 /* Stops retired daemons whose connections all ended (all: every one). */
 void mcp__hs_retired_reap(mcp_http_server_t *h, bool all);
 
@@ -271,7 +267,7 @@ void mcp__hs_server_release(mcp_http_server_t *h);
  * (resumable streams need one). Returns a counted reference or NULL. */
 hs_stream *mcp__hs_stream_new(mcp_http_server_t *h, hs_session *session,
                               const char *id, bool resumable,
-                              struct MHD_Connection *conn);
+                              mcp__he_conn *conn);
 void mcp__hs_stream_retain(hs_stream *st);
 void mcp__hs_stream_release(hs_stream *st);
 /* Queues the priming event (id + retry + empty data) of a resumable
@@ -288,10 +284,10 @@ void mcp__hs_stream_finish(hs_stream *st);
 /* Attaches conn (replacing any previous connection) after queuing the
  * stored events that follow last_event_id (none when NULL).
  * MCP_ERR_NOT_FOUND when the store does not know the id. */
-mcp_status mcp__hs_stream_attach(hs_stream *st, struct MHD_Connection *conn,
+mcp_status mcp__hs_stream_attach(hs_stream *st, mcp__he_conn *conn,
                                  const char *last_event_id);
 /* A response that drains the stream into its attached connection. */
-struct MHD_Response *mcp__hs_stream_response(hs_stream *st);
+mcp__he_resp *mcp__hs_stream_response(hs_stream *st);
 /* The stream carries notifications only (subscriptions/listen, GET): it
  * may hold the small buffer of mcp_http_options_set_stream_buffer_bytes
  * for a client that does not read, not the 8 MiB of an answer. */

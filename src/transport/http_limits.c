@@ -25,7 +25,7 @@ enum conn_phase {
 
 typedef struct hs_conn {
   mcp_http_server_t *h; /* for mcp__hs_conn_server (CORS) */
-  struct MHD_Connection *c;
+  mcp__he_conn *c;
   int fd;
   unsigned char key[KEY_MAX];
   enum conn_phase phase;
@@ -62,7 +62,7 @@ hs_limits *mcp__hs_limits_new(mcp_http_server_t *h, size_t max_connections) {
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       rl.rlim_cur > 2 * FD_RESERVE) {
-    /* Room for the connections we refuse or evict for (mhd_cap). */
+    /* Room for the connections we refuse or evict for (engine_cap). */
     size_t room = (size_t)rl.rlim_cur - FD_RESERVE;
     room -= room / 9;
     if (max_connections > room)
@@ -87,7 +87,7 @@ void mcp__hs_limits_free(hs_limits *l) {
   free(l);
 }
 
-size_t mcp__hs_limits_mhd_cap(const hs_limits *l) {
+size_t mcp__hs_limits_engine_cap(const hs_limits *l) {
   return l->max_conns + l->max_conns / 8 + 16;
 }
 
@@ -110,18 +110,16 @@ static void addr_key(const struct sockaddr *sa, unsigned char key[KEY_MAX]) {
   }
 }
 
-static hs_conn *conn_of(struct MHD_Connection *conn) {
-  const union MHD_ConnectionInfo *ci =
-      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-  return ci ? ci->socket_context : NULL;
+static hs_conn *conn_of(mcp__he_conn *conn) {
+  return mcp__he_socket_context(conn);
 }
 
-mcp_http_server_t *mcp__hs_conn_server(struct MHD_Connection *conn) {
+mcp_http_server_t *mcp__hs_conn_server(mcp__he_conn *conn) {
   hs_conn *c = conn_of(conn);
   return c ? c->h : NULL;
 }
 
-/* Shuts c's socket down: libmicrohttpd sees the end of the stream and
+/* Shuts c's socket down: the engine sees the end of the stream and
  * closes the connection (its close notification unregisters c, so the
  * descriptor is still c's here). Lock held. */
 static void shut(hs_limits *l, hs_conn *c) {
@@ -184,12 +182,12 @@ static void admit(hs_limits *l, hs_conn *c) {
   }
 }
 
-void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
+void mcp__hs_on_connection(void *cls, mcp__he_conn *conn,
                            void **socket_context,
-                           enum MHD_ConnectionNotificationCode code) {
+                           enum mcp__he_notify code) {
   mcp_http_server_t *h = cls;
   hs_limits *l = h->limits;
-  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+  if (code == MCP__HE_NOTIFY_CLOSED) {
     hs_conn *c = *socket_context;
     if (c == NULL)
       return;
@@ -205,16 +203,8 @@ void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
     return; /* unregistered: served, but outside the limits */
   c->c = conn;
   c->h = h;
-  const union MHD_ConnectionInfo *fd =
-      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-  const union MHD_ConnectionInfo *ad =
-      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-  if (fd == NULL) {
-    free(c);
-    return;
-  }
-  c->fd = fd->connect_fd;
-  addr_key(ad ? ad->client_addr : NULL, c->key);
+  c->fd = mcp__he_fd(conn);
+  addr_key(mcp__he_client_addr(conn), c->key);
   c->since_ms = mcp__monotonic_ms();
   pthread_mutex_lock(&l->lock);
   c->wait_seq = ++l->seq;
@@ -230,7 +220,7 @@ void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
   *socket_context = c;
 }
 
-enum hs_admit mcp__hs_conn_request(hs_limits *l, struct MHD_Connection *conn,
+enum hs_admit mcp__hs_conn_request(hs_limits *l, mcp__he_conn *conn,
                                    bool with_body) {
   hs_conn *c = conn_of(conn);
   if (c == NULL)
@@ -243,7 +233,7 @@ enum hs_admit mcp__hs_conn_request(hs_limits *l, struct MHD_Connection *conn,
   return a;
 }
 
-void mcp__hs_conn_body_done(hs_limits *l, struct MHD_Connection *conn) {
+void mcp__hs_conn_body_done(hs_limits *l, mcp__he_conn *conn) {
   hs_conn *c = conn_of(conn);
   if (c == NULL)
     return;
@@ -253,7 +243,7 @@ void mcp__hs_conn_body_done(hs_limits *l, struct MHD_Connection *conn) {
   pthread_mutex_unlock(&l->lock);
 }
 
-void mcp__hs_conn_request_done(hs_limits *l, struct MHD_Connection *conn) {
+void mcp__hs_conn_request_done(hs_limits *l, mcp__he_conn *conn) {
   hs_conn *c = conn_of(conn);
   if (c == NULL)
     return;
@@ -286,7 +276,7 @@ enum hs_admit mcp__hs_stream_admit(hs_limits *l, const hs_session *hs) {
   return a;
 }
 
-void mcp__hs_conn_streaming(hs_limits *l, struct MHD_Connection *conn,
+void mcp__hs_conn_streaming(hs_limits *l, mcp__he_conn *conn,
                             const hs_session *hs) {
   hs_conn *c = conn_of(conn);
   if (c == NULL)

@@ -4,7 +4,7 @@
  * address, a deadline for a request's head and body, long-lived SSE
  * responses per session and in total.
  *
- * Every connection libmicrohttpd accepts is registered (its notify-connection
+ * Every connection the engine accepts is registered (its notify-connection
  * callback) with its phase: waiting for a request head, reading a body,
  * active (answer pending), or streaming (an SSE response of any kind: GET,
  * resumption, a POST upgraded to SSE, subscriptions/listen). When a new
@@ -15,13 +15,13 @@
  * with Retry-After and the connection closes. Waiting and reading
  * connections past the request deadline are shut down by the housekeeper.
  * So slow clients (slowloris) can neither hold every slot nor keep one past
- * the deadline. Only libmicrohttpd's network threads and the housekeeper
+ * the deadline. Only the engine's network threads and the housekeeper
  * call in here; one mutex guards the table.
  */
 #ifndef MCP_TRANSPORT_HTTP_LIMITS_H
 #define MCP_TRANSPORT_HTTP_LIMITS_H
 
-#include <microhttpd.h>
+#include "transport/http_engine.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,32 +45,32 @@ typedef struct hs_limits_stats {
 /* Creates the table for h (h->o holds the limits); NULL when out of memory. */
 hs_limits *mcp__hs_limits_new(mcp_http_server_t *h, size_t max_connections);
 void mcp__hs_limits_free(hs_limits *l);
-/* The connection limit to give libmicrohttpd: above ours, so that it
+/* The connection limit to give the engine: above ours, so that it
  * accepts the connections we answer 503/429 to or evict for. */
-size_t mcp__hs_limits_mhd_cap(const hs_limits *l);
+size_t mcp__hs_limits_engine_cap(const hs_limits *l);
 
 /* The server a connection belongs to (its socket context holds it), or
  * NULL for a connection that could not be registered (out of memory). */
-mcp_http_server_t *mcp__hs_conn_server(struct MHD_Connection *conn);
+mcp_http_server_t *mcp__hs_conn_server(mcp__he_conn *conn);
 
-/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback (cls: h). */
-void mcp__hs_on_connection(void *cls, struct MHD_Connection *conn,
+/* The engine's connection callback (cls: h). */
+void mcp__hs_on_connection(void *cls, mcp__he_conn *conn,
                            void **socket_context,
-                           enum MHD_ConnectionNotificationCode code);
+                           enum mcp__he_notify code);
 
 /* A request's head is in: returns the refusal decided when the connection
  * was accepted. with_body: a body follows (its deadline still runs). */
-enum hs_admit mcp__hs_conn_request(hs_limits *l, struct MHD_Connection *conn,
+enum hs_admit mcp__hs_conn_request(hs_limits *l, mcp__he_conn *conn,
                                    bool with_body);
 /* The body of the current request is complete. */
-void mcp__hs_conn_body_done(hs_limits *l, struct MHD_Connection *conn);
+void mcp__hs_conn_body_done(hs_limits *l, mcp__he_conn *conn);
 /* The current request is over; the connection waits for the next one. */
-void mcp__hs_conn_request_done(hs_limits *l, struct MHD_Connection *conn);
+void mcp__hs_conn_request_done(hs_limits *l, mcp__he_conn *conn);
 /* May session hs (NULL: none) open another long-lived SSE response? */
 enum hs_admit mcp__hs_stream_admit(hs_limits *l, const hs_session *hs);
 /* The connection now carries an SSE response of session hs (may be NULL);
  * counted until its request is done. */
-void mcp__hs_conn_streaming(hs_limits *l, struct MHD_Connection *conn,
+void mcp__hs_conn_streaming(hs_limits *l, mcp__he_conn *conn,
                             const hs_session *hs);
 /* Shuts down connections past the request deadline (housekeeper). */
 void mcp__hs_limits_tick(hs_limits *l, int64_t now_ms);

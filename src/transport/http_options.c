@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/str.h"
 
@@ -23,7 +24,7 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_body = 4u << 20;
   o->max_header = 16u << 10;
   o->max_sessions = 1024;
-  o->max_connections = 1020; /* libmicrohttpd's own default */
+  o->max_connections = 1020; /* libmicrohttpd's default, kept on its removal */
   o->idle_ms = 600000;
   o->io_threads = 0; /* automatic, see http_daemon.c */
   o->conn_timeout_s = 30;
@@ -199,8 +200,6 @@ SETTER(mcp_http_options_set_max_connections, size_t, max_connections,
        v != 0 && v <= 1000000)
 SETTER(mcp_http_options_set_worker_threads, unsigned, workers, v <= 1024)
 SETTER(mcp_http_options_set_io_threads, unsigned, io_threads, v <= 256)
-SETTER(mcp_http_options_set_engine, mcp_http_engine, engine,
-       (unsigned)v <= MCP_HTTP_ENGINE_OWN)
 SETTER(mcp_http_options_set_sse_retry_ms, int, retry_ms, v >= 0)
 SETTER(mcp_http_options_set_heartbeat_ms, int, heartbeat_ms, v >= 0)
 SETTER(mcp_http_options_set_connection_timeout_s, unsigned, conn_timeout_s,
@@ -262,5 +261,38 @@ mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
   o->tls_cert = c;
   o->tls_key = k;
   mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_tls");
+  return MCP_OK;
+}
+
+/* libmicrohttpd was removed on 2026-12-04 (docs/http.md, Engines): asking
+ * for it is refused rather than quietly served by the own engine. */
+mcp_status mcp_http_options_set_engine(mcp_http_options_t *o,
+                                       mcp_http_engine engine) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  if ((unsigned)engine > MCP_HTTP_ENGINE_OWN)
+    return mcp__http_options_refuse(o, "mcp_http_options_set_engine",
+                                    "no such engine");
+  if (engine == MCP_HTTP_ENGINE_LIBMICROHTTPD) {
+    /* kept, so that mcp_http_server_start says it too */
+    mcp__http_options_refuse(o, "mcp_http_options_set_engine",
+                             "libmicrohttpd was removed (docs/http.md); the "
+                             "own engine is the only one");
+    return MCP_ERR_UNSUPPORTED;
+  }
+  o->engine = engine;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_engine");
+  return MCP_OK;
+}
+
+mcp_status mcp__http_engine_check(const mcp_http_options_t *o,
+                                  mcp_error_t *err) {
+  const char *env = getenv("MCP_HTTP_ENGINE");
+  if ((o == NULL || o->engine == MCP_HTTP_ENGINE_DEFAULT) && env &&
+      *env != '\0' && strcasecmp(env, "own") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "MCP_HTTP_ENGINE=%s: the only HTTP engine is the own "
+                         "one (libmicrohttpd was removed, docs/http.md)",
+                         env);
   return MCP_OK;
 }

@@ -54,6 +54,11 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o);
  * mcp_http_server_start) and returns MCP_ERR_INVALID_ARG. */
 mcp_status mcp__http_options_refuse(mcp_http_options_t *o, const char *what,
                                     const char *why);
+/* MCP_ERR_UNSUPPORTED, with err saying why, when the environment variable
+ * MCP_HTTP_ENGINE asks for an engine other than the own one (o may be
+ * NULL: the defaults). */
+mcp_status mcp__http_engine_check(const mcp_http_options_t *o,
+                                  mcp_error_t *err);
 /* Appends a copy of value to a string list. */
 bool mcp__http_list_add(char ***list, size_t *count, const char *value);
 

@@ -82,8 +82,7 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
                                        mcp__hp_head *out);
 
 /* The transfer codings of a request's Transfer-Encoding fields, fed field
- * by field in order (the parser's, and the request layer's when
- * libmicrohttpd parsed the head). */
+ * by field in order. */
 typedef struct mcp__hp_te {
   unsigned fields;   /* Transfer-Encoding fields seen */
   unsigned chunked;  /* times "chunked" was named */

@@ -2,7 +2,7 @@
 /* http_request.c - one HTTP request of MCP Streamable HTTP: POST, GET,
  * DELETE, and the reply channel of the call a POST carries.
  *
- * Threads: libmicrohttpd runs an epoll loop on a small internal thread pool
+ * Threads: the engine (http_engine.h) runs epoll loops on a few threads
  * and calls on_request for every request. Client responses, notifications,
  * initialize and ping are dispatched there (they never block; initialize
  * must be ordered before what follows on the session). An ordinary request
@@ -53,7 +53,7 @@
 
 /* ---- requests ------------------------------------------------------------ */
 
-static hs_req *req_new(mcp_http_server_t *h, struct MHD_Connection *conn) {
+static hs_req *req_new(mcp_http_server_t *h, mcp__he_conn *conn) {
   hs_req *r = calloc(1, sizeof *r);
   if (r == NULL)
     return NULL;
@@ -63,7 +63,7 @@ static hs_req *req_new(mcp_http_server_t *h, struct MHD_Connection *conn) {
   pthread_mutex_init(&r->lock, NULL);
   mcp__buf_init(&r->body);
   mcp__buf_init(&r->resp);
-  r->status = MHD_HTTP_OK;
+  r->status = MCP__HTTP_OK;
   r->tool_slot = -1;
   atomic_fetch_add(&h->live_reqs, 1);
   mcp__hs_server_retain(h); /* released last in req_release */
@@ -96,13 +96,12 @@ static void req_release(hs_req *r) {
   mcp__hs_server_release(h);
 }
 
-static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,
-                                           const char *key, const char *value) {
-  (void)kind;
+static enum mcp__he_result count_authorization(void *cls, const char *key,
+                                               const char *value) {
   (void)value;
   if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
     (*(unsigned *)cls)++;
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
 /* ---- SEP-2243 headers ---------------------------------------------------- */
@@ -117,18 +116,17 @@ typedef struct hdr_scan {
   bool too_many, version;
 } hdr_scan;
 
-static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
-                                   const char *key, const char *value) {
-  (void)kind;
+static enum mcp__he_result scan_header(void *cls, const char *key,
+                                       const char *value) {
   hdr_scan *sc = cls;
   hs_req *r = sc->r;
   if (value == NULL)
     value = "";
   size_t kl = strlen(key);
   if (MCP__HTTP_NAME_IS(key, kl, HDR_VERSION)) {
-    r->peer.repeated_header |= sc->version; /* read by MHD_lookup */
+    r->peer.repeated_header |= sc->version; /* read by mcp__he_lookup */
     sc->version = true;
-    return MHD_YES;
+    return MCP__HE_YES;
   } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Method")) {
     r->peer.repeated_header |= sc->method != NULL;
     sc->method = value;
@@ -139,16 +137,16 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind,
              strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
     if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
       sc->too_many = true;
-      return MHD_NO;
+      return MCP__HE_NO;
     }
     r->param_hdrs[r->peer.param_header_count++] =
         (mcp__header){key + PARAM_PREFIX_LEN, value};
     sc->total += strlen(key + PARAM_PREFIX_LEN) + 1;
   } else {
-    return MHD_YES;
+    return MCP__HE_YES;
   }
   sc->total += strlen(value) + 1;
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
 static const char *copy_into(char **at, const char *text) {
@@ -160,14 +158,14 @@ static const char *copy_into(char **at, const char *text) {
 }
 
 /* Copies the request's Mcp-Method, Mcp-Name and Mcp-Param-* headers into r
- * (one allocation): the call reads them on a worker, after libmicrohttpd
+ * (one allocation): the call reads them on a worker, after the engine
  * may have reused the connection's memory. false when there are too many
  * or memory ran out. */
 static bool collect_mcp_headers(hs_req *r) {
   hdr_scan sc = {r, NULL, NULL, 0, false, false};
   r->peer.http = true;
   r->peer.protocol_header = r->proto;
-  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &sc);
+  mcp__he_values(r->conn, scan_header, &sc);
   if (sc.too_many)
     return false;
   if (sc.total == 0)
@@ -189,43 +187,43 @@ static bool collect_mcp_headers(hs_req *r) {
 
 /* ---- responses ----------------------------------------------------------- */
 
-static enum MHD_Result queue_buf(struct MHD_Connection *conn, unsigned status,
-                                 mcp__buf *body, const char *type,
-                                 const char *session_id) {
+static enum mcp__he_result queue_buf(mcp__he_conn *conn, unsigned status,
+                                     mcp__buf *body, const char *type,
+                                     const char *session_id) {
   size_t len = 0;
   char *data = body->len ? mcp__buf_steal(body, &len) : NULL;
-  struct MHD_Response *resp =
-      data ? MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE)
-           : MHD_create_response_from_buffer(0, (void *)"",
-                                             MHD_RESPMEM_PERSISTENT);
+  mcp__he_resp *resp =
+      data ? mcp__he_resp_buffer(len, data, MCP__HE_MEM_MUST_FREE)
+           : mcp__he_resp_buffer(0, (void *)"",
+                                 MCP__HE_MEM_PERSISTENT);
   if (resp == NULL) {
     free(data);
-    return MHD_NO;
+    return MCP__HE_NO;
   }
   if (data && type)
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONTENT_TYPE, type);
   if (session_id)
-    MHD_add_response_header(resp, HDR_SESSION, session_id);
-  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
-  MHD_destroy_response(resp);
+    mcp__he_resp_header(resp, HDR_SESSION, session_id);
+  enum mcp__he_result ret = mcp__hs_queue_response(conn, status, resp);
+  mcp__he_resp_destroy(resp);
   return ret;
 }
 
 /* An HTTP error with a JSON-RPC error body (no id). */
-static enum MHD_Result reply_error(struct MHD_Connection *conn, unsigned status,
-                                   int code, const char *message,
-                                   json_t *data) {
+static enum mcp__he_result reply_error(mcp__he_conn *conn, unsigned status,
+                                       int code, const char *message,
+                                       json_t *data) {
   mcp__buf b;
   mcp__buf_init(&b);
   mcp__jsonrpc_encode_error(&b, NULL, code, message, data);
   json_decref(data);
-  enum MHD_Result ret = queue_buf(conn, status, &b, "application/json", NULL);
+  enum mcp__he_result ret = queue_buf(conn, status, &b, "application/json", NULL);
   mcp__buf_free(&b);
   return ret;
 }
 
 /* An HTTP error with a JSON-RPC error body (no id) and one more header. */
-static enum MHD_Result reply_error_with(struct MHD_Connection *conn,
+static enum mcp__he_result reply_error_with(mcp__he_conn *conn,
                                         unsigned status, const char *message,
                                         const char *name, const char *value) {
   mcp__buf b;
@@ -234,72 +232,64 @@ static enum MHD_Result reply_error_with(struct MHD_Connection *conn,
   size_t len = 0;
   char *data = mcp__buf_steal(&b, &len);
   mcp__buf_free(&b);
-  struct MHD_Response *resp =
-      data ? MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE)
+  mcp__he_resp *resp =
+      data ? mcp__he_resp_buffer(len, data, MCP__HE_MEM_MUST_FREE)
            : NULL;
   if (resp == NULL) {
     free(data);
-    return MHD_NO;
+    return MCP__HE_NO;
   }
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                          "application/json");
-  MHD_add_response_header(resp, name, value);
-  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
-  MHD_destroy_response(resp);
+  mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONTENT_TYPE,
+                      "application/json");
+  mcp__he_resp_header(resp, name, value);
+  enum mcp__he_result ret = mcp__hs_queue_response(conn, status, resp);
+  mcp__he_resp_destroy(resp);
   return ret;
-}
-
-/* A 400 after which the connection closes: the request's framing is in
- * doubt, so nothing after it may be read as another request. */
-static enum MHD_Result reply_closing(struct MHD_Connection *conn,
-                                     const char *message) {
-  return reply_error_with(conn, MHD_HTTP_BAD_REQUEST, message,
-                          MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
 /* 415 for a body in a content coding (RFC 9110 15.5.16: Accept-Encoding
  * names what is accepted). */
-static enum MHD_Result reply_unsupported_coding(struct MHD_Connection *conn) {
-  return reply_error_with(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+static enum mcp__he_result reply_unsupported_coding(mcp__he_conn *conn) {
+  return reply_error_with(conn, MCP__HTTP_UNSUPPORTED_MEDIA_TYPE,
                           "Unsupported Media Type: Content-Encoding is not "
                           "supported; send the body without a content coding",
                           "Accept-Encoding", "identity");
 }
 
-static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
-                                   const char *allow) {
-  struct MHD_Response *resp =
-      MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+static enum mcp__he_result reply_empty(mcp__he_conn *conn, unsigned status,
+                                       const char *allow) {
+  mcp__he_resp *resp =
+      mcp__he_resp_buffer(0, (void *)"", MCP__HE_MEM_PERSISTENT);
   if (resp == NULL)
-    return MHD_NO;
+    return MCP__HE_NO;
   if (allow)
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
-  MHD_destroy_response(resp);
+    mcp__he_resp_header(resp, MCP__HTTP_HEADER_ALLOW, allow);
+  enum mcp__he_result ret = mcp__hs_queue_response(conn, status, resp);
+  mcp__he_resp_destroy(resp);
   return ret;
 }
 
 /* Sends a reply the resource server made (metadata, 401, 403, 503). */
-static enum MHD_Result reply_auth(struct MHD_Connection *conn,
-                                  mcp__auth_reply *a) {
-  struct MHD_Response *resp = MHD_create_response_from_buffer(
-      a->body_len, a->body ? a->body : (void *)"", MHD_RESPMEM_MUST_COPY);
-  enum MHD_Result ret = MHD_NO;
+static enum mcp__he_result reply_auth(mcp__he_conn *conn,
+                                      mcp__auth_reply *a) {
+  mcp__he_resp *resp = mcp__he_resp_buffer(
+      a->body_len, a->body ? a->body : (void *)"", MCP__HE_MEM_MUST_COPY);
+  enum mcp__he_result ret = MCP__HE_NO;
   if (resp) {
     if (a->body)
-      MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                              "application/json");
+      mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONTENT_TYPE,
+                          "application/json");
     if (a->www_authenticate)
-      MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                              a->www_authenticate);
+      mcp__he_resp_header(resp, MCP__HTTP_HEADER_WWW_AUTHENTICATE,
+                          a->www_authenticate);
     if (a->retry_after_s) {
       char secs[16];
       snprintf(secs, sizeof secs, "%u", a->retry_after_s);
-      MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+      mcp__he_resp_header(resp, MCP__HTTP_HEADER_RETRY_AFTER, secs);
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    mcp__he_resp_header(resp, MCP__HTTP_HEADER_CACHE_CONTROL, "no-store");
     ret = mcp__hs_queue_response(conn, a->status, resp); /* + CORS */
-    MHD_destroy_response(resp);
+    mcp__he_resp_destroy(resp);
   }
   mcp__auth_reply_free(a);
   return ret;
@@ -307,9 +297,9 @@ static enum MHD_Result reply_auth(struct MHD_Connection *conn,
 
 /* What the resource server needs to know about r. */
 static mcp__auth_request auth_request(hs_req *r, const char *url) {
-  struct MHD_Connection *conn = r->conn;
+  mcp__he_conn *conn = r->conn;
   unsigned n = 0;
-  MHD_get_connection_values(conn, MHD_HEADER_KIND, count_authorization, &n);
+  mcp__he_values(conn, count_authorization, &n);
   const char *name = r->method == M_POST      ? "POST"
                      : r->method == M_GET     ? "GET"
                      : r->method == M_DELETE  ? "DELETE"
@@ -318,18 +308,18 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
   return (mcp__auth_request){
       name,
       url,
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+      mcp__he_lookup(conn, "Authorization"),
       n > 1,
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
+      mcp__he_lookup(conn, "Host"),
       r->h->o->endpoint,
       r->h->o->tls_cert != NULL};
 }
 
 /* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and
  * the connection closes so that its slot frees at once. */
-static enum MHD_Result reply_limit(mcp_http_server_t *h,
-                                   struct MHD_Connection *conn,
-                                   enum hs_admit why, const char *message) {
+static enum mcp__he_result reply_limit(mcp_http_server_t *h,
+                                       mcp__he_conn *conn,
+                                       enum hs_admit why, const char *message) {
   mcp__buf b;
   mcp__buf_init(&b);
   mcp__jsonrpc_encode_error(&b, NULL, RPC_SERVER_BUSY, message, NULL);
@@ -337,25 +327,25 @@ static enum MHD_Result reply_limit(mcp_http_server_t *h,
   char *data = mcp__buf_steal(&b, &len);
   mcp__buf_free(&b);
   if (data == NULL)
-    return MHD_NO;
-  struct MHD_Response *resp =
-      MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+    return MCP__HE_NO;
+  mcp__he_resp *resp =
+      mcp__he_resp_buffer(len, data, MCP__HE_MEM_MUST_FREE);
   if (resp == NULL) {
     free(data);
-    return MHD_NO;
+    return MCP__HE_NO;
   }
   char secs[16];
   snprintf(secs, sizeof secs, "%u", h->o->retry_after_s);
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                          "application/json");
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-  enum MHD_Result ret = MHD_queue_response(conn,
-                                           why == HS_ADMIT_TOO_MANY
-                                               ? MHD_HTTP_TOO_MANY_REQUESTS
-                                               : MHD_HTTP_SERVICE_UNAVAILABLE,
-                                           resp);
-  MHD_destroy_response(resp);
+  mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONTENT_TYPE,
+                      "application/json");
+  mcp__he_resp_header(resp, MCP__HTTP_HEADER_RETRY_AFTER, secs);
+  mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONNECTION, "close");
+  enum mcp__he_result ret = mcp__he_queue(conn,
+                                          why == HS_ADMIT_TOO_MANY
+                                          ? MCP__HTTP_TOO_MANY_REQUESTS
+                                          : MCP__HTTP_SERVICE_UNAVAILABLE,
+                                          resp);
+  mcp__he_resp_destroy(resp);
   return ret;
 }
 
@@ -363,7 +353,7 @@ static enum MHD_Result reply_limit(mcp_http_server_t *h,
  * server from a legacy one by these statuses. */
 static unsigned modern_status(const mcp__buf *resp) {
   if (resp->len == 0 || strstr(resp->data, "\"error\"") == NULL)
-    return MHD_HTTP_OK;
+    return MCP__HTTP_OK;
   json_t *msg = json_loadb(resp->data, resp->len, 0, NULL);
   json_t *err = json_object_get(msg, "error");
   int code = json_is_object(err)
@@ -371,32 +361,32 @@ static unsigned modern_status(const mcp__buf *resp) {
                  : 0;
   json_decref(msg);
   if (code == MCP_RPC_METHOD_NOT_FOUND)
-    return MHD_HTTP_NOT_FOUND;
+    return MCP__HTTP_NOT_FOUND;
   if (code == MCP_RPC_INVALID_PARAMS || code == MCP_RPC_INVALID_REQUEST ||
       code == MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION ||
       code == MCP_RPC_MISSING_CLIENT_CAPABILITY ||
       code == MCP_RPC_HEADER_MISMATCH)
-    return MHD_HTTP_BAD_REQUEST;
-  return MHD_HTTP_OK;
+    return MCP__HTTP_BAD_REQUEST;
+  return MCP__HTTP_OK;
 }
 
 /* The 200 answer that carries an SSE stream (with the new session's id). */
-static enum MHD_Result queue_stream(struct MHD_Connection *conn, hs_stream *st,
-                                    const char *session_id) {
-  struct MHD_Response *resp = mcp__hs_stream_response(st);
+static enum mcp__he_result queue_stream(mcp__he_conn *conn, hs_stream *st,
+                                        const char *session_id) {
+  mcp__he_resp *resp = mcp__hs_stream_response(st);
   if (resp == NULL)
-    return MHD_NO;
+    return MCP__HE_NO;
   /* Every long-lived SSE response counts against the stream limits. */
   mcp__hs_conn_streaming(st->h->limits, conn, st->session);
   if (session_id)
-    MHD_add_response_header(resp, HDR_SESSION, session_id);
-  enum MHD_Result ret = mcp__hs_queue_response(conn, MHD_HTTP_OK, resp);
-  MHD_destroy_response(resp);
+    mcp__he_resp_header(resp, HDR_SESSION, session_id);
+  enum mcp__he_result ret = mcp__hs_queue_response(conn, MCP__HTTP_OK, resp);
+  mcp__he_resp_destroy(resp);
   return ret;
 }
 
 /* Queues the answer of a request whose call produced output. */
-static enum MHD_Result queue_answer(hs_req *r) {
+static enum mcp__he_result queue_answer(hs_req *r) {
   pthread_mutex_lock(&r->lock);
   enum req_state state = r->state;
   if (state == R_JSON || state == R_SSE)
@@ -415,11 +405,11 @@ static enum MHD_Result queue_answer(hs_req *r) {
   if (state == R_SSE)
     return queue_stream(r->conn, r->stream, sid);
   if (state != R_JSON)
-    return MHD_YES;
+    return MCP__HE_YES;
   unsigned status = r->status;
   if (r->rejected)
-    status = MHD_HTTP_BAD_REQUEST;
-  else if (r->modern && status == MHD_HTTP_OK)
+    status = MCP__HTTP_BAD_REQUEST;
+  else if (r->modern && status == MCP__HTTP_OK)
     status = modern_status(&r->resp);
   return queue_buf(r->conn, status, &r->resp, "application/json", sid);
 }
@@ -449,7 +439,7 @@ static mcp_status upgrade(hs_req *r) {
 static void resume_if_suspended(hs_req *r) {
   if (r->suspended && !r->hold) {
     r->suspended = false;
-    MHD_resume_connection(r->conn);
+    mcp__he_resume(r->conn);
   }
 }
 
@@ -458,12 +448,12 @@ static mcp_status req_send(void *ctx, const char *msg, size_t len,
   hs_req *r = ctx;
   bool final = flags & MCP__SEND_FINAL;
   pthread_mutex_lock(&r->lock);
-  if ((flags & MCP__SEND_LIVE) && r->mhd_done) {
+  if ((flags & MCP__SEND_LIVE) && r->engine_done) {
     pthread_mutex_unlock(&r->lock); /* the client is gone */
     return MCP_ERR_CLOSED;
   }
   if (r->stream == NULL) {
-    if (r->mhd_done || r->state >= R_JSON) {
+    if (r->engine_done || r->state >= R_JSON) {
       pthread_mutex_unlock(&r->lock);
       return MCP_ERR_CLOSED;
     }
@@ -503,7 +493,7 @@ static void req_done(void *ctx) {
     inline_record(r);
   if (r->state == R_RUNNING) {
     r->state = R_JSON;
-    r->status = MHD_HTTP_NO_CONTENT;
+    r->status = MCP__HTTP_NO_CONTENT;
     resume_if_suspended(r);
   }
   hs_stream *st = r->stream;
@@ -534,28 +524,28 @@ static void inline_record(hs_req *r) {
 
 /* Suspends the connection and queues r for a worker, which runs call, or
  * parses the body first when call is NULL. */
-static enum MHD_Result hand_to_worker(hs_req *r, mcp_call_t *call) {
+static enum mcp__he_result hand_to_worker(hs_req *r, mcp_call_t *call) {
   r->call = call;
   pthread_mutex_lock(&r->lock);
   r->suspended = true;
-  MHD_suspend_connection(r->conn);
+  mcp__he_suspend(r->conn);
   pthread_mutex_unlock(&r->lock);
   mcp__hs_enqueue(r->h, r);
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
-static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
-                                    mcp__prescan *scan);
+static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
+                                        mcp__prescan *scan);
 
-static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
-  struct MHD_Connection *conn = r->conn;
+static enum mcp__he_result post_complete(mcp_http_server_t *h, hs_req *r) {
+  mcp__he_conn *conn = r->conn;
   if (r->too_large)
-    return reply_error(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+    return reply_error(conn, MCP__HTTP_CONTENT_TOO_LARGE,
                        MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: body exceeds the size limit", NULL);
   mcp__buf_append(&r->body, "", 0); /* NUL-terminated even when empty */
   if (r->body.data == NULL || r->body.len == 0)
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_PARSE_ERROR,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_PARSE_ERROR,
                        "Parse error: empty body", NULL);
   /* One parse tells all the transport needs (batch, depth, era,
    * initialize, what may run on this thread), and the dispatcher decodes
@@ -569,23 +559,23 @@ static enum MHD_Result post_complete(mcp_http_server_t *h, hs_req *r) {
   }
   mcp__tape tape;
   mcp__jsonrpc_scan(r->body.data, r->body.len, &tape, &scan);
-  enum MHD_Result res = post_scanned(h, r, &scan);
+  enum mcp__he_result res = post_scanned(h, r, &scan);
   mcp__tape_release(&tape);
   return res;
 }
 
 /* post_complete with the body scanned into scan (its tape lent for the
  * call). */
-static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
-                                    mcp__prescan *scan) {
-  struct MHD_Connection *conn = r->conn;
+static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
+                                        mcp__prescan *scan) {
+  mcp__he_conn *conn = r->conn;
   if (scan->kind == MCP__SCAN_BATCH)
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: batches (JSON arrays) are not "
                        "supported",
                        NULL);
   if (h->max_depth && scan->depth > h->max_depth)
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Invalid Request: JSON nesting exceeds the depth limit",
                        NULL);
   if (h->o->auth) { /* scopes the message needs, before anything runs */
@@ -626,7 +616,7 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
           h->server, r->proto ? r->proto : DEFAULT_LEGACY_VERSION, &r->temp);
     }
     if (s != MCP_OK)
-      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+      return reply_error(conn, MCP__HTTP_INTERNAL_SERVER_ERROR,
                          MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
     se = r->temp;
   } else if (r->hs) {
@@ -638,19 +628,19 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
       return reply_limit(h, conn, HS_ADMIT_BUSY,
                          "Server busy: the session limit is reached");
     if (s != MCP_OK)
-      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+      return reply_error(conn, MCP__HTTP_INTERNAL_SERVER_ERROR,
                          MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
     mcp__hs_session_touch(hs, 1);
     r->hs = hs; /* released (and untouched) with r */
     if (r->subject && (hs->subject = strdup(r->subject)) == NULL) {
       mcp__hs_session_end(hs);
-      return reply_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+      return reply_error(conn, MCP__HTTP_INTERNAL_SERVER_ERROR,
                          MCP_RPC_INTERNAL_ERROR, "Internal error", NULL);
     }
     r->new_session = true;
     se = hs->se;
   } else {
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Bad Request: Mcp-Session-Id header is required", NULL);
   }
 
@@ -673,7 +663,7 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
   mcp__buf_free(&r->body); /* the call owns its parsed message */
   if (a == MCP__ACCEPT_HANDLED) {
     r->state = R_QUEUED;
-    return reply_empty(conn, MHD_HTTP_ACCEPTED, NULL);
+    return reply_empty(conn, MCP__HTTP_ACCEPTED, NULL);
   }
   if (a == MCP__ACCEPT_REJECTED) {
     r->rejected = true;
@@ -721,7 +711,7 @@ void mcp__hs_work(hs_req *r, bool cancel) {
     else {
       if (a == MCP__ACCEPT_HANDLED) {
         mcp__buf_reset(&r->resp);
-        r->status = MHD_HTTP_ACCEPTED;
+        r->status = MCP__HTTP_ACCEPTED;
       } else {
         r->rejected = true;
       }
@@ -767,11 +757,11 @@ static void stream_only(hs_req *r) {
   }
 }
 
-static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
-                                     const char *last_id) {
+static enum mcp__he_result handle_resume(mcp_http_server_t *h, hs_req *r,
+                                         const char *last_id) {
   char sid[HS_STREAM_ID_MAX];
   if (!stream_of_event(last_id, sid))
-    return reply_error(r->conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+    return reply_error(r->conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        "Bad Request: malformed Last-Event-ID", NULL);
   enum hs_admit admit = mcp__hs_stream_admit(h->limits, r->hs);
   if (admit != HS_ADMIT_OK)
@@ -784,31 +774,31 @@ static enum MHD_Result handle_resume(mcp_http_server_t *h, hs_req *r,
     /* The stream ended: replay what the client missed, then end. */
     st = mcp__hs_stream_new(h, r->hs, sid, false, NULL);
     if (st == NULL)
-      return MHD_NO;
+      return MCP__HE_NO;
     mcp__hs_stream_finish(st);
   }
   mcp_status s = mcp__hs_stream_attach(st, r->conn, last_id);
   if (s == MCP_OK)
     stream_only(r);
-  enum MHD_Result ret =
+  enum mcp__he_result ret =
       s == MCP_OK
           ? queue_stream(r->conn, st, NULL)
-          : reply_error(r->conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+          : reply_error(r->conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                         "Bad Request: unknown or expired Last-Event-ID", NULL);
   mcp__hs_stream_release(st);
   return ret;
 }
 
-static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
-  struct MHD_Connection *conn = r->conn;
+static enum mcp__he_result handle_get(mcp_http_server_t *h, hs_req *r) {
+  mcp__he_conn *conn = r->conn;
   const char *accept =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+      mcp__he_lookup(conn, "Accept");
   if (!mcp__http_accepts(accept, "text/event-stream"))
-    return reply_error(conn, MHD_HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                        "Not Acceptable: Accept must include text/event-stream",
                        NULL);
   const char *last_id =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_LAST_EVENT);
+      mcp__he_lookup(conn, HDR_LAST_EVENT);
   if (last_id && h->store.ops)
     return handle_resume(h, r, last_id);
   hs_session *hs = r->hs;
@@ -825,7 +815,7 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
      * session (and it the stream) for ever, and a stopping server would
      * wait on them. */
     pthread_mutex_unlock(&hs->lock);
-    return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found: unknown or terminated session", NULL);
   }
   hs_stream *old = hs->get_stream;
@@ -837,7 +827,7 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   }
   if (busy) {
     pthread_mutex_unlock(&hs->lock);
-    return reply_error(conn, MHD_HTTP_CONFLICT, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_CONFLICT, MCP_RPC_INVALID_REQUEST,
                        "Conflict: this session already has a GET stream", NULL);
   }
   hs_stream *st =
@@ -853,7 +843,7 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
     mcp__hs_stream_release(old);
   }
   if (st == NULL)
-    return MHD_NO;
+    return MCP__HE_NO;
   mcp__hs_stream_prime(st, false);
   stream_only(r);
   /* What the stream may carry follows its caller, also on a replica that
@@ -867,91 +857,52 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
 
 /* ---- request entry ------------------------------------------------------- */
 
-static bool origin_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
+static bool origin_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
   const char *origin =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+      mcp__he_lookup(conn, "Origin");
   if (origin == NULL || h->o->norigins == 0)
     return true;
   return mcp__http_list_has(h->o->origins, h->o->norigins, origin) ||
          mcp__hs_cors_allows(h->o, origin); /* CORS implies allowed */
 }
 
-static bool host_ok(mcp_http_server_t *h, struct MHD_Connection *conn) {
+static bool host_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
   if (h->o->nhosts == 0)
     return true;
-  const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+  const char *host = mcp__he_lookup(conn, "Host");
   return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
 }
 
-/* What header_scan saw: libmicrohttpd keeps every header line but its
- * lookup returns only the first of a name, so repeats are counted here. */
+/* What header_scan saw: the engine's lookup returns only the first field
+ * of a name, so repeats are counted here. */
 typedef struct header_counts {
-  unsigned host, origin, content_length;
-  const char *first_length;
-  bool lengths_differ;
-  mcp__hp_te te; /* the codings of every Transfer-Encoding line */
+  unsigned host, origin;
 } header_counts;
 
-static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
-                                   const char *key, const char *value) {
-  (void)kind;
+static enum mcp__he_result header_scan(void *cls, const char *key,
+                                       const char *value) {
+  (void)value;
   header_counts *c = cls;
   size_t kl = strlen(key);
   if (MCP__HTTP_NAME_IS(key, kl, "Host"))
     c->host++;
   else if (MCP__HTTP_NAME_IS(key, kl, "Origin"))
     c->origin++;
-  else if (MCP__HTTP_NAME_IS(key, kl, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
-    const char *v = value ? value : "";
-    if (c->content_length++ == 0)
-      c->first_length = v;
-    else if (strcmp(c->first_length, v) != 0)
-      c->lengths_differ = true;
-  } else if (MCP__HTTP_NAME_IS(key, kl, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
-    mcp__hp_te_add(&c->te, value ? value : "");
-  }
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
 /* Identity headers a request must not be ambiguous about: a repeated Host
  * or Origin would let the allow-list check one value while something else
- * reads the other. Framing is the engine's: the own engine decides all of
- * it in its parser (http_parse.c) before this layer sees the request.
- * libmicrohttpd does not refuse Content-Length values that differ
- * (smuggling material, RFC 9112 6.3), a Content-Length beside
- * Transfer-Encoding (RFC 9112 6.1: 400 and close) or a coding other than
- * chunked (it would wait for the close to hand over the body; 501): for it
- * those are checked here. Returns MHD_YES/MHD_NO after queuing a
- * response, or -1. */
-static int check_headers(struct MHD_Connection *conn, const char *version) {
+ * reads the other. Framing is not looked at here: the engine decides all
+ * of it in its parser (http_parse.c) before this layer sees the request.
+ * Returns MCP__HE_YES/MCP__HE_NO after queuing a response, or -1. */
+static int check_headers(mcp__he_conn *conn) {
   header_counts c = {0};
-  MHD_get_connection_values(conn, MHD_HEADER_KIND, header_scan, &c);
+  mcp__he_values(conn, header_scan, &c);
   if (c.host > 1 || c.origin > 1)
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        c.host > 1 ? "Bad Request: more than one Host header"
-                                  : "Bad Request: more than one Origin header",
-                       NULL);
-  if (mcp__mhd_is_own_engine())
-    return -1;
-  if (c.lengths_differ)
-    return reply_closing(conn, "Bad Request: conflicting Content-Length "
-                               "headers");
-  if (c.te.fields == 0)
-    return -1;
-  enum mcp__hp_body body;
-  if (c.content_length > 0)
-    return reply_closing(conn, "Bad Request: Transfer-Encoding together "
-                               "with Content-Length");
-  if (version && strcmp(version, "HTTP/1.0") == 0)
-    return reply_closing(conn, "Bad Request: Transfer-Encoding in an "
-                               "HTTP/1.0 request");
-  if (!mcp__hp_te_body(&c.te, &body))
-    return reply_closing(conn, "Bad Request: the final transfer coding must "
-                               "be chunked, applied once");
-  if (body != MCP__HP_BODY_CHUNKED)
-    return reply_error(conn, MHD_HTTP_NOT_IMPLEMENTED, MCP_RPC_INVALID_REQUEST,
-                       "Not Implemented: the only supported "
-                       "Transfer-Encoding is chunked",
+                       : "Bad Request: more than one Origin header",
                        NULL);
   return -1;
 }
@@ -959,9 +910,8 @@ static int check_headers(struct MHD_Connection *conn, const char *version) {
 /* A content coding the body would need decoding from (RFC 9110 8.4):
  * none is supported, so such a body is refused instead of being read as
  * plain JSON. */
-static bool content_coded(struct MHD_Connection *conn) {
-  const char *ce = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                               "Content-Encoding");
+static bool content_coded(mcp__he_conn *conn) {
+  const char *ce = mcp__he_lookup(conn, "Content-Encoding");
   return ce != NULL && !mcp__http_coding_is_identity(ce);
 }
 
@@ -969,12 +919,12 @@ static bool same_subject(const char *a, const char *b) {
   return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
+/* Checks made once the headers are in. Returns MCP__HE_YES/MCP__HE_NO after
  * queuing a response, or -1 to go on. */
 static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
                       const char *version) {
-  struct MHD_Connection *conn = r->conn;
-  int framing = check_headers(conn, version);
+  mcp__he_conn *conn = r->conn;
+  int framing = check_headers(conn);
   if (framing >= 0)
     return framing;
   /* the resource server: metadata, bearer token (a CORS preflight carries
@@ -991,18 +941,18 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
     r->peer.policy = h->o->auth;
   }
   if (strcmp(url, h->o->endpoint) != 0)
-    return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);
   /* Both checks defend against DNS rebinding; 403 for both keeps one rule
    * for clients (documented in docs/http.md). */
   if (!host_ok(h, conn))
-    return reply_error(conn, MHD_HTTP_FORBIDDEN, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_FORBIDDEN, MCP_RPC_INVALID_REQUEST,
                        "Forbidden: Host not allowed", NULL);
   if (!origin_ok(h, conn))
-    return reply_error(conn, MHD_HTTP_FORBIDDEN, MCP_RPC_INVALID_REQUEST,
+    return reply_error(conn, MCP__HTTP_FORBIDDEN, MCP_RPC_INVALID_REQUEST,
                        "Forbidden: Origin not allowed", NULL);
   if (atomic_load(&h->stopping))
-    return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
+    return reply_error(conn, MCP__HTTP_SERVICE_UNAVAILABLE, RPC_SERVER_BUSY,
                        "Service Unavailable: shutting down", NULL);
   const char *allow = h->o->stateless    ? "POST"
                       : h->o->get_stream ? "GET, POST, DELETE"
@@ -1012,68 +962,66 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   if (r->method == M_OTHER || r->method == M_OPTIONS ||
       (r->method == M_GET && (h->o->stateless || !h->o->get_stream)) ||
       (r->method == M_DELETE && h->o->stateless))
-    return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, allow);
+    return reply_empty(conn, MCP__HTTP_METHOD_NOT_ALLOWED, allow);
 
   const char *proto =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_VERSION);
+      mcp__he_lookup(conn, HDR_VERSION);
   /* A POST with an unknown version is answered by the server in the
    * 2026-07-28 era, with the request's id (it may be a newer client). */
   bool in_session =
-      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_SESSION) != NULL;
+      mcp__he_lookup(conn, HDR_SESSION) != NULL;
   if (proto && (r->method != M_POST || in_session) &&
       !mcp__version_is_supported(proto) && !mcp__version_is_modern(proto)) {
     json_t *data =
         json_pack("{s:o,s:s}", "supported", mcp__supported_versions_json(),
                   "requested", proto);
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST,
                        MCP_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                        "Bad Request: unsupported MCP-Protocol-Version", data);
   }
   /* 2026-07-28 has no GET stream (subscriptions/listen replaces it), no
    * Last-Event-ID resumption and no session to DELETE: POST only. */
   if (r->method != M_POST && proto && mcp__version_is_modern(proto))
-    return reply_empty(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "POST");
+    return reply_empty(conn, MCP__HTTP_METHOD_NOT_ALLOWED, "POST");
   if (proto) { /* any other than an unknown POST's is short */
     mcp__str_copy(r->proto_buf, sizeof r->proto_buf, proto);
     r->proto = r->proto_buf;
   }
   if (r->method == M_POST && !collect_mcp_headers(r))
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_HEADER_MISMATCH,
+    return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_HEADER_MISMATCH,
                        "Bad Request: too many Mcp-Param-* headers", NULL);
   if (r->method == M_POST) {
     const char *accept =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+        mcp__he_lookup(conn, "Accept");
     if (!mcp__http_accepts(accept, "application/json") ||
         !mcp__http_accepts(accept, "text/event-stream"))
-      return reply_error(conn, MHD_HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
+      return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                          "Not Acceptable: Accept must list application/json "
                          "and text/event-stream",
                          NULL);
     if (content_coded(conn))
       return reply_unsupported_coding(conn);
-    const char *type = MHD_lookup_connection_value(
-        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *type = mcp__he_lookup(conn, MCP__HTTP_HEADER_CONTENT_TYPE);
     if (!mcp__http_media_type_is(type, "application/json"))
-      return reply_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+      return reply_error(conn, MCP__HTTP_UNSUPPORTED_MEDIA_TYPE,
                          MCP_RPC_INVALID_REQUEST,
                          "Unsupported Media Type: use application/json", NULL);
-    const char *cl = MHD_lookup_connection_value(
-        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl = mcp__he_lookup(conn, MCP__HTTP_HEADER_CONTENT_LENGTH);
     if (cl && strtoull(cl, NULL, 10) > h->o->max_body)
-      return reply_error(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+      return reply_error(conn, MCP__HTTP_CONTENT_TOO_LARGE,
                          MCP_RPC_INVALID_REQUEST,
                          "Invalid Request: body exceeds the size limit", NULL);
   }
   if (!h->o->stateless) {
     const char *sid =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, HDR_SESSION);
+        mcp__he_lookup(conn, HDR_SESSION);
     bool modern_post =
         r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {
       bool unreachable = false;
       r->hs = mcp__hs_session_find(h, sid, &unreachable);
       if (r->hs == NULL && unreachable) /* shared sessions, store away */
-        return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+        return reply_error(conn, MCP__HTTP_SERVICE_UNAVAILABLE,
                            MCP_RPC_INTERNAL_ERROR,
                            "Service Unavailable: the session store cannot be "
                            "reached; try again later",
@@ -1085,11 +1033,11 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
         r->hs = NULL;
       }
       if (r->hs == NULL)
-        return reply_error(conn, MHD_HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
+        return reply_error(conn, MCP__HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                            "Not Found: unknown or terminated session", NULL);
       mcp__hs_session_touch(r->hs, 1);
     } else if (r->method != M_POST) {
-      return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
+      return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                          "Bad Request: Mcp-Session-Id header is required",
                          NULL);
     }
@@ -1099,54 +1047,71 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   if (r->method == M_DELETE) {
     mcp__hs_share_drop(r->hs);
     mcp__hs_session_end(r->hs);
-    return reply_empty(conn, MHD_HTTP_NO_CONTENT, NULL);
+    return reply_empty(conn, MCP__HTTP_NO_CONTENT, NULL);
   }
   return -1;
 }
 
-enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
-                                   const char *url, const char *method,
-                                   const char *version, const char *upload,
-                                   size_t *upload_size, void **con_cls) {
+/* on_head: the request's checks and, unless a body follows, its answer
+ * (now, or after a suspension). */
+static enum mcp__he_result on_head(void *cls, mcp__he_conn *conn,
+                                   const char *method, const char *url,
+                                   const char *version, void **con_cls) {
+  mcp_http_server_t *h = cls;
+  hs_req *r = req_new(h, conn);
+  if (r == NULL)
+    return MCP__HE_NO;
+  *con_cls = r;
+  r->method = strcmp(method, "POST") == 0      ? M_POST
+              : strcmp(method, "GET") == 0     ? M_GET
+              : strcmp(method, "DELETE") == 0  ? M_DELETE
+              : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
+                                               : M_OTHER;
+  enum hs_admit admit =
+      mcp__hs_conn_request(h->limits, conn, r->method == M_POST);
+  if (admit != HS_ADMIT_OK) {
+    r->state = R_QUEUED;
+    return reply_limit(h, conn, admit,
+                       admit == HS_ADMIT_BUSY
+                           ? "Server busy: the connection limit is reached"
+                           : "Too many connections from this address");
+  }
+  int ret = first_call(h, r, url, version);
+  if (ret >= 0) {
+    r->state = R_QUEUED;
+    return (enum mcp__he_result)ret;
+  }
+  return MCP__HE_YES; /* a POST: the body follows */
+}
+
+/* on_body: a POST's body is collected up to max_body; a body after an
+ * early answer is dropped. */
+static enum mcp__he_result on_body(void *cls, mcp__he_conn *conn,
+                                   void **con_cls, const char *data,
+                                   size_t len) {
   mcp_http_server_t *h = cls;
   hs_req *r = *con_cls;
-  if (r == NULL) {
-    r = req_new(h, conn);
-    if (r == NULL)
-      return MHD_NO;
-    *con_cls = r;
-    r->method = strcmp(method, "POST") == 0      ? M_POST
-                : strcmp(method, "GET") == 0     ? M_GET
-                : strcmp(method, "DELETE") == 0  ? M_DELETE
-                : strcmp(method, "OPTIONS") == 0 ? M_OPTIONS
-                                                 : M_OTHER;
-    enum hs_admit admit =
-        mcp__hs_conn_request(h->limits, conn, r->method == M_POST);
-    if (admit != HS_ADMIT_OK) {
-      r->state = R_QUEUED;
-      return reply_limit(h, conn, admit,
-                         admit == HS_ADMIT_BUSY
-                             ? "Server busy: the connection limit is reached"
-                             : "Too many connections from this address");
-    }
-    int ret = first_call(h, r, url, version);
-    if (ret >= 0) {
-      r->state = R_QUEUED;
-      return (enum MHD_Result)ret;
-    }
-    return MHD_YES; /* a POST: the body follows */
+  (void)conn;
+  if (r == NULL || r->state != R_READING || len == 0)
+    return MCP__HE_YES;
+  if (r->too_large || r->body.len + len > h->o->max_body) {
+    r->too_large = true;
+    mcp__buf_free(&r->body);
+  } else if (!mcp__buf_append(&r->body, data, len)) {
+    return MCP__HE_NO;
   }
+  return MCP__HE_YES;
+}
+
+/* on_end and on_resume: a POST whose body is complete goes to its call;
+ * a request whose call produced its answer gets it queued. */
+static enum mcp__he_result on_later(void *cls, mcp__he_conn *conn,
+                                    void **con_cls) {
+  mcp_http_server_t *h = cls;
+  hs_req *r = *con_cls;
+  if (r == NULL)
+    return MCP__HE_NO;
   if (r->state == R_READING) {
-    if (*upload_size > 0) {
-      if (r->too_large || r->body.len + *upload_size > h->o->max_body) {
-        r->too_large = true;
-        mcp__buf_free(&r->body);
-      } else if (!mcp__buf_append(&r->body, upload, *upload_size)) {
-        return MHD_NO;
-      }
-      *upload_size = 0;
-      return MHD_YES;
-    }
     mcp__hs_conn_body_done(h->limits, conn);
     return post_complete(h, r);
   }
@@ -1156,12 +1121,18 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
   pthread_mutex_unlock(&r->lock);
   if (state == R_JSON || state == R_SSE)
     return queue_answer(r);
-  *upload_size = 0; /* a body after an early answer is discarded */
-  return MHD_YES;
+  return MCP__HE_YES;
 }
 
-void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
-                          void **con_cls, enum MHD_RequestTerminationCode toe) {
+const mcp__he_handler mcp__hs_handler = {
+    .on_head = on_head,
+    .on_body = on_body,
+    .on_end = on_later,
+    .on_resume = on_later,
+};
+
+void mcp__hs_on_completed(void *cls, mcp__he_conn *conn,
+                          void **con_cls, enum mcp__he_end toe) {
   mcp_http_server_t *h = cls;
   (void)toe;
   mcp__hs_conn_request_done(h->limits, conn);
@@ -1170,7 +1141,7 @@ void mcp__hs_on_completed(void *cls, struct MHD_Connection *conn,
     return;
   *con_cls = NULL;
   pthread_mutex_lock(&r->lock);
-  r->mhd_done = true;
+  r->engine_done = true;
   /* The own engine completes a parked request whose client left (close
    * detection): nothing may resume its connection afterwards. */
   r->suspended = false;

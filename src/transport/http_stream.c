@@ -31,8 +31,8 @@
 /* What an answer's stream (a POST answered as SSE) may hold for a client
  * that does not read (notification streams: the option). */
 #define STREAM_OUT_HIGH_WATER (8u << 20)
-/* Bytes libmicrohttpd asks the reader for at a time (it allocates them with
- * each response): events are small, and a stream that only listens should
+/* Bytes the engine asks the reader for at a time (its block for each
+ * response): events are small, and a stream that only listens should
  * not hold 16 KiB for its rare notifications (bench/listen); a big result
  * just takes more callbacks. */
 #define SSE_BLOCK 2048
@@ -47,12 +47,12 @@
 typedef struct hs_reader {
   hs_stream *st; /* counted */
   unsigned gen;
-  struct MHD_Connection *conn;
+  mcp__he_conn *conn;
 } hs_reader;
 
 hs_stream *mcp__hs_stream_new(mcp_http_server_t *h, hs_session *session,
                               const char *id, bool resumable,
-                              struct MHD_Connection *conn) {
+                              mcp__he_conn *conn) {
   hs_stream *st = calloc(1, sizeof *st);
   if (st == NULL)
     return NULL;
@@ -110,7 +110,7 @@ void mcp__hs_stream_release(hs_stream *st) {
 static void wake(hs_stream *st) {
   if (st->suspended && st->conn) {
     st->suspended = false;
-    MHD_resume_connection(st->conn);
+    mcp__he_resume(st->conn);
   }
 }
 
@@ -196,7 +196,7 @@ static void cut(hs_stream *st) {
   st->gen++; /* the reader's next call ends the response */
   if (st->suspended) {
     st->suspended = false;
-    MHD_resume_connection(st->conn);
+    mcp__he_resume(st->conn);
   }
   st->conn = NULL;
 }
@@ -281,7 +281,7 @@ static mcp_status replay_one(void *ctx, const char *event_id, const char *data,
   return ok ? MCP_OK : MCP_ERR_NOMEM;
 }
 
-mcp_status mcp__hs_stream_attach(hs_stream *st, struct MHD_Connection *conn,
+mcp_status mcp__hs_stream_attach(hs_stream *st, mcp__he_conn *conn,
                                  const char *last_event_id) {
   mcp_http_server_t *h = st->h;
   pthread_mutex_lock(&st->lock);
@@ -317,7 +317,7 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max) {
   pthread_mutex_lock(&st->lock);
   size_t avail = st->out.len - st->out_off;
   if (r->gen != st->gen) {
-    n = MHD_CONTENT_READER_END_OF_STREAM;
+    n = MCP__HE_READER_END;
   } else if (avail > 0) {
     size_t take = avail < max ? avail : max;
     memcpy(buf, st->out.data + st->out_off, take);
@@ -333,10 +333,10 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max) {
     st->conn = NULL;
     st->gen++;
     st->poll_close = false;
-    n = MHD_CONTENT_READER_END_OF_STREAM;
+    n = MCP__HE_READER_END;
   } else {
     st->suspended = true;
-    MHD_suspend_connection(r->conn);
+    mcp__he_suspend(r->conn);
     n = 0;
   }
   pthread_mutex_unlock(&st->lock);
@@ -358,7 +358,7 @@ static void free_reader(void *cls) {
   free(r);
 }
 
-struct MHD_Response *mcp__hs_stream_response(hs_stream *st) {
+mcp__he_resp *mcp__hs_stream_response(hs_stream *st) {
   hs_reader *r = malloc(sizeof *r);
   if (r == NULL)
     return NULL;
@@ -368,23 +368,18 @@ struct MHD_Response *mcp__hs_stream_response(hs_stream *st) {
   r->gen = st->gen;
   r->conn = st->conn;
   pthread_mutex_unlock(&st->lock);
-  struct MHD_Response *resp = MHD_create_response_from_callback(
-      MHD_SIZE_UNKNOWN, SSE_BLOCK, read_stream, r, free_reader);
+  mcp__he_resp *resp = mcp__he_resp_callback(
+      MCP__HE_SIZE_UNKNOWN, SSE_BLOCK, read_stream, r, free_reader);
   if (resp == NULL) {
     mcp__hs_stream_release(st);
     free(r);
     return NULL;
   }
-  /* libmicrohttpd 0.9.75 keeps the last chunk of a chunked body in its
-   * buffer when the reader suspends the connection, stranding events until
-   * the next resume. A close-delimited body (HTTP/1.0 framing) is written
-   * at once; an SSE stream owns its connection anyway. */
-  MHD_set_response_options(resp, MHD_RF_HTTP_1_0_SERVER, MHD_RO_END);
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                          "text/event-stream");
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
-                          "no-cache, no-transform");
-  MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+  mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONTENT_TYPE,
+                      "text/event-stream");
+  mcp__he_resp_header(resp, MCP__HTTP_HEADER_CACHE_CONTROL,
+                      "no-cache, no-transform");
+  mcp__he_resp_header(resp, "X-Accel-Buffering", "no");
   return resp;
 }
 

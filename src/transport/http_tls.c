@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* http_tls.c - starting the transport's libmicrohttpd daemon, with HTTPS
- * when a certificate is configured, and reloading the certificate without
- * dropping connections.
+/* http_tls.c - starting the transport's HTTP engine, with HTTPS (TLS 1.2
+ * and 1.3, http_tls_ossl.c) when a certificate is configured, and reloading
+ * the certificate without dropping connections.
  *
- * libmicrohttpd (0.9.75) fixes a daemon's certificate at start. A reload
+ * An engine's certificate is fixed at its start. A reload
  * therefore starts a second daemon with the new certificate on the same
  * listening socket and quiesces the old one: from then on new connections
  * are accepted by the new daemon, while the old one goes on serving the
@@ -19,8 +19,6 @@
 #include "transport/http_cors.h"
 #include "transport/http_internal.h"
 
-/* TLS 1.2 and 1.3 only (GnuTLS priority string). */
-#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define PEM_MAX        (1u << 20)
 
 static char *read_pem(const char *path, mcp_error_t *err) {
@@ -41,8 +39,8 @@ static char *read_pem(const char *path, mcp_error_t *err) {
   return text;
 }
 
-struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
-                                        mcp_error_t *err) {
+mcp__he_daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
+                                     mcp_error_t *err) {
   char *cert = NULL, *key = NULL;
   if (h->o->tls_cert) {
     cert = read_pem(h->o->tls_cert, err);
@@ -52,12 +50,6 @@ struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
       return NULL;
     }
   }
-  struct MHD_OptionItem tls[] = {
-      {MHD_OPTION_HTTPS_MEM_CERT, 0, cert},
-      {MHD_OPTION_HTTPS_MEM_KEY, 0, key},
-      {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES},
-      {MHD_OPTION_END, 0, NULL}};
-  struct MHD_OptionItem none[] = {{MHD_OPTION_END, 0, NULL}};
   /* Each daemon gets its own descriptor of the listening socket: a daemon
    * that fails to start closes the one it was given, and a quiesced one
    * hands its back to be closed. */
@@ -69,18 +61,21 @@ struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
     return NULL;
   }
   errno = 0;
-  struct MHD_Daemon *d = MHD_start_daemon(
-      h->mhd_flags | (cert ? MHD_USE_TLS : 0), h->port, NULL, NULL,
-      mcp__hs_on_request, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-      MHD_OPTION_THREAD_POOL_SIZE, h->io_threads,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->mem_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o->conn_timeout_s,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned)mcp__hs_limits_mhd_cap(h->limits),
-      MHD_OPTION_NOTIFY_COMPLETED, mcp__hs_on_completed, h,
-      MHD_OPTION_NOTIFY_CONNECTION, mcp__hs_on_connection, h, MHD_OPTION_ARRAY,
-      cert ? tls : none, MHD_OPTION_END);
+  mcp__he_config cfg = {
+      .listen_fd = fd,
+      .loops = h->io_threads,
+      .head_max = h->o->max_header,
+      .timeout_s = (unsigned)h->o->conn_timeout_s,
+      .conn_limit = (unsigned)mcp__hs_limits_engine_cap(h->limits),
+      .tls_cert = cert,
+      .tls_key = key,
+      .handler = &mcp__hs_handler,
+      .on_completed = mcp__hs_on_completed,
+      .on_connection = mcp__hs_on_connection,
+      .cls = h};
+  mcp__he_daemon *d = mcp__he_start(&cfg);
   int e = errno;
-  /* libmicrohttpd copies the certificate into its GnuTLS credentials */
+  /* the engine copied the certificate into its OpenSSL context */
   if (key)
     memset(key, 0, strlen(key));
   free(cert);
@@ -89,7 +84,7 @@ struct MHD_Daemon *mcp__hs_daemon_start(mcp_http_server_t *h,
     mcp_error_set(err, MCP_ERR_IO, "cannot serve on %s port %u%s: %s",
                   h->o->address, (unsigned)h->port,
                   h->o->tls_cert ? " (TLS: check the certificate and key)" : "",
-                  e ? strerror(e) : "libmicrohttpd refused the settings");
+                  e ? strerror(e) : "the engine refused the settings");
   return d;
 }
 
@@ -107,13 +102,13 @@ mcp_status mcp_http_server_reload_tls(mcp_http_server_t *h, mcp_error_t *err) {
                        "%d earlier certificates still serve connections",
                        HS_MAX_RETIRED);
   } else {
-    struct MHD_Daemon *fresh = mcp__hs_daemon_start(h, err);
+    mcp__he_daemon *fresh = mcp__hs_daemon_start(h, err);
     if (fresh == NULL) {
       st = err ? err->status : MCP_ERR_IO; /* the old certificate stays */
     } else {
       /* The old daemon stops accepting and returns its descriptor. */
-      MHD_socket old = MHD_quiesce_daemon(h->daemon);
-      if (old != MHD_INVALID_SOCKET)
+      int old = mcp__he_quiesce(h->daemon);
+      if (old != -1)
         close(old);
       h->retired[h->nretired++] = h->daemon;
       h->daemon = fresh;
@@ -126,10 +121,8 @@ mcp_status mcp_http_server_reload_tls(mcp_http_server_t *h, mcp_error_t *err) {
 void mcp__hs_retired_reap(mcp_http_server_t *h, bool all) {
   pthread_mutex_lock(&h->tls_lock);
   for (size_t i = 0; i < h->nretired;) {
-    const union MHD_DaemonInfo *info =
-        MHD_get_daemon_info(h->retired[i], MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    if (all || (info && info->num_connections == 0)) {
-      MHD_stop_daemon(h->retired[i]);
+    if (all || mcp__he_connections(h->retired[i]) == 0) {
+      mcp__he_stop(h->retired[i]);
       h->retired[i] = h->retired[--h->nretired];
     } else {
       i++;

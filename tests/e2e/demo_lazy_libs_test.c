@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* demo_lazy_libs_test.c - libmicrohttpd and libpq are loaded with dlopen
- * only when needed (src/transport/mhd.c, src/store/pq.c): a demo server
- * serving over stdio must map neither, and --store postgres:// without
- * libpq must fail at start with a message saying what to install. */
+/* demo_lazy_libs_test.c - libpq is loaded with dlopen only when needed
+ * (src/store/pq.c) and libmicrohttpd not at all (removed, docs/http.md): a
+ * demo server serving over stdio must map neither, and --store postgres://
+ * without libpq must fail at start with a message saying what to install. */
 #include "demo_proc.h"
 
 #include <stdlib.h>

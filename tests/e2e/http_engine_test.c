@@ -685,26 +685,54 @@ static void test_slow_reader_is_bounded(void **state) {
   fixture_stop(&f);
 }
 
-/* One process, one engine: the first server picked the own engine (the
- * tests above), so asking for libmicrohttpd now is refused with a reason. */
-static void test_one_engine_per_process(void **state) {
+/* libmicrohttpd was removed (docs/http.md, Engines): asking for it is
+ * refused, by the option and by the MCP_HTTP_ENGINE variable at start, with
+ * a reason. Nothing is chosen per process: two servers of one process run
+ * an engine each, both answering. */
+static void test_engine_is_per_server_and_libmicrohttpd_refused(void **state) {
   (void)state;
-  fixture f;
-  serve(&f, true, 0); /* the own engine again: fine */
+  fixture f, g;
+  serve(&f, true, 0);
+  serve(&g, true, 0);
+  fixture *both[] = {&f, &g};
+  for (int i = 0; i < 2; i++) {
+    char *body = NULL;
+    assert_int_equal(
+        tc_do(both[i]->port, "POST", ACCEPT "MCP-Protocol-Version: 2025-11-25\r\n",
+              LIST_BODY(7), &body, NULL),
+        200);
+    assert_non_null(strstr(body, "\"tools\""));
+    free(body);
+  }
   mcp_http_options_t *o = base_options();
   assert_int_equal(
-      mcp_http_options_set_engine(o, MCP_HTTP_ENGINE_LIBMICROHTTPD), MCP_OK);
-  mcp_http_options_t *bad = base_options(); /* a refusal stays in it */
+      mcp_http_options_set_engine(o, MCP_HTTP_ENGINE_OWN), MCP_OK);
+  /* refusals stay in the options they were made on (setter_errors_test) */
+  mcp_http_options_t *bad = base_options();
+  assert_int_equal(
+      mcp_http_options_set_engine(bad, MCP_HTTP_ENGINE_LIBMICROHTTPD),
+      MCP_ERR_UNSUPPORTED);
   assert_int_equal(mcp_http_options_set_engine(bad, (mcp_http_engine)7),
                    MCP_ERR_INVALID_ARG);
+  mcp_http_server_t *hb = NULL;
+  mcp_error_t eb;
+  assert_int_equal(mcp_http_server_start(f.server, bad, &hb, &eb),
+                   MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(eb.message, "libmicrohttpd was removed"));
   mcp_http_options_free(bad);
+  /* the default engine with the environment asking for libmicrohttpd */
+  mcp_http_options_free(o);
+  o = base_options();
+  setenv("MCP_HTTP_ENGINE", "libmicrohttpd", 1);
   mcp_http_server_t *h = NULL;
   mcp_error_t err;
   assert_int_equal(mcp_http_server_start(f.server, o, &h, &err),
                    MCP_ERR_UNSUPPORTED);
+  unsetenv("MCP_HTTP_ENGINE");
   assert_null(h);
-  assert_non_null(strstr(err.message, "one engine per process"));
+  assert_non_null(strstr(err.message, "libmicrohttpd was removed"));
   mcp_http_options_free(o);
+  fixture_stop(&g);
   fixture_stop(&f);
 }
 
@@ -819,7 +847,7 @@ int main(void) {
       cmocka_unit_test(test_absolute_form_host_checked),
       cmocka_unit_test(test_parked_stream_close_detected),
       cmocka_unit_test(test_slow_reader_is_bounded),
-      cmocka_unit_test(test_one_engine_per_process),
+      cmocka_unit_test(test_engine_is_per_server_and_libmicrohttpd_refused),
       cmocka_unit_test(test_ten_thousand_connections),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -144,7 +144,7 @@ static void end_slowloris(fixture *f, int *fds, int n) {
  * addresses, so the per-address limit plays no part) than the server
  * takes; a normal client is still served, because a new connection
  * displaces the one that has waited longest for its request. Fails without
- * the limits: libmicrohttpd then takes connections until its own limit and
+ * the limits: the engine then takes connections until its own limit and
  * closes the rest unanswered. */
 static void test_slowloris_total(void **state) {
   (void)state;

@@ -83,8 +83,8 @@ static mcp_status tool_slow(mcp_call_t *call, json_t *args, mcp_result_t *r,
 }
 
 /* Fast and silent unless asked to log or to sleep. */
-/* Whether the last run of "maybe" was on one of libmicrohttpd's threads
- * (named "MHD-..."), i.e. inline, not on a worker. */
+/* Whether the last run of "maybe" was on one of the engine's threads
+ * (named "mcp-http-loop"), i.e. inline, not on a worker. */
 static atomic_int maybe_inline;
 /* {"gate":true} runs until the test opens the gate (at most 30 s). */
 static atomic_int maybe_gate_open;
@@ -94,7 +94,7 @@ static mcp_status tool_maybe(mcp_call_t *call, json_t *args, mcp_result_t *r,
   (void)ud;
   char name[32] = "";
   pthread_getname_np(pthread_self(), name, sizeof name);
-  atomic_store(&maybe_inline, strncmp(name, "MHD", 3) == 0);
+  atomic_store(&maybe_inline, strcmp(name, "mcp-http-loop") == 0);
   if (json_is_true(json_object_get(args, "log")))
     mcp_call_logf(call, MCP_LOG_INFO, "t", "maybe logged");
   json_int_t ms = json_integer_value(json_object_get(args, "sleep"));
