@@ -99,12 +99,22 @@ MCP_API mcp_status mcp_server_set_cache_hint(mcp_server_t *s,
                                              mcp_cache_scope scope);
 
 /* Diagnostics of the library itself (not MCP log notifications). The
- * default writes warnings and worse to stderr, never to stdout. */
+ * default writes warnings and worse to stderr, never to stdout. At
+ * MCP_LOG_DEBUG every request gets one line when it ends (the request log,
+ * docs/observability.md): "request time=... transport=stdio|http era=...
+ * method=... tool=|prompt=|resource=|task=... id=... duration_ms=...
+ * outcome=result|tool_error|error|task|input_required|cancelled
+ * [code=N] bytes_in=N bytes_out=N"; at MCP_LOG_INFO the HTTP transport
+ * logs each connection or request refused by a limit or by authorization.
+ * Above debug nothing of a request is measured or formatted. */
 typedef void (*mcp_log_fn)(mcp_log_level level, const char *message,
                            void *user_data);
 MCP_API void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
                                         void *user_data);
 MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
+/* Request log lines also carry each request's params ("params={...}": a
+ * tool's arguments, which may hold secrets). Off by default. */
+MCP_API void mcp_server_set_log_params(mcp_server_t *s, bool on);
 
 /* ---- tools --------------------------------------------------------------- */
 /* Adds tool (steals, even on failure). A tool that needs tasks
@@ -147,7 +157,9 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *                      SIGINT or SIGTERM ("[::1]:8808" for IPv6; port 0
  *                      picks a free port); the URL is printed on stderr
  *   --log-level LEVEL  the library's diagnostics on stderr from LEVEL up
- *                      (debug ... emergency; default warning)
+ *                      (debug ... emergency; default warning); debug
+ *                      logs one line per request
+ *   --log-params       request log lines carry the params (arguments)
  *   --help, -h         usage on stdout
  *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
  * Options also take the form --opt=VALUE. Returns the exit code: 0 after

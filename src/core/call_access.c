@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "core/call_internal.h"
+#include "core/request_log.h"
+#include "util/clock.h"
 
 mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
                          const mcp__peer *peer, mcp_call_t **out) {
@@ -22,6 +24,8 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
     return MCP_ERR_NOMEM;
   }
   call->server = s;
+  if (mcp__request_log_on(s))
+    call->log_started_ns = mcp__monotonic_ns();
   mcp__buf_init_on(&call->raw_result, call->raw_small, sizeof call->raw_small);
   call->msg = *msg;
   *msg = (mcp__message){0};
@@ -46,9 +50,22 @@ void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
                            const json_t *data) {
   mcp__buf out;
   mcp__buf_init(&out);
-  if (mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data))
+  size_t sent = 0;
+  if (mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data)) {
     call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    sent = out.len;
+  }
   mcp__buf_free(&out);
+  mcp__request_log_call(call, MCP_ERR_INVALID_REQUEST, NULL, code, sent);
+  call->log_started_ns = 0; /* one line per request */
+}
+
+void mcp__call_set_request_bytes(mcp_call_t *call, size_t bytes) {
+  call->request_bytes = bytes;
+}
+
+void mcp__call_note_tool_error(mcp_call_t *call) {
+  call->tool_error = true;
 }
 
 void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,

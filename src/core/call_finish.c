@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
+#include "core/request_log.h"
 #include "core/session_internal.h"
 #include <stdio.h>
 
@@ -106,6 +107,8 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     mcp__session_remove_inflight(call->session, call);
   if (st == MCP_OK && call->handoff != NULL && call->cancel_scope != NULL)
     mcp__session_remove_inflight(call->cancel_scope, call);
+  int log_code = 0;    /* for the request log: the error code sent, */
+  size_t log_sent = 0; /* the response's bytes */
   /* A cancelled request gets no response at all (spec: cancellation). */
   if (!atomic_load(&call->cancelled)) {
     char small[1024]; /* most responses: no allocation */
@@ -136,6 +139,7 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
       const char *message;
       json_t *data;
       mcp__call_error_for_status(call, st, &code, &message, &data);
+      log_code = code;
       encoded =
           mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data);
     }
@@ -143,16 +147,26 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
      * once, so this answer must not wait behind them. */
     unsigned flags = MCP__SEND_FINAL | (call->handoff ? MCP__SEND_NOW : 0);
     pthread_mutex_lock(&call->send_lock);
-    if (encoded)
+    if (encoded) {
       call->reply.send(call->reply.ctx, out.data, out.len, flags);
-    else {
+      log_sent = out.len;
+    } else {
       mcp__buf_reset(&out);
+      log_code = MCP_RPC_INTERNAL_ERROR;
       if (mcp__jsonrpc_encode_error(&out, call->msg.id, MCP_RPC_INTERNAL_ERROR,
-                                    "Internal error", NULL))
+                                    "Internal error", NULL)) {
         call->reply.send(call->reply.ctx, out.data, out.len, flags);
+        log_sent = out.len;
+      }
     }
     pthread_mutex_unlock(&call->send_lock);
     mcp__buf_free(&out);
+  }
+  /* Every request that became a call ends here (those refused while being
+   * bound end in mcp__call_reply_error): its line of the request log. */
+  if (call->log_started_ns != 0) {
+    mcp__request_log_call(call, st, result, log_code, log_sent);
+    call->log_started_ns = 0; /* a task's later end is not a request's */
   }
   json_decref(result);
   mcp__channel reply = call->reply;

@@ -80,6 +80,12 @@ struct mcp_call {
    * the call sits in its in-flight list so notifications/cancelled from
    * that client reaches it, though it is served without the session. */
   mcp_session_t *cancel_scope;
+  /* The request log (request_log.h): when the call began, 0 when the log
+   * was off then (nothing is measured); the request's size; whether a
+   * tools/call answered with an isError result. */
+  int64_t log_started_ns;
+  size_t request_bytes;
+  bool tool_error;
 };
 
 #endif

@@ -35,6 +35,7 @@ mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
   if (mcp__call_new(s, &msg, nowhere, NULL, &call) != MCP_OK)
     return NULL;               /* msg was cleared */
   call->progress_token = NULL; /* nobody to report progress to */
+  call->log_started_ns = 0;     /* a task run again, not a request */
   if (stateless) {
     json_t *meta = mcp_call_meta(call);
     const char *v = json_string_value(

@@ -223,6 +223,11 @@ void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min) {
     s->log_min = min;
 }
 
+void mcp_server_set_log_params(mcp_server_t *s, bool on) {
+  if (s)
+    s->log_params = on;
+}
+
 json_t *mcp__server_info_json(const mcp_server_t *cs) {
   mcp_server_t *s = (mcp_server_t *)cs;
   pthread_mutex_lock(&s->lock);

@@ -343,8 +343,25 @@ static void modern_call(int port, const char *token, const char *tool,
   free(h);
 }
 
+/* The info lines of the server under test: refusals (issue #26 item 1). */
+static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+static char info_text[8192];
+
+static void keep_info(mcp_log_level l, const char *m, void *ud) {
+  (void)ud;
+  if (l != MCP_LOG_INFO)
+    return;
+  pthread_mutex_lock(&info_lock);
+  strncat(info_text, m, sizeof info_text - strlen(info_text) - 2);
+  strcat(info_text, "\n");
+  pthread_mutex_unlock(&info_lock);
+}
+
 static void auth_fixture(fixture *f, mcp_auth_t *a, bool tasks) {
   fixture_new_server(f, "http-auth-test");
+  info_text[0] = '\0';
+  mcp_server_set_log_handler(f->server, keep_info, NULL);
+  mcp_server_set_log_level(f->server, MCP_LOG_INFO);
   add_tool(f->server, "whoami", whoami, MCP_TASK_FORBIDDEN);
   add_tool(f->server, "admin", whoami, MCP_TASK_FORBIDDEN);
   if (tasks) {
@@ -442,6 +459,11 @@ static void test_http_challenges(void **state) {
   free(r.body);
   fixture_stop(&f);
   mcp_auth_free(a);
+  /* each refusal logged at info, with the client's address */
+  if (strstr(info_text, "http: refused client=127.0.0.1:") == NULL ||
+      strstr(info_text,
+             " status=401: authorization: no valid bearer token") == NULL)
+    fail_msg("no refusal logged at info:\n%s", info_text);
 }
 
 /* Scope rules: tools/call needs mcp:tools, the admin tool also admin,

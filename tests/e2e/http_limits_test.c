@@ -226,8 +226,24 @@ static void assert_retry_after(tc_conn *c, int status) {
   assert_string_equal(v, "7");
 }
 
+/* Info lines the server logged (refusals, issue #26 item 1). */
+typedef struct info_log {
+  pthread_mutex_t lock;
+  char text[4096];
+} info_log;
+
+static void keep_info(mcp_log_level l, const char *m, void *ud) {
+  info_log *log = ud;
+  if (l != MCP_LOG_INFO)
+    return;
+  pthread_mutex_lock(&log->lock);
+  strncat(log->text, m, sizeof log->text - strlen(log->text) - 2);
+  strcat(log->text, "\n");
+  pthread_mutex_unlock(&log->lock);
+}
+
 /* When every connection of an address carries a stream (nothing to
- * displace), the next request gets 429 with Retry-After. */
+ * displace), the next request gets 429 with Retry-After, logged at info. */
 static void test_per_address_full_429(void **state) {
   (void)state;
   fixture f;
@@ -235,7 +251,13 @@ static void test_per_address_full_429(void **state) {
   assert_int_equal(mcp_http_options_set_max_connections_per_address(o, 2),
                    MCP_OK);
   mcp_http_options_set_retry_after_s(o, 7);
-  serve(&f, o);
+  static info_log log = {PTHREAD_MUTEX_INITIALIZER, ""};
+  mcp_http_options_set_io_threads(o, 1);
+  fixture_new_server(&f, "limits");
+  mcp_server_set_log_handler(f.server, keep_info, &log);
+  mcp_server_set_log_level(f.server, MCP_LOG_INFO);
+  add_tool(f.server, "echo", echo, MCP_TASK_FORBIDDEN);
+  fixture_serve(&f, o);
   char a[64], b[64];
   open_session_expecting(f.port, "\"result\"", a);
   open_session_expecting(f.port, "\"result\"", b);
@@ -252,6 +274,10 @@ static void test_per_address_full_429(void **state) {
   tc_close(&ga);
   tc_close(&gb);
   fixture_stop(&f);
+  if (strstr(log.text, "http: refused client=127.0.0.1:") == NULL ||
+      strstr(log.text, " status=429: Too many connections from this address") ==
+          NULL)
+    fail_msg("no refusal logged at info:\n%s", log.text);
 }
 
 /* Streams: a session beyond its share gets 429, the server beyond its
