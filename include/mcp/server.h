@@ -160,6 +160,8 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *                      (debug ... emergency; default warning); debug
  *                      logs one line per request
  *   --log-params       request log lines carry the params (arguments)
+ *   --no-stdout-guard  stdio: the protocol stays on fd 1 (by default what
+ *                      handlers print to stdout goes to stderr; stdio.h)
  *   --help, -h         usage on stdout
  *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
  * Options also take the form --opt=VALUE. Returns the exit code: 0 after

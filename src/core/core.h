@@ -59,6 +59,8 @@ struct mcp_server {
   void *log_user_data;
   mcp_log_level log_min;
   bool log_params; /* request log lines carry params (request_log.h) */
+  /* mcp_server_set_stdout_guard(false): serve stdio on fd 1 itself */
+  bool stdout_unguarded;
 
   mcp__catalog tools; /* of mcp_tool_t (entry first) */
   /* resources, resource templates, prompts (src/resources, src/prompts) */

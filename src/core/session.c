@@ -313,6 +313,10 @@ size_t mcp__server_max_message_bytes(const mcp_server_t *s) {
   return s->max_message_bytes;
 }
 
+bool mcp__server_guards_stdout(const mcp_server_t *s) {
+  return !s->stdout_unguarded;
+}
+
 unsigned mcp__server_worker_threads(const mcp_server_t *s) {
   return s->worker_threads;
 }

@@ -24,6 +24,7 @@ typedef struct run_opts {
   bool has_level;
   mcp_log_level level;
   bool log_params;
+  bool unguarded; /* --no-stdout-guard */
 } run_opts;
 
 static const char *base_name(const char *path) {
@@ -34,7 +35,7 @@ static const char *base_name(const char *path) {
 static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
   fprintf(f,
           "usage: %s [--stdio | --http HOST:PORT] [--log-level LEVEL] "
-          "[--log-params]\n"
+          "[--log-params] [--no-stdout-guard]\n"
           "       %s --help | --version\n",
           prog, prog);
   if (s->title != NULL)
@@ -51,6 +52,8 @@ static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
         "                     critical, alert, emergency; debug logs one\n"
         "                     line per request\n"
         "  --log-params       request log lines carry the params\n"
+        "  --no-stdout-guard  stdio: leave fd 1 to the protocol (by default\n"
+        "                     what handlers print to stdout goes to stderr)\n"
         "  --help, -h         print this help\n"
         "  --version, -V      print the server and libmcp versions\n",
         f);
@@ -90,6 +93,8 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
     const char *v;
     if (strcmp(a, "--stdio") == 0) {
       o->http = NULL;
+    } else if (strcmp(a, "--no-stdout-guard") == 0) {
+      o->unguarded = true;
     } else if (strcmp(a, "--log-params") == 0) {
       o->log_params = true;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -162,6 +167,8 @@ int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
     mcp_server_set_log_level(s, o.level);
   if (o.log_params)
     mcp_server_set_log_params(s, true);
+  if (o.unguarded)
+    mcp_server_set_stdout_guard(s, false);
   mcp_error_t err = {0};
   mcp_status st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {

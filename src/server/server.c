@@ -10,6 +10,7 @@
 #include "server/internal.h"
 #include "skills/skills_internal.h"
 #include "tools/tool_internal.h"
+#include "mcp/stdio.h"
 #include "util/rand.h"
 
 #include <stdarg.h>
@@ -221,6 +222,13 @@ void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
 void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min) {
   if (s)
     s->log_min = min;
+}
+
+mcp_status mcp_server_set_stdout_guard(mcp_server_t *s, bool on) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  s->stdout_unguarded = !on;
+  return MCP_OK;
 }
 
 void mcp_server_set_log_params(mcp_server_t *s, bool on) {
