@@ -74,6 +74,15 @@ typedef mcp_status (*mcp_client_request_fn)(mcp_client_t *client,
  * traffic. */
 typedef void (*mcp_client_observer_fn)(mcp_client_t *client, bool incoming,
                                        json_t *message, void *user_data);
+/* Told after each HTTP exchange of an HTTP client, on the thread that made
+ * it: the verb ("POST", "GET", "DELETE"), the URL, the HTTP status (0 when
+ * no response came), the milliseconds it took (for an SSE response: until
+ * the stream ended), and whether the response was an SSE stream. For
+ * verbose output (mcpc -v). */
+typedef void (*mcp_client_http_fn)(mcp_client_t *client, const char *verb,
+                                   const char *url, long status,
+                                   double elapsed_ms, bool sse,
+                                   void *user_data);
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -160,6 +169,10 @@ MCP_API mcp_status mcp_client_options_set_roots_handler(
 MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                                    mcp_client_observer_fn fn,
                                                    void *user_data);
+/* Sets the HTTP exchange observer (see mcp_client_http_fn; not called for
+ * stdio). */
+MCP_API mcp_status mcp_client_options_set_http_observer(
+    mcp_client_options_t *o, mcp_client_http_fn fn, void *user_data);
 
 /* ---- a result cache shared by several clients ---------------------------- */
 

@@ -87,6 +87,8 @@ struct mcp_client_options {
   json_t *sampling_caps, *elicitation_caps, *roots_caps;
   mcp_client_observer_fn observer;
   void *observer_ud;
+  mcp_client_http_fn http_observer;
+  void *http_observer_ud;
   mcp_client_cache_t *shared_cache; /* borrowed */
 };
 

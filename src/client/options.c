@@ -266,3 +266,13 @@ mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
   o->observer_ud = user_data;
   return MCP_OK;
 }
+
+mcp_status mcp_client_options_set_http_observer(mcp_client_options_t *o,
+                                                mcp_client_http_fn fn,
+                                                void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->http_observer = fn;
+  o->http_observer_ud = user_data;
+  return MCP_OK;
+}
