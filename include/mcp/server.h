@@ -116,6 +116,45 @@ MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
  * tool's arguments, which may hold secrets). Off by default. */
 MCP_API void mcp_server_set_log_params(mcp_server_t *s, bool on);
 
+/* ---- OpenTelemetry traces (docs/observability.md) ---------------------------
+ * Off by default, and then free. On, every request the server handles (both
+ * eras, stdio and HTTP) becomes a SERVER span named "METHOD TARGET" with
+ * the attributes of the OpenTelemetry semantic conventions for MCP,
+ * continuing the trace of params._meta.traceparent (and tracestate), sent
+ * in batches by a background thread as OTLP/HTTP JSON. A full queue or a
+ * dead or slow collector never slows a request: spans are dropped and
+ * counted. Traces only: no metrics yet. Call before serving.
+ *
+ * Exports to traces_url ("http://127.0.0.1:4318/v1/traces"; http:// only),
+ * with headers ("Name=value,Name2=value2"; may be NULL) on each export.
+ * Queue and batching from OTEL_BSP_SCHEDULE_DELAY (ms, default 5000),
+ * OTEL_BSP_MAX_QUEUE_SIZE (2048), OTEL_BSP_MAX_EXPORT_BATCH_SIZE (512);
+ * service.name from OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES, else
+ * the server's name. MCP_ERR_STATE once serving, MCP_ERR_EXISTS when on
+ * already, MCP_ERR_INVALID_ARG (err says why) for an unusable URL. */
+MCP_API mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
+                                                 const char *traces_url,
+                                                 const char *headers,
+                                                 mcp_error_t *err);
+/* The sampler, by its OTEL_TRACES_SAMPLER name: parentbased_always_on (the
+ * default), always_on, always_off, traceidratio, parentbased_always_off,
+ * parentbased_traceidratio; ratio (0..1) for the ratio ones. Before
+ * serving (MCP_ERR_STATE); MCP_ERR_INVALID_ARG for an unknown name. */
+MCP_API mcp_status mcp_server_set_trace_sampler(mcp_server_t *s,
+                                                const char *sampler,
+                                                double ratio);
+/* Tracing as the standard environment says: OTEL_EXPORTER_OTLP_
+ * TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces";
+ * OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL
+ * (http/json only: anything else is MCP_ERR_UNSUPPORTED), OTEL_TRACES_
+ * SAMPLER and _ARG, OTEL_TRACES_EXPORTER (otlp or none),
+ * OTEL_SDK_DISABLED. MCP_OK and nothing done when no endpoint is set.
+ * mcp_server_run calls it. */
+MCP_API mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err);
+/* Spans dropped (queue full, collector failed) and exported so far. */
+MCP_API uint64_t mcp_server_otlp_dropped(const mcp_server_t *s);
+MCP_API uint64_t mcp_server_otlp_exported(const mcp_server_t *s);
+
 /* ---- tools --------------------------------------------------------------- */
 /* Adds tool (steals, even on failure). A tool that needs tasks
  * (execution.taskSupport required or optional) on a server without them

@@ -7,6 +7,7 @@
 
 #include "core/call_internal.h"
 #include "core/request_log.h"
+#include "core/request_span.h"
 #include "util/clock.h"
 
 mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
@@ -42,6 +43,8 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
         json_object_get(mcp__call_meta_object(call), "progressToken");
   if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
     call->progress_token = NULL;
+  if (s->otlp != NULL) /* tracing: off by default, then nothing is done */
+    mcp__span_begin(call);
   *out = call;
   return MCP_OK;
 }
@@ -57,6 +60,7 @@ void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
   }
   mcp__buf_free(&out);
   mcp__request_log_call(call, MCP_ERR_INVALID_REQUEST, NULL, code, sent);
+  mcp__span_end(call, MCP_ERR_INVALID_REQUEST, NULL, code);
   call->log_started_ns = 0; /* one line per request */
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/call_internal.h"
 #include "core/request_log.h"
+#include "core/request_span.h"
 #include "core/session_internal.h"
 #include <stdio.h>
 
@@ -32,6 +33,7 @@ static void call_free(mcp_call_t *call) {
   json_decref(call->asked);
   json_decref(call->round_state);
   json_decref(call->missing_caps);
+  mcp__span_discard(call);
   pthread_mutex_destroy(&call->send_lock);
   free(call);
 }
@@ -168,6 +170,8 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     mcp__request_log_call(call, st, result, log_code, log_sent);
     call->log_started_ns = 0; /* a task's later end is not a request's */
   }
+  if (call->span != NULL)
+    mcp__span_end(call, st, result, log_code);
   json_decref(result);
   mcp__channel reply = call->reply;
   void (*handoff)(mcp_call_t *, void *) = st == MCP_OK ? call->handoff : NULL;

@@ -11,6 +11,8 @@
 
 #include "core/core.h"
 
+typedef struct mcp__call_span mcp__call_span; /* request_span.c */
+
 struct mcp_call {
   mcp_server_t *server;
   mcp_session_t *session;  /* counted reference, or NULL (stateless) */
@@ -86,6 +88,9 @@ struct mcp_call {
   int64_t log_started_ns;
   size_t request_bytes;
   bool tool_error;
+  /* Its OpenTelemetry span (request_span.h), or NULL: tracing off or not
+   * sampled. */
+  mcp__call_span *span;
 };
 
 #endif

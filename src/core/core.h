@@ -59,6 +59,11 @@ struct mcp_server {
   void *log_user_data;
   mcp_log_level log_min;
   bool log_params; /* request log lines carry params (request_log.h) */
+  /* OpenTelemetry traces (request_span.h): the exporter, NULL when off,
+   * and the sampler (mcp__sampler) with its ratio */
+  struct mcp__otlp *otlp;
+  int trace_sampler;
+  double trace_ratio;
   /* mcp_server_set_stdout_guard(false): serve stdio on fd 1 itself */
   bool stdout_unguarded;
 

@@ -170,7 +170,14 @@ int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
   if (o.unguarded)
     mcp_server_set_stdout_guard(s, false);
   mcp_error_t err = {0};
-  mcp_status st = mcp__server_start_serving(s, &err); /* tools need tasks? */
+  /* OpenTelemetry traces when OTEL_EXPORTER_OTLP_*ENDPOINT names a
+   * collector; a setting libmcp cannot follow is refused, not ignored */
+  mcp_status st = mcp_server_otlp_from_env(s, &err);
+  if (st != MCP_OK) {
+    fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
+    return RUN_FAIL;
+  }
+  st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {
     fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
     return RUN_FAIL;

@@ -86,6 +86,7 @@ void mcp_server_free(mcp_server_t *s) {
   mcp__relay_close(s); /* no remote delivery from now on */
   if (s->task_hooks)   /* its threads still use the server */
     s->task_hooks->shutdown(s);
+  mcp__server_tracing_stop(s); /* the last spans go out (or are dropped) */
   mcp__listen_destroy(s);
   mcp__catalog_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);

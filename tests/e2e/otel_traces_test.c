@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* otel_traces_test.c - OpenTelemetry traces (issue #26 item 4, traces
+ * only) against a receiver that decodes what libmcp sends by the proto3
+ * JSON mapping of OTLP (tests/e2e/otlp_receiver.py): a 2026-07-28
+ * tools/call carrying a traceparent yields one SERVER span with that trace
+ * id and parent, named "tools/call greet", with the semantic conventions'
+ * attributes; errors and isError results set error.type; a 2025-11-25
+ * session call carries mcp.session.id; stdio spans say pipe; nothing is
+ * sent when tracing is off or the sampler drops the trace. Server:
+ * examples/hello through mcp_server_run (which reads the OTEL_*
+ * environment); client: mcpc request. */
+#include "mcpc_run.h"
+
+#define TRACE_ID "0af7651916cd43dd8448eb211c80319c"
+#define PARENT   "b7ad6b7169203331"
+
+static char hello_bin[1100], spans_path[400], endpoint[128];
+static pid_t receiver = -1;
+
+static int setup(void **state) {
+  (void)state;
+  if (mr_setup("otel-traces") != 0)
+    return -1;
+  snprintf(hello_bin, sizeof hello_bin, "%s/mcp-hello", MCP_BIN_DIR);
+  snprintf(spans_path, sizeof spans_path, "%s/spans.jsonl", mr_tmpdir);
+  int out[2];
+  if (pipe(out) != 0)
+    return -1;
+  pid_t parent = getpid();
+  receiver = fork();
+  if (receiver == 0) {
+    tu_child_dies_with(parent);
+    dup2(out[1], 1);
+    close(out[0]);
+    execlp("python3", "python3", MCP_SOURCE_DIR "/tests/e2e/otlp_receiver.py",
+           spans_path, (char *)NULL);
+    _exit(127);
+  }
+  close(out[1]);
+  tu_proc p = {.pid = receiver, .in_fd = -1, .out_fd = out[0]};
+  char *line = tu_proc_read_line(&p, 20000);
+  int port = line && strncmp(line, "PORT ", 5) == 0 ? atoi(line + 5) : 0;
+  free(line);
+  free(p.buf);
+  close(out[0]);
+  if (port <= 0)
+    return -1;
+  snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", port);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  if (receiver > 0) {
+    kill(receiver, SIGKILL);
+    waitpid(receiver, NULL, 0);
+  }
+  mr_teardown();
+  return 0;
+}
+
+/* The server's environment: tracing to the receiver, exported at once. */
+static void trace_env(bool on) {
+  if (on) {
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, 1);
+    setenv("OTEL_BSP_SCHEDULE_DELAY", "50", 1);
+    setenv("OTEL_SERVICE_NAME", "otel-test", 1);
+  } else {
+    unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  }
+  unsetenv("OTEL_TRACES_SAMPLER");
+}
+
+/* The decoded spans received so far named name (array, new). */
+static json_t *spans_named(const char *name) {
+  json_t *found = json_array();
+  char *text = tu_read_file(spans_path, NULL);
+  for (char *line = text ? strtok(text, "\n") : NULL; line;
+       line = strtok(NULL, "\n")) {
+    json_t *s = json_loads(line, 0, NULL);
+    assert_non_null(s);
+    if (json_object_get(s, "error"))
+      fail_msg("the receiver refused a body: %s", line);
+    const char *n =
+        json_string_value(json_object_get(json_object_get(s, "span"), "name"));
+    if (n && strcmp(n, name) == 0)
+      json_array_append(found, s);
+    json_decref(s);
+  }
+  free(text);
+  return found;
+}
+
+/* Waits (10 s at most) for a span named name with attribute key = value
+ * (value NULL: any); returns it (new). */
+static json_t *wait_span(const char *name, const char *key,
+                         const char *value) {
+  for (int i = 0; i < 200; i++) {
+    json_t *all = spans_named(name);
+    size_t k;
+    json_t *s;
+    json_array_foreach(all, k, s) {
+      const char *v = json_string_value(
+          json_object_get(json_object_get(s, "attributes"), key));
+      if (v && (value == NULL || strcmp(v, value) == 0)) {
+        json_incref(s);
+        json_decref(all);
+        return s;
+      }
+    }
+    json_decref(all);
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  fail_msg("no span \"%s\" with %s=%s arrived", name, key,
+           value ? value : "*");
+  return NULL;
+}
+
+static const char *attr(json_t *span, const char *key) {
+  return json_string_value(
+      json_object_get(json_object_get(span, "attributes"), key));
+}
+
+static void truncate_spans(void) {
+  FILE *f = fopen(spans_path, "w");
+  if (f)
+    fclose(f);
+}
+
+static void test_http_spans(void **state) {
+  (void)state;
+  trace_env(true);
+  int port = mr_free_port();
+  char hp[64], url[128];
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://%s/mcp", hp);
+  char *argv[] = {hello_bin, "--http", hp, NULL};
+  pid_t pid = mr_start_http(argv, url);
+  assert_true(pid > 0);
+  char *out = NULL;
+  /* 2026-07-28, continuing the caller's trace */
+  MR_RUN(0, &out, "-u", url, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"otel\"},\"_meta\":{"
+         "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-01\","
+         "\"tracestate\":\"vendor=1\"}}");
+  free(out);
+  json_t *s = wait_span("tools/call greet", "mcp.protocol.version",
+                        "2026-07-28");
+  json_t *span = json_object_get(s, "span");
+  assert_string_equal(json_string_value(json_object_get(span, "traceId")),
+                      TRACE_ID);
+  assert_string_equal(
+      json_string_value(json_object_get(span, "parentSpanId")), PARENT);
+  assert_string_equal(json_string_value(json_object_get(span, "traceState")),
+                      "vendor=1");
+  assert_int_equal(json_integer_value(json_object_get(span, "kind")), 2);
+  assert_null(json_object_get(span, "status"));
+  assert_string_equal(attr(s, "mcp.method.name"), "tools/call");
+  assert_string_equal(attr(s, "gen_ai.tool.name"), "greet");
+  assert_string_equal(attr(s, "gen_ai.operation.name"), "execute_tool");
+  assert_string_equal(attr(s, "jsonrpc.request.id"), "2");
+  assert_string_equal(attr(s, "network.transport"), "tcp");
+  assert_string_equal(attr(s, "network.protocol.name"), "http");
+  assert_null(attr(s, "error.type"));
+  json_t *resource = json_object_get(s, "resource");
+  assert_string_equal(
+      json_string_value(json_object_get(resource, "service.name")),
+      "otel-test");
+  assert_string_equal(json_string_value(json_object_get(s, "scope")),
+                      "libmcp");
+  json_decref(s);
+  /* a JSON-RPC error: its code as error.type and status code, span ERROR */
+  MR_RUN(3, NULL, "-u", url, "request", "no/such");
+  s = wait_span("no/such", "error.type", "-32601");
+  assert_string_equal(attr(s, "rpc.response.status_code"), "-32601");
+  assert_int_equal(json_integer_value(json_object_get(
+                       json_object_get(json_object_get(s, "span"), "status"),
+                       "code")),
+                   2);
+  json_decref(s);
+  /* an isError result */
+  MR_RUN(1, NULL, "-u", url, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{}}");
+  json_decref(wait_span("tools/call greet", "error.type", "tool_error"));
+  /* 2025-11-25: the session's id */
+  MR_RUN(0, NULL, "--protocol", "2025-11-25", "-u", url, "request",
+         "tools/call", "{\"name\":\"greet\",\"arguments\":{\"name\":\"s\"}}");
+  s = wait_span("tools/call greet", "mcp.protocol.version", "2025-11-25");
+  assert_int_equal(strlen(attr(s, "mcp.session.id")), 36);
+  /* no traceparent: a new trace, no parent */
+  assert_null(json_object_get(json_object_get(s, "span"), "parentSpanId"));
+  json_decref(s);
+  assert_true(mr_stop(pid));
+  trace_env(false);
+}
+
+static void test_stdio_spans_and_off(void **state) {
+  (void)state;
+  truncate_spans();
+  char cmd[1200];
+  /* off: no endpoint, nothing sent */
+  trace_env(false);
+  MR_RUN(0, NULL, "-c", hello_bin, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"off\"}}");
+  /* a sampled-out parent (flags 00): nothing either */
+  trace_env(true);
+  MR_RUN(0, NULL, "-c", hello_bin, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"no\"},\"_meta\":{"
+         "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-00\"}}");
+  /* stdio: pipe (the server exports its last spans when it ends) */
+  snprintf(cmd, sizeof cmd, "%s --stdio", hello_bin);
+  MR_RUN(0, NULL, "-c", cmd, "request", "tools/list");
+  json_t *s = wait_span("tools/list", "network.transport", "pipe");
+  json_decref(s);
+  json_t *greets = spans_named("tools/call greet");
+  assert_int_equal(json_array_size(greets), 0);
+  json_decref(greets);
+  /* a setting libmcp cannot follow is refused, naming it */
+  setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
+  char *err = NULL;
+  MR_RUN2(3, NULL, &err, "-c", hello_bin, "ping");
+  assert_non_null(strstr(err, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"));
+  free(err);
+  unsetenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+  trace_env(false);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_http_spans),
+      cmocka_unit_test(test_stdio_spans_and_off),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
