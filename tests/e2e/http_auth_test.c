@@ -352,8 +352,11 @@ static void keep_info(mcp_log_level l, const char *m, void *ud) {
   if (l != MCP_LOG_INFO)
     return;
   pthread_mutex_lock(&info_lock);
-  strncat(info_text, m, sizeof info_text - strlen(info_text) - 2);
-  strcat(info_text, "\n");
+  size_t used = strlen(info_text);
+  if (used + strlen(m) + 2 <= sizeof info_text) { /* the first lines are kept */
+    strcat(info_text, m);
+    strcat(info_text, "\n");
+  }
   pthread_mutex_unlock(&info_lock);
 }
 
