@@ -123,7 +123,7 @@ MCP_API void mcp_server_set_log_params(mcp_server_t *s, bool on);
  * continuing the trace of params._meta.traceparent (and tracestate), sent
  * in batches by a background thread as OTLP/HTTP JSON. A full queue or a
  * dead or slow collector never slows a request: spans are dropped and
- * counted. Traces only: no metrics yet. Call before serving.
+ * counted. Metrics: mcp_server_enable_otlp_metrics. Call before serving.
  *
  * Exports to traces_url ("http://127.0.0.1:4318/v1/traces"; http:// only),
  * with headers ("Name=value,Name2=value2"; may be NULL) on each export.
@@ -136,6 +136,17 @@ MCP_API mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
                                                  const char *traces_url,
                                                  const char *headers,
                                                  mcp_error_t *err);
+/* OpenTelemetry metrics: the mcp.server.operation.duration histogram
+ * (seconds; buckets 0.01 ... 300 of the conventions) per method, tool or
+ * prompt, error.type, protocol version and transport, and the counter
+ * libmcp.telemetry.dropped (spans, series, exports), posted cumulatively as
+ * OTLP/HTTP JSON to metrics_url ("http://127.0.0.1:4318/v1/metrics") every
+ * OTEL_METRIC_EXPORT_INTERVAL ms (60000) and when the server is freed.
+ * Same rules as mcp_server_enable_otlp_traces. */
+MCP_API mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
+                                                  const char *metrics_url,
+                                                  const char *headers,
+                                                  mcp_error_t *err);
 /* The sampler, by its OTEL_TRACES_SAMPLER name: parentbased_always_on (the
  * default), always_on, always_off, traceidratio, parentbased_always_off,
  * parentbased_traceidratio; ratio (0..1) for the ratio ones. Before
@@ -148,7 +159,10 @@ MCP_API mcp_status mcp_server_set_trace_sampler(mcp_server_t *s,
  * OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL
  * (http/json only: anything else is MCP_ERR_UNSUPPORTED), OTEL_TRACES_
  * SAMPLER and _ARG, OTEL_TRACES_EXPORTER (otlp or none),
- * OTEL_SDK_DISABLED. MCP_OK and nothing done when no endpoint is set.
+ * OTEL_SDK_DISABLED; metrics likewise from OTEL_EXPORTER_OTLP_
+ * METRICS_ENDPOINT (else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"),
+ * OTEL_METRICS_EXPORTER, OTEL_METRIC_EXPORT_INTERVAL. MCP_OK and nothing
+ * done when no endpoint is set.
  * mcp_server_run calls it. */
 MCP_API mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err);
 /* Spans dropped (queue full, collector failed) and exported so far. */

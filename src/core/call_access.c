@@ -7,6 +7,7 @@
 
 #include "core/call_internal.h"
 #include "core/request_log.h"
+#include "core/request_metrics.h"
 #include "core/request_span.h"
 #include "util/clock.h"
 
@@ -45,6 +46,8 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
     call->progress_token = NULL;
   if (s->otlp != NULL) /* tracing: off by default, then nothing is done */
     mcp__span_begin(call);
+  if (s->metrics != NULL) /* likewise metrics */
+    call->metrics_started_ns = mcp__monotonic_ns();
   *out = call;
   return MCP_OK;
 }
@@ -61,6 +64,7 @@ void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
   mcp__buf_free(&out);
   mcp__request_log_call(call, MCP_ERR_INVALID_REQUEST, NULL, code, sent);
   mcp__span_end(call, MCP_ERR_INVALID_REQUEST, NULL, code);
+  mcp__metrics_end(call, NULL, code);
   call->log_started_ns = 0; /* one line per request */
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/call_internal.h"
 #include "core/request_log.h"
+#include "core/request_metrics.h"
 #include "core/request_span.h"
 #include "core/session_internal.h"
 #include <stdio.h>
@@ -172,6 +173,8 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
   }
   if (call->span != NULL)
     mcp__span_end(call, st, result, log_code);
+  if (call->metrics_started_ns != 0)
+    mcp__metrics_end(call, result, log_code);
   json_decref(result);
   mcp__channel reply = call->reply;
   void (*handoff)(mcp_call_t *, void *) = st == MCP_OK ? call->handoff : NULL;

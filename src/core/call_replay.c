@@ -38,6 +38,7 @@ mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
   call->progress_token = NULL; /* nobody to report progress to */
   call->log_started_ns = 0;     /* a task run again, not a request */
   mcp__span_discard(call);
+  call->metrics_started_ns = 0;
   if (stateless) {
     json_t *meta = mcp_call_meta(call);
     const char *v = json_string_value(

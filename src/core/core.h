@@ -62,6 +62,7 @@ struct mcp_server {
   /* OpenTelemetry traces (request_span.h): the exporter, NULL when off,
    * and the sampler (mcp__sampler) with its ratio */
   struct mcp__otlp *otlp;
+  struct mcp__metrics *metrics; /* OpenTelemetry metrics, NULL when off */
   int trace_sampler;
   double trace_ratio;
   /* mcp_server_set_stdout_guard(false): serve stdio on fd 1 itself */

@@ -10,6 +10,7 @@
 #include "core/request_span.h"
 #include "mcp/version.h"
 #include "server/internal.h"
+#include "telemetry/metrics.h"
 #include "telemetry/otlp.h"
 
 static const char *env(const char *name) {
@@ -101,6 +102,42 @@ mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
   return MCP_OK;
 }
 
+static uint64_t dropped_spans(void *ctx) {
+  const mcp_server_t *s = ctx;
+  return s->otlp != NULL ? mcp__otlp_dropped(s->otlp) : 0;
+}
+
+mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
+                                          const char *metrics_url,
+                                          const char *headers,
+                                          mcp_error_t *err) {
+  if (s == NULL || metrics_url == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server or no URL");
+  if (atomic_load(&s->serving))
+    return mcp_error_set(err, MCP_ERR_STATE,
+                         "metrics are enabled before serving");
+  if (s->metrics != NULL)
+    return mcp_error_set(err, MCP_ERR_EXISTS, "metrics are already enabled");
+  char *resource = resource_json(s);
+  if (resource == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  mcp__metrics_config cfg = {
+      .metrics_url = metrics_url,
+      .headers = headers,
+      .resource_attributes_json = resource,
+      .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
+      .max_series = 1000,
+      .dropped_spans = dropped_spans,
+      .dropped_ctx = s};
+  char why[600] = "";
+  mcp_status st = mcp__metrics_start(&cfg, &s->metrics, why, sizeof why);
+  free(resource);
+  if (st != MCP_OK)
+    return mcp_error_set(err, st, "%s", why[0] ? why : mcp_strerror(st));
+  mcp__log(s, MCP_LOG_INFO, "metrics: OTLP/HTTP JSON to %s", metrics_url);
+  return MCP_OK;
+}
+
 mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
                                         double ratio) {
   static const struct {
@@ -125,14 +162,51 @@ mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
   return MCP_ERR_INVALID_ARG;
 }
 
+/* Metrics as the environment says: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+ * else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; OTEL_METRICS_EXPORTER
+ * otlp or none. */
+static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
+  const char *exporter = env("OTEL_METRICS_EXPORTER");
+  if (exporter && strcmp(exporter, "none") == 0)
+    return MCP_OK;
+  if (exporter && strcmp(exporter, "otlp") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "OTEL_METRICS_EXPORTER=%.100s: libmcp exports otlp "
+                         "(or none)",
+                         exporter);
+  const char *url = env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+  char joined[1100];
+  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+    size_t n = strlen(url);
+    snprintf(joined, sizeof joined, "%s%sv1/metrics", url,
+             n && url[n - 1] == '/' ? "" : "/");
+    url = joined;
+  }
+  if (url == NULL)
+    return MCP_OK;
+  const char *protocol = env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL");
+  if (protocol == NULL)
+    protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
+  if (protocol != NULL && strcmp(protocol, "http/json") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "OTEL_EXPORTER_OTLP_PROTOCOL=%.60s: libmcp exports "
+                         "http/json only",
+                         protocol);
+  const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
+  if (headers == NULL)
+    headers = env("OTEL_EXPORTER_OTLP_HEADERS");
+  return mcp_server_enable_otlp_metrics(s, url, headers, err);
+}
+
 mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
   if (s == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server");
   const char *disabled = env("OTEL_SDK_DISABLED");
   const char *exporter = env("OTEL_TRACES_EXPORTER");
-  if ((disabled && strcmp(disabled, "true") == 0) ||
-      (exporter && strcmp(exporter, "none") == 0))
+  if (disabled && strcmp(disabled, "true") == 0)
     return MCP_OK;
+  if (exporter && strcmp(exporter, "none") == 0)
+    return metrics_from_env(s, err);
   if (exporter && strcmp(exporter, "otlp") != 0)
     return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
                          "OTEL_TRACES_EXPORTER=%.100s: libmcp exports otlp "
@@ -163,7 +237,7 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
     url = joined;
   }
   if (url == NULL)
-    return MCP_OK; /* no collector named: tracing stays off */
+    return metrics_from_env(s, err); /* no collector for traces */
   const char *protocol = env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
   if (protocol == NULL)
     protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
@@ -175,7 +249,10 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
   const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
   if (headers == NULL)
     headers = env("OTEL_EXPORTER_OTLP_HEADERS");
-  return mcp_server_enable_otlp_traces(s, url, headers, err);
+  mcp_status st = mcp_server_enable_otlp_traces(s, url, headers, err);
+  if (st != MCP_OK)
+    return st;
+  return metrics_from_env(s, err);
 }
 
 uint64_t mcp_server_otlp_dropped(const mcp_server_t *s) {
@@ -187,6 +264,8 @@ uint64_t mcp_server_otlp_exported(const mcp_server_t *s) {
 }
 
 void mcp__server_tracing_stop(mcp_server_t *s) {
+  mcp__metrics_stop(s->metrics); /* first: it reads the spans dropped */
+  s->metrics = NULL;
   mcp__otlp_stop(s->otlp);
   s->otlp = NULL;
 }

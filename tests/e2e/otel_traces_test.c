@@ -6,7 +6,9 @@
  * id and parent, named "tools/call greet", with the semantic conventions'
  * attributes; errors and isError results set error.type; a 2025-11-25
  * session call carries mcp.session.id; stdio spans say pipe; nothing is
- * sent when tracing is off or the sampler drops the trace. Server:
+ * sent when tracing is off or the sampler drops the trace; the
+ * mcp.server.operation.duration histogram arrives with the conventions'
+ * buckets, and the dropped-telemetry counter. Server:
  * examples/hello through mcp_server_run (which reads the OTEL_*
  * environment); client: mcpc request. */
 #include "mcpc_run.h"
@@ -64,6 +66,7 @@ static void trace_env(bool on) {
   if (on) {
     setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, 1);
     setenv("OTEL_BSP_SCHEDULE_DELAY", "50", 1);
+    setenv("OTEL_METRIC_EXPORT_INTERVAL", "100", 1);
     setenv("OTEL_SERVICE_NAME", "otel-test", 1);
   } else {
     unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT");
@@ -114,6 +117,42 @@ static json_t *wait_span(const char *name, const char *key,
   }
   fail_msg("no span \"%s\" with %s=%s arrived", name, key,
            value ? value : "*");
+  return NULL;
+}
+
+/* Waits (10 s at most) for a data point of metric whose attributes
+ * include tool = gen_ai.tool.name and transport = network.transport;
+ * returns the decoded line (new). */
+static json_t *wait_metric(const char *metric, const char *tool,
+                           const char *transport) {
+  for (int i = 0; i < 200; i++) {
+    char *text = tu_read_file(spans_path, NULL);
+    json_t *found = NULL;
+    for (char *line = text ? strtok(text, "\n") : NULL; line && !found;
+         line = strtok(NULL, "\n")) {
+      json_t *s = json_loads(line, 0, NULL);
+      assert_non_null(s);
+      if (json_object_get(s, "error"))
+        fail_msg("the receiver refused a body: %s", line);
+      json_t *a = json_object_get(s, "attributes");
+      const char *name = json_string_value(json_object_get(s, "metric"));
+      const char *t = json_string_value(json_object_get(a, "gen_ai.tool.name"));
+      const char *n =
+          json_string_value(json_object_get(a, "network.transport"));
+      if (name && strcmp(name, metric) == 0 &&
+          (tool == NULL || (t && strcmp(t, tool) == 0)) &&
+          (transport == NULL || (n && strcmp(n, transport) == 0)))
+        found = json_incref(s);
+      json_decref(s);
+    }
+    free(text);
+    if (found)
+      return found;
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  fail_msg("no data point of %s (tool %s, transport %s) arrived", metric,
+           tool ? tool : "*", transport ? transport : "*");
   return NULL;
 }
 
@@ -191,6 +230,21 @@ static void test_http_spans(void **state) {
   /* no traceparent: a new trace, no parent */
   assert_null(json_object_get(json_object_get(s, "span"), "parentSpanId"));
   json_decref(s);
+  /* the duration histogram: the conventions' buckets, in seconds */
+  json_t *m = wait_metric("mcp.server.operation.duration", "greet", "tcp");
+  json_t *point = json_object_get(m, "point");
+  const double bounds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
+                           2,    5,    10,   30,  60,  120, 300};
+  json_t *eb = json_object_get(point, "explicitBounds");
+  assert_int_equal(json_array_size(eb), 14);
+  for (size_t i = 0; i < 14; i++)
+    assert_true(json_number_value(json_array_get(eb, i)) == bounds[i]);
+  assert_true(atoi(json_string_value(json_object_get(point, "count"))) >= 1);
+  assert_true(json_number_value(json_object_get(point, "sum")) < 10);
+  assert_string_equal(
+      attr(m, "mcp.method.name"), "tools/call");
+  json_decref(m);
+  json_decref(wait_metric("libmcp.telemetry.dropped", NULL, NULL));
   assert_true(mr_stop(pid));
   trace_env(false);
 }

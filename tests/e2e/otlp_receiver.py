@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""otlp_receiver.py - a minimal OTLP/HTTP JSON trace receiver for the
+"""otlp_receiver.py - a minimal OTLP/HTTP JSON receiver for the
 OpenTelemetry tests (issue #26 item 4): listens on 127.0.0.1 (port 0: a
-free one, printed on stdout as "PORT N"), accepts POST /v1/traces with
-Content-Type application/json, checks each body against the proto3 JSON
-mapping of ExportTraceServiceRequest (field names, hex ids of the right
-length, decimal-string times, enum numbers, typed attribute values), and
-appends every span it decoded as one JSON line to the file named by
-argv[1]: {"resource": {attrs}, "scope": name, "span": span, "attributes":
-{key: value}}. A malformed body is answered 400 and logged as
-{"error": why} in the same file."""
+free one, printed on stdout as "PORT N"), accepts POST /v1/traces and
+/v1/metrics with Content-Type application/json, checks each body against
+the proto3 JSON mapping of ExportTraceServiceRequest or
+ExportMetricsServiceRequest (field names, hex ids of the right length,
+64-bit integers as decimal strings, enum numbers, typed attribute values,
+histogram bucket counts one more than the bounds), and appends what it
+decoded as JSON lines to the file named by argv[1]: per span {"resource":
+{attrs}, "scope": name, "span": span, "attributes": {key: value}}, per
+metric data point {"metric": name, "kind": "histogram"|"sum", "resource":
+{attrs}, "point": point, "attributes": {key: value}}. A malformed body is
+answered 400 and logged as {"error": why} in the same file."""
 import json
 import re
 import sys
@@ -82,15 +85,69 @@ def decode(body):
     return spans
 
 
+U64 = re.compile(r"^\d+$")
+
+
+def check_times(dp):
+    for k in ("startTimeUnixNano", "timeUnixNano"):
+        if not isinstance(dp.get(k), str) or not U64.match(dp[k]):
+            raise ValueError(f"{k} not a decimal string")
+
+
+def decode_metrics(body):
+    req = json.loads(body)
+    points = []
+    if set(req) != {"resourceMetrics"}:
+        raise ValueError(f"top-level fields {sorted(req)}")
+    for rm in req["resourceMetrics"]:
+        resource = decode_attributes(rm["resource"]["attributes"], "resource")
+        for sm in rm["scopeMetrics"]:
+            for m in sm["metrics"]:
+                kinds = set(m) & {"gauge", "sum", "histogram",
+                                  "exponentialHistogram", "summary"}
+                if len(kinds) != 1 or set(m) - kinds - {
+                        "name", "description", "unit", "metadata"}:
+                    raise ValueError(f"metric fields {sorted(m)}")
+                kind = kinds.pop()
+                data = m[kind]
+                if data.get("aggregationTemporality") not in (1, 2):
+                    raise ValueError("aggregationTemporality")
+                for dp in data["dataPoints"]:
+                    check_times(dp)
+                    if kind == "histogram":
+                        bounds = dp["explicitBounds"]
+                        counts = dp["bucketCounts"]
+                        if len(counts) != len(bounds) + 1:
+                            raise ValueError("bucketCounts vs explicitBounds")
+                        if not all(isinstance(c, str) and U64.match(c)
+                                   for c in counts + [dp["count"]]):
+                            raise ValueError("counts not decimal strings")
+                        if sum(int(c) for c in counts) != int(dp["count"]):
+                            raise ValueError("bucketCounts do not sum to count")
+                        if not all(isinstance(b, (int, float)) for b in bounds):
+                            raise ValueError("explicitBounds not numbers")
+                    elif kind == "sum":
+                        if not isinstance(dp.get("asInt"), str):
+                            raise ValueError("asInt not a string")
+                    points.append({"metric": m["name"], "kind": kind,
+                                   "resource": resource, "point": dp,
+                                   "attributes": decode_attributes(
+                                       dp.get("attributes", []), "point")})
+    return points
+
+
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         try:
-            if self.path != "/v1/traces":
-                raise ValueError(f"path {self.path}")
             if self.headers.get("Content-Type") != "application/json":
                 raise ValueError("Content-Type")
-            lines = [json.dumps(s) for s in decode(body)]
+            if self.path == "/v1/traces":
+                lines = [json.dumps(s) for s in decode(body)]
+            elif self.path == "/v1/metrics":
+                lines = [json.dumps(p) for p in decode_metrics(body)]
+            else:
+                raise ValueError(f"path {self.path}")
             status = 200
         except (ValueError, KeyError, TypeError) as e:
             lines = [json.dumps({"error": str(e)})]
