@@ -138,7 +138,9 @@ MCP_API mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
                                                  mcp_error_t *err);
 /* OpenTelemetry metrics: the mcp.server.operation.duration histogram
  * (seconds; buckets 0.01 ... 300 of the conventions) per method, tool or
- * prompt, error.type, protocol version and transport, and the counter
+ * prompt, error.type, protocol version and transport, the
+ * mcp.server.session.duration histogram (initialize to the session's end)
+ * per protocol version and transport, and the counter
  * libmcp.telemetry.dropped (spans, series, exports), posted cumulatively as
  * OTLP/HTTP JSON to metrics_url ("http://127.0.0.1:4318/v1/metrics") every
  * OTEL_METRIC_EXPORT_INTERVAL ms (60000) and when the server is freed.

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/call_internal.h"
+#include "core/session_internal.h"
 #include "telemetry/metrics.h"
 #include "util/clock.h"
 
@@ -51,6 +52,38 @@ void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code) {
   const char *transport = call->peer.http ? "tcp" : "pipe";
   attr(&b, "network.transport", transport, strlen(transport));
   if (b.data != NULL)
-    mcp__metrics_record(call->server->metrics, b.data, b.len, seconds);
+    mcp__metrics_record(call->server->metrics, MCP__METRIC_OPERATION, b.data,
+                        b.len, seconds);
+  mcp__buf_free(&b);
+  /* a session begins with its initialize (its end: mcp__metrics_session) */
+  if (code == 0 && call->session != NULL &&
+      strcmp(method, "initialize") == 0) {
+    pthread_mutex_lock(&call->session->lock);
+    call->session->metrics_started_ns = mcp__monotonic_ns();
+    call->session->metrics_http = call->peer.http;
+    pthread_mutex_unlock(&call->session->lock);
+  }
+}
+
+void mcp__metrics_session(mcp_session_t *se) {
+  pthread_mutex_lock(&se->lock);
+  int64_t started = se->metrics_started_ns;
+  se->metrics_started_ns = 0; /* once per session */
+  char version[MCP__MAX_VERSION_LEN];
+  memcpy(version, se->protocol_version, sizeof version);
+  bool http = se->metrics_http;
+  pthread_mutex_unlock(&se->lock);
+  if (started == 0 || se->server->metrics == NULL)
+    return;
+  double seconds = (double)(mcp__monotonic_ns() - started) / 1e9;
+  char small[256];
+  mcp__buf b;
+  mcp__buf_init_on(&b, small, sizeof small);
+  if (version[0] != '\0')
+    attr(&b, "mcp.protocol.version", version, strlen(version));
+  attr(&b, "network.transport", http ? "tcp" : "pipe", http ? 3 : 4);
+  if (b.data != NULL)
+    mcp__metrics_record(se->server->metrics, MCP__METRIC_SESSION, b.data,
+                        b.len, seconds);
   mcp__buf_free(&b);
 }

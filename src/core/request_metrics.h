@@ -13,5 +13,8 @@
 
 /* The call ends: its duration since mcp__call_new, recorded. */
 void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code);
+/* A session ends (mcp__session_close): the mcp.server.session.duration
+ * value since its initialize, once. */
+void mcp__metrics_session(mcp_session_t *se);
 
 #endif

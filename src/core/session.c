@@ -8,6 +8,7 @@
  * connection until its last call has finished.
  */
 #include "core/call_internal.h"
+#include "core/request_metrics.h"
 #include "core/session_internal.h"
 #include "util/hash.h"
 #include "util/rand.h"
@@ -145,6 +146,8 @@ void mcp__session_close(mcp_session_t *se) {
    * poll */
   if (se->server->task_hooks)
     se->server->task_hooks->session_event(se->server, se, false);
+  if (se->server->metrics != NULL)
+    mcp__metrics_session(se);
 }
 
 void mcp__session_stream_opened(mcp_session_t *se) {

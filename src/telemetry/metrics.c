@@ -19,7 +19,16 @@ static const double BOUNDS[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
                                 2,    5,    10,   30,  60,  120, 300};
 #define NBOUNDS (sizeof BOUNDS / sizeof BOUNDS[0])
 
+static const struct {
+  const char *name, *description;
+} INSTRUMENTS[MCP__METRIC_COUNT] = {
+    {"mcp.server.operation.duration",
+     "Duration of an MCP request as the server saw it"},
+    {"mcp.server.session.duration",
+     "Duration of an MCP session from initialize to its end"}};
+
 typedef struct series {
+  mcp__instrument instrument;
   char *attrs; /* NULL: free slot */
   size_t len;
   uint64_t hash;
@@ -48,9 +57,9 @@ static int64_t wall_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void mcp__metrics_record(mcp__metrics *m, const char *attrs, size_t len,
-                         double seconds) {
-  uint64_t h = mcp__hash_bytes(attrs, len);
+void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
+                         const char *attrs, size_t len, double seconds) {
+  uint64_t h = mcp__hash_bytes(attrs, len) ^ (uint64_t)instrument;
   pthread_mutex_lock(&m->lock);
   series *s = NULL;
   for (size_t i = 0; i < m->slots; i++) {
@@ -61,6 +70,7 @@ void mcp__metrics_record(mcp__metrics *m, const char *attrs, size_t len,
         break;
       }
       memcpy(x->attrs, attrs, len);
+      x->instrument = instrument;
       x->len = len;
       x->hash = h;
       x->min = x->max = seconds;
@@ -68,7 +78,8 @@ void mcp__metrics_record(mcp__metrics *m, const char *attrs, size_t len,
       s = x;
       break;
     }
-    if (x->hash == h && x->len == len && memcmp(x->attrs, attrs, len) == 0) {
+    if (x->hash == h && x->instrument == instrument && x->len == len &&
+        memcmp(x->attrs, attrs, len) == 0) {
       s = x;
       break;
     }
@@ -100,6 +111,35 @@ static void append_double(mcp__buf *b, double v) {
   mcp__buf_append_str(b, num);
 }
 
+/* One series as a HistogramDataPoint. */
+static void append_point(mcp__buf *b, const series *s, const char *times) {
+  mcp__buf_append_str(b, "{\"attributes\":[");
+  mcp__buf_append(b, s->attrs, s->len);
+  mcp__buf_append_str(b, "],");
+  mcp__buf_append_str(b, times);
+  mcp__buf_append_str(b, ",\"count\":");
+  append_u64(b, s->count);
+  mcp__buf_append_str(b, ",\"sum\":");
+  append_double(b, s->sum);
+  mcp__buf_append_str(b, ",\"bucketCounts\":[");
+  for (size_t k = 0; k <= NBOUNDS; k++) {
+    if (k)
+      mcp__buf_append_char(b, ',');
+    append_u64(b, s->buckets[k]);
+  }
+  mcp__buf_append_str(b, "],\"explicitBounds\":[");
+  for (size_t k = 0; k < NBOUNDS; k++) {
+    if (k)
+      mcp__buf_append_char(b, ',');
+    append_double(b, BOUNDS[k]);
+  }
+  mcp__buf_append_str(b, "],\"min\":");
+  append_double(b, s->min);
+  mcp__buf_append_str(b, ",\"max\":");
+  append_double(b, s->max);
+  mcp__buf_append_char(b, '}');
+}
+
 /* The request body, built under the lock (cumulative since start). */
 static void build(mcp__metrics *m, mcp__buf *b, uint64_t dropped_spans) {
   char times[96];
@@ -112,48 +152,28 @@ static void build(mcp__metrics *m, mcp__buf *b, uint64_t dropped_spans) {
   mcp__buf_append_str(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":"
                          "\"libmcp\",\"version\":\"" MCP_VERSION_STRING
                          "\"},\"metrics\":[");
-  bool first = true;
-  for (size_t i = 0; i < m->slots; i++) {
-    series *s = &m->table[i];
-    if (s->attrs == NULL)
-      continue;
-    if (first)
-      mcp__buf_append_str(
-          b, "{\"name\":\"mcp.server.operation.duration\",\"unit\":\"s\","
-             "\"description\":\"Duration of an MCP request as the server "
-             "saw it\",\"histogram\":{\"aggregationTemporality\":2,"
-             "\"dataPoints\":[");
-    else
-      mcp__buf_append_char(b, ',');
-    first = false;
-    mcp__buf_append_str(b, "{\"attributes\":[");
-    mcp__buf_append(b, s->attrs, s->len);
-    mcp__buf_append_str(b, "],");
-    mcp__buf_append_str(b, times);
-    mcp__buf_append_str(b, ",\"count\":");
-    append_u64(b, s->count);
-    mcp__buf_append_str(b, ",\"sum\":");
-    append_double(b, s->sum);
-    mcp__buf_append_str(b, ",\"bucketCounts\":[");
-    for (size_t k = 0; k <= NBOUNDS; k++) {
-      if (k)
+  for (int inst = 0; inst < MCP__METRIC_COUNT; inst++) {
+    bool first = true;
+    for (size_t i = 0; i < m->slots; i++) {
+      const series *s = &m->table[i];
+      if (s->attrs == NULL || s->instrument != (mcp__instrument)inst)
+        continue;
+      if (first) {
+        mcp__buf_append_str(b, "{\"name\":\"");
+        mcp__buf_append_str(b, INSTRUMENTS[inst].name);
+        mcp__buf_append_str(b, "\",\"unit\":\"s\",\"description\":\"");
+        mcp__buf_append_str(b, INSTRUMENTS[inst].description);
+        mcp__buf_append_str(b, "\",\"histogram\":{"
+                               "\"aggregationTemporality\":2,\"dataPoints\":[");
+      } else {
         mcp__buf_append_char(b, ',');
-      append_u64(b, s->buckets[k]);
+      }
+      first = false;
+      append_point(b, s, times);
     }
-    mcp__buf_append_str(b, "],\"explicitBounds\":[");
-    for (size_t k = 0; k < NBOUNDS; k++) {
-      if (k)
-        mcp__buf_append_char(b, ',');
-      append_double(b, BOUNDS[k]);
-    }
-    mcp__buf_append_str(b, "],\"min\":");
-    append_double(b, s->min);
-    mcp__buf_append_str(b, ",\"max\":");
-    append_double(b, s->max);
-    mcp__buf_append_char(b, '}');
+    if (!first)
+      mcp__buf_append_str(b, "]}},");
   }
-  if (!first)
-    mcp__buf_append_str(b, "]}},");
   mcp__buf_append_str(
       b, "{\"name\":\"libmcp.telemetry.dropped\",\"unit\":\"{item}\","
          "\"description\":\"Spans, series and metric exports libmcp "

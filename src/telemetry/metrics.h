@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* metrics.h - the OpenTelemetry metrics of a server (issue #26 item 4):
- * the mcp.server.operation.duration histogram (seconds, the conventions'
- * buckets) per attribute set, and a counter of telemetry dropped (spans
+ * the mcp.server.operation.duration and mcp.server.session.duration
+ * histograms (seconds, the conventions' buckets) per attribute set, and a
+ * counter of telemetry dropped (spans
  * and series), exported as OTLP/HTTP JSON (ExportMetricsServiceRequest,
  * cumulative) by a background thread every interval and once at the end.
  * Recording takes one mutex and a hash lookup; a series beyond the limit
@@ -30,10 +31,18 @@ typedef struct mcp__metrics_config {
 
 mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
                               mcp__metrics **out, char *why, size_t n);
-/* One operation of the series whose attributes are attrs (KeyValue
- * objects as JSON text, comma separated; the series' identity). */
-void mcp__metrics_record(mcp__metrics *m, const char *attrs, size_t len,
-                         double seconds);
+/* The histograms (seconds, the conventions' buckets). */
+typedef enum mcp__instrument {
+  MCP__METRIC_OPERATION = 0, /* mcp.server.operation.duration */
+  MCP__METRIC_SESSION,       /* mcp.server.session.duration */
+  MCP__METRIC_COUNT
+} mcp__instrument;
+
+/* One value of instrument for the series whose attributes are attrs
+ * (KeyValue objects as JSON text, comma separated; with the instrument,
+ * the series' identity). */
+void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
+                         const char *attrs, size_t len, double seconds);
 /* Exports once more, stops the thread, frees. */
 void mcp__metrics_stop(mcp__metrics *m);
 

@@ -8,7 +8,8 @@
  * session call carries mcp.session.id; stdio spans say pipe; nothing is
  * sent when tracing is off or the sampler drops the trace; the
  * mcp.server.operation.duration histogram arrives with the conventions'
- * buckets, and the dropped-telemetry counter. Server:
+ * buckets, mcp.server.session.duration when a session ends, and the
+ * dropped-telemetry counter. Server:
  * examples/hello through mcp_server_run (which reads the OTEL_*
  * environment); client: mcpc request. */
 #include "mcpc_run.h"
@@ -245,6 +246,13 @@ static void test_http_spans(void **state) {
       attr(m, "mcp.method.name"), "tools/call");
   json_decref(m);
   json_decref(wait_metric("libmcp.telemetry.dropped", NULL, NULL));
+  /* the 2025-11-25 session above ended (mcpc sent DELETE): its duration */
+  m = wait_metric("mcp.server.session.duration", NULL, "tcp");
+  assert_string_equal(attr(m, "mcp.protocol.version"), "2025-11-25");
+  assert_string_equal(
+      json_string_value(json_object_get(json_object_get(m, "point"), "count")),
+      "1");
+  json_decref(m);
   assert_true(mr_stop(pid));
   trace_env(false);
 }
