@@ -189,6 +189,14 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     st = mcp_client_options_set_roots_handler(o, on_roots, NULL, NULL);
   if (st == MCP_OK) /* -v, --trace, inspect's observer */
     st = mcpc_trace_setup(ctx, o);
+  if (st == MCP_OK && /* OpenTelemetry CLIENT spans (OTEL_* environment) */
+      mcp_client_options_otlp_from_env(o) != MCP_OK) {
+    mcp_client_options_free(o);
+    *exit_code = mcpc_error(MCPC_USAGE, NULL,
+                            "OTEL_EXPORTER_OTLP_ENDPOINT: mcpc exports to "
+                            "http:// URLs only");
+    return NULL;
+  }
   if (st != MCP_OK) {
     mcp_client_options_free(o);
     *exit_code = mcpc_error(MCPC_USAGE, NULL, "invalid connection options: %s",

@@ -12,6 +12,7 @@
 #include "server/internal.h"
 #include "telemetry/metrics.h"
 #include "telemetry/otlp.h"
+#include "telemetry/resource.h"
 
 static const char *env(const char *name) {
   const char *v = getenv(name);
@@ -25,53 +26,6 @@ static int64_t env_ms(const char *name, int64_t fallback) {
   return v && *end == '\0' && n > 0 ? (int64_t)n : fallback;
 }
 
-static void key_value(mcp__buf *b, const char *k, size_t kl, const char *v,
-                      size_t vl) {
-  if (b->len > 0)
-    mcp__buf_append_char(b, ',');
-  mcp__buf_append_str(b, "{\"key\":");
-  mcp__buf_append_escaped(b, k, kl);
-  mcp__buf_append_str(b, ",\"value\":{\"stringValue\":");
-  mcp__buf_append_escaped(b, v, vl);
-  mcp__buf_append_str(b, "}}");
-}
-
-/* The resource: service.name (OTEL_SERVICE_NAME, else service.name of
- * OTEL_RESOURCE_ATTRIBUTES, else the server's name), the other
- * OTEL_RESOURCE_ATTRIBUTES pairs, and telemetry.sdk.*. */
-static char *resource_json(const mcp_server_t *s) {
-  mcp__buf b;
-  mcp__buf_init(&b);
-  const char *attrs = env("OTEL_RESOURCE_ATTRIBUTES");
-  const char *service = env("OTEL_SERVICE_NAME");
-  bool named = service != NULL;
-  if (service)
-    key_value(&b, "service.name", 12, service, strlen(service));
-  for (const char *p = attrs; p && *p;) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    const char *eq = memchr(p, '=', len);
-    if (eq != NULL && eq > p) {
-      size_t kl = (size_t)(eq - p);
-      bool is_service = kl == 12 && strncmp(p, "service.name", 12) == 0;
-      if (!(is_service && named))
-        key_value(&b, p, kl, eq + 1, len - kl - 1);
-      named |= is_service;
-    }
-    p = comma ? comma + 1 : NULL;
-  }
-  if (!named)
-    key_value(&b, "service.name", 12, s->name, strlen(s->name));
-  key_value(&b, "telemetry.sdk.name", 18, "libmcp", 6);
-  key_value(&b, "telemetry.sdk.language", 22, "c", 1);
-  key_value(&b, "telemetry.sdk.version", 21, MCP_VERSION_STRING,
-            strlen(MCP_VERSION_STRING));
-  size_t n;
-  char *text = mcp__buf_steal(&b, &n);
-  mcp__buf_free(&b);
-  return text;
-}
-
 mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
                                          const char *traces_url,
                                          const char *headers,
@@ -83,7 +37,7 @@ mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
                          "tracing is enabled before serving");
   if (s->otlp != NULL)
     return mcp_error_set(err, MCP_ERR_EXISTS, "tracing is already enabled");
-  char *resource = resource_json(s);
+  char *resource = mcp__otel_resource_json(s->name);
   if (resource == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   mcp__otlp_config cfg = {
@@ -118,7 +72,7 @@ mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
                          "metrics are enabled before serving");
   if (s->metrics != NULL)
     return mcp_error_set(err, MCP_ERR_EXISTS, "metrics are already enabled");
-  char *resource = resource_json(s);
+  char *resource = mcp__otel_resource_json(s->name);
   if (resource == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   mcp__metrics_config cfg = {

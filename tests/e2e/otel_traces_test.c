@@ -9,7 +9,8 @@
  * sent when tracing is off or the sampler drops the trace; the
  * mcp.server.operation.duration histogram arrives with the conventions'
  * buckets, mcp.server.session.duration when a session ends, and the
- * dropped-telemetry counter. Server:
+ * dropped-telemetry counter; mcpc's CLIENT span is the server span's
+ * parent. Server:
  * examples/hello through mcp_server_run (which reads the OTEL_*
  * environment); client: mcpc request. */
 #include "mcpc_run.h"
@@ -75,8 +76,9 @@ static void trace_env(bool on) {
   unsetenv("OTEL_TRACES_SAMPLER");
 }
 
-/* The decoded spans received so far named name (array, new). */
-static json_t *spans_named(const char *name) {
+/* The decoded spans received so far named name of kind (2 SERVER, 3
+ * CLIENT; array, new). */
+static json_t *spans_of(const char *name, int kind) {
   json_t *found = json_array();
   char *text = tu_read_file(spans_path, NULL);
   for (char *line = text ? strtok(text, "\n") : NULL; line;
@@ -87,7 +89,9 @@ static json_t *spans_named(const char *name) {
       fail_msg("the receiver refused a body: %s", line);
     const char *n =
         json_string_value(json_object_get(json_object_get(s, "span"), "name"));
-    if (n && strcmp(n, name) == 0)
+    if (n && strcmp(n, name) == 0 &&
+        json_integer_value(json_object_get(json_object_get(s, "span"),
+                                           "kind")) == kind)
       json_array_append(found, s);
     json_decref(s);
   }
@@ -95,12 +99,16 @@ static json_t *spans_named(const char *name) {
   return found;
 }
 
-/* Waits (10 s at most) for a span named name with attribute key = value
- * (value NULL: any); returns it (new). */
-static json_t *wait_span(const char *name, const char *key,
+static json_t *spans_named(const char *name) {
+  return spans_of(name, 2);
+}
+
+/* Waits (10 s at most) for a span of kind named name with attribute key =
+ * value (value NULL: any); returns it (new). */
+static json_t *wait_kind(int kind, const char *name, const char *key,
                          const char *value) {
   for (int i = 0; i < 200; i++) {
-    json_t *all = spans_named(name);
+    json_t *all = spans_of(name, kind);
     size_t k;
     json_t *s;
     json_array_foreach(all, k, s) {
@@ -116,9 +124,15 @@ static json_t *wait_span(const char *name, const char *key,
     struct timespec ts = {0, 50 * 1000000L};
     nanosleep(&ts, NULL);
   }
-  fail_msg("no span \"%s\" with %s=%s arrived", name, key,
+  fail_msg("no span \"%s\" of kind %d with %s=%s arrived", name, kind, key,
            value ? value : "*");
   return NULL;
+}
+
+/* A SERVER span (see wait_kind). */
+static json_t *wait_span(const char *name, const char *key,
+                         const char *value) {
+  return wait_kind(2, name, key, value);
 }
 
 /* Waits (10 s at most) for a data point of metric whose attributes
@@ -188,10 +202,23 @@ static void test_http_spans(void **state) {
   json_t *s = wait_span("tools/call greet", "mcp.protocol.version",
                         "2026-07-28");
   json_t *span = json_object_get(s, "span");
+  /* mcpc's CLIENT span continues the caller's trace, the server's SERVER
+   * span continues mcpc's (its traceparent in _meta) */
+  json_t *cs = wait_kind(3, "tools/call greet", "network.transport", "tcp");
+  json_t *client = json_object_get(cs, "span");
+  assert_string_equal(json_string_value(json_object_get(client, "traceId")),
+                      TRACE_ID);
+  assert_string_equal(
+      json_string_value(json_object_get(client, "parentSpanId")), PARENT);
   assert_string_equal(json_string_value(json_object_get(span, "traceId")),
                       TRACE_ID);
   assert_string_equal(
-      json_string_value(json_object_get(span, "parentSpanId")), PARENT);
+      json_string_value(json_object_get(span, "parentSpanId")),
+      json_string_value(json_object_get(client, "spanId")));
+  assert_string_equal(attr(cs, "gen_ai.tool.name"), "greet");
+  assert_string_equal(attr(cs, "gen_ai.operation.name"), "execute_tool");
+  assert_string_equal(attr(cs, "mcp.protocol.version"), "2026-07-28");
+  json_decref(cs);
   assert_string_equal(json_string_value(json_object_get(span, "traceState")),
                       "vendor=1");
   assert_int_equal(json_integer_value(json_object_get(span, "kind")), 2);
@@ -228,8 +255,17 @@ static void test_http_spans(void **state) {
          "tools/call", "{\"name\":\"greet\",\"arguments\":{\"name\":\"s\"}}");
   s = wait_span("tools/call greet", "mcp.protocol.version", "2025-11-25");
   assert_int_equal(strlen(attr(s, "mcp.session.id")), 36);
-  /* no traceparent: a new trace, no parent */
-  assert_null(json_object_get(json_object_get(s, "span"), "parentSpanId"));
+  /* no traceparent from the caller: mcpc's span starts the trace, the
+   * server's is its child */
+  json_t *cs2 = wait_kind(3, "tools/call greet", "mcp.protocol.version",
+                          "2025-11-25");
+  assert_null(json_object_get(json_object_get(cs2, "span"), "parentSpanId"));
+  assert_string_equal(
+      json_string_value(
+          json_object_get(json_object_get(s, "span"), "parentSpanId")),
+      json_string_value(
+          json_object_get(json_object_get(cs2, "span"), "spanId")));
+  json_decref(cs2);
   json_decref(s);
   /* the duration histogram: the conventions' buckets, in seconds */
   json_t *m = wait_metric("mcp.server.operation.duration", "greet", "tcp");
