@@ -324,10 +324,59 @@ static void test_stdio_spans_and_off(void **state) {
   trace_env(false);
 }
 
+/* A collector that accepts connections and never answers: requests stay
+ * fast (the exporter's thread waits, spans beyond the queue are dropped),
+ * and the server still stops promptly. */
+static void test_silent_collector_costs_requests_nothing(void **state) {
+  (void)state;
+  int sink = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  assert_int_equal(bind(sink, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(sink, 64), 0);
+  assert_int_equal(getsockname(sink, (struct sockaddr *)&a, &len), 0);
+  char endpoint_env[96];
+  snprintf(endpoint_env, sizeof endpoint_env,
+           "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d",
+           ntohs(a.sin_port));
+  int port = mr_free_port();
+  char hp[64], url[128];
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://%s/mcp", hp);
+  /* only the server exports (mcpc's own spans would wait for it too) */
+  char *argv[] = {"/usr/bin/env",
+                  endpoint_env,
+                  "OTEL_BSP_SCHEDULE_DELAY=1",
+                  "OTEL_BSP_MAX_QUEUE_SIZE=2",
+                  "OTEL_METRICS_EXPORTER=none",
+                  hello_bin,
+                  "--http",
+                  hp,
+                  NULL};
+  trace_env(false);
+  pid_t pid = mr_start_http(argv, url);
+  assert_true(pid > 0);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < 10; i++)
+    MR_RUN(0, NULL, "-u", url, "request", "tools/list");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double s = (double)(t1.tv_sec - t0.tv_sec) +
+             (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  /* 20 requests (discover + list) behind a collector that holds each
+   * export 2 s: synchronous export would take 40 s */
+  if (s > 15)
+    fail_msg("10 calls took %.1f s behind a silent collector", s);
+  assert_true(mr_stop(pid));
+  close(sink);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_http_spans),
       cmocka_unit_test(test_stdio_spans_and_off),
+      cmocka_unit_test(test_silent_collector_costs_requests_nothing),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
