@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_tasks.c - tasks list | get ID | result ID | cancel ID. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 
@@ -46,9 +47,36 @@ int mcpc_cmd_tasks_get(mcpc_ctx *ctx, int argc, char **argv) {
                   mcp_client_task_get);
 }
 
+/* tasks/cancel, the same in both eras for the user: 2025-11-25 refuses
+ * to cancel an ended task (-32602), 2026-07-28 acknowledges it anyway, so
+ * there the task's status is read first and an ended task is refused the
+ * same way (exit 3). */
+static mcp_status cancel(mcp_client_t *c, const char *id, json_t **task,
+                         mcp_error_t *err) {
+  if (strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0) {
+    json_t *now = NULL;
+    mcp_status st = mcp_client_task_get(c, id, &now, err);
+    if (st != MCP_OK)
+      return st;
+    const char *status = json_string_value(json_object_get(now, "status"));
+    bool ended = status != NULL && (strcmp(status, "completed") == 0 ||
+                                    strcmp(status, "failed") == 0 ||
+                                    strcmp(status, "cancelled") == 0);
+    if (ended) {
+      st = mcp_error_set(err, MCP_ERR_STATE,
+                         "cannot cancel task %s: already in terminal status "
+                         "'%s'",
+                         id, status);
+      json_decref(now);
+      return st;
+    }
+    json_decref(now);
+  }
+  return mcp_client_task_cancel(c, id, task, err);
+}
+
 int mcpc_cmd_tasks_cancel(mcpc_ctx *ctx, int argc, char **argv) {
-  return one_task(ctx, argc, argv, "tasks cancel ID", "tasks/cancel",
-                  mcp_client_task_cancel);
+  return one_task(ctx, argc, argv, "tasks cancel ID", "tasks/cancel", cancel);
 }
 
 int mcpc_cmd_tasks_result(mcpc_ctx *ctx, int argc, char **argv) {
@@ -59,7 +87,8 @@ int mcpc_cmd_tasks_result(mcpc_ctx *ctx, int argc, char **argv) {
   mcp_client_t *c = mcpc_connect_tasks(ctx, &rc);
   if (c == NULL)
     return rc;
-  /* poll first so a long task shows progress instead of a silent block */
+  /* waits with a status display: 2025-11-25 blocked in tasks/result,
+   * 2026-07-28 on a listen stream (cmd_tools.c) */
   rc = mcpc_wait_task(ctx, c, argv[0]);
   mcp_client_close(c);
   return rc;

@@ -1,16 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_tools.c - tools list, tools call (plain, with progress, or as a task
- * with --task [--ttl MS] [--wait]). */
+ * with --task [--ttl MS] [--wait]; a plain call of a tool that requires a
+ * task runs as one and is waited for), and waiting for a task. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 
+/* name and description, "[ui] " before the description of a tool that
+ * links to an MCP Apps view (_meta.ui.resourceUri; mcpc apps show). */
+static void print_tool_line(const json_t *tool) {
+  if (!json_is_string(json_object_get(
+          json_object_get(json_object_get(tool, "_meta"), "ui"),
+          "resourceUri"))) {
+    mcpc_print_named(tool);
+    return;
+  }
+  const char *name = json_string_value(json_object_get(tool, "name"));
+  const char *d = json_string_value(json_object_get(tool, "description"));
+  printf("%-28s [ui] %.*s\n", name ? name : "?",
+         d ? (int)strcspn(d, "\n") : 0, d ? d : "");
+}
+
 int mcpc_cmd_tools_list(mcpc_ctx *ctx, int argc, char **argv) {
   return mcpc_list(ctx, argc, "tools list", "tools/list", "tools",
-                   mcpc_print_named);
+                   print_tool_line);
 }
 
 /* What the task display needs between polls. Progress notifications for
@@ -33,8 +50,9 @@ static void draw_task(task_view *v) {
            v->message);
   if (v->total > 0)
     mcpc_progress_update(&v->bar, v->progress, v->total, line);
-  else /* a task reports no fraction: an indeterminate bar moving per poll */
-    mcpc_progress_update(&v->bar, v->polls, -1, line);
+  else /* no fraction (2026-07-28 tasks carry none): the status alone, an
+          indeterminate bar moving per poll on a terminal */
+    mcpc_progress_status(&v->bar, v->polls, line);
 }
 
 static void on_task_status(json_t *task, void *user_data) {
@@ -94,6 +112,104 @@ static void *task_listen_main(void *arg) {
   return NULL;
 }
 
+/* 2025-11-25: the display's polls run beside the blocked tasks/result. */
+typedef struct status_poller {
+  mcp_client_t *c;
+  const char *task_id;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  bool done; /* tasks/result answered: stop polling */
+  pthread_t thread;
+} status_poller;
+
+static bool ended(const json_t *task) {
+  const char *s = json_string_value(json_object_get(task, "status"));
+  return s == NULL || strcmp(s, "completed") == 0 ||
+         strcmp(s, "failed") == 0 || strcmp(s, "cancelled") == 0;
+}
+
+static void *status_poller_main(void *arg) {
+  status_poller *sp = arg;
+  for (;;) {
+    json_t *t = NULL;
+    json_int_t ms = 500; /* a snappy display when the server suggests none */
+    if (mcp_client_task_get(sp->c, sp->task_id, &t, NULL) == MCP_OK) {
+      on_task_status(t, &task_display);
+      json_t *pi = json_object_get(t, "pollInterval");
+      if (json_is_integer(pi) && json_integer_value(pi) > 0)
+        ms = json_integer_value(pi) < 5000 ? json_integer_value(pi) : 5000;
+    }
+    bool over = t != NULL && ended(t);
+    json_decref(t);
+    pthread_mutex_lock(&sp->lock);
+    if (!over && !sp->done) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_sec += ms / 1000;
+      ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+      if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&sp->wake, &sp->lock, &ts);
+    }
+    over = over || sp->done;
+    pthread_mutex_unlock(&sp->lock);
+    if (over)
+      return NULL;
+  }
+}
+
+/* 2025-11-25: tasks/result blocks until the task ends, so the outcome
+ * arrives as soon as the server sees it (also when another process ended
+ * the task), and the task's questions and messages travel on its stream.
+ * A long task outlasts the request timeout: the request is then made
+ * again. */
+static int wait_legacy(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
+  status_poller sp = {.c = c, .task_id = task_id};
+  pthread_mutex_init(&sp.lock, NULL);
+  pthread_cond_init(&sp.wake, NULL);
+  bool polling = pthread_create(&sp.thread, NULL, status_poller_main, &sp) == 0;
+  json_t *result = NULL;
+  mcp_error_t err;
+  mcp_status st;
+  do {
+    st = mcp_client_task_result(c, task_id, &result, &err);
+  } while (st == MCP_ERR_TIMEOUT);
+  pthread_mutex_lock(&sp.lock);
+  sp.done = true;
+  pthread_cond_signal(&sp.wake);
+  pthread_mutex_unlock(&sp.lock);
+  if (polling)
+    pthread_join(sp.thread, NULL);
+  pthread_mutex_destroy(&sp.lock);
+  pthread_cond_destroy(&sp.wake);
+  task_view *v = &task_display;
+  pthread_mutex_lock(&v->lock);
+  v->active = false;
+  mcpc_progress_done(&v->bar);
+  pthread_mutex_unlock(&v->lock);
+  int rc;
+  if (st == MCP_OK) {
+    rc = mcpc_print_tool_result(ctx, result);
+  } else {
+    /* a cancelled task has no result (-32602): say so as before */
+    json_t *t = NULL;
+    const char *status = NULL;
+    if (st == MCP_ERR_PEER &&
+        mcp_client_task_get(c, task_id, &t, NULL) == MCP_OK)
+      status = json_string_value(json_object_get(t, "status"));
+    if (status != NULL && strcmp(status, "cancelled") == 0)
+      rc = mcpc_error(MCPC_FAIL, NULL, "task %s was cancelled", task_id);
+    else
+      rc = mcpc_fail("tasks/result", st, &err);
+    json_decref(t);
+  }
+  fflush(stdout);
+  json_decref(result);
+  return rc;
+}
+
 int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   task_view *v = &task_display;
   pthread_mutex_lock(&v->lock);
@@ -103,6 +219,8 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   v->status[0] = v->message[0] = '\0';
   mcpc_progress_init(&v->bar, ctx);
   pthread_mutex_unlock(&v->lock);
+  if (strcmp(mcp_client_protocol_version(c), "2026-07-28") < 0)
+    return wait_legacy(ctx, c, task_id);
   json_t *task = NULL;
   mcp_error_t err;
   /* 2026-07-28: status notifications come on a listen stream asking for the
@@ -149,6 +267,42 @@ int mcpc_wait_task(mcpc_ctx *ctx, mcp_client_t *c, const char *task_id) {
   json_decref(tl.filter);
   json_decref(task);
   return rc;
+}
+
+/* The tool's execution.taskSupport as tools/list shows it in 2025-11-25
+ * ("forbidden" when absent), or NULL when the list cannot be read or does
+ * not name the tool. 2026-07-28 lists carry none (the server decides per
+ * call): NULL. */
+static const char *task_support_of(mcp_client_t *c, const char *name) {
+  if (strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0)
+    return NULL;
+  json_t *tools = NULL;
+  if (mcp_client_list_tools(c, &tools, NULL) != MCP_OK)
+    return NULL;
+  const char *support = NULL;
+  size_t i;
+  json_t *tool;
+  json_array_foreach(tools, i, tool) {
+    const char *n = json_string_value(json_object_get(tool, "name"));
+    if (n == NULL || strcmp(n, name) != 0)
+      continue;
+    const char *ts = json_string_value(json_object_get(
+        json_object_get(tool, "execution"), "taskSupport"));
+    support = ts == NULL                        ? "forbidden"
+              : strcmp(ts, "required") == 0     ? "required"
+              : strcmp(ts, "optional") == 0     ? "optional"
+                                                : "forbidden";
+    break;
+  }
+  json_decref(tools);
+  return support;
+}
+
+static int refuse_task(const char *name, const char *support) {
+  return mcpc_error(MCPC_USAGE, NULL,
+                    "tools call: \"%s\" cannot run as a task: its taskSupport "
+                    "is \"%s\" (call it without --task)",
+                    name, support);
 }
 
 int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
@@ -205,13 +359,23 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
     return mcpc_usage(syn);
 
   int rc;
-  if (task && wait) /* before connecting: the client's threads read it */
-    mcpc_task_display_install(ctx);
+  /* before connecting: the client's threads read it. Also for a plain
+   * call, which becomes a waited-for task when the tool requires one. */
+  mcpc_task_display_install(ctx);
   mcp_client_t *c =
       task ? mcpc_connect_tasks(ctx, &rc) : mcpc_connect(ctx, &rc);
   if (c == NULL) {
     json_decref(args);
     return rc;
+  }
+  bool modern = strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0;
+  /* 2025-11-25 lists each tool's taskSupport: --task on a tool that
+   * forbids tasks is refused before anything runs */
+  const char *support = task ? task_support_of(c, name) : NULL;
+  if (support != NULL && strcmp(support, "forbidden") == 0) {
+    json_decref(args);
+    mcp_client_close(c);
+    return refuse_task(name, support);
   }
   mcpc_progress p;
   mcpc_progress_init(&p, ctx);
@@ -222,6 +386,16 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
                                        &result, &err)
            : mcp_client_call_tool(c, name, args, mcpc_progress_cb, &p, &result,
                                   &err);
+  /* 2025-11-25: a plain call of a tool that requires a task is -32601;
+   * like 2026-07-28 (where the client library does it), mcpc then runs it
+   * as the task it must be and waits for it */
+  if (!task && !modern && st == MCP_ERR_PEER && err.rpc_code == -32601 &&
+      (support = task_support_of(c, name)) != NULL &&
+      strcmp(support, "required") == 0) {
+    task = wait = true;
+    st = mcp_client_call_tool_task(c, name, args, 0, mcpc_progress_cb, &p,
+                                   &result, &err);
+  }
   mcpc_progress_done(&p);
   /* 2025-11-25: {"task": Task}; 2026-07-28: the Task itself, flat, with
    * resultType "task" */
@@ -246,8 +420,19 @@ int mcpc_cmd_tools_call(mcpc_ctx *ctx, int argc, char **argv) {
     else
       printf("task %s %s\n", task_id,
              json_string_value(json_object_get(t, "status")));
+  } else if (task) {
+    /* the server answered at once: in 2026-07-28 it decides per call and
+     * has run the tool without a task, which is what taskSupport
+     * "forbidden" means. The result is shown (it happened), the request
+     * refused all the same. */
+    if (!ctx->json)
+      mcpc_print_tool_result(ctx, result);
+    rc = mcpc_error(
+        MCPC_USAGE, json_pack("{s:O}", "result", result),
+        "tools call: \"%s\" ran without a task: the server treats its "
+        "taskSupport as \"forbidden\"%s (call it without --task)",
+        name, modern ? " (2026-07-28: the server decides per call)" : "");
   } else {
-    /* also the answer of a server that ignored the task request */
     rc = mcpc_print_tool_result(ctx, result);
   }
   json_decref(result);

@@ -54,6 +54,7 @@ const mcpc_group mcpc_groups[] = {
     {"resources", "list, read and subscribe to resources"},
     {"prompts", "list and get prompts"},
     {"skills", "list skills and fetch their files (skills extension)"},
+    {"apps", "inspect the MCP Apps views tools link to (MCP Apps)"},
     {"profile", "manage mcpc's own connection profiles"},
     {"config", "show the profiles of every configuration file"},
     {"schema", "JSON Schema tools that need no server"},
@@ -114,12 +115,14 @@ const mcpc_command mcpc_commands[] = {
      "NAME [--args JSON | key=value ...] [--task [--ttl MS]] [--wait]",
      "call a tool (exit 1 when the result has isError)",
      "key=value: a value that parses as JSON stays JSON (a=10 is a number), "
-     "anything else is a string.",
+     "anything else is a string. Without --task a tool runs as a task only "
+     "when it requires one (mcpc then waits for it); --task on a tool whose "
+     "taskSupport is forbidden is an error (exit 2).",
      {{"--args", "JSON", "the arguments as one JSON object"},
       {"key=value", NULL, "one argument (instead of --args)"},
       {"--task", NULL, "run as a task and print its id"},
       {"--ttl", "MS", "with --task: how long the server keeps the task"},
-      {"--wait", NULL, "with --task: poll until done, print the result"},
+      {"--wait", NULL, "with --task: wait until done, print the result"},
       {NULL, NULL, NULL}},
      {"mcpc -u " DEMO_URL " tools call add --args '{\"a\": 10, \"b\": 5}'",
       "mcpc -p local tools call start_long_export --task --wait"},
@@ -240,6 +243,21 @@ const mcpc_command mcpc_commands[] = {
       {NULL, NULL, NULL}},
      {"mcpc -u " DEMO_URL " skills get pdf-processing",
       "mcpc -p local skills get pdf-processing --dir /tmp/pdf"},
+     false,
+     false},
+    {"apps",
+     "show",
+     mcpc_cmd_apps_show,
+     "TOOL [--out FILE]",
+     "show the MCP Apps view a tool links to; --out writes its HTML",
+     "Follows the tool's _meta.ui.resourceUri (SEP-1865) with "
+     "resources/read and prints the link, the visibility, the MIME type, "
+     "the size and the view's _meta.ui (CSP domains, permissions, domain, "
+     "prefersBorder). Exit 1 when the tool has no view or the resource is "
+     "not text/html;profile=mcp-app. tools list marks such tools [ui].",
+     {{"--out", "FILE", "write the view's HTML to FILE"}, {NULL, NULL, NULL}},
+     {"mcpc -u " DEMO_URL " apps show show_orders",
+      "mcpc -p local apps show show_orders --out orders.html"},
      false,
      false},
     {"listen",

@@ -190,6 +190,9 @@ typedef struct mcpc_progress {
 void mcpc_progress_init(mcpc_progress *p, const mcpc_ctx *ctx);
 void mcpc_progress_update(mcpc_progress *p, double progress, double total,
                           const char *message);
+/* An update without a fraction (a task's status): "progress MESSAGE
+ * (1.2s)" as a line; on a terminal a marker at step moving along the bar. */
+void mcpc_progress_status(mcpc_progress *p, int step, const char *message);
 void mcpc_progress_done(mcpc_progress *p);
 /* mcp_client_progress_fn adapter (user_data: mcpc_progress *). */
 void mcpc_progress_cb(double progress, double total, const char *message,
@@ -200,8 +203,10 @@ void mcpc_progress_cb(double progress, double total, const char *message,
  * the thread. */
 void mcpc_listen_end(mcp_client_t *c, pthread_t thread);
 
-/* cmd_tools.c: polls a task with a progress display, then prints its
- * result like tools call; returns the exit code. The display's
+/* cmd_tools.c: waits for a task with a progress display (2025-11-25: a
+ * blocking tasks/result, tasks/get polled beside it for the display;
+ * 2026-07-28: notifications/tasks on a listen stream, tasks/get polls),
+ * then prints its result like tools call; returns the exit code. The display's
  * notification handler must be installed with mcpc_task_display_install
  * before the client is connected (the client's threads read ctx). */
 void mcpc_task_display_install(mcpc_ctx *ctx);
@@ -254,6 +259,7 @@ int mcpc_cmd_resources_subscribe(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_listen(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_skills_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_skills_get(mcpc_ctx *ctx, int argc, char **argv);
+int mcpc_cmd_apps_show(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_list(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_prompts_get(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_profile_add(mcpc_ctx *ctx, int argc, char **argv);

@@ -136,7 +136,9 @@ int mcpc_command_usage(const mcpc_command *c) {
 }
 
 int mcpc_version(void) {
-  printf("mcpc %s (libmcp %s, MCP %s)\n", MCP_VERSION_STRING,
-         mcp_version_string(), MCP_PROTOCOL_LATEST);
+  /* both eras, and which one --protocol auto (the default) picks */
+  printf("mcpc %s (libmcp %s, MCP 2026-07-28 and %s; default: auto, "
+         "2026-07-28 when the server offers it)\n",
+         MCP_VERSION_STRING, mcp_version_string(), MCP_PROTOCOL_LATEST);
   return MCPC_OK;
 }

@@ -57,6 +57,15 @@ void mcpc_progress_update(mcpc_progress *p, double progress, double total,
   p->drawn = true;
 }
 
+void mcpc_progress_status(mcpc_progress *p, int step, const char *message) {
+  if (p->tty) {
+    mcpc_progress_update(p, step, -1, message);
+    return;
+  }
+  double elapsed = (double)(mcp__monotonic_ms() - p->start_ms) / 1000.0;
+  fprintf(stderr, "progress %s (%.1fs)\n", message, elapsed);
+}
+
 void mcpc_progress_done(mcpc_progress *p) {
   if (p->tty && p->drawn)
     fprintf(stderr, "\r\033[K");

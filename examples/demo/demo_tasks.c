@@ -5,7 +5,10 @@
  * reports progress on the caller's original progressToken, honours
  * tasks/cancel and returns structuredContent plus a resource_link.
  * export_orders is the same export, task optional (inline for clients
- * without tasks) and idempotent (run again elsewhere if its replica dies).
+ * without tasks) and idempotent (run again elsewhere if its replica dies,
+ * or at the next start after a restart). A start_long_export task a
+ * restart interrupted is finished by the demo's resume hook
+ * (demo_resume.c).
  * reindex_catalog may run either way (one handler serves both paths).
  * archive_orders asks the user to confirm through elicitation; as a task, the
  * question travels on the client's tasks/result stream and the task shows
@@ -43,10 +46,15 @@ static mcp_status long_export(mcp_call_t *call, json_t *args, mcp_result_t *r,
     rows += 500;
     mcp_call_progress(call, i, steps, "exporting rows");
   }
-  const char *task = mcp_call_task_id(call);
+  demo_export_result(r, rows, format, mcp_call_task_id(call));
+  return MCP_OK;
+}
+
+void demo_export_result(mcp_result_t *r, long rows, const char *format,
+                        const char *task_id) {
   char uri[160];
   snprintf(uri, sizeof uri, "file:///exports/export-%s.%s",
-           task ? task : "inline", format);
+           task_id ? task_id : "inline", format);
   mcp_result_add_textf(r, "Exported %ld rows as %s.", rows, format);
   mcp_content_t *link = mcp_result_add_resource_link(r, uri, "export");
   mcp_content_set_mime_type(
@@ -54,7 +62,6 @@ static mcp_status long_export(mcp_call_t *call, json_t *args, mcp_result_t *r,
   mcp_result_set_structured(r,
                             json_pack("{s:I,s:s,s:s}", "rows", (json_int_t)rows,
                                       "format", format, "uri", uri));
-  return MCP_OK;
 }
 
 static mcp_status reindex(mcp_call_t *call, json_t *args, mcp_result_t *r,

@@ -4,10 +4,13 @@
  *   mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]
  *                   [--store memory|sqlite:PATH|postgres://...]
  *                   [--task-lease MS] [--allow-host H] [--no-tasks]
+ *                   [--fail-tasks-on-stop]
  *                   [--cleanup-tasks] [--workers N] [--page-size N]
  *                   [--stateless] [--cors-origin ORIGIN] [--banner]
  *                   [--auth-issuer URL] [--auth-audience URI]
  *                   [--auth-jwks FILE] [--auth-scope TOOL=SCOPES]
+ *                   [--auth-introspect URL] [--auth-client-id ID]
+ *                   [--auth-client-secret SECRET]
  *                   [--tls-cert FILE --tls-key FILE]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
@@ -27,8 +30,10 @@
 #include "demo_db.h"
 #include "demo_prompts.h"
 #include "demo_replica.h"
+#include "demo_apps.h"
 #include "demo_resources.h"
 #include "demo_skills.h"
+#include "demo_resume.h"
 #include "demo_tasks.h"
 #include "demo_tools.h"
 
@@ -38,11 +43,13 @@ static void usage(FILE *f) {
   fputs(
       "usage: mcp-demo-server [--http HOST:PORT | --stdio] [--db PATH]\n"
       "                       [--store SPEC] [--task-lease MS] [--no-tasks]\n"
+      "                       [--fail-tasks-on-stop]\n"
       "                       [--allow-host H]\n"
       "                       [--cleanup-tasks]\n"
       "                       [--workers N] [--page-size N] [--stateless]\n"
       "                       [--io-threads N] [--cors-origin O] [--banner]\n"
       "                       [--http-engine own|libmicrohttpd]\n"
+      "                       [--apps-dir DIR]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
@@ -55,6 +62,8 @@ static void usage(FILE *f) {
       "  --allow-host H  accept Host H too (behind a proxy: the public\n"
       "                 host:port; \"*\" any); repeatable\n"
       "  --no-tasks     serve without MCP tasks\n"
+      "  --fail-tasks-on-stop  a stop (SIGTERM) fails the running tasks\n"
+      "                 instead of leaving them to resume at the next start\n"
       "  --cleanup-tasks  remove expired and outdated tasks, print them, exit\n"
       "  --workers N    handler threads (default 4)\n"
       "  --page-size N  tools per tools/list page (default 50)\n"
@@ -65,12 +74,20 @@ static void usage(FILE *f) {
       "                 http://localhost:6274 for the MCP Inspector's web UI;\n"
       "                 repeatable, * for any origin\n"
       "  --banner       print how to talk to the server on stderr\n"
+      "  --apps-dir DIR where the MCP Apps views are (orders.html; default\n"
+      "                 the source tree's examples/demo/apps)\n"
       "  --auth-issuer URL   require OAuth bearer tokens from this issuer\n"
       "                      (keys by discovery unless --auth-jwks)\n"
       "  --auth-audience URI this server's resource id, the tokens' aud\n"
       "                      (default http(s)://H:P/mcp)\n"
       "  --auth-jwks FILE    verification keys from a JWKS file\n"
       "  --auth-scope T=S    tool T needs the scopes S (space-separated)\n"
+      "  --auth-introspect URL  check opaque tokens at this RFC 7662\n"
+      "                      introspection endpoint (with --auth-issuer\n"
+      "                      and no URL: the discovered one, set\n"
+      "                      --auth-client-id)\n"
+      "  --auth-client-id ID     this server's client id at introspection\n"
+      "  --auth-client-secret S  and its secret (HTTP Basic)\n"
       "  --tls-cert FILE     serve HTTPS with this PEM certificate chain\n"
       "  --tls-key FILE      and this PEM private key (SIGHUP reloads both)\n",
       f);
@@ -83,6 +100,8 @@ typedef struct http_cfg {
   unsigned io_threads;
   mcp_http_engine engine;
   const char *issuer, *audience, *jwks, *tls_cert, *tls_key;
+  /* RFC 7662 introspection: endpoint (NULL: discovered) and credentials */
+  const char *introspect, *client_id, *client_secret;
   const char *scopes[16]; /* TOOL=SCOPES */
   size_t nscopes;
   const char *const *cors; /* --cors-origin */
@@ -98,8 +117,22 @@ typedef struct http_cfg {
 static mcp_auth_t *make_auth(const http_cfg *c, const char *host_port,
                              mcp_status *st) {
   *st = MCP_OK;
-  if (c->issuer == NULL && c->jwks == NULL)
+  if (c->issuer == NULL && c->jwks == NULL && c->introspect == NULL &&
+      c->client_id == NULL && c->client_secret == NULL)
     return NULL;
+  /* introspection needs credentials (RFC 7662 2.1), and an endpoint: given,
+   * or the issuer's discovered one */
+  const char *bad = NULL;
+  if ((c->introspect || c->client_secret) && c->client_id == NULL)
+    bad = "--auth-introspect and --auth-client-secret need --auth-client-id";
+  else if (c->client_id && c->introspect == NULL && c->issuer == NULL)
+    bad = "--auth-client-id needs --auth-introspect URL or --auth-issuer "
+          "(whose metadata names the introspection endpoint)";
+  if (bad != NULL) {
+    fprintf(stderr, "mcp-demo-server: %s\n", bad);
+    *st = MCP_ERR_INVALID_ARG;
+    return NULL;
+  }
   char def[300];
   snprintf(def, sizeof def, "%s://%s/mcp", c->tls_cert ? "https" : "http",
            host_port);
@@ -109,6 +142,9 @@ static mcp_auth_t *make_auth(const http_cfg *c, const char *host_port,
     *st = mcp_auth_set_issuer(a, c->issuer);
   if (*st == MCP_OK && c->jwks)
     *st = mcp_auth_set_jwks_file(a, c->jwks);
+  if (*st == MCP_OK && c->client_id)
+    *st = mcp_auth_set_introspection(a, c->introspect, c->client_id,
+                                     c->client_secret);
   for (size_t i = 0; *st == MCP_OK && i < c->nscopes; i++) {
     const char *eq = strchr(c->scopes[i], '=');
     char tool[128];
@@ -269,12 +305,20 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
 /* Tasks: without authentication tasks/list shows only the tasks created in
  * the calling session, so listing cannot leak another caller's tasks as
  * long as there are sessions: declared except in stateless HTTP mode. */
+/* A stop leaves running tasks for the next start (the default) or fails
+ * them (fail_on_stop); interrupted start_long_export tasks are finished by
+ * the resumer (demo_resume.c), export_orders tasks run again (idempotent). */
 static mcp_status enable_tasks(mcp_server_t *server, mcp_store_t *store,
-                               bool list, mcp_error_t *err) {
+                               bool list, bool fail_on_stop,
+                               demo_resumer *resumer, mcp_error_t *err) {
   mcp_task_options_t *o = NULL;
   mcp_status st = mcp_task_options_new(&o);
   if (st == MCP_OK)
     st = mcp_task_options_set_list(o, list);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_fail_on_stop(o, fail_on_stop);
+  if (st == MCP_OK)
+    st = mcp_task_options_set_resume_hook(o, demo_resume_task, resumer);
   if (st == MCP_OK)
     st = mcp_task_options_set_immediate_response(
         o, "The %s tool is running as a background task; its result will "
@@ -340,12 +384,13 @@ static int cleanup_tasks(const char *spec) {
 
 int main(int argc, char **argv) {
   const char *db_path = "mcp-demo.db";
+  const char *apps_dir = DEMO_APPS_DIR;
   unsigned workers = 4;
   unsigned io_threads = 0; /* 0: the library's default */
   mcp_http_engine engine = MCP_HTTP_ENGINE_DEFAULT;
   size_t page_size = 50;
   bool banner = false, use_stdio = false, stateless = false;
-  bool tasks = true, cleanup = false;
+  bool tasks = true, cleanup = false, fail_on_stop = false;
   const char *cors[MAX_CORS];
   size_t ncors = 0;
   const char *http = "127.0.0.1:8808";
@@ -363,6 +408,12 @@ int main(int argc, char **argv) {
       hc.audience = argv[++i];
     else if (strcmp(a, "--auth-jwks") == 0 && i + 1 < argc)
       hc.jwks = argv[++i];
+    else if (strcmp(a, "--auth-introspect") == 0 && i + 1 < argc)
+      hc.introspect = argv[++i];
+    else if (strcmp(a, "--auth-client-id") == 0 && i + 1 < argc)
+      hc.client_id = argv[++i];
+    else if (strcmp(a, "--auth-client-secret") == 0 && i + 1 < argc)
+      hc.client_secret = argv[++i];
     else if (strcmp(a, "--auth-scope") == 0 && i + 1 < argc &&
              hc.nscopes < sizeof hc.scopes / sizeof hc.scopes[0])
       hc.scopes[hc.nscopes++] = argv[++i];
@@ -384,8 +435,12 @@ int main(int argc, char **argv) {
       allow_hosts[nallow++] = argv[++i];
     else if (strcmp(a, "--task-lease") == 0 && i + 1 < argc)
       lease_ms = strtoll(argv[++i], NULL, 10);
+    else if (strcmp(a, "--apps-dir") == 0 && i + 1 < argc)
+      apps_dir = argv[++i];
     else if (strcmp(a, "--no-tasks") == 0)
       tasks = false;
+    else if (strcmp(a, "--fail-tasks-on-stop") == 0)
+      fail_on_stop = true;
     else if (strcmp(a, "--cleanup-tasks") == 0)
       cleanup = true;
     else if (strcmp(a, "--cors-origin") == 0 && i + 1 < argc) {
@@ -475,11 +530,19 @@ int main(int argc, char **argv) {
     st = demo_register_resources(server, db, &err);
   if (st == MCP_OK)
     st = demo_register_prompts(server, db, &err);
-  st = demo_register_skills(server, &err);
+  if (st == MCP_OK)
+    st = demo_register_apps(server, db, apps_dir, &err);
+  if (st == MCP_OK)
+    st = demo_register_skills(server, &err);
   if (st == MCP_OK && tasks)
     st = demo_register_task_tools(server, &err);
+  demo_resumer *resumer = NULL;
+  if (st == MCP_OK && tasks &&
+      (resumer = demo_resumer_new(store, DEMO_NAME)) == NULL)
+    st = mcp_error_set(&err, MCP_ERR_NOMEM, "out of memory");
   if (st == MCP_OK && tasks)
-    st = enable_tasks(server, store, use_stdio || !stateless, &err);
+    st = enable_tasks(server, store, use_stdio || !stateless, fail_on_stop,
+                      resumer, &err);
   if (st == MCP_OK && store && strcmp(mcp_store_name(store), "postgres") == 0)
     st = share_through_database(server, store, &err);
   /* OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT names a collector
@@ -489,6 +552,7 @@ int main(int argc, char **argv) {
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);
+    demo_resumer_free(resumer);
     demo_db_close(db);
     mcp_store_free(store);
     return 1;
@@ -534,7 +598,8 @@ int main(int argc, char **argv) {
     hc.nallow = nallow;
     st = serve_http(server, http, &hc);
   }
-  mcp_server_free(server);
+  mcp_server_free(server); /* stops the tasks; no resume hook after it */
+  demo_resumer_free(resumer);
   demo_db_close(db);
   mcp_store_free(store);
   return st == MCP_OK ? 0 : 1;

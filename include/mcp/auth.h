@@ -83,7 +83,8 @@ MCP_API mcp_status mcp_auth_set_refresh_interval_s(mcp_auth_t *a, int seconds);
  * the system store. */
 MCP_API mcp_status mcp_auth_set_cainfo(mcp_auth_t *a, const char *path);
 /* Adds a scope to the metadata's scopes_supported (also the scope hint of
- * a 401 when no method-wide scopes are required). */
+ * a 401 when no method-wide scopes are required); a scope added again is
+ * listed once. */
 MCP_API mcp_status mcp_auth_add_scope_supported(mcp_auth_t *a,
                                                 const char *scope);
 /* Requires every scope of `scopes` (space-separated) for requests of

@@ -138,13 +138,14 @@ MCP_API mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
  * 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 in the answer.
  *
  * One API for both eras: in 2026-07-28 every request carries the _meta
- * keys (protocolVersion, clientCapabilities with the tasks extension,
- * clientInfo), HTTP requests carry Mcp-Method, Mcp-Name and the Mcp-Param-*
+ * keys (protocolVersion, clientCapabilities with the tasks extension but
+ * on a plain tools/call, clientInfo), HTTP requests carry Mcp-Method, Mcp-Name and the Mcp-Param-*
  * headers of x-mcp-header tool properties (tools/list drops tools whose
  * annotations are invalid), results with ttlMs are cached until they go
  * stale, input_required results are answered through the sampling,
  * elicitation and roots handlers and retried with requestState, and
- * mcp_client_call_tool follows a task result to its end. */
+ * mcp_client_call_tool follows a task result (of a tool that requires a
+ * task) to its end. */
 MCP_API mcp_status mcp_client_options_set_protocol_version(
     mcp_client_options_t *o, const char *version);
 /* Per-request timeout (default 60000 ms; <= 0: wait forever). */
@@ -285,7 +286,10 @@ MCP_API mcp_status mcp_client_list_tools(mcp_client_t *client, json_t **tools,
                                          mcp_error_t *err);
 
 /* tools/call. arguments borrowed (NULL for none). *result (returns new) is
- * the CallToolResult; an isError result is MCP_OK: inspect it. */
+ * the CallToolResult; an isError result is MCP_OK: inspect it. In
+ * 2026-07-28 the call does not declare the tasks extension, so the tool
+ * runs as a task only when it requires one (the server answers -32021: the
+ * call is sent again declaring it, and the task followed to its result). */
 MCP_API mcp_status mcp_client_call_tool(mcp_client_t *client, const char *name,
                                         json_t *arguments,
                                         mcp_client_progress_fn progress,

@@ -196,6 +196,19 @@ MCP_API mcp_status mcp_http_options_set_max_streams_per_session(
  * default 1). */
 MCP_API mcp_status mcp_http_options_set_retry_after_s(mcp_http_options_t *o,
                                                       unsigned seconds);
+/* Bytes of events a stream holds for a client that does not read them.
+ * Each subscriptions/listen and GET stream at most `bytes` (default 64
+ * KiB; 4 KiB to 64 MiB); all streams together at most `total` (default 32
+ * MiB; at least 64 KiB). A stream that would go beyond is cut: its
+ * buffered events are dropped and its connection ends, so the client
+ * reconnects and resynchronises (a resumable GET stream resumes from the
+ * event store). A POST answer streamed as SSE is cut only by the total (or
+ * beyond 8 MiB of its own). A list_changed notification already waiting
+ * unsent on a stream is not queued again. */
+MCP_API mcp_status
+mcp_http_options_set_stream_buffer_bytes(mcp_http_options_t *o, size_t bytes);
+MCP_API mcp_status mcp_http_options_set_stream_buffer_total_bytes(
+    mcp_http_options_t *o, size_t total);
 /* Event store for resumability (borrowed: it must outlive every server
  * started with these options; the caller closes it). Default: each server
  * creates and owns a memory store with the default limits. A store with NULL

@@ -3,6 +3,7 @@
 #ifndef MCP_MCP_H
 #define MCP_MCP_H
 
+#include "mcp/apps.h"
 #include "mcp/auth.h"
 #include "mcp/cache.h"
 #include "mcp/call.h"

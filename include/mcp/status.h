@@ -70,7 +70,8 @@ MCP_API const char *mcp_status_name(mcp_status status);
 typedef struct mcp_error {
   mcp_status status; /* same value the call returned */
   int rpc_code;      /* JSON-RPC error code when one applies, else 0 */
-  char message[256]; /* one human sentence, NUL-terminated, maybe truncated */
+  char message[256]; /* one human sentence, NUL-terminated; one cut to fit
+                        ends with an ellipsis (U+2026) */
   char pointer[256]; /* JSON Pointer to the offending spot, "" when none */
 } mcp_error_t;
 

@@ -111,6 +111,16 @@ MCP_API mcp_status mcp_task_options_set_cleanup(mcp_task_options_t *o,
                                                 int64_t retention_ms,
                                                 int64_t stuck_ms,
                                                 int64_t interval_ms);
+/* A task's outcome (result or error) that the store cannot take when the
+ * handler returns (the database is away, the disk is full) is kept in
+ * memory and stored when the store takes writes again, retried on a short
+ * backoff (100 ms doubling to 1 s) for at most keep_ms (default 120000;
+ * 0..86400000). The task stays "working" meanwhile; once stored, every
+ * replica sees the real outcome. Only after keep_ms (or when too many
+ * outcomes wait already: 1024, or 64 MiB) is the task failed instead
+ * ("could not be stored"). 0: fail it at once. */
+MCP_API mcp_status mcp_task_options_set_outcome_retry(mcp_task_options_t *o,
+                                                      int64_t keep_ms);
 /* Text placed in CreateTaskResult._meta
  * ["io.modelcontextprotocol/model-immediate-response"]; "%s" (at most once)
  * is replaced by the tool name. NULL (default): not sent. Copied. */
@@ -126,18 +136,40 @@ typedef void (*mcp_task_cancel_fn)(mcp_tasks_t *tasks, const char *task_id,
 MCP_API mcp_status mcp_task_options_set_cancel_hook(mcp_task_options_t *o,
                                                     mcp_task_cancel_fn fn,
                                                     void *user_data);
-/* Called at mcp_server_enable_tasks for each task of this server that was
- * still working (or input_required) in the store, i.e. interrupted by a
- * restart. task is the Task object (borrowed). Return true when the
- * application resumes it (and will complete it through this API); false lets
- * the library mark it failed. Without a hook every such task is failed with
- * statusMessage "Interrupted: the server stopped while the task was
- * running". */
+/* Called for each task of this server that a restart interrupted (a crash
+ * or a graceful stop; see mcp_task_options_set_fail_on_stop): at
+ * mcp_server_enable_tasks for the tasks still working (or input_required)
+ * in a durable single-process store (SQLite), and on a shared store
+ * (PostgreSQL) on the replica that takes over the task of one that stopped
+ * or died. task is the Task object (borrowed) plus, when its request was
+ * stored, "params": the tools/call params it was created by (name,
+ * arguments). The request is stored, on SQLite and PostgreSQL, for tasks
+ * of idempotent tools and for every task while a resume hook is set.
+ * Return true when the application resumes it (and will complete it
+ * through this API); false lets the library run it again when its tool is
+ * idempotent (MCP_HINT_IDEMPOTENT, at most 3 runs in all), else mark it
+ * failed with statusMessage "Interrupted: the server stopped while the
+ * task was running" (without a hook, the same minus the offer). */
 typedef bool (*mcp_task_resume_fn)(mcp_tasks_t *tasks, const json_t *task,
                                    void *user_data);
 MCP_API mcp_status mcp_task_options_set_resume_hook(mcp_task_options_t *o,
                                                     mcp_task_resume_fn fn,
                                                     void *user_data);
+
+/* What a graceful stop (mcp_server_free) does to the tasks still running.
+ * Default (false): on a durable store (SQLite, PostgreSQL, a store of your
+ * own) they are handed over: their handlers are cancelled and waited for
+ * (up to 5 s; then handed over regardless), and the tasks stay working
+ * with statusMessage "Interrupted by a server stop; will resume at the
+ * next start" (PostgreSQL: "... on another replica or at the next start")
+ * for the next start or another replica to resume (resume hook), run again
+ * (idempotent tools) or fail. true: they are failed as "Interrupted: the
+ * server stopped while the task was running" at once, as before, except
+ * that a shared store still hands tasks of idempotent tools to another
+ * replica. The memory store keeps nothing across a restart: its tasks are
+ * failed at a stop either way. */
+MCP_API mcp_status mcp_task_options_set_fail_on_stop(mcp_task_options_t *o,
+                                                     bool fail);
 
 /* ---- the server's engine ------------------------------------------------- */
 /* Turns tasks on. store is borrowed and must outlive the server; options

@@ -61,9 +61,25 @@ typedef mcp_status (*mcp_tool_fn)(mcp_call_t *call, json_t *args,
  * A-Z a-z 0-9 _ - . */
 MCP_API bool mcp_tool_name_is_valid(const char *name);
 
+/* MCP_OK when name follows the naming rules, else MCP_ERR_INVALID_ARG with
+ * err (may be NULL) saying what breaks them ("tool name \"get flight\": ' '
+ * at byte 3 is not allowed (1-128 of A-Z a-z 0-9 _ - .)"). */
+MCP_API mcp_status mcp_tool_check_name(const char *name, mcp_error_t *err);
+
 /* Returns new (free with mcp_tool_free unless given to a server). name is
- * copied; MCP_ERR_INVALID_ARG when it breaks the naming rules. The input
- * schema defaults to {"type":"object"}. */
+ * copied; MCP_ERR_INVALID_ARG when it breaks the naming rules
+ * (mcp_tool_check_name says how). The input schema defaults to
+ * {"type":"object"}.
+ *
+ * A setter below that refuses its argument (an icon that is not https: or
+ * data:, a hint or task support out of range, _meta not an object, a NULL
+ * handler) returns MCP_ERR_INVALID_ARG and keeps the reason in the tool:
+ * mcp_server_add_tool then refuses the tool with it in err and the log
+ * (readable before with mcp_tool_definition_errors, tool_decl.h), so a
+ * mistake is reported even where the setter's status was not checked. The
+ * same setter called again with an accepted value takes its refusal back
+ * (mcp_tool_add_icon adds, so its refusals stay). A NULL tool is only
+ * MCP_ERR_INVALID_ARG: there is nowhere to keep a reason. */
 MCP_API mcp_status mcp_tool_new(const char *name, mcp_tool_t **out);
 MCP_API void mcp_tool_free(mcp_tool_t *tool);
 

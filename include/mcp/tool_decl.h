@@ -282,7 +282,9 @@ typedef struct mcp_tool_decl {
   mcp_hint_value read_only, destructive, idempotent, open_world;
   mcp_task_support task_support;
   const char *icon;        /* https: or data: URI, or NULL; mime type guessed */
-  const void *reserved[4]; /* zero */
+  /* zero, except reserved[0]: NULL or a const mcp_tool_ui * linking the
+   * tool to an MCP Apps view (apps.h, MCP_TOOL_DECL_UI) */
+  const void *reserved[4];
 } mcp_tool_decl;
 
 /* Builds a tool (returns new, as mcp_tool_new) from decl (borrowed, read

@@ -84,23 +84,20 @@ static void metadata_reply(mcp_auth_t *a, mcp__auth_reply *reply) {
   json_decref(doc);
 }
 
+static void add_scopes(mcp__buf *need, const char *list);
+
 /* Scopes a client should ask for when it has no (valid) token: those
- * every request needs, else scopes_supported. Malloc'd, maybe "". */
+ * every request needs, else scopes_supported; each once, however many
+ * rules name it. Malloc'd, maybe "". */
 static char *scope_hint(mcp_auth_t *a) {
   mcp__buf b;
   mcp__buf_init(&b);
   for (size_t i = 0; i < a->nrules; i++)
-    if (strcmp(a->rules[i].method, "*") == 0 && a->rules[i].name == NULL) {
-      if (b.len)
-        mcp__buf_append_char(&b, ' ');
-      mcp__buf_append_str(&b, a->rules[i].scopes);
-    }
+    if (strcmp(a->rules[i].method, "*") == 0 && a->rules[i].name == NULL)
+      add_scopes(&b, a->rules[i].scopes);
   bool from_rules = b.len > 0;
-  for (size_t i = 0; !from_rules && i < a->nscopes_supported; i++) {
-    if (i)
-      mcp__buf_append_char(&b, ' ');
-    mcp__buf_append_str(&b, a->scopes_supported[i]);
-  }
+  for (size_t i = 0; !from_rules && i < a->nscopes_supported; i++)
+    add_scopes(&b, a->scopes_supported[i]);
   mcp__buf_append(&b, "", 1);
   size_t n;
   return mcp__buf_steal(&b, &n);
@@ -200,9 +197,12 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
     return MCP__ADMIT_REPLY;
   }
   mcp__principal p;
+  mcp__key_state keys;
   mcp_error_t err;
   memset(&err, 0, sizeof err);
-  mcp__verdict v = mcp__auth_check_token(a, token, &p, &err);
+  /* the transport's network thread: never wait for a key fetch */
+  mcp__verdict v =
+      mcp__auth_check_token(a, token, MCP__KEYS_NO_WAIT, &keys, &p, &err);
   /* the token goes nowhere: wipe our copy */
   memset(token, 0, strlen(token));
   free(token);
@@ -217,6 +217,7 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                          "\"error_description\":\"the token cannot be "
                          "checked now\"}");
     reply->body_len = reply->body ? strlen(reply->body) : 0;
+    reply->retry_after_s = keys.retry_after_s ? keys.retry_after_s : 1;
     return MCP__ADMIT_REPLY;
   }
   challenge(a, req, 401, "invalid_token", err.message, NULL, reply);

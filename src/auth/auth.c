@@ -27,7 +27,7 @@ mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
   a->refresh_s = 30;
   a->cache_max = 1024;
   a->cache_ttl_s = 60;
-  pthread_mutex_init(&a->keys_lock, NULL);
+  mcp__auth_keys_init(a);
   pthread_mutex_init(&a->cache_lock, NULL);
   *out = a;
   return MCP_OK;
@@ -53,11 +53,8 @@ void mcp_auth_free(mcp_auth_t *a) {
     free(a->rules[i].scopes);
   }
   free(a->rules);
-  mcp__jwks_release(a->keys);
-  free(a->found_jwks_uri);
-  free(a->found_introspection);
+  mcp__auth_keys_fini(a); /* first: the fetcher reads the configuration */
   mcp__icache_free(a);
-  pthread_mutex_destroy(&a->keys_lock);
   pthread_mutex_destroy(&a->cache_lock);
   free(a);
 }
@@ -131,6 +128,9 @@ static bool scope_text_ok(const char *s, bool list) {
 mcp_status mcp_auth_add_scope_supported(mcp_auth_t *a, const char *scope) {
   if (a == NULL || !scope_text_ok(scope, false))
     return MCP_ERR_INVALID_ARG;
+  for (size_t i = 0; i < a->nscopes_supported; i++)
+    if (strcmp(a->scopes_supported[i], scope) == 0)
+      return MCP_OK; /* listed once, however many rules name it */
   char **l =
       realloc(a->scopes_supported, (a->nscopes_supported + 1) * sizeof *l);
   if (l == NULL)
@@ -166,8 +166,10 @@ mcp_status mcp_auth_require_scopes(mcp_auth_t *a, const char *method,
 }
 
 mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
+                                   mcp__key_wait wait, mcp__key_state *keys,
                                    mcp__principal *out, mcp_error_t *err) {
   memset(out, 0, sizeof *out);
+  memset(keys, 0, sizeof *keys);
   if (token == NULL || token[0] == '\0') {
     mcp_error_set(err, MCP_ERR_PEER, "no token");
     return MCP__TOKEN_INVALID;
@@ -179,7 +181,7 @@ mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
   int64_t now = (int64_t)time(NULL);
   if (mcp__auth_has_keys(a) && mcp__looks_like_jwt(token) &&
       (a->jwks_file || a->jwks_uri || a->client_id == NULL))
-    return mcp__jwt_check(a, token, now, out, err);
+    return mcp__jwt_check(a, token, now, wait, keys, out, err);
   return mcp__introspect(a, token, now, out, err);
 }
 
@@ -188,7 +190,9 @@ mcp_status mcp_auth_verify(mcp_auth_t *a, const char *token, char **subject,
   if (a == NULL || token == NULL || subject == NULL || scopes == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "missing argument");
   mcp__principal p;
-  mcp__verdict v = mcp__auth_check_token(a, token, &p, err);
+  mcp__key_state keys;
+  mcp__verdict v =
+      mcp__auth_check_token(a, token, MCP__KEYS_WAIT, &keys, &p, err);
   if (v == MCP__TOKEN_INVALID)
     return MCP_ERR_PEER;
   if (v == MCP__TOKEN_UNAVAILABLE)

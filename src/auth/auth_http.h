@@ -28,6 +28,7 @@ typedef struct mcp__auth_reply {
   char *www_authenticate; /* WWW-Authenticate value or NULL */
   char *body;             /* application/json */
   size_t body_len;
+  unsigned retry_after_s; /* Retry-After of a 503, else 0 */
 } mcp__auth_reply;
 
 typedef enum mcp__admit {
@@ -36,7 +37,9 @@ typedef enum mcp__admit {
 } mcp__admit;
 
 /* Headers stage: serves the protected-resource metadata, or checks the
- * bearer token. Call for every request before routing by path. */
+ * bearer token. Call for every request before routing by path. Never
+ * waits for a key fetch (a 503 with Retry-After instead): it runs on the
+ * transport's network threads. */
 mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                            char **subject, char **scopes,
                            mcp__auth_reply *reply);
@@ -48,6 +51,9 @@ mcp__admit mcp__auth_authorize(mcp_auth_t *a, const mcp__auth_request *req,
                                const char *scopes, const char *body, size_t len,
                                mcp__auth_reply *reply);
 void mcp__auth_reply_free(mcp__auth_reply *reply);
+/* Starts fetching the keys when they come from a URL or the issuer (a
+ * server starts: its first tokens find them at hand). Returns at once. */
+void mcp__auth_prefetch(mcp_auth_t *a);
 /* Whether granted scopes satisfy the rules of resources/read on uri (and
  * those of every request): notifications about a resource go only to
  * streams whose caller may read it. policy is the mcp_auth_t. Fits

@@ -4,14 +4,15 @@
  * introspect.c (RFC 7662), scopes.c (scope rules) and admit.c (HTTP
  * admission for the transport).
  *
- * Locks: keys_lock guards the current key set and the discovery state;
- * cache_lock the introspection cache. Neither is held during a fetch
- * except keys_lock, which serialises refreshes (one fetch at a time; the
- * others wait for its result instead of fetching too). */
+ * Locks: keys_lock guards the current key set, the discovery state and the
+ * key fetcher's schedule; cache_lock the introspection cache. Neither is
+ * held during a fetch: keys are fetched by the fetcher thread of keys.c,
+ * one fetch at a time, and published under keys_lock when it ends. */
 #ifndef MCP_AUTH_INTERNAL_H
 #define MCP_AUTH_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -65,8 +66,21 @@ struct mcp_auth {
   bool discovered;           /* discovery ran successfully */
   char *found_jwks_uri;      /* from discovery */
   char *found_introspection; /* from discovery */
-  int64_t last_refresh_ms;   /* monotonic; 0: never */
-  bool refresh_ever;
+  /* the key fetcher (keys.c): started at the first fetch, joined by
+   * mcp_auth_free */
+  pthread_t fetcher;
+  bool fetcher_started;
+  pthread_cond_t fetch_wake;  /* the fetcher waits for work */
+  pthread_cond_t fetch_done;  /* callers that may wait, for its end */
+  bool fetch_wanted;          /* a fetch is asked for */
+  bool fetch_keys;            /* ... and it is to fetch the JWKS too */
+  bool fetching, fetching_keys; /* a fetch runs (keys_lock released) */
+  bool fetch_stop;
+  atomic_bool fetch_cancel;   /* ends a transfer under way (mcp_auth_free) */
+  uint64_t fetches_done;      /* fetches ended so far */
+  unsigned fetch_failures;    /* failed fetches in a row */
+  int64_t next_fetch_ms;      /* monotonic: no refresh before (backoff) */
+  char fetch_error[256];      /* why the last refresh failed, "" */
 
   pthread_mutex_t cache_lock;
   mcp__icache_entry *cache;
@@ -75,11 +89,29 @@ struct mcp_auth {
 };
 
 /* ---- keys.c -------------------------------------------------------------- */
-/* The current key set (counted), loading it on first use; when kid is
- * given and unknown, refreshes once if the refresh interval allows. NULL
- * with *unavailable set when no keys could be obtained. */
-mcp__jwks *mcp__auth_keys(mcp_auth_t *a, const char *kid, bool *unavailable,
-                          mcp_error_t *err);
+/* Whether a token check may wait for a key fetch it needs: the public
+ * mcp_auth_verify does (bounded by the fetch deadline); a transport's
+ * network thread never does (503 with Retry-After at once). */
+typedef enum mcp__key_wait { MCP__KEYS_WAIT, MCP__KEYS_NO_WAIT } mcp__key_wait;
+
+/* Why no keys came back. */
+typedef struct mcp__key_state {
+  bool unavailable;       /* no answer now: 503 */
+  unsigned retry_after_s; /* when to ask again (with unavailable) */
+} mcp__key_state;
+
+/* The fetcher's lock, conditions and thread (init in mcp_auth_new; fini in
+ * mcp_auth_free: stops the fetcher and frees the keys and discovery). */
+void mcp__auth_keys_init(mcp_auth_t *a);
+void mcp__auth_keys_fini(mcp_auth_t *a);
+/* The current key set (counted). Loads it on first use; when kid is given
+ * and unknown, refreshes once if the schedule allows (refresh interval,
+ * backoff after failures). A fetch runs on the fetcher thread: with
+ * MCP__KEYS_NO_WAIT a set that may change once it ends is not returned
+ * (NULL, state->unavailable). NULL with state->unavailable set when no keys
+ * can be had now. */
+mcp__jwks *mcp__auth_keys(mcp_auth_t *a, const char *kid, mcp__key_wait wait,
+                          mcp__key_state *state, mcp_error_t *err);
 /* Whether JWTs can be checked (a JWKS file, URI or issuer is set). */
 bool mcp__auth_has_keys(const mcp_auth_t *a);
 /* The introspection endpoint (configured or discovered) or NULL. */
@@ -89,6 +121,7 @@ const char *mcp__auth_introspection_endpoint(mcp_auth_t *a);
 /* Whether token has the shape of a JWS compact serialization (3 parts). */
 bool mcp__looks_like_jwt(const char *token);
 mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
+                            mcp__key_wait wait, mcp__key_state *keys,
                             mcp__principal *out, mcp_error_t *err);
 
 /* ---- introspect.c -------------------------------------------------------- */
@@ -98,8 +131,10 @@ void mcp__icache_free(mcp_auth_t *a);
 
 /* ---- auth.c -------------------------------------------------------------- */
 /* Checks a token: JWT when keys are configured and it looks like one, else
- * introspection when configured. */
+ * introspection when configured. keys says when to ask again after
+ * MCP__TOKEN_UNAVAILABLE for want of keys. */
 mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
+                                   mcp__key_wait wait, mcp__key_state *keys,
                                    mcp__principal *out, mcp_error_t *err);
 /* True when scopes (space-separated) holds scope. */
 bool mcp__scope_has(const char *scopes, const char *scope);

@@ -82,6 +82,15 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud) {
   return add;
 }
 
+/* libcurl calls it about once a second even while nothing moves: a set
+ * cancel flag ends the transfer (a hanging server cannot hold an
+ * mcp_auth_free for the whole timeout). */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow) {
+  (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+  return atomic_load((const atomic_bool *)ud) ? 1 : 0;
+}
+
 mcp_status mcp__fetch(const mcp__fetch_request *req, long *status, char **body,
                       size_t *len, mcp_error_t *err) {
   pthread_once(&once, load);
@@ -103,6 +112,11 @@ mcp_status mcp__fetch(const mcp__fetch_request *req, long *status, char **body,
   c->curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
   if (req->cainfo)
     c->curl_easy_setopt(h, CURLOPT_CAINFO, req->cainfo);
+  if (req->cancel) {
+    c->curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    c->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    c->curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)req->cancel);
+  }
   if (req->form) {
     c->curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->form);
   }
@@ -118,6 +132,8 @@ mcp_status mcp__fetch(const mcp__fetch_request *req, long *status, char **body,
     st = s.too_big
              ? mcp_error_set(err, MCP_ERR_LIMIT, "%s: answer over %u bytes",
                              req->url, MCP__FETCH_MAX_BYTES)
+         : rc == CURLE_ABORTED_BY_CALLBACK
+             ? mcp_error_set(err, MCP_ERR_CANCELLED, "%s: cancelled", req->url)
              : mcp_error_set(err, MCP_ERR_IO, "%s: %s", req->url,
                              c->curl_easy_strerror(rc));
     free(s.data);

@@ -8,6 +8,8 @@
 #ifndef MCP_AUTH_FETCH_H
 #define MCP_AUTH_FETCH_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mcp/status.h"
@@ -22,6 +24,8 @@ typedef struct mcp__fetch_request {
   const char *password; /* with user */
   const char *cainfo;   /* CA bundle for https, NULL: the system store */
   long timeout_ms;      /* whole transfer; 0: 5000 */
+  /* NULL, or a flag that ends the transfer when set (MCP_ERR_CANCELLED) */
+  const atomic_bool *cancel;
 } mcp__fetch_request;
 
 /* Performs the request. On MCP_OK *status is the HTTP status and *body a

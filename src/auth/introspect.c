@@ -180,7 +180,8 @@ mcp__verdict mcp__introspect(mcp_auth_t *a, const char *token, int64_t now_s,
     return MCP__TOKEN_UNAVAILABLE;
   }
   mcp__fetch_request req = {endpoint,         form,      a->client_id,
-                            a->client_secret, a->cainfo, 5000};
+                            a->client_secret, a->cainfo, 5000,
+                            NULL};
   long status = 0;
   char *body = NULL;
   size_t len = 0;

@@ -131,16 +131,17 @@ static bool typ_ok(const json_t *typ) {
 
 /* Verifies the signature with the key the header names (or, without a kid,
  * any key admitting alg). */
-static mcp__verdict check_signature(mcp_auth_t *a, const json_t *header,
-                                    unsigned alg, const char *token,
+static mcp__verdict check_signature(mcp_auth_t *a, mcp__key_wait wait,
+                                    mcp__key_state *state,
+                                    const json_t *header, unsigned alg,
+                                    const char *token,
                                     size_t signed_len, const unsigned char *sig,
                                     size_t sig_len, mcp_error_t *err) {
   const json_t *kid_j = json_object_get(header, "kid");
   if (kid_j && !json_is_string(kid_j))
     return invalid(err, "the token's kid is not a string");
   const char *kid = json_string_value(kid_j);
-  bool unavailable = false;
-  mcp__jwks *keys = mcp__auth_keys(a, kid, &unavailable, err);
+  mcp__jwks *keys = mcp__auth_keys(a, kid, wait, state, err);
   if (keys == NULL)
     return MCP__TOKEN_UNAVAILABLE;
   bool ok = false, known = false;
@@ -164,6 +165,7 @@ static mcp__verdict check_signature(mcp_auth_t *a, const json_t *header,
 }
 
 mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
+                            mcp__key_wait wait, mcp__key_state *keys,
                             mcp__principal *out, mcp_error_t *err) {
   memset(out, 0, sizeof *out);
   const char *d1 = strchr(token, '.');
@@ -192,7 +194,7 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
   else if ((claims = segment_json(d1 + 1, (size_t)(d2 - d1 - 1))) == NULL)
     v = invalid(err, "the token's claims are malformed");
   else
-    v = check_signature(a, header, alg, token, (size_t)(d2 - token), sig,
+    v = check_signature(a, wait, keys, header, alg, token, (size_t)(d2 - token), sig,
                         sig_len, err);
   if (v == MCP__TOKEN_OK)
     v = check_claims(a, claims, now_s, out, err);

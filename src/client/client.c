@@ -17,6 +17,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "json/load.h"
+#include "util/str.h"
 
 /* Protocol revisions this client can speak; version strings compare exactly. */
 static const char *const KNOWN_VERSIONS[] = {"2025-11-25", "2025-06-18",
@@ -584,6 +585,12 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
                               mcp_error_t *err) {
   if (err != NULL)
     memset(err, 0, sizeof *err);
+  if (o != NULL && o->refusals != NULL) { /* options.c refuse */
+    char list[512];
+    mcp__str_one_line(o->refusals, list, sizeof list);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
+                         list);
+  }
   if (o == NULL || out == NULL || (o->argv == NULL) == (o->url == NULL))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "set exactly one of a command or a URL");

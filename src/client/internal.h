@@ -91,6 +91,9 @@ struct mcp_client_options {
   mcp_client_http_fn http_observer;
   void *http_observer_ud;
   mcp_client_cache_t *shared_cache; /* borrowed */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_client_connect refuses such options with them in err (not copied) */
+  char *refusals;
 };
 
 /* One request waiting for its answer. Lives on the waiting thread's stack. */

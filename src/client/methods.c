@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "mcp/call.h"
 #include "util/clock.h"
 
 static mcp_status need(mcp_client_t *c, const char *cap, const char *method,
@@ -112,6 +113,26 @@ mcp_status mcp_client_list_tools(mcp_client_t *c, json_t **tools,
   return mcp_client_list_all(c, "tools/list", "tools", 0, tools, err);
 }
 
+/* Declares the client's capabilities without the tasks extension in
+ * params._meta (mcp__modern_meta keeps them). */
+static mcp_status without_tasks_extension(mcp_client_t *c, json_t *params) {
+  json_t *caps = json_deep_copy(c->modern_caps);
+  json_t *ext = json_object_get(caps, "extensions");
+  json_object_del(ext, MCP__TASKS_EXT);
+  if (json_object_size(ext) == 0)
+    json_object_del(caps, "extensions");
+  json_t *meta = json_object_get(params, "_meta");
+  if (!json_is_object(meta)) {
+    meta = json_object();
+    json_object_set_new(params, "_meta", meta);
+  }
+  if (caps == NULL || meta == NULL ||
+      json_object_set_new(meta, "io.modelcontextprotocol/clientCapabilities",
+                          caps) != 0)
+    return MCP_ERR_NOMEM;
+  return MCP_OK;
+}
+
 static mcp_status call_tool(mcp_client_t *c, const char *name, json_t *args,
                             bool task, int64_t ttl_ms,
                             mcp_client_progress_fn progress, void *ud,
@@ -141,9 +162,30 @@ static mcp_status call_tool(mcp_client_t *c, const char *name, json_t *args,
       }
       json_decref(tools);
     }
-    /* the server decides about tasks (the extension is declared on every
-     * request); a plain call follows a task to its result */
+    /* the server decides about tasks, for requests that declare the
+     * extension. A plain call runs as a task only when the tool needs one,
+     * as in 2025-11-25: it is sent without the extension (an optional tool
+     * then answers at once), and only when the server answers -32021 (the
+     * tool requires the extension) sent again with it, the task followed
+     * to its result. */
     (void)ttl_ms;
+    if (!task) {
+      mcp_error_t first = {0};
+      json_t *plain = json_deep_copy(params);
+      mcp_status pst = plain ? without_tasks_extension(c, plain)
+                             : mcp_error_set(&first, MCP_ERR_NOMEM, "no memory");
+      if (pst == MCP_OK)
+        pst = mcp__modern_request(c, "tools/call", plain, progress, ud, true,
+                                  result, &first);
+      else
+        json_decref(plain);
+      if (!(pst == MCP_ERR_PEER && first.rpc_code == MCP_RPC_MISSING_CLIENT_CAPABILITY)) {
+        json_decref(params);
+        if (err != NULL)
+          *err = first;
+        return pst;
+      }
+    }
     return mcp__modern_request(c, "tools/call", params, progress, ud, !task,
                                result, err);
   }

@@ -27,8 +27,12 @@ mcp_status mcp__modern_meta(mcp_client_t *c, json_t *params) {
   }
   json_object_set_new(meta, "io.modelcontextprotocol/protocolVersion",
                       json_string(MCP__MODERN_VERSION));
-  json_object_set_new(meta, "io.modelcontextprotocol/clientCapabilities",
-                      json_deep_copy(c->modern_caps));
+  /* a request may narrow the capabilities it declares (a plain tools/call
+   * leaves out the tasks extension): a value already there is kept */
+  if (json_object_get(meta, "io.modelcontextprotocol/clientCapabilities") ==
+      NULL)
+    json_object_set_new(meta, "io.modelcontextprotocol/clientCapabilities",
+                        json_deep_copy(c->modern_caps));
   json_object_set_new(
       meta, "io.modelcontextprotocol/clientInfo",
       json_pack("{s:s,s:s}", "name", c->opts.name, "version", c->opts.version));

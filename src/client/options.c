@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "util/str.h"
 #include "mcp/version.h"
 
 static void free_strv(char **v) {
@@ -65,7 +66,27 @@ void mcp__client_options_clear(mcp_client_options_t *o) {
   json_decref(o->sampling_caps);
   json_decref(o->elicitation_caps);
   json_decref(o->roots_caps);
+  free(o->refusals);
   memset(o, 0, sizeof *o);
+}
+
+/* A setter refusing its argument keeps why in the options, for
+ * mcp_client_connect to report in its err: the mistake shows even where
+ * the setter's status went unchecked. */
+static mcp_status refuse(mcp_client_options_t *o, const char *what,
+                         const char *why) {
+  return mcp__str_add_line(&o->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
+}
+
+/* A setter that accepted its value takes back its earlier refusal (the
+ * last call wins, as for the value). */
+static mcp_status accepted(mcp_client_options_t *o, const char *setter,
+                           mcp_status st) {
+  if (st == MCP_OK)
+    mcp__str_drop_lines(&o->refusals, setter);
+  return st;
 }
 
 void mcp_client_options_free(mcp_client_options_t *o) {
@@ -83,6 +104,7 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
   dst->url = dst->bearer = dst->name = dst->version = dst->cacert = NULL;
   dst->protocol_version = NULL;
   dst->otlp_traces_url = dst->otlp_headers = NULL;
+  dst->refusals = NULL;
   dst->sampling_caps = json_incref(src->sampling_caps);
   dst->elicitation_caps = json_incref(src->elicitation_caps);
   dst->roots_caps = json_incref(src->roots_caps);
@@ -110,29 +132,39 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
 
 mcp_status mcp_client_options_set_command(mcp_client_options_t *o,
                                           const char *const *argv) {
-  if (o == NULL || argv == NULL || argv[0] == NULL)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (argv == NULL || argv[0] == NULL)
+    return refuse(o, "mcp_client_options_set_command",
+                  "argv needs a program name");
   char **copy = dup_strv((char *const *)argv);
   if (copy == NULL)
     return MCP_ERR_NOMEM;
   free_strv(o->argv);
   o->argv = copy;
-  return MCP_OK;
+  return accepted(o, "mcp_client_options_set_command", MCP_OK);
 }
 
 mcp_status mcp_client_options_set_url(mcp_client_options_t *o,
                                       const char *url) {
-  if (o == NULL || url == NULL ||
-      (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  return set_str(&o->url, url);
+  if (url == NULL ||
+      (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
+    return refuse(o, "mcp_client_options_set_url",
+                  "the URL must start with http:// or https://");
+  return accepted(o, "mcp_client_options_set_url", set_str(&o->url, url));
 }
 
 mcp_status mcp_client_options_add_header(mcp_client_options_t *o,
                                          const char *name, const char *value) {
-  if (o == NULL || name == NULL || value == NULL || name[0] == '\0' ||
-      strpbrk(name, ":\r\n") != NULL || strpbrk(value, "\r\n") != NULL)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (name == NULL || value == NULL || name[0] == '\0' ||
+      strpbrk(name, ":\r\n") != NULL || strpbrk(value, "\r\n") != NULL)
+    return refuse(o, "mcp_client_options_add_header",
+                  "the name needs no ':' or line break, the value no line "
+                  "break");
   size_t len = strlen(name) + strlen(value) + 3;
   char *h = malloc(len);
   char **v = realloc(o->headers, (o->nheaders + 2) * sizeof *v);
@@ -151,9 +183,13 @@ mcp_status mcp_client_options_add_header(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_bearer(mcp_client_options_t *o,
                                          const char *token) {
-  if (o == NULL || token == NULL || strpbrk(token, "\r\n") != NULL)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  return set_str(&o->bearer, token);
+  if (token == NULL || strpbrk(token, "\r\n") != NULL)
+    return refuse(o, "mcp_client_options_set_bearer",
+                  "the token is NULL or holds a line break");
+  return accepted(o, "mcp_client_options_set_bearer",
+                  set_str(&o->bearer, token));
 }
 
 mcp_status mcp_client_options_set_token_provider(mcp_client_options_t *o,
@@ -175,17 +211,25 @@ mcp_status mcp_client_options_set_cacert(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_info(mcp_client_options_t *o,
                                        const char *name, const char *version) {
-  if (o == NULL || name == NULL || version == NULL)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (name == NULL || version == NULL)
+    return refuse(o, "mcp_client_options_set_info",
+                  "name and version are required");
   mcp_status st = set_str(&o->name, name);
-  return st == MCP_OK ? set_str(&o->version, version) : st;
+  return accepted(o, "mcp_client_options_set_info",
+                  st == MCP_OK ? set_str(&o->version, version) : st);
 }
 
 mcp_status mcp_client_options_set_protocol_version(mcp_client_options_t *o,
                                                    const char *version) {
-  if (o == NULL || version == NULL)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  return set_str(&o->protocol_version, version);
+  if (version == NULL)
+    return refuse(o, "mcp_client_options_set_protocol_version",
+                  "the version is NULL");
+  return accepted(o, "mcp_client_options_set_protocol_version",
+                  set_str(&o->protocol_version, version));
 }
 
 mcp_status mcp_client_options_set_timeout_ms(mcp_client_options_t *o,
@@ -230,8 +274,12 @@ mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
                                                    void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  return set_handler(&o->sampling, &o->sampling_ud, &o->sampling_caps, fn,
-                     capabilities, user_data);
+  mcp_status st = set_handler(&o->sampling, &o->sampling_ud,
+                              &o->sampling_caps, fn, capabilities, user_data);
+  return st == MCP_ERR_INVALID_ARG
+             ? refuse(o, "mcp_client_options_set_sampling_handler",
+                      "capabilities must be an object")
+             : accepted(o, "mcp_client_options_set_sampling_handler", st);
 }
 
 mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
@@ -240,8 +288,13 @@ mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
                                                       void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  return set_handler(&o->elicitation, &o->elicitation_ud, &o->elicitation_caps,
-                     fn, capabilities, user_data);
+  mcp_status st = set_handler(&o->elicitation, &o->elicitation_ud,
+                              &o->elicitation_caps, fn, capabilities,
+                              user_data);
+  return st == MCP_ERR_INVALID_ARG
+             ? refuse(o, "mcp_client_options_set_elicitation_handler",
+                      "capabilities must be an object")
+             : accepted(o, "mcp_client_options_set_elicitation_handler", st);
 }
 
 mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
@@ -250,8 +303,12 @@ mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
                                                 void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  return set_handler(&o->roots, &o->roots_ud, &o->roots_caps, fn, capabilities,
-                     user_data);
+  mcp_status st = set_handler(&o->roots, &o->roots_ud, &o->roots_caps, fn,
+                              capabilities, user_data);
+  return st == MCP_ERR_INVALID_ARG
+             ? refuse(o, "mcp_client_options_set_roots_handler",
+                      "capabilities must be an object")
+             : accepted(o, "mcp_client_options_set_roots_handler", st);
 }
 
 mcp_status mcp_client_options_set_shared_cache(mcp_client_options_t *o,
@@ -288,9 +345,12 @@ mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
   if (traces_url != NULL && strncmp(traces_url, "http://", 7) != 0)
-    return MCP_ERR_INVALID_ARG; /* plain http:// only (docs/client.md) */
+    return refuse(o, "mcp_client_options_set_otlp_traces",
+                  "the OTLP endpoint must be an http:// URL");
   mcp_status st = set_str(&o->otlp_traces_url, traces_url);
-  return st == MCP_OK ? set_str(&o->otlp_headers, headers) : st;
+  if (st == MCP_OK)
+    st = set_str(&o->otlp_headers, headers);
+  return accepted(o, "mcp_client_options_set_otlp_traces", st);
 }
 
 static const char *env(const char *name) {

@@ -27,9 +27,17 @@ void mcp__cache_hints_init(mcp__cache_hint hints[MCP__CACHE_TARGETS]) {
 
 mcp_status mcp_server_set_cache_hint(mcp_server_t *s, mcp_cache_target target,
                                      int64_t ttl_ms, mcp_cache_scope scope) {
-  if (s == NULL || (unsigned)target >= MCP__CACHE_TARGETS ||
-      !mcp__cache_hint_valid(ttl_ms, scope))
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if ((unsigned)target >= MCP__CACHE_TARGETS)
+    return mcp__refuse(s, "mcp_server_set_cache_hint: target %d is not a "
+                          "mcp_cache_target",
+                       (int)target);
+  if (!mcp__cache_hint_valid(ttl_ms, scope))
+    return mcp__refuse(s,
+                       "mcp_server_set_cache_hint: ttl_ms %lld (0 to 2^53 - "
+                       "1) or scope %d (a mcp_cache_scope) out of range",
+                       (long long)ttl_ms, (int)scope);
   pthread_mutex_lock(&s->lock);
   s->cache_hints[target] = (mcp__cache_hint){ttl_ms, scope, true};
   pthread_mutex_unlock(&s->lock);

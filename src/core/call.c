@@ -373,6 +373,38 @@ mcp_status mcp_call_require_capability(mcp_call_t *call, const char *name) {
              : mcp__call_missing_capability(call, name, NULL);
 }
 
+/* "Missing required client capability: sampling.tools" (names joined by
+ * ", "): the message is all that most clients show (the Python SDK, the
+ * Inspector); data.requiredCapabilities alone leaves the user guessing.
+ * Kept on the call, which the caller borrows it from; NULL without memory. */
+static const char *missing_caps_message(mcp_call_t *call) {
+  char list[300] = "";
+  size_t o = 0, n = 0;
+  const char *name, *member;
+  json_t *inner, *unused;
+  json_object_foreach(call->missing_caps, name, inner) {
+    if (json_object_size(inner) == 0 && o < sizeof list)
+      o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", n++ ? ", " : "",
+                            name);
+    bool extension = strcmp(name, "extensions") == 0;
+    json_object_foreach(inner, member, unused) {
+      if (o >= sizeof list)
+        break;
+      o += (size_t)snprintf(list + o, sizeof list - o, "%s%s%s%s",
+                            n++ ? ", " : "", extension ? "extension " : name,
+                            extension ? "" : ".", member);
+    }
+  }
+  free(call->missing_caps_message);
+  call->missing_caps_message = NULL;
+  if (n > 0 &&
+      asprintf(&call->missing_caps_message,
+               "Missing required client capabilit%s: %s", n == 1 ? "y" : "ies",
+               list) < 0)
+    call->missing_caps_message = NULL;
+  return call->missing_caps_message;
+}
+
 void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
                                 const char **message, json_t **data) {
   if (call->error_message != NULL) {
@@ -391,7 +423,9 @@ void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
         "{s:o}", "requiredCapabilities",
         call->missing_caps ? json_incref(call->missing_caps) : json_object());
     *code = MCP_RPC_MISSING_CLIENT_CAPABILITY;
-    *message = "Missing required client capability";
+    *message = missing_caps_message(call);
+    if (*message == NULL)
+      *message = "Missing required client capability";
     *data = call->error_data;
     return;
   }
@@ -400,6 +434,10 @@ void mcp__call_error_for_status(mcp_call_t *call, mcp_status st, int *code,
     *code = MCP_RPC_INVALID_PARAMS;
   *message =
       *code == MCP_RPC_INTERNAL_ERROR ? "Internal error" : mcp_strerror(st);
+  /* 2025-11-25 has no -32021 (the code stays): the message names it */
+  if (st == MCP_ERR_CAPABILITY && call->missing_caps != NULL &&
+      missing_caps_message(call) != NULL)
+    *message = call->missing_caps_message;
   *data = NULL;
 }
 

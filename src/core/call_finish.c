@@ -34,6 +34,7 @@ static void call_free(mcp_call_t *call) {
   json_decref(call->asked);
   json_decref(call->round_state);
   json_decref(call->missing_caps);
+  free(call->missing_caps_message);
   mcp__span_discard(call);
   pthread_mutex_destroy(&call->send_lock);
   free(call);

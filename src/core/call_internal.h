@@ -76,8 +76,10 @@ struct mcp_call {
   json_t *answers, *asked, *round_state;
   unsigned questions;
   char next_key[64]; /* key of the next question, or "" for "qN" */
-  /* ClientCapabilities the request lacked (-32021 data), or NULL */
+  /* ClientCapabilities the request lacked (-32021 data), or NULL, and the
+   * error message naming them (owned, made when the error is answered) */
   json_t *missing_caps;
+  char *missing_caps_message;
   /* A 2026-07-28 request on a connection with a session (stdio): counted;
    * the call sits in its in-flight list so notifications/cancelled from
    * that client reaches it, though it is served without the session. */

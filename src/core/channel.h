@@ -168,6 +168,14 @@ void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* A server setter refusing its argument: logs why at MCP_LOG_ERROR (the
+ * default handler prints it on stderr) and returns MCP_ERR_INVALID_ARG, so
+ * `return mcp__refuse(s, "mcp_server_set_x: ...", ...)`. */
+mcp_status mcp__refuse(mcp_server_t *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* mcp_server_set_max_message_bytes, mcp_server_set_worker_threads. */
 size_t mcp__server_max_message_bytes(const mcp_server_t *s);
 unsigned mcp__server_worker_threads(const mcp_server_t *s);

@@ -151,6 +151,9 @@ mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 void *ud, const mcp__buf *msg);
 bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
                       const char *sizes, const char *theme);
+/* Why mcp__icon_append would refuse src and theme (a static sentence for
+ * the setters to report), or NULL when they are acceptable. */
+const char *mcp__icon_problem(const char *src, const char *theme);
 
 /* ---- session.c ----------------------------------------------------------- */
 void mcp__session_retain(mcp_session_t *s);

@@ -9,7 +9,11 @@
  * requestState) is answered at once; one without an answer is recorded and
  * MCP_ERR_INPUT_REQUIRED is returned, which the handler passes up. The
  * response is then {resultType: "input_required", inputRequests,
- * requestState} and the client retries with the answers. Keys are stable
+ * requestState} and the client retries with the answers. Only answers to
+ * the questions the requestState names as open are used (issue #25 N7:
+ * answers without a requestState are refused, -32602, and answers to keys
+ * it does not name are ignored, so a question is never skipped by
+ * answering it before it was asked). Keys are stable
  * because the handler asks the same questions in the same order given the
  * same answers; whatever it must remember besides lives in its round state.
  */
@@ -58,7 +62,12 @@ mcp_status mcp__input_open(mcp_call_t *call, const char **why) {
     *why = "Invalid params: requestState must be a string";
     return MCP_ERR_INVALID_PARAMS;
   }
-  json_t *answers = NULL;
+  if (responses && json_object_size(responses) && token == NULL) {
+    *why = "Invalid params: inputResponses must come with the requestState "
+           "of the input_required result they answer";
+    return MCP_ERR_INVALID_PARAMS;
+  }
+  json_t *answers = NULL, *open = NULL;
   if (token) {
     mcp__state_binding b = binding_of(call);
     mcp_server_t *s = call->server;
@@ -66,7 +75,7 @@ mcp_status mcp__input_open(mcp_call_t *call, const char **why) {
     mcp__state_key key = s->state_key;
     pthread_mutex_unlock(&s->lock);
     mcp_status st = mcp__state_open(&key, &b, json_string_value(token),
-                                    &answers, &call->round_state, why);
+                                    &answers, &call->round_state, &open, why);
     memset(&key, 0, sizeof key);
     if (st != MCP_OK) {
       if (st == MCP_ERR_INVALID)
@@ -74,18 +83,25 @@ mcp_status mcp__input_open(mcp_call_t *call, const char **why) {
       return st;
     }
   }
-  if (responses && json_object_size(responses)) {
-    if (answers == NULL && (answers = json_object()) == NULL)
+  if (responses && json_object_size(responses) && json_array_size(open)) {
+    if (answers == NULL && (answers = json_object()) == NULL) {
+      json_decref(open);
       return MCP_ERR_NOMEM;
-    /* Only objects can be answers; anything else is ignored like an extra
-     * key, so the question is asked again. */
-    const char *k;
-    json_t *v;
-    json_object_foreach(responses, k, v) {
+    }
+    /* Only objects answering an open question are answers; anything else
+     * is ignored like an extra key, so the question is asked (again) when
+     * the handler gets to it. */
+    size_t i;
+    json_t *key;
+    json_array_foreach(open, i, key) {
+      json_t *v = json_is_string(key)
+                      ? json_object_get(responses, json_string_value(key))
+                      : NULL;
       if (json_is_object(v))
-        json_object_set(answers, k, v);
+        json_object_set(answers, json_string_value(key), v);
     }
   }
+  json_decref(open);
   call->answers = answers;
   return MCP_OK;
 }
@@ -137,7 +153,8 @@ bool mcp__input_required_result(mcp_call_t *call, mcp__buf *out) {
   mcp__state_binding b = binding_of(call);
   /* Earlier answers travel on: the retry carries only the new ones. */
   char *token =
-      mcp__state_seal(&key, &b, ttl, call->answers, call->round_state);
+      mcp__state_seal(&key, &b, ttl, call->answers, call->round_state,
+                      call->asked);
   memset(&key, 0, sizeof key);
   json_t *res =
       token ? json_pack("{s:s,s:O,s:s}", "resultType", "input_required",
@@ -173,9 +190,14 @@ json_t *mcp_call_round_state(const mcp_call_t *call) {
 
 mcp_status mcp_server_set_request_state_key(mcp_server_t *s, const void *key,
                                             size_t len) {
-  if (s == NULL || key == NULL || len < MCP__STATE_KEY_MIN ||
-      len > MCP__STATE_KEY_MAX)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (key == NULL || len < MCP__STATE_KEY_MIN || len > MCP__STATE_KEY_MAX)
+    return mcp__refuse(s,
+                       "mcp_server_set_request_state_key: %s%zu bytes; %d to "
+                       "%d",
+                       key == NULL ? "NULL key, " : "", len,
+                       MCP__STATE_KEY_MIN, MCP__STATE_KEY_MAX);
   pthread_mutex_lock(&s->lock);
   memcpy(s->state_key.bytes, key, len);
   s->state_key.len = len;
@@ -185,8 +207,13 @@ mcp_status mcp_server_set_request_state_key(mcp_server_t *s, const void *key,
 
 mcp_status mcp_server_set_request_state_ttl_ms(mcp_server_t *s,
                                                int64_t ttl_ms) {
-  if (s == NULL || ttl_ms <= 0)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (ttl_ms <= 0)
+    return mcp__refuse(s,
+                       "mcp_server_set_request_state_ttl_ms: %lld; more than "
+                       "0",
+                       (long long)ttl_ms);
   pthread_mutex_lock(&s->lock);
   s->state_ttl_ms = ttl_ms;
   pthread_mutex_unlock(&s->lock);

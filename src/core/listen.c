@@ -55,6 +55,7 @@ void mcp__listen_init(mcp__listen_registry *r) {
   pthread_mutex_init(&r->lock, NULL);
   atomic_init(&r->count, 0);
   atomic_init(&r->task_ids, false);
+  atomic_init(&r->task_streams, 0);
 }
 
 static size_t bucket_of(const mcp__listen_registry *r, const void *ctx) {
@@ -122,6 +123,8 @@ static bool unlink_locked(mcp__listen_registry *r, mcp__listener *l) {
     pp = &(*pp)->hnext;
   *pp = l->hnext;
   atomic_fetch_sub(&r->count, 1);
+  if (l->ntasks > 0)
+    atomic_fetch_sub(&r->task_streams, 1);
   return true;
 }
 
@@ -162,7 +165,13 @@ static bool register_listener(mcp__listen_registry *r, mcp__listener *l) {
   l->hnext = r->buckets[k];
   r->buckets[k] = l;
   atomic_fetch_add(&r->count, 1);
+  if (l->ntasks > 0)
+    atomic_fetch_add(&r->task_streams, 1);
+  void (*hook)(void *) = l->ntasks > 0 ? r->on_task_stream : NULL;
+  void *hook_ud = r->on_task_stream_ud;
   pthread_mutex_unlock(&r->lock);
+  if (hook != NULL)
+    hook(hook_ud);
   return true;
 }
 
@@ -234,6 +243,38 @@ void mcp__listen_enable_task_ids(mcp_server_t *s, bool on) {
 
 size_t mcp__listen_count(mcp_server_t *s) {
   return atomic_load(&s->listen.count);
+}
+
+void mcp__listen_set_task_hook(mcp_server_t *s, void (*fn)(void *ud),
+                               void *ud) {
+  pthread_mutex_lock(&s->listen.lock);
+  s->listen.on_task_stream = fn;
+  s->listen.on_task_stream_ud = ud;
+  pthread_mutex_unlock(&s->listen.lock);
+}
+
+size_t mcp__listen_task_streams(mcp_server_t *s) {
+  return atomic_load(&s->listen.task_streams);
+}
+
+json_t *mcp__listen_task_ids(mcp_server_t *s) {
+  mcp__listen_registry *r = &s->listen;
+  json_t *seen = json_object();
+  if (seen == NULL)
+    return NULL;
+  pthread_mutex_lock(&r->lock);
+  for (mcp__listener *l = r->head; l; l = l->next)
+    for (size_t i = 0; i < l->ntasks; i++)
+      json_object_set_new(seen, l->keys[l->nuris + i], json_true());
+  pthread_mutex_unlock(&r->lock);
+  json_t *ids = json_array();
+  const char *id;
+  json_t *v;
+  json_object_foreach(seen, id, v) {
+    json_array_append_new(ids, json_string(id));
+  }
+  json_decref(seen);
+  return ids;
 }
 
 /* ---- fan-out ------------------------------------------------------------- */

@@ -41,6 +41,11 @@ typedef struct mcp__listen_registry {
   atomic_size_t count;
   /* Set by the tasks extension: filters may name taskIds. */
   atomic_bool task_ids;
+  atomic_size_t task_streams; /* registered streams naming tasks */
+  /* Called (lock not held) when a stream naming tasks registers: the task
+   * engine starts watching the store for their changes. */
+  void (*on_task_stream)(void *ud);
+  void *on_task_stream_ud;
 } mcp__listen_registry;
 
 void mcp__listen_init(mcp__listen_registry *r);
@@ -78,6 +83,14 @@ void mcp__listen_cancel(mcp_server_t *s, const void *ctx,
 
 /* Lets filters carry taskIds (the tasks extension calls it). */
 void mcp__listen_enable_task_ids(mcp_server_t *s, bool on);
+/* Installs (fn non-NULL) or removes the on_task_stream hook; set before
+ * task ids are enabled, removed after they are disabled. */
+void mcp__listen_set_task_hook(mcp_server_t *s, void (*fn)(void *ud),
+                               void *ud);
+/* The distinct task ids the open streams name (new array, maybe empty;
+ * NULL when memory runs out), and how many streams name any. */
+json_t *mcp__listen_task_ids(mcp_server_t *s);
+size_t mcp__listen_task_streams(mcp_server_t *s);
 
 /* True when a subscription to sub covers uri: the same resource, or one
  * below it in the path hierarchy (listen filters and resources/subscribe

@@ -18,7 +18,10 @@ mcp_status mcp_server_set_relay(mcp_server_t *s, mcp_relay relay) {
       relay.ops->start == NULL || relay.ops->publish == NULL) {
     if (relay.ops && relay.ops->close)
       relay.ops->close(relay.impl);
-    return MCP_ERR_INVALID_ARG;
+    return s == NULL ? MCP_ERR_INVALID_ARG
+                     : mcp__refuse(s, "mcp_server_set_relay: the relay needs "
+                                      "ops with version >= 1, start and "
+                                      "publish");
   }
   pthread_mutex_lock(&s->lock);
   bool taken = s->relay.ops != NULL;

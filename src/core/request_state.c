@@ -3,9 +3,12 @@
  *
  * Token: base64(payload) "." base64(HMAC-SHA256(key, base64(payload))).
  * Payload: {"v":1,"m":method,"t":target,"d":sha256(args),"s":subject,
- * "x":expiry_ms,"a":answers,"h":state}. The MAC covers the encoded payload
- * so verification needs no JSON parse of untrusted bytes; the binding is
- * compared after the MAC, the expiry last.
+ * "x":expiry_ms,"a":answers,"h":state,"q":[keys of the open questions]}.
+ * The MAC covers the encoded payload so verification needs no JSON parse of
+ * untrusted bytes; it must be in the canonical encoding (the one seal
+ * writes: no other padding, no stray bits in the last character), so that
+ * one token has exactly one spelling. The binding is compared after the
+ * MAC, the expiry last.
  */
 #include "core/request_state.h"
 
@@ -47,7 +50,7 @@ static bool mac(const mcp__state_key *key, const char *data, size_t len,
 
 char *mcp__state_seal(const mcp__state_key *key, const mcp__state_binding *b,
                       int64_t ttl_ms, const json_t *answers,
-                      const json_t *state) {
+                      const json_t *state, const json_t *asked) {
   char digest[65];
   if (!args_digest(b->args, digest))
     return NULL;
@@ -59,6 +62,19 @@ char *mcp__state_seal(const mcp__state_key *key, const mcp__state_binding *b,
     json_object_set(p, "a", (json_t *)answers);
   if (p && state)
     json_object_set(p, "h", (json_t *)state);
+  if (p && json_object_size(asked)) {
+    json_t *keys = json_array();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)asked, k, v) {
+      json_array_append_new(keys, json_string(k));
+    }
+    if (keys == NULL || json_array_size(keys) != json_object_size(asked) ||
+        json_object_set_new(p, "q", keys) != 0) {
+      json_decref(p);
+      return NULL;
+    }
+  }
   char *text = p ? json_dumps(p, JSON_COMPACT) : NULL;
   json_decref(p);
   char *body = text ? mcp__base64_encode(text, strlen(text)) : NULL;
@@ -82,8 +98,9 @@ static mcp_status refuse(const char **why, const char *reason) {
 
 mcp_status mcp__state_open(const mcp__state_key *key,
                            const mcp__state_binding *b, const char *token,
-                           json_t **answers, json_t **state, const char **why) {
-  *answers = *state = NULL;
+                           json_t **answers, json_t **state, json_t **open,
+                           const char **why) {
+  *answers = *state = *open = NULL;
   size_t len = strnlen(token, MAX_TOKEN + 1);
   const char *dot = memchr(token, '.', len);
   if (len > MAX_TOKEN || dot == NULL)
@@ -92,6 +109,15 @@ mcp_status mcp__state_open(const mcp__state_key *key,
   size_t sig_len;
   unsigned char *sig =
       mcp__base64_decode(dot + 1, len - body_len - 1, &sig_len);
+  /* one spelling per MAC: its canonical encoding, nothing else */
+  char *canonical = sig && sig_len == 32 ? mcp__base64_encode(sig, 32) : NULL;
+  bool canonical_ok = canonical && strlen(canonical) == len - body_len - 1 &&
+                      memcmp(canonical, dot + 1, len - body_len - 1) == 0;
+  free(canonical);
+  if (sig && sig_len == 32 && !canonical_ok) {
+    free(sig);
+    return refuse(why, "requestState is malformed");
+  }
   unsigned char tag[32];
   bool ok = sig && sig_len == 32 && mac(key, token, body_len, tag) &&
             CRYPTO_memcmp(sig, tag, 32) == 0;
@@ -123,8 +149,10 @@ mcp_status mcp__state_open(const mcp__state_key *key,
                      "without it");
   if (st == MCP_OK) {
     json_t *a = json_object_get(p, "a"), *h = json_object_get(p, "h");
+    json_t *q = json_object_get(p, "q");
     *answers = json_is_object(a) ? json_incref(a) : NULL;
     *state = h ? json_incref(h) : NULL;
+    *open = json_is_array(q) ? json_incref(q) : NULL;
   }
   json_decref(p);
   return st;

@@ -37,18 +37,23 @@ typedef struct mcp__state_binding {
   int64_t now_ms;      /* wall clock, ms since the epoch */
 } mcp__state_binding;
 
-/* Seals {answers, handler state} (both borrowed, may be NULL) for b, valid
- * until b->now_ms + ttl_ms. Returns a malloc'd token or NULL (no memory). */
+/* Seals {answers, handler state, the keys of the open questions} (all
+ * borrowed, may be NULL; asked is the inputRequests object, whose keys
+ * alone are kept) for b, valid until b->now_ms + ttl_ms. Returns a
+ * malloc'd token or NULL (no memory). */
 char *mcp__state_seal(const mcp__state_key *key, const mcp__state_binding *b,
                       int64_t ttl_ms, const json_t *answers,
-                      const json_t *state);
+                      const json_t *state, const json_t *asked);
 
-/* Checks token against key and b. On MCP_OK *answers and *state are new
- * references (NULL when absent). MCP_ERR_INVALID with why set (a static
- * sentence) when the token is malformed, forged or altered, expired, or
- * bound to another request or caller. */
+/* Checks token against key and b. On MCP_OK *answers, *state and *open
+ * (an array of the keys of the questions the token's round asked: the
+ * only keys the retry may answer) are new references (NULL when absent).
+ * MCP_ERR_INVALID with why set (a static sentence) when the token is
+ * malformed (its MAC not in canonical base64 included), forged or
+ * altered, expired, or bound to another request or caller. */
 mcp_status mcp__state_open(const mcp__state_key *key,
                            const mcp__state_binding *b, const char *token,
-                           json_t **answers, json_t **state, const char **why);
+                           json_t **answers, json_t **state, json_t **open,
+                           const char **why);
 
 #endif

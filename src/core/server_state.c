@@ -12,12 +12,31 @@
 void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...) {
   if (s == NULL || s->log_fn == NULL || level < s->log_min)
     return;
+  char small[1024], *msg = small;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  /* whole, however long: messages point here for what err->message cut */
+  if (n >= (int)sizeof small) {
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+      msg = small; /* no memory: the first 1023 bytes */
+    va_end(ap);
+  }
+  s->log_fn(level, msg, s->log_user_data);
+  if (msg != small)
+    free(msg);
+}
+
+mcp_status mcp__refuse(mcp_server_t *s, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  s->log_fn(level, msg, s->log_user_data);
+  mcp__log(s, MCP_LOG_ERROR, "%s", msg);
+  return MCP_ERR_INVALID_ARG;
 }
 
 static bool ready_session(mcp_session_t *se, void *ud) {
@@ -104,12 +123,20 @@ static bool has_prefix(const char *s, const char *prefix) {
 }
 
 /* SEP-973: servers publish only https: and data: icon URIs. */
-bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
-                      const char *sizes, const char *theme) {
-  if (src == NULL || !(has_prefix(src, "https://") || has_prefix(src, "data:")))
-    return false;
+const char *mcp__icon_problem(const char *src, const char *theme) {
+  if (src == NULL)
+    return "the icon's src is NULL";
+  if (!(has_prefix(src, "https://") || has_prefix(src, "data:")))
+    return "an icon's src must be an https: or data: URI (SEP-973)";
   if (theme != NULL && strcmp(theme, "light") != 0 &&
       strcmp(theme, "dark") != 0)
+    return "an icon's theme must be NULL, \"light\" or \"dark\"";
+  return NULL;
+}
+
+bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
+                      const char *sizes, const char *theme) {
+  if (mcp__icon_problem(src, theme) != NULL)
     return false;
   json_t *icon = json_pack("{s:s}", "src", src);
   if (icon == NULL)

@@ -70,7 +70,11 @@ mcp_status mcp_call_elicit(mcp_call_t *call, const char *message,
     *content = NULL;
   if (call == NULL || message == NULL || action == NULL) {
     json_decref(requested_schema);
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "mcp_call_elicit: the %s is NULL",
+                         call == NULL      ? "call"
+                         : message == NULL ? "message"
+                                           : "action pointer");
   }
   mcp_status st = mcp_elicit_schema_check(requested_schema, err);
   if (st != MCP_OK) {
@@ -137,7 +141,11 @@ static mcp_status check_url_args(mcp_call_t *call, const char *message,
                                  const char *url, const char *id,
                                  mcp_error_t *err) {
   if (call == NULL || message == NULL || id == NULL || *id == '\0')
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "URL elicitation: the %s",
+                         call == NULL      ? "call is NULL"
+                         : message == NULL ? "message is NULL"
+                                           : "elicitation id is empty");
   if (!url_is_valid(url))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "url must be an absolute http(s) URL");
@@ -157,7 +165,8 @@ mcp_status mcp_call_elicit_url(mcp_call_t *call, const char *message,
                                mcp_error_t *err) {
   mcp_status st = check_url_args(call, message, url, elicitation_id, err);
   if (st == MCP_OK && action == NULL)
-    st = mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                       "mcp_call_elicit_url: the action pointer is NULL");
   if (st != MCP_OK)
     return st;
   /* 2026-07-28 has no elicitationId nor completion notification: the

@@ -5,6 +5,7 @@
  * toolChoice need the client's sampling.tools (the client MUST reject them
  * otherwise), includeContext other than "none" needs sampling.context.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,28 @@ struct mcp_sampling {
   mcp_include_context context;
   json_t *metadata, *tools;
   char *tool_choice;
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_call_sample refuses such a request with them in err */
+  char *refusals;
 };
+
+/* A setter refusing its argument keeps why in the request, for
+ * mcp_call_sample's err: the mistake shows even where the setter's status
+ * went unchecked. */
+static mcp_status refuse(mcp_sampling_t *s, const char *what,
+                         const char *why) {
+  return mcp__str_add_line(&s->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
+}
+
+/* A set_ setter that accepted its value takes its refusal back. */
+static mcp_status accepted(mcp_sampling_t *s, const char *setter,
+                           mcp_status st) {
+  if (st == MCP_OK)
+    mcp__str_drop_lines(&s->refusals, setter);
+  return st;
+}
 
 mcp_status mcp_sampling_new(int max_tokens, mcp_sampling_t **out) {
   if (out == NULL)
@@ -53,6 +75,7 @@ void mcp_sampling_free(mcp_sampling_t *s) {
   json_decref(s->metadata);
   json_decref(s->tools);
   free(s->tool_choice);
+  free(s->refusals);
   free(s);
 }
 
@@ -63,7 +86,12 @@ mcp_status mcp_sampling_add_message(mcp_sampling_t *s, mcp_role role,
   if (s == NULL || (role != MCP_ROLE_USER && role != MCP_ROLE_ASSISTANT) ||
       !(json_is_object(content) || json_is_array(content))) {
     json_decref(content);
-    return MCP_ERR_INVALID_ARG;
+    return s == NULL ? MCP_ERR_INVALID_ARG
+                     : refuse(s, "mcp_sampling_add_message",
+                              role != MCP_ROLE_USER &&
+                                      role != MCP_ROLE_ASSISTANT
+                                  ? "the role is not a mcp_role"
+                                  : "content must be an object or an array");
   }
   json_t *m = json_pack("{s:s,s:o}", "role",
                         role == MCP_ROLE_USER ? "user" : "assistant", "content",
@@ -75,7 +103,8 @@ mcp_status mcp_sampling_add_message(mcp_sampling_t *s, mcp_role role,
 mcp_status mcp_sampling_add_text(mcp_sampling_t *s, mcp_role role,
                                  const char *text) {
   if (text == NULL)
-    return MCP_ERR_INVALID_ARG;
+    return s ? refuse(s, "mcp_sampling_add_text", "the text is NULL")
+             : MCP_ERR_INVALID_ARG;
   return mcp_sampling_add_message(
       s, role, json_pack("{s:s,s:s}", "type", "text", "text", text));
 }
@@ -85,11 +114,13 @@ mcp_status mcp_sampling_set_system_prompt(mcp_sampling_t *s, const char *p) {
 }
 
 mcp_status mcp_sampling_set_temperature(mcp_sampling_t *s, double t) {
-  if (s == NULL || t < 0)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (!(t >= 0))
+    return refuse(s, "mcp_sampling_set_temperature", "must be 0 or more");
   s->has_temperature = true;
   s->temperature = t;
-  return MCP_OK;
+  return accepted(s, "mcp_sampling_set_temperature", MCP_OK);
 }
 
 static mcp_status push_string(json_t **arr, const char *v) {
@@ -102,57 +133,74 @@ static mcp_status push_string(json_t **arr, const char *v) {
 }
 
 mcp_status mcp_sampling_add_stop_sequence(mcp_sampling_t *s, const char *v) {
-  return s ? push_string(&s->stop, v) : MCP_ERR_INVALID_ARG;
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return v ? push_string(&s->stop, v)
+           : refuse(s, "mcp_sampling_add_stop_sequence", "the text is NULL");
 }
 
 mcp_status mcp_sampling_set_include_context(mcp_sampling_t *s,
                                             mcp_include_context ctx) {
-  if (s == NULL || (unsigned)ctx > MCP_CONTEXT_ALL_SERVERS)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if ((unsigned)ctx > MCP_CONTEXT_ALL_SERVERS)
+    return refuse(s, "mcp_sampling_set_include_context",
+                  "not a mcp_include_context");
   s->context = ctx;
-  return MCP_OK;
+  return accepted(s, "mcp_sampling_set_include_context", MCP_OK);
 }
 
 mcp_status mcp_sampling_add_model_hint(mcp_sampling_t *s, const char *name) {
-  return s ? push_string(&s->hints, name) : MCP_ERR_INVALID_ARG;
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  return name ? push_string(&s->hints, name)
+              : refuse(s, "mcp_sampling_add_model_hint", "the name is NULL");
 }
 
 mcp_status mcp_sampling_set_priorities(mcp_sampling_t *s, double cost,
                                        double speed, double intelligence) {
-  if (s == NULL || cost > 1 || speed > 1 || intelligence > 1)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (cost > 1 || speed > 1 || intelligence > 1)
+    return refuse(s, "mcp_sampling_set_priorities",
+                  "each priority must be at most 1 (negative: unset)");
   s->priorities[0] = cost;
   s->priorities[1] = speed;
   s->priorities[2] = intelligence;
-  return MCP_OK;
+  return accepted(s, "mcp_sampling_set_priorities", MCP_OK);
 }
 
 mcp_status mcp_sampling_set_metadata(mcp_sampling_t *s, json_t *metadata) {
   if (s == NULL || !json_is_object(metadata)) {
     json_decref(metadata);
-    return MCP_ERR_INVALID_ARG;
+    return s ? refuse(s, "mcp_sampling_set_metadata", "must be an object")
+             : MCP_ERR_INVALID_ARG;
   }
   json_decref(s->metadata);
   s->metadata = metadata;
-  return MCP_OK;
+  return accepted(s, "mcp_sampling_set_metadata", MCP_OK);
 }
 
 mcp_status mcp_sampling_set_tools(mcp_sampling_t *s, json_t *tools) {
   if (s == NULL || !json_is_array(tools)) {
     json_decref(tools);
-    return MCP_ERR_INVALID_ARG;
+    return s ? refuse(s, "mcp_sampling_set_tools", "must be an array")
+             : MCP_ERR_INVALID_ARG;
   }
   json_decref(s->tools);
   s->tools = tools;
-  return MCP_OK;
+  return accepted(s, "mcp_sampling_set_tools", MCP_OK);
 }
 
 mcp_status mcp_sampling_set_tool_choice(mcp_sampling_t *s, const char *mode) {
-  if (s == NULL || mode == NULL ||
-      (strcmp(mode, "auto") && strcmp(mode, "required") &&
-       strcmp(mode, "none")))
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
-  return mcp__str_replace(&s->tool_choice, mode);
+  if (mode == NULL || (strcmp(mode, "auto") && strcmp(mode, "required") &&
+                       strcmp(mode, "none")))
+    return refuse(s, "mcp_sampling_set_tool_choice",
+                  "\"auto\", \"required\" or \"none\"");
+  return accepted(s, "mcp_sampling_set_tool_choice",
+                  mcp__str_replace(&s->tool_choice, mode));
 }
 
 json_t *mcp_sampling_to_json(const mcp_sampling_t *s) {
@@ -209,6 +257,12 @@ mcp_status mcp_call_sample(mcp_call_t *call, const mcp_sampling_t *req,
                            int timeout_ms, json_t **result, mcp_error_t *err) {
   if (result)
     *result = NULL;
+  if (req != NULL && req->refusals != NULL) {
+    char list[512];
+    mcp__str_one_line(req->refusals, list, sizeof list);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "request refused: %s",
+                         list);
+  }
   if (call == NULL || req == NULL || result == NULL ||
       json_array_size(req->messages) == 0)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,

@@ -12,6 +12,7 @@
 
 #include "core/core.h"
 #include "prompts/prompt_internal.h"
+#include "util/similar.h"
 
 static void announce(mcp_server_t *s) {
   if (s->prompts_list_changed)
@@ -20,16 +21,29 @@ static void announce(mcp_server_t *s) {
 
 mcp_status mcp_server_add_prompt(mcp_server_t *s, mcp_prompt_t *p) {
   if (s == NULL || p == NULL) {
+    if (s != NULL) /* a constructor has nowhere to say why: say it here */
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_add_prompt: the prompt is NULL (did mcp_prompt_new "
+               "refuse its name? 1-128 characters without control "
+               "characters)");
     mcp_prompt_free(p);
     return MCP_ERR_INVALID_ARG;
   }
   mcp_status st = MCP_OK;
-  if (p->fn == NULL)
+  if (p->refusals) {
+    mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added:\n%s", p->entry.key,
+             p->refusals);
+    st = MCP_ERR_INVALID_ARG;
+  } else if (p->fn == NULL) {
+    mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added: it has no handler",
+             p->entry.key);
     st = MCP_ERR_STATE;
-  else if ((p->entry.listing = mcp_prompt_to_json(p)) == NULL)
+  } else if ((p->entry.listing = mcp_prompt_to_json(p)) == NULL) {
     st = MCP_ERR_NOMEM;
-  else
-    st = mcp__catalog_add(&s->prompts, &p->entry);
+  } else if ((st = mcp__catalog_add(&s->prompts, &p->entry)) != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added: %s", p->entry.key,
+             st == MCP_ERR_EXISTS ? "the name is taken" : mcp_strerror(st));
+  }
   if (st != MCP_OK) {
     mcp_prompt_free(p);
     return st;
@@ -115,6 +129,11 @@ static json_t *result_json(mcp_prompt_result_t *r, const mcp_prompt_t *p) {
   return res;
 }
 
+/* A catalog visitor offering each prompt's name to a mcp__similar. */
+static bool offer_name(mcp__entry *e, void *near) {
+  return mcp__similar_offer(near, e->key);
+}
+
 mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
   mcp_server_t *s = mcp_call_server(call);
   if (mcp__catalog_count(&s->prompts) == 0)
@@ -129,9 +148,16 @@ mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
                           "Invalid params: arguments must be an object of "
                           "strings");
   mcp__entry *e = mcp__catalog_find(&s->prompts, json_string_value(name));
-  if (e == NULL)
-    return invalid(call, "Invalid params: unknown prompt '%.100s'",
-                   json_string_value(name));
+  if (e == NULL) {
+    char msg[700], hint[500];
+    mcp__similar near;
+    mcp__similar_init(&near, json_string_value(name), json_string_length(name));
+    mcp__catalog_find_if(&s->prompts, offer_name, &near);
+    mcp__similar_text(&near, hint, sizeof hint);
+    snprintf(msg, sizeof msg, "Invalid params: unknown prompt '%.100s'%s",
+             json_string_value(name), hint);
+    return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
+  }
   mcp_prompt_t *p = (mcp_prompt_t *)e;
   json_t *owned = json_is_object(args) ? json_incref(args) : json_object();
   mcp_status st = owned ? check_args(call, p, owned) : MCP_ERR_NOMEM;

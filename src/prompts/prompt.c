@@ -26,7 +26,17 @@ static void prompt_destroy(mcp__entry *e) {
   json_decref(p->meta);
   if (p->free_user_data)
     p->free_user_data(p->user_data);
+  free(p->refusals);
   free(p);
+}
+
+/* A setter refusing its argument keeps why in the prompt, for
+ * mcp_server_add_prompt to log when it refuses the prompt: the reason is
+ * reported even where the setter's status went unchecked. */
+static mcp_status refuse(mcp_prompt_t *p, const char *what, const char *why) {
+  return mcp__str_add_line(&p->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
 }
 
 /* 1-128 characters, no control characters. */
@@ -87,8 +97,12 @@ const mcp__prompt_arg *mcp__prompt_arg_find(const mcp_prompt_t *p,
 mcp_status mcp_prompt_add_argument(mcp_prompt_t *p, const char *name,
                                    const char *title, const char *description,
                                    bool required) {
-  if (p == NULL || !name_is_valid(name))
+  if (p == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (!name_is_valid(name))
+    return refuse(p, "mcp_prompt_add_argument",
+                  "an argument name must be 1-128 characters without control "
+                  "characters");
   if (mcp__prompt_arg_find(p, name))
     return MCP_ERR_EXISTS;
   mcp__prompt_arg *args = realloc(p->args, (p->nargs + 1) * sizeof *args);
@@ -112,8 +126,10 @@ mcp_status mcp_prompt_add_argument(mcp_prompt_t *p, const char *name,
 mcp_status mcp_prompt_set_completion(mcp_prompt_t *p, const char *argument,
                                      mcp_complete_fn fn, void *user_data,
                                      void (*free_user_data)(void *)) {
-  if (p == NULL || fn == NULL)
+  if (p == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (fn == NULL)
+    return refuse(p, "mcp_prompt_set_completion", "the handler is NULL");
   mcp__prompt_arg *a = (mcp__prompt_arg *)mcp__prompt_arg_find(p, argument);
   if (a == NULL)
     return MCP_ERR_NOT_FOUND;
@@ -129,31 +145,40 @@ mcp_status mcp_prompt_add_icon(mcp_prompt_t *p, const char *src,
                                const char *theme) {
   if (p == NULL)
     return MCP_ERR_INVALID_ARG;
+  const char *problem = mcp__icon_problem(src, theme);
+  if (problem != NULL)
+    return refuse(p, "mcp_prompt_add_icon", problem);
   return mcp__icon_append(&p->icons, src, mime_type, sizes, theme)
              ? MCP_OK
-             : MCP_ERR_INVALID_ARG;
+             : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp_prompt_set_meta(mcp_prompt_t *p, json_t *meta) {
   if (p == NULL || (meta && !json_is_object(meta))) {
     json_decref(meta);
-    return MCP_ERR_INVALID_ARG;
+    return p == NULL ? MCP_ERR_INVALID_ARG
+                     : refuse(p, "mcp_prompt_set_meta",
+                              "_meta must be an object");
   }
   json_decref(p->meta);
   p->meta = meta;
+  mcp__str_drop_lines(&p->refusals, "mcp_prompt_set_meta");
   return MCP_OK;
 }
 
 mcp_status mcp_prompt_set_handler(mcp_prompt_t *p, mcp_prompt_fn fn,
                                   void *user_data,
                                   void (*free_user_data)(void *)) {
-  if (p == NULL || fn == NULL)
+  if (p == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (fn == NULL)
+    return refuse(p, "mcp_prompt_set_handler", "the handler is NULL");
   if (p->free_user_data)
     p->free_user_data(p->user_data);
   p->fn = fn;
   p->user_data = user_data;
   p->free_user_data = free_user_data;
+  mcp__str_drop_lines(&p->refusals, "mcp_prompt_set_handler");
   return MCP_OK;
 }
 

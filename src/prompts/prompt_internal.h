@@ -27,6 +27,9 @@ struct mcp_prompt {
   mcp_prompt_fn fn;
   void *user_data;
   void (*free_user_data)(void *);
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_server_add_prompt logs them and refuses the prompt */
+  char *refusals;
 };
 
 struct mcp_prompt_result {

@@ -2,11 +2,13 @@
 /* attach.c - resources and templates on a server: adding, removing,
  * settings, and who hears about updates (resources/subscribe,
  * resources/unsubscribe, notifications/resources/updated). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "core/viewer.h"
+#include "mcp/apps.h"
 #include "resources/resource_internal.h"
 
 static void announce(mcp_server_t *s) {
@@ -17,14 +19,24 @@ static void announce(mcp_server_t *s) {
 /* Adds e with its listing (computed by the caller only when there is a
  * handler, so NULL here means out of memory); e is released on failure. */
 static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
+                            const char *kind, const char *refusals,
                             bool has_handler, json_t *listing) {
   mcp_status st;
-  if (!has_handler)
+  if (refusals != NULL) { /* the setters' reasons (resource.c refuse) */
+    mcp__log(s, MCP_LOG_ERROR, "%s '%s' not added:\n%s", kind, e->key,
+             refusals);
+    json_decref(listing);
+    st = MCP_ERR_INVALID_ARG;
+  } else if (!has_handler) {
+    mcp__log(s, MCP_LOG_ERROR, "%s '%s' not added: it has no handler", kind,
+             e->key);
     st = MCP_ERR_STATE;
-  else if ((e->listing = listing) == NULL)
+  } else if ((e->listing = listing) == NULL) {
     st = MCP_ERR_NOMEM;
-  else
-    st = mcp__catalog_add(c, e);
+  } else if ((st = mcp__catalog_add(c, e)) != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "%s '%s' not added: %s", kind, e->key,
+             st == MCP_ERR_EXISTS ? "it is there already" : mcp_strerror(st));
+  }
   if (st != MCP_OK) {
     mcp__entry_release(e);
     return st;
@@ -33,22 +45,73 @@ static mcp_status add_entry(mcp_server_t *s, mcp__catalog *c, mcp__entry *e,
   return MCP_OK;
 }
 
+mcp_status mcp_server_add_ui_resource(mcp_server_t *s, mcp_resource_t *r,
+                                      mcp_error_t *err) {
+  if (s == NULL || r == NULL) {
+    mcp_resource_free(r);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and resource "
+                                                   "required");
+  }
+  mcp_status st = mcp__ui_res_check(r, err);
+  if (st != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "resource '%s' not added: %s", r->entry.key,
+             err ? err->message : mcp_strerror(st));
+    mcp_resource_free(r);
+    return st;
+  }
+  char uri[200];
+  snprintf(uri, sizeof uri, "%s", r->entry.key);
+  char refused[512] = ""; /* the setters' reasons, for err */
+  if (r->m.refusals != NULL)
+    snprintf(refused, sizeof refused, "%s", r->m.refusals);
+  st = add_entry(s, &s->resources, &r->entry, "resource", r->m.refusals,
+                 r->h.fn != NULL, r->h.fn ? mcp_resource_to_json(r) : NULL);
+  if (st != MCP_OK && refused[0] != '\0')
+    mcp_error_set(err, st, "resource '%s' not added: %s", uri, refused);
+  else if (st != MCP_OK)
+    mcp_error_set(err, st,
+                  st == MCP_ERR_EXISTS ? "resource '%s' already exists"
+                                       : "cannot add resource '%s'",
+                  uri);
+  return st;
+}
+
 mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
   if (s == NULL || r == NULL) {
+    if (s != NULL) /* a constructor has nowhere to say why: say it here */
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_add_resource: the resource is NULL (did "
+               "mcp_resource_new refuse it? the URI must be absolute, "
+               "scheme:..., without spaces or control characters, and the "
+               "name not empty)");
     mcp_resource_free(r);
     return MCP_ERR_INVALID_ARG;
   }
-  return add_entry(s, &s->resources, &r->entry, r->h.fn != NULL,
-                   r->h.fn ? mcp_resource_to_json(r) : NULL);
+  mcp_error_t err;
+  mcp_status st = mcp__ui_res_check(r, &err); /* apps.h */
+  if (st != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "resource '%s' not added: %s", r->entry.key,
+             err.message);
+    mcp_resource_free(r);
+    return st;
+  }
+  return add_entry(s, &s->resources, &r->entry, "resource", r->m.refusals,
+                   r->h.fn != NULL, r->h.fn ? mcp_resource_to_json(r) : NULL);
 }
 
 mcp_status mcp_server_add_resource_template(mcp_server_t *s,
                                             mcp_resource_template_t *t) {
   if (s == NULL || t == NULL) {
+    if (s != NULL)
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_add_resource_template: the template is NULL (did "
+               "mcp_resource_template_new refuse it? the URI template must "
+               "be valid RFC 6570 and the name not empty)");
     mcp_resource_template_free(t);
     return MCP_ERR_INVALID_ARG;
   }
-  return add_entry(s, &s->templates, &t->entry, t->h.fn != NULL,
+  return add_entry(s, &s->templates, &t->entry, "resource template",
+                   t->m.refusals, t->h.fn != NULL,
                    t->h.fn ? mcp_resource_template_to_json(t) : NULL);
 }
 

@@ -73,6 +73,7 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
   mcp__cache_hint cache = {0};
   json_t *vars = NULL;
   mcp__entry *e = mcp__catalog_find(&s->resources, uri);
+  const mcp__entry *found_static = e;
   if (e) {
     h = ((mcp_resource_t *)e)->h;
     cache = ((mcp_resource_t *)e)->cache;
@@ -94,6 +95,9 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
   mcp_status st = MCP_ERR_NOMEM;
   if (out.contents && vars)
     st = h.fn(call, uri, vars, &out, h.user_data);
+  if (st == MCP_OK && !out.failed && e == found_static &&
+      ((mcp_resource_t *)e)->ui) /* apps.h: mimeType and _meta.ui */
+    st = mcp__ui_res_complete((mcp_resource_t *)e, out.contents);
   json_decref(vars);
   mcp__entry_release(e);
   if (st == MCP_OK && out.failed)

@@ -39,12 +39,27 @@ static void meta_clear(mcp__res_meta *m) {
   json_decref(m->annotations);
   json_decref(m->icons);
   json_decref(m->meta);
+  free(m->refusals);
 }
 
-static mcp_status set_annotations(mcp__res_meta *m, unsigned audience,
-                                  double priority, const char *last_modified) {
-  if (audience > (MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT) || priority > 1)
-    return MCP_ERR_INVALID_ARG;
+/* A setter refusing its argument keeps why, for mcp_server_add_resource
+ * and mcp_server_add_resource_template to log when they refuse the entry:
+ * the reason is reported even where the setter's status went unchecked. */
+static mcp_status refuse(mcp__res_meta *m, const char *what, const char *why) {
+  return mcp__str_add_line(&m->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
+}
+
+static mcp_status set_annotations(mcp__res_meta *m, const char *what,
+                                  unsigned audience, double priority,
+                                  const char *last_modified) {
+  if (audience > (MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT))
+    return refuse(m, what,
+                  "audience must be MCP_AUDIENCE_USER and/or "
+                  "MCP_AUDIENCE_ASSISTANT");
+  if (priority > 1)
+    return refuse(m, what, "priority must be at most 1 (negative: unset)");
   json_t *a = json_object();
   if (a == NULL)
     return MCP_ERR_NOMEM;
@@ -64,16 +79,18 @@ static mcp_status set_annotations(mcp__res_meta *m, unsigned audience,
   m->annotations = json_object_size(a) ? a : NULL;
   if (m->annotations == NULL)
     json_decref(a);
+  mcp__str_drop_lines(&m->refusals, what); /* the last call wins */
   return MCP_OK;
 }
 
-static mcp_status set_meta(mcp__res_meta *m, json_t *meta) {
+static mcp_status set_meta(mcp__res_meta *m, const char *what, json_t *meta) {
   if (meta != NULL && !json_is_object(meta)) {
     json_decref(meta);
-    return MCP_ERR_INVALID_ARG;
+    return refuse(m, what, "_meta must be an object");
   }
   json_decref(m->meta);
   m->meta = meta;
+  mcp__str_drop_lines(&m->refusals, what);
   return MCP_OK;
 }
 
@@ -107,6 +124,7 @@ static void resource_destroy(mcp__entry *e) {
   json_decref(e->listing);
   meta_clear(&r->m);
   handler_clear(&r->h);
+  mcp__ui_res_free(r->ui);
   free(r);
 }
 
@@ -156,26 +174,34 @@ mcp_status mcp_resource_set_size(mcp_resource_t *r, uint64_t bytes) {
   r->size = bytes;
   return MCP_OK;
 }
-static mcp_status set_cache(mcp__cache_hint *h, int64_t ttl_ms,
+static mcp_status set_cache(mcp__res_meta *m, const char *what,
+                            mcp__cache_hint *h, int64_t ttl_ms,
                             mcp_cache_scope scope) {
   if (!mcp__cache_hint_valid(ttl_ms, scope))
-    return MCP_ERR_INVALID_ARG;
+    return refuse(m, what,
+                  "ttl_ms must be 0 to 2^53 - 1 and scope a mcp_cache_scope");
   *h = (mcp__cache_hint){ttl_ms, scope, true};
+  mcp__str_drop_lines(&m->refusals, what);
   return MCP_OK;
 }
 mcp_status mcp_resource_set_cache_hint(mcp_resource_t *r, int64_t ttl_ms,
                                        mcp_cache_scope scope) {
-  return r ? set_cache(&r->cache, ttl_ms, scope) : MCP_ERR_INVALID_ARG;
+  return r ? set_cache(&r->m, "mcp_resource_set_cache_hint", &r->cache, ttl_ms,
+                       scope)
+           : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_template_set_cache_hint(mcp_resource_template_t *t,
                                                 int64_t ttl_ms,
                                                 mcp_cache_scope scope) {
-  return t ? set_cache(&t->cache, ttl_ms, scope) : MCP_ERR_INVALID_ARG;
+  return t ? set_cache(&t->m, "mcp_resource_template_set_cache_hint",
+                       &t->cache, ttl_ms, scope)
+           : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_set_annotations(mcp_resource_t *r, unsigned audience,
                                         double priority,
                                         const char *last_modified) {
-  return r ? set_annotations(&r->m, audience, priority, last_modified)
+  return r ? set_annotations(&r->m, "mcp_resource_set_annotations", audience,
+                             priority, last_modified)
            : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_add_icon(mcp_resource_t *r, const char *src,
@@ -183,24 +209,30 @@ mcp_status mcp_resource_add_icon(mcp_resource_t *r, const char *src,
                                  const char *theme) {
   if (r == NULL)
     return MCP_ERR_INVALID_ARG;
+  const char *problem = mcp__icon_problem(src, theme);
+  if (problem != NULL)
+    return refuse(&r->m, "mcp_resource_add_icon", problem);
   return mcp__icon_append(&r->m.icons, src, mime_type, sizes, theme)
              ? MCP_OK
-             : MCP_ERR_INVALID_ARG;
+             : MCP_ERR_NOMEM;
 }
 mcp_status mcp_resource_set_meta(mcp_resource_t *r, json_t *meta) {
   if (r == NULL) {
     json_decref(meta);
     return MCP_ERR_INVALID_ARG;
   }
-  return set_meta(&r->m, meta);
+  return set_meta(&r->m, "mcp_resource_set_meta", meta);
 }
 mcp_status mcp_resource_set_handler(mcp_resource_t *r, mcp_resource_read_fn fn,
                                     void *user_data,
                                     void (*free_user_data)(void *)) {
-  if (r == NULL || fn == NULL)
+  if (r == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (fn == NULL)
+    return refuse(&r->m, "mcp_resource_set_handler", "the handler is NULL");
   handler_clear(&r->h);
   r->h = (mcp__handler){fn, user_data, free_user_data};
+  mcp__str_drop_lines(&r->m.refusals, "mcp_resource_set_handler");
   return MCP_OK;
 }
 
@@ -211,6 +243,15 @@ json_t *mcp_resource_to_json(const mcp_resource_t *r) {
   if (o == NULL)
     return NULL;
   meta_to_json(&r->m, o);
+  if (r->ui) { /* apps.h: the listing carries _meta.ui too */
+    json_t *meta = mcp__ui_res_listing_meta(r);
+    if (meta == NULL || (json_object_size(meta) > 0
+                             ? json_object_set_new(o, "_meta", meta)
+                             : (json_decref(meta), 0)) != 0) {
+      json_decref(o);
+      return NULL;
+    }
+  }
   if (r->has_size)
     json_object_set_new(o, "size", json_integer((json_int_t)r->size));
   return o;
@@ -281,7 +322,8 @@ mcp_status mcp_resource_template_set_annotations(mcp_resource_template_t *t,
                                                  unsigned audience,
                                                  double priority,
                                                  const char *last_modified) {
-  return t ? set_annotations(&t->m, audience, priority, last_modified)
+  return t ? set_annotations(&t->m, "mcp_resource_template_set_annotations",
+                             audience, priority, last_modified)
            : MCP_ERR_INVALID_ARG;
 }
 mcp_status mcp_resource_template_add_icon(mcp_resource_template_t *t,
@@ -291,9 +333,12 @@ mcp_status mcp_resource_template_add_icon(mcp_resource_template_t *t,
                                           const char *theme) {
   if (t == NULL)
     return MCP_ERR_INVALID_ARG;
+  const char *problem = mcp__icon_problem(src, theme);
+  if (problem != NULL)
+    return refuse(&t->m, "mcp_resource_template_add_icon", problem);
   return mcp__icon_append(&t->m.icons, src, mime_type, sizes, theme)
              ? MCP_OK
-             : MCP_ERR_INVALID_ARG;
+             : MCP_ERR_NOMEM;
 }
 mcp_status mcp_resource_template_set_meta(mcp_resource_template_t *t,
                                           json_t *meta) {
@@ -301,16 +346,20 @@ mcp_status mcp_resource_template_set_meta(mcp_resource_template_t *t,
     json_decref(meta);
     return MCP_ERR_INVALID_ARG;
   }
-  return set_meta(&t->m, meta);
+  return set_meta(&t->m, "mcp_resource_template_set_meta", meta);
 }
 mcp_status mcp_resource_template_set_handler(mcp_resource_template_t *t,
                                              mcp_resource_read_fn fn,
                                              void *user_data,
                                              void (*free_user_data)(void *)) {
-  if (t == NULL || fn == NULL)
+  if (t == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (fn == NULL)
+    return refuse(&t->m, "mcp_resource_template_set_handler",
+                  "the handler is NULL");
   handler_clear(&t->h);
   t->h = (mcp__handler){fn, user_data, free_user_data};
+  mcp__str_drop_lines(&t->m.refusals, "mcp_resource_template_set_handler");
   return MCP_OK;
 }
 
@@ -325,8 +374,12 @@ const mcp__completer *mcp__template_completer(const mcp_resource_template_t *t,
 mcp_status mcp_resource_template_set_completion(
     mcp_resource_template_t *t, const char *variable, mcp_complete_fn fn,
     void *user_data, void (*free_user_data)(void *)) {
-  if (t == NULL || variable == NULL || fn == NULL)
+  if (t == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (variable == NULL || fn == NULL)
+    return refuse(&t->m, "mcp_resource_template_set_completion",
+                  variable == NULL ? "the variable is NULL"
+                                   : "the handler is NULL");
   if (!mcp__uritpl_has_var(t->tpl, variable))
     return MCP_ERR_NOT_FOUND;
   if (mcp__template_completer(t, variable))

@@ -22,6 +22,9 @@
 typedef struct mcp__res_meta {
   char *name, *title, *description, *mime_type;
   json_t *annotations, *icons, *meta; /* objects/array or NULL */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_server_add_resource(_template) logs them and refuses the entry */
+  char *refusals;
 } mcp__res_meta;
 
 typedef struct mcp__handler {
@@ -30,6 +33,16 @@ typedef struct mcp__handler {
   void (*free_user_data)(void *);
 } mcp__handler;
 
+/* An MCP Apps view (apps.h, ui_resource.c): its HTML, how it is served,
+ * its _meta.ui and what a setter refused. */
+typedef struct mcp__ui_res {
+  char *html; /* NULL until set (then the built-in handler serves it) */
+  size_t len;
+  bool blob;    /* serve as base64 "blob" */
+  json_t *meta; /* the _meta.ui object (never NULL) */
+  char fault[320];
+} mcp__ui_res;
+
 struct mcp_resource {
   mcp__entry entry; /* key: uri */
   mcp__res_meta m;
@@ -37,6 +50,7 @@ struct mcp_resource {
   uint64_t size;
   mcp__handler h;
   mcp__cache_hint cache; /* of its reads; .set false: the server's */
+  mcp__ui_res *ui;       /* NULL unless made by mcp_ui_resource_new */
 };
 
 struct mcp_resource_template {
@@ -59,6 +73,18 @@ struct mcp_read_result {
 /* Finds the completion handler for name, or NULL. */
 const mcp__completer *mcp__template_completer(const mcp_resource_template_t *t,
                                               const char *name);
+
+/* ---- ui_resource.c (apps.h) ---------------------------------------------- */
+void mcp__ui_res_free(mcp__ui_res *ui);
+/* The listing's _meta with _meta.ui merged in (returns new; NULL when there
+ * is none). */
+json_t *mcp__ui_res_listing_meta(const mcp_resource_t *r);
+/* At mcp_server_add_resource: a kept fault, no HTML and no handler, a
+ * ui:// URI of another MIME type, ... MCP_ERR_INVALID_ARG with err. */
+mcp_status mcp__ui_res_check(const mcp_resource_t *r, mcp_error_t *err);
+/* After a read of a UI resource: entries for its URI get the MIME type and
+ * _meta.ui when they have none. */
+mcp_status mcp__ui_res_complete(const mcp_resource_t *r, json_t *contents);
 
 /* ---- read.c, attach.c: the methods (registered by mcp_server_new) ------- */
 struct mcp_server;

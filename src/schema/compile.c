@@ -30,12 +30,12 @@ bool mcp__compile_fail(mcp__cctx *c, const char *where, const char *fmt, ...) {
     return false;
   c->failed = true;
   if (c->err != NULL) {
-    c->err->status = MCP_ERR_SCHEMA;
-    c->err->rpc_code = 0;
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    mcp_error_set(c->err, MCP_ERR_SCHEMA, "%s", text); /* marks a cut */
     snprintf(c->err->pointer, sizeof c->err->pointer, "%s", where ? where : "");
   }
   return false;

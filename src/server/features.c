@@ -7,6 +7,9 @@
  */
 #include "server/internal.h"
 
+#include "mcp/apps.h"
+#include "tools/tool_internal.h"
+
 static bool completes(mcp__entry *e, void *ctx) {
   (void)ctx;
   return e->completes;
@@ -18,7 +21,31 @@ static bool any_completion(mcp__catalog *c) {
   return e != NULL;
 }
 
+static bool is_ui(mcp__entry *e, void *ctx) {
+  (void)ctx;
+  return mcp__listing_is_ui(e->listing);
+}
+
+/* MCP Apps (apps.h): extensions["io.modelcontextprotocol/ui"] while a view
+ * is registered, in both eras (the extension predates 2026-07-28 and is
+ * declared in initialize as in server/discover). */
+static void apps_capability(mcp_server_t *s, json_t *caps) {
+  mcp__entry *e = mcp__catalog_find_if(&s->resources, is_ui, NULL);
+  mcp__entry_release(e);
+  if (e == NULL)
+    return;
+  json_t *ext = json_object_get(caps, "extensions");
+  if (!json_is_object(ext)) {
+    ext = json_object();
+    if (ext == NULL || json_object_set_new(caps, "extensions", ext) != 0)
+      return;
+  }
+  json_object_set_new(ext, MCP_APPS_EXTENSION,
+                      json_pack("{s:[s]}", "mimeTypes", MCP_APP_MIME_TYPE));
+}
+
 void mcp__features_capabilities(mcp_server_t *s, json_t *caps) {
+  apps_capability(s, caps);
   if (mcp__catalog_count(&s->resources) || mcp__catalog_count(&s->templates)) {
     json_t *r = json_object();
     if (r && s->resources_subscribe)

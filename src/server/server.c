@@ -135,43 +135,66 @@ mcp_status mcp_server_add_icon(mcp_server_t *s, const char *src,
                                const char *theme) {
   if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  const char *problem = mcp__icon_problem(src, theme);
+  if (problem != NULL)
+    return mcp__refuse(s, "mcp_server_add_icon(\"%.100s\"): %s",
+                       src ? src : "(null)", problem);
   pthread_mutex_lock(&s->lock);
   bool ok = mcp__icon_append(&s->icons, src, mime_type, sizes, theme);
   pthread_mutex_unlock(&s->lock);
-  return ok ? MCP_OK : MCP_ERR_INVALID_ARG;
+  return ok ? MCP_OK : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp_server_set_page_size(mcp_server_t *s, size_t items) {
-  if (s == NULL || items == 0)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (items == 0)
+    return mcp__refuse(s, "mcp_server_set_page_size: 0 items; at least 1");
   s->page_size = items;
   return MCP_OK;
 }
 
 mcp_status mcp_server_set_max_message_bytes(mcp_server_t *s, size_t bytes) {
-  if (s == NULL || bytes < 64)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (bytes < 64)
+    return mcp__refuse(s,
+                       "mcp_server_set_max_message_bytes: %zu bytes; at "
+                       "least 64",
+                       bytes);
   s->max_message_bytes = bytes;
   return MCP_OK;
 }
 
 mcp_status mcp_server_set_max_json_depth(mcp_server_t *s, size_t depth) {
-  if (s == NULL || depth < 4 || depth > 10000)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (depth < 4 || depth > 10000)
+    return mcp__refuse(s,
+                       "mcp_server_set_max_json_depth: %zu; from 4 to 10000",
+                       depth);
   s->max_json_depth = depth;
   return MCP_OK;
 }
 
 mcp_status mcp_server_set_worker_threads(mcp_server_t *s, unsigned threads) {
-  if (s == NULL || threads == 0 || threads > 1024)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (threads == 0 || threads > 1024)
+    return mcp__refuse(s,
+                       "mcp_server_set_worker_threads: %u; from 1 to 1024",
+                       threads);
   s->worker_threads = threads;
   return MCP_OK;
 }
 
 mcp_status mcp_server_set_request_timeout_ms(mcp_server_t *s, int timeout_ms) {
-  if (s == NULL || timeout_ms <= 0)
+  if (s == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (timeout_ms <= 0)
+    return mcp__refuse(s,
+                       "mcp_server_set_request_timeout_ms: %d; more than 0",
+                       timeout_ms);
   s->request_timeout_ms = timeout_ms;
   return MCP_OK;
 }
@@ -200,6 +223,8 @@ mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err) {
    * added before is seen by the check */
   atomic_store(&s->serving, true);
   mcp_status st = mcp__tools_check_task_support(s, err);
+  if (st == MCP_OK) /* apps.h: every linked view is registered */
+    st = mcp__tools_check_ui_links(s, err);
   if (st != MCP_OK)
     atomic_store(&s->serving, false);
   return st;

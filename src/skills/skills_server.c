@@ -110,7 +110,9 @@ mcp_status mcp_server_add_skill(mcp_server_t *s, mcp_skill_t *k,
                                 mcp_error_t *err) {
   if (s == NULL || k == NULL) {
     mcp_skill_free(k);
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "mcp_server_add_skill: the %s is NULL",
+                         s == NULL ? "server" : "skill");
   }
   mcp__skills *all = skills_of(s, true);
   if (all == NULL) {

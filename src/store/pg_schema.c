@@ -69,6 +69,18 @@ static const char *const migrations[] = {
     "CREATE TABLE mcp_relay_events (id bigserial PRIMARY KEY,"
     " created_ms bigint NOT NULL, event text NOT NULL);"
     "CREATE INDEX mcp_relay_events_by_age ON mcp_relay_events (created_ms);",
+    /* 8: every change of a task's status or statusMessage, by any process
+     * (a replica, a program completing tasks with mcp_tasks_open), is
+     * notified on channel mcp_tasks ("scope<TAB>task id"), so a waiting
+     * tasks/result or listen stream hears of it at once
+     * (task_watch_postgres.c) */
+    "CREATE FUNCTION mcp_tasks_notify() RETURNS trigger LANGUAGE plpgsql AS"
+    " $$BEGIN PERFORM pg_notify('mcp_tasks', NEW.scope || chr(9) ||"
+    " NEW.task_id); RETURN NULL; END$$;"
+    "CREATE TRIGGER mcp_tasks_changed AFTER UPDATE OF status, status_message"
+    " ON mcp_tasks FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status"
+    " OR OLD.status_message IS DISTINCT FROM NEW.status_message)"
+    " EXECUTE FUNCTION mcp_tasks_notify();",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -3,6 +3,7 @@
  * record helpers every backend shares. The wrappers check arguments once so
  * backends can trust them. */
 #include "store/store_internal.h"
+#include "store/task_changes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +175,10 @@ mcp_status mcp_store_task_sweep(mcp_store_t *s, const char *scope,
   if (s == NULL || scope == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   return s->ops->task_sweep(s->impl, scope, now_ms, retention_ms, fn, ud, err);
+}
+
+bool mcp__store_task_changes(mcp_store_t *s, uint64_t *token) {
+  return s != NULL && token != NULL &&
+         (mcp__store_sqlite_task_changes(s, token) ||
+          mcp__store_postgres_task_changes(s, token));
 }

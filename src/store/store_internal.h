@@ -16,6 +16,11 @@ static inline bool mcp__store_is_shared(const mcp_store_t *s) {
   return (mcp_store_flags(s) & MCP_STORE_SHARED) != 0;
 }
 
+/* True for the memory store: nothing in it outlives the process, so a
+ * stopping server has nobody to hand its running tasks to
+ * (store_memory.c). */
+bool mcp__store_is_volatile(const mcp_store_t *s);
+
 /* task_update (its status returned) and, on MCP_OK, the record as stored
  * after the change in *out (new strings; mcp_task_record_clear it), or
  * *out zeroed (task_id NULL) when it could not be read back: one statement

@@ -295,3 +295,7 @@ mcp_status mcp_store_memory_new(mcp_store_t **out) {
   pthread_mutex_init(&m->lock, NULL);
   return mcp_store_new(&memory_ops, m, out);
 }
+
+bool mcp__store_is_volatile(const mcp_store_t *s) {
+  return s != NULL && mcp_store_get_ops(s) == &memory_ops;
+}

@@ -18,7 +18,9 @@
 #include "store/pg_batch.h"
 #include "store/pg_pool.h"
 #include "store/store_internal.h"
+#include "store/task_changes.h"
 #include "store/task_rerun.h"
+#include "store/task_watch_postgres.h"
 #include "util/clock.h"
 #include "util/rand.h"
 #include "util/thread.h"
@@ -200,7 +202,8 @@ static const mcp__pg_stmt stmts[S_COUNT] = {
 #define RERUNNING                                                              \
   "Running again on another replica: the replica running this task stopped"
 #define HANDED_OVER                                                            \
-  "Waiting for another replica: the replica running this task is stopping"
+  "Interrupted by a server stop; will resume on another replica or at the "    \
+  "next start"
 #define LEASE_DEFAULT_MS 10000
 
 typedef struct pgstore {
@@ -219,6 +222,9 @@ typedef struct pgstore {
   mcp__task_claim_fn claim_fn;
   void *claim_ud;
   char *claim_scope;
+  /* task_changes.h: made on first use (watch_lock) */
+  pthread_mutex_t watch_lock;
+  mcp__pg_watch *watch;
 } pgstore;
 
 static char *dup_value(PGresult *r, int row, int col, bool *ok) {
@@ -517,6 +523,8 @@ static void pg_close(void *impl) {
     pthread_join(q->keeper, NULL);
   }
   mcp__pg_batch_free(q->batch);
+  mcp__pg_watch_free(q->watch);
+  pthread_mutex_destroy(&q->watch_lock);
   mcp__pg_pool_free(q->pool);
   free(q->claim_scope);
   pthread_mutex_destroy(&q->claim_lock);
@@ -548,6 +556,7 @@ mcp_status mcp_store_postgres_open(const char *conninfo, unsigned pool_size,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   pthread_mutex_init(&q->lock, NULL);
   pthread_mutex_init(&q->claim_lock, NULL);
+  pthread_mutex_init(&q->watch_lock, NULL);
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -583,6 +592,18 @@ mcp_status mcp_store_postgres_set_lease(mcp_store_t *store, int64_t lease_ms) {
   pthread_cond_broadcast(&q->wake);
   pthread_mutex_unlock(&q->lock);
   return MCP_OK;
+}
+
+bool mcp__store_postgres_task_changes(mcp_store_t *s, uint64_t *token) {
+  if (mcp_store_get_ops(s) != &postgres_ops)
+    return false;
+  pgstore *q = mcp_store_impl(s);
+  pthread_mutex_lock(&q->watch_lock);
+  if (q->watch == NULL)
+    q->watch = mcp__pg_watch_new(mcp__pg_pool_conninfo(q->pool));
+  mcp__pg_watch *w = q->watch;
+  pthread_mutex_unlock(&q->watch_lock);
+  return w != NULL && mcp__pg_watch_token(w, token);
 }
 
 mcp__pg_pool *mcp__store_postgres_pool(mcp_store_t *store) {
@@ -659,8 +680,10 @@ mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
                                           const mcp_task_record *rec,
                                           const char *request,
                                           mcp_error_t *err) {
-  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops)
-    return mcp_store_task_put(s, rec, err);
+  if (s == NULL || mcp_store_get_ops(s) != &postgres_ops) {
+    mcp_status st = mcp__store_sqlite_put_rerunnable(s, rec, request, err);
+    return st == MCP_ERR_UNSUPPORTED ? mcp_store_task_put(s, rec, err) : st;
+  }
   if (rec == NULL || rec->scope == NULL || rec->task_id == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "incomplete task record");
   return put_task(mcp_store_impl(s), rec, request, err);

@@ -9,16 +9,23 @@
  * busy_timeout instead of failing half-way. The schema is versioned in
  * mcp_schema_version and migrated forward on open. ttl is stored in ms
  * (NULL = unlimited).
+ *
+ * Schema 2 keeps a task's request (the tools/call it came from) when the
+ * engine may run it again at the next start, and counts its runs
+ * (store/task_rerun.h): a restart, graceful or not, resumes such a task.
  */
 #include "store/store_internal.h"
+#include "store/task_changes.h"
+#include "store/task_rerun.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 /* Migration i brings the schema from version i to i + 1. */
 static const char *const migrations[] = {
@@ -30,6 +37,10 @@ static const char *const migrations[] = {
     " PRIMARY KEY (scope, task_id)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS mcp_tasks_by_created"
     " ON mcp_tasks(scope, created_ms, task_id);",
+    /* 2: the request of a task that may run again at the next start, and
+     * how many times it ran (task_rerun.h) */
+    "ALTER TABLE mcp_tasks ADD COLUMN request TEXT;"
+    "ALTER TABLE mcp_tasks ADD COLUMN runs INTEGER NOT NULL DEFAULT 1;",
 };
 
 enum {
@@ -41,14 +52,17 @@ enum {
   S_BEGIN,
   S_COMMIT,
   S_ROLLBACK,
+  S_DATA_VERSION,
+  S_RERUN,
+  S_REQUEST,
   S_COUNT
 };
 
 static const char *const sql[S_COUNT] = {
     [S_PUT] = "INSERT INTO mcp_tasks (scope, task_id, owner, session, tool,"
               " status, status_message, created_ms, updated_ms, ttl_ms,"
-              " poll_interval_ms, result, error)"
-              " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+              " poll_interval_ms, result, error, request)"
+              " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
     [S_GET] = "SELECT scope, task_id, owner, session, tool, status,"
               " status_message, created_ms, updated_ms, ttl_ms,"
               " poll_interval_ms, result, error FROM mcp_tasks"
@@ -64,6 +78,18 @@ static const char *const sql[S_COUNT] = {
     [S_BEGIN] = "BEGIN IMMEDIATE",
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
+    /* changes whenever another connection committed (task_changes.h) */
+    [S_DATA_VERSION] = "PRAGMA data_version",
+    /* A task taken at start to run again: counted, "working" again, while
+     * it is active, has its request and has runs left (?5). */
+    [S_RERUN] = "UPDATE mcp_tasks SET runs = runs + 1, status = 'working',"
+                " status_message = ?3 || ' (run ' || (runs + 1) || ' of '"
+                " || ?5 || ')', updated_ms = ?4"
+                " WHERE scope = ?1 AND task_id = ?2 AND request IS NOT NULL"
+                " AND runs < ?5 AND status IN ('working', 'input_required')"
+                " RETURNING request, runs",
+    [S_REQUEST] = "SELECT request FROM mcp_tasks"
+                  " WHERE scope = ?1 AND task_id = ?2",
 };
 
 typedef struct sqlstore {
@@ -140,9 +166,8 @@ static bool read_row(sqlite3_stmt *s, mcp_task_record *r) {
   return true;
 }
 
-static mcp_status sq_put(void *impl, const mcp_task_record *r,
-                         mcp_error_t *err) {
-  sqlstore *q = impl;
+static mcp_status put_task(sqlstore *q, const mcp_task_record *r,
+                          const char *request, mcp_error_t *err) {
   pthread_mutex_lock(&q->lock);
   sqlite3_stmt *s = q->stmt[S_PUT];
   sqlite3_bind_text(s, 1, r->scope, -1, SQLITE_STATIC);
@@ -158,6 +183,7 @@ static mcp_status sq_put(void *impl, const mcp_task_record *r,
   bind_opt_ms(s, 11, r->poll_interval_ms);
   bind_opt_text(s, 12, r->result);
   bind_opt_text(s, 13, r->error);
+  bind_opt_text(s, 14, request);
   /* A single INSERT is its own transaction; SQLite takes the write lock
    * before changing anything, which is what BEGIN IMMEDIATE buys for the
    * multi-statement writes below. */
@@ -171,6 +197,11 @@ static mcp_status sq_put(void *impl, const mcp_task_record *r,
     st = db_error(q, err, "insert");
   pthread_mutex_unlock(&q->lock);
   return st;
+}
+
+static mcp_status sq_put(void *impl, const mcp_task_record *r,
+                         mcp_error_t *err) {
+  return put_task(impl, r, NULL, err);
 }
 
 static mcp_status sq_get(void *impl, const char *scope, const char *id,
@@ -445,6 +476,20 @@ static const mcp_store_ops sqlite_ops = {
     .close = sq_close,
 };
 
+bool mcp__store_sqlite_task_changes(mcp_store_t *s, uint64_t *token) {
+  if (mcp_store_get_ops(s) != &sqlite_ops)
+    return false;
+  sqlstore *q = mcp_store_impl(s);
+  pthread_mutex_lock(&q->lock);
+  sqlite3_stmt *st = q->stmt[S_DATA_VERSION];
+  bool ok = sqlite3_step(st) == SQLITE_ROW;
+  if (ok)
+    *token = (uint64_t)sqlite3_column_int64(st, 0);
+  sqlite3_reset(st);
+  pthread_mutex_unlock(&q->lock);
+  return ok;
+}
+
 /* Creates or migrates the schema in one IMMEDIATE transaction, so two
  * processes opening a fresh file at once cannot both migrate. */
 static mcp_status migrate(sqlstore *q, mcp_error_t *err) {
@@ -528,5 +573,100 @@ mcp_status mcp_store_sqlite_open(const char *path, mcp_store_t **out,
   return mcp_store_new(&sqlite_ops, q, out);
 fail:
   sq_close(q);
+  return st;
+}
+
+/* ---- task_rerun.h: tasks that run again at the next start ---------------- */
+static sqlstore *sqlite_of(mcp_store_t *s) {
+  return s && mcp_store_get_ops(s) == &sqlite_ops ? mcp_store_impl(s) : NULL;
+}
+
+mcp_status mcp__store_sqlite_put_rerunnable(mcp_store_t *s,
+                                            const mcp_task_record *rec,
+                                            const char *request,
+                                            mcp_error_t *err) {
+  sqlstore *q = sqlite_of(s);
+  if (q == NULL)
+    return MCP_ERR_UNSUPPORTED;
+  if (rec == NULL || rec->scope == NULL || rec->task_id == NULL ||
+      mcp_task_status_name(rec->status) == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid task record");
+  return put_task(q, rec, request, err);
+}
+
+mcp_status mcp__store_task_request(mcp_store_t *s, const char *scope,
+                                   const char *task_id, char **request,
+                                   mcp_error_t *err) {
+  *request = NULL;
+  sqlstore *q = sqlite_of(s);
+  if (q == NULL)
+    return MCP_ERR_UNSUPPORTED;
+  pthread_mutex_lock(&q->lock);
+  sqlite3_stmt *g = q->stmt[S_REQUEST];
+  sqlite3_bind_text(g, 1, scope, -1, SQLITE_STATIC);
+  sqlite3_bind_text(g, 2, task_id, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(g);
+  bool ok = true;
+  mcp_status st = MCP_OK;
+  if (rc == SQLITE_ROW) {
+    *request = col_text(g, 0, &ok);
+    if (!ok)
+      st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  } else if (rc == SQLITE_DONE) {
+    st = mcp_error_set(err, MCP_ERR_NOT_FOUND, "task not found");
+  } else {
+    st = db_error(q, err, "select request");
+  }
+  sqlite3_reset(g);
+  sqlite3_clear_bindings(g);
+  pthread_mutex_unlock(&q->lock);
+  return st;
+}
+
+mcp_status mcp__store_task_rerun_at_start(mcp_store_t *s, const char *scope,
+                                          const char *task_id,
+                                          const char *message, int64_t now_ms,
+                                          char **request, int *run,
+                                          mcp_error_t *err) {
+  *request = NULL;
+  *run = 0;
+  sqlstore *q = sqlite_of(s);
+  if (q == NULL)
+    return MCP_ERR_UNSUPPORTED;
+  pthread_mutex_lock(&q->lock);
+  sqlite3_stmt *u = q->stmt[S_RERUN];
+  sqlite3_bind_text(u, 1, scope, -1, SQLITE_STATIC);
+  sqlite3_bind_text(u, 2, task_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text(u, 3, message, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(u, 4, now_ms);
+  sqlite3_bind_int(u, 5, MCP__TASK_RUNS_MAX);
+  /* One statement, its own transaction: the row is read and changed under
+   * SQLite's write lock. */
+  int rc = sqlite3_step(u);
+  bool ok = true;
+  mcp_status st = MCP_OK;
+  if (rc == SQLITE_ROW) {
+    *request = col_text(u, 0, &ok);
+    *run = sqlite3_column_int(u, 1);
+    if (!ok || *request == NULL)
+      st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  } else if (rc == SQLITE_DONE) {
+    st = mcp_error_set(err, MCP_ERR_NOT_FOUND,
+                       "task %s cannot run again (no request stored, out of "
+                       "runs, or ended)",
+                       task_id);
+  } else {
+    st = db_error(q, err, "rerun");
+  }
+  /* drain: RETURNING rows are produced before the change is final */
+  while (rc == SQLITE_ROW)
+    rc = sqlite3_step(u);
+  sqlite3_reset(u);
+  sqlite3_clear_bindings(u);
+  pthread_mutex_unlock(&q->lock);
+  if (st != MCP_OK) {
+    free(*request);
+    *request = NULL;
+  }
   return st;
 }

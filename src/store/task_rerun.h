@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* task_rerun.h - running a task again on another replica after the one
- * running it died (PostgreSQL store; issue #14 item 2).
+ * running it died (PostgreSQL store; issue #14 item 2), or at the next
+ * start after a restart (SQLite store; issue #24 item 5).
  *
  * A task of a tool that declared itself idempotent (annotations
  * idempotentHint: true) is stored with its request. When the lease of such
@@ -10,7 +11,11 @@
  * the run and hands the task to the replica's task engine, which runs the
  * stored request again. A task is run at most MCP__TASK_RUNS_MAX times in
  * all; after that, or when no replica claims it within one more lease
- * period, it is failed as a lost task like any other. */
+ * period, it is failed as a lost task like any other.
+ *
+ * On SQLite (one process) the request is kept the same way, and the task
+ * engine takes such a task again when it starts
+ * (mcp__store_task_rerun_at_start), within the same number of runs. */
 #ifndef MCP_STORE_TASK_RERUN_H
 #define MCP_STORE_TASK_RERUN_H
 
@@ -32,7 +37,8 @@ mcp_status mcp__store_set_task_claim(mcp_store_t *s, const char *scope,
                                      mcp__task_claim_fn fn, void *ud);
 
 /* task_put, with request (JSON text, borrowed) stored to run the task again
- * elsewhere: the PostgreSQL store keeps it; other stores do a plain put. */
+ * elsewhere or later: the PostgreSQL and SQLite stores keep it; other
+ * stores do a plain put. */
 mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
                                           const mcp_task_record *rec,
                                           const char *request,
@@ -45,5 +51,31 @@ mcp_status mcp__store_task_put_rerunnable(mcp_store_t *s,
  * MCP_ERR_UNSUPPORTED for stores other than PostgreSQL. */
 mcp_status mcp__store_task_hand_over(mcp_store_t *s, const char *scope,
                                      const char *task_id, mcp_error_t *err);
+
+/* The SQLite half of mcp__store_task_put_rerunnable (store_sqlite.c);
+ * MCP_ERR_UNSUPPORTED for other stores. */
+mcp_status mcp__store_sqlite_put_rerunnable(mcp_store_t *s,
+                                            const mcp_task_record *rec,
+                                            const char *request,
+                                            mcp_error_t *err);
+
+/* The stored request of a task (*request malloc'd, NULL when none was
+ * stored). MCP_ERR_NOT_FOUND for an unknown task; MCP_ERR_UNSUPPORTED for
+ * stores other than SQLite. */
+mcp_status mcp__store_task_request(mcp_store_t *s, const char *scope,
+                                   const char *task_id, char **request,
+                                   mcp_error_t *err);
+
+/* At start, takes an active task with a stored request and runs left to run
+ * it again: counts the run, makes it "working" with statusMessage
+ * "<message> (run N of MCP__TASK_RUNS_MAX)", and gives its request
+ * (malloc'd) and run number. MCP_ERR_NOT_FOUND when the task has no
+ * request, no runs left or ended; MCP_ERR_UNSUPPORTED for stores other
+ * than SQLite (a shared store's replicas claim tasks instead). */
+mcp_status mcp__store_task_rerun_at_start(mcp_store_t *s, const char *scope,
+                                          const char *task_id,
+                                          const char *message, int64_t now_ms,
+                                          char **request, int *run,
+                                          mcp_error_t *err);
 
 #endif

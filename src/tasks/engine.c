@@ -17,6 +17,7 @@
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "util/str.h"
 
 /* At most this many notifications wait in a task's queue; more are
  * dropped (requests are always kept: the handler waits for their answer). */
@@ -54,6 +55,15 @@ void mcp__engine_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms) {
 static void wake_session(mcp_session_t *se) {
   if (se != NULL)
     mcp__session_wake(se);
+}
+
+/* A listen stream naming tasks opened: the watcher starts asking the store
+ * for changes made by other processes (task_result.c). */
+static void task_stream_opened(void *ud) {
+  mcp__task_engine *e = ud;
+  pthread_mutex_lock(&e->lock);
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
 }
 
 /* ---- change reporting ---------------------------------------------------- */
@@ -251,11 +261,18 @@ void mcp__engine_finish_run(task_run *r) {
 
 #define INTERRUPTED "Interrupted: the server stopped while the task was running"
 
-/* A run the shutdown ended before its outcome: another replica takes it
- * when it can run again, else it fails as interrupted. */
+/* A run the shutdown ended before its outcome: left for the next start or
+ * another replica (mcp__engine_hand_over), else failed as interrupted.
+ * Once per run: the stop may have done it already for a handler that did
+ * not return in time (stop_threads). */
 static void interrupted(task_run *r) {
-  if (!mcp__engine_hand_over(r->e, r->id, r->tool))
-    mcp_task_fail(&r->e->tasks, r->id, INTERRUPTED);
+  mcp__task_engine *e = r->e;
+  pthread_mutex_lock(&e->lock);
+  bool done = r->handed;
+  r->handed = true;
+  pthread_mutex_unlock(&e->lock);
+  if (!done && !mcp__engine_hand_over(e, r->id, r->tool))
+    mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
 }
 
 /* 2026-07-28: the handler asked questions (MCP_ERR_INPUT_REQUIRED): the run
@@ -483,40 +500,6 @@ mcp_status mcp_call_task_defer(mcp_call_t *call) {
 }
 
 /* ---- enable, recovery, sweeper, shutdown --------------------------------- */
-static bool collect_task(const mcp_task_record *rec, void *ud) {
-  json_array_append_new((json_t *)ud, mcp__task_json(rec));
-  return true;
-}
-
-/* Tasks left working by a previous process: resumed by the application's
- * hook, or failed so that clients stop waiting for them. Not in a store
- * shared by replicas: there the active tasks may be running elsewhere, and
- * the store fails those of a dead process when their lease lapses. */
-static void recover(mcp__task_engine *e) {
-  if (mcp__store_is_shared(e->tasks.store))
-    return;
-  json_t *list = json_array();
-  mcp_task_filter f = {0};
-  f.active_only = true;
-  if (list == NULL || mcp_store_task_list(e->tasks.store, e->tasks.scope, &f, 0,
-                                          collect_task, list, NULL) != MCP_OK) {
-    json_decref(list);
-    return;
-  }
-  size_t i;
-  json_t *task;
-  json_array_foreach(list, i, task) {
-    const char *id = json_string_value(json_object_get(task, "taskId"));
-    if (id == NULL)
-      continue;
-    if (e->opts.resume_fn &&
-        e->opts.resume_fn(&e->tasks, task, e->opts.resume_ud))
-      continue;
-    mcp_task_fail(&e->tasks, id, INTERRUPTED);
-  }
-  json_decref(list);
-}
-
 /* ms until the next sweep: the interval, or sooner when a live run's ttl
  * ends first, so that an expired task stops running (and frees its thread)
  * when it expires, not at the next periodic sweep (issue #16 item 6).
@@ -625,14 +608,76 @@ static void *sweeper_main(void *arg) {
 static void engine_free(mcp__task_engine *e) {
   mcp__engine_lost_clear(e);
   mcp__engine_stored_callers_free(e);
+  json_decref(e->published);
   mcp__tasks_clear(&e->tasks);
   mcp__task_options_clear(&e->opts);
   pthread_mutex_destroy(&e->lock);
   pthread_cond_destroy(&e->changed);
   pthread_cond_destroy(&e->work);
   pthread_cond_destroy(&e->sweep_wake);
+  pthread_cond_destroy(&e->outcome_wake);
   mcp__pool_stop(&e->executors, NULL, NULL, NULL); /* joined: frees */
   free(e);
+}
+
+/* How long a stop waits for cancelled handlers before it hands their tasks
+ * over anyway (docker stop sends SIGKILL 10 s after SIGTERM). */
+#define STOP_GRACE_MS 5000
+
+/* Waits, up to STOP_GRACE_MS, for the handlers the stop cancelled to
+ * return; the tasks of those still running then are handed over (or
+ * failed) now, so that a supervisor's SIGKILL during the join that follows
+ * leaves them right in the store. The join still waits for the handlers:
+ * their memory cannot go before they return. */
+static void wait_for_handlers(mcp__task_engine *e) {
+  int64_t until = mcp__monotonic_ms() + STOP_GRACE_MS;
+  char(*ids)[40] = NULL;
+  size_t n = 0, cap = 0;
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    bool busy = false;
+    for (unsigned b = 0; b < RUN_BUCKETS && !busy; b++)
+      for (task_run *r = e->runs[b]; r && !busy; r = r->next)
+        busy = r->running && !r->handed;
+    int64_t left = until - mcp__monotonic_ms();
+    if (!busy || left <= 0)
+      break;
+    mcp__engine_wait_ms(&e->changed, &e->lock, left);
+  }
+  for (unsigned b = 0; b < RUN_BUCKETS; b++)
+    for (task_run *r = e->runs[b]; r; r = r->next)
+      if (r->running && !r->handed) {
+        if (n == cap) {
+          size_t ncap = cap ? cap * 2 : 16;
+          char(*grown)[40] = realloc(ids, ncap * sizeof *ids);
+          if (grown == NULL)
+            break;
+          ids = grown;
+          cap = ncap;
+        }
+        r->handed = true; /* its executor must not do it again */
+        memcpy(ids[n++], r->id, sizeof r->id);
+      }
+  pthread_mutex_unlock(&e->lock);
+  for (size_t i = 0; i < n; i++) {
+    /* the run may end meanwhile: its tool is looked up again */
+    mcp_task_record rec;
+    mcp_tool_t *tool = NULL;
+    if (mcp__tasks_load(&e->tasks, ids[i], &rec) == MCP_OK) {
+      if (rec.tool)
+        tool = (mcp_tool_t *)mcp__catalog_find(&e->server->tools, rec.tool);
+      mcp_task_record_clear(&rec);
+    }
+    mcp__log(e->server, MCP_LOG_WARNING,
+             "tasks: the handler of task %s did not return within %d ms of "
+             "the stop",
+             ids[i], STOP_GRACE_MS);
+    if (!mcp__engine_hand_over(e, ids[i], tool))
+      mcp_task_fail(&e->tasks, ids[i], INTERRUPTED);
+    if (tool)
+      mcp__tool_release(tool);
+  }
+  free(ids);
 }
 
 static void stop_threads(mcp__task_engine *e) {
@@ -673,11 +718,13 @@ static void stop_threads(mcp__task_engine *e) {
   }
   if (sessions != fallback)
     free(sessions);
+  wait_for_handlers(e);
   mcp__pool_stop(&e->executors, NULL, NULL, NULL); /* told above */
   if (e->has_sweeper)
     pthread_join(e->sweeper, NULL);
   if (e->has_watcher) /* answers the suspended tasks/result calls first */
     pthread_join(e->watcher, NULL);
+  mcp__engine_outcomes_stop(e); /* no executor can keep one any more */
   sweep_parked(e, true);
 }
 
@@ -699,6 +746,14 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and store required");
   if (s->tasks)
     return mcp_error_set(err, MCP_ERR_EXISTS, "tasks are already enabled");
+  if (options != NULL && options->refusals != NULL) { /* options.c refuse */
+    mcp__log(s, MCP_LOG_ERROR, "tasks not enabled: options refused:\n%s",
+             options->refusals);
+    char list[512];
+    mcp__str_one_line(options->refusals, list, sizeof list);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "tasks not enabled: options refused: %s", list);
+  }
   mcp__task_engine *e = calloc(1, sizeof *e);
   if (e == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
@@ -713,14 +768,15 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   }
   e->server = s;
   e->tasks.engine = e;
+  e->published = json_object(); /* NULL: nothing republished */
   pthread_mutex_init(&e->lock, NULL);
   cond_init_monotonic(&e->changed);
   cond_init_monotonic(&e->sweep_wake);
+  cond_init_monotonic(&e->outcome_wake);
   pthread_cond_init(&e->work, NULL);
   e->running_cap = e->opts.max_running_per_caller;
   if (e->running_cap == 0)
     e->running_cap = e->opts.threads / 2 ? e->opts.threads / 2 : 1;
-  recover(e);
   mcp__engine_count_stored(e);
   if (mcp__pool_start(&e->executors, e->opts.threads, executor_main, e) == 0) {
     engine_free(e);
@@ -738,7 +794,12 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
   s->task_hooks = &task_hooks;
   s->tasks = e;
-  mcp__listen_enable_task_ids(s, true); /* listen filters may name tasks */
+  /* listen filters may name tasks; the watcher follows them in the store */
+  mcp__listen_set_task_hook(s, task_stream_opened, e);
+  mcp__listen_enable_task_ids(s, true);
+  /* Tasks a previous process left: resumed, run again or failed. Last, so
+   * that a task run again finds the engine complete. */
+  mcp__engine_recover(e);
   return MCP_OK;
 }
 
@@ -748,6 +809,7 @@ void mcp__tasks_shutdown(mcp_server_t *s) {
     return;
   stop_threads(e);
   mcp__listen_enable_task_ids(s, false);
+  mcp__listen_set_task_hook(s, NULL, NULL);
   s->tasks = NULL;
   engine_free(e);
 }

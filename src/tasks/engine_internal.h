@@ -72,6 +72,7 @@ typedef struct task_run {
   unsigned pnotes;            /* notifications among them */
   int input_waits;            /* server-to-client requests outstanding */
   bool deferred;
+  bool handed; /* a stop handed it over (or failed it) already */
   /* 2026-07-28 (ext_tasks.c): a run whose handler returned
    * MCP_ERR_INPUT_REQUIRED is parked (not queued, not running) until
    * tasks/update has answered every key of input_requests (owned); it then
@@ -117,10 +118,19 @@ struct mcp__task_engine {
   pthread_t watcher;
   bool has_watcher;
   pthread_cond_t sweep_wake; /* CLOCK_MONOTONIC */
-  struct lost_outcome *lost; /* outcomes the store refused (outcome.c) */
-  size_t nlost;
+  /* ends of tasks the store refused (outcome.c): outcomes kept for the
+   * outcome thread to store, and failed ends kept in memory */
+  struct kept_end *kept;
+  size_t nkept, kept_bytes;
+  pthread_t outcome_thread; /* started at the first kept end */
+  bool has_outcome_thread;
+  pthread_cond_t outcome_wake; /* CLOCK_MONOTONIC */
   unsigned running_cap; /* resolved max_running_per_caller */
   size_t stored;        /* tasks in the store (this process's count) */
+  /* 2026-07-28 listen streams: per task id, the newest state published
+   * (mcp__ext_task_rank), so the watcher republishes a change made by
+   * another process once, and never an older state after a newer one */
+  json_t *published;
   stored_caller *stored_callers[STORED_BUCKETS];
   size_t nstored_callers;
 };
@@ -148,8 +158,10 @@ void mcp__engine_expiry_changed(mcp__task_engine *e);
 
 /* ---- outcome.c ----------------------------------------------------------- */
 /* Stores the final state of task id (as mcp__tasks_transition), retrying
- * store failures, then falling back to a plain failed state, then
- * remembering the loss for tasks/result; logs every failure. */
+ * store failures; when the store still refuses it, keeps it in memory and
+ * stores it later (the outcome thread, for at most the options' outcome
+ * retry time); only then falls back to a plain failed state, then
+ * remembers the loss for tasks/result. Logs every failure. */
 mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
                                      mcp_task_status status,
                                      const char *message, const char *result,
@@ -163,9 +175,13 @@ void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec);
  * msg (200 bytes) and *at_ms say how and when. */
 bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
                           int64_t *at_ms);
-/* Tries again to store the failed state of every remembered loss (the
- * sweeper); forgets those stored, or whose task ended or went meanwhile. */
+/* Tries again, now, to store every kept end: kept outcomes and the failed
+ * state of remembered losses (the sweeper, tests); forgets those stored, or
+ * whose task ended or went meanwhile. */
 void mcp__engine_retry_lost(mcp__task_engine *e);
+/* At shutdown (e->stopping set): stops the outcome thread and makes a last
+ * attempt at every kept outcome (logged when it fails). */
+void mcp__engine_outcomes_stop(mcp__task_engine *e);
 /* Frees the remembered losses (engine teardown). */
 void mcp__engine_lost_clear(mcp__task_engine *e);
 
@@ -202,15 +218,24 @@ char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
 /* Starts (on) or stops taking over the re-runnable tasks whose replica
  * died (shared stores only; a no-op otherwise). */
 void mcp__engine_rerun_enable(mcp__task_engine *e, bool on);
+/* At enable, on a store that is not shared: each task a previous process
+ * left active (it crashed or stopped) is offered to the resume hook, run
+ * again when its tool is idempotent and its request was stored (SQLite),
+ * else failed as interrupted. */
+void mcp__engine_recover(mcp__task_engine *e);
 /* The store's claim hook (mcp__task_claim_fn, store/task_rerun.h; ud is the
  * engine): runs a claimed task again, or gives it back or fails it when it
  * cannot. On the store's lease thread; tests call it directly to drive a
  * claim without PostgreSQL. */
 void mcp__engine_claimed(void *ud, const char *task_id, const char *request,
                          int run);
-/* At shutdown: hands task id over to another replica when tool declares
- * itself idempotent and the store is shared (true), else false (the caller
- * then fails it as interrupted). */
+/* At shutdown: leaves task id for whoever resumes it (true): on a shared
+ * store another replica or the next start (its request stored: an
+ * idempotent tool, or a resume hook), on another durable store the next
+ * start (statusMessage "Interrupted by a server stop; will resume at the
+ * next start"). false (the caller then fails it as interrupted) on the
+ * memory store, when the store refuses, or with fail_on_stop (except for
+ * an idempotent tool on a shared store, handed over as before). */
 bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
                            const mcp_tool_t *tool);
 
@@ -226,8 +251,11 @@ json_t *mcp__ext_task_json(const mcp_task_record *rec);
  * result, error or inputRequests by status (returns new). */
 json_t *mcp__ext_detailed_task(mcp__task_engine *e, const mcp_task_record *rec);
 /* notifications/tasks to the subscriptions/listen streams that named the
- * task in taskIds (listen.h). */
+ * task in taskIds (listen.h); remembers the state in e->published. */
 void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
+/* Orders the states of a task: later updates rank higher, and at the same
+ * millisecond an end above a running state. */
+json_int_t mcp__ext_task_rank(const mcp_task_record *rec);
 /* The task hook call_started (methods.h). */
 mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result);
 /* server/discover: extensions["io.modelcontextprotocol/tasks"], no

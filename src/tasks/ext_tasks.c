@@ -170,6 +170,11 @@ mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result) {
   return o ? MCP_OK : MCP_ERR_NOMEM;
 }
 
+json_int_t mcp__ext_task_rank(const mcp_task_record *rec) {
+  return (json_int_t)rec->updated_ms * 2 +
+         (mcp_task_status_is_terminal(rec->status) ? 1 : 0);
+}
+
 void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
   mcp_server_t *s = e->server;
   if (mcp__listen_count(s) == 0)
@@ -179,6 +184,14 @@ void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
     mcp__listen_publish_owned(s, MCP__LISTEN_TASK, rec->task_id, rec->owner,
                               "notifications/tasks", params);
   json_decref(params);
+  if (mcp__listen_task_streams(s) == 0)
+    return;
+  json_int_t rank = mcp__ext_task_rank(rec);
+  pthread_mutex_lock(&e->lock);
+  json_t *before = json_object_get(e->published, rec->task_id);
+  if (before == NULL || json_integer_value(before) < rank)
+    json_object_set_new(e->published, rec->task_id, json_integer(rank));
+  pthread_mutex_unlock(&e->lock);
 }
 
 mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {

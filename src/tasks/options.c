@@ -21,12 +21,14 @@ void mcp__task_options_defaults(mcp_task_options_t *o) {
   o->retention_ms = 7 * DAY_MS;
   o->stuck_ms = DAY_MS;
   o->sweep_interval_ms = 60000;
+  o->outcome_retry_ms = 120000;
 }
 
 bool mcp__task_options_copy(mcp_task_options_t *dst,
                             const mcp_task_options_t *src) {
   *dst = *src;
   dst->immediate_response = NULL;
+  dst->refusals = NULL;
   if (src->immediate_response &&
       (dst->immediate_response = strdup(src->immediate_response)) == NULL)
     return false;
@@ -36,6 +38,18 @@ bool mcp__task_options_copy(mcp_task_options_t *dst,
 void mcp__task_options_clear(mcp_task_options_t *o) {
   free(o->immediate_response);
   o->immediate_response = NULL;
+  free(o->refusals);
+  o->refusals = NULL;
+}
+
+/* A setter refusing its argument keeps why in the options, for
+ * mcp_server_enable_tasks to report: the mistake shows even where the
+ * setter's status went unchecked. */
+static mcp_status refuse(mcp_task_options_t *o, const char *what,
+                         const char *why) {
+  return mcp__str_add_line(&o->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp_task_options_new(mcp_task_options_t **out) {
@@ -57,17 +71,23 @@ void mcp_task_options_free(mcp_task_options_t *o) {
 
 mcp_status mcp_task_options_set_threads(mcp_task_options_t *o,
                                         unsigned threads) {
-  if (o == NULL || threads == 0 || threads > 1024)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (threads == 0 || threads > 1024)
+    return refuse(o, "mcp_task_options_set_threads", "from 1 to 1024");
   o->threads = threads;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_threads");
   return MCP_OK;
 }
 
 mcp_status mcp_task_options_set_max_per_caller(mcp_task_options_t *o,
                                                unsigned tasks) {
-  if (o == NULL || tasks == 0)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (tasks == 0)
+    return refuse(o, "mcp_task_options_set_max_per_caller", "at least 1");
   o->max_per_caller = tasks;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_max_per_caller");
   return MCP_OK;
 }
 
@@ -81,10 +101,14 @@ mcp_status mcp_task_options_set_max_running_per_caller(mcp_task_options_t *o,
 
 mcp_status mcp_task_options_set_max_stored(mcp_task_options_t *o,
                                            size_t per_caller, size_t total) {
-  if (o == NULL || per_caller == 0 || total == 0)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (per_caller == 0 || total == 0)
+    return refuse(o, "mcp_task_options_set_max_stored",
+                  "both limits at least 1");
   o->max_stored_per_caller = per_caller;
   o->max_stored_total = total;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_max_stored");
   return MCP_OK;
 }
 
@@ -115,11 +139,24 @@ mcp_status mcp_task_options_set_list(mcp_task_options_t *o, bool declared) {
 mcp_status mcp_task_options_set_cleanup(mcp_task_options_t *o,
                                         int64_t retention_ms, int64_t stuck_ms,
                                         int64_t interval_ms) {
-  if (o == NULL || stuck_ms <= 0 || interval_ms < 0)
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (stuck_ms <= 0 || interval_ms < 0)
+    return refuse(o, "mcp_task_options_set_cleanup",
+                  "stuck_ms must be more than 0 and interval_ms not "
+                  "negative");
   o->retention_ms = retention_ms < 0 ? -1 : retention_ms;
   o->stuck_ms = stuck_ms;
   o->sweep_interval_ms = interval_ms;
+  mcp__str_drop_lines(&o->refusals, "mcp_task_options_set_cleanup");
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_outcome_retry(mcp_task_options_t *o,
+                                              int64_t keep_ms) {
+  if (o == NULL || keep_ms < 0 || keep_ms > DAY_MS)
+    return MCP_ERR_INVALID_ARG;
+  o->outcome_retry_ms = keep_ms;
   return MCP_OK;
 }
 
@@ -131,9 +168,14 @@ mcp_status mcp_task_options_set_immediate_response(mcp_task_options_t *o,
   if (text) {
     const char *p = strchr(text, '%');
     if (p && (p[1] != 's' || strchr(p + 2, '%') != NULL))
-      return MCP_ERR_INVALID_ARG;
+      return refuse(o, "mcp_task_options_set_immediate_response",
+                    "the text may hold one %s and no other %");
   }
-  return mcp__str_replace(&o->immediate_response, text);
+  mcp_status st = mcp__str_replace(&o->immediate_response, text);
+  if (st == MCP_OK)
+    mcp__str_drop_lines(&o->refusals,
+                        "mcp_task_options_set_immediate_response");
+  return st;
 }
 
 mcp_status mcp_task_options_set_cancel_hook(mcp_task_options_t *o,
@@ -153,5 +195,13 @@ mcp_status mcp_task_options_set_resume_hook(mcp_task_options_t *o,
     return MCP_ERR_INVALID_ARG;
   o->resume_fn = fn;
   o->resume_ud = user_data;
+  return MCP_OK;
+}
+
+mcp_status mcp_task_options_set_fail_on_stop(mcp_task_options_t *o,
+                                             bool fail) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->fail_on_stop = fail;
   return MCP_OK;
 }

@@ -8,10 +8,18 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "core/listen.h"
+#include "store/task_changes.h"
+#include "util/clock.h"
 
 /* How often a blocked tasks/result re-reads the store: changes made by
  * another process are only seen this way. */
 #define RESULT_POLL_MS 200
+/* How often the store is asked whether another process changed tasks
+ * while somebody waits (task_changes.h: a cheap question). */
+#define WATCH_MS 40
 
 /* ---- tasks/result -------------------------------------------------------- */
 /* Registers w and hands it the task's queued messages. e->lock held. */
@@ -146,54 +154,161 @@ static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
   return over;
 }
 
+/* What the watcher knows of the store between looks. */
+typedef struct store_watch {
+  bool known;     /* token holds the store's last change token */
+  uint64_t token; /* task_changes.h */
+} store_watch;
+
+/* Whether another process changed tasks since the last look (the first
+ * look counts as one). *can_tell false: the store cannot say. */
+static bool store_moved(mcp__task_engine *e, store_watch *w, bool *can_tell) {
+  uint64_t token;
+  *can_tell = mcp__store_task_changes(e->tasks.store, &token);
+  if (!*can_tell) {
+    w->known = false;
+    return false;
+  }
+  bool moved = !w->known || token != w->token;
+  w->known = true;
+  w->token = token;
+  return moved;
+}
+
+/* notifications/tasks for the tasks the listen streams name whose state is
+ * newer than what was published (a change made by another process reaches
+ * no stream otherwise). A task seen for the first time is published only
+ * when it has ended: its stream may have opened after the client's last
+ * look. e->published forgets the tasks no stream names any more. */
+static void publish_listened(mcp__task_engine *e) {
+  json_t *ids = mcp__listen_task_ids(e->server);
+  json_t *kept = json_object();
+  size_t i;
+  json_t *v;
+  json_array_foreach(ids, i, v) {
+    const char *id = json_string_value(v);
+    mcp_task_record rec;
+    if (mcp_store_task_get(e->tasks.store, e->tasks.scope, id, &rec, NULL) !=
+        MCP_OK)
+      continue;
+    json_int_t rank = mcp__ext_task_rank(&rec);
+    pthread_mutex_lock(&e->lock);
+    json_t *before = json_object_get(e->published, id);
+    bool publish = before != NULL ? json_integer_value(before) < rank
+                                  : mcp_task_status_is_terminal(rec.status);
+    json_int_t newest =
+        before != NULL && json_integer_value(before) > rank
+            ? json_integer_value(before)
+            : rank;
+    json_object_set_new(kept, id, json_integer(newest));
+    pthread_mutex_unlock(&e->lock);
+    if (publish)
+      mcp__ext_tasks_publish(e, &rec);
+    mcp_task_record_clear(&rec);
+  }
+  json_decref(ids);
+  pthread_mutex_lock(&e->lock);
+  /* what was published meanwhile stays */
+  const char *id;
+  json_object_foreach(kept, id, v) {
+    json_t *now = json_object_get(e->published, id);
+    if (now != NULL && json_integer_value(now) > json_integer_value(v))
+      json_integer_set(v, json_integer_value(now));
+  }
+  if (kept != NULL) {
+    json_decref(e->published);
+    e->published = kept;
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* Answers the armed suspended waiters whose task is over. e->lock held on
+ * entry and on return. */
+static void answer_waiters(mcp__task_engine *e, size_t armed, bool stopping) {
+  waiter **list = armed ? malloc(armed * sizeof *list) : NULL;
+  size_t k = 0;
+  for (waiter *w = e->waiters; list && w; w = w->next)
+    if (w->async && w->armed && k < armed)
+      list[k++] = w;
+  pthread_mutex_unlock(&e->lock);
+  /* Only this thread unlinks armed waiters: they stay valid here. */
+  mcp_status *sts = k ? calloc(k, sizeof *sts) : NULL;
+  json_t **results = k ? calloc(k, sizeof *results) : NULL;
+  bool *over = k ? calloc(k, sizeof *over) : NULL;
+  for (size_t i = 0; sts && results && over && i < k; i++)
+    over[i] = waiter_outcome(e, list[i]->call, list[i]->id, stopping, &sts[i],
+                             &results[i]);
+  pthread_mutex_lock(&e->lock);
+  for (size_t i = 0; over && i < k; i++)
+    if (over[i])
+      unlink_waiter(e, list[i]);
+  pthread_mutex_unlock(&e->lock);
+  for (size_t i = 0; over && i < k; i++)
+    if (over[i]) {
+      mcp__call_complete(list[i]->call, sts[i], results[i]);
+      free(list[i]);
+    }
+  free(list);
+  free(sts);
+  free(results);
+  free(over);
+  pthread_mutex_lock(&e->lock);
+}
+
+/* While somebody waits for tasks (a tasks/result, blocked or suspended, or
+ * a listen stream naming tasks) the watcher asks the store every
+ * WATCH_MS whether another process changed tasks (task_changes.h): when it
+ * did, the waiters look again at once and the listened tasks are
+ * published. Changes made in this process wake it directly. Every
+ * RESULT_POLL_MS the suspended waiters look again anyway (stores that
+ * cannot tell; tasks changed through another mcp_tasks_t of this process
+ * on the same store). */
 void *mcp__engine_watcher_main(void *arg) {
   mcp__task_engine *e = arg;
+  store_watch sw = {0};
+  uint64_t looked = 0;       /* change_seq when the waiters last looked */
+  int64_t looked_ms = 0;     /* and when (monotonic) */
   pthread_mutex_lock(&e->lock);
   for (;;) {
     size_t n = 0, armed = 0;
-    for (waiter *w = e->waiters; w; w = w->next)
+    bool blocked = false;
+    for (waiter *w = e->waiters; w; w = w->next) {
+      blocked = blocked || !w->async;
       if (w->async) {
         n++;
         armed += w->armed;
       }
+    }
     if (n == 0 && e->stopping)
       break;
-    if (n == 0) {
+    bool listened = mcp__listen_task_streams(e->server) > 0;
+    if (n == 0 && !blocked && !listened) {
+      sw.known = false; /* nobody waits: the next look starts afresh */
       pthread_cond_wait(&e->changed, &e->lock);
       continue;
     }
-    uint64_t seq = e->change_seq;
     bool stopping = e->stopping;
-    waiter **list = armed ? malloc(armed * sizeof *list) : NULL;
-    size_t k = 0;
-    for (waiter *w = e->waiters; list && w; w = w->next)
-      if (w->async && w->armed)
-        list[k++] = w;
     pthread_mutex_unlock(&e->lock);
-    /* Only this thread unlinks armed waiters: they stay valid here. */
-    mcp_status *sts = k ? calloc(k, sizeof *sts) : NULL;
-    json_t **results = k ? calloc(k, sizeof *results) : NULL;
-    bool *over = k ? calloc(k, sizeof *over) : NULL;
-    for (size_t i = 0; sts && results && over && i < k; i++)
-      over[i] = waiter_outcome(e, list[i]->call, list[i]->id, stopping, &sts[i],
-                               &results[i]);
+    bool can_tell;
+    bool moved = store_moved(e, &sw, &can_tell);
+    if (listened && moved)
+      publish_listened(e);
     pthread_mutex_lock(&e->lock);
-    for (size_t i = 0; over && i < k; i++)
-      if (over[i])
-        unlink_waiter(e, list[i]);
-    pthread_mutex_unlock(&e->lock);
-    for (size_t i = 0; over && i < k; i++)
-      if (over[i]) {
-        mcp__call_complete(list[i]->call, sts[i], results[i]);
-        free(list[i]);
-      }
-    free(list);
-    free(sts);
-    free(results);
-    free(over);
-    pthread_mutex_lock(&e->lock);
+    if (moved) { /* blocked tasks/result calls look again too */
+      e->change_seq++;
+      pthread_cond_broadcast(&e->changed);
+    }
+    uint64_t seq = e->change_seq;
+    int64_t now = mcp__monotonic_ms();
+    if (armed > 0 && (seq != looked || stopping ||
+                      now - looked_ms >= RESULT_POLL_MS)) {
+      looked = seq;
+      looked_ms = now;
+      answer_waiters(e, armed, stopping);
+    }
     if (e->change_seq == seq && !(e->stopping && !stopping))
-      mcp__engine_wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
+      mcp__engine_wait_ms(&e->changed, &e->lock,
+                          can_tell ? WATCH_MS : RESULT_POLL_MS);
   }
   pthread_mutex_unlock(&e->lock);
   return NULL;

@@ -30,11 +30,17 @@ struct mcp_task_options {
   int64_t poll_interval_ms;
   bool list;
   int64_t retention_ms, stuck_ms, sweep_interval_ms;
+  int64_t outcome_retry_ms; /* outcome.c: how long a refused end is kept */
   char *immediate_response;
   mcp_task_cancel_fn cancel_fn;
   void *cancel_ud;
   mcp_task_resume_fn resume_fn;
   void *resume_ud;
+  bool fail_on_stop; /* a graceful stop fails running tasks (pre-#24) */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_server_enable_tasks refuses such options with them in err and the
+   * log. Not copied: an engine's copy is of accepted options only. */
+  char *refusals;
 };
 
 typedef struct mcp__task_engine mcp__task_engine;

@@ -56,7 +56,11 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                                mcp_error_t *err) {
   mcp_status st;
   if (s == NULL || tool == NULL) {
-    st = mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and tool required");
+    st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                       s == NULL ? "mcp_server_add_tool: the server is NULL"
+                                 : "mcp_server_add_tool: the tool is NULL (did "
+                                   "mcp_tool_new refuse its name? "
+                                   "mcp_tool_check_name says why)");
     goto fail;
   }
   if (tool->fn == NULL) {
@@ -65,24 +69,37 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
     goto fail;
   }
   if (tool->definition_errors) { /* tool_decl.h: all of them, once */
-    char list[256];
-    size_t n = 1, k = 0;
+    size_t n = 1;
     for (const char *c = tool->definition_errors; *c; c++)
       n += *c == '\n';
-    for (const char *c = tool->definition_errors; *c && k + 3 < sizeof list;
-         c++) {
-      if (*c == '\n')
-        list[k++] = ';', list[k++] = ' ';
-      else
-        list[k++] = *c;
-    }
-    list[k] = '\0';
     mcp__log(s, MCP_LOG_ERROR,
              "tool '%s' not added: %zu definition error%s:\n%s",
              tool->entry.key, n, n == 1 ? "" : "s", tool->definition_errors);
-    st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
-                       "tool '%s': %zu definition error%s: %s", tool->entry.key,
-                       n, n == 1 ? "" : "s", list);
+    char head[200], tail[64], list[256];
+    snprintf(head, sizeof head, "tool '%.128s': %zu definition error%s: ",
+             tool->entry.key, n, n == 1 ? "" : "s");
+    /* err->message holds 255 bytes: a longer list ends saying where the
+     * whole of it is rather than stopping mid-sentence */
+    size_t room = sizeof err->message - 1 - strlen(head), k = 0;
+    snprintf(tail, sizeof tail, " \u2026 (all %zu in the server log)", n);
+    if (strlen(tool->definition_errors) + (n - 1) <= room)
+      tail[0] = '\0'; /* "; " for "\n": one byte more each */
+    else
+      room -= strlen(tail);
+    const char *c = tool->definition_errors;
+    for (; *c && k < room; c++) {
+      if (*c == '\n') {
+        if (k + 2 > room)
+          break;
+        list[k++] = ';', list[k++] = ' ';
+      } else {
+        list[k++] = *c;
+      }
+    }
+    while (k > 0 && ((unsigned char)*c & 0xC0) == 0x80)
+      k--, c--; /* stopped inside a character: drop its first bytes */
+    list[k] = '\0';
+    st = mcp_error_set(err, MCP_ERR_INVALID_ARG, "%s%s%s", head, list, tail);
     if (err)
       snprintf(err->pointer, sizeof err->pointer, "%s",
                tool->definition_pointer);
@@ -134,6 +151,12 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
     st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     goto fail;
   }
+  st = mcp__tool_ui_check(s, tool, err); /* apps.h: _meta.ui */
+  if (st != MCP_OK) {
+    mcp__log(s, MCP_LOG_ERROR, "tool '%s' not added: %s", tool->entry.key,
+             err ? err->message : mcp_strerror(st));
+    goto fail;
+  }
   st = mcp__catalog_add(&s->tools, &tool->entry);
   if (st != MCP_OK) {
     mcp_error_set(err, st,
@@ -181,10 +204,13 @@ mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
     return MCP_OK;
   }
   const char *names = tt.names.data ? tt.names.data : "(out of memory)";
+  /* err->message holds 255 bytes: a longer list is logged whole and the
+   * message says so (mcp_error_set marks where it is cut) */
+  bool long_list = strlen(names) > 120;
   /* Served, such a tool would be listed with execution.taskSupport while
    * the server declares no tasks capability, and run inline. Logged when
    * the caller has no err to read. */
-  if (err == NULL)
+  if (err == NULL || long_list)
     mcp__log(s, MCP_LOG_ERROR,
              "not serving: %zu tool%s need%s tasks, which are not enabled "
              "(mcp_server_enable_tasks before serving, or "
@@ -193,9 +219,9 @@ mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
              names);
   mcp_error_set(err, MCP_ERR_STATE,
                 "%zu tool%s need%s tasks, which are not enabled "
-                "(mcp_server_enable_tasks): %s",
+                "(mcp_server_enable_tasks)%s: %s",
                 tt.count, tt.count == 1 ? "" : "s", tt.count == 1 ? "s" : "",
-                names);
+                long_list ? ", all in the server log" : "", names);
   mcp__buf_free(&tt.names);
   return MCP_ERR_STATE;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "mcp/apps.h"
 #include "mcp/tool_decl.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
@@ -810,7 +811,12 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
   s->user_data = decl->user_data;
   if ((decl->fn == NULL) == (decl->call_fn == NULL))
     problem(&p, "declaration", NULL, "give exactly one of fn and call_fn");
-  for (size_t i = 0; i < sizeof decl->reserved / sizeof decl->reserved[0]; i++)
+  /* reserved[0]: the view link (apps.h, MCP_TOOL_DECL_UI) */
+  const mcp_tool_ui *ui = decl->reserved[0];
+  if (ui && (ui->reserved[0] || ui->reserved[1]))
+    problem(&p, "declaration", NULL,
+            "reserved members of mcp_tool_ui must be zero");
+  for (size_t i = 1; i < sizeof decl->reserved / sizeof decl->reserved[0]; i++)
     if (decl->reserved[i]) {
       problem(&p, "declaration", NULL, "reserved members must be zero");
       break;
@@ -877,6 +883,13 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
     if (st != MCP_OK)
       problem(&p, "declaration", NULL, "icon is not an https: or data: URI");
   }
+  if (ui) {
+    st = mcp_tool_set_ui(t, ui->resource_uri, ui->visibility);
+    if (st == MCP_ERR_NOMEM)
+      goto nomem;
+    if (st != MCP_OK)
+      problem(&p, "declaration", NULL, "%s", t->ui_fault);
+  }
   st = mcp_tool_set_handler(t, decl_handler, s, state_free);
   if (st != MCP_OK)
     goto nomem;
@@ -887,6 +900,7 @@ mcp_status mcp_tool_new_decl(const mcp_tool_decl *decl, mcp_tool_t **out) {
   if (p.count) {
     if (p.text.data == NULL)
       goto nomem;
+    free(t->definition_errors); /* the setters' lines, repeated in p */
     t->definition_errors = strdup(p.text.data);
     snprintf(t->definition_pointer, sizeof t->definition_pointer, "%s",
              p.first_pointer);
@@ -908,12 +922,14 @@ mcp_status mcp_server_add_tool_decl(mcp_server_t *server,
                                     mcp_error_t *err) {
   mcp_tool_t *t = NULL;
   mcp_status st = mcp_tool_new_decl(decl, &t);
+  mcp_error_t why;
+  if (st == MCP_ERR_INVALID_ARG && decl != NULL &&
+      mcp_tool_check_name(decl->name, &why) != MCP_OK)
+    return mcp_error_set(err, st, "cannot declare tool: %s", why.message);
   if (st != MCP_OK)
     return mcp_error_set(err, st, "cannot declare tool '%.128s': %s",
                          decl && decl->name ? decl->name : "(null)",
-                         st == MCP_ERR_INVALID_ARG
-                             ? "NULL, or a name the naming rules refuse"
-                             : mcp_strerror(st));
+                         decl ? mcp_strerror(st) : "the declaration is NULL");
   return mcp_server_add_tool(server, t, err);
 }
 

@@ -14,22 +14,58 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "mcp/apps.h"
 #include "mcp/schema.h"
 #include "schema/validate_tape.h"
 #include "tools/header_params.h"
 #include "tools/result_internal.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
+#include "util/similar.h"
 #include "json/tape.h"
 
 /* Caps the detail text so a hostile payload cannot produce a huge answer. */
 #define MAX_LISTED_VIOLATIONS 25
 
+/* apps.h: a client without the MCP Apps extension has no view that could
+ * call an app-only tool (_meta.ui.visibility without "model"), and would
+ * show it to its model: such tools are left out of its pages. */
+static mcp_status hide_app_only_tools(mcp_call_t *call, json_t *result) {
+  (void)call;
+  json_t *tools = json_object_get(result, "tools");
+  for (size_t i = json_array_size(tools); i-- > 0;) {
+    json_t *vis = json_object_get(
+        json_object_get(json_object_get(json_array_get(tools, i), "_meta"),
+                        "ui"),
+        "visibility");
+    if (vis == NULL)
+      continue;
+    bool model = false;
+    size_t k;
+    json_t *v;
+    json_array_foreach(vis, k, v) model |=
+        json_is_string(v) && strcmp(json_string_value(v), "model") == 0;
+    if (!model && json_array_remove(tools, i) != 0)
+      return MCP_ERR_NOMEM;
+  }
+  return MCP_OK;
+}
+
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
   mcp_status st =
       mcp__list_catalog(call, &mcp_call_server(call)->tools, "tools", "tools",
                         MCP_CACHE_TOOLS_LIST, result);
-  if (st != MCP_OK || !mcp_call_is_stateless(call))
+  if (st != MCP_OK)
+    return st;
+  if (!mcp_call_supports_apps(call)) {
+    st = hide_app_only_tools(call, *result);
+    if (st != MCP_OK) {
+      json_decref(*result);
+      *result = NULL;
+      return st;
+    }
+  }
+  if (!mcp_call_is_stateless(call))
     return st;
   /* 2026-07-28 has no Tool.execution: the server decides per request
    * (tasks extension). The listings are shared: replace, never edit. */
@@ -253,6 +289,11 @@ static mcp_tool_t *find_tool(mcp_call_t *call, const char *name,
   return tool;
 }
 
+/* A catalog visitor offering each tool's name to a mcp__similar. */
+static bool offer_name(mcp__entry *e, void *near) {
+  return mcp__similar_offer(near, e->key);
+}
+
 mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
   const char *name;
   size_t name_len;
@@ -271,10 +312,18 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object");
   mcp_tool_t *tool = find_tool(call, name, name_len);
+  if (tool != NULL && !mcp__tool_visible_to(tool, call)) {
+    mcp__tool_release(tool); /* app-only, and no app (hide_app_only_tools) */
+    tool = NULL;
+  }
   if (tool == NULL) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "Unknown tool: %.*s",
-             (int)(name_len < 150 ? name_len : 150), name);
+    char msg[700], hint[500];
+    mcp__similar near;
+    mcp__similar_init(&near, name, name_len);
+    mcp__catalog_find_if(&mcp_call_server(call)->tools, offer_name, &near);
+    mcp__similar_text(&near, hint, sizeof hint);
+    snprintf(msg, sizeof msg, "Unknown tool: %.*s%s",
+             (int)(name_len < 150 ? name_len : 150), name, hint);
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS, msg);
   }
   bool from_tape = tape != NULL && tool->fn_tape != NULL;

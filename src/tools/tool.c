@@ -29,6 +29,70 @@ bool mcp_tool_name_is_valid(const char *name) {
   return n > 0;
 }
 
+/* A setter refusing its argument says why where mcp_server_add_tool will
+ * report it: a line of the tool's definition errors (the decl path's list),
+ * so the tool is refused at registration with the reason even when the
+ * setter's status was ignored. Returns MCP_ERR_INVALID_ARG (MCP_ERR_NOMEM
+ * when the line cannot be kept). */
+static mcp_status refuse(mcp_tool_t *tool, const char *pointer,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static mcp_status refuse(mcp_tool_t *tool, const char *pointer,
+                         const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (mcp__str_add_line(&tool->definition_errors, "%s", line) != MCP_OK)
+    return MCP_ERR_NOMEM;
+  if (tool->definition_pointer[0] == '\0')
+    snprintf(tool->definition_pointer, sizeof tool->definition_pointer, "%s",
+             pointer);
+  return MCP_ERR_INVALID_ARG;
+}
+
+mcp_status mcp_tool_check_name(const char *name, mcp_error_t *err) {
+  if (name == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "the tool name is NULL");
+  if (name[0] == '\0')
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "the tool name is empty");
+  size_t n = 0;
+  for (const char *p = name; *p; p++, n++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    if (ok)
+      continue;
+    char shown[8];
+    if ((unsigned char)c >= 0x21 && (unsigned char)c < 0x7F)
+      snprintf(shown, sizeof shown, "'%c'", c);
+    else
+      snprintf(shown, sizeof shown, "0x%02X", (unsigned char)c);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "tool name \"%.128s\": %s at byte %zu is not allowed "
+                         "(1-128 of A-Z a-z 0-9 _ - .)",
+                         name, shown, n);
+  }
+  if (n > 128)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "tool name \"%.40s...\" is %zu characters long, at "
+                         "most 128",
+                         name, n);
+  return MCP_OK;
+}
+
+/* A setter that accepted its value takes back its earlier refusal (the
+ * last call wins, as for the value). */
+static void accepted(mcp_tool_t *tool, const char *setter) {
+  mcp__str_drop_lines(&tool->definition_errors, setter);
+  if (tool->definition_errors == NULL)
+    tool->definition_pointer[0] = '\0';
+}
+
 static void tool_destroy(mcp__entry *e) {
   mcp_tool_t *t = (mcp_tool_t *)e;
   if (t->free_user_data)
@@ -42,6 +106,7 @@ static void tool_destroy(mcp__entry *e) {
   json_decref(t->output_schema);
   json_decref(t->icons);
   json_decref(t->meta);
+  free(t->ui_resource_uri);
   json_decref(e->listing);
   mcp_schema_free(t->input_compiled);
   mcp_schema_free(t->output_compiled);
@@ -200,8 +265,12 @@ mcp_status mcp_tool_set_output_schema_text(mcp_tool_t *tool, const char *text) {
 }
 
 mcp_status mcp_tool_set_hint(mcp_tool_t *tool, mcp_tool_hint hint, bool value) {
-  if (tool == NULL || (unsigned)hint > MCP_HINT_OPEN_WORLD)
+  if (tool == NULL)
     return MCP_ERR_INVALID_ARG;
+  if ((unsigned)hint > MCP_HINT_OPEN_WORLD)
+    return refuse(tool, "/annotations",
+                  "mcp_tool_set_hint: hint %d is not a mcp_tool_hint",
+                  (int)hint);
   tool->hints[hint] = value ? 1 : 0;
   return MCP_OK;
 }
@@ -211,16 +280,26 @@ mcp_status mcp_tool_add_icon(mcp_tool_t *tool, const char *src,
                              const char *theme) {
   if (tool == NULL)
     return MCP_ERR_INVALID_ARG;
+  const char *problem = mcp__icon_problem(src, theme);
+  if (problem != NULL)
+    return refuse(tool, "/icons", "mcp_tool_add_icon(\"%.100s\"%s%.20s%s): %s",
+                  src ? src : "(null)", theme ? ", theme \"" : "",
+                  theme ? theme : "", theme ? "\"" : "", problem);
   if (!mcp__icon_append(&tool->icons, src, mime_type, sizes, theme))
-    return MCP_ERR_INVALID_ARG;
+    return MCP_ERR_NOMEM;
   return MCP_OK;
 }
 
 mcp_status mcp_tool_set_task_support(mcp_tool_t *tool,
                                      mcp_task_support support) {
-  if (tool == NULL || (unsigned)support > MCP_TASK_REQUIRED)
+  if (tool == NULL)
     return MCP_ERR_INVALID_ARG;
+  if ((unsigned)support > MCP_TASK_REQUIRED)
+    return refuse(tool, "/execution/taskSupport",
+                  "mcp_tool_set_task_support: %d is not a mcp_task_support",
+                  (int)support);
   tool->task_support = support;
+  accepted(tool, "mcp_tool_set_task_support");
   return MCP_OK;
 }
 
@@ -247,22 +326,28 @@ mcp_status mcp_tool_set_meta(mcp_tool_t *tool, json_t *meta) {
     return MCP_ERR_NOMEM;
   if (tool == NULL || !json_is_object(meta)) {
     json_decref(meta);
-    return MCP_ERR_INVALID_ARG;
+    return tool == NULL ? MCP_ERR_INVALID_ARG
+                        : refuse(tool, "/_meta",
+                                 "mcp_tool_set_meta: _meta must be an object");
   }
   json_decref(tool->meta);
   tool->meta = meta;
+  accepted(tool, "mcp_tool_set_meta");
   return MCP_OK;
 }
 
 mcp_status mcp_tool_set_handler(mcp_tool_t *tool, mcp_tool_fn fn,
                                 void *user_data,
                                 void (*free_user_data)(void *)) {
-  if (tool == NULL || fn == NULL)
+  if (tool == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (fn == NULL)
+    return refuse(tool, "", "mcp_tool_set_handler: the handler is NULL");
   if (tool->free_user_data)
     tool->free_user_data(tool->user_data);
   tool->fn = fn;
   tool->fn_tape = NULL; /* mcp_tool_new_decl's, if any, went with the old */
+  accepted(tool, "mcp_tool_set_handler");
   tool->user_data = user_data;
   tool->free_user_data = free_user_data;
   return MCP_OK;
@@ -309,9 +394,11 @@ json_t *mcp_tool_to_json(const mcp_tool_t *t) {
                                              : "optional"));
   if (t->icons)
     bad |= json_object_set(o, "icons", t->icons);
-  if (t->meta)
-    bad |= json_object_set(o, "_meta", t->meta);
-  if (bad) {
+  bool meta_failed;
+  json_t *meta = mcp__tool_ui_meta(t, &meta_failed); /* apps.h link */
+  if (meta)
+    bad |= json_object_set_new(o, "_meta", meta);
+  if (bad || meta_failed) {
     json_decref(o);
     return NULL;
   }

@@ -57,6 +57,15 @@ struct mcp_tool {
    * (the setters' status alone went unchecked, and the tool was served
    * with the schema it had before). A later successful set clears it. */
   char schema_fault[2][320];
+  /* apps.h (tool_ui.c): mcp_tool_set_ui's link, merged into _meta.ui by
+   * mcp_tool_to_json; what it refused ("" none); and, once added, the
+   * visibility in force (MCP_APP_VISIBLE_* bits of the listed _meta.ui,
+   * both when unset) and the linked URI (in the listing, borrowed) */
+  char *ui_resource_uri;
+  unsigned ui_visibility;
+  char ui_fault[320];
+  unsigned ui_visible;
+  const char *ui_linked;
 };
 
 static inline void mcp__tool_retain(mcp_tool_t *tool) {
@@ -103,6 +112,26 @@ mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
  * optional), naming every such tool. */
 mcp_status mcp__tools_check_task_support(struct mcp_server *s,
                                          mcp_error_t *err);
+/* ---- tool_ui.c (apps.h) -------------------------------------------------- */
+/* _meta with the mcp_tool_set_ui link merged in (returns new; NULL when
+ * the tool has neither, or out of memory: *failed tells). */
+json_t *mcp__tool_ui_meta(const mcp_tool_t *tool, bool *failed);
+/* At mcp_server_add_tool, the listing built: checks its _meta.ui (a kept
+ * setter fault, resourceUri ui://, visibility of model/app) and, while s
+ * serves, that the URI names a registered UI resource; fills ui_visible
+ * and ui_linked. MCP_ERR_INVALID_ARG / MCP_ERR_NOT_FOUND with err. */
+mcp_status mcp__tool_ui_check(struct mcp_server *s, mcp_tool_t *tool,
+                              mcp_error_t *err);
+/* At serving start: every linked resourceUri names a registered UI
+ * resource, else MCP_ERR_NOT_FOUND naming each tool and URI (logged when
+ * err is NULL). */
+mcp_status mcp__tools_check_ui_links(struct mcp_server *s, mcp_error_t *err);
+/* Whether call may see tool: an app-only tool is hidden from a client
+ * without the extension. */
+bool mcp__tool_visible_to(const mcp_tool_t *tool, const mcp_call_t *call);
+/* True when a resource listing (catalog entry JSON) is a UI resource. */
+bool mcp__listing_is_ui(const json_t *listing);
+
 /* tools/list and tools/call (registered by mcp_server_new). */
 mcp_status mcp__tools_register(struct mcp_server *s);
 

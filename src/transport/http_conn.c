@@ -296,13 +296,17 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   if (res == MCP__HP_OK && q->head.nfields > lines)
     res = MCP__HP_TOO_LARGE; /* cannot happen: one field per line */
   if (res != MCP__HP_OK) {
+    const char *why = q->head.error; /* static text */
     free(q);
+    /* the connection closes after the answer: nothing after this head is
+     * read as a request (no smuggling through framing we refused) */
     engine_error(c,
                  res == MCP__HP_TOO_LARGE ? 431
                  : res == MCP__HP_VERSION ? 505
                                           : 400,
                  res == MCP__HP_TOO_LARGE ? "Request Header Fields Too Large"
                  : res == MCP__HP_VERSION ? "HTTP Version Not Supported"
+                 : why                    ? why
                                           : "Bad Request");
     return;
   }
@@ -310,12 +314,18 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
   q->head.fields = fields;
   c->req = q;
   c->must_close = !q->head.keep_alive;
-  c->body_end = c->chunked = c->unread = false;
+  c->body_end = c->chunked = c->unread = c->req_read = false;
   c->rpos = 0;
   const mcp__hp_head *h = &q->head;
   c->no_body = strcmp(h->method, "HEAD") == 0;
   if (h->minor == 1 && mcp__hp_field_get(h, "Host") == NULL) {
     engine_error(c, 400, "Bad Request: Host header missing");
+    return;
+  }
+  if (h->body == MCP__HP_BODY_UNKNOWN) { /* before the request layer */
+    engine_error(c, 501,
+                 "Not Implemented: the only supported transfer coding is "
+                 "chunked");
     return;
   }
   c->body_left = h->body == MCP__HP_BODY_LENGTH ? h->content_length : 0;
@@ -336,11 +346,8 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
     after_call(c);
     return;
   }
-  if (h->body == MCP__HP_BODY_UNKNOWN) {
-    engine_error(c, 501, "Not Implemented");
-    return;
-  }
   if (h->body == MCP__HP_BODY_NONE) {
+    c->req_read = true;
     zero = 0;
     if (call(c, NULL, &zero) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
@@ -359,6 +366,7 @@ static void start_request(struct MHD_Connection *c, const char *p, size_t n) {
 
 /* The body is complete: the final call. */
 static void body_complete(struct MHD_Connection *c) {
+  c->req_read = true;
   size_t zero = 0;
   if (call(c, NULL, &zero) && !after_call(c))
     engine_error(c, 500, "Internal Server Error");
@@ -606,7 +614,7 @@ static void begin_response(struct MHD_Connection *c) {
   const mcp__hp_head *h = &c->req->head;
   unsigned s = c->status;
   bool bodyless = (s >= 100 && s < 200) || s == 204 || s == 304;
-  if (r->close || atomic_load(&c->loop->d->stop))
+  if (r->close || c->peer_shut || atomic_load(&c->loop->d->stop))
     c->must_close = true;
   c->chunked = false;
   if (r->callback && !bodyless && !c->no_body) {
@@ -679,7 +687,7 @@ static void response_done(struct MHD_Connection *c) {
   c->body = NULL;
   c->body_len = 0;
   if (c->must_close) {
-    if (c->unread || c->rlen > 0) {
+    if ((c->unread || c->rlen > 0) && !c->peer_shut) {
       /* Closing with unread input would reset the connection, and the
        * client could lose the answer: stop sending, drop what comes. */
       shutdown(c->fd, SHUT_WR);
@@ -839,8 +847,19 @@ void mcp__he_conn_event(struct MHD_Connection *c, uint32_t ev) {
   if (c->dead)
     return;
   bool parked = c->state == HE_PARK_REQ || c->state == HE_PARK_OUT;
+  if ((ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) == EPOLLRDHUP &&
+      c->state == HE_PARK_REQ && c->req_read) {
+    /* The client sent its whole request and shut its sending side
+     * (shutdown(SHUT_WR), or a close: TCP cannot tell them apart without
+     * writing): it may still read, so its answer is finished and sent,
+     * then the connection closes. Nothing more is read. */
+    c->peer_shut = true;
+    mcp__he_want(c, 0);
+    return;
+  }
   if ((ev & EPOLLERR) || ((ev & (EPOLLHUP | EPOLLRDHUP)) && parked)) {
-    /* a parked stream or call whose client left */
+    /* a parked stream whose client left (a half-closed stream's client
+     * is taken as gone: a stream has no end of its own to wait for) */
     mcp__he_close(c, MHD_REQUEST_TERMINATED_CLIENT_ABORT);
     return;
   }

@@ -17,6 +17,7 @@
 
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
+#include "util/str.h"
 
 /* Request headers of MCP over HTTP (2025-11-25 and 2026-07-28). */
 #define FIXED_HEADERS                                                          \
@@ -34,25 +35,34 @@ static bool has_star(const mcp_http_options_t *o) {
 
 mcp_status mcp_http_options_add_cors_origin(mcp_http_options_t *o,
                                             const char *origin) {
-  if (o == NULL || origin == NULL || *origin == '\0')
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
   /* an origin is scheme://host[:port], no path, no spaces or commas */
-  if (strcmp(origin, "*") != 0 &&
-      (strstr(origin, "://") == NULL ||
-       strchr(strstr(origin, "://") + 3, '/') != NULL ||
-       strpbrk(origin, " ,\t\r\n") != NULL))
-    return MCP_ERR_INVALID_ARG;
+  if (origin == NULL || *origin == '\0' ||
+      (strcmp(origin, "*") != 0 &&
+       (strstr(origin, "://") == NULL ||
+        strchr(strstr(origin, "://") + 3, '/') != NULL ||
+        strpbrk(origin, " ,\t\r\n") != NULL)))
+    return mcp__http_options_refuse(o, "mcp_http_options_add_cors_origin",
+                                    "an origin is scheme://host[:port] (no "
+                                    "path, spaces or commas) or \"*\"");
   if (strcmp(origin, "*") == 0 && o->cors_credentials)
-    return MCP_ERR_INVALID_ARG;
+    return mcp__http_options_refuse(o, "mcp_http_options_add_cors_origin",
+                                    "\"*\" cannot go with credentials");
   return mcp__http_list_add(&o->cors, &o->ncors, origin) ? MCP_OK
                                                          : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp_http_options_set_cors_credentials(mcp_http_options_t *o,
                                                  bool allow) {
-  if (o == NULL || (allow && has_star(o)))
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (allow && has_star(o))
+    return mcp__http_options_refuse(o, "mcp_http_options_set_cors_credentials",
+                                    "credentials cannot go with the origin "
+                                    "\"*\"");
   o->cors_credentials = allow;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_cors_credentials");
   return MCP_OK;
 }
 

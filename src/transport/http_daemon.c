@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth/auth_http.h"
 #include "server/dispatch.h"
 #include "transport/http_cors.h"
 #include "transport/http_engine.h"
@@ -30,6 +31,7 @@
 #include "transport/http_serve.h"
 #include "util/clock.h"
 #include "util/thread.h"
+#include "util/str.h"
 
 #define IO_DRAIN_MS 2000
 /* libmicrohttpd's per-connection pool holds the request line and headers
@@ -275,7 +277,15 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   if (out)
     *out = NULL;
   if (server == NULL || out == NULL)
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "mcp_http_server_start: the %s is NULL",
+                         server == NULL ? "server" : "out pointer");
+  if (options != NULL && options->refusals != NULL) {
+    char list[512];
+    mcp__str_one_line(options->refusals, list, sizeof list);
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
+                         list);
+  }
   mcp_status ready = mcp__server_start_serving(server, err);
   if (ready != MCP_OK)
     return ready;
@@ -297,6 +307,7 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
   mcp_http_options_free(defaults);
   h->server = server;
   pthread_mutex_init(&h->streams_lock, NULL);
+  atomic_init(&h->stream_bytes, 0);
   pthread_mutex_init(&h->q_lock, NULL);
   pthread_mutex_init(&h->hk_lock, NULL);
   pthread_mutex_init(&h->tls_lock, NULL);
@@ -366,6 +377,8 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
              "that reaches this address may call every tool "
              "(mcp_http_options_set_auth, docs/auth.md)",
              h->o->address, (unsigned)h->port);
+  if (h->o->auth) /* the first tokens find the keys at hand */
+    mcp__auth_prefetch(h->o->auth);
   if (loopback && !add_loopback_defaults(h->o, h->port)) {
     close(lfd);
     free_server(h);

@@ -40,6 +40,8 @@ const char *mcp__he_date(he_loop *l) {
 }
 
 void mcp__he_want(struct MHD_Connection *c, uint32_t events) {
+  if (c->peer_shut) /* its input ended: only writing is left */
+    events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP);
   if (c->events == events || c->dead)
     return;
   struct epoll_event ev = {.events = events, .data.ptr = c};

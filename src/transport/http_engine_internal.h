@@ -115,6 +115,9 @@ struct MHD_Connection {
   bool unread;       /* request body bytes were left unread */
   bool want_write;   /* TLS needs a writable socket to go on */
   bool susp_in_call; /* the last callback suspended the connection */
+  bool req_read;     /* the current request is read to its end */
+  bool peer_shut;    /* the client shut its side while its answer was owed:
+                        nothing more is read, close after the answer */
   uint32_t susp_seq; /* suspensions so far (loop thread) */
   atomic_bool suspended;
   void *socket_context;

@@ -83,8 +83,20 @@ bool mcp__http_media_type_is(const char *content_type, const char *type) {
   return rest == s + n || *rest == ';';
 }
 
-bool mcp__http_te_is_chunked(const char *transfer_encoding) {
-  size_t n;
-  const char *s = trim(transfer_encoding, &n);
-  return n == 7 && strncasecmp(s, "chunked", 7) == 0;
+bool mcp__http_coding_is_identity(const char *content_encoding) {
+  const char *p = content_encoding;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == ',')
+      p++;
+    if (*p == '\0')
+      return true;
+    const char *s = p;
+    while (*p && *p != ',')
+      p++;
+    const char *e = p;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+      e--;
+    if (e - s != 8 || strncasecmp(s, "identity", 8) != 0)
+      return false;
+  }
 }

@@ -22,9 +22,9 @@ bool mcp__http_list_has(char *const *list, size_t count, const char *value);
  * "application/jsonx" or "application/json-seq" are other types. NULL is
  * false. */
 bool mcp__http_media_type_is(const char *content_type, const char *type);
-/* True when a Transfer-Encoding value is the one coding libmicrohttpd
- * decodes: "chunked" alone (ASCII case-insensitive, optional whitespace). */
-bool mcp__http_te_is_chunked(const char *transfer_encoding);
+/* True when a Content-Encoding value names no coding but "identity" (a
+ * list of "identity" and empty elements, ASCII case-insensitive). */
+bool mcp__http_coding_is_identity(const char *content_encoding);
 /* Whether the header name name (len its strlen) is the literal lit,
  * ASCII case-insensitive. Lookups run over every field of every request:
  * the lengths are compared first. */

@@ -53,6 +53,12 @@ struct hs_stream {
   bool suspended;  /* conn is suspended in the reader, waiting for bytes */
   bool finished;   /* the last event is queued: end after the flush */
   bool poll_close; /* end this connection after the flush; stream lives on */
+  bool cut;        /* over its buffer limit: its connection was cut */
+  size_t high_water; /* bytes out may hold for the connection */
+  size_t charged;    /* of out's bytes, counted in h->stream_bytes */
+  /* end in out of a list_changed notification not yet handed to the
+   * connection (tools, prompts, resources), or 0: not queued twice */
+  size_t list_changed_end[3];
   int64_t last_write_ms;
   hs_stream *prev, *next; /* h->streams */
   hs_stream *snext;       /* hs_session->streams (live POST streams) */
@@ -113,6 +119,7 @@ struct mcp_http_server {
 
   pthread_mutex_t streams_lock;
   hs_stream *streams;
+  atomic_size_t stream_bytes; /* buffered in all streams (http_stream.c) */
 
   pthread_mutex_t q_lock;
   pthread_cond_t q_nonempty, q_idle;
@@ -158,6 +165,7 @@ struct hs_req {
   bool modern;        /* served per 2026-07-28 */
   bool rejected;      /* dispatch rejected the message: 400 */
   bool stream_only;   /* a GET stream: not session activity (idle timeout) */
+  bool listen;        /* a subscriptions/listen request */
   const char *proto;  /* MCP-Protocol-Version (points into proto_buf) or NULL */
   char proto_buf[32]; /* a copy: the call may outlive the connection */
   /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the
@@ -284,6 +292,10 @@ mcp_status mcp__hs_stream_attach(hs_stream *st, struct MHD_Connection *conn,
                                  const char *last_event_id);
 /* A response that drains the stream into its attached connection. */
 struct MHD_Response *mcp__hs_stream_response(hs_stream *st);
+/* The stream carries notifications only (subscriptions/listen, GET): it
+ * may hold the small buffer of mcp_http_options_set_stream_buffer_bytes
+ * for a client that does not read, not the 8 MiB of an answer. */
+void mcp__hs_stream_notifications_only(hs_stream *st);
 /* Heartbeat for every attached idle stream; finishes all when finish_all. */
 void mcp__hs_streams_tick(mcp_http_server_t *h, int64_t now, bool finish_all);
 

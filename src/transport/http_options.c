@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/str.h"
+
 mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   if (out == NULL)
     return MCP_ERR_INVALID_ARG;
@@ -33,6 +35,8 @@ mcp_status mcp_http_options_new(mcp_http_options_t **out) {
   o->max_streams_per_session = 8;
   o->request_timeout_ms = 10000;
   o->retry_after_s = 1;
+  o->stream_buffer = 64u << 10;
+  o->stream_buffer_total = 32u << 20;
   *out = o;
   return MCP_OK;
 }
@@ -53,7 +57,15 @@ void mcp_http_options_free(mcp_http_options_t *o) {
   list_free(o->origins, o->norigins);
   list_free(o->hosts, o->nhosts);
   list_free(o->cors, o->ncors);
+  free(o->refusals);
   free(o);
+}
+
+mcp_status mcp__http_options_refuse(mcp_http_options_t *o, const char *what,
+                                    const char *why) {
+  return mcp__str_add_line(&o->refusals, "%s: %s", what, why) == MCP_OK
+             ? MCP_ERR_INVALID_ARG
+             : MCP_ERR_NOMEM;
 }
 
 bool mcp__http_list_add(char ***list, size_t *count, const char *value) {
@@ -80,6 +92,7 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
   c->norigins = c->nhosts = c->ncors = 0;
   c->tls_cert = o->tls_cert ? strdup(o->tls_cert) : NULL;
   c->tls_key = o->tls_key ? strdup(o->tls_key) : NULL;
+  c->refusals = NULL;
   bool ok = c->address && c->endpoint && (c->tls_cert || !o->tls_cert) &&
             (c->tls_key || !o->tls_key);
   for (size_t i = 0; ok && i < o->norigins; i++)
@@ -106,16 +119,24 @@ static mcp_status set_string(char **field, const char *value) {
 
 mcp_status mcp_http_options_set_bind(mcp_http_options_t *o, const char *address,
                                      uint16_t port) {
-  if (o == NULL || address == NULL || *address == '\0')
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (address == NULL || *address == '\0')
+    return mcp__http_options_refuse(o, "mcp_http_options_set_bind",
+                                    "the address is empty");
   o->port = port;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_bind");
   return set_string(&o->address, address);
 }
 
 mcp_status mcp_http_options_set_endpoint(mcp_http_options_t *o,
                                          const char *path) {
-  if (o == NULL || path == NULL || path[0] != '/')
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (path == NULL || path[0] != '/')
+    return mcp__http_options_refuse(o, "mcp_http_options_set_endpoint",
+                                    "the path must start with '/'");
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_endpoint");
   return set_string(&o->endpoint, path);
 }
 
@@ -131,27 +152,37 @@ static bool is_token(const char *s) {
 
 mcp_status mcp_http_options_add_allowed_origin(mcp_http_options_t *o,
                                                const char *origin) {
-  if (o == NULL || !is_token(origin))
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (!is_token(origin))
+    return mcp__http_options_refuse(o, "mcp_http_options_add_allowed_origin",
+                                    "empty, or not visible ASCII");
   return mcp__http_list_add(&o->origins, &o->norigins, origin) ? MCP_OK
                                                                : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp_http_options_add_allowed_host(mcp_http_options_t *o,
                                              const char *host) {
-  if (o == NULL || !is_token(host))
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (!is_token(host))
+    return mcp__http_options_refuse(o, "mcp_http_options_add_allowed_host",
+                                    "empty, or not visible ASCII");
   return mcp__http_list_add(&o->hosts, &o->nhosts, host) ? MCP_OK
                                                          : MCP_ERR_NOMEM;
 }
 
 /* A setter that stores v in o->field when `valid` (an expression of v)
- * holds: the options' ranges in one table instead of twenty functions. */
+ * holds: the options' ranges in one table instead of twenty functions. A
+ * refused v is reported with the condition it broke ("needs v >= 64"). */
 #define SETTER(fn, type, field, valid)                                         \
   mcp_status fn(mcp_http_options_t *o, type v) {                               \
-    if (o == NULL || !(valid))                                                 \
+    if (o == NULL)                                                             \
       return MCP_ERR_INVALID_ARG;                                              \
+    if (!(valid))                                                              \
+      return mcp__http_options_refuse(o, #fn, "needs " #valid);                \
     o->field = v;                                                              \
+    mcp__str_drop_lines(&o->refusals, #fn); /* the last call wins */           \
     return MCP_OK;                                                             \
   }
 SETTER(mcp_http_options_set_stateless, bool, stateless, true)
@@ -184,15 +215,23 @@ SETTER(mcp_http_options_set_max_streams_per_session, size_t,
        max_streams_per_session, true)
 SETTER(mcp_http_options_set_retry_after_s, unsigned, retry_after_s,
        v >= 1 && v <= 86400)
+SETTER(mcp_http_options_set_stream_buffer_bytes, size_t, stream_buffer,
+       v >= 4096 && v <= (64u << 20))
+SETTER(mcp_http_options_set_stream_buffer_total_bytes, size_t,
+       stream_buffer_total, v >= (64u << 10))
 
 mcp_status mcp_http_options_set_event_store(mcp_http_options_t *o,
                                             mcp_event_store store) {
-  if (o == NULL ||
-      (store.ops && (store.ops->version < 1 || store.ops->append == NULL ||
-                     store.ops->replay_after == NULL)))
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if (store.ops && (store.ops->version < 1 || store.ops->append == NULL ||
+                    store.ops->replay_after == NULL))
+    return mcp__http_options_refuse(o, "mcp_http_options_set_event_store",
+                                    "the store needs ops with version >= 1, "
+                                    "append and replay_after");
   o->store = store;
   o->store_set = true;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_event_store");
   return MCP_OK;
 }
 
@@ -206,8 +245,11 @@ mcp_status mcp_http_options_set_auth(mcp_http_options_t *o, mcp_auth_t *a) {
 mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
                                     const char *cert_file,
                                     const char *key_file) {
-  if (o == NULL || (cert_file == NULL) != (key_file == NULL))
+  if (o == NULL)
     return MCP_ERR_INVALID_ARG;
+  if ((cert_file == NULL) != (key_file == NULL))
+    return mcp__http_options_refuse(o, "mcp_http_options_set_tls",
+                                    "give both files or neither");
   char *c = cert_file ? strdup(cert_file) : NULL;
   char *k = key_file ? strdup(key_file) : NULL;
   if (cert_file && (c == NULL || k == NULL)) {
@@ -219,5 +261,6 @@ mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
   free(o->tls_key);
   o->tls_cert = c;
   o->tls_key = k;
+  mcp__str_drop_lines(&o->refusals, "mcp_http_options_set_tls");
   return MCP_OK;
 }

@@ -33,15 +33,27 @@ struct mcp_http_options {
   size_t max_conns_per_addr, max_streams, max_streams_per_session;
   int64_t request_timeout_ms;
   unsigned retry_after_s;
+  /* bytes a stream may hold for a client that does not read: each
+   * subscriptions/listen or GET stream, all streams together
+   * (http_stream.c) */
+  size_t stream_buffer, stream_buffer_total;
   bool store_set;             /* store was chosen (maybe "none") */
   mcp_event_store store;      /* borrowed */
   mcp_session_store sessions; /* borrowed; ops NULL: not shared */
   mcp_auth_t *auth;           /* borrowed, or NULL (include/mcp/auth.h) */
   char *tls_cert, *tls_key;   /* PEM files, or NULL for plain HTTP */
+  /* why setters refused their arguments, one per line (NULL: none);
+   * mcp_http_server_start refuses such options with them in err (not
+   * copied: a running server's copy is of accepted options only) */
+  char *refusals;
 };
 
 /* Deep copy (returns new, NULL on allocation failure). */
 mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o);
+/* A setter refusing its argument: keeps why in o (for
+ * mcp_http_server_start) and returns MCP_ERR_INVALID_ARG. */
+mcp_status mcp__http_options_refuse(mcp_http_options_t *o, const char *what,
+                                    const char *why);
 /* Appends a copy of value to a string list. */
 bool mcp__http_list_add(char ***list, size_t *count, const char *value);
 

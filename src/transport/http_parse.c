@@ -102,6 +102,54 @@ static bool has_token(const char *list, const char *token) {
   return false;
 }
 
+/* A refusal with its reason. */
+static enum mcp__hp_result bad(mcp__hp_head *out, const char *why) {
+  out->error = why;
+  return MCP__HP_BAD;
+}
+
+/* The authority of an absolute-form target (RFC 3986 3.2): host and
+ * optional port, no userinfo (RFC 9110 4.2.4 makes it an error). */
+static bool authority_ok(const char *a, size_t n) {
+  if (n == 0)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)a[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+          (ch >= '0' && ch <= '9') || strchr("-._~%!$&'()*+,;=:[]", ch)))
+      return false;
+  }
+  return true;
+}
+
+void mcp__hp_te_add(mcp__hp_te *te, const char *value) {
+  te->fields++;
+  const char *p = value;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == ',')
+      p++; /* empty list elements are allowed (RFC 9110 5.6.1) */
+    if (*p == '\0')
+      break;
+    const char *s = p;
+    while (*p && *p != ',')
+      p++;
+    const char *e = p;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+      e--;
+    bool is_chunked = e - s == 7 && strncasecmp(s, "chunked", 7) == 0;
+    te->chunked += is_chunked;
+    te->others |= !is_chunked;
+    te->last_chunked = is_chunked;
+  }
+}
+
+bool mcp__hp_te_body(const mcp__hp_te *te, enum mcp__hp_body *body) {
+  if (!te->last_chunked || te->chunked > 1)
+    return false;
+  *body = te->others ? MCP__HP_BODY_UNKNOWN : MCP__HP_BODY_CHUNKED;
+  return true;
+}
+
 static bool parse_length(const char *v, uint64_t *out) {
   if (*v == '\0')
     return false;
@@ -126,71 +174,86 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
     p++;
   char *line = p;
   if ((p = cut_line(line, end)) == NULL)
-    return MCP__HP_BAD;
+    return bad(out, "Bad Request: CR or NUL inside the request line");
   /* request line: method SP target SP HTTP-version */
   char *sp1 = strchr(line, ' ');
   if (sp1 == NULL || sp1 == line)
-    return MCP__HP_BAD;
+    return bad(out, "Bad Request: malformed request line");
   *sp1 = '\0';
   for (char *m = line; *m; m++)
     if (!is_tchar((unsigned char)*m))
-      return MCP__HP_BAD;
+      return bad(out, "Bad Request: malformed request line");
   char *target = sp1 + 1;
   char *sp2 = strchr(target, ' ');
   if (sp2 == NULL || sp2 == target)
-    return MCP__HP_BAD;
+    return bad(out, "Bad Request: malformed request line");
   *sp2 = '\0';
   char *version = sp2 + 1;
-  for (char *t = target; *t; t++)
-    if ((unsigned char)*t <= 0x20 || *t == 0x7f)
-      return MCP__HP_BAD;
+  for (char *t = target; *t; t++) /* a URI: visible ASCII (RFC 3986) */
+    if ((unsigned char)*t <= 0x20 || (unsigned char)*t >= 0x7f)
+      return bad(out, "Bad Request: malformed request line");
   if (strncmp(version, "HTTP/", 5) != 0 || version[5] < '0' ||
       version[5] > '9' || version[6] != '.' || version[7] < '0' ||
       version[7] > '9' || version[8] != '\0')
-    return MCP__HP_BAD;
-  if (version[5] != '1' || version[7] > '1')
+    return bad(out, "Bad Request: malformed request line");
+  if (version[5] != '1')
     return MCP__HP_VERSION;
   out->method = line;
   out->version = version;
-  out->minor = version[7] - '0';
-  /* origin-form, absolute-form (its path), or "*" */
+  /* a later 1.x is served as 1.1 (RFC 9110 2.5) */
+  out->minor = version[7] == '0' ? 0 : 1;
+  /* origin-form, absolute-form (its path; its authority replaces Host),
+   * or "*" */
+  char *authority = NULL;
   if (strncasecmp(target, "http://", 7) == 0 ||
       strncasecmp(target, "https://", 8) == 0) {
-    char *slash = strchr(strstr(target, "://") + 3, '/');
-    if (slash == NULL) {
+    char *start = strstr(target, "://") + 3;
+    size_t alen = strcspn(start, "/?#");
+    if (!authority_ok(start, alen))
+      return bad(out, "Bad Request: malformed authority in the request-target");
+    char *rest = start + alen;
+    /* NUL-terminate the authority in place: it moves one byte left, over
+     * the scheme's last '/', so the path after it stays where it is. */
+    memmove(start - 1, start, alen);
+    start[alen - 1] = '\0';
+    authority = start - 1;
+    out->authority = authority;
+    if (*rest != '/') {
       out->path = "/";
       goto fields;
     }
-    target = slash;
+    target = rest;
   } else if (target[0] != '/' && strcmp(target, "*") != 0) {
-    return MCP__HP_BAD;
+    return bad(out, "Bad Request: malformed request-target");
   }
   char *cut = strpbrk(target, "?#");
   if (cut)
     *cut = '\0';
   if (target[0] == '/' && !decode_path(target))
-    return MCP__HP_BAD;
+    return bad(out, "Bad Request: the path decodes to a NUL byte");
   out->path = target;
 
 fields:; /* header fields */
-  bool close = false, keep = false, have_te = false, te_chunked = false;
+  bool close = false, keep = false;
   bool have_length = false, lengths_differ = false;
   uint64_t length = 0;
+  mcp__hp_te te = {0};
+  size_t hosts = 0, host_at = 0;
   while (p < end) {
     line = p;
     if ((p = cut_line(line, end)) == NULL)
-      return MCP__HP_BAD;
+      return bad(out, "Bad Request: CR or NUL inside a header line");
     if (line[0] == '\0')
       break; /* the empty line */
     if (line[0] == ' ' || line[0] == '\t')
-      return MCP__HP_BAD; /* obsolete line folding (RFC 9112 5.2) */
+      return bad(out, "Bad Request: obsolete line folding"); /* RFC 9112 5.2 */
     char *colon = strchr(line, ':');
     if (colon == NULL || colon == line)
-      return MCP__HP_BAD;
+      return bad(out, "Bad Request: malformed header line");
     *colon = '\0';
     for (char *n = line; *n; n++)
-      if (!is_tchar((unsigned char)*n))
-        return MCP__HP_BAD; /* includes whitespace before the colon */
+      if (!is_tchar((unsigned char)*n)) /* includes whitespace before ':' */
+        return bad(out, "Bad Request: malformed header name");
     char *v = colon + 1;
     while (*v == ' ' || *v == '\t')
       v++;
@@ -198,10 +261,10 @@ fields:; /* header fields */
     while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
       ve--;
     *ve = '\0';
-    /* Other control characters in a value (RFC 9110 5.5 says invalid)
-     * reach the request layer, which answers them in MCP terms (a
-     * header mismatch carries the request's id); CR, LF and NUL never
-     * get here (cut_line). */
+    /* Other control characters in a value (RFC 9110 5.5 says invalid,
+     * and lets a recipient keep them) reach the request layer, which
+     * answers them in MCP terms (a header mismatch carries the request's
+     * id); CR, LF and NUL never get here (cut_line). */
     if (out->nfields == MCP__HP_MAX_FIELDS)
       return MCP__HP_TOO_LARGE;
     size_t name_len = (size_t)(colon - line);
@@ -209,14 +272,16 @@ fields:; /* header fields */
     if (MCP__HTTP_NAME_IS(line, name_len, "Content-Length")) {
       uint64_t n;
       if (!parse_length(v, &n))
-        return MCP__HP_BAD;
+        return bad(out, "Bad Request: malformed Content-Length");
       if (have_length && n != length)
         lengths_differ = true;
       have_length = true;
       length = n;
     } else if (MCP__HTTP_NAME_IS(line, name_len, "Transfer-Encoding")) {
-      te_chunked = !have_te && mcp__http_te_is_chunked(v);
-      have_te = true;
+      mcp__hp_te_add(&te, v);
+    } else if (MCP__HTTP_NAME_IS(line, name_len, "Host")) {
+      hosts++;
+      host_at = out->nfields - 1;
     } else if (MCP__HTTP_NAME_IS(line, name_len, "Connection")) {
       close |= has_token(v, "close");
       keep |= has_token(v, "keep-alive");
@@ -227,10 +292,34 @@ fields:; /* header fields */
   if (out->minor == 0)
     out->expect_continue = false;
   out->keep_alive = out->minor == 1 ? !close : keep && !close;
-  if (have_te) {
-    out->body = te_chunked ? MCP__HP_BODY_CHUNKED : MCP__HP_BODY_UNKNOWN;
+  /* RFC 9112 3.2: one Host; 3.2.2: the absolute-form's authority wins. */
+  if (hosts > 1)
+    return bad(out, "Bad Request: more than one Host header");
+  if (authority) {
+    if (hosts == 1) {
+      fields[host_at].value = authority;
+    } else if (out->minor == 1) {
+      /* HTTP/1.1 without Host is a 400 all the same (RFC 9112 3.2): the
+       * engine answers it */
+    } else if (out->nfields < MCP__HP_MAX_FIELDS) {
+      fields[out->nfields++] = (mcp__hp_field){"Host", authority, 4};
+    } else {
+      return MCP__HP_TOO_LARGE;
+    }
+  }
+  /* RFC 9112 6.1 and 6.3: framing a front end might read otherwise. */
+  if (te.fields > 0) {
+    if (have_length)
+      return bad(out, "Bad Request: Transfer-Encoding together with "
+                      "Content-Length");
+    if (out->minor == 0)
+      return bad(out, "Bad Request: Transfer-Encoding in an HTTP/1.0 "
+                      "request");
+    if (!mcp__hp_te_body(&te, &out->body))
+      return bad(out, "Bad Request: the final transfer coding must be "
+                      "chunked, applied once");
   } else if (lengths_differ) {
-    out->body = MCP__HP_BODY_UNKNOWN;
+    return bad(out, "Bad Request: conflicting Content-Length headers");
   } else if (have_length && length > 0) {
     out->body = MCP__HP_BODY_LENGTH;
     out->content_length = length;
@@ -252,21 +341,52 @@ const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name) {
 /* ---- chunked ------------------------------------------------------------- */
 
 enum {
-  CH_SIZE = 0, /* hex digits */
-  CH_EXT,      /* after the size: extensions up to LF */
-  CH_DATA,     /* chunk data */
-  CH_DATA_CR,  /* CRLF after the data */
-  CH_DATA_LF,
-  CH_TRAILER, /* trailer lines up to an empty line */
+  CH_SIZE = 0,      /* hex digits */
+  CH_BWS,           /* whitespace after the size or an extension */
+  CH_EXT_NAME0,     /* after ';': whitespace, then a name */
+  CH_EXT_NAME,      /* the name (token) */
+  CH_EXT_AFTER_NAME, /* whitespace after it: '=', ';' or the line end */
+  CH_EXT_VALUE0,    /* after '=': whitespace, then a token or '"' */
+  CH_EXT_VALUE,     /* a token value */
+  CH_EXT_QUOTED,    /* a quoted-string value */
+  CH_EXT_ESCAPE,    /* after a backslash in it */
+  CH_LF,            /* after a CR: only LF may follow */
+  CH_DATA,          /* chunk data */
+  CH_DATA_CR,       /* the CR after the data */
+  CH_TRAILER,       /* the start of a trailer line (or the empty line) */
+  CH_TRAILER_NAME,  /* a trailer field's name */
+  CH_TRAILER_VALUE, /* its value */
   CH_DONE
 };
+
+/* Where the LF of a line leads (mcp__hp_chunked.after_cr). */
+enum { LF_SIZE = 0, LF_DATA, LF_TRAILER, LF_END };
 
 /* Bytes of extensions and trailer fields accepted in one body. */
 #define CH_EXTRA_MAX 8192
 
-void mcp__hp_chunked_init(mcp__hp_chunked *c) {
-  memset(c, 0, sizeof *c);
-  c->line_empty = true;
+void mcp__hp_chunked_init(mcp__hp_chunked *c) { memset(c, 0, sizeof *c); }
+
+static bool is_ws(unsigned char ch) { return ch == ' ' || ch == '\t'; }
+
+/* A byte of a quoted-string's text or of a field value: HTAB, SP, VCHAR,
+ * obs-text (RFC 9110 5.5, 5.6.4). */
+static bool is_text(unsigned char ch) {
+  return ch == '\t' || (ch >= 0x20 && ch != 0x7f);
+}
+
+/* The next state of a chunk-size line at ch, from a state where the line
+ * may end or another extension begin; CH_DONE means malformed. */
+static uint8_t ext_next(mcp__hp_chunked *c, unsigned char ch) {
+  if (is_ws(ch))
+    return CH_BWS;
+  if (ch == ';')
+    return CH_EXT_NAME0;
+  if (ch == '\r') {
+    c->after_cr = LF_SIZE;
+    return CH_LF;
+  }
+  return CH_DONE;
 }
 
 enum mcp__hp_chunk_result mcp__hp_chunked_feed(mcp__hp_chunked *c,
@@ -277,40 +397,8 @@ enum mcp__hp_chunk_result mcp__hp_chunked_feed(mcp__hp_chunked *c,
   enum mcp__hp_chunk_result res = MCP__HP_CHUNK_MORE;
   while (i < len && res == MCP__HP_CHUNK_MORE) {
     unsigned char ch = (unsigned char)in[i];
-    switch (c->state) {
-    case CH_SIZE: {
-      int v = hexval(ch);
-      if (v >= 0) {
-        if (c->digits == 15) /* 2^60 bytes is beyond any limit */
-          return MCP__HP_CHUNK_BAD;
-        c->left = c->left * 16 + (uint64_t)v;
-        c->digits++;
-        i++;
-      } else if (c->digits == 0) {
-        return MCP__HP_CHUNK_BAD;
-      } else if (ch == ';' || ch == ' ' || ch == '\t' || ch == '\r' ||
-                 ch == '\n') {
-        c->state = CH_EXT; /* the LF is handled there */
-      } else {
-        return MCP__HP_CHUNK_BAD;
-      }
-      break;
-    }
-    case CH_EXT:
-      i++;
-      if (ch == '\n') {
-        c->digits = 0;
-        if (c->left == 0) {
-          c->state = CH_TRAILER;
-          c->line_empty = true;
-        } else {
-          c->state = CH_DATA;
-        }
-      } else if (++c->extra > CH_EXTRA_MAX || ch == 0) {
-        return MCP__HP_CHUNK_BAD;
-      }
-      break;
-    case CH_DATA: {
+    uint8_t next = c->state;
+    if (c->state == CH_DATA) {
       size_t take = len - i;
       if ((uint64_t)take > c->left)
         take = (size_t)c->left;
@@ -323,39 +411,110 @@ enum mcp__hp_chunk_result mcp__hp_chunked_feed(mcp__hp_chunked *c,
       res = MCP__HP_CHUNK_DATA;
       break;
     }
-    case CH_DATA_CR:
-      i++;
-      if (ch == '\r')
-        c->state = CH_DATA_LF;
-      else if (ch == '\n')
-        c->state = CH_SIZE;
-      else
-        return MCP__HP_CHUNK_BAD;
-      break;
-    case CH_DATA_LF:
-      i++;
-      if (ch != '\n')
-        return MCP__HP_CHUNK_BAD;
-      c->state = CH_SIZE;
-      break;
-    case CH_TRAILER:
-      i++;
-      if (ch == '\n') {
-        if (c->line_empty) {
-          c->state = CH_DONE;
-          res = MCP__HP_CHUNK_DONE;
-        }
-        c->line_empty = true;
-      } else if (ch != '\r') {
-        c->line_empty = false;
-        if (++c->extra > CH_EXTRA_MAX || ch == 0)
-          return MCP__HP_CHUNK_BAD;
-      }
-      break;
-    default:
+    if (c->state == CH_DONE) {
       res = MCP__HP_CHUNK_DONE;
       break;
     }
+    i++;
+    /* extensions and trailers are counted against one bound */
+    if (c->state != CH_SIZE && c->state != CH_LF && c->state != CH_DATA_CR &&
+        ++c->extra > CH_EXTRA_MAX)
+      return MCP__HP_CHUNK_BAD;
+    switch (c->state) {
+    case CH_SIZE: {
+      int v = hexval(ch);
+      if (v >= 0) {
+        if (c->left >> 56) /* 2^60 bytes is beyond any limit */
+          return MCP__HP_CHUNK_BAD;
+        c->left = c->left * 16 + (uint64_t)v;
+        c->digits = 1; /* leading zeros are no limit */
+      } else {
+        next = c->digits == 0 ? CH_DONE : ext_next(c, ch);
+      }
+      break;
+    }
+    case CH_BWS:
+      next = ext_next(c, ch);
+      break;
+    case CH_EXT_NAME0:
+      next = is_ws(ch) ? CH_EXT_NAME0 : is_tchar(ch) ? CH_EXT_NAME : CH_DONE;
+      break;
+    case CH_EXT_NAME:
+    case CH_EXT_AFTER_NAME:
+      if (c->state == CH_EXT_NAME && is_tchar(ch))
+        break;
+      if (ch == '=')
+        next = CH_EXT_VALUE0;
+      else if (is_ws(ch))
+        next = CH_EXT_AFTER_NAME;
+      else
+        next = ext_next(c, ch);
+      break;
+    case CH_EXT_VALUE0:
+      next = is_ws(ch)     ? CH_EXT_VALUE0
+             : ch == '"'   ? CH_EXT_QUOTED
+             : is_tchar(ch) ? CH_EXT_VALUE
+                           : CH_DONE;
+      break;
+    case CH_EXT_VALUE:
+      if (!is_tchar(ch))
+        next = ext_next(c, ch);
+      break;
+    case CH_EXT_QUOTED:
+      next = ch == '"'     ? CH_BWS
+             : ch == '\\'  ? CH_EXT_ESCAPE
+             : is_text(ch) ? CH_EXT_QUOTED
+                           : CH_DONE;
+      break;
+    case CH_EXT_ESCAPE:
+      next = is_text(ch) ? CH_EXT_QUOTED : CH_DONE;
+      break;
+    case CH_DATA_CR:
+      c->after_cr = LF_DATA;
+      next = ch == '\r' ? CH_LF : CH_DONE;
+      break;
+    case CH_TRAILER:
+      if (ch == '\r') {
+        c->after_cr = LF_END;
+        next = CH_LF;
+      } else {
+        next = is_tchar(ch) ? CH_TRAILER_NAME : CH_DONE;
+      }
+      break;
+    case CH_TRAILER_NAME:
+      next = ch == ':' ? CH_TRAILER_VALUE : is_tchar(ch) ? next : CH_DONE;
+      break;
+    case CH_TRAILER_VALUE:
+      if (ch == '\r') {
+        c->after_cr = LF_TRAILER;
+        next = CH_LF;
+      } else if (!is_text(ch)) {
+        next = CH_DONE;
+      }
+      break;
+    case CH_LF:
+      if (ch != '\n')
+        return MCP__HP_CHUNK_BAD;
+      if (c->after_cr == LF_SIZE) {
+        c->digits = 0;
+        next = c->left == 0 ? CH_TRAILER : CH_DATA;
+      } else if (c->after_cr == LF_DATA) {
+        next = CH_SIZE;
+      } else if (c->after_cr == LF_TRAILER) {
+        next = CH_TRAILER;
+      } else {
+        c->state = CH_DONE;
+        res = MCP__HP_CHUNK_DONE;
+        continue;
+      }
+      break;
+    default:
+      return MCP__HP_CHUNK_BAD;
+    }
+    /* CH_DONE here marks a malformed byte: the real end is set above */
+    if (next == CH_DONE)
+      return MCP__HP_CHUNK_BAD;
+    c->state = next;
   }
   *used = i;
   return res;

@@ -21,7 +21,7 @@ enum mcp__hp_result {
   MCP__HP_INCOMPLETE, /* need more bytes */
   MCP__HP_BAD,        /* malformed: 400 */
   MCP__HP_TOO_LARGE,  /* head over the limit or too many fields: 431 */
-  MCP__HP_VERSION     /* not HTTP/1.0 or HTTP/1.1: 505 */
+  MCP__HP_VERSION     /* not HTTP/1.x: 505 */
 };
 
 typedef struct mcp__hp_field {
@@ -34,9 +34,8 @@ enum mcp__hp_body {
   MCP__HP_BODY_NONE = 0, /* no body */
   MCP__HP_BODY_LENGTH,   /* content_length bytes */
   MCP__HP_BODY_CHUNKED,  /* chunked transfer coding */
-  MCP__HP_BODY_UNKNOWN   /* framing the engine cannot decode (a transfer
-                            coding other than chunked, Content-Length headers
-                            that disagree): answer, then close */
+  MCP__HP_BODY_UNKNOWN   /* a transfer coding other than chunked before the
+                            final chunked: 501, then close */
 };
 
 /* A parsed request head. All strings point into the block the head was
@@ -44,14 +43,20 @@ enum mcp__hp_body {
 typedef struct mcp__hp_head {
   const char *method;
   const char *path;    /* the target's path, percent-decoded, no query */
-  const char *version; /* "HTTP/1.0" or "HTTP/1.1" */
-  int minor;           /* 0 or 1 */
+  const char *version; /* "HTTP/1.x" as received */
+  int minor;           /* 0, or 1 for 1.1 and later 1.x (RFC 9110 2.5) */
   size_t nfields;
   mcp__hp_field *fields; /* caller's array of MCP__HP_MAX_FIELDS */
   enum mcp__hp_body body;
   uint64_t content_length;
   bool keep_alive;      /* per version and Connection */
   bool expect_continue; /* Expect: 100-continue */
+  /* absolute-form (RFC 9112 3.2.2): the target's authority, which is also
+   * what the Host field reads as from then on (the received Host value,
+   * if any, is ignored); NULL for origin-form */
+  const char *authority;
+  /* At MCP__HP_BAD: why, for the 400's body (static text). */
+  const char *error;
 } mcp__hp_head;
 
 /* Length of the head at the start of buf (request line through the empty
@@ -63,22 +68,51 @@ size_t mcp__hp_head_end(const char *buf, size_t len, size_t from);
 
 /* Parses the complete head in buf[0..len) (as measured by mcp__hp_head_end)
  * in place: it NUL-terminates the parts and decodes the path. fields must
- * hold MCP__HP_MAX_FIELDS entries. */
+ * hold MCP__HP_MAX_FIELDS entries.
+ *
+ * Every framing decision of the engine is made here (RFC 9112 6): a
+ * request with Transfer-Encoding and Content-Length, Transfer-Encoding in
+ * HTTP/1.0, a transfer coding list whose final coding is not chunked (or
+ * that names chunked twice), Content-Length values that differ, and more
+ * than one Host field are MCP__HP_BAD (400, and the connection closes, so
+ * no byte after the head is ever read as a request); a coding other than
+ * chunked before a final chunked is MCP__HP_BODY_UNKNOWN (501, close). */
 enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
                                        mcp__hp_field *fields,
                                        mcp__hp_head *out);
 
+/* The transfer codings of a request's Transfer-Encoding fields, fed field
+ * by field in order (the parser's, and the request layer's when
+ * libmicrohttpd parsed the head). */
+typedef struct mcp__hp_te {
+  unsigned fields;   /* Transfer-Encoding fields seen */
+  unsigned chunked;  /* times "chunked" was named */
+  bool others;       /* a coding other than chunked was named */
+  bool last_chunked; /* the final coding so far is chunked */
+} mcp__hp_te;
+
+void mcp__hp_te_add(mcp__hp_te *te, const char *value);
+/* The body framing the codings give: MCP__HP_BODY_CHUNKED, or
+ * MCP__HP_BODY_UNKNOWN when other codings come before the final chunked
+ * (501). False when the final coding is not chunked or chunked is named
+ * twice: the length cannot be known (RFC 9112 6.3: 400, then close). */
+bool mcp__hp_te_body(const mcp__hp_te *te, enum mcp__hp_body *body);
+
 /* The first value of a header field (ASCII case-insensitive) or NULL. */
 const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name);
 
-/* Incremental decoder of a chunked body: extensions are skipped, trailer
- * fields read and dropped. Feed it bytes split anywhere. */
+/* Incremental decoder of a chunked body (RFC 9112 7.1): extensions are
+ * checked against their grammar (BWS ";" token ["=" token / quoted-string])
+ * and skipped, trailer fields checked (name ":" value) and dropped. Every
+ * line of the body ends in CRLF; a CR anywhere else, a bare LF or any other
+ * byte after the size is MCP__HP_CHUNK_BAD (whitespace before a size line's
+ * CRLF is tolerated, as h11 and nginx do). Feed it bytes split anywhere. */
 typedef struct mcp__hp_chunked {
   uint64_t left;   /* data bytes left in the current chunk */
   uint32_t extra;  /* bytes of extensions or trailers seen (bounded) */
   uint8_t state;   /* internal */
-  uint8_t digits;  /* hex digits of the size so far */
-  bool line_empty; /* trailer: the current line has no byte yet */
+  uint8_t digits;  /* 1 once the size has a hex digit */
+  uint8_t after_cr; /* the state a line's LF leads to (internal) */
 } mcp__hp_chunked;
 
 enum mcp__hp_chunk_result {

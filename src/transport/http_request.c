@@ -40,6 +40,7 @@
 #include "transport/http_cors.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
+#include "transport/http_parse.h"
 #include "util/clock.h"
 #include "util/str.h"
 
@@ -223,6 +224,48 @@ static enum MHD_Result reply_error(struct MHD_Connection *conn, unsigned status,
   return ret;
 }
 
+/* An HTTP error with a JSON-RPC error body (no id) and one more header. */
+static enum MHD_Result reply_error_with(struct MHD_Connection *conn,
+                                        unsigned status, const char *message,
+                                        const char *name, const char *value) {
+  mcp__buf b;
+  mcp__buf_init(&b);
+  mcp__jsonrpc_encode_error(&b, NULL, MCP_RPC_INVALID_REQUEST, message, NULL);
+  size_t len = 0;
+  char *data = mcp__buf_steal(&b, &len);
+  mcp__buf_free(&b);
+  struct MHD_Response *resp =
+      data ? MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE)
+           : NULL;
+  if (resp == NULL) {
+    free(data);
+    return MHD_NO;
+  }
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          "application/json");
+  MHD_add_response_header(resp, name, value);
+  enum MHD_Result ret = mcp__hs_queue_response(conn, status, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+/* A 400 after which the connection closes: the request's framing is in
+ * doubt, so nothing after it may be read as another request. */
+static enum MHD_Result reply_closing(struct MHD_Connection *conn,
+                                     const char *message) {
+  return reply_error_with(conn, MHD_HTTP_BAD_REQUEST, message,
+                          MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
+/* 415 for a body in a content coding (RFC 9110 15.5.16: Accept-Encoding
+ * names what is accepted). */
+static enum MHD_Result reply_unsupported_coding(struct MHD_Connection *conn) {
+  return reply_error_with(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                          "Unsupported Media Type: Content-Encoding is not "
+                          "supported; send the body without a content coding",
+                          "Accept-Encoding", "identity");
+}
+
 static enum MHD_Result reply_empty(struct MHD_Connection *conn, unsigned status,
                                    const char *allow) {
   struct MHD_Response *resp =
@@ -289,6 +332,11 @@ static enum MHD_Result reply_auth(mcp_http_server_t *h,
     if (a->www_authenticate)
       MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                               a->www_authenticate);
+    if (a->retry_after_s) {
+      char secs[16];
+      snprintf(secs, sizeof secs, "%u", a->retry_after_s);
+      MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     ret = mcp__hs_queue_response(conn, a->status, resp); /* + CORS */
     MHD_destroy_response(resp);
@@ -430,6 +478,8 @@ static mcp_status upgrade(hs_req *r) {
       mcp__hs_stream_new(h, resumable ? r->hs : NULL, id, resumable, r->conn);
   if (st == NULL)
     return MCP_ERR_NOMEM;
+  if (r->listen)
+    mcp__hs_stream_notifications_only(st);
   if (resumable)
     mcp__hs_session_add_stream(r->hs, st);
   r->stream = st;
@@ -600,11 +650,10 @@ static enum MHD_Result post_scanned(mcp_http_server_t *h, hs_req *r,
   if (r->modern) {
     se = NULL;
     /* A subscriptions/listen answer is a long-lived SSE stream. */
+    r->listen = scan->kind == MCP__SCAN_REQUEST &&
+                mcp__prescan_method_is(scan, "subscriptions/listen");
     enum hs_admit admit =
-        scan->kind == MCP__SCAN_REQUEST &&
-                mcp__prescan_method_is(scan, "subscriptions/listen")
-            ? mcp__hs_stream_admit(h->limits, NULL)
-            : HS_ADMIT_OK;
+        r->listen ? mcp__hs_stream_admit(h->limits, NULL) : HS_ADMIT_OK;
     if (admit != HS_ADMIT_OK)
       return reply_limit(h, conn, admit,
                          "Server busy: the stream limit is reached");
@@ -825,9 +874,10 @@ static enum MHD_Result handle_get(mcp_http_server_t *h, hs_req *r) {
   }
   hs_stream *st =
       mcp__hs_stream_new(h, hs, HS_GET_STREAM_ID, h->store.ops != NULL, conn);
-  if (st)
+  if (st) {
+    mcp__hs_stream_notifications_only(st);
     hs->get_stream = st;
-  else
+  } else
     hs->get_stream = old, old = NULL;
   pthread_mutex_unlock(&hs->lock);
   if (old) {
@@ -871,6 +921,7 @@ typedef struct header_counts {
   unsigned host, origin, content_length;
   const char *first_length;
   bool lengths_differ;
+  mcp__hp_te te; /* the codings of every Transfer-Encoding line */
 } header_counts;
 
 static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
@@ -888,36 +939,62 @@ static enum MHD_Result header_scan(void *cls, enum MHD_ValueKind kind,
       c->first_length = v;
     else if (strcmp(c->first_length, v) != 0)
       c->lengths_differ = true;
+  } else if (MCP__HTTP_NAME_IS(key, kl, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+    mcp__hp_te_add(&c->te, value ? value : "");
   }
   return MHD_YES;
 }
 
-/* Framing and identity headers a request must not be ambiguous about.
- * Differing Content-Length values are request smuggling material (RFC 9112
- * 6.3); a repeated Host or Origin would let the allow-list check one value
- * while something else reads the other. A transfer coding other than
- * chunked cannot be decoded by libmicrohttpd, which would otherwise wait
- * for the connection to close before handing over the body (RFC 9112 6.1
- * asks for 501). Returns MHD_YES/MHD_NO after queuing a response, or -1. */
-static int check_framing(struct MHD_Connection *conn) {
+/* Identity headers a request must not be ambiguous about: a repeated Host
+ * or Origin would let the allow-list check one value while something else
+ * reads the other. Framing is the engine's: the own engine decides all of
+ * it in its parser (http_parse.c) before this layer sees the request.
+ * libmicrohttpd does not refuse Content-Length values that differ
+ * (smuggling material, RFC 9112 6.3), a Content-Length beside
+ * Transfer-Encoding (RFC 9112 6.1: 400 and close) or a coding other than
+ * chunked (it would wait for the close to hand over the body; 501): for it
+ * those are checked here. Returns MHD_YES/MHD_NO after queuing a
+ * response, or -1. */
+static int check_headers(struct MHD_Connection *conn, const char *version) {
   header_counts c = {0};
   MHD_get_connection_values(conn, MHD_HEADER_KIND, header_scan, &c);
-  if (c.lengths_differ)
-    return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
-                       "Bad Request: conflicting Content-Length headers", NULL);
   if (c.host > 1 || c.origin > 1)
     return reply_error(conn, MHD_HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
                        c.host > 1 ? "Bad Request: more than one Host header"
                                   : "Bad Request: more than one Origin header",
                        NULL);
-  const char *te = MHD_lookup_connection_value(
-      conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-  if (te != NULL && !mcp__http_te_is_chunked(te))
+  if (mcp__mhd_is_own_engine())
+    return -1;
+  if (c.lengths_differ)
+    return reply_closing(conn, "Bad Request: conflicting Content-Length "
+                               "headers");
+  if (c.te.fields == 0)
+    return -1;
+  enum mcp__hp_body body;
+  if (c.content_length > 0)
+    return reply_closing(conn, "Bad Request: Transfer-Encoding together "
+                               "with Content-Length");
+  if (version && strcmp(version, "HTTP/1.0") == 0)
+    return reply_closing(conn, "Bad Request: Transfer-Encoding in an "
+                               "HTTP/1.0 request");
+  if (!mcp__hp_te_body(&c.te, &body))
+    return reply_closing(conn, "Bad Request: the final transfer coding must "
+                               "be chunked, applied once");
+  if (body != MCP__HP_BODY_CHUNKED)
     return reply_error(conn, MHD_HTTP_NOT_IMPLEMENTED, MCP_RPC_INVALID_REQUEST,
                        "Not Implemented: the only supported "
                        "Transfer-Encoding is chunked",
                        NULL);
   return -1;
+}
+
+/* A content coding the body would need decoding from (RFC 9110 8.4):
+ * none is supported, so such a body is refused instead of being read as
+ * plain JSON. */
+static bool content_coded(struct MHD_Connection *conn) {
+  const char *ce = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                               "Content-Encoding");
+  return ce != NULL && !mcp__http_coding_is_identity(ce);
 }
 
 static bool same_subject(const char *a, const char *b) {
@@ -926,9 +1003,10 @@ static bool same_subject(const char *a, const char *b) {
 
 /* Checks made once the headers are in. Returns MHD_YES/MHD_NO after
  * queuing a response, or -1 to go on. */
-static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
+static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
+                      const char *version) {
   struct MHD_Connection *conn = r->conn;
-  int framing = check_framing(conn);
+  int framing = check_headers(conn, version);
   if (framing >= 0)
     return framing;
   /* the resource server: metadata, bearer token (a CORS preflight carries
@@ -1003,6 +1081,8 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
                          "Not Acceptable: Accept must list application/json "
                          "and text/event-stream",
                          NULL);
+    if (content_coded(conn))
+      return reply_unsupported_coding(conn);
     const char *type = MHD_lookup_connection_value(
         conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (!mcp__http_media_type_is(type, "application/json"))
@@ -1060,7 +1140,6 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                                    const char *url, const char *method,
                                    const char *version, const char *upload,
                                    size_t *upload_size, void **con_cls) {
-  (void)version;
   mcp_http_server_t *h = cls;
   hs_req *r = *con_cls;
   if (r == NULL) {
@@ -1082,7 +1161,7 @@ enum MHD_Result mcp__hs_on_request(void *cls, struct MHD_Connection *conn,
                              ? "Server busy: the connection limit is reached"
                              : "Too many connections from this address");
     }
-    int ret = first_call(h, r, url);
+    int ret = first_call(h, r, url, version);
     if (ret >= 0) {
       r->state = R_QUEUED;
       return (enum MHD_Result)ret;

@@ -8,6 +8,16 @@
  * streams also append each event to the event store before queuing it, under
  * the same lock, so a concurrent resume (store replay + attach, also under
  * the lock) sees every event exactly once: either replayed or live.
+ *
+ * A client that does not read cannot make the server hold much for it: a
+ * notification stream (subscriptions/listen, GET) holds at most
+ * mcp_http_options_set_stream_buffer_bytes, an answer's stream 8 MiB, and
+ * all streams together the total of
+ * mcp_http_options_set_stream_buffer_total_bytes. A stream that would go
+ * beyond is cut: its bytes are dropped and its connection ends, so that
+ * the client reconnects and resynchronises (a resumable stream resumes from
+ * the event store). A list_changed notification that waits unsent is not
+ * queued again: one tells the client all it needs.
  */
 #include "transport/http_internal.h"
 
@@ -18,14 +28,21 @@
 #include "transport/sse.h"
 #include "util/clock.h"
 
-/* Stop filling the connection buffer of a client that does not read; the
- * events stay in the store (when resumable) for a later resume. */
+/* What an answer's stream (a POST answered as SSE) may hold for a client
+ * that does not read (notification streams: the option). */
 #define STREAM_OUT_HIGH_WATER (8u << 20)
 /* Bytes libmicrohttpd asks the reader for at a time (it allocates them with
  * each response): events are small, and a stream that only listens should
  * not hold 16 KiB for its rare notifications (bench/listen); a big result
  * just takes more callbacks. */
 #define SSE_BLOCK 2048
+/* A drained buffer bigger than this is freed (an idle stream holds
+ * nothing); a consumed prefix this long is moved out once it is half the
+ * buffer (a client that reads a little slower than events come must not
+ * make the buffer grow forever). */
+#define STREAM_OUT_KEEP (16u << 10)
+/* SSE framing around a message (event id, "data: ", blank line), at most */
+#define SSE_FRAMING 128
 
 typedef struct hs_reader {
   hs_stream *st; /* counted */
@@ -51,6 +68,7 @@ hs_stream *mcp__hs_stream_new(mcp_http_server_t *h, hs_session *session,
   st->resumable = resumable && session && h->store.ops;
   mcp__buf_init(&st->out);
   st->conn = conn;
+  st->high_water = STREAM_OUT_HIGH_WATER;
   st->gen = 1;
   st->last_write_ms = mcp__monotonic_ms();
   pthread_mutex_lock(&h->streams_lock);
@@ -81,6 +99,7 @@ void mcp__hs_stream_release(hs_stream *st) {
   pthread_mutex_unlock(&h->streams_lock);
   if (st->session)
     mcp__hs_session_release(st->session);
+  atomic_fetch_sub(&h->stream_bytes, st->charged);
   mcp__buf_free(&st->out);
   pthread_mutex_destroy(&st->lock);
   free(st);
@@ -95,9 +114,91 @@ static void wake(hs_stream *st) {
   }
 }
 
+void mcp__hs_stream_notifications_only(hs_stream *st) {
+  pthread_mutex_lock(&st->lock);
+  st->high_water = st->h->o->stream_buffer;
+  pthread_mutex_unlock(&st->lock);
+}
+
+/* Brings the server-wide count up to date with what out holds. Lock held;
+ * after every change of out. */
+static void recount(hs_stream *st) {
+  size_t now = st->out.len - st->out_off;
+  if (now > st->charged)
+    atomic_fetch_add(&st->h->stream_bytes, now - st->charged);
+  else if (now < st->charged)
+    atomic_fetch_sub(&st->h->stream_bytes, st->charged - now);
+  st->charged = now;
+}
+
 static void reset_out(hs_stream *st) {
-  mcp__buf_reset(&st->out);
+  if (st->out.cap > STREAM_OUT_KEEP)
+    mcp__buf_free(&st->out);
+  else
+    mcp__buf_reset(&st->out);
   st->out_off = 0;
+  memset(st->list_changed_end, 0, sizeof st->list_changed_end);
+  recount(st);
+}
+
+/* The list_changed notification msg is (0 tools, 1 prompts, 2 resources),
+ * or -1. Such a notification is short and has no params worth keeping; an
+ * unescaped "method" member can only be the message's own. */
+static int list_changed_kind(const char *msg, size_t len) {
+  static const char *const methods[3] = {
+      "\"method\":\"notifications/tools/list_changed\"",
+      "\"method\":\"notifications/prompts/list_changed\"",
+      "\"method\":\"notifications/resources/list_changed\""};
+  if (len > 192 || memmem(msg, len, "\"id\"", 4) != NULL)
+    return -1;
+  for (int k = 0; k < 3; k++)
+    if (memmem(msg, len, methods[k], strlen(methods[k])) != NULL)
+      return k;
+  return -1;
+}
+
+/* Moves a long consumed prefix out of the buffer. Lock held. */
+static void compact(hs_stream *st) {
+  size_t off = st->out_off;
+  if (off >= STREAM_OUT_KEEP && off * 2 >= st->out.len) {
+    memmove(st->out.data, st->out.data + off, st->out.len - off + 1);
+    st->out.len -= off;
+    st->out_off = 0;
+    for (int k = 0; k < 3; k++)
+      st->list_changed_end[k] =
+          st->list_changed_end[k] > off ? st->list_changed_end[k] - off : 0;
+  }
+  recount(st);
+}
+
+/* Whether adding len bytes keeps st within its own limit and the
+ * server's. A stream holding nothing takes any one message (a big answer
+ * must get through). Lock held. */
+static bool fits(hs_stream *st, size_t len) {
+  size_t held = st->out.len - st->out_off;
+  if (held == 0)
+    return true;
+  size_t total = atomic_load(&st->h->stream_bytes);
+  len += SSE_FRAMING;
+  return held + len <= st->high_water &&
+         total + len <= st->h->o->stream_buffer_total;
+}
+
+/* Drops what st holds and ends its connection (its reader ends the
+ * response; the client reconnects). Later events go only to the store
+ * until a client attaches again. Lock held. */
+static void cut(hs_stream *st) {
+  mcp__buf_free(&st->out);
+  st->out_off = 0;
+  memset(st->list_changed_end, 0, sizeof st->list_changed_end);
+  recount(st);
+  st->cut = true;
+  st->gen++; /* the reader's next call ends the response */
+  if (st->suspended) {
+    st->suspended = false;
+    MHD_resume_connection(st->conn);
+  }
+  st->conn = NULL;
 }
 
 mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll) {
@@ -111,6 +212,7 @@ mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll) {
   if (s == MCP_OK && st->conn) {
     if (!mcp__sse_append_priming(&st->out, id, h->o->retry_ms))
       s = MCP_ERR_NOMEM;
+    recount(st);
     st->poll_close = poll;
     wake(st);
   }
@@ -127,15 +229,27 @@ mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
     pthread_mutex_unlock(&st->lock);
     return MCP_ERR_CLOSED;
   }
+  int kind = st->conn ? list_changed_kind(msg, len) : -1;
+  if (kind >= 0 && st->list_changed_end[kind] > st->out_off) {
+    /* the same notification waits unsent: it says all this one would */
+    pthread_mutex_unlock(&st->lock);
+    return MCP_OK;
+  }
   char id[MCP_EVENT_ID_MAX];
   if (st->resumable)
     s = h->store.ops->append(h->store.impl, st->session->id, st->id, msg, len,
                              id);
-  if (s == MCP_OK && st->conn &&
-      st->out.len - st->out_off < STREAM_OUT_HIGH_WATER) {
+  if (s == MCP_OK && st->conn && !fits(st, len))
+    cut(st);
+  if (s == MCP_OK && st->conn) {
     if (!mcp__sse_append_event(&st->out, st->resumable ? id : NULL, msg, len))
       s = MCP_ERR_NOMEM;
+    else if (kind >= 0)
+      st->list_changed_end[kind] = st->out.len;
+    recount(st);
     wake(st);
+  } else if (s == MCP_OK && st->cut && !st->resumable) {
+    s = MCP_ERR_CLOSED; /* nothing keeps the event for this stream */
   }
   if (final) {
     st->finished = true;
@@ -178,11 +292,13 @@ mcp_status mcp__hs_stream_attach(hs_stream *st, struct MHD_Connection *conn,
   st->gen++;
   st->suspended = false;
   st->poll_close = false;
+  st->cut = false;
   reset_out(st);
   mcp_status s = MCP_OK;
   if (last_event_id && h->store.ops && st->session)
     s = h->store.ops->replay_after(h->store.impl, st->session->id,
                                    last_event_id, replay_one, st, NULL);
+  recount(st);
   if (s == MCP_OK) {
     st->conn = conn;
     st->last_write_ms = mcp__monotonic_ms();
@@ -208,6 +324,8 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max) {
     st->out_off += take;
     if (st->out_off == st->out.len)
       reset_out(st);
+    else
+      compact(st);
     st->last_write_ms = mcp__monotonic_ms();
     n = (ssize_t)take;
   } else if (st->finished || st->poll_close) {
@@ -281,6 +399,7 @@ void mcp__hs_streams_tick(mcp_http_server_t *h, int64_t now, bool finish_all) {
     } else if (hb > 0 && st->conn && !st->finished &&
                st->out.len == st->out_off && now - st->last_write_ms >= hb) {
       mcp__sse_append_comment(&st->out, "ping");
+      recount(st);
       st->last_write_ms = now;
       wake(st);
     }

@@ -61,6 +61,10 @@ const mcp__mhd_api *mcp__mhd(void) {
   return atomic_load_explicit(&current, memory_order_acquire);
 }
 
+bool mcp__mhd_is_own_engine(void) {
+  return mcp__mhd() == mcp__engine_api();
+}
+
 static int resolve(int engine) {
   if (engine != MCP_HTTP_ENGINE_DEFAULT)
     return engine;

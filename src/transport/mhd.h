@@ -13,6 +13,7 @@
 #define MCP_TRANSPORT_MHD_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 
 #include "mcp/status.h"
 
@@ -43,6 +44,10 @@ typedef struct mcp__mhd_api {
 /* The table of the process's engine (libmicrohttpd's functions, or the
  * own engine's of http_engine.h), or NULL before an HTTP server started. */
 const mcp__mhd_api *mcp__mhd(void);
+/* True when the process's engine is the own one, which decides framing in
+ * its parser (http_parse.c); libmicrohttpd leaves some of it to the
+ * request layer. */
+bool mcp__mhd_is_own_engine(void);
 /* Picks the engine (an mcp_http_engine) on the first call; MCP_OK when the
  * process serves with it, else err says why (libmicrohttpd unavailable, or
  * the process already uses the other engine). */

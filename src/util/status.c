@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *mcp_strerror(mcp_status status) {
   switch (status) {
@@ -38,8 +39,17 @@ mcp_status mcp_error_set(mcp_error_t *err, mcp_status status, const char *fmt,
   err->pointer[0] = '\0';
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
+  if (n >= (int)sizeof err->message) {
+    /* Never cut silently: end on a whole character and say so with an
+     * ellipsis (U+2026, 3 bytes). Callers whose text may be long (lists)
+     * say where the whole of it is. */
+    size_t at = sizeof err->message - 4;
+    while (at > 0 && ((unsigned char)err->message[at] & 0xC0) == 0x80)
+      at--;
+    memcpy(err->message + at, "\xE2\x80\xA6", 4);
+  }
   return status;
 }
 

@@ -7,11 +7,11 @@
  * cache honouring ttlMs; the same calls forced to 2025-11-25 (initialize,
  * a session, elicitation as a server-to-client request); a server that
  * does not speak 2026-07-28 makes auto fall back and a forced 2026-07-28
- * fail. */
+ * fail; a plain tools/call runs as a task only when the tool requires one. */
 #include "mcp/client.h"
 #include "mcpc_run.h"
 
-static char conf_bin[1024], fixture_bin[1024];
+static char conf_bin[1024], fixture_bin[1024], task_fixture_bin[1024];
 
 typedef struct counts {
   int elicitations;
@@ -166,16 +166,101 @@ static void test_legacy_only_server(void **state) {
   assert_int_equal(st, MCP_ERR_UNSUPPORTED);
 }
 
+/* The tools/call requests sent: with and without the tasks extension. */
+typedef struct task_calls {
+  int with_extension, without;
+  int progress;
+} task_calls;
+
+static void count_calls(mcp_client_t *c, bool incoming, json_t *msg,
+                        void *ud) {
+  (void)c;
+  task_calls *n = ud;
+  const char *m = json_string_value(json_object_get(msg, "method"));
+  if (incoming || m == NULL || strcmp(m, "tools/call") != 0)
+    return;
+  json_t *ext = json_object_get(
+      json_object_get(json_object_get(json_object_get(msg, "params"), "_meta"),
+                      "io.modelcontextprotocol/clientCapabilities"),
+      "extensions");
+  if (json_object_get(ext, "io.modelcontextprotocol/tasks") != NULL)
+    n->with_extension++;
+  else
+    n->without++;
+}
+
+static void on_progress(double progress, double total, const char *message,
+                        void *ud) {
+  (void)progress, (void)total, (void)message;
+  ((task_calls *)ud)->progress++;
+}
+
+/* 2026-07-28: mcp_client_call_tool runs a tool as a task only when it
+ * requires one (tests/client_fixture/task_fixture_server.c: "work" is
+ * optional, "must" required); mcp_client_call_tool_task asks for one. */
+static void test_tasks_only_when_needed(void **state) {
+  (void)state;
+  char store[400];
+  snprintf(store, sizeof store, "sqlite:%s/tasks.db", mr_tmpdir);
+  const char *argv[] = {task_fixture_bin, "--stdio", "--store", store, NULL};
+  task_calls n = {0};
+  mcp_client_options_t *o = NULL;
+  mcp_client_t *c = NULL;
+  assert_int_equal(mcp_client_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_client_options_set_command(o, argv), MCP_OK);
+  assert_int_equal(mcp_client_options_set_observer(o, count_calls, &n),
+                   MCP_OK);
+  assert_int_equal(mcp_client_connect(o, &c, NULL), MCP_OK);
+  mcp_client_options_free(o);
+  assert_string_equal(mcp_client_protocol_version(c), "2026-07-28");
+  json_t *r = NULL;
+  /* optional: at once, with its progress, the extension not declared */
+  assert_int_equal(mcp_client_call_tool(c, "work", NULL, on_progress, &n, &r,
+                                        NULL),
+                   MCP_OK);
+  assert_null(json_object_get(r, "taskId"));
+  assert_string_equal(json_string_value(json_object_get(
+                          json_array_get(json_object_get(r, "content"), 0),
+                          "text")),
+                      "worked");
+  json_decref(r);
+  assert_int_equal(n.without, 1);
+  assert_int_equal(n.with_extension, 0);
+  assert_int_equal(n.progress, 3);
+  /* required: -32021 without the extension, then with it, followed */
+  assert_int_equal(
+      mcp_client_call_tool(c, "must", NULL, NULL, NULL, &r, NULL), MCP_OK);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_array_get(json_object_get(r, "content"), 0),
+                          "text")),
+                      "worked");
+  json_decref(r);
+  assert_int_equal(n.without, 2);
+  assert_int_equal(n.with_extension, 1);
+  /* asked for: the task itself */
+  assert_int_equal(
+      mcp_client_call_tool_task(c, "work", NULL, 0, NULL, NULL, &r, NULL),
+      MCP_OK);
+  assert_string_equal(json_string_value(json_object_get(r, "resultType")),
+                      "task");
+  json_decref(r);
+  assert_int_equal(n.with_extension, 2);
+  mcp_client_close(c);
+}
+
 int main(void) {
   if (mr_setup("client-modern-test") != 0)
     return 1;
   snprintf(conf_bin, sizeof conf_bin, "%s/mcp-conformance-server", MCP_BIN_DIR);
   snprintf(fixture_bin, sizeof fixture_bin, "%s/mcp-client-fixture",
            MCP_BIN_DIR);
+  snprintf(task_fixture_bin, sizeof task_fixture_bin, "%s/mcp-task-fixture",
+           MCP_BIN_DIR);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_http_both_eras),
       cmocka_unit_test(test_stdio_modern),
       cmocka_unit_test(test_legacy_only_server),
+      cmocka_unit_test(test_tasks_only_when_needed),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   mr_teardown();

@@ -105,8 +105,18 @@ static void test_archive_orders_modern(void **state) {
   bool offered = listed && strstr(listed, "\"restore_orders\"");
   free(listed);
   assert_true(offered);
-  /* the state is bound to the arguments */
   char line[4096];
+  /* issue #25 N7: the confirmation without the requestState of the round
+   * that asked it is refused, never used at once (it archived) */
+  json_t *refused = rpc(
+      &p, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\","
+          "\"params\":{\"name\":\"archive_orders\",\"arguments\":{"
+          "\"older_than_days\":7},\"inputResponses\":{\"confirm\":{"
+          "\"action\":\"accept\",\"content\":{\"confirm\":true}}},"
+          META_CAPS("{\"elicitation\":{}}") "}}");
+  assert_int_equal(tu_error_code(refused), MCP_RPC_INVALID_PARAMS);
+  json_decref(refused);
+  /* the state is bound to the arguments */
   snprintf(line, sizeof line,
            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":"
            "{\"name\":\"archive_orders\",\"arguments\":{\"older_than_days\":1},"

@@ -79,12 +79,13 @@ static void test_demo_tools_behave_as_documented(void **state) {
                          "build_report",
                          "add",
                          "divide",
+                         "show_orders",
                          "start_long_export",
                          "export_orders",
                          "reindex_catalog",
                          "archive_orders"};
-  assert_int_equal(json_array_size(tools), 13);
-  for (size_t i = 0; i < 13; i++)
+  assert_int_equal(json_array_size(tools), 14);
+  for (size_t i = 0; i < 14; i++)
     assert_string_equal(
         json_string_value(json_object_get(json_array_get(tools, i), "name")),
         names[i]);

@@ -254,22 +254,38 @@ static void test_ttl_expiry_and_cleanup_command(void **state) {
   free(id);
 }
 
-static void test_crash_keeps_results_and_fails_interrupted(void **state) {
+/* A crash (SIGKILL) keeps completed results; at the next start the
+ * start_long_export task it interrupted is resumed by the demo's resume
+ * hook and completes, and a task nothing can take (archive_orders, waiting
+ * for its question: not idempotent, not resumed) is failed as
+ * interrupted. */
+static void test_crash_keeps_results_and_resumes(void **state) {
   (void)state;
   remove_db();
   tu_proc p;
   spawn_demo(&p, false);
   handshake(&p);
-  char *working =
-      start_task(&p, "start_long_export", "{\"seconds\":60}", "{}", "w");
+  /* first, as a caller runs two tasks at once (half the 4 threads) */
   char *done = start_task(&p, "reindex_catalog", "{\"section\":\"products\"}",
                           "{}", "d");
   json_t *before = task_rpc(&p, "tasks/result", done, NULL);
   json_t *before_res = json_incref(json_object_get(before, "result"));
   json_decref(before);
+  char *working =
+      start_task(&p, "start_long_export", "{\"seconds\":5}", "{}", "w");
+  char *asking =
+      start_task(&p, "archive_orders", "{\"older_than_days\":30}", "{}", "a");
   json_t *g = task_rpc(&p, "tasks/get", working, NULL);
   assert_string_equal(status_of(g), "working");
   json_decref(g);
+  for (int i = 0; i < 500; i++) { /* its question is out */
+    g = task_rpc(&p, "tasks/get", asking, NULL);
+    bool asked = strcmp(status_of(g), "input_required") == 0;
+    json_decref(g);
+    if (asked)
+      break;
+    usleep(10000);
+  }
   tu_proc_kill(&p);
 
   tu_proc q;
@@ -282,17 +298,26 @@ static void test_crash_keeps_results_and_fails_interrupted(void **state) {
   assert_true(json_equal(json_object_get(after, "result"), before_res));
   json_decref(after);
   json_decref(before_res);
-  g = task_rpc(&q, "tasks/get", working, NULL);
+  /* resumed: tasks/result waits for the export the hook runs */
+  json_t *r = task_rpc(&q, "tasks/result", working, NULL);
+  assert_int_equal(
+      json_integer_value(json_object_get(
+          json_object_get(json_object_get(r, "result"), "structuredContent"),
+          "rows")),
+      10000);
+  json_decref(r);
+  g = task_rpc(&q, "tasks/get", asking, NULL);
   assert_string_equal(status_of(g), "failed");
   assert_non_null(strstr(json_string_value(json_object_get(
                              json_object_get(g, "result"), "statusMessage")),
                          "Interrupted"));
   json_decref(g);
-  json_t *r = task_rpc(&q, "tasks/result", working, NULL);
+  r = task_rpc(&q, "tasks/result", asking, NULL);
   assert_true(
       json_is_true(json_object_get(json_object_get(r, "result"), "isError")));
   json_decref(r);
   free(working);
+  free(asking);
   free(done);
   assert_int_equal(tu_proc_finish(&q, 10000), 0);
 }
@@ -304,7 +329,7 @@ int main(void) {
       cmocka_unit_test(test_long_export_end_to_end),
       cmocka_unit_test(test_elicitation_mid_task),
       cmocka_unit_test(test_ttl_expiry_and_cleanup_command),
-      cmocka_unit_test(test_crash_keeps_results_and_fails_interrupted),
+      cmocka_unit_test(test_crash_keeps_results_and_resumes),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   remove_db();

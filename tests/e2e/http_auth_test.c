@@ -388,6 +388,8 @@ static void test_http_challenges(void **state) {
   mcp_auth_t *a = new_auth();
   mcp_auth_add_scope_supported(a, "mcp:tools");
   mcp_auth_add_scope_supported(a, "admin");
+  /* named again (two rules need it): still listed once (issue #25) */
+  assert_int_equal(mcp_auth_add_scope_supported(a, "admin"), MCP_OK);
   fixture f;
   auth_fixture(&f, a, false);
   atomic_store(&handler_calls, 0);
@@ -467,6 +469,29 @@ static void test_http_challenges(void **state) {
       strstr(info_text,
              " status=401: authorization: no valid bearer token") == NULL)
     fail_msg("no refusal logged at info:\n%s", info_text);
+}
+
+/* Issue #25: the 401's scope hint names each scope once when two rules
+ * for every request both name it. Fails without the fix: scope="mcp:a
+ * mcp:b mcp:b mcp:a". */
+static void test_http_scope_hint_once(void **state) {
+  (void)state;
+  write_usual_jwks();
+  mcp_auth_t *a = new_auth();
+  assert_int_equal(mcp_auth_require_scopes(a, "*", NULL, "mcp:a mcp:b"),
+                   MCP_OK);
+  assert_int_equal(mcp_auth_require_scopes(a, "*", NULL, "mcp:b mcp:a"),
+                   MCP_OK);
+  fixture f;
+  auth_fixture(&f, a, false);
+  http_reply r;
+  modern_call(f.port, NULL, "whoami", &r);
+  assert_int_equal(r.status, 401);
+  if (!strstr(r.www, "scope=\"mcp:a mcp:b\""))
+    fail_msg("WWW-Authenticate: %s", r.www);
+  free(r.body);
+  fixture_stop(&f);
+  mcp_auth_free(a);
 }
 
 /* Scope rules: tools/call needs mcp:tools, the admin tool also admin,
@@ -832,6 +857,7 @@ int main(void) {
       cmocka_unit_test(test_kid_rotation),
       cmocka_unit_test(test_http_challenges),
       cmocka_unit_test(test_http_scopes),
+      cmocka_unit_test(test_http_scope_hint_once),
       cmocka_unit_test(test_http_cross_subject),
       cmocka_unit_test(test_http_cors_preflight),
       cmocka_unit_test(test_discovery),

@@ -172,21 +172,30 @@ static void test_allow_list_preflight_and_answers(void **state) {
 
 static void test_star_and_credentials(void **state) {
   (void)state;
+  /* validation (on options of their own: a refusal stays in the options
+   * and mcp_http_server_start refuses them, setter_errors_test) */
+  mcp_http_options_t *bad = base_options();
+  assert_int_equal(mcp_http_options_add_cors_origin(bad, "localhost:1"),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_add_cors_origin(bad, "http://a.example/x"),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_add_cors_origin(bad, ""),
+                   MCP_ERR_INVALID_ARG);
+  mcp_http_options_free(bad);
   mcp_http_options_t *o = base_options();
-  /* validation */
-  assert_int_equal(mcp_http_options_add_cors_origin(o, "localhost:1"),
-                   MCP_ERR_INVALID_ARG);
-  assert_int_equal(mcp_http_options_add_cors_origin(o, "http://a.example/x"),
-                   MCP_ERR_INVALID_ARG);
-  assert_int_equal(mcp_http_options_add_cors_origin(o, ""),
-                   MCP_ERR_INVALID_ARG);
   assert_int_equal(mcp_http_options_add_cors_origin(o, "*"), MCP_OK);
-  assert_int_equal(mcp_http_options_set_cors_credentials(o, true),
+  bad = base_options();
+  assert_int_equal(mcp_http_options_add_cors_origin(bad, "*"), MCP_OK);
+  assert_int_equal(mcp_http_options_set_cors_credentials(bad, true),
                    MCP_ERR_INVALID_ARG);
+  mcp_http_options_free(bad);
+  bad = base_options();
+  assert_int_equal(mcp_http_options_set_cors_credentials(bad, true), MCP_OK);
+  assert_int_equal(mcp_http_options_add_cors_origin(bad, "*"),
+                   MCP_ERR_INVALID_ARG);
+  mcp_http_options_free(bad);
   mcp_http_options_t *o2 = base_options();
   assert_int_equal(mcp_http_options_set_cors_credentials(o2, true), MCP_OK);
-  assert_int_equal(mcp_http_options_add_cors_origin(o2, "*"),
-                   MCP_ERR_INVALID_ARG);
   assert_int_equal(mcp_http_options_add_cors_origin(o2, UI), MCP_OK);
 
   /* "*": any origin, answered with "*" */

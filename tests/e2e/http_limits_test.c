@@ -407,6 +407,92 @@ static void test_listen_streams_count(void **state) {
   fixture_stop(&f);
 }
 
+/* A GET stream on a connection whose receive buffer is small: what the
+ * client does not read stays on the server's side. */
+static void open_get_small(tc_conn *c, int port, const char *sid) {
+  memset(c, 0, sizeof *c);
+  c->content_length = -1;
+  c->fd = socket(AF_INET, SOCK_STREAM, 0);
+  int small = 4096;
+  setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  struct sockaddr_in a = {0};
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  assert_int_equal(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0);
+  char hdr[256], host[32];
+  get_hdr(hdr, sizeof hdr, sid);
+  snprintf(host, sizeof host, "127.0.0.1:%d", port);
+  assert_true(tc_write_request(c->fd, host, "GET", "/mcp", hdr, NULL));
+  assert_true(tc_read_head(c, 5000));
+  assert_int_equal(c->status, 200);
+}
+
+/* Bytes all streams of the server hold for their connections. */
+static size_t streams_backlog(fixture *f) {
+  size_t n = 0;
+  pthread_mutex_lock(&f->http->streams_lock);
+  for (hs_stream *st = f->http->streams; st; st = st->next) {
+    pthread_mutex_lock(&st->lock);
+    n += st->out.len - st->out_off;
+    pthread_mutex_unlock(&st->lock);
+  }
+  pthread_mutex_unlock(&f->http->streams_lock);
+  return n;
+}
+
+/* The server-wide stream buffer (issue 25, N4): three GET streams whose
+ * clients do not read, each allowed 64 MiB of its own, together at most
+ * 64 KiB: 7 MB of notifications leave at most the total (plus one event)
+ * buffered, and the streams over it are cut: their clients, reading at
+ * last, see them end. */
+static void test_stream_buffer_total(void **state) {
+  (void)state;
+  fixture f;
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_stream_buffer_bytes(o, 64u << 20),
+                   MCP_OK);
+  assert_int_equal(mcp_http_options_set_stream_buffer_total_bytes(o, 64u << 10),
+                   MCP_OK);
+  mcp_http_options_set_heartbeat_ms(o, 0);
+  mcp_event_store none = {0};
+  mcp_http_options_set_event_store(o, none); /* nothing kept for resumes */
+  serve(&f, o);
+  char sid[3][64];
+  tc_conn g[3];
+  for (int i = 0; i < 3; i++) {
+    open_session_expecting(f.port, "\"result\"", sid[i]);
+    open_get_small(&g[i], f.port, sid[i]);
+  }
+  wait_stat(&f, offsetof(hs_limits_stats, streams), 3);
+  char *text = malloc(8192 + 1);
+  memset(text, 'x', 8192);
+  text[8192] = '\0';
+  size_t worst = 0;
+  for (int i = 0; i < 300; i++) {
+    mcp_server_broadcast(f.server, "notifications/message",
+                         json_pack("{s:s,s:s}", "level", "info", "data", text));
+    size_t held = streams_backlog(&f);
+    worst = held > worst ? held : worst;
+  }
+  free(text);
+  print_message("streams held at most %zu bytes\n", worst);
+  assert_true(worst <= (64u << 10) + 9 * 1024);
+  for (int i = 0; i < 3; i++) {
+    bool ended = false;
+    for (int k = 0; k < 2000 && !ended; k++) {
+      char *ev = tc_next_event(&g[i], 2000);
+      ended = ev == NULL && (g[i].ended || g[i].eof);
+      if (ev == NULL && !ended)
+        break;
+      free(ev);
+    }
+    assert_true(ended);
+    tc_close(&g[i]);
+  }
+  fixture_stop(&f);
+}
+
 static void test_option_ranges(void **state) {
   (void)state;
   mcp_http_options_t *o = NULL;
@@ -423,6 +509,15 @@ static void test_option_ranges(void **state) {
                    MCP_ERR_INVALID_ARG);
   assert_int_equal(mcp_http_options_set_max_connections(o, 1000001),
                    MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_stream_buffer_bytes(o, 4095),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_stream_buffer_bytes(o, (64u << 20) + 1),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_stream_buffer_total_bytes(o, 65535),
+                   MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_http_options_set_stream_buffer_bytes(o, 4096), MCP_OK);
+  assert_int_equal(mcp_http_options_set_stream_buffer_total_bytes(o, 65536),
+                   MCP_OK);
   mcp_http_options_free(o);
 }
 
@@ -436,6 +531,7 @@ int main(void) {
       cmocka_unit_test(test_stream_limits),
       cmocka_unit_test(test_stream_does_not_keep_session),
       cmocka_unit_test(test_listen_streams_count),
+      cmocka_unit_test(test_stream_buffer_total),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,10 @@ static void test_help_everywhere(void **state) {
   MR_RUN(0, &out, "--version");
   assert_non_null(strstr(out, MCP_VERSION_STRING));
   assert_non_null(strstr(out, "libmcp"));
+  /* both eras, and which one the default (--protocol auto) speaks */
+  assert_non_null(strstr(out, "MCP 2026-07-28 and 2025-11-25"));
+  assert_non_null(strstr(out, "default: auto, 2026-07-28 when the server "
+                              "offers it"));
   free(out);
   MR_RUN2(2, NULL, &err, "help", "nope");
   assert_non_null(strstr(err, "no command \"nope\""));

@@ -24,9 +24,31 @@ static void test_demo_stdio(void **state) {
   free(out);
   MR_RUN(0, &out, "-c", demo_cmd, "--format", "json", "tools", "list");
   json_t *j = json_loads(out, 0, NULL);
-  /* 9 tools of the foundation demo + 4 task tools */
-  assert_int_equal(json_array_size(json_object_get(j, "tools")), 13);
+  /* 9 tools of the foundation demo + show_orders + 4 task tools */
+  assert_int_equal(json_array_size(json_object_get(j, "tools")), 14);
   json_decref(j);
+  free(out);
+  /* MCP Apps: the tool with a view is marked, its view shown and written */
+  MR_RUN(0, &out, "-c", demo_cmd, "tools", "list");
+  assert_non_null(strstr(out, "show_orders                  [ui] Lists"));
+  assert_null(strstr(out, "get_flight_details           [ui]"));
+  free(out);
+  char html_path[] = "/tmp/mcpc_apps_XXXXXX";
+  int html_fd = mkstemp(html_path);
+  assert_true(html_fd >= 0);
+  close(html_fd);
+  MR_RUN(0, &out, "-c", demo_cmd, "apps", "show", "show_orders", "--out",
+         html_path);
+  assert_non_null(strstr(out, "resourceUri: ui://demo/orders\n"));
+  assert_non_null(strstr(out, "mimeType: text/html;profile=mcp-app\n"));
+  assert_non_null(strstr(out, "prefersBorder: true\n"));
+  char *html = tu_read_file(html_path, NULL);
+  unlink(html_path);
+  assert_non_null(html);
+  assert_non_null(strstr(html, "ui/initialize"));
+  free(html);
+  free(out);
+  MR_RUN(1, &out, "-c", demo_cmd, "apps", "show", "add");
   free(out);
   MR_RUN(0, &out, "tools", "call", "add", "--args", "{\"a\": 10, \"b\": 5}",
          "-c", demo_cmd);

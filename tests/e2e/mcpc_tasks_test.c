@@ -32,17 +32,23 @@ static void test_tasks_stdio(void **state) {
   assert_non_null(strstr(err, " working")); /* status lines while polling */
   free(out);
   free(err);
-  /* 2025-11-25, taskSupport required: a plain call is a protocol error */
-  MR_RUN(3, NULL, "--protocol", "2025-11-25", w, where, LEGACY, "tools", "call",
-         "start_long_export");
-  /* 2026-07-28 (auto): the client declares the tasks extension and follows
-   * a task to its result, so a plain call just answers */
+  /* 2025-11-25, taskSupport required: the server refuses a plain call
+   * (-32601), so mcpc runs it as the task it must be and waits for it */
+  MR_RUN2(0, &out, &err, w, where, LEGACY, "tools", "call", "start_long_export",
+          "--args", "{\"seconds\": 0.2}");
+  assert_non_null(strstr(out, "Exported 10000 rows as csv."));
+  assert_non_null(strstr(err, "mcpc: task "));
+  free(out);
+  free(err);
+  /* 2026-07-28 (auto): -32021 without the tasks extension, so the client
+   * declares it and follows the task to its result: a plain call answers */
   MR_RUN(0, &out, w, where, "tools", "call", "start_long_export", "--args",
          "{\"seconds\": 0.2}");
   assert_non_null(strstr(out, "Exported 10000 rows as csv."));
   free(out);
   /* --task without --wait: the id, and the stdio warning; the server stops
-   * with mcpc, so a new session finds the task interrupted */
+   * with mcpc (--fail-tasks-on-stop: failing its running tasks), so a new
+   * session finds the task interrupted */
   MR_RUN2(0, &out, &err, w, where, LEGACY, "tools", "call", "start_long_export",
           "--task", "--ttl", "600000", "--args", "{\"seconds\": 30}");
   assert_non_null(strstr(out, " working"));
@@ -197,7 +203,7 @@ int main(void) {
     return 1;
   snprintf(stdio_cmd, sizeof stdio_cmd,
            "%s/mcp-demo-server --stdio --db %s/demo.db --store sqlite:%s/"
-           "demo.db",
+           "demo.db --fail-tasks-on-stop",
            MCP_BIN_DIR, mr_tmpdir, mr_tmpdir);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tasks_stdio),

@@ -26,7 +26,10 @@ static void header(const char *name, const char *value) {
   } else if (strcasecmp(name, "Content-Type") == 0) {
     mcp__http_media_type_is(value, "application/json");
   } else if (strcasecmp(name, "Transfer-Encoding") == 0) {
-    mcp__http_te_is_chunked(value);
+    mcp__hp_te te = {0};
+    enum mcp__hp_body body;
+    mcp__hp_te_add(&te, value);
+    (void)mcp__hp_te_body(&te, &body);
   } else if (strcasecmp(name, "Host") == 0 || strcasecmp(name, "Origin") == 0) {
     mcp__http_list_has(allowed, 3, value);
     char host[256];
@@ -36,7 +39,7 @@ static void header(const char *name, const char *value) {
     /* any other header meets every check once */
     mcp__http_accepts(value, "text/event-stream");
     mcp__http_media_type_is(value, "application/json");
-    mcp__http_te_is_chunked(value);
+    mcp__http_coding_is_identity(value);
   }
 }
 
@@ -87,6 +90,11 @@ static void engine_parse(const uint8_t *data, size_t size) {
           abort();
         total += dlen;
       }
+      /* an accepted body ends with an empty line, CRLF-terminated (RFC
+       * 9112 7.1: no bare CR or LF is taken as a line end) */
+      if (r == MCP__HP_CHUNK_DONE &&
+          (off < 5 || memcmp(body + off - 4, "\r\n\r\n", 4) != 0))
+        abort();
       if (r == MCP__HP_CHUNK_BAD || r == MCP__HP_CHUNK_DONE)
         return;
       if (r == MCP__HP_CHUNK_MORE && off != stop)

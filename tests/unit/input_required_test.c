@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/core.h"
 #include "core/request_state.h"
 
 static mcp_status ask_name(mcp_call_t *call, json_t *args, mcp_result_t *r,
@@ -62,6 +63,14 @@ static mcp_status need_sampling(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return st;
 }
 
+/* Two missing members at once: a sampling feature and an extension. */
+static mcp_status need_two(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                           void *ud) {
+  (void)args, (void)r, (void)ud;
+  mcp__call_missing_capability(call, "sampling", "tools");
+  return mcp__call_missing_capability(call, "extensions", "example.com/x");
+}
+
 static mcp_server_t *make_server(void) {
   mcp_server_t *s;
   assert_int_equal(mcp_server_new("irr", "1", &s), MCP_OK);
@@ -70,8 +79,9 @@ static mcp_server_t *make_server(void) {
     mcp_tool_fn fn;
   } tools[] = {{"ask", ask_name},
                {"two", two_rounds},
-               {"needs_sampling", need_sampling}};
-  for (size_t i = 0; i < 3; i++) {
+               {"needs_sampling", need_sampling},
+               {"needs_two", need_two}};
+  for (size_t i = 0; i < 4; i++) {
     mcp_tool_t *t;
     assert_int_equal(mcp_tool_new(tools[i].name, &t), MCP_OK);
     mcp_tool_set_handler(t, tools[i].fn, NULL, NULL);
@@ -266,32 +276,108 @@ static void test_state_is_bound_to_the_caller(void **state) {
   json_t *args = json_pack("{s:i}", "a", 1);
   mcp__state_binding alice = {"tools/call", "t", args, "alice", 1000};
   json_t *answers = json_pack("{s:{}}", "q0");
-  char *tok = mcp__state_seal(&key, &alice, 60000, answers, NULL);
+  char *tok = mcp__state_seal(&key, &alice, 60000, answers, NULL, NULL);
   assert_non_null(tok);
-  json_t *a = NULL, *h = NULL;
+  json_t *a = NULL, *h = NULL, *q = NULL;
   const char *why = NULL;
-  assert_int_equal(mcp__state_open(&key, &alice, tok, &a, &h, &why), MCP_OK);
+  assert_int_equal(mcp__state_open(&key, &alice, tok, &a, &h, &q, &why), MCP_OK);
   assert_non_null(json_object_get(a, "q0"));
   json_decref(a);
   mcp__state_binding bob = alice;
   bob.subject = "bob";
-  assert_int_equal(mcp__state_open(&key, &bob, tok, &a, &h, &why),
+  assert_int_equal(mcp__state_open(&key, &bob, tok, &a, &h, &q, &why),
                    MCP_ERR_INVALID);
   assert_non_null(strstr(why, "another caller"));
   mcp__state_binding later = alice;
   later.now_ms = 1000 + 60001;
-  assert_int_equal(mcp__state_open(&key, &later, tok, &a, &h, &why),
+  assert_int_equal(mcp__state_open(&key, &later, tok, &a, &h, &q, &why),
                    MCP_ERR_INVALID);
   /* the same arguments in another key order are the same request */
   json_t *reordered = json_pack("{s:i}", "a", 1);
   mcp__state_binding same = alice;
   same.args = reordered;
-  assert_int_equal(mcp__state_open(&key, &same, tok, &a, &h, &why), MCP_OK);
+  assert_int_equal(mcp__state_open(&key, &same, tok, &a, &h, &q, &why), MCP_OK);
   json_decref(a);
   json_decref(reordered);
   free(tok);
   json_decref(answers);
   json_decref(args);
+}
+
+/* Issue #25 N7: answers are used only with the requestState of the round
+ * that asked them. Without one they are refused (-32602) instead of used at
+ * once (the demo's archive_orders archived without its confirmation ever
+ * being asked); with one, an answer to a question it does not name as open
+ * (a later one, answered ahead) is ignored and that question is asked when
+ * the handler gets to it. Fails without the fix: "Hello, Ada!" at once,
+ * and "two" completed in round 2 on its pre-answered q1. */
+static void test_answers_need_the_round_that_asked(void **state) {
+  mcp_server_t *s = *state;
+  const char *ada =
+      "{\"user_name\":{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}}";
+  json_t *r = call_tool(s, "ask", NULL, ada, NULL);
+  assert_int_equal(tu_error_code(r), MCP_RPC_INVALID_PARAMS);
+  assert_non_null(strstr(json_string_value(json_object_get(
+                             json_object_get(r, "error"), "message")),
+                         "requestState"));
+  json_decref(r);
+  /* nothing to answer: an empty inputResponses is no answer */
+  r = call_tool(s, "ask", NULL, "{}", NULL);
+  assert_string_equal(result_type(r), "input_required");
+  json_decref(r);
+  /* round 1 asks q0 only: q1 answered ahead is ignored */
+  r = call_tool(s, "two", NULL, NULL, NULL);
+  char *st1 = state_of(r);
+  json_decref(r);
+  r = call_tool(s, "two", NULL,
+                "{\"q0\":{\"roots\":[{\"uri\":\"file:///a\"}]},"
+                "\"q1\":{\"action\":\"accept\",\"content\":{}}}",
+                st1);
+  assert_string_equal(result_type(r), "input_required");
+  assert_non_null(
+      json_object_get(json_object_get(result_of(r), "inputRequests"), "q1"));
+  char *st2 = state_of(r);
+  json_decref(r);
+  /* asked now, it is answered with the round's own state */
+  r = call_tool(s, "two", NULL, "{\"q1\":{\"action\":\"decline\"}}", st2);
+  assert_string_equal(result_type(r), "complete");
+  assert_string_equal(first_text(r), "roots=1 action=decline runs=3");
+  json_decref(r);
+  free(st1);
+  free(st2);
+}
+
+/* The MAC of a requestState has one spelling: the same 32 bytes written
+ * with the unused low bits of its last character set are refused (they
+ * decode to the same MAC). Fails without the fix: accepted. */
+static void test_state_mac_must_be_canonical(void **state) {
+  mcp_server_t *s = *state;
+  static const char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  json_t *r = call_tool(s, "ask", NULL, NULL, NULL);
+  char *st = state_of(r);
+  json_decref(r);
+  const char *ok = "{\"user_name\":{\"action\":\"decline\"}}";
+  size_t n = strlen(st);
+  /* 32 bytes: 43 characters and one '='; the 43rd carries 2 unused bits */
+  assert_int_equal(st[n - 1], '=');
+  const char *at = strchr(alphabet, st[n - 2]);
+  assert_non_null(at);
+  char *odd = strdup(st);
+  odd[n - 2] = alphabet[(at - alphabet) ^ 1];
+  assert_int_equal(code_of(call_tool(s, "ask", NULL, ok, odd)),
+                   MCP_RPC_INVALID_PARAMS);
+  free(odd);
+  /* the canonical token itself is fine */
+  r = call_tool(s, "ask", NULL, ok, st);
+  assert_string_equal(result_type(r), "complete");
+  json_decref(r);
+  free(st);
+}
+
+static const char *error_message(json_t *r) {
+  return json_string_value(
+      json_object_get(json_object_get(r, "error"), "message"));
 }
 
 static void test_missing_capability_is_32021(void **state) {
@@ -304,13 +390,41 @@ static void test_missing_capability_is_32021(void **state) {
       json_object_get(json_object_get(json_object_get(r, "error"), "data"),
                       "requiredCapabilities");
   assert_true(json_is_object(json_object_get(need, "sampling")));
+  /* the message names it too: most clients show only the message */
+  assert_string_equal(error_message(r),
+                      "Missing required client capability: sampling");
   json_decref(r);
   /* a client without elicitation is not asked: -32021 naming it */
   params = call_params("ask", NULL, NULL, NULL);
   r = tu_modern_request(s, "tools/call", params, "{}");
   free(params);
   assert_int_equal(tu_error_code(r), MCP_RPC_MISSING_CLIENT_CAPABILITY);
+  assert_string_equal(error_message(r),
+                      "Missing required client capability: elicitation");
   json_decref(r);
+  params = call_params("needs_two", NULL, NULL, NULL);
+  r = tu_modern_request(s, "tools/call", params, "{}");
+  free(params);
+  assert_int_equal(tu_error_code(r), MCP_RPC_MISSING_CLIENT_CAPABILITY);
+  assert_string_equal(error_message(r),
+                      "Missing required client capabilities: sampling.tools, "
+                      "extension example.com/x");
+  json_decref(r);
+}
+
+/* 2025-11-25 has no -32021; the error a handler returns for a capability
+ * the client did not declare names it all the same. */
+static void test_missing_capability_named_in_2025(void **state) {
+  mcp_server_t *s = *state;
+  mcp_session_t *se = tu_session(s, NULL);
+  tu_initialize(s, se, "{}");
+  json_t *r = tu_request(s, se, "tools/call", "{\"name\":\"needs_sampling\"}");
+  assert_int_not_equal(tu_error_code(r), 0);
+  assert_int_not_equal(tu_error_code(r), MCP_RPC_MISSING_CLIENT_CAPABILITY);
+  assert_string_equal(error_message(r),
+                      "Missing required client capability: sampling");
+  json_decref(r);
+  mcp__session_release(se);
 }
 
 int main(void) {
@@ -321,8 +435,14 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_state_cannot_be_abused, setup,
                                       tu_free_server),
       cmocka_unit_test(test_state_is_bound_to_the_caller),
+      cmocka_unit_test_setup_teardown(test_answers_need_the_round_that_asked,
+                                      setup, tu_free_server),
+      cmocka_unit_test_setup_teardown(test_state_mac_must_be_canonical, setup,
+                                      tu_free_server),
       cmocka_unit_test_setup_teardown(test_missing_capability_is_32021, setup,
                                       tu_free_server),
+      cmocka_unit_test_setup_teardown(test_missing_capability_named_in_2025,
+                                      setup, tu_free_server),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,6 +254,13 @@ static void test_prompts_list_and_get(void **state) {
       fail_msg("prompts/get %s: expected -32602", bad[i]);
     json_decref(r);
   }
+  /* a misspelt name gets the close one */
+  r = tu_request(s, se, "prompts/get", "{\"name\":\"greeet\"}");
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(r, "error"), "message")),
+                      "Invalid params: unknown prompt 'greeet'; did you mean "
+                      "'greet'?");
+  json_decref(r);
   mcp__session_release(se);
 }
 

@@ -71,9 +71,14 @@ static int setup(void **state) {
   assert_int_equal(mcp_resource_add_icon(r, "https://example.com/i.png",
                                          "image/png", "48x48", "dark"),
                    MCP_OK);
+  /* a refused icon (on another resource: one a setter refused is refused
+   * by mcp_server_add_resource, setter_errors_test) */
+  mcp_resource_t *other;
+  assert_int_equal(mcp_resource_new("mem://other", "Other", &other), MCP_OK);
   assert_int_equal(
-      mcp_resource_add_icon(r, "javascript:alert(1)", NULL, NULL, NULL),
+      mcp_resource_add_icon(other, "javascript:alert(1)", NULL, NULL, NULL),
       MCP_ERR_INVALID_ARG);
+  mcp_resource_free(other);
   mcp_resource_set_meta(r, json_pack("{s:i}", "com.example/x", 1));
   mcp_resource_set_handler(r, read_text, NULL, NULL);
   assert_int_equal(mcp_server_add_resource(s, r), MCP_OK);

@@ -53,7 +53,7 @@ static void test_errors_list_every_failure(void **state) {
   assert_error(v, 0, "/name", "/properties/name/minLength",
                "string is 1 characters long, at least 2");
   assert_error(v, 1, "/tags/1", "/properties/tags/items/enum",
-               "value is not one of the 2 allowed values");
+               "value is not one of the 2 allowed values: \"a\", \"b\"");
   assert_error(v, 2, "/a~1b", "/properties/a~1b/$ref/exclusiveMinimum",
                "-1 must be greater than 0");
   assert_error(v, 3, "/x", "/additionalProperties",
@@ -73,6 +73,50 @@ static void test_errors_list_every_failure(void **state) {
   assert_null(v);
   assert_true(mcp_schema_is_valid(s, ok));
   json_decref(ok);
+  mcp_schema_free(s);
+}
+
+/* An enum violation names the allowed values (a model cannot pick one from
+ * a count): the first ten as JSON, each cut at 48 bytes, then an ellipsis. */
+static void test_enum_violation_names_the_values(void **state) {
+  (void)state;
+  mcp_schema_t *s =
+      compile("{\"enum\":[\"AA\",\"LH\",3,null,{\"b\":1,\"a\":[2]}]}", NULL);
+  mcp_validation_t *v = errors_of(s, "\"XX\"");
+  assert_error(v, 0, "", "/enum",
+               "value is not one of the 5 allowed values: \"AA\", \"LH\", 3, "
+               "null, {\"a\":[2],\"b\":1}");
+  mcp_validation_free(v);
+  mcp_schema_free(s);
+
+  s = compile("{\"enum\":[\"a0\",\"a1\",\"a2\",\"a3\",\"a4\",\"a5\",\"a6\","
+              "\"a7\",\"a8\",\"a9\",\"a10\",\"a11\"]}",
+              NULL);
+  v = errors_of(s, "7");
+  assert_error(v, 0, "", "/enum",
+               "value is not one of the 12 allowed values: \"a0\", \"a1\", "
+               "\"a2\", \"a3\", \"a4\", \"a5\", \"a6\", \"a7\", \"a8\", "
+               "\"a9\", \u2026");
+  mcp_validation_free(v);
+  mcp_schema_free(s);
+
+  /* const names its value the same way */
+  s = compile("{\"const\":{\"mode\":\"fast\"}}", NULL);
+  v = errors_of(s, "{\"mode\":\"slow\"}");
+  assert_error(v, 0, "", "/const",
+               "value does not equal the constant: {\"mode\":\"fast\"}");
+  mcp_validation_free(v);
+  mcp_schema_free(s);
+
+  /* a long value is cut at a character boundary (\u00e9 is two bytes) */
+  s = compile("{\"enum\":[\"abcdefghijklmnopqrstuvwxyz0123456789"
+              "abcdefghij\u00e9\u00e9\"]}",
+              NULL);
+  v = errors_of(s, "1");
+  assert_error(v, 0, "", "/enum",
+               "value is not one of the 1 allowed values: "
+               "\"abcdefghijklmnopqrstuvwxyz0123456789abcdefghij\u2026");
+  mcp_validation_free(v);
   mcp_schema_free(s);
 }
 
@@ -310,6 +354,7 @@ static void test_property_matching_routes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors_list_every_failure),
+      cmocka_unit_test(test_enum_violation_names_the_values),
       cmocka_unit_test(test_errors_of_combinators),
       cmocka_unit_test(test_compile_errors_name_the_spot),
       cmocka_unit_test(test_draft07_and_registry),

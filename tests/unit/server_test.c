@@ -346,6 +346,17 @@ static void test_tools_call_error_split(void **state) {
                           json_object_get(r, "error"), "message")),
                       "Unknown tool: missing");
   json_decref(r);
+  /* a misspelt name gets the closest registered names, best first */
+  r = call_tool(s, se, "ecoh", "{}");
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(r, "error"), "message")),
+                      "Unknown tool: ecoh; did you mean 'echo'?");
+  json_decref(r);
+  r = call_tool(s, se, "Failng", "{}");
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(r, "error"), "message")),
+                      "Unknown tool: Failng; did you mean 'failing'?");
+  json_decref(r);
   /* arguments not an object: protocol error */
   r = call_tool(s, se, "echo", "[1]");
   assert_int_equal(error_code(r), MCP_RPC_INVALID_PARAMS);

@@ -323,7 +323,7 @@ static void test_sqlite_store_persists_and_versions_schema(void **state) {
   sqlite3_prepare_v2(db, "SELECT version FROM mcp_schema_version", -1, &st,
                      NULL);
   assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-  assert_int_equal(sqlite3_column_int(st, 0), 1);
+  assert_int_equal(sqlite3_column_int(st, 0), 2);
   sqlite3_finalize(st);
   sqlite3_exec(db, "UPDATE mcp_schema_version SET version = 99", NULL, NULL,
                NULL);

@@ -109,10 +109,11 @@ static bool logged(fixture *f, bool error, const char *needle) {
 }
 
 /* The default task options but threads, running cap, unfinished tasks per
- * caller (0: default) and stored caps. */
-static void setup_opts(fixture *f, unsigned threads, unsigned running,
-                       unsigned per_caller, size_t stored_per_caller,
-                       size_t stored_total) {
+ * caller (0: default), stored caps and the outcome retry time (< 0:
+ * default). */
+static void setup_opts_keep(fixture *f, unsigned threads, unsigned running,
+                            unsigned per_caller, size_t stored_per_caller,
+                            size_t stored_total, int64_t outcome_retry_ms) {
   memset(f, 0, sizeof *f);
   pthread_mutex_init(&f->log_lock, NULL);
   __atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
@@ -136,6 +137,9 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
     mcp_task_options_set_max_per_caller(o, per_caller);
   if (stored_per_caller)
     mcp_task_options_set_max_stored(o, stored_per_caller, stored_total);
+  if (outcome_retry_ms >= 0)
+    assert_int_equal(mcp_task_options_set_outcome_retry(o, outcome_retry_ms),
+                     MCP_OK);
   assert_int_equal(mcp_server_enable_tasks(f->server, f->store, o, NULL),
                    MCP_OK);
   mcp_task_options_free(o);
@@ -147,8 +151,20 @@ static void setup_opts(fixture *f, unsigned threads, unsigned running,
   tu_initialize(f->server, f->b, "{\"elicitation\":{}}");
 }
 
+static void setup_opts(fixture *f, unsigned threads, unsigned running,
+                       unsigned per_caller, size_t stored_per_caller,
+                       size_t stored_total) {
+  setup_opts_keep(f, threads, running, per_caller, stored_per_caller,
+                  stored_total, -1);
+}
+
 static void setup(fixture *f) {
   setup_opts(f, 4, 0, 0, 0, 0);
+}
+
+/* The defaults, but an outcome the store refuses is kept keep_ms. */
+static void setup_keep(fixture *f, int64_t keep_ms) {
+  setup_opts_keep(f, 4, 0, 0, 0, 0, keep_ms);
 }
 
 static void teardown(fixture *f) {
@@ -217,13 +233,14 @@ static void test_create_on_failing_store(void **state) {
   teardown(&f);
 }
 
-/* Writes of the outcome fail for good: the waiting tasks/result gets a
- * clear error instead of waiting forever, and it is logged. Fails without
- * the fix (execute ignored the status: the task stayed working). */
+/* Writes of the outcome fail for good: once the outcome retry time (300
+ * ms here) is over, the waiting tasks/result gets a clear error instead of
+ * waiting forever, and it is logged. Fails without the fix (execute
+ * ignored the status: the task stayed working). */
 static void test_completion_write_fails(void **state) {
   (void)state;
   fixture f;
-  setup(&f);
+  setup_keep(&f, 300);
   char *id = start(&f, f.a, "ask", "{}"); /* waits for the gate */
   fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
   tu_bg_rpc b;
@@ -240,6 +257,7 @@ static void test_completion_write_fails(void **state) {
   json_decref(r);
   assert_true(logged(&f, true, "could not be stored"));
   assert_true(logged(&f, false, "attempt 1 of"));
+  assert_true(logged(&f, false, "kept in memory and retried"));
   /* the next tasks/result says the same at once */
   fault_store_fail(f.faults, 0, FS_EIO, 0);
   free(id);
@@ -268,11 +286,12 @@ static void test_completion_write_retried(void **state) {
   teardown(&f);
 }
 
-/* Every attempt at the outcome fails, the plain "failed" state passes. */
+/* No outcome retry time (0): every attempt at the outcome fails, the plain
+ * "failed" state passes at once. */
 static void test_completion_falls_back_to_failed(void **state) {
   (void)state;
   fixture f;
-  setup(&f);
+  setup_keep(&f, 0);
   fault_store_fail(f.faults, FS_UPDATE, FS_ENOSPC, 4);
   char *id = start(&f, f.a, "quick", "{}");
   wait_status(&f, f.a, id, "failed");
@@ -296,16 +315,16 @@ static void wait_logged_loss(fixture *f) {
 
 #define EXT_CAPS "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"
 
-/* The outcome of a task cannot be stored at all (every update fails): the
- * task shows failed, with a message saying why, to tasks/get and
- * tasks/result (2025-11-25) and to the extension's tasks/get (2026-07-28),
- * not "working" forever; once the store takes writes again the sweeper
- * stores that failed state. Fails without the fix: tasks/get said
- * "working". */
+/* The outcome of a task cannot be stored at all (every update fails, for
+ * longer than the outcome retry time, 200 ms here): the task shows failed,
+ * with a message saying why, to tasks/get and tasks/result (2025-11-25)
+ * and to the extension's tasks/get (2026-07-28), not "working" forever;
+ * once the store takes writes again that failed state is stored. Fails
+ * without the fix: tasks/get said "working". */
 static void test_unstorable_outcome_shows_failed(void **state) {
   (void)state;
   fixture f;
-  setup(&f);
+  setup_keep(&f, 200);
   fault_store_fail(f.faults, FS_UPDATE, FS_EIO, -1);
   /* 2025-11-25 */
   char *id = start(&f, f.a, "quick", "{}");
@@ -380,6 +399,45 @@ static void test_unstorable_outcome_shows_failed(void **state) {
   assert_int_equal(tu_error_code(r), -32603);
   assert_non_null(strstr(tu_error_message(r), "could not be stored"));
   json_decref(r);
+  free(id);
+  teardown(&f);
+}
+
+/* Issue #25 N5: the store refuses the outcome for a while (the database is
+ * away for about a second: the first four attempts and the next four of
+ * the outcome thread fail), then takes writes again. The outcome is kept
+ * and stored as the handler made it: the task completes with its result,
+ * the tasks/result waiting meanwhile gets that result, and no "failed" is
+ * ever written or shown in its place. Fails without the fix: the task
+ * ended failed ("could not be stored"). */
+static mcp_task_status stored_status(fixture *f, const char *id, char *message,
+                                     size_t size);
+static void test_outcome_kept_until_the_store_returns(void **state) {
+  (void)state;
+  fixture f;
+  setup(&f); /* the default outcome retry time */
+  fault_store_fail(f.faults, FS_UPDATE, FS_EIO, 8);
+  char *id = start(&f, f.a, "quick", "{}");
+  tu_bg_rpc b;
+  tu_bg_start(&b, f.server, f.a, NULL, "tasks/result", id);
+  json_t *r = tu_bg_answer(&b); /* answered once the outcome is stored */
+  assert_null(json_object_get(r, "error"));
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_array_get(
+              json_object_get(json_object_get(r, "result"), "content"), 0),
+          "text")),
+      "done");
+  json_decref(r);
+  assert_int_equal(fault_store_failures(f.faults), 8);
+  assert_int_equal(stored_status(&f, id, NULL, 0), MCP_TASK_COMPLETED);
+  assert_true(logged(&f, false, "kept in memory and retried"));
+  assert_false(logged(&f, true, "marking it failed"));
+  json_t *g = method(&f, f.a, "tasks/get", id);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(g, "result"), "status")),
+                      "completed");
+  json_decref(g);
   free(id);
   teardown(&f);
 }
@@ -800,6 +858,7 @@ int main(void) {
       cmocka_unit_test(test_completion_write_retried),
       cmocka_unit_test(test_completion_falls_back_to_failed),
       cmocka_unit_test(test_unstorable_outcome_shows_failed),
+      cmocka_unit_test(test_outcome_kept_until_the_store_returns),
       cmocka_unit_test(test_other_call_sites),
       cmocka_unit_test(test_claimed_task_unreadable_is_not_kept),
       cmocka_unit_test(test_reruns_share_the_callers_running_cap),
