@@ -37,6 +37,12 @@ const mcpc_option mcpc_global_options[] = {
     {"--elicit", "decline|cancel|accept", "how to answer elicitation"},
     {"--elicit-content", "JSON", "values for --elicit accept"},
     {"--spec", "FILE", "MCP schema.json for inspect"},
+    {"-v, --verbose", NULL,
+     "on stderr: the era chosen, the URL, each HTTP exchange (status, time) "
+     "and each request's outcome and time"},
+    {"--trace", NULL,
+     "every JSON-RPC message both ways on stderr, with direction and time "
+     "(pretty; one JSON object per line with --format json)"},
     {"-h, --help", NULL, "show help (also after any command)"},
     {"--version", NULL, "show the mcpc and libmcp versions"},
     {NULL, NULL, NULL},
@@ -75,6 +81,21 @@ const mcpc_command mcpc_commands[] = {
      NULL,
      {{NULL, NULL, NULL}},
      {"mcpc -u 127.0.0.1:8808/mcp ping", "mcpc -p local --format json ping"},
+     false,
+     false},
+    {"request",
+     NULL,
+     mcpc_cmd_request,
+     "METHOD [PARAMS_JSON]",
+     "send one raw JSON-RPC request and print its result",
+     "In whichever era the connection speaks: the client adds the session "
+     "or the 2026-07-28 _meta. Prints the result as JSON on stdout (compact "
+     "with --format json); a JSON-RPC error goes to stderr with its code "
+     "(exit 3); a result with isError: true exits 1.",
+     {{NULL, NULL, NULL}},
+     {"mcpc -u 127.0.0.1:8808/mcp request tools/list",
+      "mcpc -c 'mcp-demo-server --stdio' request tools/call "
+      "'{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}'"},
      false,
      false},
     {"tools",

@@ -41,6 +41,9 @@ typedef struct mcpc_ctx {
   const char *headers[32]; /* -H "Name: value" */
   int nheaders;
   bool json;      /* --format json */
+  bool verbose;   /* -v: era, URL, HTTP exchanges, request timings */
+  bool trace;     /* --trace: every JSON-RPC message on stderr */
+  struct mcpc_trace *trace_state; /* trace.c; freed at exit */
   int timeout_ms; /* --timeout MS */
   json_t *owned;  /* array keeping profile strings alive until exit */
   /* set by inspect before connecting */
@@ -227,7 +230,17 @@ json_t *mcpc_profiles_load(const mcpc_ctx *ctx);
  * stays alive in ctx->owned. false after a message (exit 2). */
 bool mcpc_apply_profile(mcpc_ctx *ctx);
 
+/* trace.c: -v and --trace. mcpc_trace_setup installs the client's
+ * observers on o (also inspect's ctx->observer); mcpc_trace_connecting and
+ * _connected say where mcpc connects and which era it speaks (-v). */
+typedef struct mcpc_trace mcpc_trace;
+mcp_status mcpc_trace_setup(mcpc_ctx *ctx, mcp_client_options_t *o);
+void mcpc_trace_connecting(const mcpc_ctx *ctx, const char *url);
+void mcpc_trace_connected(const mcpc_ctx *ctx, mcp_client_t *c);
+void mcpc_trace_free(mcpc_ctx *ctx);
+
 /* Commands. */
+int mcpc_cmd_request(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_schema_check(int argc, char **argv); /* cmd_schema.c */
 int mcpc_cmd_info(mcpc_ctx *ctx, int argc, char **argv);
 int mcpc_cmd_ping(mcpc_ctx *ctx, int argc, char **argv);

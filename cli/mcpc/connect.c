@@ -143,6 +143,7 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     return NULL;
   }
   mcpc_diagnose_target(ctx->url != NULL ? url : NULL);
+  mcpc_trace_connecting(ctx, ctx->url != NULL ? url : NULL);
   mcp_client_options_t *o = NULL;
   mcp_status st = mcp_client_options_new(&o);
   if (st == MCP_OK)
@@ -186,8 +187,16 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     st = mcp_client_options_set_elicitation_handler(o, on_elicit, NULL, ctx);
   if (st == MCP_OK)
     st = mcp_client_options_set_roots_handler(o, on_roots, NULL, NULL);
-  if (st == MCP_OK && ctx->observer != NULL)
-    st = mcp_client_options_set_observer(o, ctx->observer, ctx->observer_ud);
+  if (st == MCP_OK) /* -v, --trace, inspect's observer */
+    st = mcpc_trace_setup(ctx, o);
+  if (st == MCP_OK && /* OpenTelemetry CLIENT spans (OTEL_* environment) */
+      mcp_client_options_otlp_from_env(o) != MCP_OK) {
+    mcp_client_options_free(o);
+    *exit_code = mcpc_error(MCPC_USAGE, NULL,
+                            "OTEL_EXPORTER_OTLP_ENDPOINT: mcpc exports to "
+                            "http:// URLs only");
+    return NULL;
+  }
   if (st != MCP_OK) {
     mcp_client_options_free(o);
     *exit_code = mcpc_error(MCPC_USAGE, NULL, "invalid connection options: %s",
@@ -203,6 +212,7 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
     mcpc_fail("cannot connect", st, &err);
     return NULL;
   }
+  mcpc_trace_connected(ctx, c);
   /* 2026-07-28: a server logs only for requests that ask (_meta logLevel);
    * mcpc shows info and above on stderr, as 2025-11-25 servers send them */
   if (strcmp(mcp_client_protocol_version(c), "2026-07-28") >= 0)

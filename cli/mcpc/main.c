@@ -67,7 +67,11 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
         return -1;
       continue;
     }
-    if (strcmp(a, "-H") == 0 || strcmp(a, "--header") == 0) {
+    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+      ctx->verbose = true;
+    } else if (strcmp(a, "--trace") == 0) {
+      ctx->trace = true;
+    } else if (strcmp(a, "-H") == 0 || strcmp(a, "--header") == 0) {
       const char *h = value_of(argc, argv, &i);
       if (h == NULL)
         return -1;
@@ -204,6 +208,7 @@ int main(int argc, char **argv) {
   mcpc_ctx ctx = {.timeout_ms = 60000, .owned = json_array()};
   int n = take_globals(&ctx, argc - 1, argv + 1);
   int rc = n >= 0 ? dispatch(&ctx, n, argv + 1) : MCPC_USAGE;
+  mcpc_trace_free(&ctx);
   json_decref(ctx.owned);
   json_decref(ctx.elicit_content);
   mcp_oauth_free(ctx.oauth);

@@ -577,6 +577,11 @@ int main(int argc, char **argv) {
     mcp_store_free(store);
     return rc;
   }
+  mcp_error_t err = {0};
+  if (st == MCP_OK) /* OpenTelemetry traces (OTEL_* environment) */
+    st = mcp_server_otlp_from_env(server, &err);
+  if (err.message[0] != '\0')
+    fprintf(stderr, "mcp-conformance-server: %s\n", err.message);
   if (st == MCP_OK)
     st = stdio ? mcp_server_serve_stdio(server)
                : mcp_server_serve_http(server, http);

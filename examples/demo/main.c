@@ -546,6 +546,10 @@ int main(int argc, char **argv) {
                       resumer, &err);
   if (st == MCP_OK && store && strcmp(mcp_store_name(store), "postgres") == 0)
     st = share_through_database(server, store, &err);
+  /* OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT names a collector
+   * (docs/observability.md) */
+  if (st == MCP_OK)
+    st = mcp_server_otlp_from_env(server, &err);
   if (st != MCP_OK) {
     fprintf(stderr, "mcp-demo-server: %s\n", err.message);
     mcp_server_free(server);

@@ -74,6 +74,15 @@ typedef mcp_status (*mcp_client_request_fn)(mcp_client_t *client,
  * traffic. */
 typedef void (*mcp_client_observer_fn)(mcp_client_t *client, bool incoming,
                                        json_t *message, void *user_data);
+/* Told after each HTTP exchange of an HTTP client, on the thread that made
+ * it: the verb ("POST", "GET", "DELETE"), the URL, the HTTP status (0 when
+ * no response came), the milliseconds it took (for an SSE response: until
+ * the stream ended), and whether the response was an SSE stream. For
+ * verbose output (mcpc -v). */
+typedef void (*mcp_client_http_fn)(mcp_client_t *client, const char *verb,
+                                   const char *url, long status,
+                                   double elapsed_ms, bool sse,
+                                   void *user_data);
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -161,6 +170,25 @@ MCP_API mcp_status mcp_client_options_set_roots_handler(
 MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                                    mcp_client_observer_fn fn,
                                                    void *user_data);
+/* OpenTelemetry (docs/observability.md): a CLIENT span per request, named
+ * "METHOD TARGET" with the MCP semantic conventions' attributes, whose
+ * context goes to the server in params._meta.traceparent (a traceparent
+ * the caller put there becomes the span's parent), exported as OTLP/HTTP
+ * JSON to traces_url (http:// only; MCP_ERR_INVALID_ARG otherwise) by a
+ * background thread; headers "Name=value,..." or NULL. NULL url: off (the
+ * default). service.name from OTEL_SERVICE_NAME, else the client's name. */
+MCP_API mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
+                                                      const char *traces_url,
+                                                      const char *headers);
+/* The same from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
+ * OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces", and ..._HEADERS;
+ * OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true: off. MCP_OK and
+ * nothing set when no endpoint is named. */
+MCP_API mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o);
+/* Sets the HTTP exchange observer (see mcp_client_http_fn; not called for
+ * stdio). */
+MCP_API mcp_status mcp_client_options_set_http_observer(
+    mcp_client_options_t *o, mcp_client_http_fn fn, void *user_data);
 
 /* ---- a result cache shared by several clients ---------------------------- */
 

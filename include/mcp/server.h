@@ -99,12 +99,77 @@ MCP_API mcp_status mcp_server_set_cache_hint(mcp_server_t *s,
                                              mcp_cache_scope scope);
 
 /* Diagnostics of the library itself (not MCP log notifications). The
- * default writes warnings and worse to stderr, never to stdout. */
+ * default writes warnings and worse to stderr, never to stdout. At
+ * MCP_LOG_DEBUG every request gets one line when it ends (the request log,
+ * docs/observability.md): "request time=... transport=stdio|http era=...
+ * method=... tool=|prompt=|resource=|task=... id=... duration_ms=...
+ * outcome=result|tool_error|error|task|input_required|cancelled
+ * [code=N] bytes_in=N bytes_out=N"; at MCP_LOG_INFO the HTTP transport
+ * logs each connection or request refused by a limit or by authorization.
+ * Above debug nothing of a request is measured or formatted. */
 typedef void (*mcp_log_fn)(mcp_log_level level, const char *message,
                            void *user_data);
 MCP_API void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
                                         void *user_data);
 MCP_API void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min);
+/* Request log lines also carry each request's params ("params={...}": a
+ * tool's arguments, which may hold secrets). Off by default. */
+MCP_API void mcp_server_set_log_params(mcp_server_t *s, bool on);
+
+/* ---- OpenTelemetry traces (docs/observability.md) ---------------------------
+ * Off by default, and then free. On, every request the server handles (both
+ * eras, stdio and HTTP) becomes a SERVER span named "METHOD TARGET" with
+ * the attributes of the OpenTelemetry semantic conventions for MCP,
+ * continuing the trace of params._meta.traceparent (and tracestate), sent
+ * in batches by a background thread as OTLP/HTTP JSON. A full queue or a
+ * dead or slow collector never slows a request: spans are dropped and
+ * counted. Metrics: mcp_server_enable_otlp_metrics. Call before serving.
+ *
+ * Exports to traces_url ("http://127.0.0.1:4318/v1/traces"; http:// only),
+ * with headers ("Name=value,Name2=value2"; may be NULL) on each export.
+ * Queue and batching from OTEL_BSP_SCHEDULE_DELAY (ms, default 5000),
+ * OTEL_BSP_MAX_QUEUE_SIZE (2048), OTEL_BSP_MAX_EXPORT_BATCH_SIZE (512);
+ * service.name from OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES, else
+ * the server's name. MCP_ERR_STATE once serving, MCP_ERR_EXISTS when on
+ * already, MCP_ERR_INVALID_ARG (err says why) for an unusable URL. */
+MCP_API mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
+                                                 const char *traces_url,
+                                                 const char *headers,
+                                                 mcp_error_t *err);
+/* OpenTelemetry metrics: the mcp.server.operation.duration histogram
+ * (seconds; buckets 0.01 ... 300 of the conventions) per method, tool or
+ * prompt, error.type, protocol version and transport, the
+ * mcp.server.session.duration histogram (initialize to the session's end)
+ * per protocol version and transport, and the counter
+ * libmcp.telemetry.dropped (spans, series, exports), posted cumulatively as
+ * OTLP/HTTP JSON to metrics_url ("http://127.0.0.1:4318/v1/metrics") every
+ * OTEL_METRIC_EXPORT_INTERVAL ms (60000) and when the server is freed.
+ * Same rules as mcp_server_enable_otlp_traces. */
+MCP_API mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
+                                                  const char *metrics_url,
+                                                  const char *headers,
+                                                  mcp_error_t *err);
+/* The sampler, by its OTEL_TRACES_SAMPLER name: parentbased_always_on (the
+ * default), always_on, always_off, traceidratio, parentbased_always_off,
+ * parentbased_traceidratio; ratio (0..1) for the ratio ones. Before
+ * serving (MCP_ERR_STATE); MCP_ERR_INVALID_ARG for an unknown name. */
+MCP_API mcp_status mcp_server_set_trace_sampler(mcp_server_t *s,
+                                                const char *sampler,
+                                                double ratio);
+/* Tracing as the standard environment says: OTEL_EXPORTER_OTLP_
+ * TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces";
+ * OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL
+ * (http/json only: anything else is MCP_ERR_UNSUPPORTED), OTEL_TRACES_
+ * SAMPLER and _ARG, OTEL_TRACES_EXPORTER (otlp or none),
+ * OTEL_SDK_DISABLED; metrics likewise from OTEL_EXPORTER_OTLP_
+ * METRICS_ENDPOINT (else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"),
+ * OTEL_METRICS_EXPORTER, OTEL_METRIC_EXPORT_INTERVAL. MCP_OK and nothing
+ * done when no endpoint is set.
+ * mcp_server_run calls it. */
+MCP_API mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err);
+/* Spans dropped (queue full, collector failed) and exported so far. */
+MCP_API uint64_t mcp_server_otlp_dropped(const mcp_server_t *s);
+MCP_API uint64_t mcp_server_otlp_exported(const mcp_server_t *s);
 
 /* ---- tools --------------------------------------------------------------- */
 /* Adds tool (steals, even on failure). A tool that needs tasks
@@ -147,7 +212,11 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *                      SIGINT or SIGTERM ("[::1]:8808" for IPv6; port 0
  *                      picks a free port); the URL is printed on stderr
  *   --log-level LEVEL  the library's diagnostics on stderr from LEVEL up
- *                      (debug ... emergency; default warning)
+ *                      (debug ... emergency; default warning); debug
+ *                      logs one line per request
+ *   --log-params       request log lines carry the params (arguments)
+ *   --no-stdout-guard  stdio: the protocol stays on fd 1 (by default what
+ *                      handlers print to stdout goes to stderr; stdio.h)
  *   --help, -h         usage on stdout
  *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
  * Options also take the form --opt=VALUE. Returns the exit code: 0 after

@@ -12,6 +12,7 @@
 #include "client/internal.h"
 #include "jsonrpc/jsonrpc.h"
 #include "mcp/call.h"
+#include "client/telemetry.h"
 #include "mcp/version.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -248,6 +249,37 @@ bool mcp__client_receive_text(mcp_client_t *c, const char *text, size_t len) {
 
 /* ---- requests ------------------------------------------------------------ */
 
+static mcp_status request_exchange(mcp_client_t *c, const char *method,
+                                   json_t *params,
+                                   mcp_client_progress_fn progress, void *ud,
+                                   int timeout_ms, const uint64_t *listen_gen,
+                                   json_t **result, mcp_error_t *err);
+
+/* One request; with OpenTelemetry on, inside its CLIENT span
+ * (telemetry.h), whose context rides in params._meta.traceparent. */
+static mcp_status request_impl(mcp_client_t *c, const char *method,
+                               json_t *params, mcp_client_progress_fn progress,
+                               void *ud, int timeout_ms,
+                               const uint64_t *listen_gen, json_t **result,
+                               mcp_error_t *err) {
+  if (c->otlp != NULL && params == NULL)
+    params = json_object();
+  if (c->otlp == NULL || !json_is_object(params))
+    return request_exchange(c, method, params, progress, ud, timeout_ms,
+                            listen_gen, result, err);
+  mcp__cspan sp;
+  mcp__cspan_begin(c, method, params, &sp);
+  json_t *mine = NULL;
+  mcp_error_t local;
+  mcp_error_t *e = err ? err : &local;
+  mcp_status st =
+      request_exchange(c, method, params, progress, ud, timeout_ms,
+                       listen_gen, result ? result : &mine, e);
+  mcp__cspan_end(c, &sp, method, st, e, result ? *result : mine);
+  json_decref(mine);
+  return st;
+}
+
 static mcp_status wait_for(mcp_client_t *c, mcp__pending *p, int timeout) {
   struct timespec deadline;
   if (timeout > 0) {
@@ -276,11 +308,11 @@ static mcp_status wait_for(mcp_client_t *c, mcp__pending *p, int timeout) {
 static mcp_status restart_session(mcp_client_t *c, uint64_t gen,
                                   mcp_error_t *err);
 
-static mcp_status request_impl(mcp_client_t *c, const char *method,
-                               json_t *params, mcp_client_progress_fn progress,
-                               void *ud, int timeout_ms,
-                               const uint64_t *listen_gen, json_t **result,
-                               mcp_error_t *err) {
+static mcp_status request_exchange(mcp_client_t *c, const char *method,
+                                   json_t *params,
+                                   mcp_client_progress_fn progress, void *ud,
+                                   int timeout_ms, const uint64_t *listen_gen,
+                                   json_t **result, mcp_error_t *err) {
   bool listen = listen_gen != NULL;
   bool modern = c->era == MCP__ERA_MODERN;
   int timeout = timeout_ms < 0    ? 0
@@ -601,6 +633,8 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
       c->opts.argv
           ? mcp__ctransport_stdio_new(c, c->opts.argv, &c->transport, err)
           : mcp__ctransport_http_new(c, &c->transport, err);
+  if (st == MCP_OK) /* before start: initialize gets its span too */
+    st = mcp__client_telemetry_start(c, err);
   if (st == MCP_OK)
     st = start(c, err);
   if (st != MCP_OK) {
@@ -616,6 +650,7 @@ void mcp_client_close(mcp_client_t *c) {
     return;
   if (c->transport != NULL)
     c->transport->ops->close(c->transport);
+  mcp__client_telemetry_stop(c);
   json_decref(c->init_result);
   json_decref(c->retired);
   json_decref(c->cache);

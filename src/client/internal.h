@@ -87,6 +87,9 @@ struct mcp_client_options {
   json_t *sampling_caps, *elicitation_caps, *roots_caps;
   mcp_client_observer_fn observer;
   void *observer_ud;
+  char *otlp_traces_url, *otlp_headers; /* CLIENT spans (telemetry.c) */
+  mcp_client_http_fn http_observer;
+  void *http_observer_ud;
   mcp_client_cache_t *shared_cache; /* borrowed */
   /* why setters refused their arguments, one per line (NULL: none);
    * mcp_client_connect refuses such options with them in err (not copied) */
@@ -107,6 +110,7 @@ typedef struct mcp__pending {
 
 struct mcp_client {
   mcp_client_options_t opts; /* deep copy */
+  struct mcp__otlp *otlp;    /* CLIENT spans' exporter, or NULL */
   mcp__ctransport *transport;
   pthread_mutex_t lock;
   pthread_cond_t cond; /* signalled when a pending request completes */

@@ -61,6 +61,8 @@ void mcp__client_options_clear(mcp_client_options_t *o) {
   free(o->name);
   free(o->version);
   free(o->protocol_version);
+  free(o->otlp_traces_url);
+  free(o->otlp_headers);
   json_decref(o->sampling_caps);
   json_decref(o->elicitation_caps);
   json_decref(o->roots_caps);
@@ -101,6 +103,7 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
   dst->headers = NULL;
   dst->url = dst->bearer = dst->name = dst->version = dst->cacert = NULL;
   dst->protocol_version = NULL;
+  dst->otlp_traces_url = dst->otlp_headers = NULL;
   dst->refusals = NULL;
   dst->sampling_caps = json_incref(src->sampling_caps);
   dst->elicitation_caps = json_incref(src->elicitation_caps);
@@ -112,6 +115,8 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
       set_str(&dst->url, src->url) == MCP_OK &&
       set_str(&dst->bearer, src->bearer) == MCP_OK &&
       set_str(&dst->cacert, src->cacert) == MCP_OK &&
+      set_str(&dst->otlp_traces_url, src->otlp_traces_url) == MCP_OK &&
+      set_str(&dst->otlp_headers, src->otlp_headers) == MCP_OK &&
       set_str(&dst->name, src->name ? src->name : "libmcp-client") == MCP_OK &&
       set_str(&dst->version,
               src->version ? src->version : MCP_VERSION_STRING) == MCP_OK &&
@@ -322,4 +327,56 @@ mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
   o->observer = fn;
   o->observer_ud = user_data;
   return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_http_observer(mcp_client_options_t *o,
+                                                mcp_client_http_fn fn,
+                                                void *user_data) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  o->http_observer = fn;
+  o->http_observer_ud = user_data;
+  return MCP_OK;
+}
+
+mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
+                                              const char *traces_url,
+                                              const char *headers) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  if (traces_url != NULL && strncmp(traces_url, "http://", 7) != 0)
+    return refuse(o, "mcp_client_options_set_otlp_traces",
+                  "the OTLP endpoint must be an http:// URL");
+  mcp_status st = set_str(&o->otlp_traces_url, traces_url);
+  if (st == MCP_OK)
+    st = set_str(&o->otlp_headers, headers);
+  return accepted(o, "mcp_client_options_set_otlp_traces", st);
+}
+
+static const char *env(const char *name) {
+  const char *v = getenv(name);
+  return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  const char *off = env("OTEL_SDK_DISABLED");
+  const char *exporter = env("OTEL_TRACES_EXPORTER");
+  if ((off && strcmp(off, "true") == 0) ||
+      (exporter && strcmp(exporter, "none") == 0))
+    return MCP_OK;
+  const char *url = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  char joined[1100];
+  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+    size_t n = strlen(url);
+    snprintf(joined, sizeof joined, "%s%sv1/traces", url,
+             n && url[n - 1] == '/' ? "" : "/");
+    url = joined;
+  }
+  if (url == NULL)
+    return MCP_OK;
+  const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+  return mcp_client_options_set_otlp_traces(
+      o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
 }

@@ -305,8 +305,13 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   } else if (strcmp(verb, "DELETE") == 0) {
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
   }
+  int64_t started_ns = o->http_observer ? mcp__monotonic_ns() : 0;
   CURLcode rc = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &x->status);
+  if (o->http_observer != NULL)
+    o->http_observer(t->base.client, verb, o->url, x->status,
+                     (double)(mcp__monotonic_ns() - started_ns) / 1e6,
+                     x->is_sse, o->http_observer_ud);
   curl_easy_cleanup(curl);
   curl_slist_free_all(h);
   /* A stream the server closes is the normal end of an SSE exchange. */

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 
 #include "core/call_internal.h"
+#include "core/request_log.h"
+#include "core/request_metrics.h"
+#include "core/request_span.h"
+#include "util/clock.h"
 
 mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
                          const mcp__peer *peer, mcp_call_t **out) {
@@ -22,6 +26,8 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
     return MCP_ERR_NOMEM;
   }
   call->server = s;
+  if (mcp__request_log_on(s))
+    call->log_started_ns = mcp__monotonic_ns();
   mcp__buf_init_on(&call->raw_result, call->raw_small, sizeof call->raw_small);
   call->msg = *msg;
   *msg = (mcp__message){0};
@@ -38,6 +44,10 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
         json_object_get(mcp__call_meta_object(call), "progressToken");
   if (call->progress_token && !mcp__jsonrpc_id_is_valid(call->progress_token))
     call->progress_token = NULL;
+  if (s->otlp != NULL) /* tracing: off by default, then nothing is done */
+    mcp__span_begin(call);
+  if (s->metrics != NULL) /* likewise metrics */
+    call->metrics_started_ns = mcp__monotonic_ns();
   *out = call;
   return MCP_OK;
 }
@@ -46,9 +56,24 @@ void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
                            const json_t *data) {
   mcp__buf out;
   mcp__buf_init(&out);
-  if (mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data))
+  size_t sent = 0;
+  if (mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data)) {
     call->reply.send(call->reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    sent = out.len;
+  }
   mcp__buf_free(&out);
+  mcp__request_log_call(call, MCP_ERR_INVALID_REQUEST, NULL, code, sent);
+  mcp__span_end(call, MCP_ERR_INVALID_REQUEST, NULL, code);
+  mcp__metrics_end(call, NULL, code);
+  call->log_started_ns = 0; /* one line per request */
+}
+
+void mcp__call_set_request_bytes(mcp_call_t *call, size_t bytes) {
+  call->request_bytes = bytes;
+}
+
+void mcp__call_note_tool_error(mcp_call_t *call) {
+  call->tool_error = true;
 }
 
 void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,

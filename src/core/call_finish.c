@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "core/call_internal.h"
+#include "core/request_log.h"
+#include "core/request_metrics.h"
+#include "core/request_span.h"
 #include "core/session_internal.h"
 #include <stdio.h>
 
@@ -32,6 +35,7 @@ static void call_free(mcp_call_t *call) {
   json_decref(call->round_state);
   json_decref(call->missing_caps);
   free(call->missing_caps_message);
+  mcp__span_discard(call);
   pthread_mutex_destroy(&call->send_lock);
   free(call);
 }
@@ -107,6 +111,8 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     mcp__session_remove_inflight(call->session, call);
   if (st == MCP_OK && call->handoff != NULL && call->cancel_scope != NULL)
     mcp__session_remove_inflight(call->cancel_scope, call);
+  int log_code = 0;    /* for the request log: the error code sent, */
+  size_t log_sent = 0; /* the response's bytes */
   /* A cancelled request gets no response at all (spec: cancellation). */
   if (!atomic_load(&call->cancelled)) {
     char small[1024]; /* most responses: no allocation */
@@ -137,6 +143,7 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
       const char *message;
       json_t *data;
       mcp__call_error_for_status(call, st, &code, &message, &data);
+      log_code = code;
       encoded =
           mcp__jsonrpc_encode_error(&out, call->msg.id, code, message, data);
     }
@@ -144,17 +151,31 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
      * once, so this answer must not wait behind them. */
     unsigned flags = MCP__SEND_FINAL | (call->handoff ? MCP__SEND_NOW : 0);
     pthread_mutex_lock(&call->send_lock);
-    if (encoded)
+    if (encoded) {
       call->reply.send(call->reply.ctx, out.data, out.len, flags);
-    else {
+      log_sent = out.len;
+    } else {
       mcp__buf_reset(&out);
+      log_code = MCP_RPC_INTERNAL_ERROR;
       if (mcp__jsonrpc_encode_error(&out, call->msg.id, MCP_RPC_INTERNAL_ERROR,
-                                    "Internal error", NULL))
+                                    "Internal error", NULL)) {
         call->reply.send(call->reply.ctx, out.data, out.len, flags);
+        log_sent = out.len;
+      }
     }
     pthread_mutex_unlock(&call->send_lock);
     mcp__buf_free(&out);
   }
+  /* Every request that became a call ends here (those refused while being
+   * bound end in mcp__call_reply_error): its line of the request log. */
+  if (call->log_started_ns != 0) {
+    mcp__request_log_call(call, st, result, log_code, log_sent);
+    call->log_started_ns = 0; /* a task's later end is not a request's */
+  }
+  if (call->span != NULL)
+    mcp__span_end(call, st, result, log_code);
+  if (call->metrics_started_ns != 0)
+    mcp__metrics_end(call, result, log_code);
   json_decref(result);
   mcp__channel reply = call->reply;
   void (*handoff)(mcp_call_t *, void *) = st == MCP_OK ? call->handoff : NULL;

@@ -11,6 +11,8 @@
 
 #include "core/core.h"
 
+typedef struct mcp__call_span mcp__call_span; /* request_span.c */
+
 struct mcp_call {
   mcp_server_t *server;
   mcp_session_t *session;  /* counted reference, or NULL (stateless) */
@@ -82,6 +84,18 @@ struct mcp_call {
    * the call sits in its in-flight list so notifications/cancelled from
    * that client reaches it, though it is served without the session. */
   mcp_session_t *cancel_scope;
+  /* The request log (request_log.h): when the call began, 0 when the log
+   * was off then (nothing is measured); the request's size; whether a
+   * tools/call answered with an isError result. */
+  int64_t log_started_ns;
+  size_t request_bytes;
+  bool tool_error;
+  /* Its OpenTelemetry span (request_span.h), or NULL: tracing off or not
+   * sampled. */
+  mcp__call_span *span;
+  /* When it began, for the duration histogram (request_metrics.h); 0 when
+   * metrics are off */
+  int64_t metrics_started_ns;
 };
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/call_internal.h"
+#include "core/request_span.h"
 
 static mcp_status send_nothing(void *ctx, const char *msg, size_t len,
                                unsigned flags) {
@@ -35,6 +36,9 @@ mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
   if (mcp__call_new(s, &msg, nowhere, NULL, &call) != MCP_OK)
     return NULL;               /* msg was cleared */
   call->progress_token = NULL; /* nobody to report progress to */
+  call->log_started_ns = 0;     /* a task run again, not a request */
+  mcp__span_discard(call);
+  call->metrics_started_ns = 0;
   if (stateless) {
     json_t *meta = mcp_call_meta(call);
     const char *v = json_string_value(

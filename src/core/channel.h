@@ -179,6 +179,9 @@ mcp_status mcp__refuse(mcp_server_t *s, const char *fmt, ...)
 /* mcp_server_set_max_message_bytes, mcp_server_set_worker_threads. */
 size_t mcp__server_max_message_bytes(const mcp_server_t *s);
 unsigned mcp__server_worker_threads(const mcp_server_t *s);
+/* mcp_server_set_stdout_guard: whether mcp_server_serve_stdio moves the
+ * protocol off fd 1 (the default). */
+bool mcp__server_guards_stdout(const mcp_server_t *s);
 /* The shareable state of an initialized session as JSON text (malloc'd;
  * NULL before initialize or out of memory): version, client capabilities
  * and info, log level, subscriptions, tasks key (core/session_share.c). For

@@ -58,6 +58,15 @@ struct mcp_server {
   mcp_log_fn log_fn;
   void *log_user_data;
   mcp_log_level log_min;
+  bool log_params; /* request log lines carry params (request_log.h) */
+  /* OpenTelemetry traces (request_span.h): the exporter, NULL when off,
+   * and the sampler (mcp__sampler) with its ratio */
+  struct mcp__otlp *otlp;
+  struct mcp__metrics *metrics; /* OpenTelemetry metrics, NULL when off */
+  int trace_sampler;
+  double trace_ratio;
+  /* mcp_server_set_stdout_guard(false): serve stdio on fd 1 itself */
+  bool stdout_unguarded;
 
   mcp__catalog tools; /* of mcp_tool_t (entry first) */
   /* resources, resource templates, prompts (src/resources, src/prompts) */
@@ -252,6 +261,10 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
  * call stays the caller's to release). */
 void mcp__call_reply_error(mcp_call_t *call, int code, const char *message,
                            const json_t *data);
+/* The size of the call's request in bytes, for the request log. */
+void mcp__call_set_request_bytes(mcp_call_t *call, size_t bytes);
+/* tools/call answered with an isError result (for the request log). */
+void mcp__call_note_tool_error(mcp_call_t *call);
 /* 2026-07-28: the call is stateless, speaks version, with the client's
  * capabilities and info from its _meta (borrowed from the params). */
 void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,

@@ -8,6 +8,7 @@
  * connection until its last call has finished.
  */
 #include "core/call_internal.h"
+#include "core/request_metrics.h"
 #include "core/session_internal.h"
 #include "util/hash.h"
 #include "util/rand.h"
@@ -145,6 +146,8 @@ void mcp__session_close(mcp_session_t *se) {
    * poll */
   if (se->server->task_hooks)
     se->server->task_hooks->session_event(se->server, se, false);
+  if (se->server->metrics != NULL)
+    mcp__metrics_session(se);
 }
 
 void mcp__session_stream_opened(mcp_session_t *se) {
@@ -311,6 +314,10 @@ void mcp__session_set_outbound_base(mcp_session_t *se, int64_t first) {
 
 size_t mcp__server_max_message_bytes(const mcp_server_t *s) {
   return s->max_message_bytes;
+}
+
+bool mcp__server_guards_stdout(const mcp_server_t *s) {
+  return !s->stdout_unguarded;
 }
 
 unsigned mcp__server_worker_threads(const mcp_server_t *s) {

@@ -63,6 +63,10 @@ struct mcp_session {
   int64_t next_outbound_id;
   mcp__outbound *outbound;
   char *id;                 /* transport session id (HTTP) or NULL */
+  /* OpenTelemetry metrics (request_metrics.h): when initialize was
+   * answered (0: not, or metrics off) and over which transport */
+  int64_t metrics_started_ns;
+  bool metrics_http;
   json_t *subscriptions;    /* uri -> true (resources/subscribe) or NULL */
   json_t *url_elicitations; /* elicitationId -> true, sent to this client */
   void *transport_data;

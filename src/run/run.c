@@ -23,6 +23,8 @@ typedef struct run_opts {
   bool help, version;
   bool has_level;
   mcp_log_level level;
+  bool log_params;
+  bool unguarded; /* --no-stdout-guard */
 } run_opts;
 
 static const char *base_name(const char *path) {
@@ -32,7 +34,8 @@ static const char *base_name(const char *path) {
 
 static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
   fprintf(f,
-          "usage: %s [--stdio | --http HOST:PORT] [--log-level LEVEL]\n"
+          "usage: %s [--stdio | --http HOST:PORT] [--log-level LEVEL] "
+          "[--log-params] [--no-stdout-guard]\n"
           "       %s --help | --version\n",
           prog, prog);
   if (s->title != NULL)
@@ -46,7 +49,11 @@ static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
         "                     ([::1]:PORT for IPv6; port 0 picks a free one)\n"
         "  --log-level LEVEL  library diagnostics on stderr from LEVEL up:\n"
         "                     debug, info, notice, warning (default), error,\n"
-        "                     critical, alert, emergency\n"
+        "                     critical, alert, emergency; debug logs one\n"
+        "                     line per request\n"
+        "  --log-params       request log lines carry the params\n"
+        "  --no-stdout-guard  stdio: leave fd 1 to the protocol (by default\n"
+        "                     what handlers print to stdout goes to stderr)\n"
         "  --help, -h         print this help\n"
         "  --version, -V      print the server and libmcp versions\n",
         f);
@@ -86,6 +93,10 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
     const char *v;
     if (strcmp(a, "--stdio") == 0) {
       o->http = NULL;
+    } else if (strcmp(a, "--no-stdout-guard") == 0) {
+      o->unguarded = true;
+    } else if (strcmp(a, "--log-params") == 0) {
+      o->log_params = true;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       o->help = true;
     } else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
@@ -154,8 +165,19 @@ int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
   }
   if (o.has_level)
     mcp_server_set_log_level(s, o.level);
+  if (o.log_params)
+    mcp_server_set_log_params(s, true);
+  if (o.unguarded)
+    mcp_server_set_stdout_guard(s, false);
   mcp_error_t err = {0};
-  mcp_status st = mcp__server_start_serving(s, &err); /* tools need tasks? */
+  /* OpenTelemetry traces when OTEL_EXPORTER_OTLP_*ENDPOINT names a
+   * collector; a setting libmcp cannot follow is refused, not ignored */
+  mcp_status st = mcp_server_otlp_from_env(s, &err);
+  if (st != MCP_OK) {
+    fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
+    return RUN_FAIL;
+  }
+  st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {
     fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
     return RUN_FAIL;

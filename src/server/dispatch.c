@@ -9,6 +9,7 @@
  * see one uniform mcp_call_t either way.
  */
 #include "outbound/outbound.h"
+#include "core/request_log.h"
 #include "server/era_modern.h"
 #include "server/internal.h"
 
@@ -16,13 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void send_error(mcp__channel reply, const json_t *id, int code,
-                       const char *message, const json_t *data) {
+/* Returns the bytes sent (0: none). */
+static size_t send_error(mcp__channel reply, const json_t *id, int code,
+                         const char *message, const json_t *data) {
   mcp__buf out;
   mcp__buf_init(&out);
-  if (mcp__jsonrpc_encode_error(&out, id, code, message, data))
+  size_t sent = 0;
+  if (mcp__jsonrpc_encode_error(&out, id, code, message, data)) {
     reply.send(reply.ctx, out.data, out.len, MCP__SEND_FINAL);
+    sent = out.len;
+  }
   mcp__buf_free(&out);
+  return sent;
 }
 
 void mcp__reply_error(mcp__channel reply, int code, const char *message) {
@@ -90,15 +96,18 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     snprintf(msg, sizeof msg,
              "Invalid Request: message of %zu bytes exceeds the limit of %zu",
              len, s->max_message_bytes);
-    mcp__reply_error(reply, MCP_RPC_INVALID_REQUEST, msg);
+    size_t sent = send_error(reply, NULL, MCP_RPC_INVALID_REQUEST, msg, NULL);
+    mcp__request_log_unread(s, peer, NULL, MCP_RPC_INVALID_REQUEST, len, sent);
     return MCP__ACCEPT_REJECTED;
   }
   mcp__message msg;
   mcp__decode_error derr;
   if (mcp__jsonrpc_decode_server(bytes, len, s->max_json_depth, scan, &msg,
                                  &derr) != MCP_OK) {
-    if (derr.reply)
-      send_error(reply, derr.id, derr.code, derr.message, NULL);
+    if (derr.reply) {
+      size_t sent = send_error(reply, derr.id, derr.code, derr.message, NULL);
+      mcp__request_log_unread(s, peer, derr.id, derr.code, len, sent);
+    }
     mcp__decode_error_clear(&derr);
     return MCP__ACCEPT_REJECTED;
   }
@@ -125,6 +134,7 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
   mcp_call_t *call;
   if (mcp__call_new(s, &msg, reply, peer, &call) != MCP_OK)
     return MCP__ACCEPT_REJECTED;
+  mcp__call_set_request_bytes(call, len);
 
   bool ok;
   if (mcp__is_modern_request(peer,

@@ -18,6 +18,8 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result);
 /* The rows of the methods above and subscriptions/listen. */
 mcp_status mcp__lifecycle_register(mcp_server_t *s);
+/* tracing.c: stops the OTLP exporter (its last spans go out), if any. */
+void mcp__server_tracing_stop(mcp_server_t *s);
 
 /* ---- listen_method.c ----------------------------------------------------- */
 mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result);

@@ -10,6 +10,7 @@
 #include "server/internal.h"
 #include "skills/skills_internal.h"
 #include "tools/tool_internal.h"
+#include "mcp/stdio.h"
 #include "util/rand.h"
 
 #include <stdarg.h>
@@ -85,6 +86,7 @@ void mcp_server_free(mcp_server_t *s) {
   mcp__relay_close(s); /* no remote delivery from now on */
   if (s->task_hooks)   /* its threads still use the server */
     s->task_hooks->shutdown(s);
+  mcp__server_tracing_stop(s); /* the last spans go out (or are dropped) */
   mcp__listen_destroy(s);
   mcp__catalog_destroy(&s->tools);
   mcp__catalog_destroy(&s->resources);
@@ -246,6 +248,18 @@ void mcp_server_set_log_handler(mcp_server_t *s, mcp_log_fn fn,
 void mcp_server_set_log_level(mcp_server_t *s, mcp_log_level min) {
   if (s)
     s->log_min = min;
+}
+
+mcp_status mcp_server_set_stdout_guard(mcp_server_t *s, bool on) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  s->stdout_unguarded = !on;
+  return MCP_OK;
+}
+
+void mcp_server_set_log_params(mcp_server_t *s, bool on) {
+  if (s)
+    s->log_params = on;
 }
 
 json_t *mcp__server_info_json(const mcp_server_t *cs) {

@@ -351,6 +351,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
                                      mcp__call_raw_result(call), &is_error)
                  : mcp__tool_execute(call, tool, args,
                                      mcp__call_raw_result(call), &is_error);
+  if (st == MCP_OK && is_error)
+    mcp__call_note_tool_error(call);
   if (mcp__call_is_handed_off(call) &&
       hooks != NULL) /* mcp_call_continue_as_task */
     st = hooks->call_started(call, result);

@@ -208,7 +208,9 @@ void mcp__hs_on_connection(void *cls, mcp__he_conn *conn,
   c->since_ms = mcp__monotonic_ms();
   pthread_mutex_lock(&l->lock);
   c->wait_seq = ++l->seq;
+  size_t evicted = l->evicted;
   admit(l, c);
+  evicted = l->evicted - evicted;
   if (c->refuse)
     l->refused++;
   c->next = l->head;
@@ -218,6 +220,11 @@ void mcp__hs_on_connection(void *cls, mcp__he_conn *conn,
   l->count++;
   pthread_mutex_unlock(&l->lock);
   *socket_context = c;
+  if (evicted > 0) /* logged outside the lock (the handler is the user's) */
+    mcp__log(h->server, MCP_LOG_INFO,
+             "http: closed %zu connection(s) still waiting for a request to "
+             "admit a new one (connection limit)",
+             evicted);
 }
 
 enum hs_admit mcp__hs_conn_request(hs_limits *l, mcp__he_conn *conn,
@@ -293,14 +300,21 @@ void mcp__hs_limits_tick(hs_limits *l, int64_t now_ms) {
   int64_t deadline = l->h->o->request_timeout_ms;
   if (deadline <= 0)
     return;
+  size_t closed = 0;
   pthread_mutex_lock(&l->lock);
   for (hs_conn *x = l->head; x; x = x->next)
     if (!x->shut && (x->phase == C_WAITING || x->phase == C_READING) &&
         now_ms - x->since_ms >= deadline) {
       shut(l, x);
       l->deadline_closed++;
+      closed++;
     }
   pthread_mutex_unlock(&l->lock);
+  if (closed > 0)
+    mcp__log(l->h->server, MCP_LOG_INFO,
+             "http: closed %zu connection(s) past the request deadline "
+             "(%lld ms)",
+             closed, (long long)deadline);
 }
 
 hs_limits_stats mcp__hs_limits_stats(hs_limits *l) {

@@ -269,9 +269,47 @@ static enum mcp__he_result reply_empty(mcp__he_conn *conn, unsigned status,
   return ret;
 }
 
+/* The client's address as text ("127.0.0.1:51234", "[::1]:51234"), or
+ * "?" when the connection does not say. */
+static void client_address(mcp__he_conn *conn, char out[80]) {
+  const struct sockaddr *sa = mcp__he_client_addr(conn);
+  char host[INET6_ADDRSTRLEN] = "?";
+  unsigned port = 0;
+  if (sa && sa->sa_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+    snprintf(out, 80, "%s:%u", host, port);
+  } else if (sa && sa->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    port = ntohs(in6->sin6_port);
+    snprintf(out, 80, "[%s]:%u", host, port);
+  } else {
+    snprintf(out, 80, "?");
+  }
+}
+
+/* Info-level line for a request refused by a limit or by authorization
+ * (docs/observability.md): who, what status, why. */
+static void log_refusal(mcp_http_server_t *h, mcp__he_conn *conn,
+                        unsigned status, const char *why) {
+  char addr[80]; /* refusals are rare: mcp__log checks the level */
+  client_address(conn, addr);
+  mcp__log(h->server, MCP_LOG_INFO, "http: refused client=%s status=%u: %s",
+           addr, status, why);
+}
+
 /* Sends a reply the resource server made (metadata, 401, 403, 503). */
-static enum mcp__he_result reply_auth(mcp__he_conn *conn,
+static enum mcp__he_result reply_auth(mcp_http_server_t *h,
+                                      mcp__he_conn *conn,
                                       mcp__auth_reply *a) {
+  if (a->status >= 400)
+    log_refusal(h, conn, a->status,
+                a->status == 401   ? "authorization: no valid bearer token"
+                : a->status == 403 ? "authorization: insufficient scope or "
+                                     "forbidden"
+                                   : "authorization");
   mcp__he_resp *resp = mcp__he_resp_buffer(
       a->body_len, a->body ? a->body : (void *)"", MCP__HE_MEM_MUST_COPY);
   enum mcp__he_result ret = MCP__HE_NO;
@@ -320,6 +358,7 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
 static enum mcp__he_result reply_limit(mcp_http_server_t *h,
                                        mcp__he_conn *conn,
                                        enum hs_admit why, const char *message) {
+  log_refusal(h, conn, why == HS_ADMIT_TOO_MANY ? 429 : 503, message);
   mcp__buf b;
   mcp__buf_init(&b);
   mcp__jsonrpc_encode_error(&b, NULL, RPC_SERVER_BUSY, message, NULL);
@@ -583,7 +622,7 @@ static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
     mcp__auth_reply reply;
     if (mcp__auth_authorize(h->o->auth, &ar, r->scopes, r->body.data,
                             r->body.len, &reply) == MCP__ADMIT_REPLY)
-      return reply_auth(conn, &reply);
+      return reply_auth(h, conn, &reply);
   }
   /* A legacy version header over a body whose _meta names a version,
    * outside a session, is a 2026-07-28 request whose headers disagree with
@@ -934,7 +973,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
     mcp__auth_reply reply;
     if (mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes, &reply) ==
         MCP__ADMIT_REPLY)
-      return reply_auth(conn, &reply);
+      return reply_auth(h, conn, &reply);
     r->peer.subject = r->subject;
     r->peer.scopes = r->scopes;
     r->peer.may_read = mcp__auth_may_read; /* streams see what it may read */

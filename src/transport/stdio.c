@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "server/dispatch.h"
+#include "transport/stdout_guard.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/hash.h"
@@ -929,5 +930,11 @@ cleanup:
 }
 
 mcp_status mcp_server_serve_stdio(mcp_server_t *s) {
-  return mcp_server_serve_fds(s, STDIN_FILENO, STDOUT_FILENO);
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp__stdout_guard guard;
+  int out = mcp__stdout_guard_begin(&guard, s);
+  mcp_status st = mcp_server_serve_fds(s, STDIN_FILENO, out);
+  mcp__stdout_guard_end(&guard);
+  return st;
 }

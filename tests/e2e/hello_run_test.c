@@ -34,9 +34,11 @@ static char *read_all(int fd) {
   return s;
 }
 
-/* Runs mcp-hello with args (stdin from /dev/null); returns its exit code
- * (-1 when it did not exit normally), stdout and stderr in *out, *err. */
-static int run_hello(const char *const args[], char **out, char **err) {
+/* Runs mcp-hello with args and input on stdin (NULL: /dev/null); returns
+ * its exit code (-1 when it did not exit normally), stdout and stderr in
+ * *out, *err. */
+static int run_hello_with(const char *const args[], const char *input,
+                          char **out, char **err) {
   char *argv[16] = {hello_bin};
   int n = 1;
   for (; args[n - 1] != NULL && n < 15; n++)
@@ -53,6 +55,14 @@ static int run_hello(const char *const args[], char **out, char **err) {
   if (pid == 0) {
     tu_child_dies_with(parent_);
     int nul = open("/dev/null", O_RDONLY);
+    if (input != NULL) {
+      char ipath[] = "/tmp/hello-in-XXXXXX";
+      nul = mkstemp(ipath);
+      unlink(ipath);
+      if (nul < 0 || write(nul, input, strlen(input)) < 0 ||
+          lseek(nul, 0, SEEK_SET) != 0)
+        _exit(126);
+    }
     dup2(nul, 0);
     dup2(ofd, 1);
     dup2(efd, 2);
@@ -68,6 +78,56 @@ static int run_hello(const char *const args[], char **out, char **err) {
   close(ofd);
   close(efd);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run_hello(const char *const args[], char **out, char **err) {
+  return run_hello_with(args, NULL, out, err);
+}
+
+static void assert_has(const char *text, const char *part) {
+  if (strstr(text, part) == NULL)
+    fail_msg("\"%s\" not in:\n%s", part, text);
+}
+
+#define HELLO_INIT                                                             \
+  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"      \
+  "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"   \
+  "\"name\":\"t\",\"version\":\"1\"}}}\n"                                       \
+  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+#define HELLO_GREET                                                            \
+  "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"      \
+  "\"name\":\"greet\",\"arguments\":{\"name\":\"secret-name\"}}}\n"
+
+/* --log-level debug: one line per request on stderr (issue #26 item 1),
+ * the arguments only with --log-params; warning (the default): none. */
+static void test_request_log_stdio(void **state) {
+  (void)state;
+  char *out, *err;
+  const char *debug[] = {"--log-level", "debug", NULL};
+  assert_int_equal(run_hello_with(debug, HELLO_INIT HELLO_GREET, &out, &err),
+                   0);
+  assert_has(out, "Hello, secret-name!");
+  assert_has(err, "libmcp debug: request time=");
+  assert_has(err, " transport=stdio era=2025-11-25 method=initialize id=1 ");
+  assert_has(err, " transport=stdio era=2025-11-25 method=tools/call "
+                  "tool=greet id=2 duration_ms=");
+  assert_has(err, " outcome=result bytes_in=");
+  assert_null(strstr(err, "secret-name"));
+  free(out);
+  free(err);
+  const char *params[] = {"--log-level=debug", "--log-params", NULL};
+  assert_int_equal(run_hello_with(params, HELLO_INIT HELLO_GREET, &out, &err),
+                   0);
+  assert_has(err, "params={\"name\":\"greet\",\"arguments\":{\"name\":"
+                  "\"secret-name\"}}");
+  free(out);
+  free(err);
+  const char *quiet[] = {NULL};
+  assert_int_equal(run_hello_with(quiet, HELLO_INIT HELLO_GREET, &out, &err),
+                   0);
+  assert_null(strstr(err, "request "));
+  free(out);
+  free(err);
 }
 
 static void test_help(void **state) {
@@ -161,7 +221,8 @@ static void test_http(void **state) {
     dup2(nul, 1);
     dup2(errp[1], 2);
     close(errp[0]);
-    execl(hello_bin, hello_bin, "--http", "127.0.0.1:0", (char *)NULL);
+    execl(hello_bin, hello_bin, "--http", "127.0.0.1:0", "--log-level",
+          "debug", (char *)NULL);
     _exit(127);
   }
   close(errp[1]);
@@ -188,6 +249,16 @@ static void test_http(void **state) {
       200);
   assert_non_null(strstr(body, "Hello, run!"));
   free(body);
+  /* the request log of that call (issue #26 item 1), on stderr */
+  bool logged = false;
+  while (!logged && (line = tu_proc_read_line(&p, 10000)) != NULL) {
+    logged = strstr(line, "libmcp debug: request ") != NULL &&
+             strstr(line, " transport=http era=2025-11-25 method=tools/call "
+                          "tool=greet id=2 ") != NULL &&
+             strstr(line, " outcome=result ") != NULL;
+    free(line);
+  }
+  assert_true(logged);
 
   assert_int_equal(kill(pid, SIGTERM), 0);
   int status = tu_proc_finish(&p, 15000);
@@ -218,6 +289,7 @@ int main(void) {
       cmocka_unit_test(test_version),
       cmocka_unit_test(test_usage_errors),
       cmocka_unit_test(test_stdio),
+      cmocka_unit_test(test_request_log_stdio),
       cmocka_unit_test(test_http),
       cmocka_unit_test(test_http_port_taken),
   };

@@ -343,8 +343,28 @@ static void modern_call(int port, const char *token, const char *tool,
   free(h);
 }
 
+/* The info lines of the server under test: refusals (issue #26 item 1). */
+static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+static char info_text[8192];
+
+static void keep_info(mcp_log_level l, const char *m, void *ud) {
+  (void)ud;
+  if (l != MCP_LOG_INFO)
+    return;
+  pthread_mutex_lock(&info_lock);
+  size_t used = strlen(info_text);
+  if (used + strlen(m) + 2 <= sizeof info_text) { /* the first lines are kept */
+    strcat(info_text, m);
+    strcat(info_text, "\n");
+  }
+  pthread_mutex_unlock(&info_lock);
+}
+
 static void auth_fixture(fixture *f, mcp_auth_t *a, bool tasks) {
   fixture_new_server(f, "http-auth-test");
+  info_text[0] = '\0';
+  mcp_server_set_log_handler(f->server, keep_info, NULL);
+  mcp_server_set_log_level(f->server, MCP_LOG_INFO);
   add_tool(f->server, "whoami", whoami, MCP_TASK_FORBIDDEN);
   add_tool(f->server, "admin", whoami, MCP_TASK_FORBIDDEN);
   if (tasks) {
@@ -444,6 +464,11 @@ static void test_http_challenges(void **state) {
   free(r.body);
   fixture_stop(&f);
   mcp_auth_free(a);
+  /* each refusal logged at info, with the client's address */
+  if (strstr(info_text, "http: refused client=127.0.0.1:") == NULL ||
+      strstr(info_text,
+             " status=401: authorization: no valid bearer token") == NULL)
+    fail_msg("no refusal logged at info:\n%s", info_text);
 }
 
 /* Issue #25: the 401's scope hint names each scope once when two rules

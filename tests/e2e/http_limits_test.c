@@ -99,11 +99,43 @@ static mcp_status echo(mcp_call_t *call, json_t *args, mcp_result_t *r,
 
 /* One network thread: connections are accepted in the order they were
  * made, so the first slow connection is the longest-waiting one. */
-static void serve(fixture *f, mcp_http_options_t *o) {
+/* Info lines the server logged (refusals, issue #26 item 1). */
+typedef struct info_log {
+  pthread_mutex_t lock;
+  char text[16384];
+} info_log;
+
+static void keep_info(mcp_log_level l, const char *m, void *ud) {
+  info_log *log = ud;
+  if (l != MCP_LOG_INFO)
+    return;
+  pthread_mutex_lock(&log->lock);
+  size_t used = strlen(log->text);
+  if (used + strlen(m) + 2 <= sizeof log->text) { /* the first lines are kept */
+    strcat(log->text, m);
+    strcat(log->text, "\n");
+  }
+  pthread_mutex_unlock(&log->lock);
+}
+
+/* serve() with the info lines kept in log. */
+static void serve_logged(fixture *f, mcp_http_options_t *o, info_log *log) {
   mcp_http_options_set_io_threads(o, 1);
   fixture_new_server(f, "limits");
+  mcp_server_set_log_handler(f->server, keep_info, log);
+  mcp_server_set_log_level(f->server, MCP_LOG_INFO);
   add_tool(f->server, "echo", echo, MCP_TASK_FORBIDDEN);
   fixture_serve(f, o);
+}
+
+/* Every server of this test logs its info lines into limits_log. */
+static info_log limits_log = {PTHREAD_MUTEX_INITIALIZER, ""};
+
+static void serve(fixture *f, mcp_http_options_t *o) {
+  pthread_mutex_lock(&limits_log.lock);
+  limits_log.text[0] = '\0';
+  pthread_mutex_unlock(&limits_log.lock);
+  serve_logged(f, o, &limits_log);
 }
 
 /* A normal client: initialize answered 200 with a session id. */
@@ -163,6 +195,9 @@ static void test_slowloris_total(void **state) {
   assert_true(s.evicted >= N - 48);
   assert_true(s.connections <= 48 + 1);
   end_slowloris(&f, fds, N); /* served again; the first ones displaced */
+  if (strstr(limits_log.text, "http: closed 1 connection(s) still waiting "
+                              "for a request to admit a new one") == NULL)
+    fail_msg("no eviction logged at info:\n%s", limits_log.text);
 }
 
 /* Slowloris from one address: it never holds more than its share, and a
@@ -209,6 +244,8 @@ static void test_request_deadline(void **state) {
   assert_true(stats(&f).deadline_closed >= 2);
   assert_served(f.port);
   fixture_stop(&f);
+  if (strstr(limits_log.text, "past the request deadline (300 ms)") == NULL)
+    fail_msg("no deadline closing logged at info:\n%s", limits_log.text);
 }
 
 /* GET stream of session sid on c; asserts 200. */
@@ -227,7 +264,7 @@ static void assert_retry_after(tc_conn *c, int status) {
 }
 
 /* When every connection of an address carries a stream (nothing to
- * displace), the next request gets 429 with Retry-After. */
+ * displace), the next request gets 429 with Retry-After, logged at info. */
 static void test_per_address_full_429(void **state) {
   (void)state;
   fixture f;
@@ -252,6 +289,10 @@ static void test_per_address_full_429(void **state) {
   tc_close(&ga);
   tc_close(&gb);
   fixture_stop(&f);
+  if (strstr(limits_log.text, "http: refused client=127.0.0.1:") == NULL ||
+      strstr(limits_log.text,
+             " status=429: Too many connections from this address") == NULL)
+    fail_msg("no refusal logged at info:\n%s", limits_log.text);
 }
 
 /* Streams: a session beyond its share gets 429, the server beyond its

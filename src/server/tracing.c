@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* tracing.c - turning OpenTelemetry traces on (issue #26 item 4, traces
+ * only): the exporter (telemetry/otlp.h), the sampler and the resource, by
+ * the API or the standard OTEL_* environment variables. Spans themselves
+ * are made in core (core/request_span.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/request_span.h"
+#include "mcp/version.h"
+#include "server/internal.h"
+#include "telemetry/metrics.h"
+#include "telemetry/otlp.h"
+#include "telemetry/resource.h"
+
+static const char *env(const char *name) {
+  const char *v = getenv(name);
+  return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+static int64_t env_ms(const char *name, int64_t fallback) {
+  const char *v = env(name);
+  char *end;
+  long long n = v ? strtoll(v, &end, 10) : 0;
+  return v && *end == '\0' && n > 0 ? (int64_t)n : fallback;
+}
+
+mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
+                                         const char *traces_url,
+                                         const char *headers,
+                                         mcp_error_t *err) {
+  if (s == NULL || traces_url == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server or no URL");
+  if (atomic_load(&s->serving))
+    return mcp_error_set(err, MCP_ERR_STATE,
+                         "tracing is enabled before serving");
+  if (s->otlp != NULL)
+    return mcp_error_set(err, MCP_ERR_EXISTS, "tracing is already enabled");
+  char *resource = mcp__otel_resource_json(s->name);
+  if (resource == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  mcp__otlp_config cfg = {
+      .traces_url = traces_url,
+      .headers = headers,
+      .resource_attributes_json = resource,
+      .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000),
+      .max_queue = (size_t)env_ms("OTEL_BSP_MAX_QUEUE_SIZE", 2048),
+      .max_batch = (size_t)env_ms("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512)};
+  char why[600] = "";
+  mcp_status st = mcp__otlp_start(&cfg, &s->otlp, why, sizeof why);
+  free(resource);
+  if (st != MCP_OK)
+    return mcp_error_set(err, st, "%s", why[0] ? why : mcp_strerror(st));
+  mcp__log(s, MCP_LOG_INFO, "tracing: OTLP/HTTP JSON spans to %s", traces_url);
+  return MCP_OK;
+}
+
+static uint64_t dropped_spans(void *ctx) {
+  const mcp_server_t *s = ctx;
+  return s->otlp != NULL ? mcp__otlp_dropped(s->otlp) : 0;
+}
+
+mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
+                                          const char *metrics_url,
+                                          const char *headers,
+                                          mcp_error_t *err) {
+  if (s == NULL || metrics_url == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server or no URL");
+  if (atomic_load(&s->serving))
+    return mcp_error_set(err, MCP_ERR_STATE,
+                         "metrics are enabled before serving");
+  if (s->metrics != NULL)
+    return mcp_error_set(err, MCP_ERR_EXISTS, "metrics are already enabled");
+  char *resource = mcp__otel_resource_json(s->name);
+  if (resource == NULL)
+    return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  mcp__metrics_config cfg = {
+      .metrics_url = metrics_url,
+      .headers = headers,
+      .resource_attributes_json = resource,
+      .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
+      .max_series = 1000,
+      .dropped_spans = dropped_spans,
+      .dropped_ctx = s};
+  char why[600] = "";
+  mcp_status st = mcp__metrics_start(&cfg, &s->metrics, why, sizeof why);
+  free(resource);
+  if (st != MCP_OK)
+    return mcp_error_set(err, st, "%s", why[0] ? why : mcp_strerror(st));
+  mcp__log(s, MCP_LOG_INFO, "metrics: OTLP/HTTP JSON to %s", metrics_url);
+  return MCP_OK;
+}
+
+mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
+                                        double ratio) {
+  static const struct {
+    const char *name;
+    mcp__sampler kind;
+  } names[] = {{"parentbased_always_on", MCP__SAMPLE_PARENT_ALWAYS_ON},
+               {"always_on", MCP__SAMPLE_ALWAYS_ON},
+               {"always_off", MCP__SAMPLE_ALWAYS_OFF},
+               {"traceidratio", MCP__SAMPLE_RATIO},
+               {"parentbased_always_off", MCP__SAMPLE_PARENT_ALWAYS_OFF},
+               {"parentbased_traceidratio", MCP__SAMPLE_PARENT_RATIO}};
+  if (s == NULL || sampler == NULL || !(ratio >= 0 && ratio <= 1))
+    return MCP_ERR_INVALID_ARG;
+  if (atomic_load(&s->serving))
+    return MCP_ERR_STATE;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(sampler, names[i].name) == 0) {
+      s->trace_sampler = (int)names[i].kind;
+      s->trace_ratio = ratio;
+      return MCP_OK;
+    }
+  return MCP_ERR_INVALID_ARG;
+}
+
+/* Metrics as the environment says: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+ * else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; OTEL_METRICS_EXPORTER
+ * otlp or none. */
+static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
+  const char *exporter = env("OTEL_METRICS_EXPORTER");
+  if (exporter && strcmp(exporter, "none") == 0)
+    return MCP_OK;
+  if (exporter && strcmp(exporter, "otlp") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "OTEL_METRICS_EXPORTER=%.100s: libmcp exports otlp "
+                         "(or none)",
+                         exporter);
+  const char *url = env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+  char joined[1100];
+  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+    size_t n = strlen(url);
+    snprintf(joined, sizeof joined, "%s%sv1/metrics", url,
+             n && url[n - 1] == '/' ? "" : "/");
+    url = joined;
+  }
+  if (url == NULL)
+    return MCP_OK;
+  const char *protocol = env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL");
+  if (protocol == NULL)
+    protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
+  if (protocol != NULL && strcmp(protocol, "http/json") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "OTEL_EXPORTER_OTLP_PROTOCOL=%.60s: libmcp exports "
+                         "http/json only",
+                         protocol);
+  const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
+  if (headers == NULL)
+    headers = env("OTEL_EXPORTER_OTLP_HEADERS");
+  return mcp_server_enable_otlp_metrics(s, url, headers, err);
+}
+
+mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
+  if (s == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server");
+  const char *disabled = env("OTEL_SDK_DISABLED");
+  const char *exporter = env("OTEL_TRACES_EXPORTER");
+  if (disabled && strcmp(disabled, "true") == 0)
+    return MCP_OK;
+  if (exporter && strcmp(exporter, "none") == 0)
+    return metrics_from_env(s, err);
+  if (exporter && strcmp(exporter, "otlp") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "OTEL_TRACES_EXPORTER=%.100s: libmcp exports otlp "
+                         "(or none)",
+                         exporter);
+  const char *sampler = env("OTEL_TRACES_SAMPLER");
+  if (sampler != NULL) {
+    const char *arg = env("OTEL_TRACES_SAMPLER_ARG");
+    char *end = NULL;
+    double ratio = arg ? strtod(arg, &end) : 1.0;
+    if ((arg && *end != '\0') ||
+        mcp_server_set_trace_sampler(s, sampler, ratio) != MCP_OK)
+      return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                           "OTEL_TRACES_SAMPLER=%.60s with "
+                           "OTEL_TRACES_SAMPLER_ARG=%.40s: not a sampler "
+                           "libmcp knows (always_on, always_off, "
+                           "traceidratio, parentbased_always_on, "
+                           "parentbased_always_off, parentbased_traceidratio; "
+                           "ratio 0..1)",
+                           sampler, arg ? arg : "");
+  }
+  const char *url = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  char joined[1100];
+  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+    size_t n = strlen(url);
+    snprintf(joined, sizeof joined, "%s%sv1/traces", url,
+             n && url[n - 1] == '/' ? "" : "/");
+    url = joined;
+  }
+  if (url == NULL)
+    return metrics_from_env(s, err); /* no collector for traces */
+  const char *protocol = env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+  if (protocol == NULL)
+    protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
+  if (protocol != NULL && strcmp(protocol, "http/json") != 0)
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "OTEL_EXPORTER_OTLP_PROTOCOL=%.60s: libmcp exports "
+                         "http/json only",
+                         protocol);
+  const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+  if (headers == NULL)
+    headers = env("OTEL_EXPORTER_OTLP_HEADERS");
+  mcp_status st = mcp_server_enable_otlp_traces(s, url, headers, err);
+  if (st != MCP_OK)
+    return st;
+  return metrics_from_env(s, err);
+}
+
+uint64_t mcp_server_otlp_dropped(const mcp_server_t *s) {
+  return s != NULL && s->otlp != NULL ? mcp__otlp_dropped(s->otlp) : 0;
+}
+
+uint64_t mcp_server_otlp_exported(const mcp_server_t *s) {
+  return s != NULL && s->otlp != NULL ? mcp__otlp_exported(s->otlp) : 0;
+}
+
+void mcp__server_tracing_stop(mcp_server_t *s) {
+  mcp__metrics_stop(s->metrics); /* first: it reads the spans dropped */
+  s->metrics = NULL;
+  mcp__otlp_stop(s->otlp);
+  s->otlp = NULL;
+}

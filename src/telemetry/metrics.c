@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/* metrics.c - see metrics.h. */
+#include "telemetry/metrics.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mcp/version.h"
+#include "telemetry/otlp_http.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "util/hash.h"
+
+/* The conventions' buckets for MCP operation and session durations. */
+static const double BOUNDS[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
+                                2,    5,    10,   30,  60,  120, 300};
+#define NBOUNDS (sizeof BOUNDS / sizeof BOUNDS[0])
+
+static const struct {
+  const char *name, *description;
+} INSTRUMENTS[MCP__METRIC_COUNT] = {
+    {"mcp.server.operation.duration",
+     "Duration of an MCP request as the server saw it"},
+    {"mcp.server.session.duration",
+     "Duration of an MCP session from initialize to its end"}};
+
+typedef struct series {
+  mcp__instrument instrument;
+  char *attrs; /* NULL: free slot */
+  size_t len;
+  uint64_t hash;
+  uint64_t count, buckets[NBOUNDS + 1];
+  double sum, min, max;
+} series;
+
+struct mcp__metrics {
+  mcp__otlp_target target;
+  char *resource;
+  int64_t interval_ms, start_ns;
+  uint64_t (*dropped_spans)(void *ctx);
+  void *dropped_ctx;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  bool stopping;
+  series *table; /* open addressing, 2 * max_series slots */
+  size_t slots, used, max_series;
+  uint64_t dropped_series, dropped_exports;
+  pthread_t thread;
+};
+
+static int64_t wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
+                         const char *attrs, size_t len, double seconds) {
+  uint64_t h = mcp__hash_bytes(attrs, len) ^ (uint64_t)instrument;
+  pthread_mutex_lock(&m->lock);
+  series *s = NULL;
+  for (size_t i = 0; i < m->slots; i++) {
+    series *x = &m->table[(h + i) % m->slots];
+    if (x->attrs == NULL) {
+      if (m->used >= m->max_series || (x->attrs = malloc(len)) == NULL) {
+        m->dropped_series++;
+        break;
+      }
+      memcpy(x->attrs, attrs, len);
+      x->instrument = instrument;
+      x->len = len;
+      x->hash = h;
+      x->min = x->max = seconds;
+      m->used++;
+      s = x;
+      break;
+    }
+    if (x->hash == h && x->instrument == instrument && x->len == len &&
+        memcmp(x->attrs, attrs, len) == 0) {
+      s = x;
+      break;
+    }
+  }
+  if (s != NULL) {
+    size_t b = 0;
+    while (b < NBOUNDS && seconds > BOUNDS[b])
+      b++;
+    s->buckets[b]++;
+    s->count++;
+    s->sum += seconds;
+    if (seconds < s->min)
+      s->min = seconds;
+    if (seconds > s->max)
+      s->max = seconds;
+  }
+  pthread_mutex_unlock(&m->lock);
+}
+
+static void append_u64(mcp__buf *b, uint64_t v) {
+  char num[32];
+  snprintf(num, sizeof num, "\"%llu\"", (unsigned long long)v);
+  mcp__buf_append_str(b, num);
+}
+
+static void append_double(mcp__buf *b, double v) {
+  char num[40];
+  snprintf(num, sizeof num, "%.17g", v);
+  mcp__buf_append_str(b, num);
+}
+
+/* One series as a HistogramDataPoint. */
+static void append_point(mcp__buf *b, const series *s, const char *times) {
+  mcp__buf_append_str(b, "{\"attributes\":[");
+  mcp__buf_append(b, s->attrs, s->len);
+  mcp__buf_append_str(b, "],");
+  mcp__buf_append_str(b, times);
+  mcp__buf_append_str(b, ",\"count\":");
+  append_u64(b, s->count);
+  mcp__buf_append_str(b, ",\"sum\":");
+  append_double(b, s->sum);
+  mcp__buf_append_str(b, ",\"bucketCounts\":[");
+  for (size_t k = 0; k <= NBOUNDS; k++) {
+    if (k)
+      mcp__buf_append_char(b, ',');
+    append_u64(b, s->buckets[k]);
+  }
+  mcp__buf_append_str(b, "],\"explicitBounds\":[");
+  for (size_t k = 0; k < NBOUNDS; k++) {
+    if (k)
+      mcp__buf_append_char(b, ',');
+    append_double(b, BOUNDS[k]);
+  }
+  mcp__buf_append_str(b, "],\"min\":");
+  append_double(b, s->min);
+  mcp__buf_append_str(b, ",\"max\":");
+  append_double(b, s->max);
+  mcp__buf_append_char(b, '}');
+}
+
+/* The request body, built under the lock (cumulative since start). */
+static void build(mcp__metrics *m, mcp__buf *b, uint64_t dropped_spans) {
+  char times[96];
+  snprintf(times, sizeof times,
+           "\"startTimeUnixNano\":\"%lld\",\"timeUnixNano\":\"%lld\"",
+           (long long)m->start_ns, (long long)wall_ns());
+  mcp__buf_append_str(b, "{\"resourceMetrics\":[{\"resource\":{"
+                         "\"attributes\":[");
+  mcp__buf_append_str(b, m->resource);
+  mcp__buf_append_str(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":"
+                         "\"libmcp\",\"version\":\"" MCP_VERSION_STRING
+                         "\"},\"metrics\":[");
+  for (int inst = 0; inst < MCP__METRIC_COUNT; inst++) {
+    bool first = true;
+    for (size_t i = 0; i < m->slots; i++) {
+      const series *s = &m->table[i];
+      if (s->attrs == NULL || s->instrument != (mcp__instrument)inst)
+        continue;
+      if (first) {
+        mcp__buf_append_str(b, "{\"name\":\"");
+        mcp__buf_append_str(b, INSTRUMENTS[inst].name);
+        mcp__buf_append_str(b, "\",\"unit\":\"s\",\"description\":\"");
+        mcp__buf_append_str(b, INSTRUMENTS[inst].description);
+        mcp__buf_append_str(b, "\",\"histogram\":{"
+                               "\"aggregationTemporality\":2,\"dataPoints\":[");
+      } else {
+        mcp__buf_append_char(b, ',');
+      }
+      first = false;
+      append_point(b, s, times);
+    }
+    if (!first)
+      mcp__buf_append_str(b, "]}},");
+  }
+  mcp__buf_append_str(
+      b, "{\"name\":\"libmcp.telemetry.dropped\",\"unit\":\"{item}\","
+         "\"description\":\"Spans, series and metric exports libmcp "
+         "dropped\",\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":"
+         "true,\"dataPoints\":[{");
+  mcp__buf_append_str(b, times);
+  mcp__buf_append_str(b, ",\"asInt\":");
+  append_u64(b, dropped_spans + m->dropped_series + m->dropped_exports);
+  mcp__buf_append_str(b, "}]}}]}]}]}");
+}
+
+static void export_now(mcp__metrics *m) {
+  uint64_t spans = m->dropped_spans ? m->dropped_spans(m->dropped_ctx) : 0;
+  mcp__buf b;
+  mcp__buf_init(&b);
+  pthread_mutex_lock(&m->lock);
+  build(m, &b, spans);
+  pthread_mutex_unlock(&m->lock);
+  bool sent = b.data != NULL && mcp__otlp_post(&m->target, b.data, b.len);
+  mcp__buf_free(&b);
+  if (!sent) {
+    pthread_mutex_lock(&m->lock);
+    m->dropped_exports++;
+    pthread_mutex_unlock(&m->lock);
+  }
+}
+
+static void *metrics_main(void *arg) {
+  mcp__metrics *m = arg;
+  pthread_mutex_lock(&m->lock);
+  while (!m->stopping) {
+    struct timespec until;
+    mcp__deadline_in(CLOCK_MONOTONIC, m->interval_ms, &until);
+    while (!m->stopping &&
+           pthread_cond_timedwait(&m->wake, &m->lock, &until) == 0)
+      ;
+    pthread_mutex_unlock(&m->lock);
+    export_now(m); /* at each interval, and once more at the end */
+    pthread_mutex_lock(&m->lock);
+  }
+  pthread_mutex_unlock(&m->lock);
+  return NULL;
+}
+
+mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
+                              mcp__metrics **out, char *why, size_t n) {
+  *out = NULL;
+  mcp__metrics *m = calloc(1, sizeof *m);
+  if (m == NULL)
+    return MCP_ERR_NOMEM;
+  if (!mcp__otlp_target_init(&m->target, cfg->metrics_url, cfg->headers, why,
+                             n)) {
+    free(m);
+    return MCP_ERR_INVALID_ARG;
+  }
+  m->interval_ms = cfg->interval_ms > 0 ? cfg->interval_ms : 60000;
+  m->max_series = cfg->max_series ? cfg->max_series : 1000;
+  m->slots = 2 * m->max_series;
+  m->table = calloc(m->slots, sizeof *m->table);
+  m->resource = strdup(cfg->resource_attributes_json
+                           ? cfg->resource_attributes_json
+                           : "");
+  m->dropped_spans = cfg->dropped_spans;
+  m->dropped_ctx = cfg->dropped_ctx;
+  m->start_ns = wall_ns();
+  if (m->table == NULL || m->resource == NULL) {
+    free(m->table);
+    free(m->resource);
+    mcp__otlp_target_clear(&m->target);
+    free(m);
+    return MCP_ERR_NOMEM;
+  }
+  pthread_mutex_init(&m->lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&m->wake, &ca);
+  pthread_condattr_destroy(&ca);
+  if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
+    pthread_cond_destroy(&m->wake);
+    pthread_mutex_destroy(&m->lock);
+    free(m->table);
+    free(m->resource);
+    mcp__otlp_target_clear(&m->target);
+    free(m);
+    return MCP_ERR_NOMEM;
+  }
+  *out = m;
+  return MCP_OK;
+}
+
+void mcp__metrics_stop(mcp__metrics *m) {
+  if (m == NULL)
+    return;
+  pthread_mutex_lock(&m->lock);
+  m->stopping = true;
+  pthread_cond_signal(&m->wake);
+  pthread_mutex_unlock(&m->lock);
+  pthread_join(m->thread, NULL);
+  for (size_t i = 0; i < m->slots; i++)
+    free(m->table[i].attrs);
+  free(m->table);
+  free(m->resource);
+  mcp__otlp_target_clear(&m->target);
+  pthread_cond_destroy(&m->wake);
+  pthread_mutex_destroy(&m->lock);
+  free(m);
+}

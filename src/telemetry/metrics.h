@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* metrics.h - the OpenTelemetry metrics of a server (issue #26 item 4):
+ * the mcp.server.operation.duration and mcp.server.session.duration
+ * histograms (seconds, the conventions' buckets) per attribute set, and a
+ * counter of telemetry dropped (spans
+ * and series), exported as OTLP/HTTP JSON (ExportMetricsServiceRequest,
+ * cumulative) by a background thread every interval and once at the end.
+ * Recording takes one mutex and a hash lookup; a series beyond the limit
+ * is dropped and counted. */
+#ifndef MCP_TELEMETRY_METRICS_H
+#define MCP_TELEMETRY_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/status.h"
+
+typedef struct mcp__metrics mcp__metrics;
+
+typedef struct mcp__metrics_config {
+  const char *metrics_url; /* http://host[:port]/v1/metrics */
+  const char *headers;     /* "k=v,..." or NULL */
+  const char *resource_attributes_json; /* KeyValue objects, comma separated */
+  int64_t interval_ms;     /* between exports (OTEL_METRIC_EXPORT_INTERVAL) */
+  size_t max_series;       /* attribute sets kept at most */
+  /* spans dropped so far, read at each export (may be NULL) */
+  uint64_t (*dropped_spans)(void *ctx);
+  void *dropped_ctx;
+} mcp__metrics_config;
+
+mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
+                              mcp__metrics **out, char *why, size_t n);
+/* The histograms (seconds, the conventions' buckets). */
+typedef enum mcp__instrument {
+  MCP__METRIC_OPERATION = 0, /* mcp.server.operation.duration */
+  MCP__METRIC_SESSION,       /* mcp.server.session.duration */
+  MCP__METRIC_COUNT
+} mcp__instrument;
+
+/* One value of instrument for the series whose attributes are attrs
+ * (KeyValue objects as JSON text, comma separated; with the instrument,
+ * the series' identity). */
+void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
+                         const char *attrs, size_t len, double seconds);
+/* Exports once more, stops the thread, frees. */
+void mcp__metrics_stop(mcp__metrics *m);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* otlp.h - the OTLP/HTTP trace exporter (issue #26 item 4, traces only):
+ * spans arrive as finished OTLP/JSON span objects (text), wait in a bounded
+ * queue, and a background thread posts them in batches as
+ * ExportTraceServiceRequest JSON to the collector's /v1/traces. A full
+ * queue or a dead or slow collector never slows a request: spans are
+ * dropped and counted. Plain http:// endpoints only (no TLS). */
+#ifndef MCP_TELEMETRY_OTLP_H
+#define MCP_TELEMETRY_OTLP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcp/status.h"
+
+typedef struct mcp__otlp mcp__otlp;
+
+typedef struct mcp__otlp_config {
+  const char *traces_url; /* http://host[:port]/path, the full URL */
+  const char *headers;    /* "k=v,k2=v2" (OTEL_EXPORTER_OTLP_HEADERS) or NULL */
+  /* The resource's attributes as OTLP/JSON KeyValue objects, comma
+   * separated, without brackets ("" for none). */
+  const char *resource_attributes_json;
+  int64_t schedule_delay_ms; /* at most this long between exports */
+  size_t max_queue;          /* spans waiting at most */
+  size_t max_batch;          /* spans per request at most */
+} mcp__otlp_config;
+
+/* Starts the exporter thread. MCP_ERR_INVALID_ARG (why in why[n]) for a
+ * URL that is not http://host[:port][/path]. */
+mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
+                           char *why, size_t n);
+/* Queues one span (OTLP/JSON object text, copied); false when dropped. */
+bool mcp__otlp_submit(mcp__otlp *e, const char *span, size_t len);
+/* Spans dropped so far (queue full, export failed). */
+uint64_t mcp__otlp_dropped(mcp__otlp *e);
+/* Spans the collector accepted so far (2xx). */
+uint64_t mcp__otlp_exported(mcp__otlp *e);
+/* Exports what is queued (one last attempt), stops the thread, frees. */
+void mcp__otlp_stop(mcp__otlp *e);
+
+#endif

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* otel_traces_test.c - OpenTelemetry traces (issue #26 item 4, traces
+ * only) against a receiver that decodes what libmcp sends by the proto3
+ * JSON mapping of OTLP (tests/e2e/otlp_receiver.py): a 2026-07-28
+ * tools/call carrying a traceparent yields one SERVER span with that trace
+ * id and parent, named "tools/call greet", with the semantic conventions'
+ * attributes; errors and isError results set error.type; a 2025-11-25
+ * session call carries mcp.session.id; stdio spans say pipe; nothing is
+ * sent when tracing is off or the sampler drops the trace; the
+ * mcp.server.operation.duration histogram arrives with the conventions'
+ * buckets, mcp.server.session.duration when a session ends, and the
+ * dropped-telemetry counter; mcpc's CLIENT span is the server span's
+ * parent. Server:
+ * examples/hello through mcp_server_run (which reads the OTEL_*
+ * environment); client: mcpc request. */
+#include "mcpc_run.h"
+
+#define TRACE_ID "0af7651916cd43dd8448eb211c80319c"
+#define PARENT   "b7ad6b7169203331"
+
+static char hello_bin[1100], spans_path[400], endpoint[128];
+static pid_t receiver = -1;
+
+static int setup(void **state) {
+  (void)state;
+  if (mr_setup("otel-traces") != 0)
+    return -1;
+  snprintf(hello_bin, sizeof hello_bin, "%s/mcp-hello", MCP_BIN_DIR);
+  snprintf(spans_path, sizeof spans_path, "%s/spans.jsonl", mr_tmpdir);
+  int out[2];
+  if (pipe(out) != 0)
+    return -1;
+  pid_t parent = getpid();
+  receiver = fork();
+  if (receiver == 0) {
+    tu_child_dies_with(parent);
+    dup2(out[1], 1);
+    close(out[0]);
+    execlp("python3", "python3", MCP_SOURCE_DIR "/tests/e2e/otlp_receiver.py",
+           spans_path, (char *)NULL);
+    _exit(127);
+  }
+  close(out[1]);
+  tu_proc p = {.pid = receiver, .in_fd = -1, .out_fd = out[0]};
+  char *line = tu_proc_read_line(&p, 20000);
+  int port = line && strncmp(line, "PORT ", 5) == 0 ? atoi(line + 5) : 0;
+  free(line);
+  free(p.buf);
+  close(out[0]);
+  if (port <= 0)
+    return -1;
+  snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", port);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  if (receiver > 0) {
+    kill(receiver, SIGKILL);
+    waitpid(receiver, NULL, 0);
+  }
+  mr_teardown();
+  return 0;
+}
+
+/* The server's environment: tracing to the receiver, exported at once. */
+static void trace_env(bool on) {
+  if (on) {
+    setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, 1);
+    setenv("OTEL_BSP_SCHEDULE_DELAY", "50", 1);
+    setenv("OTEL_METRIC_EXPORT_INTERVAL", "100", 1);
+    setenv("OTEL_SERVICE_NAME", "otel-test", 1);
+  } else {
+    unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  }
+  unsetenv("OTEL_TRACES_SAMPLER");
+}
+
+/* The decoded spans received so far named name of kind (2 SERVER, 3
+ * CLIENT; array, new). */
+static json_t *spans_of(const char *name, int kind) {
+  json_t *found = json_array();
+  char *text = tu_read_file(spans_path, NULL);
+  for (char *line = text ? strtok(text, "\n") : NULL; line;
+       line = strtok(NULL, "\n")) {
+    json_t *s = json_loads(line, 0, NULL);
+    assert_non_null(s);
+    if (json_object_get(s, "error"))
+      fail_msg("the receiver refused a body: %s", line);
+    const char *n =
+        json_string_value(json_object_get(json_object_get(s, "span"), "name"));
+    if (n && strcmp(n, name) == 0 &&
+        json_integer_value(json_object_get(json_object_get(s, "span"),
+                                           "kind")) == kind)
+      json_array_append(found, s);
+    json_decref(s);
+  }
+  free(text);
+  return found;
+}
+
+static json_t *spans_named(const char *name) {
+  return spans_of(name, 2);
+}
+
+/* Waits (10 s at most) for a span of kind named name with attribute key =
+ * value (value NULL: any); returns it (new). */
+static json_t *wait_kind(int kind, const char *name, const char *key,
+                         const char *value) {
+  for (int i = 0; i < 200; i++) {
+    json_t *all = spans_of(name, kind);
+    size_t k;
+    json_t *s;
+    json_array_foreach(all, k, s) {
+      const char *v = json_string_value(
+          json_object_get(json_object_get(s, "attributes"), key));
+      if (v && (value == NULL || strcmp(v, value) == 0)) {
+        json_incref(s);
+        json_decref(all);
+        return s;
+      }
+    }
+    json_decref(all);
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  fail_msg("no span \"%s\" of kind %d with %s=%s arrived", name, kind, key,
+           value ? value : "*");
+  return NULL;
+}
+
+/* A SERVER span (see wait_kind). */
+static json_t *wait_span(const char *name, const char *key,
+                         const char *value) {
+  return wait_kind(2, name, key, value);
+}
+
+/* Waits (10 s at most) for a data point of metric whose attributes
+ * include tool = gen_ai.tool.name and transport = network.transport;
+ * returns the decoded line (new). */
+static json_t *wait_metric(const char *metric, const char *tool,
+                           const char *transport) {
+  for (int i = 0; i < 200; i++) {
+    char *text = tu_read_file(spans_path, NULL);
+    json_t *found = NULL;
+    for (char *line = text ? strtok(text, "\n") : NULL; line && !found;
+         line = strtok(NULL, "\n")) {
+      json_t *s = json_loads(line, 0, NULL);
+      assert_non_null(s);
+      if (json_object_get(s, "error"))
+        fail_msg("the receiver refused a body: %s", line);
+      json_t *a = json_object_get(s, "attributes");
+      const char *name = json_string_value(json_object_get(s, "metric"));
+      const char *t = json_string_value(json_object_get(a, "gen_ai.tool.name"));
+      const char *n =
+          json_string_value(json_object_get(a, "network.transport"));
+      if (name && strcmp(name, metric) == 0 &&
+          (tool == NULL || (t && strcmp(t, tool) == 0)) &&
+          (transport == NULL || (n && strcmp(n, transport) == 0)))
+        found = json_incref(s);
+      json_decref(s);
+    }
+    free(text);
+    if (found)
+      return found;
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  fail_msg("no data point of %s (tool %s, transport %s) arrived", metric,
+           tool ? tool : "*", transport ? transport : "*");
+  return NULL;
+}
+
+static const char *attr(json_t *span, const char *key) {
+  return json_string_value(
+      json_object_get(json_object_get(span, "attributes"), key));
+}
+
+static void truncate_spans(void) {
+  FILE *f = fopen(spans_path, "w");
+  if (f)
+    fclose(f);
+}
+
+static void test_http_spans(void **state) {
+  (void)state;
+  trace_env(true);
+  int port = mr_free_port();
+  char hp[64], url[128];
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://%s/mcp", hp);
+  char *argv[] = {hello_bin, "--http", hp, NULL};
+  pid_t pid = mr_start_http(argv, url);
+  assert_true(pid > 0);
+  char *out = NULL;
+  /* 2026-07-28, continuing the caller's trace */
+  MR_RUN(0, &out, "-u", url, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"otel\"},\"_meta\":{"
+         "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-01\","
+         "\"tracestate\":\"vendor=1\"}}");
+  free(out);
+  json_t *s = wait_span("tools/call greet", "mcp.protocol.version",
+                        "2026-07-28");
+  json_t *span = json_object_get(s, "span");
+  /* mcpc's CLIENT span continues the caller's trace, the server's SERVER
+   * span continues mcpc's (its traceparent in _meta) */
+  json_t *cs = wait_kind(3, "tools/call greet", "network.transport", "tcp");
+  json_t *client = json_object_get(cs, "span");
+  assert_string_equal(json_string_value(json_object_get(client, "traceId")),
+                      TRACE_ID);
+  assert_string_equal(
+      json_string_value(json_object_get(client, "parentSpanId")), PARENT);
+  assert_string_equal(json_string_value(json_object_get(span, "traceId")),
+                      TRACE_ID);
+  assert_string_equal(
+      json_string_value(json_object_get(span, "parentSpanId")),
+      json_string_value(json_object_get(client, "spanId")));
+  assert_string_equal(attr(cs, "gen_ai.tool.name"), "greet");
+  assert_string_equal(attr(cs, "gen_ai.operation.name"), "execute_tool");
+  assert_string_equal(attr(cs, "mcp.protocol.version"), "2026-07-28");
+  json_decref(cs);
+  assert_string_equal(json_string_value(json_object_get(span, "traceState")),
+                      "vendor=1");
+  assert_int_equal(json_integer_value(json_object_get(span, "kind")), 2);
+  assert_null(json_object_get(span, "status"));
+  assert_string_equal(attr(s, "mcp.method.name"), "tools/call");
+  assert_string_equal(attr(s, "gen_ai.tool.name"), "greet");
+  assert_string_equal(attr(s, "gen_ai.operation.name"), "execute_tool");
+  assert_string_equal(attr(s, "jsonrpc.request.id"), "2");
+  assert_string_equal(attr(s, "network.transport"), "tcp");
+  assert_string_equal(attr(s, "network.protocol.name"), "http");
+  assert_null(attr(s, "error.type"));
+  json_t *resource = json_object_get(s, "resource");
+  assert_string_equal(
+      json_string_value(json_object_get(resource, "service.name")),
+      "otel-test");
+  assert_string_equal(json_string_value(json_object_get(s, "scope")),
+                      "libmcp");
+  json_decref(s);
+  /* a JSON-RPC error: its code as error.type and status code, span ERROR */
+  MR_RUN(3, NULL, "-u", url, "request", "no/such");
+  s = wait_span("no/such", "error.type", "-32601");
+  assert_string_equal(attr(s, "rpc.response.status_code"), "-32601");
+  assert_int_equal(json_integer_value(json_object_get(
+                       json_object_get(json_object_get(s, "span"), "status"),
+                       "code")),
+                   2);
+  json_decref(s);
+  /* an isError result */
+  MR_RUN(1, NULL, "-u", url, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{}}");
+  json_decref(wait_span("tools/call greet", "error.type", "tool_error"));
+  /* 2025-11-25: the session's id */
+  MR_RUN(0, NULL, "--protocol", "2025-11-25", "-u", url, "request",
+         "tools/call", "{\"name\":\"greet\",\"arguments\":{\"name\":\"s\"}}");
+  s = wait_span("tools/call greet", "mcp.protocol.version", "2025-11-25");
+  assert_int_equal(strlen(attr(s, "mcp.session.id")), 36);
+  /* no traceparent from the caller: mcpc's span starts the trace, the
+   * server's is its child */
+  json_t *cs2 = wait_kind(3, "tools/call greet", "mcp.protocol.version",
+                          "2025-11-25");
+  assert_null(json_object_get(json_object_get(cs2, "span"), "parentSpanId"));
+  assert_string_equal(
+      json_string_value(
+          json_object_get(json_object_get(s, "span"), "parentSpanId")),
+      json_string_value(
+          json_object_get(json_object_get(cs2, "span"), "spanId")));
+  json_decref(cs2);
+  json_decref(s);
+  /* the duration histogram: the conventions' buckets, in seconds */
+  json_t *m = wait_metric("mcp.server.operation.duration", "greet", "tcp");
+  json_t *point = json_object_get(m, "point");
+  const double bounds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
+                           2,    5,    10,   30,  60,  120, 300};
+  json_t *eb = json_object_get(point, "explicitBounds");
+  assert_int_equal(json_array_size(eb), 14);
+  for (size_t i = 0; i < 14; i++)
+    assert_true(json_number_value(json_array_get(eb, i)) == bounds[i]);
+  assert_true(atoi(json_string_value(json_object_get(point, "count"))) >= 1);
+  assert_true(json_number_value(json_object_get(point, "sum")) < 10);
+  assert_string_equal(
+      attr(m, "mcp.method.name"), "tools/call");
+  json_decref(m);
+  json_decref(wait_metric("libmcp.telemetry.dropped", NULL, NULL));
+  /* the 2025-11-25 session above ended (mcpc sent DELETE): its duration */
+  m = wait_metric("mcp.server.session.duration", NULL, "tcp");
+  assert_string_equal(attr(m, "mcp.protocol.version"), "2025-11-25");
+  assert_string_equal(
+      json_string_value(json_object_get(json_object_get(m, "point"), "count")),
+      "1");
+  json_decref(m);
+  assert_true(mr_stop(pid));
+  trace_env(false);
+}
+
+static void test_stdio_spans_and_off(void **state) {
+  (void)state;
+  truncate_spans();
+  char cmd[1200];
+  /* off: no endpoint, nothing sent */
+  trace_env(false);
+  MR_RUN(0, NULL, "-c", hello_bin, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"off\"}}");
+  /* a sampled-out parent (flags 00): nothing either */
+  trace_env(true);
+  MR_RUN(0, NULL, "-c", hello_bin, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"no\"},\"_meta\":{"
+         "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-00\"}}");
+  /* stdio: pipe (the server exports its last spans when it ends) */
+  snprintf(cmd, sizeof cmd, "%s --stdio", hello_bin);
+  MR_RUN(0, NULL, "-c", cmd, "request", "tools/list");
+  json_t *s = wait_span("tools/list", "network.transport", "pipe");
+  json_decref(s);
+  json_t *greets = spans_named("tools/call greet");
+  assert_int_equal(json_array_size(greets), 0);
+  json_decref(greets);
+  /* a setting libmcp cannot follow is refused, naming it */
+  setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
+  char *err = NULL;
+  MR_RUN2(3, NULL, &err, "-c", hello_bin, "ping");
+  assert_non_null(strstr(err, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"));
+  free(err);
+  unsetenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+  trace_env(false);
+}
+
+/* A collector that accepts connections and never answers: requests stay
+ * fast (the exporter's thread waits, spans beyond the queue are dropped),
+ * and the server still stops promptly. */
+static void test_silent_collector_costs_requests_nothing(void **state) {
+  (void)state;
+  int sink = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  assert_int_equal(bind(sink, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(sink, 64), 0);
+  assert_int_equal(getsockname(sink, (struct sockaddr *)&a, &len), 0);
+  char endpoint_env[96];
+  snprintf(endpoint_env, sizeof endpoint_env,
+           "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d",
+           ntohs(a.sin_port));
+  int port = mr_free_port();
+  char hp[64], url[128];
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://%s/mcp", hp);
+  /* only the server exports (mcpc's own spans would wait for it too) */
+  char *argv[] = {"/usr/bin/env",
+                  endpoint_env,
+                  "OTEL_BSP_SCHEDULE_DELAY=1",
+                  "OTEL_BSP_MAX_QUEUE_SIZE=2",
+                  "OTEL_METRICS_EXPORTER=none",
+                  hello_bin,
+                  "--http",
+                  hp,
+                  NULL};
+  trace_env(false);
+  pid_t pid = mr_start_http(argv, url);
+  assert_true(pid > 0);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < 10; i++)
+    MR_RUN(0, NULL, "-u", url, "request", "tools/list");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double s = (double)(t1.tv_sec - t0.tv_sec) +
+             (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  /* 20 requests (discover + list) behind a collector that holds each
+   * export 2 s: synchronous export would take 40 s */
+  if (s > 15)
+    fail_msg("10 calls took %.1f s behind a silent collector", s);
+  assert_true(mr_stop(pid));
+  close(sink);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_http_spans),
+      cmocka_unit_test(test_stdio_spans_and_off),
+      cmocka_unit_test(test_silent_collector_costs_requests_nothing),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
