@@ -102,6 +102,8 @@ static enum MHD_Result count_authorization(void *cls, enum MHD_ValueKind kind,
   (void)value;
   if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
     (*(unsigned *)cls)++;
+  else if (MCP__HTTP_NAME_IS(key, strlen(key), "DPoP"))
+    ((unsigned *)cls)[1]++;
   return MHD_YES;
 }
 
@@ -292,6 +294,8 @@ static enum MHD_Result reply_auth(struct MHD_Connection *conn,
     if (a->www_authenticate)
       MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                               a->www_authenticate);
+    if (a->dpop_nonce) /* RFC 9449 9: the nonce the next proof must carry */
+      MHD_add_response_header(resp, "DPoP-Nonce", a->dpop_nonce);
     if (a->retry_after_s) {
       char secs[16];
       snprintf(secs, sizeof secs, "%u", a->retry_after_s);
@@ -308,8 +312,8 @@ static enum MHD_Result reply_auth(struct MHD_Connection *conn,
 /* What the resource server needs to know about r. */
 static mcp__auth_request auth_request(hs_req *r, const char *url) {
   struct MHD_Connection *conn = r->conn;
-  unsigned n = 0;
-  MHD_get_connection_values(conn, MHD_HEADER_KIND, count_authorization, &n);
+  unsigned n[2] = {0, 0}; /* Authorization and DPoP headers */
+  MHD_get_connection_values(conn, MHD_HEADER_KIND, count_authorization, n);
   const char *name = r->method == M_POST      ? "POST"
                      : r->method == M_GET     ? "GET"
                      : r->method == M_DELETE  ? "DELETE"
@@ -319,10 +323,12 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
       name,
       url,
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
-      n > 1,
+      n[0] > 1,
       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
       r->h->o->endpoint,
-      r->h->o->tls_cert != NULL};
+      r->h->o->tls_cert != NULL,
+      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "DPoP"),
+      n[1] > 1};
 }
 
 /* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and
