@@ -37,6 +37,10 @@ else
   required=$(echo "$required" | grep -v '^auth/')
 fi
 SCENARIOS=${*:-$required}
+# QUICK: outside CI (and unless ALL=1) only these of the named scenarios
+if [ -n "${QUICK:-}" ] && [ "${CI:-}" != true ] && [ "${ALL:-}" != 1 ]; then
+  SCENARIOS=$(for q in $QUICK; do echo "$SCENARIOS" | tr ' ' '\n' | grep -x "$q"; done)
+fi
 [ -n "$SCENARIOS" ] || { echo "conformance: no client scenarios for $REV" >&2; exit 1; }
 OUT=$(mktemp -d /tmp/mcp-client-conformance.XXXXXX)
 fail=0
