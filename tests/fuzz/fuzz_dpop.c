@@ -7,7 +7,7 @@
  * accepted), or HEADER_JSON "\n" CLAIMS_JSON, or CLAIMS_JSON alone (the
  * header is then {"typ":"dpop+jwt","alg":"ES256","jwk":<the harness key>}),
  * signed with the harness's P-256 key so that the checks behind the
- * signature are reached.
+ * signature are reached; "NOW" in the claims becomes the current time.
  *
  * Oracle: a proof the library accepts must satisfy the rules checked here
  * independently: typ dpop+jwt, alg ES256, no crit, the jwk the harness's
@@ -181,6 +181,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hn = strlen(dh);
   }
   time_t before = time(NULL);
+  /* "NOW" (with its quotes) in the claims becomes the current time, so
+   * that the checks behind iat are reached */
+  char *cc = NULL;
+  const char *now_at = memmem(c, cn, "\"NOW\"", 5);
+  if (now_at != NULL) {
+    size_t at = (size_t)(now_at - c);
+    if (asprintf(&cc, "%.*s%lld%.*s", (int)at, c, (long long)before,
+                 (int)(cn - at - 5), now_at + 5) < 0)
+      abort();
+    c = cc;
+    cn = strlen(cc);
+  }
   char *proof = sign(h, hn, c, cn);
   if (check(proof, &jkt) == MCP__DPOP_OK) {
     if (!acceptable(h, hn, c, cn, before) || strcmp(jkt, thumb) != 0)
@@ -193,5 +205,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(jkt);
   free(proof);
   free(dh);
+  free(cc);
   return 0;
 }
