@@ -20,7 +20,12 @@
  * listed as none. Authorization scenarios (auth/...) use libmcp-client's
  * OAuth client (mcp/oauth.h): the suite's authorization server approves
  * without a user, so the authorization URL's redirect is followed; a client
- * id and secret in the context are taken as a pre-registered client.
+ * id and secret in the context are taken as a pre-registered client, a
+ * private_key_pem as its private_key_jwt key; the authorization extension
+ * scenarios pick their grant (client credentials, JWT bearer with the
+ * context's valid_jwt, enterprise-managed with its IdP) or DPoP. The
+ * json_schema_echo tool gets back the inputSchema of
+ * json_schema_2020_12_tool as libmcp-client listed it.
  * Exit 0 when every step worked, 1 otherwise. */
 #include <stdio.h>
 #include <stdlib.h>

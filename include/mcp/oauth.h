@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* oauth.h - OAuth 2.1 for MCP clients (libmcp-client): authorization code
- * with PKCE against the authorization server an MCP server names.
+ * with PKCE against the authorization server an MCP server names, or a
+ * grant without a user (client credentials, JWT bearer for workload
+ * identity, enterprise-managed ID-JAG), client_secret_basic/post or
+ * private_key_jwt, and DPoP-bound tokens (RFC 9449).
  *
  * On a 401 the HTTP transport asks the mcp_oauth_t (installed with
  * mcp_client_options_use_oauth) for a token: it finds the protected-resource
