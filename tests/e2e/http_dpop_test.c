@@ -225,7 +225,17 @@ static void test_dpop(void **state) {
     free(t);
     free(q);
   }
-  assert_int_equal(atomic_load(&handler_calls), 3);
+  /* htu as the request arrived (scheme, Host, path) instead of the
+   * resource URL */
+  char here[64];
+  snprintf(here, sizeof here, "http://127.0.0.1:%d/mcp", f.port);
+  proof_opts as_sent = {.htu = here};
+  char *q = proof(eck, "ES256", bound, &as_sent);
+  call(f.port, "DPoP", bound, q, &r);
+  if (r.status != 200)
+    fail_msg("htu %s: %d %s", here, r.status, r.www);
+  free(q);
+  assert_int_equal(atomic_load(&handler_calls), 4);
 
   /* the same proof again: a replayed jti */
   call(f.port, "DPoP", bound, p, &r);
@@ -293,7 +303,7 @@ static void test_dpop(void **state) {
   /* an unbound Bearer token is fine while DPoP is not required */
   call(f.port, "Bearer", unbound, NULL, &r);
   assert_int_equal(r.status, 200);
-  assert_int_equal(atomic_load(&handler_calls), 4);
+  assert_int_equal(atomic_load(&handler_calls), 5);
 
   fixture_stop(&f);
   mcp_auth_free(a);
