@@ -115,9 +115,16 @@ MCP_API mcp_status mcp_auth_set_dpop(mcp_auth_t *a, mcp_auth_dpop mode);
 MCP_API mcp_status mcp_auth_set_dpop_window_s(mcp_auth_t *a, int seconds);
 /* Asks clients for a server nonce (RFC 9449 9) that changes every seconds
  * (1..86400; the previous one stays good) and is sent in DPoP-Nonce; 0
- * (the default): none. Nonces and the jti replay cache are this object's
- * own: replicas behind one name do not share them. */
+ * (the default): none. The jti replay cache is this object's own:
+ * replicas behind one name do not share it. */
 MCP_API mcp_status mcp_auth_set_dpop_nonce_s(mcp_auth_t *a, int seconds);
+/* The secret nonces derive from (16..64 bytes, copied; default: random per
+ * object). Replicas given the same secret (e.g. from
+ * mcp_store_postgres_shared_secret) and the same nonce period accept each
+ * other's nonces. Call after mcp_auth_set_dpop_nonce_s. */
+MCP_API mcp_status mcp_auth_set_dpop_nonce_secret(mcp_auth_t *a,
+                                                  const unsigned char *secret,
+                                                  size_t len);
 /* Slots of the jti replay cache, 64..16777216 (default 65536). When the
  * proofs of one window do not fit, further ones get a 503 (never a replay
  * let through). */

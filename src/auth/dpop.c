@@ -48,6 +48,17 @@ mcp_status mcp_auth_set_dpop_nonce_s(mcp_auth_t *a, int seconds) {
   return MCP_OK;
 }
 
+mcp_status mcp_auth_set_dpop_nonce_secret(mcp_auth_t *a,
+                                          const unsigned char *secret,
+                                          size_t len) {
+  if (a == NULL || secret == NULL || len < 16 || len > 64)
+    return MCP_ERR_INVALID_ARG;
+  unsigned int n = 0; /* any length becomes the 32 bytes nonces use */
+  if (EVP_Digest(secret, len, a->dpop_nonce_key, &n, EVP_sha256(), NULL) != 1)
+    return MCP_ERR_INTERNAL;
+  return MCP_OK;
+}
+
 mcp_status mcp_auth_set_dpop_replay_cache(mcp_auth_t *a, size_t slots) {
   if (a == NULL || slots < 64 || slots > 16777216)
     return MCP_ERR_INVALID_ARG;

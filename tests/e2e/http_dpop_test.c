@@ -16,6 +16,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "http_fixture.h"
 #pragma GCC diagnostic pop
+#include "auth/dpop.h"
 #include "mcp/auth.h"
 
 #define ISS      "https://issuer.example.test"
@@ -352,6 +353,28 @@ static void test_dpop_required_and_nonce(void **state) {
     fail_msg("with the nonce: %d %s", r.status, r.www);
   free(p);
   assert_int_equal(atomic_load(&handler_calls), 1);
+
+  /* replicas with one nonce secret issue (and so accept) the same nonces;
+   * configured before any server uses them, as the contract says */
+  const unsigned char secret[32] = "replicas share this 32-byte key";
+  mcp_auth_t *r1 = new_auth(), *r2 = new_auth();
+  assert_int_equal(mcp_auth_set_dpop_nonce_secret(r1, secret, 8),
+                   MCP_ERR_INVALID_ARG);
+  for (int i = 0; i < 2; i++) {
+    mcp_auth_t *x = i ? r2 : r1;
+    assert_int_equal(mcp_auth_set_dpop_nonce_s(x, 300), MCP_OK);
+    assert_int_equal(mcp_auth_set_dpop_nonce_secret(x, secret, sizeof secret),
+                     MCP_OK);
+  }
+  int64_t now = (int64_t)time(NULL);
+  char *n1 = mcp__dpop_current_nonce(r1, now);
+  char *n2 = mcp__dpop_current_nonce(r2, now);
+  assert_string_equal(n1, n2);
+  assert_string_not_equal(n1, nonce); /* a's own random secret differs */
+  free(n1);
+  free(n2);
+  mcp_auth_free(r1);
+  mcp_auth_free(r2);
 
   fixture_stop(&f);
   mcp_auth_free(a);
