@@ -882,9 +882,11 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
       free(from_challenge);
     scope = scope_union(base, wanted);
     free(base);
-    /* offline_access: a refresh token when the server offers it */
-    if (scope && array_has(json_object_get(meta, "scopes_supported"),
-                           "offline_access")) {
+    /* offline_access: a refresh token when the server offers it (for a
+     * user's grant only: RFC 6749 4.4.3, client credentials get none) */
+    if (scope && user &&
+        array_has(json_object_get(meta, "scopes_supported"),
+                  "offline_access")) {
       char *s2 = scope_union(scope, "offline_access");
       free(scope);
       scope = s2;

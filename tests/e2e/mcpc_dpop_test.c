@@ -4,7 +4,8 @@
  * client_credentials (client_secret_basic) and --dpop gets a DPoP-bound
  * token from an authorization server of the test's own (mini_as.h: its
  * token endpoint asks for a DPoP nonce first, checks the proof's htm, htu
- * and nonce, and binds the token to the proof's key by cnf.jkt) and calls
+ * and nonce, binds the token to the proof's key by cnf.jkt, and refuses
+ * offline_access, which it lists but grants users only) and calls
  * a tool on a server that requires DPoP; without --dpop the same server
  * refuses the Bearer token it gets; a wrong secret is refused by the
  * authorization server with its error. */
@@ -71,6 +72,7 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
     if (asprintf(&out,
                  "{\"issuer\":\"%s\",\"token_endpoint\":\"%s/token\","
                  "\"grant_types_supported\":[\"client_credentials\"],"
+                 "\"scopes_supported\":[\"mcp:tools\",\"offline_access\"],"
                  "\"dpop_signing_alg_values_supported\":[\"ES256\"]}",
                  issuer, issuer) < 0)
       return NULL;
@@ -80,9 +82,19 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
     return NULL;
   atomic_fetch_add(&token_requests, 1);
   char *grant = mcp__query_param(body, "grant_type");
+  char *scope = mcp__query_param(body, "scope");
   bool ok = grant && strcmp(grant, "client_credentials") == 0 &&
             strcmp(as->last_auth, " Basic c3ZjOnMzY3JldA==") == 0;
+  /* like Keycloak: offline_access is no scope of a client's own access
+   * (RFC 6749 4.4.3: no refresh token), even though the AS offers it */
+  bool offline = scope && strstr(scope, "offline_access") != NULL;
   free(grant);
+  free(scope);
+  if (offline) {
+    *status = 400;
+    return strdup("{\"error\":\"invalid_scope\","
+                  "\"error_description\":\"offline_access\"}");
+  }
   if (!ok) {
     *status = 401;
     return strdup("{\"error\":\"invalid_client\","
