@@ -38,6 +38,123 @@ static bool token_path(char *out, size_t n) {
   return snprintf(out, n, "%s/tokens.json", dir) < (int)n;
 }
 
+/* The whole of a small file (a key, a token: at most 64 KiB) with its
+ * trailing newlines removed, malloc'd; NULL after a message. */
+static char *read_small_file(const char *path, const char *what) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    mcpc_error(MCPC_USAGE, NULL, "%s %s: %s", what, path, strerror(errno));
+    return NULL;
+  }
+  char *buf = malloc(65537);
+  size_t n = buf ? fread(buf, 1, 65537, f) : 0;
+  fclose(f);
+  if (buf == NULL || n == 0 || n > 65536) {
+    free(buf);
+    mcpc_error(MCPC_USAGE, NULL, "%s %s: %s", what, path,
+               n ? "larger than 64 KiB" : "empty");
+    return NULL;
+  }
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+    n--;
+  buf[n] = '\0';
+  return buf;
+}
+
+/* --client-id/--client-secret/--client-auth/--client-key, --grant and its
+ * inputs, --dpop; false after a message naming the option at fault. */
+static bool configure_credentials(mcpc_ctx *ctx, mcp_oauth_t *a) {
+  mcp_error_t err;
+  if (ctx->client_key != NULL) {
+    if (ctx->client_id == NULL) {
+      mcpc_error(MCPC_USAGE, NULL, "--client-key needs --client-id");
+      return false;
+    }
+    char *pem = read_small_file(ctx->client_key, "--client-key");
+    mcp_status st = pem ? mcp_oauth_set_client_key(a, ctx->client_id, pem,
+                                                    ctx->client_key_alg, &err)
+                        : MCP_ERR_INVALID_ARG;
+    if (pem != NULL && st != MCP_OK)
+      mcpc_error(MCPC_USAGE, NULL, "--client-key %s: %s", ctx->client_key,
+                 err.message);
+    if (pem != NULL) {
+      explicit_bzero(pem, strlen(pem)); /* a private key: not left behind */
+      free(pem);
+    }
+    if (st != MCP_OK)
+      return false;
+  } else if (ctx->client_id != NULL) {
+    mcp_oauth_set_client(a, ctx->client_id, ctx->client_secret);
+  }
+  if (ctx->client_auth != NULL) {
+    const char *m = strcmp(ctx->client_auth, "basic") == 0 ? "client_secret_basic"
+                    : strcmp(ctx->client_auth, "post") == 0 ? "client_secret_post"
+                    : strcmp(ctx->client_auth, "none") == 0 ? "none"
+                                                            : NULL;
+    if (m == NULL || ctx->client_id == NULL || ctx->client_key != NULL ||
+        mcp_oauth_set_client_auth_method(a, m) != MCP_OK) {
+      mcpc_error(MCPC_USAGE, NULL,
+                 "--client-auth is basic, post (both with --client-id and "
+                 "--client-secret) or none (with --client-id), not \"%s\"",
+                 ctx->client_auth);
+      return false;
+    }
+  }
+  const char *g = ctx->grant;
+  mcp_oauth_grant grant =
+      g == NULL || strcmp(g, "code") == 0   ? MCP_OAUTH_GRANT_AUTHORIZATION_CODE
+      : strcmp(g, "client_credentials") == 0 ? MCP_OAUTH_GRANT_CLIENT_CREDENTIALS
+      : strcmp(g, "jwt-bearer") == 0         ? MCP_OAUTH_GRANT_JWT_BEARER
+      : strcmp(g, "enterprise") == 0         ? MCP_OAUTH_GRANT_ENTERPRISE
+                                             : (mcp_oauth_grant)-1;
+  if ((int)grant < 0) {
+    mcpc_error(MCPC_USAGE, NULL,
+               "--grant is code, client_credentials, jwt-bearer or "
+               "enterprise, not \"%s\"",
+               g);
+    return false;
+  }
+  if (grant == MCP_OAUTH_GRANT_CLIENT_CREDENTIALS && ctx->client_id == NULL) {
+    mcpc_error(MCPC_USAGE, NULL,
+               "--grant client_credentials needs --client-id with "
+               "--client-secret or --client-key");
+    return false;
+  }
+  if (grant == MCP_OAUTH_GRANT_JWT_BEARER) {
+    if (ctx->assertion_file == NULL) {
+      mcpc_error(MCPC_USAGE, NULL,
+                 "--grant jwt-bearer needs --assertion-file FILE");
+      return false;
+    }
+    char *jwt = read_small_file(ctx->assertion_file, "--assertion-file");
+    if (jwt == NULL)
+      return false;
+    mcp_oauth_set_assertion(a, jwt);
+    free(jwt);
+  }
+  if (grant == MCP_OAUTH_GRANT_ENTERPRISE) {
+    if (ctx->idp_token_url == NULL || ctx->id_token_file == NULL ||
+        ctx->client_id == NULL) {
+      mcpc_error(MCPC_USAGE, NULL,
+                 "--grant enterprise needs --idp-token-url, --id-token-file "
+                 "and --client-id (with --client-secret)");
+      return false;
+    }
+    char *tok = read_small_file(ctx->id_token_file, "--id-token-file");
+    if (tok == NULL)
+      return false;
+    mcp_oauth_set_enterprise_idp(a, ctx->idp_token_url, ctx->idp_client_id,
+                                 ctx->idp_client_secret, tok);
+    free(tok);
+  }
+  mcp_oauth_set_grant(a, grant);
+  if (ctx->dpop && mcp_oauth_set_dpop(a, true) != MCP_OK) {
+    mcpc_error(MCPC_FAIL, NULL, "--dpop: cannot make a key");
+    return false;
+  }
+  return true;
+}
+
 /* login: made for auth login, which may always ask the user. */
 static struct mcp_oauth *make_oauth(mcpc_ctx *ctx, const char *url,
                                     bool login) {
@@ -58,8 +175,10 @@ static struct mcp_oauth *make_oauth(mcpc_ctx *ctx, const char *url,
   else if (mode == NULL && !login && !isatty(STDERR_FILENO))
     /* nobody to open a browser for: only stored tokens */
     mcp_oauth_set_mode(a, MCP_OAUTH_NONE);
-  if (ctx->client_id)
-    mcp_oauth_set_client(a, ctx->client_id, ctx->client_secret);
+  if (!configure_credentials(ctx, a)) {
+    mcp_oauth_free(a);
+    return NULL;
+  }
   if (ctx->client_metadata_url)
     mcp_oauth_set_client_metadata_url(a, ctx->client_metadata_url);
   if (ctx->cacert)
@@ -122,8 +241,8 @@ int mcpc_cmd_auth_login(mcpc_ctx *ctx, int argc, char **argv) {
   if (!target_url(ctx, url, sizeof url, &rc))
     return rc;
   mcp_oauth_t *a = make_oauth(ctx, url, true);
-  if (a == NULL)
-    return mcpc_error(MCPC_PROTOCOL, NULL, "out of memory");
+  if (a == NULL) /* refused options, with a message */
+    return MCPC_USAGE;
   mcp_error_t err;
   mcp_status st = mcp_oauth_login(a, NULL, &err);
   if (st != MCP_OK)

@@ -26,6 +26,25 @@ const mcpc_option mcpc_global_options[] = {
     {"--client-secret", "SECRET", "and its secret"},
     {"--client-metadata-url", "URL",
      "this client's metadata document URL, used as client id when supported"},
+    {"--grant", "code|client_credentials|jwt-bearer|enterprise",
+     "how OAuth tokens are obtained: a user's authorization (default), the "
+     "client's own credentials, a workload's JWT (--assertion-file), or an "
+     "enterprise IdP's ID-JAG (--idp-token-url, --id-token-file)"},
+    {"--client-auth", "basic|post|none",
+     "how --client-secret is sent: client_secret_basic (default), "
+     "client_secret_post, or not at all"},
+    {"--client-key", "FILE",
+     "PEM private key: authenticate --client-id with private_key_jwt"},
+    {"--client-key-alg", "ES256|RS256|PS256|EdDSA",
+     "--client-key's algorithm (default: the key type's)"},
+    {"--assertion-file", "FILE", "the JWT for --grant jwt-bearer (read anew "
+                                 "for each grant)"},
+    {"--idp-token-url", "URL", "the IdP token endpoint for --grant enterprise"},
+    {"--idp-client-id", "ID", "this client's id at that IdP"},
+    {"--idp-client-secret", "SECRET", "and its secret there"},
+    {"--id-token-file", "FILE", "the user's ID token from that IdP"},
+    {"--dpop", NULL,
+     "DPoP-bound tokens (RFC 9449): proofs on token and MCP requests"},
     {"--format", "text|json", "output for people (default) or JSON"},
     {"--config", "FILE", "mcpc's own profile file"},
     {"--servers", "FILE",

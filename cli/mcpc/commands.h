@@ -30,6 +30,13 @@ typedef struct mcpc_ctx {
   /* OAuth (cmd_auth.c): --oauth-mode, --client-id, --client-secret,
    * --client-metadata-url; oauth is made on first use, freed at exit */
   const char *oauth_mode, *client_id, *client_secret, *client_metadata_url;
+  /* --grant, --client-auth, --client-key, --client-key-alg,
+   * --assertion-file, --idp-token-url, --idp-client-id, --idp-client-secret,
+   * --id-token-file, --dpop (cmd_auth.c) */
+  const char *grant, *client_auth, *client_key, *client_key_alg;
+  const char *assertion_file, *idp_token_url, *idp_client_id;
+  const char *idp_client_secret, *id_token_file;
+  bool dpop;
   struct mcp_oauth *oauth;
   const char *elicit;     /* --elicit decline|cancel|accept */
   const char *protocol;   /* --protocol auto|2026-07-28|2025-11-25|... */

@@ -172,8 +172,12 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   /* without a fixed token, a 401 starts the OAuth flow (cmd_auth.c) */
   if (st == MCP_OK && ctx->url != NULL && ctx->bearer == NULL) {
     struct mcp_oauth *oa = mcpc_oauth(ctx, url);
-    if (oa != NULL)
-      st = mcp_client_options_use_oauth(o, oa);
+    if (oa == NULL) { /* the OAuth options were refused, with a message */
+      mcp_client_options_free(o);
+      *exit_code = MCPC_USAGE;
+      return NULL;
+    }
+    st = mcp_client_options_use_oauth(o, oa);
   }
   if (st == MCP_OK && ctx->cacert != NULL)
     st = mcp_client_options_set_cacert(o, ctx->cacert);

@@ -60,6 +60,24 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
       slot = &ctx->client_secret;
     else if (strcmp(a, "--client-metadata-url") == 0)
       slot = &ctx->client_metadata_url;
+    else if (strcmp(a, "--grant") == 0)
+      slot = &ctx->grant;
+    else if (strcmp(a, "--client-auth") == 0)
+      slot = &ctx->client_auth;
+    else if (strcmp(a, "--client-key") == 0)
+      slot = &ctx->client_key;
+    else if (strcmp(a, "--client-key-alg") == 0)
+      slot = &ctx->client_key_alg;
+    else if (strcmp(a, "--assertion-file") == 0)
+      slot = &ctx->assertion_file;
+    else if (strcmp(a, "--idp-token-url") == 0)
+      slot = &ctx->idp_token_url;
+    else if (strcmp(a, "--idp-client-id") == 0)
+      slot = &ctx->idp_client_id;
+    else if (strcmp(a, "--idp-client-secret") == 0)
+      slot = &ctx->idp_client_secret;
+    else if (strcmp(a, "--id-token-file") == 0)
+      slot = &ctx->id_token_file;
     else if (strcmp(a, "--elicit") == 0)
       slot = &ctx->elicit;
     if (slot != NULL) {
@@ -67,7 +85,9 @@ static int take_globals(mcpc_ctx *ctx, int argc, char **argv) {
         return -1;
       continue;
     }
-    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+    if (strcmp(a, "--dpop") == 0) {
+      ctx->dpop = true;
+    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       ctx->verbose = true;
     } else if (strcmp(a, "--trace") == 0) {
       ctx->trace = true;

@@ -20,7 +20,12 @@
  * listed as none. Authorization scenarios (auth/...) use libmcp-client's
  * OAuth client (mcp/oauth.h): the suite's authorization server approves
  * without a user, so the authorization URL's redirect is followed; a client
- * id and secret in the context are taken as a pre-registered client.
+ * id and secret in the context are taken as a pre-registered client, a
+ * private_key_pem as its private_key_jwt key; the authorization extension
+ * scenarios pick their grant (client credentials, JWT bearer with the
+ * context's valid_jwt, enterprise-managed with its IdP) or DPoP. The
+ * json_schema_echo tool gets back the inputSchema of
+ * json_schema_2020_12_tool as libmcp-client listed it.
  * Exit 0 when every step worked, 1 otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +131,20 @@ static void tools(mcp_client_t *c, json_t *context) {
     json_array_foreach(list, i, t) {
       const char *name = json_string_value(json_object_get(t, "name"));
       json_t *args = made_up_arguments(t);
+      /* json-schema-2020-12-preservation: the echo tool takes back the
+       * focal tool's inputSchema as libmcp-client parsed it, so the suite
+       * sees what the client preserved ($schema, $defs, allOf, if...) */
+      if (name != NULL && strcmp(name, "json_schema_echo") == 0) {
+        json_t *focal = NULL, *other;
+        size_t k;
+        json_array_foreach(list, k, other) {
+          const char *on = json_string_value(json_object_get(other, "name"));
+          if (on != NULL && strcmp(on, "json_schema_2020_12_tool") == 0)
+            focal = json_object_get(other, "inputSchema");
+        }
+        if (focal != NULL)
+          json_object_set(args, "schema", focal);
+      }
       if (name != NULL)
         call(c, name, args);
       json_decref(args);
@@ -186,6 +205,35 @@ static void prompts(mcp_client_t *c) {
   json_decref(list);
 }
 
+/* The authorization extensions' scenarios name their grant: client
+ * credentials, workload identity (JWT bearer with the context's valid
+ * workload token), enterprise-managed (the context's IdP and ID token) and
+ * DPoP. */
+static void configure_grant(mcp_oauth_t *oauth, const char *scenario,
+                            json_t *context) {
+  if (strncmp(scenario, "auth/client-credentials-", 24) == 0) {
+    mcp_oauth_set_grant(oauth, MCP_OAUTH_GRANT_CLIENT_CREDENTIALS);
+  } else if (strcmp(scenario, "auth/wif-jwt-bearer") == 0) {
+    mcp_oauth_set_grant(oauth, MCP_OAUTH_GRANT_JWT_BEARER);
+    const char *jwt = json_string_value(json_object_get(context, "valid_jwt"));
+    if (jwt != NULL)
+      mcp_oauth_set_assertion(oauth, jwt);
+  } else if (strcmp(scenario, "auth/enterprise-managed-authorization") == 0) {
+    mcp_oauth_set_grant(oauth, MCP_OAUTH_GRANT_ENTERPRISE);
+    const char *ep =
+        json_string_value(json_object_get(context, "idp_token_endpoint"));
+    const char *tok =
+        json_string_value(json_object_get(context, "idp_id_token"));
+    if (ep != NULL && tok != NULL)
+      mcp_oauth_set_enterprise_idp(
+          oauth, ep,
+          json_string_value(json_object_get(context, "idp_client_id")), NULL,
+          tok);
+  } else if (strncmp(scenario, "auth/dpop", 9) == 0) {
+    mcp_oauth_set_dpop(oauth, true);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: mcp-conformance-client URL\n");
@@ -216,10 +264,21 @@ int main(int argc, char **argv) {
   if (scenario != NULL && strncmp(scenario, "auth/", 5) == 0 &&
       mcp_oauth_new(url, &oauth) == MCP_OK) {
     const char *id = json_string_value(json_object_get(context, "client_id"));
-    if (id != NULL)
+    const char *key =
+        json_string_value(json_object_get(context, "private_key_pem"));
+    if (id != NULL && key != NULL) {
+      /* private_key_jwt (auth/client-credentials-jwt) */
+      if (mcp_oauth_set_client_key(
+              oauth, id, key,
+              json_string_value(json_object_get(context, "signing_algorithm")),
+              &err) != MCP_OK)
+        fprintf(stderr, "conformance-client: %s\n", err.message);
+    } else if (id != NULL) {
       mcp_oauth_set_client(
           oauth, id,
           json_string_value(json_object_get(context, "client_secret")));
+    }
+    configure_grant(oauth, scenario, context);
     mcp_oauth_set_client_metadata_url(
         oauth, "https://conformance-test.local/client-metadata.json");
     mcp_oauth_set_mode(oauth, MCP_OAUTH_FOLLOW);

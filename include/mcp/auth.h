@@ -95,6 +95,43 @@ MCP_API mcp_status mcp_auth_require_scopes(mcp_auth_t *a, const char *method,
                                            const char *name,
                                            const char *scopes);
 
+/* DPoP (RFC 9449). By default (MCP_AUTH_DPOP_ACCEPT) a request may carry
+ * "Authorization: DPoP <token>" with a DPoP proof header: the proof must
+ * be a dpop+jwt signed (ES256, EdDSA, RS256 or PS256) by the public JWK in
+ * its header, name this request (htm; htu = scheme, Host and path, or the
+ * resource URL, without query), be issued within the window (iat), carry
+ * ath = base64url(SHA-256(token)) and a jti not seen before within the
+ * window, and the token's cnf.jkt must be the RFC 7638 thumbprint of that
+ * JWK. A token bound by cnf.jkt is refused as a Bearer token. With
+ * MCP_AUTH_DPOP_REQUIRE every Bearer token is refused. Refusals answer 401
+ * with a "WWW-Authenticate: DPoP algs=..." challenge and an error
+ * (invalid_dpop_proof, use_dpop_nonce, invalid_token). */
+typedef enum mcp_auth_dpop {
+  MCP_AUTH_DPOP_ACCEPT = 0,
+  MCP_AUTH_DPOP_REQUIRE
+} mcp_auth_dpop;
+MCP_API mcp_status mcp_auth_set_dpop(mcp_auth_t *a, mcp_auth_dpop mode);
+/* How far a proof's iat may be from now, 1..600 s (default 60); also how
+ * long a jti is remembered. */
+MCP_API mcp_status mcp_auth_set_dpop_window_s(mcp_auth_t *a, int seconds);
+/* Asks clients for a server nonce (RFC 9449 9) that changes every seconds
+ * (1..86400; the previous one stays good) and is sent in DPoP-Nonce; 0
+ * (the default): none. The jti replay cache is this object's own:
+ * replicas behind one name do not share it. */
+MCP_API mcp_status mcp_auth_set_dpop_nonce_s(mcp_auth_t *a, int seconds);
+/* The secret nonces derive from (16..64 bytes, copied; default: random per
+ * object). Replicas given the same secret (e.g. from
+ * mcp_store_postgres_shared_secret) and the same nonce period accept each
+ * other's nonces. Call after mcp_auth_set_dpop_nonce_s. */
+MCP_API mcp_status mcp_auth_set_dpop_nonce_secret(mcp_auth_t *a,
+                                                  const unsigned char *secret,
+                                                  size_t len);
+/* Slots of the jti replay cache, 64..16777216 (default 65536). When the
+ * proofs of one window do not fit, further ones get a 503 (never a replay
+ * let through). */
+MCP_API mcp_status mcp_auth_set_dpop_replay_cache(mcp_auth_t *a,
+                                                  size_t slots);
+
 /* Checks a bearer token as the transport does (no scope rules): MCP_OK with
  * *subject and *scopes (space-separated, "" when none) malloc'd for the
  * caller; MCP_ERR_PEER when the token is not acceptable, MCP_ERR_IO when

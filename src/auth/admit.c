@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "auth/auth_http.h"
 #include "auth/auth_internal.h"
+#include "auth/dpop.h"
 #include "util/buf.h"
 
 #define WELL_KNOWN "/.well-known/oauth-protected-resource"
@@ -16,6 +18,7 @@
 void mcp__auth_reply_free(mcp__auth_reply *reply) {
   free(reply->www_authenticate);
   free(reply->body);
+  free(reply->dpop_nonce);
   memset(reply, 0, sizeof *reply);
 }
 
@@ -106,16 +109,18 @@ static char *scope_hint(mcp_auth_t *a) {
 /* Fills a challenge reply. error NULL: no token was sent (RFC 6750 3.1:
  * no error code then). description and scope come from this module, never
  * from the request, so they need no escaping beyond what they are. */
-static void challenge(mcp_auth_t *a, const mcp__auth_request *req,
-                      unsigned status, const char *error,
-                      const char *description, const char *scope,
-                      mcp__auth_reply *reply) {
+static void challenge_as(mcp_auth_t *a, const mcp__auth_request *req,
+                         bool dpop, unsigned status, const char *error,
+                         const char *description, const char *scope,
+                         mcp__auth_reply *reply) {
   char *url = metadata_url(a, req);
   char *hint = scope ? NULL : scope_hint(a);
   const char *sc = scope ? scope : hint;
   mcp__buf h;
   mcp__buf_init(&h);
-  mcp__buf_append_str(&h, "Bearer ");
+  /* RFC 9449 7.1: the DPoP scheme names the proof algorithms accepted */
+  mcp__buf_append_str(&h, dpop ? "DPoP algs=\"" MCP__DPOP_ALGS "\", "
+                               : "Bearer ");
   if (error) {
     mcp__buf_append_str(&h, "error=\"");
     mcp__buf_append_str(&h, error);
@@ -145,14 +150,28 @@ static void challenge(mcp_auth_t *a, const mcp__auth_request *req,
   json_decref(body);
   free(url);
   free(hint);
+  if (dpop)
+    reply->dpop_nonce = mcp__dpop_current_nonce(a, (int64_t)time(NULL));
 }
 
-/* The token of "Bearer <token>" (RFC 6750 2.1; the scheme is
- * case-insensitive), copied; NULL when the header is something else. */
-static char *bearer_token(const char *h) {
-  if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
+/* A challenge in the scheme this server asks for: DPoP when it requires
+ * it, else Bearer. */
+static void challenge(mcp_auth_t *a, const mcp__auth_request *req,
+                      unsigned status, const char *error,
+                      const char *description, const char *scope,
+                      mcp__auth_reply *reply) {
+  challenge_as(a, req, a->dpop_mode == MCP_AUTH_DPOP_REQUIRE, status, error,
+               description, scope, reply);
+}
+
+/* The token of "Bearer <token>" (RFC 6750 2.1) or "DPoP <token>" (RFC
+ * 9449 7.1; schemes are case-insensitive), copied; NULL when the header is
+ * something else. *dpop: which scheme. */
+static char *bearer_token(const char *h, bool *dpop) {
+  *dpop = h != NULL && strncasecmp(h, "DPoP ", 5) == 0;
+  if (h == NULL || (!*dpop && strncasecmp(h, "Bearer ", 7) != 0))
     return NULL;
-  const char *t = h + 7;
+  const char *t = h + (*dpop ? 5 : 7);
   while (*t == ' ')
     t++;
   size_t n = strcspn(t, " \t");
@@ -190,11 +209,60 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
               reply);
     return MCP__ADMIT_REPLY;
   }
-  char *token = bearer_token(req->authorization);
+  bool dpop = false;
+  char *token = bearer_token(req->authorization, &dpop);
   if (token == NULL) {
     challenge(a, req, 401, "invalid_token",
-              "use an Authorization: Bearer token", NULL, reply);
+              a->dpop_mode == MCP_AUTH_DPOP_REQUIRE
+                  ? "use an Authorization: DPoP token with a DPoP proof"
+                  : "use an Authorization: Bearer token",
+              NULL, reply);
     return MCP__ADMIT_REPLY;
+  }
+  if (!dpop && a->dpop_mode == MCP_AUTH_DPOP_REQUIRE) {
+    memset(token, 0, strlen(token));
+    free(token);
+    challenge_as(a, req, true, 401, "invalid_token",
+                 "this server requires DPoP-bound tokens (Authorization: "
+                 "DPoP with a DPoP proof), not Bearer",
+                 NULL, reply);
+    return MCP__ADMIT_REPLY;
+  }
+  char *jkt = NULL; /* the proof key's thumbprint */
+  if (dpop) {
+    const char *why = "a DPoP token needs exactly one DPoP proof header";
+    mcp__dpop_result r = MCP__DPOP_INVALID;
+    if (req->dpop != NULL && !req->repeated_dpop) {
+      size_t olen = 0;
+      const char *rpath = resource_path(a->resource, &olen);
+      mcp__dpop_check c = {req->dpop,
+                           req->http_method,
+                           req->tls ? "https" : "http",
+                           req->host,
+                           req->path,
+                           rpath ? a->resource : NULL,
+                           token,
+                           (int64_t)time(NULL)};
+      r = mcp__dpop_verify(a, &c, &jkt, &why);
+    }
+    if (r != MCP__DPOP_OK) {
+      memset(token, 0, strlen(token));
+      free(token);
+      if (r == MCP__DPOP_BUSY) {
+        reply->status = 503;
+        reply->body = strdup("{\"error\":\"temporarily_unavailable\","
+                             "\"error_description\":\"too many DPoP proofs "
+                             "at once\"}");
+        reply->body_len = reply->body ? strlen(reply->body) : 0;
+        reply->retry_after_s = 1;
+      } else {
+        challenge_as(a, req, true, 401,
+                     r == MCP__DPOP_NONCE ? "use_dpop_nonce"
+                                          : "invalid_dpop_proof",
+                     why, NULL, reply);
+      }
+      return MCP__ADMIT_REPLY;
+    }
   }
   mcp__principal p;
   mcp__key_state keys;
@@ -206,9 +274,26 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
   /* the token goes nowhere: wipe our copy */
   memset(token, 0, strlen(token));
   free(token);
+  /* RFC 9449 7.1: a bound token only with a proof of its key; a DPoP
+   * proof only for a token bound to its key */
+  const char *binding = NULL;
+  if (v == MCP__TOKEN_OK && !dpop && p.jkt != NULL)
+    binding = "the token is DPoP-bound: present it as Authorization: DPoP "
+              "with a DPoP proof";
+  else if (v == MCP__TOKEN_OK && dpop && p.jkt == NULL)
+    binding = "the token is not DPoP-bound (no cnf.jkt)";
+  else if (v == MCP__TOKEN_OK && dpop && strcmp(p.jkt, jkt) != 0)
+    binding = "the token is bound to another key than the DPoP proof's";
+  free(jkt);
+  if (binding != NULL) {
+    mcp__principal_clear(&p);
+    challenge_as(a, req, true, 401, "invalid_token", binding, NULL, reply);
+    return MCP__ADMIT_REPLY;
+  }
   if (v == MCP__TOKEN_OK) {
     *subject = p.subject;
     *scopes = p.scopes;
+    free(p.jkt);
     return MCP__ADMIT_GRANTED;
   }
   if (v == MCP__TOKEN_UNAVAILABLE) {
@@ -220,7 +305,8 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
     reply->retry_after_s = keys.retry_after_s ? keys.retry_after_s : 1;
     return MCP__ADMIT_REPLY;
   }
-  challenge(a, req, 401, "invalid_token", err.message, NULL, reply);
+  challenge_as(a, req, dpop || a->dpop_mode == MCP_AUTH_DPOP_REQUIRE, 401,
+               "invalid_token", err.message, NULL, reply);
   return MCP__ADMIT_REPLY;
 }
 

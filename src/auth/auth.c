@@ -6,12 +6,14 @@
 #include <time.h>
 
 #include "auth/auth_internal.h"
+#include "auth/dpop.h"
 #include "util/str.h"
 
 void mcp__principal_clear(mcp__principal *p) {
   free(p->subject);
   free(p->scopes);
-  p->subject = p->scopes = NULL;
+  free(p->jkt);
+  p->subject = p->scopes = p->jkt = NULL;
   p->exp = 0;
 }
 
@@ -27,6 +29,10 @@ mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
   a->refresh_s = 30;
   a->cache_max = 1024;
   a->cache_ttl_s = 60;
+  a->dpop_mode = MCP_AUTH_DPOP_ACCEPT;
+  a->dpop_window_s = 60;
+  a->dpop_seen_max = 65536;
+  pthread_mutex_init(&a->dpop_lock, NULL);
   mcp__auth_keys_init(a);
   pthread_mutex_init(&a->cache_lock, NULL);
   *out = a;
@@ -56,6 +62,8 @@ void mcp_auth_free(mcp_auth_t *a) {
   mcp__auth_keys_fini(a); /* first: the fetcher reads the configuration */
   mcp__icache_free(a);
   pthread_mutex_destroy(&a->cache_lock);
+  mcp__dpop_fini(a);
+  pthread_mutex_destroy(&a->dpop_lock);
   free(a);
 }
 
@@ -199,6 +207,7 @@ mcp_status mcp_auth_verify(mcp_auth_t *a, const char *token, char **subject,
     return MCP_ERR_IO;
   *subject = p.subject;
   *scopes = p.scopes;
+  free(p.jkt); /* the binding is the transport's business (DPoP) */
   return MCP_OK;
 }
 

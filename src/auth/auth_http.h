@@ -20,6 +20,8 @@ typedef struct mcp__auth_request {
   const char *host;     /* Host header or NULL */
   const char *endpoint; /* the MCP endpoint path, e.g. "/mcp" */
   bool tls;             /* served over HTTPS */
+  const char *dpop;     /* DPoP header (RFC 9449) or NULL */
+  bool repeated_dpop;
 } mcp__auth_request;
 
 /* A complete HTTP answer; every string is malloc'd (or NULL). */
@@ -29,6 +31,7 @@ typedef struct mcp__auth_reply {
   char *body;             /* application/json */
   size_t body_len;
   unsigned retry_after_s; /* Retry-After of a 503, else 0 */
+  char *dpop_nonce;       /* DPoP-Nonce value or NULL */
 } mcp__auth_reply;
 
 typedef enum mcp__admit {

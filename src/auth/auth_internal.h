@@ -33,6 +33,7 @@ typedef struct mcp__principal {
   char *subject;
   char *scopes; /* space-separated, "" when none */
   int64_t exp;  /* seconds since the epoch, 0 when unknown */
+  char *jkt;    /* cnf.jkt (RFC 9449 6): the token is DPoP-bound, or NULL */
 } mcp__principal;
 
 void mcp__principal_clear(mcp__principal *p);
@@ -82,12 +83,23 @@ struct mcp_auth {
   int64_t next_fetch_ms;      /* monotonic: no refresh before (backoff) */
   char fetch_error[256];      /* why the last refresh failed, "" */
 
+  /* DPoP (dpop.c): the mode, the proof's iat window, the nonce secret
+   * (NULL: no nonce asked) and the jti replay cache under dpop_lock */
+  mcp_auth_dpop dpop_mode;
+  int dpop_window_s;
+  int dpop_nonce_s; /* nonce lifetime, 0: no nonce */
+  unsigned char dpop_nonce_key[32];
+  pthread_mutex_t dpop_lock;
+  struct mcp__dpop_seen *dpop_seen; /* open addressing, dpop_seen_max */
+  size_t dpop_seen_max;
+
   pthread_mutex_t cache_lock;
   mcp__icache_entry *cache;
   size_t cache_max;
   int cache_ttl_s;
 };
 
+struct mcp__dpop_seen;
 /* ---- keys.c -------------------------------------------------------------- */
 /* Whether a token check may wait for a key fetch it needs: the public
  * mcp_auth_verify does (bounded by the fetch deadline); a transport's

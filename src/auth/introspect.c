@@ -21,7 +21,8 @@ static bool principal_copy(mcp__principal *dst, const mcp__principal *src) {
   dst->subject = strdup(src->subject);
   dst->scopes = strdup(src->scopes);
   dst->exp = src->exp;
-  if (dst->subject && dst->scopes)
+  dst->jkt = src->jkt ? strdup(src->jkt) : NULL;
+  if (dst->subject && dst->scopes && (src->jkt == NULL || dst->jkt))
     return true;
   mcp__principal_clear(dst);
   return false;
@@ -150,7 +151,11 @@ static mcp__verdict judge(mcp_auth_t *a, const json_t *doc, int64_t now_s,
   out->subject = strdup(sub);
   out->scopes = strdup(scope ? scope : "");
   out->exp = exp ? (int64_t)json_number_value(exp) : 0;
-  if (out->subject == NULL || out->scopes == NULL) {
+  const char *jkt =
+      json_string_value(json_object_get(json_object_get(doc, "cnf"), "jkt"));
+  out->jkt = jkt ? strdup(jkt) : NULL;
+  if (out->subject == NULL || out->scopes == NULL ||
+      (jkt != NULL && out->jkt == NULL)) {
     mcp__principal_clear(out);
     mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     return MCP__TOKEN_UNAVAILABLE;

@@ -147,6 +147,17 @@ static bool parse_key(const json_t *jwk, mcp__jwk *k) {
   return true;
 }
 
+bool mcp__jwk_parse(const json_t *jwk, mcp__jwk *k) {
+  memset(k, 0, sizeof *k);
+  return json_is_object(jwk) && parse_key(jwk, k);
+}
+
+void mcp__jwk_clear(mcp__jwk *k) {
+  free(k->kid);
+  EVP_PKEY_free(k->pkey);
+  memset(k, 0, sizeof *k);
+}
+
 mcp__jwks *mcp__jwks_parse(const json_t *doc, mcp_error_t *err) {
   const json_t *keys = json_object_get(doc, "keys");
   if (!json_is_array(keys)) {

@@ -52,6 +52,11 @@ void mcp__jwks_release(mcp__jwks *s);
 /* The key with this kid, or NULL. */
 const mcp__jwk *mcp__jwks_find(const mcp__jwks *s, const char *kid);
 
+/* One JWK (a DPoP proof's key), as a set's keys are read; false when it
+ * is not usable. mcp__jwk_clear frees what it holds. */
+bool mcp__jwk_parse(const json_t *jwk, mcp__jwk *k);
+void mcp__jwk_clear(mcp__jwk *k);
+
 /* Verifies sig over msg with key k for algorithm bit alg (which k must
  * admit). true when valid. */
 bool mcp__jwk_verify(const mcp__jwk *k, unsigned alg, const unsigned char *msg,

@@ -113,7 +113,16 @@ static mcp__verdict check_claims(mcp_auth_t *a, const json_t *claims,
   out->subject = strdup(sub);
   out->scopes = scopes_of(claims);
   out->exp = (int64_t)exp;
-  if (out->subject == NULL || out->scopes == NULL) {
+  const json_t *cnf = json_object_get(claims, "cnf");
+  const json_t *jkt = json_object_get(cnf, "jkt");
+  if (cnf != NULL && (!json_is_object(cnf) ||
+                      (jkt != NULL && !json_is_string(jkt)))) {
+    mcp__principal_clear(out);
+    return invalid(err, "the token has an invalid cnf claim");
+  }
+  out->jkt = jkt ? strdup(json_string_value(jkt)) : NULL;
+  if (out->subject == NULL || out->scopes == NULL ||
+      (jkt != NULL && out->jkt == NULL)) {
     mcp__principal_clear(out);
     mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     return MCP__TOKEN_UNAVAILABLE;

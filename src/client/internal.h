@@ -78,6 +78,12 @@ struct mcp_client_options {
   char *cacert; /* CA bundle for https, NULL: the system store */
   mcp_client_token_fn token_fn; /* OAuth and other token providers */
   void *token_ud;
+  /* DPoP (RFC 9449), set by mcp_client_options_use_oauth: the proof for a
+   * request (htm, htu) carrying token, malloc'd, or NULL to send the token
+   * as Bearer; and every DPoP-Nonce a response carries (token_ud). */
+  char *(*dpop_proof_fn)(void *ud, const char *htm, const char *htu,
+                         const char *token);
+  void (*dpop_nonce_fn)(void *ud, const char *nonce);
   char *name, *version, *protocol_version;
   int timeout_ms;
   mcp_client_notification_fn on_notification;

@@ -17,7 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/internal.h"
 #include "client/oauth_http.h"
+#include "client/oauth_jws.h"
+
+#define GRANT_JWT_BEARER "urn:ietf:params:oauth:grant-type:jwt-bearer"
+#define GRANT_TOKEN_EXCHANGE "urn:ietf:params:oauth:grant-type:token-exchange"
+#define TOKEN_TYPE_ID_JAG "urn:ietf:params:oauth:token-type:id-jag"
+#define TOKEN_TYPE_ID_TOKEN "urn:ietf:params:oauth:token-type:id_token"
+#define ASSERTION_TYPE_JWT "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 struct mcp_oauth {
   pthread_mutex_t lock;
@@ -33,6 +41,17 @@ struct mcp_oauth {
   char *access_token, *refresh_token, *scope;
   char *resource;     /* as the resource metadata spells it, else server_url */
   int64_t expires_at; /* epoch seconds, 0: unknown */
+  mcp_oauth_grant grant;
+  mcp__jws_key *client_key; /* private_key_jwt */
+  char *assertion;          /* the JWT-bearer grant's (workload identity) */
+  /* enterprise-managed authorization: the IdP that turns id_token into an
+   * ID-JAG (RFC 8693 token exchange) */
+  char *idp_token_ep, *idp_client_id, *idp_client_secret, *id_token;
+  bool dpop;                /* request DPoP-bound tokens (RFC 9449) */
+  mcp__jws_key *dpop_key;   /* made on first use, for the object's life */
+  char *as_nonce, *rs_nonce; /* the last DPoP-Nonce of each server */
+  bool token_dpop;          /* access_token is DPoP-bound */
+  char *rs_nonce_sent;      /* the nonce of the last resource proof */
 };
 
 static char *dup_or_null(const char *s) {
@@ -80,9 +99,19 @@ void mcp_oauth_free(mcp_oauth_t *a) {
                 &a->token_ep,
                 &a->register_ep,
                 &a->scope,
-                &a->resource};
+                &a->resource,
+                &a->assertion,
+                &a->idp_token_ep,
+                &a->idp_client_id,
+                &a->idp_client_secret,
+                &a->id_token,
+                &a->as_nonce,
+                &a->rs_nonce,
+                &a->rs_nonce_sent};
   for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
     replace(s[i], NULL);
+  mcp__jws_key_free(a->client_key);
+  mcp__jws_key_free(a->dpop_key);
   pthread_mutex_destroy(&a->lock);
   free(a);
 }
@@ -96,6 +125,79 @@ mcp_status mcp_oauth_set_client(mcp_oauth_t *a, const char *client_id,
   replace(&a->auth_method, client_secret ? "client_secret_basic" : "none");
   a->preregistered = true;
   return MCP_OK;
+}
+
+mcp_status mcp_oauth_set_client_auth_method(mcp_oauth_t *a,
+                                            const char *method) {
+  if (a == NULL || method == NULL || a->client_id == NULL)
+    return MCP_ERR_INVALID_ARG;
+  bool secret = strcmp(method, "client_secret_basic") == 0 ||
+                strcmp(method, "client_secret_post") == 0;
+  if (!(secret || strcmp(method, "none") == 0) ||
+      (secret && a->client_secret == NULL))
+    return MCP_ERR_INVALID_ARG; /* private_key_jwt: mcp_oauth_set_client_key */
+  replace(&a->auth_method, method);
+  return MCP_OK;
+}
+
+mcp_status mcp_oauth_set_client_key(mcp_oauth_t *a, const char *client_id,
+                                    const char *private_key_pem,
+                                    const char *alg, mcp_error_t *err) {
+  if (a == NULL || client_id == NULL || private_key_pem == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "a client id and a private key are required");
+  mcp__jws_key *k = mcp__jws_key_from_pem(private_key_pem, alg, err);
+  if (k == NULL)
+    return err ? err->status : MCP_ERR_INVALID_ARG;
+  mcp__jws_key_free(a->client_key);
+  a->client_key = k;
+  replace(&a->client_id, client_id);
+  replace(&a->client_secret, NULL);
+  replace(&a->auth_method, "private_key_jwt");
+  a->preregistered = true;
+  return MCP_OK;
+}
+
+mcp_status mcp_oauth_set_grant(mcp_oauth_t *a, mcp_oauth_grant grant) {
+  if (a == NULL || grant < MCP_OAUTH_GRANT_AUTHORIZATION_CODE ||
+      grant > MCP_OAUTH_GRANT_ENTERPRISE)
+    return MCP_ERR_INVALID_ARG;
+  a->grant = grant;
+  return MCP_OK;
+}
+
+mcp_status mcp_oauth_set_assertion(mcp_oauth_t *a, const char *jwt) {
+  if (a == NULL || jwt == NULL || jwt[0] == '\0')
+    return MCP_ERR_INVALID_ARG;
+  replace(&a->assertion, jwt);
+  return MCP_OK;
+}
+
+mcp_status mcp_oauth_set_enterprise_idp(mcp_oauth_t *a,
+                                        const char *token_endpoint,
+                                        const char *client_id,
+                                        const char *client_secret,
+                                        const char *id_token) {
+  if (a == NULL || token_endpoint == NULL || id_token == NULL)
+    return MCP_ERR_INVALID_ARG;
+  replace(&a->idp_token_ep, token_endpoint);
+  replace(&a->idp_client_id, client_id);
+  replace(&a->idp_client_secret, client_secret);
+  replace(&a->id_token, id_token);
+  return MCP_OK;
+}
+
+mcp_status mcp_oauth_set_dpop(mcp_oauth_t *a, bool enabled) {
+  if (a == NULL)
+    return MCP_ERR_INVALID_ARG;
+  pthread_mutex_lock(&a->lock);
+  a->dpop = enabled;
+  mcp_status st = MCP_OK;
+  if (enabled && a->dpop_key == NULL &&
+      (a->dpop_key = mcp__jws_key_generate(NULL)) == NULL)
+    st = MCP_ERR_NOMEM;
+  pthread_mutex_unlock(&a->lock);
+  return st;
 }
 
 mcp_status mcp_oauth_set_client_metadata_url(mcp_oauth_t *a, const char *url) {
@@ -136,7 +238,9 @@ static mcp_status save_tokens(mcp_oauth_t *a) {
   if (a->token_file == NULL)
     return MCP_OK;
   json_t *doc = load_file(a->token_file);
-  if (a->access_token) {
+  /* a DPoP-bound token is useless without its key, which is never
+   * written down: such tokens live in memory only */
+  if (a->access_token && !a->token_dpop) {
     json_t *e = json_object();
     json_object_set_new(e, "access_token", json_string(a->access_token));
     if (a->refresh_token)
@@ -215,7 +319,7 @@ mcp_status mcp_oauth_set_token_file(mcp_oauth_t *a, const char *path) {
 
 /* GET url as a JSON object (NULL when it is not one, or not 200). */
 static json_t *get_json(mcp_oauth_t *a, const char *url, mcp_error_t *err) {
-  mcp__oreq req = {url, NULL, NULL, NULL, NULL, a->cacert};
+  mcp__oreq req = {url, NULL, NULL, NULL, NULL, a->cacert, NULL};
   mcp__oresp r;
   if (mcp__oauth_http(&req, &r, err) != MCP_OK)
     return NULL;
@@ -419,7 +523,7 @@ static mcp_status register_client(mcp_oauth_t *a, const json_t *meta,
     json_object_set_new(body, "scope", json_string(scope));
   char *text = json_dumps(body, JSON_COMPACT);
   json_decref(body);
-  mcp__oreq req = {ep, NULL, text, NULL, NULL, a->cacert};
+  mcp__oreq req = {ep, NULL, text, NULL, NULL, a->cacert, NULL};
   mcp__oresp r;
   mcp_status st = mcp__oauth_http(&req, &r, err);
   free(text);
@@ -446,17 +550,50 @@ static mcp_status register_client(mcp_oauth_t *a, const json_t *meta,
 
 /* ---- tokens ------------------------------------------------------------- */
 
-/* POSTs form to the token endpoint with the client's authentication and
- * takes the tokens of the answer. */
-static mcp_status token_request(mcp_oauth_t *a, mcp__buf *form,
-                                mcp_error_t *err) {
-  bool basic = a->auth_method &&
-               strcmp(a->auth_method, "client_secret_basic") == 0 &&
-               a->client_secret;
-  if (!basic) {
-    mcp__form_add(form, "client_id", a->client_id);
-    if (a->auth_method && strcmp(a->auth_method, "client_secret_post") == 0)
-      mcp__form_add(form, "client_secret", a->client_secret);
+/* private_key_jwt (RFC 7523 2.2): a short-lived assertion signed with the
+ * client's key, for the authorization server named aud. */
+static char *client_assertion(mcp_oauth_t *a, const char *aud) {
+  char *jti = mcp__random_b64url();
+  int64_t now = (int64_t)time(NULL);
+  json_t *claims =
+      jti ? json_pack("{s:s,s:s,s:s,s:s,s:I,s:I}", "iss", a->client_id, "sub",
+                      a->client_id, "aud", aud, "jti", jti, "iat",
+                      (json_int_t)now, "exp", (json_int_t)(now + 300))
+          : NULL;
+  json_t *header = json_pack("{s:s}", "typ", "JWT");
+  char *jwt = claims && header ? mcp__jws_sign(a->client_key, header, claims)
+                               : NULL;
+  json_decref(claims);
+  json_decref(header);
+  free(jti);
+  return jwt;
+}
+
+/* POSTs form to a token endpoint (ep) with a client's authentication (id,
+ * secret and method; method "private_key_jwt" signs with a->client_key)
+ * and, when DPoP is on, a proof; a use_dpop_nonce refusal is retried once
+ * with the server's nonce (RFC 9449 8). *doc: the answer (new reference)
+ * when it is HTTP 200. */
+static mcp_status post_token_form(mcp_oauth_t *a, const char *ep,
+                                  mcp__buf *form, const char *id,
+                                  const char *secret, const char *method,
+                                  bool dpop, json_t **doc, long *status,
+                                  mcp_error_t *err) {
+  *doc = NULL;
+  bool basic = method && strcmp(method, "client_secret_basic") == 0 && secret;
+  if (method && strcmp(method, "private_key_jwt") == 0 && a->client_key) {
+    char *jwt = client_assertion(a, a->issuer ? a->issuer : ep);
+    if (jwt == NULL)
+      return mcp_error_set(err, MCP_ERR_NOMEM, "cannot sign the client "
+                                               "assertion");
+    mcp__form_add(form, "client_id", id);
+    mcp__form_add(form, "client_assertion_type", ASSERTION_TYPE_JWT);
+    mcp__form_add(form, "client_assertion", jwt);
+    free(jwt);
+  } else if (!basic) {
+    mcp__form_add(form, "client_id", id);
+    if (method && strcmp(method, "client_secret_post") == 0)
+      mcp__form_add(form, "client_secret", secret);
   }
   mcp__buf_append(form, "", 1);
   form->len--;
@@ -465,36 +602,84 @@ static mcp_status token_request(mcp_oauth_t *a, mcp__buf *form,
   mcp__buf_init(&u);
   mcp__buf_init(&p);
   if (basic) {
-    mcp__form_add(&u, "x", a->client_id);
-    mcp__form_add(&p, "x", a->client_secret);
+    mcp__form_add(&u, "x", id);
+    mcp__form_add(&p, "x", secret);
   }
-  mcp__oreq req = {a->token_ep,
-                   form->data,
-                   NULL,
-                   basic ? u.data + 2 : NULL,
-                   basic ? p.data + 2 : NULL,
-                   a->cacert};
-  mcp__oresp r;
-  mcp_status st = mcp__oauth_http(&req, &r, err);
+  mcp_status st = MCP_OK;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    char *proof = dpop ? mcp__dpop_proof(a->dpop_key, "POST", ep, NULL,
+                                         a->as_nonce)
+                       : NULL;
+    if (dpop && proof == NULL) {
+      st = mcp_error_set(err, MCP_ERR_NOMEM, "cannot sign a DPoP proof");
+      break;
+    }
+    mcp__oreq req = {ep,
+                     form->data,
+                     NULL,
+                     basic ? u.data + 2 : NULL,
+                     basic ? p.data + 2 : NULL,
+                     a->cacert,
+                     proof};
+    mcp__oresp r;
+    st = mcp__oauth_http(&req, &r, err);
+    free(proof);
+    if (st != MCP_OK)
+      break;
+    if (dpop && r.dpop_nonce)
+      replace(&a->as_nonce, r.dpop_nonce);
+    json_decref(*doc);
+    *doc = json_loads(r.body, 0, NULL);
+    *status = r.status;
+    bool again = dpop && attempt == 0 && r.status == 400 && r.dpop_nonce &&
+                 json_is_string(json_object_get(*doc, "error")) &&
+                 strcmp(json_string_value(json_object_get(*doc, "error")),
+                        "use_dpop_nonce") == 0;
+    mcp__oresp_free(&r);
+    if (!again)
+      break;
+  }
   mcp__buf_free(&u);
   mcp__buf_free(&p);
+  if (st != MCP_OK) {
+    json_decref(*doc);
+    *doc = NULL;
+  }
+  return st;
+}
+
+/* The refusal in a token endpoint's answer, as an error. */
+static mcp_status token_refused(const char *what, long status,
+                                const json_t *doc, mcp_error_t *err) {
+  const char *e = json_string_value(json_object_get(doc, "error"));
+  const char *d = json_string_value(json_object_get(doc, "error_description"));
+  return mcp_error_set(err, MCP_ERR_PEER, "%s refused (HTTP %ld%s%s%s%s)",
+                       what, status, e ? ": " : "", e ? e : "",
+                       d ? ": " : "", d ? d : "");
+}
+
+/* POSTs form to the token endpoint with the client's authentication and
+ * takes the tokens of the answer. */
+static mcp_status token_request(mcp_oauth_t *a, mcp__buf *form,
+                                mcp_error_t *err) {
+  json_t *doc = NULL;
+  long status = 0;
+  mcp_status st =
+      post_token_form(a, a->token_ep, form, a->client_id, a->client_secret,
+                      a->auth_method, a->dpop, &doc, &status, err);
   if (st != MCP_OK)
     return st;
-  json_t *doc = json_loads(r.body, 0, NULL);
-  long status = r.status;
-  mcp__oresp_free(&r);
   const char *at = json_string_value(json_object_get(doc, "access_token"));
   const char *tt = json_string_value(json_object_get(doc, "token_type"));
+  bool bound = tt != NULL && strcasecmp(tt, "dpop") == 0;
   if (status != 200 || at == NULL ||
-      (tt != NULL && strcasecmp(tt, "bearer") != 0)) {
-    const char *e = json_string_value(json_object_get(doc, "error"));
-    st =
-        mcp_error_set(err, MCP_ERR_PEER, "token request refused (HTTP %ld%s%s)",
-                      status, e ? ": " : "", e ? e : "");
+      (tt != NULL && strcasecmp(tt, "bearer") != 0 && !(bound && a->dpop))) {
+    st = token_refused("token request", status, doc, err);
     json_decref(doc);
     return st;
   }
   replace(&a->access_token, at);
+  a->token_dpop = bound;
   const char *rt = json_string_value(json_object_get(doc, "refresh_token"));
   if (rt)
     replace(&a->refresh_token, rt);
@@ -506,6 +691,86 @@ static mcp_status token_request(mcp_oauth_t *a, mcp__buf *form,
   json_decref(doc);
   save_tokens(a);
   return MCP_OK;
+}
+
+/* Enterprise-managed authorization (SEP-990): the IdP exchanges the user's
+ * ID token for an ID-JAG (RFC 8693, draft-ietf-oauth-identity-assertion-
+ * authz-grant) naming our authorization server and resource; *jag:
+ * malloc'd. */
+static mcp_status exchange_id_token(mcp_oauth_t *a, const char *scope,
+                                    char **jag, mcp_error_t *err) {
+  *jag = NULL;
+  if (a->idp_token_ep == NULL || a->id_token == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "enterprise-managed authorization needs the IdP's "
+                         "token endpoint and an ID token");
+  mcp__buf f;
+  mcp__buf_init(&f);
+  mcp__form_add(&f, "grant_type", GRANT_TOKEN_EXCHANGE);
+  mcp__form_add(&f, "requested_token_type", TOKEN_TYPE_ID_JAG);
+  mcp__form_add(&f, "subject_token", a->id_token);
+  mcp__form_add(&f, "subject_token_type", TOKEN_TYPE_ID_TOKEN);
+  mcp__form_add(&f, "audience", a->issuer);
+  mcp__form_add(&f, "resource", a->resource);
+  mcp__form_add(&f, "scope", scope);
+  json_t *doc = NULL;
+  long status = 0;
+  mcp_status st = post_token_form(
+      a, a->idp_token_ep, &f, a->idp_client_id, a->idp_client_secret,
+      a->idp_client_secret ? "client_secret_post" : "none", false, &doc,
+      &status, err);
+  mcp__buf_free(&f);
+  if (st != MCP_OK)
+    return st;
+  const char *t = json_string_value(json_object_get(doc, "access_token"));
+  const char *type =
+      json_string_value(json_object_get(doc, "issued_token_type"));
+  if (status != 200 || t == NULL)
+    st = token_refused("the IdP's token exchange", status, doc, err);
+  else if (type == NULL || strcmp(type, TOKEN_TYPE_ID_JAG) != 0)
+    st = mcp_error_set(err, MCP_ERR_PEER,
+                       "the IdP issued %s, not an ID-JAG",
+                       type ? type : "a token of no type");
+  else if ((*jag = strdup(t)) == NULL)
+    st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
+  json_decref(doc);
+  return st;
+}
+
+/* The grants without a user: client credentials, JWT bearer (an
+ * assertion the workload has), enterprise-managed (the ID-JAG as the
+ * JWT-bearer assertion). */
+static mcp_status grant_without_user(mcp_oauth_t *a, const char *scope,
+                                     mcp_error_t *err) {
+  mcp__buf f;
+  mcp__buf_init(&f);
+  char *jag = NULL;
+  mcp_status st = MCP_OK;
+  if (a->grant == MCP_OAUTH_GRANT_CLIENT_CREDENTIALS) {
+    if (a->client_id == NULL || !a->preregistered)
+      st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "the client credentials grant needs a client id "
+                         "with a secret or a key");
+    mcp__form_add(&f, "grant_type", "client_credentials");
+  } else {
+    const char *assertion = a->assertion;
+    if (a->grant == MCP_OAUTH_GRANT_ENTERPRISE) {
+      st = exchange_id_token(a, scope, &jag, err);
+      assertion = jag;
+    } else if (assertion == NULL) {
+      st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
+                         "the JWT-bearer grant needs an assertion");
+    }
+    mcp__form_add(&f, "grant_type", GRANT_JWT_BEARER);
+    mcp__form_add(&f, "assertion", assertion);
+  }
+  mcp__form_add(&f, "scope", scope);
+  mcp__form_add(&f, "resource", a->resource);
+  if (st == MCP_OK)
+    st = token_request(a, &f, err);
+  mcp__buf_free(&f);
+  free(jag);
+  return st;
 }
 
 static mcp_status refresh(mcp_oauth_t *a, mcp_error_t *err) {
@@ -542,7 +807,8 @@ static void show_url(mcp_oauth_t *a, const char *url) {
 /* The whole authorization flow; wanted: scopes a challenge asked for. */
 static mcp_status login(mcp_oauth_t *a, const char *challenge,
                         const char *wanted, mcp_error_t *err) {
-  if (a->mode == MCP_OAUTH_NONE)
+  bool user = a->grant == MCP_OAUTH_GRANT_AUTHORIZATION_CODE;
+  if (a->mode == MCP_OAUTH_NONE && user)
     return mcp_error_set(err, MCP_ERR_STATE,
                          "the server requires authorization: log in first "
                          "(mcpc auth login)");
@@ -599,10 +865,10 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
   const json_t *pkce =
       json_object_get(meta, "code_challenge_methods_supported");
   mcp_status st = MCP_OK;
-  if (a->authorize_ep == NULL || a->token_ep == NULL)
+  if ((user && a->authorize_ep == NULL) || a->token_ep == NULL)
     st = mcp_error_set(err, MCP_ERR_PEER,
                        "the authorization server metadata lacks endpoints");
-  else if (!array_has(pkce, "S256"))
+  else if (user && !array_has(pkce, "S256"))
     st = mcp_error_set(err, MCP_ERR_PEER,
                        "the authorization server does not support PKCE S256");
   /* scope: the challenge's, else what the resource supports */
@@ -616,13 +882,26 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
       free(from_challenge);
     scope = scope_union(base, wanted);
     free(base);
-    /* offline_access: a refresh token when the server offers it */
-    if (scope && array_has(json_object_get(meta, "scopes_supported"),
-                           "offline_access")) {
+    /* offline_access: a refresh token when the server offers it (for a
+     * user's grant only: RFC 6749 4.4.3, client credentials get none) */
+    if (scope && user &&
+        array_has(json_object_get(meta, "scopes_supported"),
+                  "offline_access")) {
       char *s2 = scope_union(scope, "offline_access");
       free(scope);
       scope = s2;
     }
+  }
+  if (!user) {
+    if (st == MCP_OK)
+      st = grant_without_user(a, scope, err);
+    if (st == MCP_OK && a->scope == NULL)
+      replace(&a->scope, scope);
+    free(scope);
+    free(origin);
+    json_decref(meta);
+    json_decref(prm);
+    return st;
   }
   mcp__redirect_listener l = {-1, 0};
   char redirect[64];
@@ -657,7 +936,7 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
     if (url == NULL) {
       st = mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     } else if (a->mode == MCP_OAUTH_FOLLOW) {
-      mcp__oreq req = {url, NULL, NULL, NULL, NULL, a->cacert};
+      mcp__oreq req = {url, NULL, NULL, NULL, NULL, a->cacert, NULL};
       mcp__oresp r;
       st = mcp__oauth_http(&req, &r, err);
       const char *qm =
@@ -779,6 +1058,38 @@ static bool same_authorization_server(mcp_oauth_t *a, const char *www) {
   return same;
 }
 
+/* Whether a 401's challenge asks for a DPoP nonce. */
+static bool use_dpop_nonce(const char *www) {
+  char *error = mcp__challenge_param(www, "error");
+  bool yes = error != NULL && strcmp(error, "use_dpop_nonce") == 0;
+  free(error);
+  return yes;
+}
+
+/* The transport's DPoP hooks (client/internal.h). */
+static char *dpop_proof(void *ud, const char *htm, const char *htu,
+                        const char *token) {
+  mcp_oauth_t *a = ud;
+  pthread_mutex_lock(&a->lock);
+  char *proof = NULL;
+  if (a->dpop && a->token_dpop && a->dpop_key && a->access_token &&
+      strcmp(token, a->access_token) == 0)
+  {
+    proof = mcp__dpop_proof(a->dpop_key, htm, htu, token, a->rs_nonce);
+    replace(&a->rs_nonce_sent, a->rs_nonce);
+  }
+  pthread_mutex_unlock(&a->lock);
+  return proof;
+}
+
+static void dpop_nonce(void *ud, const char *nonce) {
+  mcp_oauth_t *a = ud;
+  pthread_mutex_lock(&a->lock);
+  if (a->dpop)
+    replace(&a->rs_nonce, nonce);
+  pthread_mutex_unlock(&a->lock);
+}
+
 static mcp_status provide(void *ud, const char *url, int status,
                           const char *www, char **token, mcp_error_t *err) {
   (void)url;
@@ -793,6 +1104,15 @@ static mcp_status provide(void *ud, const char *url, int status,
       mcp_error_t e;
       refresh(a, &e);
     }
+  } else if (status == 401 && a->dpop && a->access_token &&
+             use_dpop_nonce(www)) {
+    /* RFC 9449 9: the same token again, with a proof carrying the nonce
+     * the answer brought (dpop_nonce); not when that nonce was sent */
+    if (a->rs_nonce == NULL ||
+        (a->rs_nonce_sent && strcmp(a->rs_nonce, a->rs_nonce_sent) == 0))
+      st = mcp_error_set(err, MCP_ERR_PEER,
+                         "the server asks for a DPoP nonce without a new "
+                         "one");
   } else if (status == 401) {
     mcp_error_t e;
     bool had = a->access_token != NULL;
@@ -829,5 +1149,11 @@ static mcp_status provide(void *ud, const char *url, int status,
 
 mcp_status mcp_client_options_use_oauth(mcp_client_options_t *o,
                                         mcp_oauth_t *a) {
-  return mcp_client_options_set_token_provider(o, a ? provide : NULL, a);
+  mcp_status st =
+      mcp_client_options_set_token_provider(o, a ? provide : NULL, a);
+  if (st == MCP_OK && a != NULL) {
+    o->dpop_proof_fn = dpop_proof;
+    o->dpop_nonce_fn = dpop_nonce;
+  }
+  return st;
 }

@@ -20,6 +20,7 @@
 typedef struct sink {
   mcp__buf body;
   char *location;
+  char *dpop_nonce;
   bool too_big;
 } sink;
 
@@ -32,19 +33,31 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud) {
   return mcp__buf_append(&s->body, p, size * n) ? size * n : 0;
 }
 
+/* The value of header line p (len bytes) when it is "name:", malloc'd. */
+static char *header_value(const char *p, size_t len, const char *name) {
+  size_t nl = strlen(name);
+  if (len <= nl || strncasecmp(p, name, nl) != 0)
+    return NULL;
+  const char *v = p + nl;
+  while (v < p + len && *v == ' ')
+    v++;
+  size_t vl = (size_t)(p + len - v);
+  while (vl > 0 &&
+         (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+    vl--;
+  return strndup(v, vl);
+}
+
 static size_t on_header(char *p, size_t size, size_t n, void *ud) {
   sink *s = ud;
   size_t len = size * n;
-  if (len > 9 && strncasecmp(p, "location:", 9) == 0) {
-    const char *v = p + 9;
-    while (*v == ' ' && v < p + len)
-      v++;
-    size_t vl = (size_t)(p + len - v);
-    while (vl > 0 &&
-           (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
-      vl--;
+  char *v;
+  if ((v = header_value(p, len, "location:")) != NULL) {
     free(s->location);
-    s->location = strndup(v, vl);
+    s->location = v;
+  } else if ((v = header_value(p, len, "dpop-nonce:")) != NULL) {
+    free(s->dpop_nonce);
+    s->dpop_nonce = v;
   }
   return len;
 }
@@ -60,6 +73,10 @@ mcp_status mcp__oauth_http(const mcp__oreq *req, mcp__oresp *resp,
   struct curl_slist *h = curl_slist_append(NULL, "Accept: application/json");
   if (req->json)
     h = curl_slist_append(h, "Content-Type: application/json");
+  char *dpop_line = NULL;
+  if (req->dpop && asprintf(&dpop_line, "DPoP: %s", req->dpop) > 0)
+    h = curl_slist_append(h, dpop_line);
+  free(dpop_line);
   curl_easy_setopt(c, CURLOPT_URL, req->url);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -87,6 +104,7 @@ mcp_status mcp__oauth_http(const mcp__oreq *req, mcp__oresp *resp,
   size_t n;
   resp->body = mcp__buf_steal(&s.body, &n);
   resp->location = s.location;
+  resp->dpop_nonce = s.dpop_nonce;
   if (rc != CURLE_OK) {
     mcp__oresp_free(resp);
     return mcp_error_set(err, MCP_ERR_IO, "%s: %s", req->url,
@@ -99,6 +117,7 @@ mcp_status mcp__oauth_http(const mcp__oreq *req, mcp__oresp *resp,
 void mcp__oresp_free(mcp__oresp *r) {
   free(r->body);
   free(r->location);
+  free(r->dpop_nonce);
   memset(r, 0, sizeof *r);
 }
 
@@ -160,7 +179,8 @@ char *mcp__query_param(const char *query, const char *name) {
   return NULL;
 }
 
-static char *b64url(const unsigned char *d, size_t n) {
+char *mcp__oauth_b64url(const void *data, size_t n) {
+  const unsigned char *d = data;
   static const char a[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   char *out = malloc((n + 2) / 3 * 4 + 1);
@@ -190,7 +210,7 @@ char *mcp__random_b64url(void) {
   unsigned char r[32];
   if (RAND_bytes(r, sizeof r) != 1)
     return NULL;
-  return b64url(r, sizeof r);
+  return mcp__oauth_b64url(r, sizeof r);
 }
 
 char *mcp__pkce_s256(const char *verifier) {
@@ -198,7 +218,7 @@ char *mcp__pkce_s256(const char *verifier) {
   unsigned int n = 0;
   if (EVP_Digest(verifier, strlen(verifier), md, &n, EVP_sha256(), NULL) != 1)
     return NULL;
-  return b64url(md, n);
+  return mcp__oauth_b64url(md, n);
 }
 
 char *mcp__challenge_param(const char *h, const char *name) {

@@ -17,12 +17,14 @@ typedef struct mcp__oreq {
   const char *json;            /* POST body (JSON) or NULL */
   const char *user, *password; /* HTTP Basic or NULL */
   const char *cacert;
+  const char *dpop; /* DPoP proof (RFC 9449) for a DPoP header, or NULL */
 } mcp__oreq;
 
 typedef struct mcp__oresp {
   long status;
   char *body;     /* NUL-terminated, malloc'd */
-  char *location; /* Location header or NULL */
+  char *location;   /* Location header or NULL */
+  char *dpop_nonce; /* DPoP-Nonce header or NULL */
 } mcp__oresp;
 
 mcp_status mcp__oauth_http(const mcp__oreq *req, mcp__oresp *resp,
@@ -35,6 +37,8 @@ void mcp__form_add(mcp__buf *b, const char *name, const char *value);
  * decoded, malloc'd; NULL when absent. */
 char *mcp__query_param(const char *query, const char *name);
 
+/* base64url without padding (RFC 7515 2), malloc'd. */
+char *mcp__oauth_b64url(const void *data, size_t n);
 /* 32 random bytes, base64url (43 characters), malloc'd. */
 char *mcp__random_b64url(void);
 /* base64url(SHA-256(verifier)). */

@@ -199,6 +199,8 @@ mcp_status mcp_client_options_set_token_provider(mcp_client_options_t *o,
     return MCP_ERR_INVALID_ARG;
   o->token_fn = fn;
   o->token_ud = user_data;
+  o->dpop_proof_fn = NULL; /* mcp_client_options_use_oauth sets its own */
+  o->dpop_nonce_fn = NULL;
   return MCP_OK;
 }
 

@@ -100,7 +100,13 @@ static size_t on_header(char *buf, size_t size, size_t n, void *ud) {
     v++;
   while (end > v && isspace((unsigned char)end[-1]))
     end--;
-  if (name_len == 16 && strncasecmp(buf, "www-authenticate", 16) == 0) {
+  if (name_len == 10 && strncasecmp(buf, "dpop-nonce", 10) == 0) {
+    mcp_client_options_t *o = &x->t->base.client->opts;
+    char *nonce = strndup(v, (size_t)(end - v));
+    if (nonce != NULL && o->dpop_nonce_fn != NULL)
+      o->dpop_nonce_fn(o->token_ud, nonce);
+    free(nonce);
+  } else if (name_len == 16 && strncasecmp(buf, "www-authenticate", 16) == 0) {
     free(x->www_authenticate);
     x->www_authenticate = strndup(v, (size_t)(end - v));
   } else if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
@@ -134,8 +140,8 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud) {
   return ok ? len : 0;
 }
 
-static struct curl_slist *base_headers(http_transport *t, bool post,
-                                       const char *last_event_id,
+static struct curl_slist *base_headers(http_transport *t, const char *verb,
+                                       bool post, const char *last_event_id,
                                        char *const *extra) {
   mcp_client_options_t *o = &t->base.client->opts;
   struct curl_slist *h = NULL, *tmp;
@@ -178,13 +184,33 @@ static struct curl_slist *base_headers(http_transport *t, bool post,
     provided = NULL;
   const char *bearer = o->token_fn ? provided : o->bearer;
   if (bearer != NULL) {
+    /* a DPoP-bound token goes with a fresh proof of this very request */
+    char *proof = o->token_fn && o->dpop_proof_fn
+                      ? o->dpop_proof_fn(o->token_ud, verb, o->url, bearer)
+                      : NULL;
+    if (proof != NULL) {
+      char *dpop = NULL;
+      if (asprintf(&dpop, "DPoP: %s", proof) < 0)
+        dpop = NULL;
+      tmp = dpop ? curl_slist_append(h, dpop) : NULL;
+      free(dpop);
+      if (tmp == NULL) {
+        free(proof);
+        free(provided);
+        goto fail;
+      }
+      h = tmp;
+    }
     size_t need = strlen(bearer) + 32;
     char *auth = malloc(need);
     if (auth == NULL) {
+      free(proof);
       free(provided);
       goto fail;
     }
-    snprintf(auth, need, "Authorization: Bearer %s", bearer);
+    snprintf(auth, need, "Authorization: %s %s", proof ? "DPoP" : "Bearer",
+             bearer);
+    free(proof);
     free(provided);
     tmp = curl_slist_append(h, auth);
     free(auth);
@@ -257,7 +283,7 @@ static mcp_status perform(http_transport *t, const char *verb, const char *body,
   mcp__buf_reset(&x->body);
   CURL *curl = curl_easy_init();
   struct curl_slist *h =
-      base_headers(t, body != NULL,
+      base_headers(t, verb, body != NULL,
                    strcmp(verb, "GET") == 0 ? mcp__sse_last_id(x->sse) : NULL,
                    body != NULL ? x->extra : NULL);
   if (curl == NULL || h == NULL) {

@@ -101,6 +101,8 @@ static enum mcp__he_result count_authorization(void *cls, const char *key,
   (void)value;
   if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
     (*(unsigned *)cls)++;
+  else if (MCP__HTTP_NAME_IS(key, strlen(key), "DPoP"))
+    ((unsigned *)cls)[1]++;
   return MCP__HE_YES;
 }
 
@@ -320,6 +322,8 @@ static enum mcp__he_result reply_auth(mcp_http_server_t *h,
     if (a->www_authenticate)
       mcp__he_resp_header(resp, MCP__HTTP_HEADER_WWW_AUTHENTICATE,
                           a->www_authenticate);
+    if (a->dpop_nonce) /* RFC 9449 9: the nonce the next proof must carry */
+      mcp__he_resp_header(resp, "DPoP-Nonce", a->dpop_nonce);
     if (a->retry_after_s) {
       char secs[16];
       snprintf(secs, sizeof secs, "%u", a->retry_after_s);
@@ -336,8 +340,8 @@ static enum mcp__he_result reply_auth(mcp_http_server_t *h,
 /* What the resource server needs to know about r. */
 static mcp__auth_request auth_request(hs_req *r, const char *url) {
   mcp__he_conn *conn = r->conn;
-  unsigned n = 0;
-  mcp__he_values(conn, count_authorization, &n);
+  unsigned n[2] = {0, 0}; /* Authorization and DPoP headers */
+  mcp__he_values(conn, count_authorization, n);
   const char *name = r->method == M_POST      ? "POST"
                      : r->method == M_GET     ? "GET"
                      : r->method == M_DELETE  ? "DELETE"
@@ -347,10 +351,12 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
       name,
       url,
       mcp__he_lookup(conn, "Authorization"),
-      n > 1,
+      n[0] > 1,
       mcp__he_lookup(conn, "Host"),
       r->h->o->endpoint,
-      r->h->o->tls_cert != NULL};
+      r->h->o->tls_cert != NULL,
+      mcp__he_lookup(conn, "DPoP"),
+      n[1] > 1};
 }
 
 /* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and

@@ -33,7 +33,9 @@ struct mini_as {
   void *ud;
   atomic_int requests; /* all requests so far */
   char last_auth[256]; /* Authorization header of the last request */
+  char last_dpop[4096]; /* DPoP header of the last request, or "" */
   char location[4096]; /* set by the callback for a redirect answer */
+  char extra[512];     /* header lines ("Name: value\r\n") the callback adds */
 };
 
 static void mini_as_serve_one(mini_as *as, int c) {
@@ -61,18 +63,29 @@ static void mini_as_serve_one(mini_as *as, int c) {
   if (auth)
     snprintf(as->last_auth, sizeof as->last_auth, "%.*s",
              (int)strcspn(auth + 16, "\r\n"), auth + 16);
+  const char *dpop = strcasestr(buf, "\r\nDPoP:");
+  as->last_dpop[0] = '\0';
+  if (dpop) {
+    dpop += 7;
+    while (*dpop == ' ')
+      dpop++;
+    snprintf(as->last_dpop, sizeof as->last_dpop, "%.*s",
+             (int)strcspn(dpop, "\r\n"), dpop);
+  }
   atomic_fetch_add(&as->requests, 1);
   int status = 200;
   as->location[0] = '\0';
+  as->extra[0] = '\0';
   char *body = as->fn(as, method, path, end + 4, &status);
   if (body == NULL)
     status = 404;
-  char head[4400];
+  char head[5000];
   int hn = snprintf(head, sizeof head,
                     "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-                    "%s%s%sContent-Length: %zu\r\nConnection: close\r\n\r\n",
+                    "%s%s%s%sContent-Length: %zu\r\nConnection: close\r\n\r\n",
                     status, as->location[0] ? "Location: " : "", as->location,
-                    as->location[0] ? "\r\n" : "", body ? strlen(body) : 0);
+                    as->location[0] ? "\r\n" : "", as->extra,
+                    body ? strlen(body) : 0);
   if (write(c, head, (size_t)hn) < 0 ||
       (body && write(c, body, strlen(body)) < 0))
     perror("mini_as write");

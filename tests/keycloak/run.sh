@@ -14,7 +14,10 @@
 #   3. mcpc calls the scoped tool divide with the stored token;
 #   4. a token for another audience (scope other-service) gets 401
 #      invalid_token, one without mcp:admin gets 403 insufficient_scope on
-#      divide (tokens by the password grant of the realm's test client).
+#      divide (tokens by the password grant of the realm's test client);
+#   5. mcpc --grant client_credentials (the realm's confidential client
+#      mcp-service) calls divide, then again with --dpop: a DPoP-bound token
+#      (cnf.jkt) presented with a proof per request.
 # Needs Java 21 or newer (KEYCLOAK_JAVA_HOME, else the newest JDK found in
 # /usr/lib/jvm) and mvn. Exit 77 (skipped, with a message) only when Maven
 # Central cannot be reached, unless CI=true, where that is a failure.
@@ -203,6 +206,26 @@ check "mcp:tools token calls divide" 403 "$(call "$narrow" divide)"
 grep -i '^www-authenticate:' "$W/call.headers" | grep -q 'error="insufficient_scope"' &&
   grep -i '^www-authenticate:' "$W/call.headers" | grep -q 'scope="mcp:tools mcp:admin"' && s=yes || s=no
 check "  ... insufficient_scope naming mcp:tools mcp:admin" yes "$s"
+# ---- 5. client credentials, then DPoP-bound (RFC 9449) --------------------
+# the realm's confidential client mcp-service, no user: mcpc --grant
+# client_credentials (client_secret_basic); with --dpop Keycloak binds the
+# token to mcpc's key (cnf.jkt, token_type DPoP) and the demo checks a
+# proof on each request
+grep -q '"dpop_signing_alg_values_supported"' "$W/oidc.json" && s=yes || s=no
+check "Keycloak advertises DPoP" yes "$s"
+svc() { "$MCPC" -u "$RESOURCE" --grant client_credentials --client-id mcp-service \
+  --client-secret service-secret --oauth-mode none "$@" 2>&1; }
+out=$(MCPC_TOKEN_FILE="$W/svc-tokens.json" svc tools call divide a=84 b=2); rc=$?
+case "$rc:$out" in 0:*'"quotient":42.0'*) s=ok ;; *) s="rc=$rc: $out" ;; esac
+check "mcpc --grant client_credentials tools call divide" ok "$s"
+out=$(MCPC_TOKEN_FILE="$W/dpop-tokens.json" svc --dpop tools call divide a=84 b=2); rc=$?
+case "$rc:$out" in 0:*'"quotient":42.0'*) s=ok ;; *) s="rc=$rc: $out" ;; esac
+check "mcpc --grant client_credentials --dpop tools call divide" ok "$s"
+# the DPoP-bound token was used as DPoP: the demo saw no Bearer from it, and
+# it was not written down (the key never is)
+[ -s "$W/dpop-tokens.json" ] && grep -q access_token "$W/dpop-tokens.json" && s=written || s=kept-in-memory
+check "  ... the bound token is not in the token file" kept-in-memory "$s"
+
 if grep -q "AddressSanitizer\|runtime error" "$W/demo.log"; then
   cat "$W/demo.log" >&2; say "FAIL: sanitizer report from the demo"; fail=1
 fi
