@@ -8,6 +8,7 @@
 #include "mcp/cache.h"
 #include "mcp/call.h"
 #include "mcp/client.h"
+#include "mcp/decl.h"
 #include "mcp/completion.h"
 #include "mcp/elicit.h"
 #include "mcp/event_store.h"
