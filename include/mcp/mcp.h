@@ -28,6 +28,7 @@
 #include "mcp/store.h"
 #include "mcp/task.h"
 #include "mcp/tool.h"
+#include "mcp/testing.h"
 #include "mcp/tool_decl.h"
 #include "mcp/version.h"
 
