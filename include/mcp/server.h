@@ -150,7 +150,11 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *                      (debug ... emergency; default warning)
  *   --help, -h         usage on stdout
  *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
- * Options also take the form --opt=VALUE. Returns the exit code: 0 after
+ * Options also take the form --opt=VALUE. What the command line leaves
+ * open is read from the environment (an empty variable is unset):
+ *   MCP_HTTP=HOST:PORT   as --http, unless --stdio or --http is given
+ *   MCP_LOG_LEVEL=LEVEL  as --log-level, unless --log-level is given
+ * A bad value there is a usage error naming the variable. Returns the exit code: 0 after
  * --help, --version or a clean end of serving; 2 for a usage error (message
  * and usage on stderr); 1 when serving failed (e.g. the port is taken) or s
  * is NULL. Does not free s. */

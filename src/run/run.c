@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - mcp_server_run: the standard command line of a server program
- * (--stdio, --http HOST:PORT, --log-level, --help, --version) on top of
- * mcp_server_serve_stdio and the blocking HTTP helper. */
+ * (--stdio, --http HOST:PORT, --log-level, --help, --version), with
+ * MCP_HTTP and MCP_LOG_LEVEL from the environment where the command line
+ * says nothing, on top of mcp_server_serve_stdio and the blocking HTTP
+ * helper. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcp/http.h"
@@ -21,6 +24,7 @@ typedef struct run_opts {
   char host[256];   /* --http, split */
   uint16_t port;
   bool help, version;
+  bool chose_transport; /* --stdio or --http on the command line */
   bool has_level;
   mcp_log_level level;
 } run_opts;
@@ -48,7 +52,10 @@ static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
         "                     debug, info, notice, warning (default), error,\n"
         "                     critical, alert, emergency\n"
         "  --help, -h         print this help\n"
-        "  --version, -V      print the server and libmcp versions\n",
+        "  --version, -V      print the server and libmcp versions\n"
+        "environment (the command line wins):\n"
+        "  MCP_HTTP=HOST:PORT     as --http\n"
+        "  MCP_LOG_LEVEL=LEVEL    as --log-level\n",
         f);
 }
 
@@ -86,6 +93,7 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
     const char *v;
     if (strcmp(a, "--stdio") == 0) {
       o->http = NULL;
+      o->chose_transport = true;
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       o->help = true;
     } else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
@@ -95,6 +103,7 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
           MCP_OK)
         return usage_error(s, o->prog, "--http wants HOST:PORT, not", v);
       o->http = v;
+      o->chose_transport = true;
     } else if ((v = option_value(argc, argv, &i, "--log-level", &missing)) !=
                NULL) {
       if (mcp_log_level_parse(v, &o->level) != MCP_OK)
@@ -105,6 +114,26 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
     } else {
       return usage_error(s, o->prog, "unknown option", a);
     }
+  }
+  return RUN_OK;
+}
+
+/* The settings the command line left open, from the environment (a
+ * container or a systemd unit sets them without a wrapper script); an empty
+ * variable counts as unset. */
+static int from_environment(const mcp_server_t *s, run_opts *o) {
+  const char *v = getenv("MCP_HTTP");
+  if (!o->chose_transport && v != NULL && v[0] != '\0') {
+    if (mcp__http_parse_host_port(v, o->host, sizeof o->host, &o->port) !=
+        MCP_OK)
+      return usage_error(s, o->prog, "MCP_HTTP wants HOST:PORT, not", v);
+    o->http = v;
+  }
+  v = getenv("MCP_LOG_LEVEL");
+  if (!o->has_level && v != NULL && v[0] != '\0') {
+    if (mcp_log_level_parse(v, &o->level) != MCP_OK)
+      return usage_error(s, o->prog, "unknown log level in MCP_LOG_LEVEL:", v);
+    o->has_level = true;
   }
   return RUN_OK;
 }
@@ -152,6 +181,9 @@ int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
     printf("%s %s (libmcp %s)\n", s->name, s->version, mcp_version_string());
     return RUN_OK;
   }
+  rc = from_environment(s, &o);
+  if (rc != RUN_OK)
+    return rc;
   if (o.has_level)
     mcp_server_set_log_level(s, o.level);
   mcp_error_t err = {0};
