@@ -160,6 +160,43 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  * is NULL. Does not free s. */
 MCP_API int mcp_server_run(mcp_server_t *s, int argc, char **argv);
 
+/* The application's own options, merged into mcp_server_run's command line
+ * and --help:
+ *
+ *   static const char *db = "shop.db";
+ *   static const mcp_run_option options[] = {
+ *       {.name = "db", .argument = "PATH", .help = "the shop's database",
+ *        .env = "SHOP_DB", .target = &db},
+ *       {.name = NULL}};
+ *   return mcp_server_run_with(s, argc, argv, options);
+ *
+ * name: the option without its dashes (--db); argument: the value's name in
+ * --help, or NULL for a flag (its value is then "true"); help: one line;
+ * env: a variable read when the option is not on the command line (NULL:
+ * none; empty counts as unset). Exactly one of target (set to the value,
+ * borrowed from argv or the environment, left alone when the option is not
+ * given) and fn (called with the value; a failure is a usage error, exit 2,
+ * naming the option and err's message). Values are delivered after --help
+ * and --version are handled and before serving starts. A table mistake (a
+ * name of mcp_server_run's own options or taken twice, both or neither of
+ * target and fn, ...) ends the run with exit 1 and a message naming the
+ * entry. */
+typedef mcp_status (*mcp_run_option_fn)(const char *value, void *user_data,
+                                        mcp_error_t *err);
+typedef struct mcp_run_option {
+  const char *name; /* NULL ends the table */
+  const char *argument;
+  const char *help;
+  const char *env;
+  const char **target;
+  mcp_run_option_fn fn;
+  void *user_data;
+  const void *reserved[2]; /* zero */
+} mcp_run_option;
+/* mcp_server_run with options (NULL or a {NULL}-terminated table). */
+MCP_API int mcp_server_run_with(mcp_server_t *s, int argc, char **argv,
+                                const mcp_run_option *options);
+
 #ifdef __cplusplus
 }
 #endif
