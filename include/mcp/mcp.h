@@ -8,6 +8,7 @@
 #include "mcp/cache.h"
 #include "mcp/call.h"
 #include "mcp/client.h"
+#include "mcp/decl.h"
 #include "mcp/completion.h"
 #include "mcp/elicit.h"
 #include "mcp/event_store.h"
@@ -27,6 +28,7 @@
 #include "mcp/store.h"
 #include "mcp/task.h"
 #include "mcp/tool.h"
+#include "mcp/testing.h"
 #include "mcp/tool_decl.h"
 #include "mcp/version.h"
 

@@ -1606,6 +1606,50 @@ inline int run(server &s, int argc, char **argv) {
   return mcp_server_run(s.native(), argc, argv);
 }
 
+// An option of the application for mcp::run, merged into the command line
+// and --help (mcp_server_run_with): --name, the value's name in --help
+// (empty: a flag, whose value is "true"), a help line, an environment
+// variable read when the option is not given (empty: none), and what to do
+// with the value; a std::exception thrown there is a usage error (exit 2)
+// with its message.
+struct option {
+  std::string name, argument, help, env;
+  std::function<void(const std::string &value)> set;
+};
+
+namespace detail {
+inline mcp_status option_trampoline(const char *value, void *user_data, mcp_error_t *err) {
+  try {
+    static_cast<const option *>(user_data)->set(value);
+    return MCP_OK;
+  } catch (const std::exception &e) {
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "%s", e.what());
+  } catch (...) {
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "refused");
+  }
+}
+} // namespace detail
+
+// mcp::run with the application's options:
+//   std::string db = "shop.db";
+//   return mcp::run(shop, argc, argv, {{"db", "PATH", "the database", "SHOP_DB",
+//                                       [&](const std::string &v) { db = v; }}});
+inline int run(server &s, int argc, char **argv, const std::vector<option> &options) {
+  std::vector<mcp_run_option> table;
+  for (const option &o : options) {
+    mcp_run_option r{};
+    r.name = o.name.c_str();
+    r.argument = detail::c_str_or_null(o.argument);
+    r.help = o.help.c_str();
+    r.env = detail::c_str_or_null(o.env);
+    r.fn = &detail::option_trampoline;
+    r.user_data = const_cast<option *>(&o);
+    table.push_back(r);
+  }
+  table.push_back(mcp_run_option{});
+  return mcp_server_run_with(s.native(), argc, argv, table.data());
+}
+
 } // namespace mcp
 
 #endif

@@ -219,11 +219,52 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *                      handlers print to stdout goes to stderr; stdio.h)
  *   --help, -h         usage on stdout
  *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
- * Options also take the form --opt=VALUE. Returns the exit code: 0 after
+ * Options also take the form --opt=VALUE. What the command line leaves
+ * open is read from the environment (an empty variable is unset):
+ *   MCP_HTTP=HOST:PORT   as --http, unless --stdio or --http is given
+ *   MCP_LOG_LEVEL=LEVEL  as --log-level, unless --log-level is given
+ * A bad value there is a usage error naming the variable. Returns the exit code: 0 after
  * --help, --version or a clean end of serving; 2 for a usage error (message
  * and usage on stderr); 1 when serving failed (e.g. the port is taken) or s
  * is NULL. Does not free s. */
 MCP_API int mcp_server_run(mcp_server_t *s, int argc, char **argv);
+
+/* The application's own options, merged into mcp_server_run's command line
+ * and --help:
+ *
+ *   static const char *db = "shop.db";
+ *   static const mcp_run_option options[] = {
+ *       {.name = "db", .argument = "PATH", .help = "the shop's database",
+ *        .env = "SHOP_DB", .target = &db},
+ *       {.name = NULL}};
+ *   return mcp_server_run_with(s, argc, argv, options);
+ *
+ * name: the option without its dashes (--db); argument: the value's name in
+ * --help, or NULL for a flag (its value is then "true"); help: one line;
+ * env: a variable read when the option is not on the command line (NULL:
+ * none; empty counts as unset). Exactly one of target (set to the value,
+ * borrowed from argv or the environment, left alone when the option is not
+ * given) and fn (called with the value; a failure is a usage error, exit 2,
+ * naming the option and err's message). Values are delivered after --help
+ * and --version are handled and before serving starts. A table mistake (a
+ * name of mcp_server_run's own options or taken twice, both or neither of
+ * target and fn, ...) ends the run with exit 1 and a message naming the
+ * entry. */
+typedef mcp_status (*mcp_run_option_fn)(const char *value, void *user_data,
+                                        mcp_error_t *err);
+typedef struct mcp_run_option {
+  const char *name; /* NULL ends the table */
+  const char *argument;
+  const char *help;
+  const char *env;
+  const char **target;
+  mcp_run_option_fn fn;
+  void *user_data;
+  const void *reserved[2]; /* zero */
+} mcp_run_option;
+/* mcp_server_run with options (NULL or a {NULL}-terminated table). */
+MCP_API int mcp_server_run_with(mcp_server_t *s, int argc, char **argv,
+                                const mcp_run_option *options);
 
 #ifdef __cplusplus
 }

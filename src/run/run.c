@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - mcp_server_run: the standard command line of a server program
- * (--stdio, --http HOST:PORT, --log-level, --help, --version) on top of
- * mcp_server_serve_stdio and the blocking HTTP helper. */
+ * (--stdio, --http HOST:PORT, --log-level, --help, --version), with
+ * MCP_HTTP and MCP_LOG_LEVEL from the environment where the command line
+ * says nothing, on top of mcp_server_serve_stdio and the blocking HTTP
+ * helper. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcp/http.h"
@@ -17,10 +20,14 @@
 
 typedef struct run_opts {
   const char *prog;
+  const mcp_run_option *app; /* the application's options, or NULL */
+  size_t n_app;
+  const char **app_values;   /* per app option: its value, NULL: not given */
   const char *http; /* NULL: stdio */
   char host[256];   /* --http, split */
   uint16_t port;
   bool help, version;
+  bool chose_transport; /* --stdio or --http on the command line */
   bool has_level;
   mcp_log_level level;
   bool log_params;
@@ -32,7 +39,21 @@ static const char *base_name(const char *path) {
   return slash != NULL ? slash + 1 : path;
 }
 
-static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
+static void usage_app(const run_opts *o, FILE *f) {
+  for (size_t i = 0; i < o->n_app; i++) {
+    const mcp_run_option *a = &o->app[i];
+    char head[128];
+    snprintf(head, sizeof head, "--%s%s%s", a->name, a->argument ? " " : "",
+             a->argument ? a->argument : "");
+    fprintf(f, "  %-18s %s", head, a->help ? a->help : "");
+    if (a->env != NULL)
+      fprintf(f, " (env %s)", a->env);
+    fputc('\n', f);
+  }
+}
+
+static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
+  const char *prog = o->prog;
   fprintf(f,
           "usage: %s [--stdio | --http HOST:PORT] [--log-level LEVEL] "
           "[--log-params] [--no-stdout-guard]\n"
@@ -55,8 +76,15 @@ static void usage(const mcp_server_t *s, const char *prog, FILE *f) {
         "  --no-stdout-guard  stdio: leave fd 1 to the protocol (by default\n"
         "                     what handlers print to stdout goes to stderr)\n"
         "  --help, -h         print this help\n"
-        "  --version, -V      print the server and libmcp versions\n",
+        "  --version, -V      print the server and libmcp versions\n"
+        "environment (the command line wins):\n"
+        "  MCP_HTTP=HOST:PORT     as --http\n"
+        "  MCP_LOG_LEVEL=LEVEL    as --log-level\n",
         f);
+  if (o->n_app > 0) {
+    fprintf(f, "options of %s:\n", prog);
+    usage_app(o, f);
+  }
 }
 
 /* The value of option name at argv[*i]: "--name=VALUE" or "--name VALUE"
@@ -79,11 +107,36 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
   return argv[++*i];
 }
 
-static int usage_error(const mcp_server_t *s, const char *prog,
+static int usage_error(const mcp_server_t *s, const run_opts *o,
                        const char *what, const char *arg) {
-  fprintf(stderr, "%s: %s %s\n", prog, what, arg);
-  usage(s, prog, stderr);
+  fprintf(stderr, "%s: %s %s\n", o->prog, what, arg);
+  usage(s, o, stderr);
   return RUN_USAGE;
+}
+
+/* An application option at argv[*i]: its index, or -1. */
+static long app_option(run_opts *o, int argc, char **argv, int *i,
+                       bool *missing) {
+  char name[160];
+  for (size_t k = 0; k < o->n_app; k++) {
+    const mcp_run_option *a = &o->app[k];
+    snprintf(name, sizeof name, "--%s", a->name);
+    if (a->argument == NULL) {
+      if (strcmp(argv[*i], name) == 0) {
+        o->app_values[k] = "true";
+        return (long)k;
+      }
+      continue;
+    }
+    const char *v = option_value(argc, argv, i, name, missing);
+    if (v != NULL) {
+      o->app_values[k] = v;
+      return (long)k;
+    }
+    if (*missing)
+      return -1;
+  }
+  return -1;
 }
 
 static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
@@ -93,6 +146,7 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
     const char *v;
     if (strcmp(a, "--stdio") == 0) {
       o->http = NULL;
+      o->chose_transport = true;
     } else if (strcmp(a, "--no-stdout-guard") == 0) {
       o->unguarded = true;
     } else if (strcmp(a, "--log-params") == 0) {
@@ -104,17 +158,105 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
     } else if ((v = option_value(argc, argv, &i, "--http", &missing)) != NULL) {
       if (mcp__http_parse_host_port(v, o->host, sizeof o->host, &o->port) !=
           MCP_OK)
-        return usage_error(s, o->prog, "--http wants HOST:PORT, not", v);
+        return usage_error(s, o, "--http wants HOST:PORT, not", v);
       o->http = v;
+      o->chose_transport = true;
     } else if ((v = option_value(argc, argv, &i, "--log-level", &missing)) !=
                NULL) {
       if (mcp_log_level_parse(v, &o->level) != MCP_OK)
-        return usage_error(s, o->prog, "unknown log level", v);
+        return usage_error(s, o, "unknown log level", v);
       o->has_level = true;
+    } else if (!missing && app_option(o, argc, argv, &i, &missing) >= 0) {
+      /* the application's */
     } else if (missing) {
-      return usage_error(s, o->prog, "missing value for", a);
+      return usage_error(s, o, "missing value for", a);
     } else {
-      return usage_error(s, o->prog, "unknown option", a);
+      return usage_error(s, o, "unknown option", a);
+    }
+  }
+  return RUN_OK;
+}
+
+/* The settings the command line left open, from the environment (a
+ * container or a systemd unit sets them without a wrapper script); an empty
+ * variable counts as unset. */
+static int from_environment(const mcp_server_t *s, run_opts *o) {
+  const char *v = getenv("MCP_HTTP");
+  if (!o->chose_transport && v != NULL && v[0] != '\0') {
+    if (mcp__http_parse_host_port(v, o->host, sizeof o->host, &o->port) !=
+        MCP_OK)
+      return usage_error(s, o, "MCP_HTTP wants HOST:PORT, not", v);
+    o->http = v;
+  }
+  v = getenv("MCP_LOG_LEVEL");
+  if (!o->has_level && v != NULL && v[0] != '\0') {
+    if (mcp_log_level_parse(v, &o->level) != MCP_OK)
+      return usage_error(s, o, "unknown log level in MCP_LOG_LEVEL:", v);
+    o->has_level = true;
+  }
+  return RUN_OK;
+}
+
+static const char *const BUILT_IN[] = {"stdio", "http", "log-level", "help",
+                                       "version"};
+
+/* The application's table, checked whole before anything runs: a mistake
+ * names the entry. */
+static bool check_app_table(const run_opts *o) {
+  for (size_t i = 0; i < o->n_app; i++) {
+    const mcp_run_option *a = &o->app[i];
+    const char *why = NULL;
+    if (a->name[0] == '\0' || a->name[0] == '-' || strchr(a->name, '=') ||
+        strlen(a->name) > 128)
+      why = "a name is 1-128 characters, without the leading -- or '='";
+    for (size_t k = 0; why == NULL && k < sizeof BUILT_IN / sizeof *BUILT_IN;
+         k++)
+      if (strcmp(a->name, BUILT_IN[k]) == 0)
+        why = "the name is one of mcp_server_run's own options";
+    for (size_t k = 0; why == NULL && k < i; k++)
+      if (strcmp(a->name, o->app[k].name) == 0)
+        why = "the name is taken by an earlier entry";
+    if (why == NULL && (a->target == NULL) == (a->fn == NULL))
+      why = "give exactly one of .target and .fn";
+    if (why == NULL && (a->reserved[0] != NULL || a->reserved[1] != NULL))
+      why = ".reserved must be zero";
+    if (why != NULL) {
+      fprintf(stderr, "%s: option table, entry %zu (--%s): %s\n", o->prog, i,
+              a->name, why);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The application's options: the environment where the command line said
+ * nothing, then each value to its target or callback. */
+static int deliver_app(const mcp_server_t *s, run_opts *o) {
+  for (size_t i = 0; i < o->n_app; i++) {
+    const mcp_run_option *a = &o->app[i];
+    const char *v = o->app_values[i];
+    if (v == NULL && a->env != NULL) {
+      const char *e = getenv(a->env);
+      if (e != NULL && e[0] != '\0')
+        v = e;
+    }
+    if (v == NULL)
+      continue;
+    if (a->target != NULL) {
+      *a->target = v;
+      continue;
+    }
+    mcp_error_t err = {0};
+    mcp_status st = a->fn(v, a->user_data, &err);
+    if (st != MCP_OK) {
+      char what[200];
+      snprintf(what, sizeof what, "--%s%s%s:", a->name,
+               o->app_values[i] ? "" : " from ",
+               o->app_values[i] ? "" : a->env);
+      fprintf(stderr, "%s: %s %s: %s\n", o->prog, what, v,
+              err.message[0] ? err.message : mcp_strerror(st));
+      usage(s, o, stderr);
+      return RUN_USAGE;
     }
   }
   return RUN_OK;
@@ -144,25 +286,55 @@ static mcp_status serve_http(mcp_server_t *s, const run_opts *o,
   return st;
 }
 
+static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *o);
+
 int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
-  run_opts o = {.prog = "mcp-server"};
+  return mcp_server_run_with(s, argc, argv, NULL);
+}
+
+int mcp_server_run_with(mcp_server_t *s, int argc, char **argv,
+                        const mcp_run_option *options) {
+  run_opts o = {.prog = "mcp-server", .app = options};
   if (argc > 0 && argv != NULL && argv[0] != NULL && argv[0][0] != '\0')
     o.prog = base_name(argv[0]);
   if (s == NULL) {
     fprintf(stderr, "%s: no server to run\n", o.prog);
     return RUN_FAIL;
   }
+  while (options != NULL && options[o.n_app].name != NULL)
+    o.n_app++;
+  if (!check_app_table(&o))
+    return RUN_FAIL;
+  const char *none[1] = {NULL};
+  o.app_values = o.n_app ? calloc(o.n_app, sizeof *o.app_values) : none;
+  if (o.app_values == NULL) {
+    fprintf(stderr, "%s: out of memory\n", o.prog);
+    return RUN_FAIL;
+  }
+  int rc = run_parsed(s, argc, argv, &o);
+  if (o.n_app)
+    free(o.app_values);
+  return rc;
+}
+
+static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *op) {
+  run_opts o = *op;
   int rc = parse(s, argc, argv, &o);
   if (rc != RUN_OK)
     return rc;
   if (o.help) {
-    usage(s, o.prog, stdout);
+    usage(s, &o, stdout);
     return RUN_OK;
   }
   if (o.version) {
     printf("%s %s (libmcp %s)\n", s->name, s->version, mcp_version_string());
     return RUN_OK;
   }
+  rc = from_environment(s, &o);
+  if (rc == RUN_OK)
+    rc = deliver_app(s, &o);
+  if (rc != RUN_OK)
+    return rc;
   if (o.has_level)
     mcp_server_set_log_level(s, o.level);
   if (o.log_params)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/text_request.h"
 #include "mcp/apps.h"
 #include "mcp/tool_decl.h"
 #include "tools/result_internal.h"
@@ -925,11 +926,14 @@ mcp_status mcp_server_add_tool_decl(mcp_server_t *server,
   mcp_error_t why;
   if (st == MCP_ERR_INVALID_ARG && decl != NULL &&
       mcp_tool_check_name(decl->name, &why) != MCP_OK)
-    return mcp_error_set(err, st, "cannot declare tool: %s", why.message);
+    return mcp__decl_refuse(server, err, st, "cannot declare tool: %s",
+                            why.message); /* logged too: err may be NULL */
   if (st != MCP_OK)
-    return mcp_error_set(err, st, "cannot declare tool '%.128s': %s",
-                         decl && decl->name ? decl->name : "(null)",
-                         decl ? mcp_strerror(st) : "the declaration is NULL");
+    return mcp__decl_refuse(server, err, st,
+                            "cannot declare tool '%.128s': %s",
+                            decl && decl->name ? decl->name : "(null)",
+                            decl ? mcp_strerror(st)
+                                 : "the declaration is NULL");
   return mcp_server_add_tool(server, t, err);
 }
 

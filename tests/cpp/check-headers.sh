@@ -18,7 +18,7 @@ for cxx in g++ clang++; do
   fi
   compilers=$((compilers + 1))
   for std in c++17 c++20; do
-    for h in "$inc"/mcp/*.h "$inc"/mcp/mcp.hpp; do
+    for h in "$inc"/mcp/*.h "$inc"/mcp/*.hpp; do
       name=$(basename "$h")
       printf '#include <mcp/%s>\n#include <mcp/%s>\n' "$name" "$name" >"$out/tu.cpp"
       n=$((n + 1))

@@ -1,29 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# usage: check-shop.sh MCPC SHOP
-# examples/cpp/shop.cpp through mcpc, over stdio and over HTTP (--http, from
+# usage: check-shop.sh MCPC SHOP [LABEL]
+# examples/cpp/shop.cpp (or its C twin examples/shop/shop.c, LABEL shop)
+# through mcpc, over stdio and over HTTP (--http, from
 # mcp::run), in both protocol eras: tools/list shows quote with its input
 # and output schemas, quote answers structuredContent, resources/read
 # shop://terms and prompts/get order_help work.
 set -eu
-mcpc=$1; shop=$2
+mcpc=$1; shop=$2; label=${3:-cpp_shop}
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "cpp_shop: $*"; exit 1; }
+fail() { echo "$label: $*"; exit 1; }
 
 # check LABEL PYTHON_ASSERTION MCPC_ARGS...: the JSON output of mcpc as j
 check() {
-  label=$1; expr=$2; shift 2
+  step=$1; expr=$2; shift 2
   "$mcpc" --format json "$@" >"$tmp/out.json" 2>"$tmp/err" ||
-    fail "$label: mcpc $*: $(cat "$tmp/err" "$tmp/out.json")"
+    fail "$step: mcpc $*: $(cat "$tmp/err" "$tmp/out.json")"
   python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 if not eval("(" + sys.argv[2] + ")"):
     sys.exit("assertion failed: " + sys.argv[2] + "\n" + json.dumps(j))
-' "$tmp/out.json" "$expr" || fail "$label"
-  echo "cpp_shop: $label ok"
+' "$tmp/out.json" "$expr" || fail "$step"
+  echo "$label: $step ok"
 }
 
 exercise() { # $1: label; the rest: how mcpc connects
@@ -81,4 +82,4 @@ rc=0
 wait "$pid" || rc=$?
 [ $rc -eq 0 ] || fail "the HTTP server did not stop cleanly on SIGTERM (exit $rc): $(cat "$tmp/shop.log")"
 pid=
-echo "cpp_shop: ok"
+echo "$label: ok"

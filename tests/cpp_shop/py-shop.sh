@@ -8,7 +8,7 @@
 set -u
 SHOP=${1:?usage: py-shop.sh SHOP_BIN}
 HERE=$(cd "$(dirname "$0")" && pwd)
-INTEROP_LABEL="py2 -> C++ shop"
+INTEROP_LABEL="py2 -> $(basename "$SHOP")"
 . "$HERE/../interop/lib.sh"
 
 install_lock

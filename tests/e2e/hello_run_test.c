@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* hello_run_test.c - mcp_server_run through examples/hello (build/bin/
  * mcp-hello) as a child process: --help, --version, usage errors (exit 2),
- * --stdio, and --http on a free port answering real HTTP requests. */
+ * --stdio, and --http on a free port answering real HTTP requests; the
+ * same settings from MCP_HTTP and MCP_LOG_LEVEL, the command line winning. */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,10 +207,10 @@ static void test_stdio(void **state) {
   }
 }
 
-/* --http 127.0.0.1:0: the URL with the chosen port on stderr; initialize
- * and tools/call greet over HTTP; SIGTERM stops it with exit 0. */
-static void test_http(void **state) {
-  (void)state;
+/* --http 127.0.0.1:0 (or MCP_HTTP=127.0.0.1:0 when env): the URL with the
+ * chosen port on stderr; initialize and tools/call greet over HTTP;
+ * SIGTERM stops it with exit 0. */
+static void serve_http_and_stop(bool env) {
   int errp[2];
   assert_int_equal(pipe(errp), 0);
   pid_t parent_ = getpid();
@@ -221,8 +223,13 @@ static void test_http(void **state) {
     dup2(nul, 1);
     dup2(errp[1], 2);
     close(errp[0]);
-    execl(hello_bin, hello_bin, "--http", "127.0.0.1:0", "--log-level",
-          "debug", (char *)NULL);
+    if (env) {
+      setenv("MCP_HTTP", "127.0.0.1:0", 1);
+      execl(hello_bin, hello_bin, "--log-level", "debug", (char *)NULL);
+    } else {
+      execl(hello_bin, hello_bin, "--http", "127.0.0.1:0", "--log-level",
+            "debug", (char *)NULL);
+    }
     _exit(127);
   }
   close(errp[1]);
@@ -266,6 +273,46 @@ static void test_http(void **state) {
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+static void test_http(void **state) {
+  (void)state;
+  serve_http_and_stop(false);
+}
+
+/* MCP_HTTP and MCP_LOG_LEVEL: used where the command line says nothing,
+ * a bad value a usage error naming the variable, the command line wins. */
+static void test_environment(void **state) {
+  (void)state;
+  serve_http_and_stop(true);
+  char *out, *err;
+  setenv("MCP_HTTP", "nocolon", 1);
+  expect_usage_error((const char *[]){NULL},
+                     "MCP_HTTP wants HOST:PORT, not nocolon");
+  /* --stdio wins over MCP_HTTP: stdin is /dev/null, so it ends at once */
+  assert_int_equal(run_hello((const char *[]){"--stdio", NULL}, &out, &err),
+                   0);
+  free(out);
+  free(err);
+  /* --help still works, and tells about the variables */
+  assert_int_equal(run_hello((const char *[]){"--help", NULL}, &out, &err), 0);
+  assert_non_null(strstr(out, "MCP_HTTP=HOST:PORT"));
+  assert_non_null(strstr(out, "MCP_LOG_LEVEL=LEVEL"));
+  free(out);
+  free(err);
+  unsetenv("MCP_HTTP");
+  setenv("MCP_LOG_LEVEL", "loud", 1);
+  expect_usage_error((const char *[]){NULL},
+                     "unknown log level in MCP_LOG_LEVEL: loud");
+  assert_int_equal(
+      run_hello((const char *[]){"--log-level", "debug", NULL}, &out, &err), 0);
+  free(out);
+  free(err);
+  setenv("MCP_LOG_LEVEL", "", 1); /* empty: unset */
+  assert_int_equal(run_hello((const char *[]){NULL}, &out, &err), 0);
+  free(out);
+  free(err);
+  unsetenv("MCP_LOG_LEVEL");
+}
+
 /* The port is taken: exit 1 with the reason on stderr. */
 static void test_http_port_taken(void **state) {
   (void)state;
@@ -291,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_stdio),
       cmocka_unit_test(test_request_log_stdio),
       cmocka_unit_test(test_http),
+      cmocka_unit_test(test_environment),
       cmocka_unit_test(test_http_port_taken),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
