@@ -317,6 +317,11 @@ int main(int argc, char **argv) {
       db.query("SELECT tbl FROM exports WHERE task_id = ?1", {id}, [&](sqlite3_stmt *st) {
         what = mcp::from_json<table>(mcp::to_json(text(st, 0)));
       });
+      // Killed before the handler wrote its row: the tools/call it came
+      // from is stored with the task (params.arguments.table).
+      mcp::json args = task["params"]["arguments"];
+      if (!what && task["params"]["name"].string() == "start_export" && args["table"])
+        what = mcp::from_json<table>(args["table"]);
       if (!what)
         return false; // not ours to redo: the library fails it
       mcp::tasks keep = tasks; // the server's manager: valid while it lives
