@@ -246,7 +246,7 @@ mcp_status mcp_client_options_set_notification_handler(
 
 static mcp_status set_handler(mcp_client_request_fn *slot, void **ud_slot,
                               json_t **caps_slot, mcp_client_request_fn fn,
-                              json_t *caps, void *user_data) {
+                              const json_t *caps, void *user_data) {
   json_t *c = caps ? json_deep_copy(caps) : json_object();
   if (c == NULL)
     return MCP_ERR_NOMEM;
@@ -265,7 +265,7 @@ static mcp_status set_handler(mcp_client_request_fn *slot, void **ud_slot,
 
 mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
                                                    mcp_client_request_fn fn,
-                                                   json_t *capabilities,
+                                                   const json_t *capabilities,
                                                    void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
@@ -279,7 +279,7 @@ mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
                                                       mcp_client_request_fn fn,
-                                                      json_t *capabilities,
+                                                      const json_t *capabilities,
                                                       void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
@@ -294,7 +294,7 @@ mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
                                                 mcp_client_request_fn fn,
-                                                json_t *capabilities,
+                                                const json_t *capabilities,
                                                 void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;

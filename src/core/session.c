@@ -9,9 +9,12 @@
  */
 #include "core/call_internal.h"
 #include "core/session_internal.h"
+
+#include <assert.h>
 #include "util/hash.h"
 #include "util/rand.h"
 #include "util/str.h"
+#include "util/thread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,12 +89,17 @@ void mcp__session_set_notify(mcp_session_t *se, mcp__channel notify) {
 }
 
 void mcp__session_retain(mcp_session_t *se) {
-  atomic_fetch_add_explicit(&se->refs, 1, memory_order_relaxed);
+  int before = atomic_fetch_add_explicit(&se->refs, 1, memory_order_relaxed);
+  assert(before > 0); /* only a holder of a reference may add one */
+  (void)before;
 }
 
 void mcp__session_release(mcp_session_t *se) {
-  if (se == NULL ||
-      atomic_fetch_sub_explicit(&se->refs, 1, memory_order_acq_rel) != 1)
+  if (se == NULL)
+    return;
+  int before = atomic_fetch_sub_explicit(&se->refs, 1, memory_order_acq_rel);
+  assert(before > 0); /* one release per reference */
+  if (before != 1)
     return;
   mcp_server_t *s = se->server;
   if (se->listed) {
@@ -193,6 +201,7 @@ static unsigned stripe_here(const mcp_session_t *se) {
 
 /* Sets early_cancels_kept from the ring. se->lock held. */
 static void count_early_cancels(mcp_session_t *se) {
+  assert(mcp__mutex_held(&se->lock));
   unsigned kept = 0;
   for (size_t i = 0; i < 16; i++)
     kept += se->early_cancels[i] != NULL;
@@ -217,6 +226,7 @@ static void take_early_cancel(mcp_session_t *se, mcp_call_t *call) {
 /* Lists call in its stripe, whose lock the caller holds. */
 static void add_inflight_locked(mcp_session_t *se, mcp__inflight_stripe *st,
                                 mcp_call_t *call) {
+  assert(mcp__mutex_held(&st->lock));
   if (atomic_load(&se->early_cancels_kept) > 0)
     take_early_cancel(se, call);
   call->prev = NULL;

@@ -743,7 +743,7 @@ static bool compile_dynamic_anchors(mcp__cctx *c) {
 /* ---- public
  * ------------------------------------------------------------------ */
 
-mcp_status mcp_schema_compile(json_t *schema,
+mcp_status mcp_schema_compile(const json_t *schema,
                               const mcp_schema_options_t *options,
                               mcp_schema_t **out, mcp_error_t *err) {
   if (out == NULL)
@@ -757,7 +757,9 @@ mcp_status mcp_schema_compile(json_t *schema,
   mcp_schema_t *s = calloc(1, sizeof *s);
   if (s == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
-  s->document = json_incref(schema);
+  /* a reference, not a copy: the document is only read (Jansson's
+   * reference count is the one field a const pointer does not cover) */
+  s->document = json_incref((json_t *)schema);
   s->match_limit = options && options->match_limit ? options->match_limit
                                                    : MCP__DEFAULT_MATCH_LIMIT;
   s->max_depth = options && options->max_depth ? options->max_depth

@@ -9,6 +9,8 @@
  */
 #include "tasks/engine_internal.h"
 
+#include <assert.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +34,7 @@ unsigned mcp__engine_bucket_of(const char *id) {
 }
 
 task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id) {
+  assert(mcp__mutex_held(&e->lock));
   for (task_run *r = e->runs[mcp__engine_bucket_of(id)]; r; r = r->next)
     if (strcmp(r->id, id) == 0)
       return r;
@@ -155,6 +158,7 @@ static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
 
 /* Delivers queued messages while a stream takes them. e->lock held. */
 void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r) {
+  assert(mcp__mutex_held(&e->lock));
   while (r->phead) {
     pending_msg *p = r->phead;
     if (deliver(e, r, p->data, p->len, p->flags) != MCP_OK)
@@ -162,8 +166,10 @@ void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r) {
     r->phead = p->next;
     if (r->phead == NULL)
       r->ptail = NULL;
-    if (!(p->flags & MCP__SEND_REQUEST))
+    if (!(p->flags & MCP__SEND_REQUEST)) {
+      assert(r->pnotes > 0); /* counts the queued notifications */
       r->pnotes--;
+    }
     free(p);
   }
 }
@@ -368,6 +374,7 @@ static bool execute(task_run *r) {
 /* The first queued run whose caller is below its running cap (every run
  * when stopping: they only get failed), unlinked. e->lock held. */
 static task_run *take_eligible(mcp__task_engine *e) {
+  assert(mcp__mutex_held(&e->lock));
   task_run *prev = NULL;
   for (task_run *r = e->qhead; r; prev = r, r = r->qnext) {
     if (!e->stopping && mcp__engine_running(e, r->caller, 0) >= e->running_cap)
@@ -505,6 +512,7 @@ mcp_status mcp_call_task_defer(mcp_call_t *call) {
  * when it expires, not at the next periodic sweep (issue #16 item 6).
  * e->lock held. */
 static int64_t next_expiry_ms(mcp__task_engine *e) {
+  assert(mcp__mutex_held(&e->lock));
   int64_t wait = INT64_MAX, now = mcp__wall_ms();
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)

@@ -27,6 +27,8 @@
  * engine's lock; only that thread unlinks it. */
 #include "tasks/engine_internal.h"
 
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +126,7 @@ static void *outcome_main(void *arg);
 
 /* Starts the outcome thread unless it runs. e->lock held. */
 static bool outcome_thread(mcp__task_engine *e) {
+  assert(mcp__mutex_held(&e->lock));
   if (!e->has_outcome_thread && !e->stopping)
     e->has_outcome_thread =
         mcp__thread_start(&e->outcome_thread, outcome_main, e) == 0;

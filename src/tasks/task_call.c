@@ -6,6 +6,8 @@
  */
 #include "tasks/engine_internal.h"
 
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/rand.h"
+#include "util/thread.h"
 
 /* Who a task counts against for the per-caller cap. */
 /* "kind:name", the key of a caller's counts (new string, or NULL). */
@@ -95,9 +98,11 @@ char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject) {
 }
 
 void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {
+  assert(mcp__mutex_held(&e->lock));
   for (caller_count **pp = &e->callers; *pp; pp = &(*pp)->next)
     if (strcmp((*pp)->key, key) == 0) {
       caller_count *c = *pp;
+      assert(c->n > 0); /* an entry lives while it holds a slot */
       if (--c->n == 0) {
         *pp = c->next;
         free(c->key);
@@ -108,8 +113,10 @@ void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {
 }
 
 unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta) {
+  assert(mcp__mutex_held(&e->lock));
   for (caller_count *c = e->callers; c; c = c->next)
     if (strcmp(c->key, key) == 0) {
+      assert(delta >= 0 || c->running >= (unsigned)-delta);
       c->running = (unsigned)((int)c->running + delta);
       return c->running;
     }

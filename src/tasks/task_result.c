@@ -6,9 +6,13 @@
  */
 #include "tasks/engine_internal.h"
 
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/thread.h"
 
 #include "core/listen.h"
 #include "store/task_changes.h"
@@ -24,6 +28,7 @@
 /* ---- tasks/result -------------------------------------------------------- */
 /* Registers w and hands it the task's queued messages. e->lock held. */
 static void link_waiter(mcp__task_engine *e, waiter *w) {
+  assert(mcp__mutex_held(&e->lock));
   w->next = e->waiters;
   e->waiters = w;
   task_run *r = mcp__engine_find_run(e, w->id);
