@@ -781,16 +781,16 @@ mcp_status mcp_schema_compile(const json_t *schema,
   if (ok) {
     char *b = sstrdup(&c, base);
     mcp__resource *r = b ? new_resource(&c, b) : NULL;
-    ok = r != NULL && mcp__map_put(&c.resources, b, schema);
+    ok = r != NULL && mcp__map_put(&c.resources, b, s->document);
     if (!ok)
       mcp__compile_oom(&c);
     else
-      ok = index_schema(&c, schema, b, r,
+      ok = index_schema(&c, s->document, b, r,
                         (mcp__dialect){MCP__DRAFT_2020, MCP__V_ALL_2020}, true,
                         0);
   }
   if (ok) {
-    s->root = mcp__compile_node(&c, schema, "");
+    s->root = mcp__compile_node(&c, s->document, "");
     ok = s->root != NULL && compile_dynamic_anchors(&c);
   }
   mcp_status st = MCP_OK;
