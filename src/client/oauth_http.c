@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "util/base64.h"
+
 #define MAX_BODY (1u << 20)
 
 typedef struct sink {
@@ -160,37 +162,11 @@ char *mcp__query_param(const char *query, const char *name) {
   return NULL;
 }
 
-static char *b64url(const unsigned char *d, size_t n) {
-  static const char a[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  char *out = malloc((n + 2) / 3 * 4 + 1);
-  if (out == NULL)
-    return NULL;
-  size_t o = 0, i = 0;
-  for (; i + 2 < n; i += 3) {
-    unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
-    out[o++] = a[v >> 18];
-    out[o++] = a[(v >> 12) & 63];
-    out[o++] = a[(v >> 6) & 63];
-    out[o++] = a[v & 63];
-  }
-  if (i < n) {
-    unsigned v =
-        (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0);
-    out[o++] = a[v >> 18];
-    out[o++] = a[(v >> 12) & 63];
-    if (i + 1 < n)
-      out[o++] = a[(v >> 6) & 63];
-  }
-  out[o] = '\0';
-  return out;
-}
-
 char *mcp__random_b64url(void) {
   unsigned char r[32];
   if (RAND_bytes(r, sizeof r) != 1)
     return NULL;
-  return b64url(r, sizeof r);
+  return mcp__base64url_encode(r, sizeof r);
 }
 
 char *mcp__pkce_s256(const char *verifier) {
@@ -198,7 +174,7 @@ char *mcp__pkce_s256(const char *verifier) {
   unsigned int n = 0;
   if (EVP_Digest(verifier, strlen(verifier), md, &n, EVP_sha256(), NULL) != 1)
     return NULL;
-  return b64url(md, n);
+  return mcp__base64url_encode(md, n);
 }
 
 char *mcp__challenge_param(const char *h, const char *name) {

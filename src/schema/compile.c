@@ -740,8 +740,7 @@ static bool compile_dynamic_anchors(mcp__cctx *c) {
   return !c->failed;
 }
 
-/* ---- public
- * ------------------------------------------------------------------ */
+/* ---- public -------------------------------------------------------------- */
 
 mcp_status mcp_schema_compile(const json_t *schema,
                               const mcp_schema_options_t *options,

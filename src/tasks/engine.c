@@ -125,9 +125,6 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
 }
 
 /* ---- the task channel ---------------------------------------------------- */
-/* Hands one message to a stream: a waiting tasks/result call of the task,
- * else the creator's standalone stream if a client is connected to it.
- * e->lock held (it keeps waiters and their calls alive). */
 /* Whether a tasks/result call comes from the task's own requestor: the
  * session that created it, or the same authenticated subject. Another
  * client that knows the id may read the outcome, but must not take the
@@ -143,8 +140,12 @@ static bool same_requestor(const mcp_call_t *w, const mcp_call_t *task) {
   return a && b && strcmp(a, b) == 0;
 }
 
+/* Hands one message to a stream: a waiting tasks/result call of the task,
+ * else the creator's standalone stream if a client is connected to it.
+ * e->lock held (it keeps waiters and their calls alive). */
 static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
                           size_t len, unsigned flags) {
+  assert(mcp__mutex_held(&e->lock));
   for (waiter *w = e->waiters; w; w = w->next)
     if (strcmp(w->id, r->id) == 0 && !mcp_call_is_cancelled(w->call) &&
         same_requestor(w->call, r->call) &&
