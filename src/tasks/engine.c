@@ -10,12 +10,10 @@
 #include "tasks/engine_internal.h"
 
 #include <assert.h>
-
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "store/store_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/thread.h"

@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "core/call_replay.h"
-#include "store/store_internal.h"
 #include "store/task_rerun.h"
+#include "store/task_store.h"
 #include "tasks/engine_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"

@@ -9,7 +9,7 @@
  */
 #include "tasks/tasks_internal.h"
 
-#include "store/store_internal.h"
+#include "store/task_store.h"
 #include "tasks/engine_internal.h"
 
 #include <stdio.h>
