@@ -70,7 +70,7 @@ struct mcp_server {
   pthread_mutex_t lock;
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
-  struct mcp__task_engine *tasks;    /* NULL unless tasks are enabled */
+  struct mcp__task_runner *tasks;    /* NULL unless tasks are enabled */
   const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
   /* Delivers a resource update here (installed by src/resources). */
   mcp_status (*resource_updated_local)(mcp_server_t *s, const char *uri);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* task_store.h - what the task engine (src/tasks) asks of a store beyond
+/* task_store.h - what the task runner (src/tasks) asks of a store beyond
  * mcp/store.h: whether other processes share it, whether anything in it
  * outlives the process, and an update that returns the row it wrote. The
  * backends' own helpers stay in store_internal.h. */

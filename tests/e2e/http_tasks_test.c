@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 
 #include "http_fixture.h"
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 
 #define RELATED "io.modelcontextprotocol/related-task"
 
@@ -663,7 +663,7 @@ static void test_stop_with_suspended_result(void **state) {
   bg_result b;
   bg_result_start(&b, f.port, sid, id);
   /* the stop must find the tasks/result parked: wait for it (20 s) */
-  mcp__task_engine *e = f.server->tasks;
+  mcp__task_runner *e = f.server->tasks;
   bool parked = false;
   for (int i = 0; i < 2000 && !parked; i++) {
     pthread_mutex_lock(&e->lock);
