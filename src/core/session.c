@@ -75,6 +75,7 @@ mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
     return MCP_ERR_NOMEM;
   }
   /* Treated as initialized and ready: the request carries everything. */
+  assert(se->state == MCP__SESSION_NEW);
   se->state = MCP__SESSION_READY;
   se->input_closed = true;
   mcp__str_copy(se->protocol_version, sizeof se->protocol_version,

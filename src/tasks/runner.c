@@ -423,6 +423,7 @@ void mcp__runner_start_run(mcp_call_t *call, void *ctx) {
   mcp__call_rebind(call, (mcp__channel){task_send, NULL, r, NULL, false},
                    r->subject);
   pthread_mutex_lock(&e->lock);
+  assert(!r->started); /* the dispatcher hands a call off once */
   r->started = true;
   bool early = r->cancel_early;
   pthread_mutex_unlock(&e->lock);
