@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/base64.h"
+#include "util/hex.h"
 
 #define MAX_BODY (1u << 20)
 
@@ -126,16 +127,6 @@ void mcp__form_add(mcp__buf *b, const char *name, const char *value) {
   b->len--;
 }
 
-static int unhex(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 char *mcp__query_param(const char *query, const char *name) {
   size_t nl = strlen(name);
   for (const char *p = query; p && *p;) {
@@ -145,9 +136,12 @@ char *mcp__query_param(const char *query, const char *name) {
       char *out = malloc(len - nl);
       size_t o = 0;
       for (size_t i = nl + 1; out && i < len; i++) {
-        if (p[i] == '%' && i + 2 < len + 1 && unhex(p[i + 1]) >= 0 &&
-            unhex(p[i + 2]) >= 0) {
-          out[o++] = (char)(unhex(p[i + 1]) * 16 + unhex(p[i + 2]));
+        int hi = p[i] == '%' && i + 2 < len + 1
+                     ? mcp__hex_digit((unsigned char)p[i + 1])
+                     : -1;
+        int lo = hi >= 0 ? mcp__hex_digit((unsigned char)p[i + 2]) : -1;
+        if (lo >= 0) {
+          out[o++] = (char)(hi * 16 + lo);
           i += 2;
         } else {
           out[o++] = p[i] == '+' ? ' ' : p[i];
