@@ -150,14 +150,14 @@ MCP_API mcp_status mcp_client_options_set_notification_handler(
  * Requests without a handler are answered -32601; ping is answered
  * automatically. */
 MCP_API mcp_status mcp_client_options_set_sampling_handler(
-    mcp_client_options_t *o, mcp_client_request_fn fn, const json_t *capabilities,
-    void *user_data);
+    mcp_client_options_t *o, mcp_client_request_fn fn,
+    const json_t *capabilities, void *user_data);
 MCP_API mcp_status mcp_client_options_set_elicitation_handler(
-    mcp_client_options_t *o, mcp_client_request_fn fn, const json_t *capabilities,
-    void *user_data);
+    mcp_client_options_t *o, mcp_client_request_fn fn,
+    const json_t *capabilities, void *user_data);
 MCP_API mcp_status mcp_client_options_set_roots_handler(
-    mcp_client_options_t *o, mcp_client_request_fn fn, const json_t *capabilities,
-    void *user_data);
+    mcp_client_options_t *o, mcp_client_request_fn fn,
+    const json_t *capabilities, void *user_data);
 MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                                    mcp_client_observer_fn fn,
                                                    void *user_data);

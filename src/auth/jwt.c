@@ -189,7 +189,8 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
     v = invalid(err, "the token has critical header parameters");
   else if (!typ_ok(json_object_get(header, "typ")))
     v = invalid(err, "the token's typ is not a JWT access token");
-  else if ((sig = mcp__base64url_decode(d2 + 1, strlen(d2 + 1), &sig_len)) == NULL)
+  else if ((sig = mcp__base64url_decode(d2 + 1, strlen(d2 + 1), &sig_len)) ==
+           NULL)
     v = invalid(err, "the token's signature is malformed");
   else if ((claims = segment_json(d1 + 1, (size_t)(d2 - d1 - 1))) == NULL)
     v = invalid(err, "the token's claims are malformed");

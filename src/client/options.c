@@ -279,13 +279,12 @@ mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
                                                       mcp_client_request_fn fn,
-                                                      const json_t *capabilities,
+                                                      const json_t *caps,
                                                       void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_status st = set_handler(&o->elicitation, &o->elicitation_ud,
-                              &o->elicitation_caps, fn, capabilities,
-                              user_data);
+                              &o->elicitation_caps, fn, caps, user_data);
   return st == MCP_ERR_INVALID_ARG
              ? refuse(o, "mcp_client_options_set_elicitation_handler",
                       "capabilities must be an object")
