@@ -146,21 +146,20 @@ MCP_API mcp_status mcp_call_set_error(mcp_call_t *call, int code,
 MCP_API mcp_status mcp_call_require_capability(mcp_call_t *call,
                                                const char *name);
 
-/* ---- multi-round requests (2026-07-28, SEP-2322)
- * ----------------------------- In 2026-07-28 the server may not send requests
- * to the client. When a tools/call, prompts/get or resources/read handler asks
- * (mcp_call_elicit, mcp_call_sample, mcp_call_list_roots, mcp_call_request),
- * the library answers from the client's inputResponses when it already has the
- * answer; otherwise the question is recorded and MCP_ERR_INPUT_REQUIRED
- * returned: return it from the handler, and the client receives an
- * input_required result, answers, and retries; the handler then runs again from
- * the top and each question gets its answer. Several questions may be asked
- * before returning (they go out together). In a 2025-11-25 session the same
- * calls send real requests and wait, so one handler serves both eras. State the
- * handler must carry from one round to the next (a correlation id, work already
- * done) goes in the round state; it travels to the client in the requestState,
- * signed (HMAC-SHA256, mcp_server_set_request_state_key) but readable: keep
- * secrets out of it. */
+/* ---- multi-round requests (2026-07-28, SEP-2322) ------------------------- */
+/* In 2026-07-28 the server may not send requests to the client. When a
+ * tools/call, prompts/get or resources/read handler asks (mcp_call_elicit,
+ * mcp_call_sample, mcp_call_list_roots, mcp_call_request), the library answers
+ * from the client's inputResponses when it already has the answer; otherwise
+ * the question is recorded and MCP_ERR_INPUT_REQUIRED returned: return it from
+ * the handler, and the client receives an input_required result, answers, and
+ * retries; the handler then runs again from the top and each question gets its
+ * answer. Several questions may be asked before returning (they go out
+ * together). In a 2025-11-25 session the same calls send real requests and
+ * wait, so one handler serves both eras. State the handler must carry from one
+ * round to the next (a correlation id, work already done) goes in the round
+ * state; it travels to the client in the requestState, signed (HMAC-SHA256,
+ * mcp_server_set_request_state_key) but readable: keep secrets out of it. */
 /* Names the next question (its key in inputRequests and inputResponses;
  * 1 to 63 bytes, copied) instead of "q0", "q1", ...; keys must be unique
  * within the request. No effect in 2025-11-25. */
@@ -170,16 +169,15 @@ MCP_API mcp_status mcp_call_set_round_state(mcp_call_t *call, json_t *state);
 /* The state the previous round set (borrowed), or NULL. */
 MCP_API json_t *mcp_call_round_state(const mcp_call_t *call);
 
-/* ---- server-to-client requests
- * ------------------------------------------------ Sends a request (e.g.
- * "elicitation/create", "sampling/createMessage", "roots/list") to the client
- * on this request's stream and waits for the answer. params: steals, even on
- * failure. timeout_ms <= 0 uses the server default. On MCP_OK *result is a new
- * reference to the client's result. A JSON-RPC error from the client gives
- * MCP_ERR_PEER with err filled (rpc_code, message). MCP_ERR_CAPABILITY when the
- * client did not declare the capability the method needs, MCP_ERR_TIMEOUT,
- * MCP_ERR_CANCELLED, MCP_ERR_UNSUPPORTED on a stateless request (2026-07-28
- * forbids server-to-client requests). */
+/* ---- server-to-client requests ------------------------------------------- */
+/* Sends a request (e.g. "elicitation/create", "sampling/createMessage",
+ * "roots/list") to the client on this request's stream and waits for the
+ * answer. params: steals, even on failure. timeout_ms <= 0 uses the server
+ * default. On MCP_OK *result is a new reference to the client's result. A
+ * JSON-RPC error from the client gives MCP_ERR_PEER with err filled (rpc_code,
+ * message). MCP_ERR_CAPABILITY when the client did not declare the capability
+ * the method needs, MCP_ERR_TIMEOUT, MCP_ERR_CANCELLED, MCP_ERR_UNSUPPORTED on
+ * a stateless request (2026-07-28 forbids server-to-client requests). */
 MCP_API mcp_status mcp_call_request(mcp_call_t *call, const char *method,
                                     json_t *params, int timeout_ms,
                                     json_t **result, mcp_error_t *err);

@@ -159,14 +159,14 @@ MCP_API mcp_status mcp_client_options_set_notification_handler(
  * Requests without a handler are answered -32601; ping is answered
  * automatically. */
 MCP_API mcp_status mcp_client_options_set_sampling_handler(
-    mcp_client_options_t *o, mcp_client_request_fn fn, json_t *capabilities,
-    void *user_data);
+    mcp_client_options_t *o, mcp_client_request_fn fn,
+    const json_t *capabilities, void *user_data);
 MCP_API mcp_status mcp_client_options_set_elicitation_handler(
-    mcp_client_options_t *o, mcp_client_request_fn fn, json_t *capabilities,
-    void *user_data);
+    mcp_client_options_t *o, mcp_client_request_fn fn,
+    const json_t *capabilities, void *user_data);
 MCP_API mcp_status mcp_client_options_set_roots_handler(
-    mcp_client_options_t *o, mcp_client_request_fn fn, json_t *capabilities,
-    void *user_data);
+    mcp_client_options_t *o, mcp_client_request_fn fn,
+    const json_t *capabilities, void *user_data);
 MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
                                                    mcp_client_observer_fn fn,
                                                    void *user_data);
@@ -291,7 +291,7 @@ MCP_API mcp_status mcp_client_list_tools(mcp_client_t *client, json_t **tools,
  * runs as a task only when it requires one (the server answers -32021: the
  * call is sent again declaring it, and the task followed to its result). */
 MCP_API mcp_status mcp_client_call_tool(mcp_client_t *client, const char *name,
-                                        json_t *arguments,
+                                        const json_t *arguments,
                                         mcp_client_progress_fn progress,
                                         void *user_data, json_t **result,
                                         mcp_error_t *err);
@@ -300,7 +300,8 @@ MCP_API mcp_status mcp_client_call_tool(mcp_client_t *client, const char *name,
  * ignored the task request (check for a "task" member). */
 MCP_API mcp_status mcp_client_call_tool_task(mcp_client_t *client,
                                              const char *name,
-                                             json_t *arguments, int64_t ttl_ms,
+                                             const json_t *arguments,
+                                             int64_t ttl_ms,
                                              mcp_client_progress_fn progress,
                                              void *user_data, json_t **result,
                                              mcp_error_t *err);
@@ -320,7 +321,7 @@ MCP_API mcp_status mcp_client_task_cancel(mcp_client_t *client,
  * 2025-11-25, where the server asks through the request handlers. */
 MCP_API mcp_status mcp_client_task_update(mcp_client_t *client,
                                           const char *task_id,
-                                          json_t *input_responses,
+                                          const json_t *input_responses,
                                           mcp_error_t *err);
 /* Status callback of mcp_client_task_wait (task borrowed). */
 typedef void (*mcp_client_task_fn)(json_t *task, void *user_data);
@@ -346,7 +347,8 @@ MCP_API mcp_status mcp_client_task_wait(mcp_client_t *client,
  * (URIs), taskIds. 2026-07-28: subscriptions/listen, whose first
  * notification is notifications/subscriptions/acknowledged. 2025-11-25:
  * resources/subscribe for the URIs, then the session's own stream. */
-MCP_API mcp_status mcp_client_listen(mcp_client_t *client, json_t *filter,
+MCP_API mcp_status mcp_client_listen(mcp_client_t *client,
+                                     const json_t *filter,
                                      mcp_error_t *err);
 /* Ends every running mcp_client_listen, and every mcp_client_listen_at whose
  * generation it follows, begun or not (any thread; safe in a callback). */
@@ -362,7 +364,8 @@ MCP_API uint64_t mcp_client_listen_generation(mcp_client_t *client);
  * anything. mcp_client_listen(c, f, e) is mcp_client_listen_at(c,
  * mcp_client_listen_generation(c), f, e). */
 MCP_API mcp_status mcp_client_listen_at(mcp_client_t *client,
-                                        uint64_t generation, json_t *filter,
+                                        uint64_t generation,
+                                        const json_t *filter,
                                         mcp_error_t *err);
 
 /* resources/read, resources/subscribe, resources/unsubscribe
@@ -376,15 +379,17 @@ MCP_API mcp_status mcp_client_subscribe(mcp_client_t *client, const char *uri,
 
 /* prompts/get. arguments borrowed (object of strings, may be NULL). */
 MCP_API mcp_status mcp_client_get_prompt(mcp_client_t *client, const char *name,
-                                         json_t *arguments, json_t **result,
+                                         const json_t *arguments,
+                                         json_t **result,
                                          mcp_error_t *err);
 
 /* completion/complete. ref borrowed ({"type":"ref/prompt","name":...} or
  * {"type":"ref/resource","uri":...}); context_arguments borrowed, may be
  * NULL. *result returns new (the CompleteResult). */
-MCP_API mcp_status mcp_client_complete(mcp_client_t *client, json_t *ref,
+MCP_API mcp_status mcp_client_complete(mcp_client_t *client,
+                                       const json_t *ref,
                                        const char *argument, const char *value,
-                                       json_t *context_arguments,
+                                       const json_t *context_arguments,
                                        json_t **result, mcp_error_t *err);
 
 /* logging/setLevel ("debug" ... "emergency"); in 2026-07-28 the level goes

@@ -78,11 +78,10 @@ MCP_API mcp_status mcp_prompt_set_handler(mcp_prompt_t *p, mcp_prompt_fn fn,
 /* The Prompt object as listed (returns new). */
 MCP_API json_t *mcp_prompt_to_json(const mcp_prompt_t *p);
 
-/* ---- building GetPromptResult
- * ------------------------------------------------- Each add appends one
- * message and returns its content block (borrowed, for mcp_content_set_*
- * refinements) or NULL on bad input or allocation failure (the server then
- * answers with an error). Strings are copied. */
+/* ---- building GetPromptResult -------------------------------------------- */
+/* Each add appends one message and returns its content block (borrowed, for
+ * mcp_content_set_* refinements) or NULL on bad input or allocation failure
+ * (the server then answers with an error). Strings are copied. */
 MCP_API mcp_status mcp_prompt_result_set_description(mcp_prompt_result_t *r,
                                                      const char *description);
 MCP_API mcp_content_t *mcp_prompt_add_text(mcp_prompt_result_t *r,
@@ -107,11 +106,10 @@ mcp_prompt_add_blob_resource(mcp_prompt_result_t *r, mcp_role role,
                              const char *uri, const void *data, size_t len,
                              const char *mime_type);
 
-/* ---- on the server
- * ------------------------------------------------------------- Adding steals,
- * even on failure (MCP_ERR_EXISTS for a taken name, MCP_ERR_STATE without a
- * handler). Adding and removing announce notifications/prompts/list_changed
- * when declared. */
+/* ---- on the server ------------------------------------------------------- */
+/* Adding steals, even on failure (MCP_ERR_EXISTS for a taken name,
+ * MCP_ERR_STATE without a handler). Adding and removing announce
+ * notifications/prompts/list_changed when declared. */
 MCP_API mcp_status mcp_server_add_prompt(mcp_server_t *s, mcp_prompt_t *p);
 MCP_API mcp_status mcp_server_remove_prompt(mcp_server_t *s, const char *name);
 MCP_API size_t mcp_server_prompt_count(const mcp_server_t *s);

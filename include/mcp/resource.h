@@ -160,10 +160,9 @@ MCP_API bool mcp_resource_template_match(const mcp_resource_template_t *t,
 /* The ResourceTemplate object as listed (returns new). */
 MCP_API json_t *mcp_resource_template_to_json(const mcp_resource_template_t *t);
 
-/* ---- on the server
- * ------------------------------------------------------------- Adding steals,
- * even on failure: MCP_ERR_EXISTS when the URI (template text) is taken,
- * MCP_ERR_STATE without a handler. Adding and removing announce
+/* ---- on the server ------------------------------------------------------- */
+/* Adding steals, even on failure: MCP_ERR_EXISTS when the URI (template text)
+ * is taken, MCP_ERR_STATE without a handler. Adding and removing announce
  * notifications/resources/list_changed when declared. Removal lets reads
  * already running finish; MCP_ERR_NOT_FOUND when absent. */
 MCP_API mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r);

@@ -80,7 +80,7 @@ mcp_schema_options_set_max_depth(mcp_schema_options_t *options, unsigned depth);
  * into *out (returns new). options may be NULL for defaults. An unknown
  * $schema dialect, a malformed keyword or an unresolvable $ref gives
  * MCP_ERR_SCHEMA with err->message and err->pointer filled. */
-MCP_API mcp_status mcp_schema_compile(json_t *schema,
+MCP_API mcp_status mcp_schema_compile(const json_t *schema,
                                       const mcp_schema_options_t *options,
                                       mcp_schema_t **out, mcp_error_t *err);
 /* Same from JSON text (len bytes; not NUL-terminated necessarily), read
@@ -141,7 +141,7 @@ MCP_API mcp_status mcp_schema_validate_text(const mcp_schema_t *schema,
  * (2020-12 unless $schema says otherwise). Same return convention as
  * mcp_schema_validate, plus MCP_ERR_UNSUPPORTED when $schema names no
  * built-in dialect (2020-12 and draft-07 are). */
-MCP_API mcp_status mcp_schema_check_meta(json_t *schema,
+MCP_API mcp_status mcp_schema_check_meta(const json_t *schema,
                                          mcp_validation_t **out);
 
 /* Errors of one validation, in evaluation order: within one schema object

@@ -139,15 +139,15 @@ MCP_API mcp_status mcp_tool_set_handler(mcp_tool_t *tool, mcp_tool_fn fn,
 /* The Tool object as listed by tools/list (returns new). */
 MCP_API json_t *mcp_tool_to_json(const mcp_tool_t *tool);
 
-/* ---- typed access to arguments
- * ------------------------------------------------ Each getter looks up name in
- * the object args and returns MCP_OK, MCP_ERR_ARG_MISSING (no such member),
- * MCP_ERR_ARG_NULL (member is null) or MCP_ERR_ARG_TYPE (another type). Strings
- * and JSON values are borrowed from args. An integer accepts a real with an
- * integral value (JSON Schema counts 1.0 as an integer); a number accepts
- * integers too. An integral value outside int64 (an integer literal beyond
- * it arrives as a real) gives MCP_ERR_ARG_TYPE and, inside a tool handler,
- * makes the call's result an isError result naming the argument. */
+/* ---- typed access to arguments ------------------------------------------- */
+/* Each getter looks up name in the object args and returns MCP_OK,
+ * MCP_ERR_ARG_MISSING (no such member), MCP_ERR_ARG_NULL (member is null) or
+ * MCP_ERR_ARG_TYPE (another type). Strings and JSON values are borrowed from
+ * args. An integer accepts a real with an integral value (JSON Schema counts
+ * 1.0 as an integer); a number accepts integers too. An integral value outside
+ * int64 (an integer literal beyond it arrives as a real) gives MCP_ERR_ARG_TYPE
+ * and, inside a tool handler, makes the call's result an isError result naming
+ * the argument. */
 MCP_API mcp_status mcp_arg_string(const json_t *args, const char *name,
                                   const char **out);
 /* The string with its length in bytes: JSON strings may contain U+0000

@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "auth/auth_internal.h"
-#include "auth/b64url.h"
+#include "util/base64.h"
 #include "auth/jwk.h"
 
 #define MAX_PROOF 8192 /* a proof with an RSA key fits easily */
@@ -80,7 +80,7 @@ static char *sha256_b64url(const void *data, size_t len) {
   unsigned int n = 0;
   if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1)
     return NULL;
-  return mcp__b64url_encode(md, n);
+  return mcp__base64url_encode(md, n);
 }
 
 /* The nonce of period index i: base64url(SHA-256(key || i)). */
@@ -150,7 +150,7 @@ static bool remember(mcp_auth_t *a, const unsigned char key[32],
 /* One base64url segment as a JSON object, or NULL. */
 static json_t *segment(const char *p, size_t n) {
   size_t len = 0;
-  unsigned char *raw = mcp__b64url_decode(p, n, &len);
+  unsigned char *raw = mcp__base64url_decode(p, n, &len);
   if (raw == NULL)
     return NULL;
   json_t *j = json_loadb((const char *)raw, len, JSON_REJECT_DUPLICATES, NULL);
@@ -195,7 +195,7 @@ mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
   json_t *header = segment(proof, (size_t)(d1 - proof));
   json_t *claims = segment(d1 + 1, (size_t)(d2 - d1 - 1));
   size_t sig_len = 0;
-  unsigned char *sig = mcp__b64url_decode(d2 + 1, strlen(d2 + 1), &sig_len);
+  unsigned char *sig = mcp__base64url_decode(d2 + 1, strlen(d2 + 1), &sig_len);
   mcp__jwk key = {0};
   bool have_key = false;
   mcp__dpop_result r = MCP__DPOP_INVALID;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/b64url.h"
+#include "util/base64.h"
 
 #define MIN_RSA_BITS 2048
 
@@ -34,7 +34,7 @@ static unsigned char *member_bytes(const json_t *jwk, const char *name,
   const char *v = json_string_value(json_object_get(jwk, name));
   if (v == NULL)
     return NULL;
-  return mcp__b64url_decode(v, strlen(v), len);
+  return mcp__base64url_decode(v, strlen(v), len);
 }
 
 static EVP_PKEY *from_params(const char *type, OSSL_PARAM_BLD *bld) {

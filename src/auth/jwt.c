@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "auth/auth_internal.h"
-#include "auth/b64url.h"
+#include "util/base64.h"
 
 bool mcp__looks_like_jwt(const char *token) {
   const char *d1 = strchr(token, '.');
@@ -20,7 +20,7 @@ bool mcp__looks_like_jwt(const char *token) {
 /* One base64url segment decoded as a JSON object, or NULL. */
 static json_t *segment_json(const char *p, size_t n) {
   size_t len = 0;
-  unsigned char *raw = mcp__b64url_decode(p, n, &len);
+  unsigned char *raw = mcp__base64url_decode(p, n, &len);
   if (raw == NULL)
     return NULL;
   json_t *j = json_loadb((const char *)raw, len, JSON_REJECT_DUPLICATES, NULL);
@@ -198,7 +198,8 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
     v = invalid(err, "the token has critical header parameters");
   else if (!typ_ok(json_object_get(header, "typ")))
     v = invalid(err, "the token's typ is not a JWT access token");
-  else if ((sig = mcp__b64url_decode(d2 + 1, strlen(d2 + 1), &sig_len)) == NULL)
+  else if ((sig = mcp__base64url_decode(d2 + 1, strlen(d2 + 1), &sig_len)) ==
+           NULL)
     v = invalid(err, "the token's signature is malformed");
   else if ((claims = segment_json(d1 + 1, (size_t)(d2 - d1 - 1))) == NULL)
     v = invalid(err, "the token's claims are malformed");

@@ -20,7 +20,7 @@ uint64_t mcp_client_listen_generation(mcp_client_t *c) {
   return gen;
 }
 
-mcp_status mcp_client_listen(mcp_client_t *c, json_t *filter,
+mcp_status mcp_client_listen(mcp_client_t *c, const json_t *filter,
                              mcp_error_t *err) {
   return mcp_client_listen_at(c, mcp_client_listen_generation(c), filter, err);
 }
@@ -28,8 +28,8 @@ mcp_status mcp_client_listen(mcp_client_t *c, json_t *filter,
 /* A listen belongs to the generation it was asked for: any other value
  * means a mcp_client_listen_stop came since, which ends it (also before it
  * registers its request: request_impl checks the same). */
-mcp_status mcp_client_listen_at(mcp_client_t *c, uint64_t gen, json_t *filter,
-                                mcp_error_t *err) {
+mcp_status mcp_client_listen_at(mcp_client_t *c, uint64_t gen,
+                                const json_t *filter, mcp_error_t *err) {
   if (c == NULL || (filter != NULL && !json_is_object(filter)))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   if (mcp_client_listen_generation(c) != gen)

@@ -133,7 +133,8 @@ static mcp_status without_tasks_extension(mcp_client_t *c, json_t *params) {
   return MCP_OK;
 }
 
-static mcp_status call_tool(mcp_client_t *c, const char *name, json_t *args,
+static mcp_status call_tool(mcp_client_t *c, const char *name,
+                            const json_t *args,
                             bool task, int64_t ttl_ms,
                             mcp_client_progress_fn progress, void *ud,
                             json_t **result, mcp_error_t *err) {
@@ -199,7 +200,7 @@ static mcp_status call_tool(mcp_client_t *c, const char *name, json_t *args,
 }
 
 mcp_status mcp_client_call_tool(mcp_client_t *c, const char *name,
-                                json_t *arguments,
+                                const json_t *arguments,
                                 mcp_client_progress_fn progress,
                                 void *user_data, json_t **result,
                                 mcp_error_t *err) {
@@ -208,7 +209,7 @@ mcp_status mcp_client_call_tool(mcp_client_t *c, const char *name,
 }
 
 mcp_status mcp_client_call_tool_task(mcp_client_t *c, const char *name,
-                                     json_t *arguments, int64_t ttl_ms,
+                                     const json_t *arguments, int64_t ttl_ms,
                                      mcp_client_progress_fn progress,
                                      void *user_data, json_t **result,
                                      mcp_error_t *err) {
@@ -277,7 +278,8 @@ mcp_status mcp_client_task_cancel(mcp_client_t *c, const char *task_id,
 }
 
 mcp_status mcp_client_task_update(mcp_client_t *c, const char *task_id,
-                                  json_t *input_responses, mcp_error_t *err) {
+                                  const json_t *input_responses,
+                                  mcp_error_t *err) {
   if (c == NULL || task_id == NULL || !json_is_object(input_responses))
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "invalid argument");
   if (!modern(c))
@@ -417,7 +419,7 @@ mcp_status mcp_client_subscribe(mcp_client_t *c, const char *uri,
 }
 
 mcp_status mcp_client_get_prompt(mcp_client_t *c, const char *name,
-                                 json_t *arguments, json_t **result,
+                                 const json_t *arguments, json_t **result,
                                  mcp_error_t *err) {
   if (c == NULL || name == NULL || result == NULL ||
       (arguments != NULL && !json_is_object(arguments)))
@@ -431,9 +433,9 @@ mcp_status mcp_client_get_prompt(mcp_client_t *c, const char *name,
   return mcp_client_request(c, "prompts/get", params, NULL, NULL, result, err);
 }
 
-mcp_status mcp_client_complete(mcp_client_t *c, json_t *ref,
+mcp_status mcp_client_complete(mcp_client_t *c, const json_t *ref,
                                const char *argument, const char *value,
-                               json_t *context_arguments, json_t **result,
+                               const json_t *context_arguments, json_t **result,
                                mcp_error_t *err) {
   if (c == NULL || !json_is_object(ref) || argument == NULL || value == NULL ||
       result == NULL)

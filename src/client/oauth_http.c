@@ -15,6 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "util/base64.h"
+#include "util/hex.h"
+
 #define MAX_BODY (1u << 20)
 
 typedef struct sink {
@@ -143,16 +146,6 @@ void mcp__form_add(mcp__buf *b, const char *name, const char *value) {
   b->len--;
 }
 
-static int unhex(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 char *mcp__query_param(const char *query, const char *name) {
   size_t nl = strlen(name);
   for (const char *p = query; p && *p;) {
@@ -162,9 +155,12 @@ char *mcp__query_param(const char *query, const char *name) {
       char *out = malloc(len - nl);
       size_t o = 0;
       for (size_t i = nl + 1; out && i < len; i++) {
-        if (p[i] == '%' && i + 2 < len + 1 && unhex(p[i + 1]) >= 0 &&
-            unhex(p[i + 2]) >= 0) {
-          out[o++] = (char)(unhex(p[i + 1]) * 16 + unhex(p[i + 2]));
+        int hi = p[i] == '%' && i + 2 < len + 1
+                     ? mcp__hex_digit((unsigned char)p[i + 1])
+                     : -1;
+        int lo = hi >= 0 ? mcp__hex_digit((unsigned char)p[i + 2]) : -1;
+        if (lo >= 0) {
+          out[o++] = (char)(hi * 16 + lo);
           i += 2;
         } else {
           out[o++] = p[i] == '+' ? ' ' : p[i];
@@ -179,38 +175,11 @@ char *mcp__query_param(const char *query, const char *name) {
   return NULL;
 }
 
-char *mcp__oauth_b64url(const void *data, size_t n) {
-  const unsigned char *d = data;
-  static const char a[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  char *out = malloc((n + 2) / 3 * 4 + 1);
-  if (out == NULL)
-    return NULL;
-  size_t o = 0, i = 0;
-  for (; i + 2 < n; i += 3) {
-    unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
-    out[o++] = a[v >> 18];
-    out[o++] = a[(v >> 12) & 63];
-    out[o++] = a[(v >> 6) & 63];
-    out[o++] = a[v & 63];
-  }
-  if (i < n) {
-    unsigned v =
-        (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0);
-    out[o++] = a[v >> 18];
-    out[o++] = a[(v >> 12) & 63];
-    if (i + 1 < n)
-      out[o++] = a[(v >> 6) & 63];
-  }
-  out[o] = '\0';
-  return out;
-}
-
 char *mcp__random_b64url(void) {
   unsigned char r[32];
   if (RAND_bytes(r, sizeof r) != 1)
     return NULL;
-  return mcp__oauth_b64url(r, sizeof r);
+  return mcp__base64url_encode(r, sizeof r);
 }
 
 char *mcp__pkce_s256(const char *verifier) {
@@ -218,7 +187,7 @@ char *mcp__pkce_s256(const char *verifier) {
   unsigned int n = 0;
   if (EVP_Digest(verifier, strlen(verifier), md, &n, EVP_sha256(), NULL) != 1)
     return NULL;
-  return mcp__oauth_b64url(md, n);
+  return mcp__base64url_encode(md, n);
 }
 
 char *mcp__challenge_param(const char *h, const char *name) {

@@ -37,8 +37,6 @@ void mcp__form_add(mcp__buf *b, const char *name, const char *value);
  * decoded, malloc'd; NULL when absent. */
 char *mcp__query_param(const char *query, const char *name);
 
-/* base64url without padding (RFC 7515 2), malloc'd. */
-char *mcp__oauth_b64url(const void *data, size_t n);
 /* 32 random bytes, base64url (43 characters), malloc'd. */
 char *mcp__random_b64url(void);
 /* base64url(SHA-256(verifier)). */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "client/oauth_http.h"
+#include "util/base64.h"
 
 struct mcp__jws_key {
   EVP_PKEY *pkey;
@@ -115,7 +116,7 @@ static char *bn_param(EVP_PKEY *pkey, const char *name, int width) {
   unsigned char *buf = malloc((size_t)n + 1);
   char *out = NULL;
   if (buf && BN_bn2binpad(bn, buf, n) == n)
-    out = mcp__oauth_b64url(buf, (size_t)n);
+    out = mcp__base64url_encode(buf, (size_t)n);
   free(buf);
   BN_free(bn);
   return out;
@@ -142,7 +143,7 @@ json_t *mcp__jws_public_jwk(const mcp__jws_key *k) {
     unsigned char raw[32];
     size_t rl = sizeof raw;
     char *x = EVP_PKEY_get_raw_public_key(k->pkey, raw, &rl) == 1
-                  ? mcp__oauth_b64url(raw, rl)
+                  ? mcp__base64url_encode(raw, rl)
                   : NULL;
     if (x)
       jwk = json_pack("{s:s,s:s,s:s}", "kty", "OKP", "crv", "Ed25519", "x", x);
@@ -180,7 +181,7 @@ char *mcp__jws_thumbprint(const json_t *jwk) {
   unsigned char md[32];
   unsigned int ml = 0;
   char *out = EVP_Digest(text, strlen(text), md, &ml, EVP_sha256(), NULL) == 1
-                  ? mcp__oauth_b64url(md, ml)
+                  ? mcp__base64url_encode(md, ml)
                   : NULL;
   free(text);
   return out;
@@ -189,7 +190,7 @@ char *mcp__jws_thumbprint(const json_t *jwk) {
 /* The JSON text of v, base64url. */
 static char *b64_json(const json_t *v) {
   char *text = json_dumps(v, JSON_COMPACT);
-  char *out = text ? mcp__oauth_b64url(text, strlen(text)) : NULL;
+  char *out = text ? mcp__base64url_encode(text, strlen(text)) : NULL;
   free(text);
   return out;
 }
@@ -240,9 +241,9 @@ char *mcp__jws_sign(const mcp__jws_key *k, const json_t *header,
     unsigned char raw[64];
     char *sb = NULL;
     if (strcmp(k->alg, "ES256") == 0)
-      sb = der_to_raw(sig, sl, raw) ? mcp__oauth_b64url(raw, 64) : NULL;
+      sb = der_to_raw(sig, sl, raw) ? mcp__base64url_encode(raw, 64) : NULL;
     else
-      sb = mcp__oauth_b64url(sig, sl);
+      sb = mcp__base64url_encode(sig, sl);
     if (sb && asprintf(&out, "%s.%s", input, sb) < 0)
       out = NULL;
     free(sb);
@@ -270,7 +271,7 @@ char *mcp__dpop_proof(const mcp__jws_key *k, const char *htm, const char *htu,
     unsigned int ml = 0;
     char *ath = EVP_Digest(access_token, strlen(access_token), md, &ml,
                            EVP_sha256(), NULL) == 1
-                    ? mcp__oauth_b64url(md, ml)
+                    ? mcp__base64url_encode(md, ml)
                     : NULL;
     json_object_set_new(claims, "ath", ath ? json_string(ath) : json_null());
     free(ath);

@@ -253,7 +253,7 @@ mcp_status mcp_client_options_set_notification_handler(
 
 static mcp_status set_handler(mcp_client_request_fn *slot, void **ud_slot,
                               json_t **caps_slot, mcp_client_request_fn fn,
-                              json_t *caps, void *user_data) {
+                              const json_t *caps, void *user_data) {
   json_t *c = caps ? json_deep_copy(caps) : json_object();
   if (c == NULL)
     return MCP_ERR_NOMEM;
@@ -272,7 +272,7 @@ static mcp_status set_handler(mcp_client_request_fn *slot, void **ud_slot,
 
 mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
                                                    mcp_client_request_fn fn,
-                                                   json_t *capabilities,
+                                                   const json_t *capabilities,
                                                    void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
@@ -286,13 +286,12 @@ mcp_status mcp_client_options_set_sampling_handler(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
                                                       mcp_client_request_fn fn,
-                                                      json_t *capabilities,
+                                                      const json_t *caps,
                                                       void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_status st = set_handler(&o->elicitation, &o->elicitation_ud,
-                              &o->elicitation_caps, fn, capabilities,
-                              user_data);
+                              &o->elicitation_caps, fn, caps, user_data);
   return st == MCP_ERR_INVALID_ARG
              ? refuse(o, "mcp_client_options_set_elicitation_handler",
                       "capabilities must be an object")
@@ -301,7 +300,7 @@ mcp_status mcp_client_options_set_elicitation_handler(mcp_client_options_t *o,
 
 mcp_status mcp_client_options_set_roots_handler(mcp_client_options_t *o,
                                                 mcp_client_request_fn fn,
-                                                json_t *capabilities,
+                                                const json_t *capabilities,
                                                 void *user_data) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;

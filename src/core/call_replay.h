@@ -17,7 +17,7 @@
  * them); else a 2025-11-25 request of protocol_version without a session
  * (the client's session lives on the replica that died: nothing can be
  * sent to it, and a question to the client fails). No progress token. The
- * call sends nothing until its reply channel is set (the task engine's
+ * call sends nothing until its reply channel is set (the task runner's
  * handoff does it). NULL when out of memory. Free with mcp__call_release. */
 mcp_call_t *mcp__call_replay(mcp_server_t *s, const char *request_id,
                              json_t *params, bool stateless,

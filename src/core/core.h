@@ -79,7 +79,7 @@ struct mcp_server {
   pthread_mutex_t lock;
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
-  struct mcp__task_engine *tasks;    /* NULL unless tasks are enabled */
+  struct mcp__task_runner *tasks;    /* NULL unless tasks are enabled */
   const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
   /* Delivers a resource update here (installed by src/resources). */
   mcp_status (*resource_updated_local)(mcp_server_t *s, const char *uri);
@@ -116,6 +116,9 @@ typedef enum mcp__session_state {
  * ud) is true (called under the server lock; it may take session locks).
  * MCP_ERR_NOMEM when not every wanted session could be collected; those
  * that were still get the message. */
+mcp_status mcp__notify_sessions(mcp_server_t *s,
+                                bool (*wants)(mcp_session_t *, void *),
+                                void *ud, const mcp__buf *msg);
 /* relay.c: the local halves of mcp_server_broadcast and
  * mcp_server_notify_resource_updated (what a relay delivers), and the
  * publishing of what happened here to the other replicas. */
@@ -146,9 +149,6 @@ mcp_status mcp__relay_forward_answer(mcp_server_t *s, mcp_session_t *se,
                                      const mcp__message *msg);
 /* The relay's {"kind":"answer"} event: the answer to the waiting call. */
 mcp_status mcp__relay_deliver_answer(mcp_server_t *s, const json_t *event);
-mcp_status mcp__notify_sessions(mcp_server_t *s,
-                                bool (*wants)(mcp_session_t *, void *),
-                                void *ud, const mcp__buf *msg);
 bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
                       const char *sizes, const char *theme);
 /* Why mcp__icon_append would refuse src and theme (a static sentence for

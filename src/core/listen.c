@@ -18,6 +18,8 @@
  */
 #include "core/listen.h"
 
+#include <assert.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,12 +79,16 @@ static void listener_free(mcp__listener *l) {
 }
 
 static void listener_retain(mcp__listener *l) {
-  atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+  int before = atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+  assert(before > 0); /* only a holder of a reference may add one */
+  (void)before;
 }
 
 /* The last reference finishes the parked call. */
 static void listener_release(mcp__listener *l) {
-  if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
+  int before = atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel);
+  assert(before > 0); /* one release per reference */
+  if (before != 1)
     return;
   mcp_call_t *call = l->call;
   if (l->ended) {

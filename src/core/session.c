@@ -10,9 +10,12 @@
 #include "core/call_internal.h"
 #include "core/request_metrics.h"
 #include "core/session_internal.h"
+
+#include <assert.h>
 #include "util/hash.h"
 #include "util/rand.h"
 #include "util/str.h"
+#include "util/thread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +76,7 @@ mcp_status mcp__session_new_stateless(mcp_server_t *s, const char *version,
     return MCP_ERR_NOMEM;
   }
   /* Treated as initialized and ready: the request carries everything. */
+  assert(se->state == MCP__SESSION_NEW);
   se->state = MCP__SESSION_READY;
   se->input_closed = true;
   mcp__str_copy(se->protocol_version, sizeof se->protocol_version,
@@ -87,12 +91,17 @@ void mcp__session_set_notify(mcp_session_t *se, mcp__channel notify) {
 }
 
 void mcp__session_retain(mcp_session_t *se) {
-  atomic_fetch_add_explicit(&se->refs, 1, memory_order_relaxed);
+  int before = atomic_fetch_add_explicit(&se->refs, 1, memory_order_relaxed);
+  assert(before > 0); /* only a holder of a reference may add one */
+  (void)before;
 }
 
 void mcp__session_release(mcp_session_t *se) {
-  if (se == NULL ||
-      atomic_fetch_sub_explicit(&se->refs, 1, memory_order_acq_rel) != 1)
+  if (se == NULL)
+    return;
+  int before = atomic_fetch_sub_explicit(&se->refs, 1, memory_order_acq_rel);
+  assert(before > 0); /* one release per reference */
+  if (before != 1)
     return;
   mcp_server_t *s = se->server;
   if (se->listed) {
@@ -196,6 +205,7 @@ static unsigned stripe_here(const mcp_session_t *se) {
 
 /* Sets early_cancels_kept from the ring. se->lock held. */
 static void count_early_cancels(mcp_session_t *se) {
+  assert(mcp__mutex_held(&se->lock));
   unsigned kept = 0;
   for (size_t i = 0; i < 16; i++)
     kept += se->early_cancels[i] != NULL;
@@ -220,6 +230,7 @@ static void take_early_cancel(mcp_session_t *se, mcp_call_t *call) {
 /* Lists call in its stripe, whose lock the caller holds. */
 static void add_inflight_locked(mcp_session_t *se, mcp__inflight_stripe *st,
                                 mcp_call_t *call) {
+  assert(mcp__mutex_held(&st->lock));
   if (atomic_load(&se->early_cancels_kept) > 0)
     take_early_cancel(se, call);
   call->prev = NULL;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/hex.h"
 
 typedef struct parser {
   mcp__tape *t;
@@ -95,11 +96,7 @@ static const unsigned char *utf8_seq(const unsigned char *p,
 static int hex4(const unsigned char *p) {
   int v = 0;
   for (int i = 0; i < 4; i++) {
-    unsigned c = p[i];
-    int d = c >= '0' && c <= '9'   ? (int)c - '0'
-            : c >= 'a' && c <= 'f' ? (int)c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? (int)c - 'A' + 10
-                                   : -1;
+    int d = mcp__hex_digit(p[i]);
     if (d < 0)
       return -1;
     v = v * 16 + d;

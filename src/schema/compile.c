@@ -740,10 +740,9 @@ static bool compile_dynamic_anchors(mcp__cctx *c) {
   return !c->failed;
 }
 
-/* ---- public
- * ------------------------------------------------------------------ */
+/* ---- public -------------------------------------------------------------- */
 
-mcp_status mcp_schema_compile(json_t *schema,
+mcp_status mcp_schema_compile(const json_t *schema,
                               const mcp_schema_options_t *options,
                               mcp_schema_t **out, mcp_error_t *err) {
   if (out == NULL)
@@ -757,7 +756,9 @@ mcp_status mcp_schema_compile(json_t *schema,
   mcp_schema_t *s = calloc(1, sizeof *s);
   if (s == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
-  s->document = json_incref(schema);
+  /* a reference, not a copy: the document is only read (Jansson's
+   * reference count is the one field a const pointer does not cover) */
+  s->document = json_incref((json_t *)schema);
   s->match_limit = options && options->match_limit ? options->match_limit
                                                    : MCP__DEFAULT_MATCH_LIMIT;
   s->max_depth = options && options->max_depth ? options->max_depth
@@ -779,16 +780,16 @@ mcp_status mcp_schema_compile(json_t *schema,
   if (ok) {
     char *b = sstrdup(&c, base);
     mcp__resource *r = b ? new_resource(&c, b) : NULL;
-    ok = r != NULL && mcp__map_put(&c.resources, b, schema);
+    ok = r != NULL && mcp__map_put(&c.resources, b, s->document);
     if (!ok)
       mcp__compile_oom(&c);
     else
-      ok = index_schema(&c, schema, b, r,
+      ok = index_schema(&c, s->document, b, r,
                         (mcp__dialect){MCP__DRAFT_2020, MCP__V_ALL_2020}, true,
                         0);
   }
   if (ok) {
-    s->root = mcp__compile_node(&c, schema, "");
+    s->root = mcp__compile_node(&c, s->document, "");
     ok = s->root != NULL && compile_dynamic_anchors(&c);
   }
   mcp_status st = MCP_OK;

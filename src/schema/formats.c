@@ -145,8 +145,7 @@ static bool f_duration(const char *s, size_t len) {
   return any && (!in_time || any_time);
 }
 
-/* ---- network names and addresses
- * ------------------------------------------------ */
+/* ---- network names and addresses ----------------------------------------- */
 
 static bool f_ipv4(const char *s, size_t len) {
   int parts = 0;
@@ -310,8 +309,7 @@ static bool f_idn_email(const char *s, size_t len) {
   return mailbox(s, len, true);
 }
 
-/* ---- URIs and IRIs (RFC 3986 / 3987)
- * -------------------------------------------- */
+/* ---- URIs and IRIs (RFC 3986 / 3987) ------------------------------------- */
 
 static bool unreserved(char c) {
   return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' ||

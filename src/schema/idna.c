@@ -153,8 +153,7 @@ static int puny_encode(const uint32_t *cps, size_t count, char *out,
   return (int)o;
 }
 
-/* ---- Unicode classes through PCRE2
- * ------------------------------------------- */
+/* ---- Unicode classes through PCRE2 --------------------------------------- */
 
 enum cls {
   C_MARK,

@@ -8,7 +8,8 @@
 
 #include "schema/uri.h"
 
-mcp_status mcp_schema_check_meta(json_t *schema, mcp_validation_t **out) {
+mcp_status mcp_schema_check_meta(const json_t *schema,
+                                  mcp_validation_t **out) {
   if (out != NULL)
     *out = NULL;
   if (schema == NULL)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/hex.h"
 
 /* JIT compilation is lazy: a pattern is interpreted for its first
  * MCP__REGEX_JIT_AFTER matches, so patterns matched a few times (meta-schema
@@ -56,22 +57,12 @@ static void bcode(buf *b, unsigned long cp) {
   "\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}"  \
   "\\x{202f}\\x{205f}\\x{3000}\\x{feff}"
 
-static int hexv(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static bool hexn(const char *s, size_t n, size_t avail, unsigned long *out) {
   if (avail < n)
     return false;
   unsigned long v = 0;
   for (size_t i = 0; i < n; i++) {
-    int h = hexv((unsigned char)s[i]);
+    int h = mcp__hex_digit((unsigned char)s[i]);
     if (h < 0)
       return false;
     v = v * 16 + (unsigned long)h;
@@ -87,7 +78,7 @@ static size_t parse_u(const char *s, size_t avail, unsigned long *cp) {
     size_t i = 1;
     unsigned long v = 0;
     while (i < avail && s[i] != '}') {
-      int h = hexv((unsigned char)s[i]);
+      int h = mcp__hex_digit((unsigned char)s[i]);
       if (h < 0 || v > 0x10FFFF)
         return 0;
       v = v * 16 + (unsigned long)h;

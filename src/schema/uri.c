@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hex.h"
+
 typedef struct parts {
   const char *scheme, *auth, *path, *query, *frag;
   size_t scheme_len, auth_len, path_len, query_len, frag_len;
@@ -186,22 +188,12 @@ char *mcp__uri_resolve(const char *base, const char *ref) {
   return out;
 }
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 bool mcp__uri_percent_decode(char *s) {
   char *o = s;
   for (const char *i = s; *i; i++) {
     if (*i == '%') {
-      int h = hexval((unsigned char)i[1]);
-      int l = h < 0 ? -1 : hexval((unsigned char)i[2]);
+      int h = mcp__hex_digit((unsigned char)i[1]);
+      int l = h < 0 ? -1 : mcp__hex_digit((unsigned char)i[2]);
       if (l < 0)
         return false;
       *o++ = (char)(h * 16 + l);

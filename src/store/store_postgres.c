@@ -22,6 +22,7 @@
 #include "store/task_rerun.h"
 #include "store/task_watch_postgres.h"
 #include "util/clock.h"
+#include "util/hex.h"
 #include "util/rand.h"
 #include "util/thread.h"
 
@@ -612,14 +613,6 @@ mcp__pg_pool *mcp__store_postgres_pool(mcp_store_t *store) {
   return ((pgstore *)mcp_store_impl(store))->pool;
 }
 
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
-}
-
 mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
                                             const char *name,
                                             unsigned char *out, size_t len,
@@ -645,7 +638,8 @@ mcp_status mcp_store_postgres_shared_secret(mcp_store_t *store,
   const char *got = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
   st = strlen(got) == 2 * len ? MCP_OK : MCP_ERR_STATE;
   for (size_t i = 0; st == MCP_OK && i < len; i++) {
-    int hi = hex_digit(got[2 * i]), lo = hex_digit(got[2 * i + 1]);
+    int hi = mcp__hex_digit((unsigned char)got[2 * i]),
+        lo = mcp__hex_digit((unsigned char)got[2 * i + 1]);
     if (hi < 0 || lo < 0)
       st = MCP_ERR_STATE;
     else

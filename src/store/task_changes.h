@@ -2,7 +2,7 @@
 /* task_changes.h - noticing that another process changed stored tasks,
  * cheaply enough to ask every few tens of milliseconds while somebody waits
  * for a task (a blocked tasks/result, a subscriptions/listen stream naming
- * tasks). The task engine compares tokens and re-reads the tasks it waits
+ * tasks). The task runner compares tokens and re-reads the tasks it waits
  * for only when the token moved (and, as a fallback, now and then).
  *
  * SQLite: PRAGMA data_version on the store's connection, which moves when

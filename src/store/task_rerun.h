@@ -8,7 +8,7 @@
  * a task lapses, the lease keeper of a live replica claims it in one
  * UPDATE (the database picks exactly one replica: the row is locked and
  * its lapsed lease re-checked), makes that replica its lease holder, counts
- * the run and hands the task to the replica's task engine, which runs the
+ * the run and hands the task to the replica's task runner, which runs the
  * stored request again. A task is run at most MCP__TASK_RUNS_MAX times in
  * all; after that, or when no replica claims it within one more lease
  * period, it is failed as a lost task like any other.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* task_status.c - task status names, shared by the stores (which persist
- * them) and the task engine. */
+ * them) and the task runner. */
 #include <stdbool.h>
 #include <string.h>
 

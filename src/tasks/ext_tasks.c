@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ext_tasks.c - the 2026-07-28 tasks extension io.modelcontextprotocol/tasks
- * (SEP-2663) on the same engine and store as the 2025-11-25 core tasks.
+ * (SEP-2663) on the same runner and store as the 2025-11-25 core tasks.
  *
  * The server decides: a tools/call of a tool that supports tasks becomes a
  * task when the request's own clientCapabilities declare the extension
@@ -10,13 +10,13 @@
  * DetailedTask: the result inline once completed (a tool error is a
  * completed task with an isError result), the JSON-RPC error once failed,
  * and the outstanding inputRequests while input_required. A handler asks
- * exactly as in a multi-round request; its run is parked (engine.c) and
+ * exactly as in a multi-round request; its run is parked (runner.c) and
  * tasks/update delivers the answers; once every outstanding key is
  * answered the handler runs again from the top. tasks/cancel and
  * tasks/update answer an empty ack. tasks/result and tasks/list do not
  * exist in this era (-32601 from the dispatcher).
  */
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +60,7 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                                    : MCP_OK;
   if (tool->task_start_in_handler)
     return MCP_OK; /* mcp_call_continue_as_task decides */
-  mcp_status st = mcp__engine_create_task(
+  mcp_status st = mcp__runner_create_task(
       call, tool, mcp__call_param(call, "arguments"),
       mcp_call_server(call)->tasks->opts.default_ttl_ms, result);
   *handled = st == MCP_OK;
@@ -70,7 +70,7 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 mcp_status mcp_call_continue_as_task(mcp_call_t *call) {
   if (call == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp_call_server(call)->tasks;
   if (mcp_call_task_id(call) != NULL || !mcp_call_is_stateless(call) ||
       e == NULL || !client_declared(call) || mcp__call_is_handed_off(call) ||
       strcmp(mcp_call_method(call), "tools/call") != 0)
@@ -83,7 +83,7 @@ mcp_status mcp_call_continue_as_task(mcp_call_t *call) {
   mcp_status st = MCP_OK;
   if (tool->task_support != MCP_TASK_FORBIDDEN) {
     json_t *res = NULL;
-    st = mcp__engine_create_task(
+    st = mcp__runner_create_task(
         call, tool, json_object_get(mcp_call_params(call), "arguments"),
         e->opts.default_ttl_ms, &res);
     if (st == MCP_OK) {
@@ -113,7 +113,7 @@ mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result) {
 
 /* ---- tasks/get, tasks/update, tasks/cancel ------------------------------- */
 /* The common start: the extension, the task visible to this caller. */
-static mcp_status open_task(mcp_call_t *call, mcp__task_engine **e,
+static mcp_status open_task(mcp_call_t *call, mcp__task_runner **e,
                             const char **id, mcp_task_record *rec) {
   if (mcp_call_server(call)->tasks == NULL) {
     char msg[200];
@@ -123,14 +123,14 @@ static mcp_status open_task(mcp_call_t *call, mcp__task_engine **e,
   }
   if (!client_declared(call))
     return missing_extension(call);
-  return mcp__engine_load_param_task(call, e, id, rec);
+  return mcp__runner_load_param_task(call, e, id, rec);
 }
 
 static json_t *ack(void) {
   return json_object(); /* resultType "complete" is added on the way out */
 }
 
-json_t *mcp__ext_detailed_task(mcp__task_engine *e,
+json_t *mcp__ext_detailed_task(mcp__task_runner *e,
                                const mcp_task_record *rec) {
   json_t *o = mcp__ext_task_json(rec);
   if (o && rec->status == MCP_TASK_COMPLETED && rec->result) {
@@ -147,7 +147,7 @@ json_t *mcp__ext_detailed_task(mcp__task_engine *e,
     json_object_set_new(o, "error", err);
   } else if (o && rec->status == MCP_TASK_INPUT_REQUIRED) {
     pthread_mutex_lock(&e->lock);
-    task_run *r = mcp__engine_find_run(e, rec->task_id);
+    task_run *r = mcp__runner_find_run(e, rec->task_id);
     json_t *asked = r && r->parked && r->input_requests
                         ? json_deep_copy(r->input_requests)
                         : NULL;
@@ -158,7 +158,7 @@ json_t *mcp__ext_detailed_task(mcp__task_engine *e,
 }
 
 mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   const char *id;
   mcp_task_record rec;
   mcp_status st = open_task(call, &e, &id, &rec);
@@ -175,7 +175,7 @@ json_int_t mcp__ext_task_rank(const mcp_task_record *rec) {
          (mcp_task_status_is_terminal(rec->status) ? 1 : 0);
 }
 
-void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
+void mcp__ext_tasks_publish(mcp__task_runner *e, const mcp_task_record *rec) {
   mcp_server_t *s = e->server;
   if (mcp__listen_count(s) == 0)
     return; /* nobody listens: build nothing */
@@ -196,7 +196,7 @@ void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec) {
 
 mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
   json_t *responses = json_object_get(mcp_call_params(call), "inputResponses");
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   const char *id;
   mcp_task_record rec;
   mcp_status st = open_task(call, &e, &id, &rec);
@@ -210,7 +210,7 @@ mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
    * ignored; a partial set leaves the task input_required. */
   bool resume = false;
   pthread_mutex_lock(&e->lock);
-  task_run *r = mcp__engine_find_run(e, id);
+  task_run *r = mcp__runner_find_run(e, id);
   if (r && r->parked && r->input_requests) {
     mcp_call_t *tc = r->call;
     const char *k;
@@ -237,14 +237,14 @@ mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result) {
      * the task cancelled: the CAS refuses, the run sees the flag) */
     mcp__tasks_transition(&e->tasks, id, MCP_TASK_WORKING, NULL, NULL, NULL,
                           NULL);
-    mcp__engine_enqueue(e, r);
+    mcp__runner_enqueue(e, r);
   }
   *result = ack();
   return *result ? MCP_OK : MCP_ERR_NOMEM;
 }
 
 mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   const char *id;
   mcp_task_record rec;
   mcp_status st = open_task(call, &e, &id, &rec);
@@ -260,18 +260,18 @@ mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result) {
     st = mcp__tasks_transition(&e->tasks, id, MCP_TASK_CANCELLED,
                                "Cancelled by the client", NULL, NULL, &s);
     if (st == MCP_ERR_NOT_FOUND)
-      return mcp__engine_not_found(call, id);
+      return mcp__runner_not_found(call, id);
     if (st != MCP_OK && st != MCP_ERR_STATE)
       return st;
-    mcp__engine_cancel_run(e, id);
+    mcp__runner_cancel_run(e, id);
     pthread_mutex_lock(&e->lock);
-    task_run *r = mcp__engine_find_run(e, id);
+    task_run *r = mcp__runner_find_run(e, id);
     bool take = r && r->parked;
     if (take)
       r->parked = false;
     pthread_mutex_unlock(&e->lock);
     if (take)
-      mcp__engine_finish_run(r);
+      mcp__runner_finish_run(r);
   }
   *result = ack();
   return *result ? MCP_OK : MCP_ERR_NOMEM;

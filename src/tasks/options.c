@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* options.c - the task engine's knobs (mcp_task_options_t) and defaults. */
+/* options.c - the task runner's knobs (mcp_task_options_t) and defaults. */
 #include "tasks/tasks_internal.h"
 
 #include <stdlib.h>

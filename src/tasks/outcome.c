@@ -16,16 +16,18 @@
  *
  * Only when that time is up (or too many outcomes, or too many bytes, are
  * kept already) is the outcome given up: a plain "failed" state is tried;
- * when that fails too, the engine keeps the task's end in memory: failed,
+ * when that fails too, the runner keeps the task's end in memory: failed,
  * with a clear statusMessage and error. Every read of the task through the
- * engine (tasks/get, tasks/list, tasks/result, the 2026-07-28 extension's
+ * runner (tasks/get, tasks/list, tasks/result, the 2026-07-28 extension's
  * tasks/get) sees that instead of the "working" the store still holds
- * (mcp__engine_overlay_lost), and the outcome thread goes on trying to
+ * (mcp__runner_overlay_lost), and the outcome thread goes on trying to
  * store it every LOST_RETRY_MS. Every failure is logged.
  *
  * Each kept end is worked on by one thread at a time (busy), without the
- * engine's lock; only that thread unlinks it. */
-#include "tasks/engine_internal.h"
+ * runner's lock; only that thread unlinks it. */
+#include "tasks/runner_internal.h"
+
+#include <assert.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +58,7 @@ typedef struct kept_end {
   mcp_task_status status;
   char *message, *result, *error;
   size_t bytes;
-  /* given up: the failed state the engine shows and tries to store */
+  /* given up: the failed state the runner shows and tries to store */
   bool lost;
   char lost_message[200];
   bool busy;          /* a thread is storing it: only that one unlinks it */
@@ -78,7 +80,7 @@ static void pause_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-static mcp_status write_retrying(mcp__task_engine *e, const char *id,
+static mcp_status write_retrying(mcp__task_runner *e, const char *id,
                                  mcp_task_status status, const char *message,
                                  const char *result, const char *error) {
   mcp_status st = MCP_OK;
@@ -107,7 +109,7 @@ static void kept_free(kept_end *k) {
 }
 
 /* Unlinks k (busy, held by the caller) and frees it. */
-static void kept_drop(mcp__task_engine *e, kept_end *k) {
+static void kept_drop(mcp__task_runner *e, kept_end *k) {
   pthread_mutex_lock(&e->lock);
   for (kept_end **pp = &e->kept; *pp; pp = &(*pp)->next)
     if (*pp == k) {
@@ -123,7 +125,8 @@ static void kept_drop(mcp__task_engine *e, kept_end *k) {
 static void *outcome_main(void *arg);
 
 /* Starts the outcome thread unless it runs. e->lock held. */
-static bool outcome_thread(mcp__task_engine *e) {
+static bool outcome_thread(mcp__task_runner *e) {
+  assert(mcp__mutex_held(&e->lock));
   if (!e->has_outcome_thread && !e->stopping)
     e->has_outcome_thread =
         mcp__thread_start(&e->outcome_thread, outcome_main, e) == 0;
@@ -132,7 +135,7 @@ static bool outcome_thread(mcp__task_engine *e) {
 
 /* Keeps task id's end in memory as failed (its outcome was given up and
  * the failed state could not be stored either). */
-static void remember(mcp__task_engine *e, const char *id, mcp_status st) {
+static void remember(mcp__task_runner *e, const char *id, mcp_status st) {
   kept_end *l = calloc(1, sizeof *l);
   kept_end *forget = NULL;
   pthread_mutex_lock(&e->lock);
@@ -169,7 +172,7 @@ static void remember(mcp__task_engine *e, const char *id, mcp_status st) {
 
 /* The outcome of task id is not stored in time: a plain failed state is
  * tried instead; when that fails too, the failed end is kept in memory. */
-static mcp_status give_up(mcp__task_engine *e, const char *id,
+static mcp_status give_up(mcp__task_runner *e, const char *id,
                           mcp_task_status status, const char *result,
                           const char *error, mcp_status st) {
   mcp__log(e->server, MCP_LOG_ERROR,
@@ -202,7 +205,7 @@ static char *copy(const char *s, bool *ok) {
 /* Keeps the outcome for the outcome thread; false when it cannot (no retry
  * time configured, the server stops, the memory for kept outcomes is used
  * up): the caller then gives it up. */
-static bool keep(mcp__task_engine *e, const char *id, mcp_task_status status,
+static bool keep(mcp__task_runner *e, const char *id, mcp_task_status status,
                  const char *message, const char *result, const char *error,
                  mcp_status st) {
   int64_t keep_ms = e->opts.outcome_retry_ms;
@@ -254,7 +257,7 @@ static bool keep(mcp__task_engine *e, const char *id, mcp_task_status status,
   return true;
 }
 
-mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
+mcp_status mcp__runner_store_outcome(mcp__task_runner *e, const char *id,
                                      mcp_task_status status,
                                      const char *message, const char *result,
                                      const char *error) {
@@ -278,7 +281,7 @@ static char *error_text(const char *message) {
 /* One attempt at storing kept end k (busy, held by the caller): unlinks it
  * once stored or moot, or gives its outcome up when its time is up (always
  * when final: the server stops), else schedules the next attempt. */
-static void attempt(mcp__task_engine *e, kept_end *k, bool final) {
+static void attempt(mcp__task_runner *e, kept_end *k, bool final) {
   mcp_error_t err = {0};
   mcp_status st;
   if (k->lost) {
@@ -331,7 +334,7 @@ static void attempt(mcp__task_engine *e, kept_end *k, bool final) {
 }
 
 /* Tries every kept end (due ones only when due_only) once. */
-static void retry_pass(mcp__task_engine *e, bool due_only, bool final) {
+static void retry_pass(mcp__task_runner *e, bool due_only, bool final) {
   kept_end **items = NULL;
   size_t n = 0;
   pthread_mutex_lock(&e->lock);
@@ -349,7 +352,7 @@ static void retry_pass(mcp__task_engine *e, bool due_only, bool final) {
 }
 
 static void *outcome_main(void *arg) {
-  mcp__task_engine *e = arg;
+  mcp__task_runner *e = arg;
   pthread_mutex_lock(&e->lock);
   while (!e->stopping) {
     int64_t due = INT64_MAX, now = mcp__monotonic_ms();
@@ -357,7 +360,7 @@ static void *outcome_main(void *arg) {
       if (!k->busy && k->next_ms < due)
         due = k->next_ms;
     if (due > now) {
-      mcp__engine_wait_ms(&e->outcome_wake, &e->lock,
+      mcp__runner_wait_ms(&e->outcome_wake, &e->lock,
                           due == INT64_MAX ? 60000 : due - now);
       continue;
     }
@@ -369,7 +372,7 @@ static void *outcome_main(void *arg) {
   return NULL;
 }
 
-bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
+bool mcp__runner_lost_end(mcp__task_runner *e, const char *id, char msg[200],
                           int64_t *at_ms) {
   bool found = false;
   pthread_mutex_lock(&e->lock);
@@ -383,12 +386,12 @@ bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
   return found;
 }
 
-void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec) {
+void mcp__runner_overlay_lost(mcp__task_runner *e, mcp_task_record *rec) {
   if (mcp_task_status_is_terminal(rec->status))
     return;
   char msg[sizeof((kept_end *)0)->lost_message];
   int64_t at = 0;
-  if (!mcp__engine_lost_end(e, rec->task_id, msg, &at))
+  if (!mcp__runner_lost_end(e, rec->task_id, msg, &at))
     return;
   char *m = strdup(msg), *err = error_text(msg);
   if (m == NULL || err == NULL) { /* keep the record as it is */
@@ -406,11 +409,11 @@ void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec) {
   rec->updated_ms = at;
 }
 
-void mcp__engine_retry_lost(mcp__task_engine *e) {
+void mcp__runner_retry_lost(mcp__task_runner *e) {
   retry_pass(e, false, false);
 }
 
-void mcp__engine_outcomes_stop(mcp__task_engine *e) {
+void mcp__runner_outcomes_stop(mcp__task_runner *e) {
   pthread_mutex_lock(&e->lock);
   bool joined = e->has_outcome_thread;
   e->has_outcome_thread = false;
@@ -421,7 +424,7 @@ void mcp__engine_outcomes_stop(mcp__task_engine *e) {
   retry_pass(e, false, true); /* a last attempt at what is still kept */
 }
 
-void mcp__engine_lost_clear(mcp__task_engine *e) {
+void mcp__runner_lost_clear(mcp__task_runner *e) {
   for (kept_end *l = e->kept, *next; l; l = next) {
     next = l->next;
     kept_free(l);

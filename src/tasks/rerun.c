@@ -7,7 +7,7 @@
  * caller's subject) when the store is durable. When its lease
  * lapses, the store's lease keeper on one live replica claims it (the
  * database lets exactly one win) and calls claimed() here, which rebuilds
- * the call from the stored request and queues it on this engine's
+ * the call from the stored request and queues it on this runner's
  * executors like any task; its outcome is stored as the original run's
  * would have been, in the task's own era, and every replica answers
  * tasks/get and tasks/result from the store. A re-run has no client
@@ -20,8 +20,8 @@
  *
  * The same rule holds on one process with a durable store (issue #24 item
  * 5): SQLite keeps the request too, a graceful stop leaves the running
- * tasks working for the next start (mcp__engine_hand_over), and the next
- * start (mcp__engine_recover) offers each to the resume hook, runs it again
+ * tasks working for the next start (mcp__runner_hand_over), and the next
+ * start (mcp__runner_recover) offers each to the resume hook, runs it again
  * when its tool is idempotent, and fails only the rest. While a resume hook
  * is set every task keeps its request, so the hook sees its arguments (on
  * PostgreSQL the claiming replica offers it to its hook first).
@@ -31,9 +31,9 @@
 #include <string.h>
 
 #include "core/call_replay.h"
-#include "store/store_internal.h"
 #include "store/task_rerun.h"
-#include "tasks/engine_internal.h"
+#include "store/task_store.h"
+#include "tasks/runner_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 
@@ -45,8 +45,8 @@ static bool rerunnable(const mcp_tool_t *tool) {
   return tool->hints[MCP_HINT_IDEMPOTENT] == 1;
 }
 
-char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool) {
-  mcp__task_engine *e = mcp_call_server(call)->tasks;
+char *mcp__runner_rerun_request(mcp_call_t *call, mcp_tool_t *tool) {
+  mcp__task_runner *e = mcp_call_server(call)->tasks;
   /* kept where a later run could use it: a durable store, and a tool that
    * may run again or a resume hook that may want the arguments */
   if (e == NULL || mcp__store_is_volatile(e->tasks.store) ||
@@ -65,7 +65,7 @@ char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool) {
 /* Offers an interrupted task to the application's resume hook: task (its
  * Task object, borrowed) gets the stored params of req (may be NULL).
  * true when the application took it. */
-static bool offer_to_hook(mcp__task_engine *e, json_t *task,
+static bool offer_to_hook(mcp__task_runner *e, json_t *task,
                           const json_t *req) {
   if (e->opts.resume_fn == NULL || task == NULL)
     return false;
@@ -81,7 +81,7 @@ static bool offer_to_hook(mcp__task_engine *e, json_t *task,
   return taken;
 }
 
-static void cannot_run(mcp__task_engine *e, const char *id, const char *why) {
+static void cannot_run(mcp__task_runner *e, const char *id, const char *why) {
   char msg[256];
   snprintf(msg, sizeof msg, CANNOT "%s", why);
   mcp__log(e->server, MCP_LOG_WARNING, "tasks: task %s: %s", id, msg);
@@ -94,9 +94,9 @@ static void cannot_run(mcp__task_engine *e, const char *id, const char *why) {
  * over, its lease lapses at once and the next claim round (here or on
  * another replica) tries again, within the runs a task has in all; where
  * that is refused (its last run, or the store refuses this write too) the
- * task is failed, through the engine's outcome path, which retries and at
+ * task is failed, through the runner's outcome path, which retries and at
  * worst keeps the failure in memory until the store takes it. */
-static void give_back(mcp__task_engine *e, const char *id, mcp_status why) {
+static void give_back(mcp__task_runner *e, const char *id, mcp_status why) {
   mcp_error_t err = {0};
   mcp_status st =
       mcp__store_task_hand_over(e->tasks.store, e->tasks.scope, id, &err);
@@ -113,13 +113,13 @@ static void give_back(mcp__task_engine *e, const char *id, mcp_status why) {
   mcp__log(e->server, MCP_LOG_WARNING, "tasks: task %s: %s (hand-over: %s)", id,
            msg, err.message[0] ? err.message : mcp_strerror(st));
   char *text = mcp__tasks_error_result_text(msg);
-  mcp__engine_store_outcome(e, id, MCP_TASK_FAILED, msg, text, NULL);
+  mcp__runner_store_outcome(e, id, MCP_TASK_FAILED, msg, text, NULL);
   free(text);
 }
 
 /* Runs task id again from its stored request req (borrowed) with tool (a
  * reference, stolen); rec is its record (its ttl bounds the run). */
-static void run_again(mcp__task_engine *e, const char *id, const json_t *req,
+static void run_again(mcp__task_runner *e, const char *id, const json_t *req,
                       mcp_tool_t *tool, const mcp_task_record *rec, int run,
                       const char *why) {
   const json_t *params = json_object_get(req, "params");
@@ -133,7 +133,7 @@ static void run_again(mcp__task_engine *e, const char *id, const json_t *req,
                                       stateless, version);
   task_run *r = call ? calloc(1, sizeof *r) : NULL;
   if (r && ((subject && (r->subject = strdup(subject)) == NULL) ||
-            (r->caller = mcp__engine_rerun_caller(e, subject)) == NULL)) {
+            (r->caller = mcp__runner_rerun_caller(e, subject)) == NULL)) {
     free(r->subject);
     free(r);
     r = NULL;
@@ -156,11 +156,11 @@ static void run_again(mcp__task_engine *e, const char *id, const json_t *req,
       rec->ttl_ms >= 0 ? rec->created_ms + (rec->ttl_ms > 0 ? rec->ttl_ms : 1)
                        : 0;
   /* no handoff: no response to send first; the run starts below */
-  mcp__call_set_task(call, r->id, mcp__engine_task_input, NULL, r);
+  mcp__call_set_task(call, r->id, mcp__runner_task_input, NULL, r);
   pthread_mutex_lock(&e->lock);
-  bool clash = e->stopping || mcp__engine_find_run(e, r->id) != NULL;
+  bool clash = e->stopping || mcp__runner_find_run(e, r->id) != NULL;
   if (!clash) {
-    unsigned b = mcp__engine_bucket_of(r->id);
+    unsigned b = mcp__runner_bucket_of(r->id);
     r->next = e->runs[b];
     e->runs[b] = r;
   }
@@ -170,19 +170,19 @@ static void run_again(mcp__task_engine *e, const char *id, const json_t *req,
     mcp__call_release(call);
     mcp__tool_release(tool);
     pthread_mutex_lock(&e->lock);
-    mcp__engine_drop_slot(e, r->caller); /* the one rerun_caller took */
+    mcp__runner_drop_slot(e, r->caller); /* the one rerun_caller took */
     pthread_mutex_unlock(&e->lock);
     free(r->caller);
     free(r->subject);
     free(r);
     return;
   }
-  mcp__engine_start_run(call, r); /* queued for an executor */
+  mcp__runner_start_run(call, r); /* queued for an executor */
 }
 
-void mcp__engine_claimed(void *ud, const char *id, const char *request,
+void mcp__runner_claimed(void *ud, const char *id, const char *request,
                          int run) {
-  mcp__task_engine *e = ud;
+  mcp__task_runner *e = ud;
   json_t *req = json_loads(request, 0, NULL);
   json_t *params = json_object_get(req, "params");
   const char *name = json_string_value(json_object_get(params, "name"));
@@ -224,7 +224,7 @@ void mcp__engine_claimed(void *ud, const char *id, const char *request,
 /* One task found active at start in a durable single-process store: the
  * previous process crashed or stopped while it ran. task: its Task object
  * (borrowed). */
-static void recover_one(mcp__task_engine *e, json_t *task) {
+static void recover_one(mcp__task_runner *e, json_t *task) {
   const char *id = json_string_value(json_object_get(task, "taskId"));
   if (id == NULL)
     return;
@@ -268,7 +268,7 @@ static bool collect_task(const mcp_task_record *rec, void *ud) {
   return true;
 }
 
-void mcp__engine_recover(mcp__task_engine *e) {
+void mcp__runner_recover(mcp__task_runner *e) {
   if (mcp__store_is_shared(e->tasks.store))
     return;
   json_t *list = json_array();
@@ -287,7 +287,7 @@ void mcp__engine_recover(mcp__task_engine *e) {
 
 #define STOPPED "Interrupted by a server stop; will resume at the next start"
 
-bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
+bool mcp__runner_hand_over(mcp__task_runner *e, const char *id,
                            const mcp_tool_t *tool) {
   mcp_store_t *store = e->tasks.store;
   if (mcp__store_is_volatile(store))
@@ -323,8 +323,8 @@ bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
   return st == MCP_OK;
 }
 
-void mcp__engine_rerun_enable(mcp__task_engine *e, bool on) {
+void mcp__runner_rerun_enable(mcp__task_runner *e, bool on) {
   if (mcp__store_is_shared(e->tasks.store))
     mcp__store_set_task_claim(e->tasks.store, e->tasks.scope,
-                              on ? mcp__engine_claimed : NULL, e);
+                              on ? mcp__runner_claimed : NULL, e);
 }

@@ -2,9 +2,11 @@
 /* task_call.c - task-augmented tools/call: enforces the tool's taskSupport,
  * admits the task against the caller's concurrent-task budget, creates it in
  * the store and answers with CreateTaskResult; the call is then handed over
- * to the engine (engine.c), which runs it.
+ * to the runner (runner.c), which runs it.
  */
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
+
+#include <assert.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/rand.h"
+#include "util/thread.h"
 
 /* Who a task counts against for the per-caller cap. */
 /* "kind:name", the key of a caller's counts (new string, or NULL). */
@@ -28,7 +31,7 @@ static char *caller_key(mcp_call_t *call) {
    * one anonymous caller for the cap. */
   const char *key = subject ? subject
                     : mcp__call_session(call)
-                        ? mcp__engine_session_key(mcp__call_session(call))
+                        ? mcp__runner_session_key(mcp__call_session(call))
                         : "anonymous";
   return key_of(subject ? "sub" : "ses", key);
 }
@@ -51,7 +54,7 @@ static mcp_status support_error(mcp_call_t *call, mcp_tool_t *tool,
 }
 
 /* Counts a task of caller key (max: its budget, 0 for none). */
-static bool count_slot(mcp__task_engine *e, const char *key, unsigned max) {
+static bool count_slot(mcp__task_runner *e, const char *key, unsigned max) {
   bool ok = true;
   pthread_mutex_lock(&e->lock);
   caller_count *c = e->callers;
@@ -76,11 +79,11 @@ static bool count_slot(mcp__task_engine *e, const char *key, unsigned max) {
 }
 
 /* Takes a slot of the caller's concurrent-task budget. */
-static bool take_slot(mcp__task_engine *e, const char *key) {
+static bool take_slot(mcp__task_runner *e, const char *key) {
   return count_slot(e, key, e->opts.max_per_caller);
 }
 
-char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject) {
+char *mcp__runner_rerun_caller(mcp__task_runner *e, const char *subject) {
   /* the key caller_key gives the same subject here: its tasks and its
    * re-runs share the running cap; without a subject the session is gone,
    * and such re-runs share one */
@@ -94,10 +97,12 @@ char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject) {
   return key;
 }
 
-void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {
+void mcp__runner_drop_slot(mcp__task_runner *e, const char *key) {
+  assert(mcp__mutex_held(&e->lock));
   for (caller_count **pp = &e->callers; *pp; pp = &(*pp)->next)
     if (strcmp((*pp)->key, key) == 0) {
       caller_count *c = *pp;
+      assert(c->n > 0); /* an entry lives while it holds a slot */
       if (--c->n == 0) {
         *pp = c->next;
         free(c->key);
@@ -107,9 +112,11 @@ void mcp__engine_drop_slot(mcp__task_engine *e, const char *key) {
     }
 }
 
-unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta) {
+unsigned mcp__runner_running(mcp__task_runner *e, const char *key, int delta) {
+  assert(mcp__mutex_held(&e->lock));
   for (caller_count *c = e->callers; c; c = c->next)
     if (strcmp(c->key, key) == 0) {
+      assert(delta >= 0 || c->running >= (unsigned)-delta);
       c->running = (unsigned)((int)c->running + delta);
       return c->running;
     }
@@ -122,7 +129,7 @@ static bool count_one(const mcp_task_record *rec, void *ud) {
   return true;
 }
 
-void mcp__engine_count_stored(mcp__task_engine *e) {
+void mcp__runner_count_stored(mcp__task_runner *e) {
   size_t n = 0;
   mcp_store_task_list(e->tasks.store, e->tasks.scope, NULL, 0, count_one, &n,
                       NULL);
@@ -131,7 +138,7 @@ void mcp__engine_count_stored(mcp__task_engine *e) {
   pthread_mutex_unlock(&e->lock);
 }
 
-void mcp__engine_stored_removed(mcp__task_engine *e) {
+void mcp__runner_stored_removed(mcp__task_runner *e) {
   pthread_mutex_lock(&e->lock);
   if (e->stored > 0)
     e->stored--;
@@ -145,7 +152,7 @@ void mcp__engine_stored_removed(mcp__task_engine *e) {
  * and go. */
 #define STORED_CALLERS_MAX 4096
 
-static void stored_clear(mcp__task_engine *e) {
+static void stored_clear(mcp__task_runner *e) {
   for (size_t b = 0; b < STORED_BUCKETS; b++) {
     for (stored_caller *s = e->stored_callers[b], *next; s; s = next) {
       next = s->next;
@@ -156,14 +163,14 @@ static void stored_clear(mcp__task_engine *e) {
   e->nstored_callers = 0;
 }
 
-static stored_caller *stored_entry(mcp__task_engine *e, const char *key) {
-  unsigned b = mcp__engine_bucket_of(key) % STORED_BUCKETS;
+static stored_caller *stored_entry(mcp__task_runner *e, const char *key) {
+  unsigned b = mcp__runner_bucket_of(key) % STORED_BUCKETS;
   for (stored_caller *s = e->stored_callers[b]; s; s = s->next)
     if (strcmp(s->key, key) == 0)
       return s;
   if (e->nstored_callers >= STORED_CALLERS_MAX) {
     stored_clear(e);
-    b = mcp__engine_bucket_of(key) % STORED_BUCKETS;
+    b = mcp__runner_bucket_of(key) % STORED_BUCKETS;
   }
   size_t len = strlen(key);
   stored_caller *s = calloc(1, sizeof *s + len + 1);
@@ -177,7 +184,7 @@ static stored_caller *stored_entry(mcp__task_engine *e, const char *key) {
   return s;
 }
 
-void mcp__engine_stored_callers_free(mcp__task_engine *e) {
+void mcp__runner_stored_callers_free(mcp__task_runner *e) {
   stored_clear(e);
 }
 
@@ -194,7 +201,7 @@ static bool count_to_cap(const mcp_task_record *rec, void *ud) {
 
 /* -1 when the caller may store another task, else the refusing limit
  * (sets *which to "caller" or "total"). */
-static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
+static long stored_limit(mcp__task_runner *e, mcp_call_t *call,
                          const char **which) {
   pthread_mutex_lock(&e->lock);
   size_t total = e->stored;
@@ -208,7 +215,7 @@ static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
   if (subject)
     f.owner = subject;
   else if (mcp__call_session(call))
-    f.session = mcp__engine_session_key(mcp__call_session(call));
+    f.session = mcp__runner_session_key(mcp__call_session(call));
   /* 2026-07-28 without authentication: no caller to tell apart, the total
    * cap alone applies */
   if (f.owner == NULL && f.session == NULL)
@@ -252,15 +259,15 @@ static long stored_limit(mcp__task_engine *e, mcp_call_t *call,
   return refuse;
 }
 
-static void give_slot(mcp__task_engine *e, const char *key) {
+static void give_slot(mcp__task_runner *e, const char *key) {
   pthread_mutex_lock(&e->lock);
-  mcp__engine_drop_slot(e, key);
+  mcp__runner_drop_slot(e, key);
   pthread_mutex_unlock(&e->lock);
 }
 
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t **result, bool *handled) {
-  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp_call_server(call)->tasks;
   *handled = false;
   if (e == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
@@ -288,15 +295,15 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                       : e->opts.default_ttl_ms;
   if (e->opts.max_ttl_ms >= 0 && (ttl < 0 || ttl > e->opts.max_ttl_ms))
     ttl = e->opts.max_ttl_ms;
-  mcp_status st = mcp__engine_create_task(
+  mcp_status st = mcp__runner_create_task(
       call, tool, mcp__call_param(call, "arguments"), ttl, result);
   *handled = st == MCP_OK;
   return st;
 }
 
-mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+mcp_status mcp__runner_create_task(mcp_call_t *call, mcp_tool_t *tool,
                                    json_t *args, int64_t ttl, json_t **result) {
-  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp_call_server(call)->tasks;
   bool modern = mcp_call_is_stateless(call);
   const char *which = NULL;
   long stored_cap = stored_limit(e, call, &which);
@@ -335,7 +342,7 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     rec.task_id = r->id;
     rec.owner = (char *)subject;
     rec.session = mcp__call_session(call)
-                      ? (char *)mcp__engine_session_key(mcp__call_session(call))
+                      ? (char *)mcp__runner_session_key(mcp__call_session(call))
                       : NULL;
     rec.tool = tool->entry.key;
     rec.status = MCP_TASK_WORKING;
@@ -343,7 +350,7 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     rec.ttl_ms = ttl;
     rec.poll_interval_ms = e->opts.poll_interval_ms;
     mcp_error_t serr = {0};
-    char *request = mcp__engine_rerun_request(call, tool); /* rerun.c */
+    char *request = mcp__runner_rerun_request(call, tool); /* rerun.c */
     st = mcp__store_task_put_rerunnable(e->tasks.store, &rec, request, &serr);
     free(request);
     if (st != MCP_OK) {
@@ -385,7 +392,7 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
     if (r)
       free(r->subject);
     free(r);
-    return st == MCP_ERR_IO ? mcp__engine_store_unavailable(call) : st;
+    return st == MCP_ERR_IO ? mcp__runner_store_unavailable(call) : st;
   }
   if (e->opts.immediate_response) {
     char text[512];
@@ -406,14 +413,14 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
   r->caller = caller;
   r->expires_ms = ttl >= 0 ? rec.created_ms + (ttl > 0 ? ttl : 1) : 0;
   pthread_mutex_lock(&e->lock);
-  unsigned b = mcp__engine_bucket_of(r->id);
+  unsigned b = mcp__runner_bucket_of(r->id);
   r->next = e->runs[b];
   e->runs[b] = r;
   e->stored++;
   if (r->expires_ms)
-    mcp__engine_expiry_changed(e);
+    mcp__runner_expiry_changed(e);
   pthread_mutex_unlock(&e->lock);
-  mcp__call_set_task(call, r->id, mcp__engine_task_input, mcp__engine_start_run,
+  mcp__call_set_task(call, r->id, mcp__runner_task_input, mcp__runner_start_run,
                      r);
   *result = res;
   return MCP_OK;

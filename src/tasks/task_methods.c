@@ -3,14 +3,14 @@
  * method on a task starts with: who owns a task and whether this caller may
  * see it.
  */
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "util/rand.h"
 
-const char *mcp__engine_session_key(mcp_session_t *se) {
+const char *mcp__runner_session_key(mcp_session_t *se) {
   return mcp__session_owner_key(se);
 }
 
@@ -23,7 +23,7 @@ static bool visible(mcp_call_t *call, const mcp_task_record *rec) {
   return subject && rec->owner && strcmp(subject, rec->owner) == 0;
 }
 
-mcp_status mcp__engine_load_visible(mcp__task_engine *e, mcp_call_t *call,
+mcp_status mcp__runner_load_visible(mcp__task_runner *e, mcp_call_t *call,
                                     const char *id, mcp_task_record *rec) {
   mcp_status st = mcp__tasks_load(&e->tasks, id, rec);
   if (st == MCP_OK && !visible(call, rec)) {
@@ -31,11 +31,11 @@ mcp_status mcp__engine_load_visible(mcp__task_engine *e, mcp_call_t *call,
     st = MCP_ERR_NOT_FOUND;
   }
   if (st == MCP_OK) /* an end the store refused (issue #16 item 9) */
-    mcp__engine_overlay_lost(e, rec);
+    mcp__runner_overlay_lost(e, rec);
   return st;
 }
 
-mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id) {
+mcp_status mcp__runner_not_found(mcp_call_t *call, const char *id) {
   char msg[160];
   snprintf(msg, sizeof msg, "Invalid params: task not found or expired: %.64s",
            id);
@@ -48,7 +48,7 @@ static mcp_status no_tasks(mcp_call_t *call) {
   return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND, msg);
 }
 
-mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
+mcp_status mcp__runner_load_param_task(mcp_call_t *call, mcp__task_runner **e,
                                        const char **id, mcp_task_record *rec) {
   *id = NULL;
   *e = mcp_call_server(call)->tasks;
@@ -59,13 +59,13 @@ mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: taskId must be a string");
   *id = json_string_value(param);
-  mcp_status st = mcp__engine_load_visible(*e, call, *id, rec);
+  mcp_status st = mcp__runner_load_visible(*e, call, *id, rec);
   if (st == MCP_ERR_IO)
-    return mcp__engine_store_unavailable(call);
-  return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, *id) : st;
+    return mcp__runner_store_unavailable(call);
+  return st == MCP_ERR_NOT_FOUND ? mcp__runner_not_found(call, *id) : st;
 }
 
-mcp_status mcp__engine_store_unavailable(mcp_call_t *call) {
+mcp_status mcp__runner_store_unavailable(mcp_call_t *call) {
   mcp__call_fail(call, MCP_RPC_INTERNAL_ERROR,
                  "The task store is unavailable (database unreachable); "
                  "nothing was changed, try again later");
@@ -74,10 +74,10 @@ mcp_status mcp__engine_store_unavailable(mcp_call_t *call) {
 
 /* ---- tasks/get, tasks/list, tasks/cancel --------------------------------- */
 mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   const char *id;
   mcp_task_record rec;
-  mcp_status st = mcp__engine_load_param_task(call, &e, &id, &rec);
+  mcp_status st = mcp__runner_load_param_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
   *result = mcp__task_json(&rec);
@@ -86,7 +86,7 @@ mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
 }
 
 mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp_call_server(call)->tasks;
   if (e == NULL || !e->opts.list)
     return no_tasks(call);
   json_t *cursor = json_object_get(mcp_call_params(call), "cursor");
@@ -97,7 +97,7 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
   const char *subject = mcp_call_subject(call);
   if (subject)
     f.owner = subject;
-  else if ((f.session = mcp__engine_session_key(mcp__call_session(call))) ==
+  else if ((f.session = mcp__runner_session_key(mcp__call_session(call))) ==
            NULL)
     return MCP_ERR_INTERNAL;
   mcp_status st = mcp__tasks_page(&e->tasks, &f, json_string_value(cursor),
@@ -106,7 +106,7 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: unknown or malformed cursor");
   if (st == MCP_ERR_IO)
-    return mcp__engine_store_unavailable(call);
+    return mcp__runner_store_unavailable(call);
   return st;
 }
 
@@ -119,10 +119,10 @@ static mcp_status terminal_error(mcp_call_t *call, mcp_task_status s) {
 }
 
 mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   const char *id;
   mcp_task_record rec;
-  mcp_status st = mcp__engine_load_param_task(call, &e, &id, &rec);
+  mcp_status st = mcp__runner_load_param_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
   mcp_task_status s = rec.status;
@@ -137,13 +137,13 @@ mcp_status mcp__handle_tasks_cancel(mcp_call_t *call, json_t **result) {
   if (st == MCP_ERR_STATE) /* lost the race against completion */
     return terminal_error(call, s);
   if (st == MCP_ERR_NOT_FOUND)
-    return mcp__engine_not_found(call, id);
+    return mcp__runner_not_found(call, id);
   if (st != MCP_OK)
     return st;
-  mcp__engine_cancel_run(e, id);
-  mcp__engine_publish_cancel(e, id); /* it may run on another replica */
+  mcp__runner_cancel_run(e, id);
+  mcp__runner_publish_cancel(e, id); /* it may run on another replica */
   if ((st = mcp__tasks_load(&e->tasks, id, &rec)) != MCP_OK)
-    return st == MCP_ERR_NOT_FOUND ? mcp__engine_not_found(call, id) : st;
+    return st == MCP_ERR_NOT_FOUND ? mcp__runner_not_found(call, id) : st;
   *result = mcp__task_json(&rec);
   mcp_task_record_clear(&rec);
   return *result ? MCP_OK : MCP_ERR_NOMEM;

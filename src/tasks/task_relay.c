@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 
-void mcp__engine_publish_status(mcp__task_engine *e,
+void mcp__runner_publish_status(mcp__task_runner *e,
                                 const mcp_task_record *rec) {
   mcp_server_t *s = e->server;
   if (!mcp__relay_active(s))
@@ -22,7 +22,7 @@ void mcp__engine_publish_status(mcp__task_engine *e,
   mcp__relay_publish_event(s, ev);
 }
 
-void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id) {
+void mcp__runner_publish_cancel(mcp__task_runner *e, const char *id) {
   mcp_server_t *s = e->server;
   if (!mcp__relay_active(s))
     return;
@@ -35,7 +35,7 @@ static bool has_tasks_key(mcp_session_t *se, void *ud) {
 }
 
 mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event) {
-  mcp__task_engine *e = s->tasks;
+  mcp__task_runner *e = s->tasks;
   json_t *task = json_object_get(event, "task");
   const char *key = json_string_value(json_object_get(event, "session"));
   if (!json_is_object(task) || !json_is_string(json_object_get(task, "taskId")))
@@ -64,7 +64,7 @@ mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event) {
     return MCP_ERR_INVALID_ARG;
   if (s->tasks == NULL)
     return MCP_ERR_UNSUPPORTED;
-  mcp__engine_cancel_run(s->tasks, id);
+  mcp__runner_cancel_run(s->tasks, id);
   return MCP_OK;
 }
 
@@ -82,7 +82,7 @@ mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event) {
  * the replica running the task publishes its queued questions again. The
  * answer comes back through the relay's answer routing (core). */
 
-void mcp__engine_publish_question(mcp__task_engine *e, const char *task_id,
+void mcp__runner_publish_question(mcp__task_runner *e, const char *task_id,
                                   mcp_session_t *session, const char *subject,
                                   const char *msg, size_t len) {
   mcp_server_t *s = e->server;
@@ -99,7 +99,7 @@ void mcp__engine_publish_question(mcp__task_engine *e, const char *task_id,
   free(sid);
 }
 
-void mcp__engine_publish_want(mcp__task_engine *e, const char *task_id,
+void mcp__runner_publish_want(mcp__task_runner *e, const char *task_id,
                               mcp_session_t *session) {
   mcp_server_t *s = e->server;
   if (!mcp__relay_active(s))
@@ -124,7 +124,7 @@ static bool same_requestor(mcp_call_t *call, const char *sid,
 }
 
 static mcp_status question_here(mcp_server_t *s, const json_t *event) {
-  mcp__task_engine *e = s->tasks;
+  mcp__task_runner *e = s->tasks;
   const char *id = json_string_value(json_object_get(event, "taskId"));
   const char *sid = json_string_value(json_object_get(event, "session"));
   const char *subject = json_string_value(json_object_get(event, "subject"));
@@ -139,7 +139,7 @@ static mcp_status question_here(mcp_server_t *s, const json_t *event) {
   size_t len = strlen(text);
   bool sent = false;
   pthread_mutex_lock(&e->lock);
-  if (mcp__engine_find_run(e, id) == NULL) /* not one of our own */
+  if (mcp__runner_find_run(e, id) == NULL) /* not one of our own */
     for (waiter *w = e->waiters; w && !sent; w = w->next)
       if (strcmp(w->id, id) == 0 && !mcp_call_is_cancelled(w->call) &&
           same_requestor(w->call, sid, subject))
@@ -171,13 +171,13 @@ static json_int_t pending_id(const pending_msg *p) {
   return v;
 }
 
-static mcp_status question_taken(mcp__task_engine *e, const json_t *event) {
+static mcp_status question_taken(mcp__task_runner *e, const json_t *event) {
   const char *id = json_string_value(json_object_get(event, "taskId"));
   json_t *rid = json_object_get(event, "id");
   if (id == NULL || !json_is_integer(rid))
     return MCP_ERR_INVALID_ARG;
   pthread_mutex_lock(&e->lock);
-  task_run *r = mcp__engine_find_run(e, id);
+  task_run *r = mcp__runner_find_run(e, id);
   pending_msg *prev = NULL;
   for (pending_msg *p = r ? r->phead : NULL; p; prev = p, p = p->next)
     if ((p->flags & MCP__SEND_REQUEST) &&
@@ -205,7 +205,7 @@ typedef struct wanted {
   char data[];
 } wanted;
 
-static mcp_status want_questions(mcp__task_engine *e, const json_t *event) {
+static mcp_status want_questions(mcp__task_runner *e, const json_t *event) {
   const char *id = json_string_value(json_object_get(event, "taskId"));
   const char *sid = json_string_value(json_object_get(event, "session"));
   if (id == NULL && sid == NULL)
@@ -240,7 +240,7 @@ static mcp_status want_questions(mcp__task_engine *e, const json_t *event) {
   while (list) {
     wanted *w = list;
     list = w->next;
-    mcp__engine_publish_question(e, w->task, w->session, w->subject, w->data,
+    mcp__runner_publish_question(e, w->task, w->session, w->subject, w->data,
                                  w->len);
     if (w->session)
       mcp__session_release(w->session);

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* task_result.c - tasks/result: waits for the end of a task, carrying its
  * messages meanwhile, and replays its stored outcome. A blocked call waits
- * on the engine's change condition; a suspended one (HTTP) is parked as a
- * waiter and answered by the watcher thread (see engine_internal.h).
+ * on the runner's change condition; a suspended one (HTTP) is parked as a
+ * waiter and answered by the watcher thread (see runner_internal.h).
  */
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
+
+#include <assert.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/thread.h"
 
 #include "core/listen.h"
 #include "store/task_changes.h"
@@ -23,15 +27,16 @@
 
 /* ---- tasks/result -------------------------------------------------------- */
 /* Registers w and hands it the task's queued messages. e->lock held. */
-static void link_waiter(mcp__task_engine *e, waiter *w) {
+static void link_waiter(mcp__task_runner *e, waiter *w) {
+  assert(mcp__mutex_held(&e->lock));
   w->next = e->waiters;
   e->waiters = w;
-  task_run *r = mcp__engine_find_run(e, w->id);
+  task_run *r = mcp__runner_find_run(e, w->id);
   if (r)
-    mcp__engine_flush_pending(e, r);
+    mcp__runner_flush_pending(e, r);
 }
 
-static void unlink_waiter(mcp__task_engine *e, waiter *w) {
+static void unlink_waiter(mcp__task_runner *e, waiter *w) {
   for (waiter **pp = &e->waiters; *pp; pp = &(*pp)->next)
     if (*pp == w) {
       *pp = w->next;
@@ -39,13 +44,13 @@ static void unlink_waiter(mcp__task_engine *e, waiter *w) {
     }
 }
 
-static void add_waiter(mcp__task_engine *e, waiter *w) {
+static void add_waiter(mcp__task_runner *e, waiter *w) {
   pthread_mutex_lock(&e->lock);
   link_waiter(e, w);
   pthread_mutex_unlock(&e->lock);
 }
 
-static void remove_waiter(mcp__task_engine *e, waiter *w) {
+static void remove_waiter(mcp__task_runner *e, waiter *w) {
   pthread_mutex_lock(&e->lock);
   unlink_waiter(e, w);
   pthread_mutex_unlock(&e->lock);
@@ -109,7 +114,7 @@ static mcp_status replay(mcp_call_t *call, const mcp_task_record *rec,
 /* The suspended call's handler has returned: the watcher may answer it. */
 static void arm_waiter(mcp_call_t *call, void *ctx) {
   waiter *w = ctx;
-  mcp__task_engine *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp_call_server(call)->tasks;
   pthread_mutex_lock(&e->lock);
   w->armed = true;
   e->change_seq++; /* the task may have ended meanwhile: look now */
@@ -124,7 +129,7 @@ static mcp_status shutting_down(mcp_call_t *call) {
 
 /* Whether the tasks/result call waiting for task id is over, and its
  * answer; used by the blocked call itself and by the watcher. */
-static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
+static bool waiter_outcome(mcp__task_runner *e, mcp_call_t *call,
                            const char *id, bool stopping, mcp_status *st,
                            json_t **result) {
   *result = NULL;
@@ -138,9 +143,9 @@ static bool waiter_outcome(mcp__task_engine *e, mcp_call_t *call,
     return true;
   }
   mcp_task_record rec;
-  mcp_status s = mcp__engine_load_visible(e, call, id, &rec);
+  mcp_status s = mcp__runner_load_visible(e, call, id, &rec);
   if (s == MCP_ERR_NOT_FOUND) {
-    *st = mcp__engine_not_found(call, id);
+    *st = mcp__runner_not_found(call, id);
     return true;
   }
   if (s != MCP_OK) {
@@ -162,7 +167,7 @@ typedef struct store_watch {
 
 /* Whether another process changed tasks since the last look (the first
  * look counts as one). *can_tell false: the store cannot say. */
-static bool store_moved(mcp__task_engine *e, store_watch *w, bool *can_tell) {
+static bool store_moved(mcp__task_runner *e, store_watch *w, bool *can_tell) {
   uint64_t token;
   *can_tell = mcp__store_task_changes(e->tasks.store, &token);
   if (!*can_tell) {
@@ -180,7 +185,7 @@ static bool store_moved(mcp__task_engine *e, store_watch *w, bool *can_tell) {
  * no stream otherwise). A task seen for the first time is published only
  * when it has ended: its stream may have opened after the client's last
  * look. e->published forgets the tasks no stream names any more. */
-static void publish_listened(mcp__task_engine *e) {
+static void publish_listened(mcp__task_runner *e) {
   json_t *ids = mcp__listen_task_ids(e->server);
   json_t *kept = json_object();
   size_t i;
@@ -224,7 +229,7 @@ static void publish_listened(mcp__task_engine *e) {
 
 /* Answers the armed suspended waiters whose task is over. e->lock held on
  * entry and on return. */
-static void answer_waiters(mcp__task_engine *e, size_t armed, bool stopping) {
+static void answer_waiters(mcp__task_runner *e, size_t armed, bool stopping) {
   waiter **list = armed ? malloc(armed * sizeof *list) : NULL;
   size_t k = 0;
   for (waiter *w = e->waiters; list && w; w = w->next)
@@ -263,8 +268,8 @@ static void answer_waiters(mcp__task_engine *e, size_t armed, bool stopping) {
  * RESULT_POLL_MS the suspended waiters look again anyway (stores that
  * cannot tell; tasks changed through another mcp_tasks_t of this process
  * on the same store). */
-void *mcp__engine_watcher_main(void *arg) {
-  mcp__task_engine *e = arg;
+void *mcp__runner_watcher_main(void *arg) {
+  mcp__task_runner *e = arg;
   store_watch sw = {0};
   uint64_t looked = 0;       /* change_seq when the waiters last looked */
   int64_t looked_ms = 0;     /* and when (monotonic) */
@@ -307,7 +312,7 @@ void *mcp__engine_watcher_main(void *arg) {
       answer_waiters(e, armed, stopping);
     }
     if (e->change_seq == seq && !(e->stopping && !stopping))
-      mcp__engine_wait_ms(&e->changed, &e->lock,
+      mcp__runner_wait_ms(&e->changed, &e->lock,
                           can_tell ? WATCH_MS : RESULT_POLL_MS);
   }
   pthread_mutex_unlock(&e->lock);
@@ -315,10 +320,10 @@ void *mcp__engine_watcher_main(void *arg) {
 }
 
 mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   const char *id;
   mcp_task_record rec;
-  mcp_status st = mcp__engine_load_param_task(call, &e, &id, &rec);
+  mcp_status st = mcp__runner_load_param_task(call, &e, &id, &rec);
   if (st != MCP_OK)
     return st;
   /* While it waits, the task's requests (elicitation, sampling) and
@@ -334,12 +339,12 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
       mcp__call_suspend(call, arm_waiter, aw);
       pthread_mutex_lock(&e->lock);
       bool stopping = e->stopping;
-      bool elsewhere = mcp__engine_find_run(e, aw->id) == NULL;
+      bool elsewhere = mcp__runner_find_run(e, aw->id) == NULL;
       if (!stopping)
         link_waiter(e, aw);
       pthread_mutex_unlock(&e->lock);
       if (!stopping && elsewhere) /* its questions wait there */
-        mcp__engine_publish_want(e, aw->id, NULL);
+        mcp__runner_publish_want(e, aw->id, NULL);
       if (!stopping)
         return MCP_OK; /* answered by the watcher */
       mcp__call_unsuspend(call);
@@ -358,10 +363,10 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
   snprintf(w.id, sizeof w.id, "%s", id);
   add_waiter(e, &w);
   pthread_mutex_lock(&e->lock);
-  bool elsewhere = mcp__engine_find_run(e, w.id) == NULL;
+  bool elsewhere = mcp__runner_find_run(e, w.id) == NULL;
   pthread_mutex_unlock(&e->lock);
   if (elsewhere) /* its questions wait on the replica running it */
-    mcp__engine_publish_want(e, w.id, NULL);
+    mcp__runner_publish_want(e, w.id, NULL);
   for (;;) {
     pthread_mutex_lock(&e->lock);
     uint64_t seq = e->change_seq;
@@ -371,7 +376,7 @@ mcp_status mcp__handle_tasks_result(mcp_call_t *call, json_t **result) {
       break;
     pthread_mutex_lock(&e->lock);
     if (e->change_seq == seq && !e->stopping)
-      mcp__engine_wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
+      mcp__runner_wait_ms(&e->changed, &e->lock, RESULT_POLL_MS);
     pthread_mutex_unlock(&e->lock);
   }
   remove_waiter(e, &w);

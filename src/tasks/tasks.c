@@ -9,8 +9,8 @@
  */
 #include "tasks/tasks_internal.h"
 
-#include "store/store_internal.h"
-#include "tasks/engine_internal.h"
+#include "store/task_store.h"
+#include "tasks/runner_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +53,7 @@ mcp_status mcp_tasks_open(mcp_store_t *store, const char *scope,
 }
 
 void mcp_tasks_free(mcp_tasks_t *t) {
-  if (t == NULL || t->engine)
+  if (t == NULL || t->runner)
     return;
   mcp__tasks_clear(t);
   free(t);
@@ -113,15 +113,15 @@ mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
   rec.updated_ms = mcp__wall_ms();
   rec.result = (char *)result;
   rec.error = (char *)error;
-  if (t->engine == NULL)
+  if (t->runner == NULL)
     return mcp_store_task_update(t->store, &rec, current, err);
-  /* the changed record, for the engine's notifications (one statement on
+  /* the changed record, for the runner's notifications (one statement on
    * PostgreSQL) */
   mcp_task_record now;
   mcp_status st =
       mcp__store_task_update_get(t->store, &rec, current, &now, err);
   if (st == MCP_OK && now.task_id != NULL) {
-    mcp__engine_changed(t->engine, &now);
+    mcp__runner_changed(t->runner, &now);
     mcp_task_record_clear(&now);
   }
   return st;
@@ -186,7 +186,7 @@ mcp_status mcp_task_get_status(mcp_tasks_t *t, const char *id,
 
 /* ---- listing ------------------------------------------------------------- */
 typedef struct list_ctx {
-  mcp__task_engine *engine; /* NULL for a standalone manager */
+  mcp__task_runner *runner; /* NULL for a standalone manager */
   json_t *tasks;
   size_t limit, seen;
   int64_t now;
@@ -215,9 +215,9 @@ static bool list_visit(const mcp_task_record *r, void *ud) {
   json_t *task = mcp__task_json(r);
   char msg[200];
   int64_t at;
-  if (task != NULL && c->engine != NULL &&
+  if (task != NULL && c->runner != NULL &&
       !mcp_task_status_is_terminal(r->status) &&
-      mcp__engine_lost_end(c->engine, r->task_id, msg, &at)) {
+      mcp__runner_lost_end(c->runner, r->task_id, msg, &at)) {
     /* its end could not be stored: listed as tasks/get shows it */
     char updated[32];
     mcp__format_rfc3339_ms(at, updated);
@@ -274,7 +274,7 @@ mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
     f->after_id = after;
   }
   list_ctx c = {0};
-  c.engine = t->engine;
+  c.runner = t->runner;
   c.tasks = json_array();
   c.limit = limit ? limit : 50;
   c.now = mcp__wall_ms();
@@ -378,8 +378,8 @@ mcp_status mcp_task_cancel(mcp_tasks_t *t, const char *id) {
     return MCP_ERR_INVALID_ARG;
   mcp_status st = mcp__tasks_transition(t, id, MCP_TASK_CANCELLED, "Cancelled",
                                         NULL, NULL, NULL);
-  if (st == MCP_OK && t->engine)
-    mcp__engine_cancel_run(t->engine, id);
+  if (st == MCP_OK && t->runner)
+    mcp__runner_cancel_run(t->runner, id);
   return st;
 }
 
@@ -389,8 +389,8 @@ mcp_status mcp_task_update_status(mcp_tasks_t *t, const char *id,
     return MCP_ERR_INVALID_ARG;
   mcp_status st =
       mcp__tasks_transition(t, id, status, message, NULL, NULL, NULL);
-  if (st == MCP_OK && status == MCP_TASK_CANCELLED && t->engine)
-    mcp__engine_cancel_run(t->engine, id);
+  if (st == MCP_OK && status == MCP_TASK_CANCELLED && t->runner)
+    mcp__runner_cancel_run(t->runner, id);
   return st;
 }
 
@@ -425,9 +425,9 @@ mcp_status mcp_task_delete(mcp_tasks_t *t, const char *id) {
   if (t == NULL || id == NULL)
     return MCP_ERR_INVALID_ARG;
   mcp_status st = mcp_store_task_delete(t->store, t->scope, id, NULL);
-  if (st == MCP_OK && t->engine) {
-    mcp__engine_stored_removed(t->engine);
-    mcp__engine_cancel_run(t->engine, id);
+  if (st == MCP_OK && t->runner) {
+    mcp__runner_stored_removed(t->runner);
+    mcp__runner_cancel_run(t->runner, id);
   }
   return st;
 }
@@ -469,8 +469,8 @@ static size_t fail_active(mcp_tasks_t *t, int64_t before_ms,
     if (text && mcp__tasks_transition(t, c.ids[i], MCP_TASK_FAILED, message,
                                       text, NULL, NULL) == MCP_OK) {
       failed++;
-      if (t->engine)
-        mcp__engine_cancel_run(t->engine, c.ids[i]);
+      if (t->runner)
+        mcp__runner_cancel_run(t->runner, c.ids[i]);
       if (fn)
         fn(c.ids[i], "stuck", ud);
     }
@@ -494,9 +494,9 @@ static void on_removed(const char *id, const char *reason, void *ud) {
     c->report->expired++;
   else
     c->report->retained++;
-  if (c->tasks->engine) {
-    mcp__engine_stored_removed(c->tasks->engine);
-    mcp__engine_cancel_run(c->tasks->engine, id);
+  if (c->tasks->runner) {
+    mcp__runner_stored_removed(c->tasks->runner);
+    mcp__runner_cancel_run(c->tasks->runner, id);
   }
   if (c->fn)
     c->fn(id, reason, c->ud);

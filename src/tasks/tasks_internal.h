@@ -4,8 +4,8 @@
  * mcp_tasks_t (tasks.c) is the store-backed task manager: every state change
  * goes through the store's compare-and-set, so terminal states stay final
  * whoever writes (a handler, another thread, another process). When the
- * manager belongs to a server's engine (engine.c), each change is also
- * reported to the engine, which wakes tasks/result waiters, sends
+ * manager belongs to a server's runner (runner.c), each change is also
+ * reported to the runner, which wakes tasks/result waiters, sends
  * notifications/tasks/status and raises cancellation flags.
  */
 #ifndef MCP_TASKS_INTERNAL_H
@@ -39,16 +39,16 @@ struct mcp_task_options {
   bool fail_on_stop; /* a graceful stop fails running tasks (pre-#24) */
   /* why setters refused their arguments, one per line (NULL: none);
    * mcp_server_enable_tasks refuses such options with them in err and the
-   * log. Not copied: an engine's copy is of accepted options only. */
+   * log. Not copied: a runner's copy is of accepted options only. */
   char *refusals;
 };
 
-typedef struct mcp__task_engine mcp__task_engine;
+typedef struct mcp__task_runner mcp__task_runner;
 
 struct mcp_tasks {
   mcp_store_t *store; /* borrowed */
   char *scope;
-  mcp__task_engine *engine; /* NULL for a standalone manager */
+  mcp__task_runner *runner; /* NULL for a standalone manager */
 };
 
 /* options.c */
@@ -88,15 +88,15 @@ mcp_status mcp__tasks_transition_err(mcp_tasks_t *t, const char *id,
 mcp_status mcp__tasks_page(mcp_tasks_t *t, mcp_task_filter *f,
                            const char *cursor, size_t limit, json_t **out);
 
-/* engine.c: a state change made through the manager. */
-void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec);
-/* engine.c: raise the cancellation flag of a task running here. */
-void mcp__engine_cancel_run(mcp__task_engine *e, const char *id);
+/* runner.c: a state change made through the manager. */
+void mcp__runner_changed(mcp__task_runner *e, const mcp_task_record *rec);
+/* runner.c: raise the cancellation flag of a task running here. */
+void mcp__runner_cancel_run(mcp__task_runner *e, const char *id);
 /* task_relay.c: tell the other replicas (through the server's relay, if
  * any) that a task changed / was cancelled here. */
-void mcp__engine_publish_status(mcp__task_engine *e,
+void mcp__runner_publish_status(mcp__task_runner *e,
                                 const mcp_task_record *rec);
-void mcp__engine_publish_cancel(mcp__task_engine *e, const char *id);
+void mcp__runner_publish_cancel(mcp__task_runner *e, const char *id);
 /* task_relay.c: the task hooks for events of other replicas
  * (core/methods.h). */
 mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event);
@@ -108,12 +108,12 @@ mcp_status mcp__tasks_remote_question(mcp_server_t *s, const char *kind,
  * published, for a tasks/result or standalone stream of the same requestor
  * on another replica; a stream opened here for task_id (or session: its
  * transport id) asks the other replicas for the questions they hold. */
-void mcp__engine_publish_question(mcp__task_engine *e, const char *task_id,
+void mcp__runner_publish_question(mcp__task_runner *e, const char *task_id,
                                   mcp_session_t *session, const char *subject,
                                   const char *msg, size_t len);
-void mcp__engine_publish_want(mcp__task_engine *e, const char *task_id,
+void mcp__runner_publish_want(mcp__task_runner *e, const char *task_id,
                               mcp_session_t *session);
 /* A task left the store (sweep, delete): the stored-task count drops. */
-void mcp__engine_stored_removed(mcp__task_engine *e);
+void mcp__runner_stored_removed(mcp__task_runner *e);
 
 #endif

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "transport/http_guard.h"
+#include "util/hex.h"
 
 size_t mcp__hp_head_end(const char *buf, size_t len, size_t from) {
   /* Back up so that a line end split across two reads is seen. */
@@ -39,16 +40,6 @@ static bool is_tchar(unsigned char c) {
   return c != 0 && strchr("!#$%&'*+.^_`|~", c) != NULL;
 }
 
-static int hexval(unsigned char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Cuts the line starting at p (ending in LF or CRLF, within end): returns
  * the next line's start, the line NUL-terminated; NULL when a bare CR or
  * NUL is inside it. */
@@ -69,8 +60,8 @@ static bool decode_path(char *s) {
   char *w = s;
   for (char *r = s; *r; r++) {
     int hi, lo;
-    if (r[0] == '%' && (hi = hexval((unsigned char)r[1])) >= 0 &&
-        (lo = hexval((unsigned char)r[2])) >= 0) {
+    if (r[0] == '%' && (hi = mcp__hex_digit((unsigned char)r[1])) >= 0 &&
+        (lo = mcp__hex_digit((unsigned char)r[2])) >= 0) {
       *w = (char)(hi * 16 + lo);
       if (*w == '\0')
         return false;
@@ -422,7 +413,7 @@ enum mcp__hp_chunk_result mcp__hp_chunked_feed(mcp__hp_chunked *c,
       return MCP__HP_CHUNK_BAD;
     switch (c->state) {
     case CH_SIZE: {
-      int v = hexval(ch);
+      int v = mcp__hex_digit(ch);
       if (v >= 0) {
         if (c->left >> 56) /* 2^60 bytes is beyond any limit */
           return MCP__HP_CHUNK_BAD;

@@ -2,6 +2,7 @@
 /* buf.c - growable byte buffer (see buf.h). */
 #include "util/buf.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ void mcp__buf_init(mcp__buf *b) {
 }
 
 void mcp__buf_init_on(mcp__buf *b, char *storage, size_t cap) {
+  assert(storage != NULL && cap > 0); /* room for the NUL at least */
   b->data = storage;
   b->len = 0;
   b->cap = cap;
@@ -34,6 +36,7 @@ void mcp__buf_reset(mcp__buf *b) {
 
 /* Moves a borrowed buffer's bytes to cap bytes of heap (cap > len). */
 static bool to_heap(mcp__buf *b, size_t cap) {
+  assert(b->borrowed && cap > b->len);
   char *data = malloc(cap);
   if (data == NULL)
     return false;
@@ -45,6 +48,8 @@ static bool to_heap(mcp__buf *b, size_t cap) {
 }
 
 bool mcp__buf_reserve(mcp__buf *b, size_t extra) {
+  /* the invariant: no storage, or len bytes plus their NUL fit in cap */
+  assert(b->data == NULL ? b->len == 0 && b->cap == 0 : b->len < b->cap);
   if (extra > (size_t)-1 / 2 - b->len)
     return false;
   size_t need = b->len + extra + 1;

@@ -2,7 +2,7 @@
 /* pool.h - a fixed set of worker threads: started together, stopped
  * together.
  *
- * The stdio transport, the HTTP server and the task engine each run their
+ * The stdio transport, the HTTP server and the task runner each run their
  * work on such a set. Each keeps its own queue and its own rule for taking
  * from it (stdio: first in, first out, published per read chunk; HTTP: few
  * wake-ups, idle workers poll behind busy ones; tasks: a running cap per

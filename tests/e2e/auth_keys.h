@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "auth/b64url.h"
+#include "util/base64.h"
 
 static EVP_PKEY *tk_gen(const char *type) {
   EVP_PKEY *pk = NULL;
@@ -39,7 +39,7 @@ static json_t *tk_b64_bn(EVP_PKEY *pk, const char *param, int pad) {
   unsigned char buf[1024];
   int n = pad ? BN_bn2binpad(bn, buf, pad) : BN_bn2bin(bn, buf);
   BN_free(bn);
-  char *s = mcp__b64url_encode(buf, (size_t)n);
+  char *s = mcp__base64url_encode(buf, (size_t)n);
   json_t *j = json_string(s);
   free(s);
   return j;
@@ -64,7 +64,7 @@ static json_t *tk_jwk(EVP_PKEY *pk, const char *kid, const char *alg) {
     unsigned char raw[32];
     size_t n = sizeof raw;
     EVP_PKEY_get_raw_public_key(pk, raw, &n);
-    char *s = mcp__b64url_encode(raw, n);
+    char *s = mcp__base64url_encode(raw, n);
     json_object_set_new(k, "kty", json_string("OKP"));
     json_object_set_new(k, "crv", json_string("Ed25519"));
     json_object_set_new(k, "x", json_string(s));
@@ -114,7 +114,7 @@ static char *tk_sign(EVP_PKEY *pk, const char *alg, const char *input) {
     HMAC(EVP_sha256(), key, (int)kl, (const unsigned char *)input, in_len, sig,
          &ml);
     free(key);
-    return mcp__b64url_encode(sig, ml);
+    return mcp__base64url_encode(sig, ml);
   }
   EVP_MD_CTX *md = EVP_MD_CTX_new();
   EVP_PKEY_CTX *pctx = NULL;
@@ -133,9 +133,9 @@ static char *tk_sign(EVP_PKEY *pk, const char *alg, const char *input) {
     BN_bn2binpad(ECDSA_SIG_get0_r(es), rs, 32);
     BN_bn2binpad(ECDSA_SIG_get0_s(es), rs + 32, 32);
     ECDSA_SIG_free(es);
-    return mcp__b64url_encode(rs, 64);
+    return mcp__base64url_encode(rs, 64);
   }
-  return mcp__b64url_encode(sig, slen);
+  return mcp__base64url_encode(sig, slen);
 }
 
 /* A compact JWS of claims (steals) with header {"alg":alg,"kid":kid}
@@ -147,8 +147,8 @@ static char *tk_token(EVP_PKEY *pk, const char *alg, const char *kid,
     json_object_set_new(h, "kid", json_string(kid));
   char *hs = json_dumps(h, JSON_COMPACT),
        *cs = json_dumps(claims, JSON_COMPACT);
-  char *h64 = mcp__b64url_encode(hs, strlen(hs));
-  char *c64 = mcp__b64url_encode(cs, strlen(cs));
+  char *h64 = mcp__base64url_encode(hs, strlen(hs));
+  char *c64 = mcp__base64url_encode(cs, strlen(cs));
   char *input = NULL;
   if (asprintf(&input, "%s.%s", h64, c64) < 0)
     abort();

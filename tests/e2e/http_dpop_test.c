@@ -64,7 +64,7 @@ static char *thumbprint(EVP_PKEY *pk) {
   EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL);
   free(text);
   json_decref(jwk);
-  return mcp__b64url_encode(md, n);
+  return mcp__base64url_encode(md, n);
 }
 
 /* An access token for alice, bound to bound_to's key (NULL: unbound). */
@@ -97,7 +97,7 @@ static char *proof(EVP_PKEY *pk, const char *alg, const char *token,
   unsigned char md[32];
   unsigned int n = 0;
   EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL);
-  char *ath = mcp__b64url_encode(md, n);
+  char *ath = mcp__base64url_encode(md, n);
   char jti[64];
   snprintf(jti, sizeof jti, "jti-%d-%ld", ++jti_counter, (long)time(NULL));
   json_t *c = json_pack("{s:s,s:s,s:s,s:I,s:s}", "jti", o->jti ? o->jti : jti,
@@ -109,8 +109,8 @@ static char *proof(EVP_PKEY *pk, const char *alg, const char *token,
     json_object_set_new(c, "nonce", json_string(o->nonce));
   free(ath);
   char *hs = json_dumps(h, JSON_COMPACT), *cs = json_dumps(c, JSON_COMPACT);
-  char *h64 = mcp__b64url_encode(hs, strlen(hs));
-  char *c64 = mcp__b64url_encode(cs, strlen(cs));
+  char *h64 = mcp__base64url_encode(hs, strlen(hs));
+  char *c64 = mcp__base64url_encode(cs, strlen(cs));
   char *input = NULL, *out = NULL;
   if (asprintf(&input, "%s.%s", h64, c64) < 0)
     abort();

@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 
 #include "http_fixture.h"
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 
 #define RELATED "io.modelcontextprotocol/related-task"
 
@@ -201,15 +201,23 @@ static const char *text_of(json_t *result) {
       json_array_get(json_object_get(result, "content"), 0), "text"));
 }
 
+/* The start of most tests: a server with the tools above, one session on
+ * it (its id in sid) and, when tool is not NULL, a task of tool with
+ * arguments args, whose id is returned (free it); NULL without a tool. */
+static char *start_session_task(fixture *f, char sid[64], const char *tool,
+                                const char *args) {
+  start(f);
+  open_session(f->port, sid);
+  return tool ? start_task(f->port, sid, tool, args, NULL) : NULL;
+}
+
 /* ---- tests --------------------------------------------------------------- */
 
 static void test_create_get_and_support_errors(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64];
-  open_session(f.port, sid);
-  char *id = start_task(f.port, sid, "work", "{}", NULL);
+  char *id = start_session_task(&f, sid, "work", "{}");
   /* tasks/get: the Task, flat */
   json_t *g = task_rpc(f.port, sid, "tasks/get", id);
   json_t *res = json_object_get(g, "result");
@@ -282,15 +290,21 @@ static void bg_result_start(bg_result *b, int port, const char *sid,
   pthread_create(&b->th, NULL, bg_result_main, b);
 }
 
+/* start_session_task with a "work" task (arguments args) and a tasks/result
+ * for it sent on another thread (b; join b->th, free b->body). */
+static char *start_blocked_result(fixture *f, char sid[64], const char *args,
+                                  bg_result *b) {
+  char *id = start_session_task(f, sid, "work", args);
+  bg_result_start(b, f->port, sid, id);
+  return id;
+}
+
 static void test_result_blocks_then_replays_exact_result(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64];
-  open_session(f.port, sid);
-  char *id = start_task(f.port, sid, "work", "{\"tag\":\"x1\"}", NULL);
   bg_result b;
-  bg_result_start(&b, f.port, sid, id);
+  char *id = start_blocked_result(&f, sid, "{\"tag\":\"x1\"}", &b);
   sleep_ms(100);
   assert_int_equal(atomic_load(&b.status), 0); /* still blocked */
   json_t *g = task_rpc(f.port, sid, "tasks/get", id);
@@ -373,12 +387,9 @@ static void test_list_per_session_and_cancel(void **state) {
 static void test_cancel_ends_blocked_result(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64];
-  open_session(f.port, sid);
-  char *id = start_task(f.port, sid, "work", "{}", NULL);
   bg_result b;
-  bg_result_start(&b, f.port, sid, id);
+  char *id = start_blocked_result(&f, sid, "{}", &b);
   sleep_ms(50);
   json_t *c = task_rpc(f.port, sid, "tasks/cancel", id);
   assert_string_equal(status_of(c), "cancelled");
@@ -411,10 +422,8 @@ static void answer(int port, const char *sid, json_t *req, const char *action) {
 static void test_input_required_round_trip(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64], hdr[256], body[256], ctype[64];
-  open_session(f.port, sid);
-  char *id = start_task(f.port, sid, "ask", "{}", NULL);
+  char *id = start_session_task(&f, sid, "ask", "{}");
   wait_status(f.port, sid, id, "input_required");
   session_hdr(hdr, sizeof hdr, sid);
   snprintf(body, sizeof body,
@@ -465,9 +474,8 @@ static void open_get(tc_conn *g, int port, const char *sid) {
 static void test_get_stream_carries_task_messages_once(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64];
-  open_session(f.port, sid);
+  start_session_task(&f, sid, NULL, NULL);
   tc_conn g;
   open_get(&g, f.port, sid);
   atomic_store(&progress, 2);
@@ -531,10 +539,8 @@ static void test_get_stream_carries_task_messages_once(void **state) {
 static void test_queued_request_flushed_to_new_get_stream(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64];
-  open_session(f.port, sid);
-  char *id = start_task(f.port, sid, "ask", "{}", NULL);
+  char *id = start_session_task(&f, sid, "ask", "{}");
   wait_status(f.port, sid, id, "input_required");
   tc_conn g;
   open_get(&g, f.port, sid);
@@ -656,14 +662,11 @@ static void test_stateless_mode(void **state) {
 static void test_stop_with_suspended_result(void **state) {
   (void)state;
   fixture f;
-  start(&f);
   char sid[64];
-  open_session(f.port, sid);
-  char *id = start_task(f.port, sid, "work", "{}", NULL);
   bg_result b;
-  bg_result_start(&b, f.port, sid, id);
+  char *id = start_blocked_result(&f, sid, "{}", &b);
   /* the stop must find the tasks/result parked: wait for it (20 s) */
-  mcp__task_engine *e = f.server->tasks;
+  mcp__task_runner *e = f.server->tasks;
   bool parked = false;
   for (int i = 0; i < 2000 && !parked; i++) {
     pthread_mutex_lock(&e->lock);

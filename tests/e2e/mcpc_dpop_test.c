@@ -35,8 +35,8 @@ static json_t *proof_claims(const char *proof, char **jkt) {
   if (d2 == NULL)
     return NULL;
   size_t hl = 0, cl = 0;
-  unsigned char *h = mcp__b64url_decode(proof, (size_t)(d1 - proof), &hl);
-  unsigned char *c = mcp__b64url_decode(d1 + 1, (size_t)(d2 - d1 - 1), &cl);
+  unsigned char *h = mcp__base64url_decode(proof, (size_t)(d1 - proof), &hl);
+  unsigned char *c = mcp__base64url_decode(d1 + 1, (size_t)(d2 - d1 - 1), &cl);
   json_t *header = h ? json_loadb((char *)h, hl, 0, NULL) : NULL;
   json_t *claims = c ? json_loadb((char *)c, cl, 0, NULL) : NULL;
   free(h);
@@ -51,7 +51,7 @@ static json_t *proof_claims(const char *proof, char **jkt) {
   unsigned char md[32];
   unsigned int n = 0;
   *jkt = text && EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL)
-             ? mcp__b64url_encode(md, n)
+             ? mcp__base64url_encode(md, n)
              : NULL;
   free(text);
   json_decref(req);

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "auth/b64url.h"
+#include "util/base64.h"
 #include "auth/dpop.h"
 #include "mcp/auth.h"
 
@@ -44,18 +44,18 @@ static char *b64_bn(const char *param) {
   unsigned char buf[32];
   BN_bn2binpad(bn, buf, 32);
   BN_free(bn);
-  return mcp__b64url_encode(buf, 32);
+  return mcp__base64url_encode(buf, 32);
 }
 
 static char *sha256_b64(const char *s) {
   unsigned char md[32];
   unsigned int n = 0;
   EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL);
-  return mcp__b64url_encode(md, n);
+  return mcp__base64url_encode(md, n);
 }
 
 static char *sign(const char *h, size_t hn, const char *c, size_t cn) {
-  char *h64 = mcp__b64url_encode(h, hn), *c64 = mcp__b64url_encode(c, cn);
+  char *h64 = mcp__base64url_encode(h, hn), *c64 = mcp__base64url_encode(c, cn);
   char *input = NULL, *out = NULL;
   if (asprintf(&input, "%s.%s", h64, c64) < 0)
     abort();
@@ -70,7 +70,7 @@ static char *sign(const char *h, size_t hn, const char *c, size_t cn) {
   BN_bn2binpad(ECDSA_SIG_get0_r(sig), rs, 32);
   BN_bn2binpad(ECDSA_SIG_get0_s(sig), rs + 32, 32);
   ECDSA_SIG_free(sig);
-  char *s64 = mcp__b64url_encode(rs, 64);
+  char *s64 = mcp__base64url_encode(rs, 64);
   if (asprintf(&out, "%s.%s", input, s64) < 0)
     abort();
   free(h64);

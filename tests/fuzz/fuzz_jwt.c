@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth/b64url.h"
 #include "mcp/auth.h"
+#include "util/base64.h"
 
 static mcp_auth_t *auth;
 
@@ -24,7 +24,7 @@ static void put_bn(FILE *f, EVP_PKEY *pk, const char *param, int pad) {
   EVP_PKEY_get_bn_param(pk, param, &bn);
   unsigned char buf[600];
   int n = pad ? BN_bn2binpad(bn, buf, pad) : BN_bn2bin(bn, buf);
-  char *s = mcp__b64url_encode(buf, (size_t)n);
+  char *s = mcp__base64url_encode(buf, (size_t)n);
   fputs(s, f);
   free(s);
   BN_free(bn);
@@ -50,7 +50,7 @@ static void setup(void) {
   unsigned char raw[32];
   size_t rl = sizeof raw;
   EVP_PKEY_get_raw_public_key(ed, raw, &rl);
-  char *x = mcp__b64url_encode(raw, rl);
+  char *x = mcp__base64url_encode(raw, rl);
   fprintf(
       f,
       "\"},{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"kid\":\"d\",\"x\":\"%s\"}]}",

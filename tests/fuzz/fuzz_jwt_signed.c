@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth/b64url.h"
 #include "mcp/auth.h"
+#include "util/base64.h"
 
 #define ISSUER "https://issuer.example.test"
 #define RESOURCE "https://mcp.example.test/mcp"
@@ -40,8 +40,8 @@ static EVP_PKEY *key;
 /* base64url(header) "." base64url(claims) "." base64url(Ed25519 signature) */
 static char *sign_token(const char *header, size_t hn, const char *claims,
                         size_t cn) {
-  char *h = mcp__b64url_encode((const unsigned char *)header, hn);
-  char *c = mcp__b64url_encode((const unsigned char *)claims, cn);
+  char *h = mcp__base64url_encode((const unsigned char *)header, hn);
+  char *c = mcp__base64url_encode((const unsigned char *)claims, cn);
   if (h == NULL || c == NULL)
     abort();
   size_t signed_len = strlen(h) + 1 + strlen(c);
@@ -59,7 +59,7 @@ static char *sign_token(const char *header, size_t hn, const char *claims,
                      signed_len) != 1)
     abort();
   EVP_MD_CTX_free(md);
-  char *s = mcp__b64url_encode(sig, sig_len);
+  char *s = mcp__base64url_encode(sig, sig_len);
   size_t total = signed_len + 1 + strlen(s) + 1;
   char *token = malloc(total);
   if (token == NULL)
@@ -90,7 +90,7 @@ static void setup(void) {
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (f == NULL)
     abort();
-  char *x = mcp__b64url_encode(raw, rl);
+  char *x = mcp__base64url_encode(raw, rl);
   fprintf(f,
           "{\"keys\":[{\"kty\":\"OKP\",\"crv\":\"Ed25519\",\"kid\":\"d\","
           "\"x\":\"%s\"}]}",

@@ -21,7 +21,7 @@
 #include "fault_store.h"
 #include "server/internal.h"
 #include "task_fixture.h"
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 #include "util/clock.h"
 
 static int gate;    /* gated_ask asks once this is set */
@@ -305,7 +305,7 @@ static void test_completion_falls_back_to_failed(void **state) {
   teardown(&f);
 }
 
-/* Waits (at most 20 s) until the engine has given up storing an outcome:
+/* Waits (at most 20 s) until the runner has given up storing an outcome:
  * the error log says so. */
 static void wait_logged_loss(fixture *f) {
   for (int i = 0; i < 2000 && !logged(f, true, "cannot be marked failed"); i++)
@@ -388,7 +388,7 @@ static void test_unstorable_outcome_shows_failed(void **state) {
   json_decref(c);
   /* the store works again: the sweeper stores the failed state */
   fault_store_fail(f.faults, 0, FS_EIO, 0);
-  mcp__engine_retry_lost(f.server->tasks);
+  mcp__runner_retry_lost(f.server->tasks);
   mcp_task_record rec;
   assert_int_equal(
       mcp_store_task_get(f.store, "tasks-hardening", id, &rec, NULL), MCP_OK);
@@ -546,7 +546,7 @@ static void test_claimed_task_unreadable_is_not_kept(void **state) {
 
   put_orphan(&f, "orphan-unreadable");
   fault_store_fail(f.faults, FS_GET, FS_EIO, 1);
-  mcp__engine_claimed(f.server->tasks, "orphan-unreadable", request, 2);
+  mcp__runner_claimed(f.server->tasks, "orphan-unreadable", request, 2);
   assert_int_equal(fault_store_failures(f.faults), 1);
   char msg[256];
   assert_int_equal(stored_status(&f, "orphan-unreadable", msg, sizeof msg),
@@ -556,7 +556,7 @@ static void test_claimed_task_unreadable_is_not_kept(void **state) {
   assert_true(logged(&f, false, "could not be read"));
 
   put_orphan(&f, "orphan-readable");
-  mcp__engine_claimed(f.server->tasks, "orphan-readable", request, 2);
+  mcp__runner_claimed(f.server->tasks, "orphan-readable", request, 2);
   mcp_task_status st = MCP_TASK_WORKING;
   for (int i = 0; i < 2000 && st == MCP_TASK_WORKING; i++) {
     st = stored_status(&f, "orphan-readable", NULL, 0);
@@ -591,16 +591,16 @@ static void test_reruns_share_the_callers_running_cap(void **state) {
                         "\"name\":\"again\",\"arguments\":{}}}";
   put_orphan(&f, "alice-1");
   put_orphan(&f, "alice-2");
-  mcp__engine_claimed(f.server->tasks, "alice-1", request, 2);
-  mcp__engine_claimed(f.server->tasks, "alice-2", request, 2);
+  mcp__runner_claimed(f.server->tasks, "alice-1", request, 2);
+  mcp__runner_claimed(f.server->tasks, "alice-2", request, 2);
   for (int i = 0; i < 2000 && __atomic_load_n(&held_runs, __ATOMIC_SEQ_CST) < 1;
        i++)
     usleep(5000);
   assert_int_equal(__atomic_load_n(&held_runs, __ATOMIC_SEQ_CST), 1);
   /* the other is queued behind the cap, not running */
-  mcp__task_engine *e = f.server->tasks;
+  mcp__task_runner *e = f.server->tasks;
   pthread_mutex_lock(&e->lock);
-  unsigned running = mcp__engine_running(e, "sub:alice", 0);
+  unsigned running = mcp__runner_running(e, "sub:alice", 0);
   bool queued = e->qhead != NULL;
   pthread_mutex_unlock(&e->lock);
   assert_int_equal(running, 1);
@@ -618,7 +618,7 @@ static void test_reruns_share_the_callers_running_cap(void **state) {
   assert_int_equal(st2, MCP_TASK_COMPLETED);
   assert_int_equal(__atomic_load_n(&held_runs, __ATOMIC_SEQ_CST), 2);
   pthread_mutex_lock(&e->lock);
-  running = mcp__engine_running(e, "sub:alice", 0); /* slots given back */
+  running = mcp__runner_running(e, "sub:alice", 0); /* slots given back */
   pthread_mutex_unlock(&e->lock);
   assert_int_equal(running, 0);
   teardown(&f);
@@ -637,7 +637,7 @@ static void test_result_of_other_session_does_not_steal(void **state) {
   tu_bg_rpc b;
   tu_bg_start(&b, f.server, f.b, NULL, "tasks/result", id);
   /* B's waiter is registered before the question is asked */
-  mcp__task_engine *e = f.server->tasks;
+  mcp__task_runner *e = f.server->tasks;
   bool waiting = false;
   for (int i = 0; i < 2000 && !waiting; i++) {
     pthread_mutex_lock(&e->lock);

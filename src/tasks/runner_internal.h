@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* engine_internal.h - shared by the files of a server's task engine.
+/* runner_internal.h - shared by the files of a server's task runner.
  *
  * A task-augmented tools/call (task_call.c) creates the task in the store,
- * answers with CreateTaskResult and hands the mcp_call_t over to the engine
+ * answers with CreateTaskResult and hands the mcp_call_t over to the runner
  * (the dispatcher's handoff): the call stays valid until the task ends, so
  * the handler keeps its progress token, log, cancellation flag and
- * mcp_call_request. The engine (engine.c) runs it on its executor threads.
- * After the handoff the call's messages go to a task channel (engine.c): to
+ * mcp_call_request. The runner (runner.c) runs it on its executor threads.
+ * After the handoff the call's messages go to a task channel (runner.c): to
  * the stream of a client blocked in tasks/result for this task when there is
  * one, else to the session's standalone stream when a client is connected to
  * it, else into the task's queue, delivered (in order, each message once)
@@ -20,12 +20,12 @@
  * RESULT_POLL_MS for changes made by other processes). Only the watcher
  * unlinks such waiters, so it may use them outside the lock.
  *
- * Locking: engine->lock guards the run table, waiters, per-caller counts and
- * the executor queue. Order: a call's send_lock, then engine->lock, then a
- * session lock; store calls are made without engine->lock.
+ * Locking: runner->lock guards the run table, waiters, per-caller counts and
+ * the executor queue. Order: a call's send_lock, then runner->lock, then a
+ * session lock; store calls are made without runner->lock.
  */
-#ifndef MCP_TASKS_ENGINE_INTERNAL_H
-#define MCP_TASKS_ENGINE_INTERNAL_H
+#ifndef MCP_TASKS_RUNNER_INTERNAL_H
+#define MCP_TASKS_RUNNER_INTERNAL_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -59,7 +59,7 @@ typedef struct task_run {
   struct task_run *next;  /* bucket chain */
   struct task_run *qnext; /* executor queue */
   char id[40];
-  mcp__task_engine *e;
+  mcp__task_runner *e;
   mcp_call_t *call; /* owned once handed off */
   mcp_tool_t *tool; /* retained */
   json_t *args;     /* borrowed from the call's params */
@@ -99,7 +99,7 @@ typedef struct caller_count {
   unsigned running; /* of them on an executor thread, plus inline calls */
 } caller_count;
 
-struct mcp__task_engine {
+struct mcp__task_runner {
   mcp_server_t *server;
   mcp_tasks_t tasks;
   mcp_task_options_t opts;
@@ -111,7 +111,7 @@ struct mcp__task_engine {
   caller_count *callers;
   pthread_cond_t work;
   task_run *qhead, *qtail;
-  mcp__pool executors; /* run executor_main (engine.c) */
+  mcp__pool executors; /* run executor_main (runner.c) */
   bool stopping;
   pthread_t sweeper;
   bool has_sweeper;
@@ -135,26 +135,26 @@ struct mcp__task_engine {
   size_t nstored_callers;
 };
 
-/* ---- engine.c ------------------------------------------------------------ */
-unsigned mcp__engine_bucket_of(const char *id);
+/* ---- runner.c ------------------------------------------------------------ */
+unsigned mcp__runner_bucket_of(const char *id);
 /* The run of task id on this server, or NULL. e->lock held. */
-task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id);
+task_run *mcp__runner_find_run(mcp__task_runner *e, const char *id);
 /* Waits on c (a CLOCK_MONOTONIC condition) for at most ms. */
-void mcp__engine_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms);
+void mcp__runner_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms);
 /* Delivers queued messages while a stream takes them. e->lock held. */
-void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r);
+void mcp__runner_flush_pending(mcp__task_runner *e, task_run *r);
 /* call->task_input of a task's call: input_required while it waits for
  * the client. */
-void mcp__engine_task_input(mcp_call_t *call, bool waiting);
+void mcp__runner_task_input(mcp_call_t *call, bool waiting);
 /* call->handoff of a task's call: the CreateTaskResult has been sent. */
-void mcp__engine_start_run(mcp_call_t *call, void *ctx);
+void mcp__runner_start_run(mcp_call_t *call, void *ctx);
 /* Puts a run (back) on the executor queue. */
-void mcp__engine_enqueue(mcp__task_engine *e, task_run *r);
+void mcp__runner_enqueue(mcp__task_runner *e, task_run *r);
 /* Unlinks a run that is neither queued nor running and frees it. */
-void mcp__engine_finish_run(task_run *r);
+void mcp__runner_finish_run(task_run *r);
 
 /* Wakes the sweeper: a run with a ttl was added. */
-void mcp__engine_expiry_changed(mcp__task_engine *e);
+void mcp__runner_expiry_changed(mcp__task_runner *e);
 
 /* ---- outcome.c ----------------------------------------------------------- */
 /* Stores the final state of task id (as mcp__tasks_transition), retrying
@@ -162,28 +162,28 @@ void mcp__engine_expiry_changed(mcp__task_engine *e);
  * stores it later (the outcome thread, for at most the options' outcome
  * retry time); only then falls back to a plain failed state, then
  * remembers the loss for tasks/result. Logs every failure. */
-mcp_status mcp__engine_store_outcome(mcp__task_engine *e, const char *id,
+mcp_status mcp__runner_store_outcome(mcp__task_runner *e, const char *id,
                                      mcp_task_status status,
                                      const char *message, const char *result,
                                      const char *error);
 /* When the store refused task rec's final state and rec (just loaded) still
- * shows it active: makes rec the end the engine keeps in memory, failed
+ * shows it active: makes rec the end the runner keeps in memory, failed
  * with a statusMessage and a JSON-RPC error saying the outcome could not be
  * stored. */
-void mcp__engine_overlay_lost(mcp__task_engine *e, mcp_task_record *rec);
+void mcp__runner_overlay_lost(mcp__task_runner *e, mcp_task_record *rec);
 /* Whether task id ended in memory only (its end could not be stored): then
  * msg (200 bytes) and *at_ms say how and when. */
-bool mcp__engine_lost_end(mcp__task_engine *e, const char *id, char msg[200],
+bool mcp__runner_lost_end(mcp__task_runner *e, const char *id, char msg[200],
                           int64_t *at_ms);
 /* Tries again, now, to store every kept end: kept outcomes and the failed
  * state of remembered losses (the sweeper, tests); forgets those stored, or
  * whose task ended or went meanwhile. */
-void mcp__engine_retry_lost(mcp__task_engine *e);
+void mcp__runner_retry_lost(mcp__task_runner *e);
 /* At shutdown (e->stopping set): stops the outcome thread and makes a last
  * attempt at every kept outcome (logged when it fails). */
-void mcp__engine_outcomes_stop(mcp__task_engine *e);
-/* Frees the remembered losses (engine teardown). */
-void mcp__engine_lost_clear(mcp__task_engine *e);
+void mcp__runner_outcomes_stop(mcp__task_runner *e);
+/* Frees the remembered losses (runner teardown). */
+void mcp__runner_lost_clear(mcp__task_runner *e);
 
 /* ---- task_call.c --------------------------------------------------------- */
 /* The caller key of a task run again for subject (NULL: the session it
@@ -191,22 +191,22 @@ void mcp__engine_lost_clear(mcp__task_engine *e);
  * (whatever its concurrent-task budget: the task exists already), so that
  * the run counts against the caller's running cap. Returns a new string,
  * or NULL when memory runs out. */
-char *mcp__engine_rerun_caller(mcp__task_engine *e, const char *subject);
+char *mcp__runner_rerun_caller(mcp__task_runner *e, const char *subject);
 /* Gives back a slot of the caller's concurrent-task budget. e->lock held. */
-void mcp__engine_drop_slot(mcp__task_engine *e, const char *key);
+void mcp__runner_drop_slot(mcp__task_runner *e, const char *key);
 /* Adds delta to the running count of caller key (which holds a slot) and
  * returns the new count (0 for an unknown key). e->lock held. */
-unsigned mcp__engine_running(mcp__task_engine *e, const char *key, int delta);
+unsigned mcp__runner_running(mcp__task_runner *e, const char *key, int delta);
 /* Counts the tasks in the store (at enable). */
-void mcp__engine_count_stored(mcp__task_engine *e);
-/* Frees the per-caller stored counts (engine teardown). */
-void mcp__engine_stored_callers_free(mcp__task_engine *e);
+void mcp__runner_count_stored(mcp__task_runner *e);
+/* Frees the per-caller stored counts (runner teardown). */
+void mcp__runner_stored_callers_free(mcp__task_runner *e);
 
 /* Creates the task of call in the store (ttl_ms < 0: unlimited), registers
  * its run and prepares the handoff; *result is the CreateTaskResult of the
  * call's era (2025-11-25 {"task": Task}, 2026-07-28 flat with
  * resultType "task"). MCP_ERR_LIMIT (error set) over the per-caller cap. */
-mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
+mcp_status mcp__runner_create_task(mcp_call_t *call, mcp_tool_t *tool,
                                    json_t *args, int64_t ttl_ms,
                                    json_t **result);
 
@@ -214,20 +214,20 @@ mcp_status mcp__engine_create_task(mcp_call_t *call, mcp_tool_t *tool,
 /* The request to store with a new task of tool so that another replica can
  * run it again (malloc'd JSON text), or NULL: not a shared store, or the
  * tool does not declare itself idempotent. */
-char *mcp__engine_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
+char *mcp__runner_rerun_request(mcp_call_t *call, mcp_tool_t *tool);
 /* Starts (on) or stops taking over the re-runnable tasks whose replica
  * died (shared stores only; a no-op otherwise). */
-void mcp__engine_rerun_enable(mcp__task_engine *e, bool on);
+void mcp__runner_rerun_enable(mcp__task_runner *e, bool on);
 /* At enable, on a store that is not shared: each task a previous process
  * left active (it crashed or stopped) is offered to the resume hook, run
  * again when its tool is idempotent and its request was stored (SQLite),
  * else failed as interrupted. */
-void mcp__engine_recover(mcp__task_engine *e);
+void mcp__runner_recover(mcp__task_runner *e);
 /* The store's claim hook (mcp__task_claim_fn, store/task_rerun.h; ud is the
- * engine): runs a claimed task again, or gives it back or fails it when it
+ * runner): runs a claimed task again, or gives it back or fails it when it
  * cannot. On the store's lease thread; tests call it directly to drive a
  * claim without PostgreSQL. */
-void mcp__engine_claimed(void *ud, const char *task_id, const char *request,
+void mcp__runner_claimed(void *ud, const char *task_id, const char *request,
                          int run);
 /* At shutdown: leaves task id for whoever resumes it (true): on a shared
  * store another replica or the next start (its request stored: an
@@ -236,7 +236,7 @@ void mcp__engine_claimed(void *ud, const char *task_id, const char *request,
  * next start"). false (the caller then fails it as interrupted) on the
  * memory store, when the store refuses, or with fail_on_stop (except for
  * an idempotent tool on a shared store, handed over as before). */
-bool mcp__engine_hand_over(mcp__task_engine *e, const char *id,
+bool mcp__runner_hand_over(mcp__task_runner *e, const char *id,
                            const mcp_tool_t *tool);
 
 /* ---- ext_tasks.c (2026-07-28, io.modelcontextprotocol/tasks) -------------
@@ -249,10 +249,10 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 json_t *mcp__ext_task_json(const mcp_task_record *rec);
 /* The DetailedTask of tasks/get and notifications/tasks: the Task plus
  * result, error or inputRequests by status (returns new). */
-json_t *mcp__ext_detailed_task(mcp__task_engine *e, const mcp_task_record *rec);
+json_t *mcp__ext_detailed_task(mcp__task_runner *e, const mcp_task_record *rec);
 /* notifications/tasks to the subscriptions/listen streams that named the
  * task in taskIds (listen.h); remembers the state in e->published. */
-void mcp__ext_tasks_publish(mcp__task_engine *e, const mcp_task_record *rec);
+void mcp__ext_tasks_publish(mcp__task_runner *e, const mcp_task_record *rec);
 /* Orders the states of a task: later updates rank higher, and at the same
  * millisecond an end above a running state. */
 json_int_t mcp__ext_task_rank(const mcp_task_record *rec);
@@ -267,25 +267,25 @@ mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result);
 
 /* ---- task_methods.c ------------------------------------------------------ */
 /* The session's tasks key (made on first use), or NULL. */
-const char *mcp__engine_session_key(mcp_session_t *se);
+const char *mcp__runner_session_key(mcp_session_t *se);
 /* Loads task id as call's caller may see it: MCP_ERR_NOT_FOUND otherwise. */
-mcp_status mcp__engine_load_visible(mcp__task_engine *e, mcp_call_t *call,
+mcp_status mcp__runner_load_visible(mcp__task_runner *e, mcp_call_t *call,
                                     const char *id, mcp_task_record *rec);
 /* Sets call's "task store unavailable" error (a store call failed with
  * MCP_ERR_IO: the database is away); returns MCP_ERR_IO. */
-mcp_status mcp__engine_store_unavailable(mcp_call_t *call);
+mcp_status mcp__runner_store_unavailable(mcp_call_t *call);
 /* Sets call's "task not found or expired" error. */
-mcp_status mcp__engine_not_found(mcp_call_t *call, const char *id);
-/* The common start of tasks/get, tasks/result and tasks/cancel: the engine,
+mcp_status mcp__runner_not_found(mcp_call_t *call, const char *id);
+/* The common start of tasks/get, tasks/result and tasks/cancel: the runner,
  * params.taskId, and the task as this caller may see it. On any failure the
  * call's error is set and the status returned; on MCP_OK *e, *id (borrowed
  * from params) and *rec (clear it) are filled. */
-mcp_status mcp__engine_load_param_task(mcp_call_t *call, mcp__task_engine **e,
+mcp_status mcp__runner_load_param_task(mcp_call_t *call, mcp__task_runner **e,
                                        const char **id, mcp_task_record *rec);
 
 /* ---- task_result.c ------------------------------------------------------- */
 /* The watcher thread: answers the suspended tasks/result calls. */
-void *mcp__engine_watcher_main(void *arg);
+void *mcp__runner_watcher_main(void *arg);
 
 /* ---- what the tasks module adds to the server ------------------------------
  * Installed by mcp_server_enable_tasks: the method rows (task_methods.c) and

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* engine.c - a server's task engine: its state, the task channel, the
+/* runner.c - a server's task runner: its state, the task channel, the
  * executor threads that run tasks, recovery, the TTL sweeper and shutdown.
  *
- * engine_internal.h describes how a task travels through the engine; this
- * file owns the engine object and its threads, and the channel through which
+ * runner_internal.h describes how a task travels through the runner; this
+ * file owns the runner object and its threads, and the channel through which
  * a running task's messages reach the client. The methods clients call live
  * in task_call.c, task_methods.c and task_result.c.
  */
-#include "tasks/engine_internal.h"
+#include "tasks/runner_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "store/store_internal.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/thread.h"
@@ -24,15 +24,16 @@
 #define PENDING_MAX_NOTES 256
 
 /* ---- small helpers ------------------------------------------------------- */
-unsigned mcp__engine_bucket_of(const char *id) {
+unsigned mcp__runner_bucket_of(const char *id) {
   unsigned h = 5381;
   for (const char *p = id; *p; p++)
     h = h * 33 + (unsigned char)*p;
   return h % RUN_BUCKETS;
 }
 
-task_run *mcp__engine_find_run(mcp__task_engine *e, const char *id) {
-  for (task_run *r = e->runs[mcp__engine_bucket_of(id)]; r; r = r->next)
+task_run *mcp__runner_find_run(mcp__task_runner *e, const char *id) {
+  assert(mcp__mutex_held(&e->lock));
+  for (task_run *r = e->runs[mcp__runner_bucket_of(id)]; r; r = r->next)
     if (strcmp(r->id, id) == 0)
       return r;
   return NULL;
@@ -46,7 +47,7 @@ static void cond_init_monotonic(pthread_cond_t *c) {
   pthread_condattr_destroy(&a);
 }
 
-void mcp__engine_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms) {
+void mcp__runner_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms) {
   struct timespec ts;
   mcp__deadline_in(CLOCK_MONOTONIC, ms, &ts);
   pthread_cond_timedwait(c, m, &ts);
@@ -60,18 +61,18 @@ static void wake_session(mcp_session_t *se) {
 /* A listen stream naming tasks opened: the watcher starts asking the store
  * for changes made by other processes (task_result.c). */
 static void task_stream_opened(void *ud) {
-  mcp__task_engine *e = ud;
+  mcp__task_runner *e = ud;
   pthread_mutex_lock(&e->lock);
   pthread_cond_broadcast(&e->changed);
   pthread_mutex_unlock(&e->lock);
 }
 
 /* ---- change reporting ---------------------------------------------------- */
-void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
-  mcp__engine_publish_status(e, rec); /* to the other replicas */
+void mcp__runner_changed(mcp__task_runner *e, const mcp_task_record *rec) {
+  mcp__runner_publish_status(e, rec); /* to the other replicas */
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
-  task_run *r = mcp__engine_find_run(e, rec->task_id);
+  task_run *r = mcp__runner_find_run(e, rec->task_id);
   if (r && r->call && mcp__call_session(r->call)) {
     se = mcp__call_session(r->call);
     mcp__session_retain(se);
@@ -100,10 +101,10 @@ void mcp__engine_changed(mcp__task_engine *e, const mcp_task_record *rec) {
   pthread_mutex_unlock(&e->lock);
 }
 
-void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
+void mcp__runner_cancel_run(mcp__task_runner *e, const char *id) {
   mcp_session_t *se = NULL;
   pthread_mutex_lock(&e->lock);
-  task_run *r = mcp__engine_find_run(e, id);
+  task_run *r = mcp__runner_find_run(e, id);
   if (r && r->call && !r->started) {
     /* Its CreateTaskResult is not out yet, and a cancelled call sends
      * nothing: the client would never hear of the task. It ends when it
@@ -122,9 +123,6 @@ void mcp__engine_cancel_run(mcp__task_engine *e, const char *id) {
 }
 
 /* ---- the task channel ---------------------------------------------------- */
-/* Hands one message to a stream: a waiting tasks/result call of the task,
- * else the creator's standalone stream if a client is connected to it.
- * e->lock held (it keeps waiters and their calls alive). */
 /* Whether a tasks/result call comes from the task's own requestor: the
  * session that created it, or the same authenticated subject. Another
  * client that knows the id may read the outcome, but must not take the
@@ -140,8 +138,12 @@ static bool same_requestor(const mcp_call_t *w, const mcp_call_t *task) {
   return a && b && strcmp(a, b) == 0;
 }
 
-static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
+/* Hands one message to a stream: a waiting tasks/result call of the task,
+ * else the creator's standalone stream if a client is connected to it.
+ * e->lock held (it keeps waiters and their calls alive). */
+static mcp_status deliver(mcp__task_runner *e, task_run *r, const char *msg,
                           size_t len, unsigned flags) {
+  assert(mcp__mutex_held(&e->lock));
   for (waiter *w = e->waiters; w; w = w->next)
     if (strcmp(w->id, r->id) == 0 && !mcp_call_is_cancelled(w->call) &&
         same_requestor(w->call, r->call) &&
@@ -154,7 +156,8 @@ static mcp_status deliver(mcp__task_engine *e, task_run *r, const char *msg,
 }
 
 /* Delivers queued messages while a stream takes them. e->lock held. */
-void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r) {
+void mcp__runner_flush_pending(mcp__task_runner *e, task_run *r) {
+  assert(mcp__mutex_held(&e->lock));
   while (r->phead) {
     pending_msg *p = r->phead;
     if (deliver(e, r, p->data, p->len, p->flags) != MCP_OK)
@@ -162,8 +165,10 @@ void mcp__engine_flush_pending(mcp__task_engine *e, task_run *r) {
     r->phead = p->next;
     if (r->phead == NULL)
       r->ptail = NULL;
-    if (!(p->flags & MCP__SEND_REQUEST))
+    if (!(p->flags & MCP__SEND_REQUEST)) {
+      assert(r->pnotes > 0); /* counts the queued notifications */
       r->pnotes--;
+    }
     free(p);
   }
 }
@@ -180,7 +185,7 @@ static void free_pending(task_run *r) {
 static mcp_status task_send(void *ctx, const char *msg, size_t len,
                             unsigned flags) {
   task_run *r = ctx;
-  mcp__task_engine *e = r->e;
+  mcp__task_runner *e = r->e;
   mcp_status st = MCP_ERR_CLOSED;
   /* 2026-07-28: a task has no stream; progress and log notifications are
    * not delivered for tasks (SEP-2663), questions go to inputRequests. */
@@ -216,14 +221,14 @@ static mcp_status task_send(void *ctx, const char *msg, size_t len,
   }
   pthread_mutex_unlock(&e->lock);
   if (elsewhere && st == MCP_OK && r->call)
-    mcp__engine_publish_question(e, r->id, mcp__call_session(r->call),
+    mcp__runner_publish_question(e, r->id, mcp__call_session(r->call),
                                  r->subject, msg, len);
   return st;
 }
 
-void mcp__engine_task_input(mcp_call_t *call, bool waiting) {
+void mcp__runner_task_input(mcp_call_t *call, bool waiting) {
   task_run *r = mcp__call_handoff_ctx(call);
-  mcp__task_engine *e = r->e;
+  mcp__task_runner *e = r->e;
   pthread_mutex_lock(&e->lock);
   bool change = waiting ? r->input_waits++ == 0 : --r->input_waits == 0;
   pthread_mutex_unlock(&e->lock);
@@ -234,18 +239,18 @@ void mcp__engine_task_input(mcp_call_t *call, bool waiting) {
 }
 
 /* ---- running ------------------------------------------------------------- */
-void mcp__engine_finish_run(task_run *r) {
-  mcp__task_engine *e = r->e;
+void mcp__runner_finish_run(task_run *r) {
+  mcp__task_runner *e = r->e;
   pthread_mutex_lock(&e->lock);
-  for (task_run **pp = &e->runs[mcp__engine_bucket_of(r->id)]; *pp;
+  for (task_run **pp = &e->runs[mcp__runner_bucket_of(r->id)]; *pp;
        pp = &(*pp)->next)
     if (*pp == r) {
       *pp = r->next;
       break;
     }
   if (r->running)
-    mcp__engine_running(e, r->caller, -1);
-  mcp__engine_drop_slot(e, r->caller);
+    mcp__runner_running(e, r->caller, -1);
+  mcp__runner_drop_slot(e, r->caller);
   free_pending(r);
   e->change_seq++;
   pthread_cond_broadcast(&e->changed);
@@ -262,23 +267,23 @@ void mcp__engine_finish_run(task_run *r) {
 #define INTERRUPTED "Interrupted: the server stopped while the task was running"
 
 /* A run the shutdown ended before its outcome: left for the next start or
- * another replica (mcp__engine_hand_over), else failed as interrupted.
+ * another replica (mcp__runner_hand_over), else failed as interrupted.
  * Once per run: the stop may have done it already for a handler that did
  * not return in time (stop_threads). */
 static void interrupted(task_run *r) {
-  mcp__task_engine *e = r->e;
+  mcp__task_runner *e = r->e;
   pthread_mutex_lock(&e->lock);
   bool done = r->handed;
   r->handed = true;
   pthread_mutex_unlock(&e->lock);
-  if (!done && !mcp__engine_hand_over(e, r->id, r->tool))
+  if (!done && !mcp__runner_hand_over(e, r->id, r->tool))
     mcp_task_fail(&e->tasks, r->id, INTERRUPTED);
 }
 
 /* 2026-07-28: the handler asked questions (MCP_ERR_INPUT_REQUIRED): the run
  * waits, parked, for tasks/update. false when it must end instead. */
 static bool park(task_run *r) {
-  mcp__task_engine *e = r->e;
+  mcp__task_runner *e = r->e;
   mcp_call_t *call = r->call;
   pthread_mutex_lock(&e->lock);
   bool ok = !e->stopping && !mcp_call_is_cancelled(call);
@@ -287,7 +292,7 @@ static bool park(task_run *r) {
     r->input_requests = mcp__call_take_asked(call);
     r->parked = true;
     if (r->running) { /* parked is not running: its caller may run another */
-      mcp__engine_running(e, r->caller, -1);
+      mcp__runner_running(e, r->caller, -1);
       r->running = false;
       pthread_cond_broadcast(&e->work);
     }
@@ -303,7 +308,7 @@ static bool park(task_run *r) {
 /* Runs a task's handler once. true when the run is parked (2026-07-28
  * input_required) and must not be finished. */
 static bool execute(task_run *r) {
-  mcp__task_engine *e = r->e;
+  mcp__task_runner *e = r->e;
   mcp_call_t *call = r->call;
   pthread_mutex_lock(&e->lock);
   bool stopping = e->stopping;
@@ -335,10 +340,10 @@ static bool execute(task_run *r) {
   } else if (st == MCP_OK && mcp_call_is_stateless(call)) {
     /* 2026-07-28: a tool error is a completed task with an isError result;
      * failed is for protocol errors (SEP-2663). */
-    mcp__engine_store_outcome(e, r->id, MCP_TASK_COMPLETED, NULL, out.data,
+    mcp__runner_store_outcome(e, r->id, MCP_TASK_COMPLETED, NULL, out.data,
                               NULL);
   } else if (st == MCP_OK) {
-    mcp__engine_store_outcome(
+    mcp__runner_store_outcome(
         e, r->id, is_error ? MCP_TASK_FAILED : MCP_TASK_COMPLETED,
         is_error ? "The tool reported an error (isError result)" : NULL,
         out.data, NULL);
@@ -358,7 +363,7 @@ static bool execute(task_run *r) {
       json_object_set(err, "data", data);
     char *text = err ? json_dumps(err, JSON_COMPACT) : NULL;
     json_decref(err);
-    mcp__engine_store_outcome(e, r->id, MCP_TASK_FAILED, message, NULL, text);
+    mcp__runner_store_outcome(e, r->id, MCP_TASK_FAILED, message, NULL, text);
     free(text);
   }
   mcp__buf_free(&out);
@@ -367,10 +372,11 @@ static bool execute(task_run *r) {
 
 /* The first queued run whose caller is below its running cap (every run
  * when stopping: they only get failed), unlinked. e->lock held. */
-static task_run *take_eligible(mcp__task_engine *e) {
+static task_run *take_eligible(mcp__task_runner *e) {
+  assert(mcp__mutex_held(&e->lock));
   task_run *prev = NULL;
   for (task_run *r = e->qhead; r; prev = r, r = r->qnext) {
-    if (!e->stopping && mcp__engine_running(e, r->caller, 0) >= e->running_cap)
+    if (!e->stopping && mcp__runner_running(e, r->caller, 0) >= e->running_cap)
       continue;
     if (prev)
       prev->qnext = r->qnext;
@@ -379,7 +385,7 @@ static task_run *take_eligible(mcp__task_engine *e) {
     if (e->qtail == r)
       e->qtail = prev;
     if (!e->stopping) {
-      mcp__engine_running(e, r->caller, 1);
+      mcp__runner_running(e, r->caller, 1);
       r->running = true;
     }
     return r;
@@ -388,7 +394,7 @@ static task_run *take_eligible(mcp__task_engine *e) {
 }
 
 static void *executor_main(void *arg) {
-  mcp__task_engine *e = arg;
+  mcp__task_runner *e = arg;
   pthread_mutex_lock(&e->lock);
   for (;;) {
     task_run *r;
@@ -398,7 +404,7 @@ static void *executor_main(void *arg) {
       break;
     pthread_mutex_unlock(&e->lock);
     if (!execute(r))
-      mcp__engine_finish_run(r);
+      mcp__runner_finish_run(r);
     pthread_mutex_lock(&e->lock);
   }
   pthread_mutex_unlock(&e->lock);
@@ -406,9 +412,9 @@ static void *executor_main(void *arg) {
 }
 
 /* The dispatcher's handoff: the CreateTaskResult has been sent. */
-void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
+void mcp__runner_start_run(mcp_call_t *call, void *ctx) {
   task_run *r = ctx;
-  mcp__task_engine *e = r->e;
+  mcp__task_runner *e = r->e;
   /* From now on notifications/cancelled for the tools/call id no longer
    * applies (tasks are cancelled with tasks/cancel), and closing the
    * session does not cancel the task. */
@@ -417,12 +423,13 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
   mcp__call_rebind(call, (mcp__channel){task_send, NULL, r, NULL, false},
                    r->subject);
   pthread_mutex_lock(&e->lock);
+  assert(!r->started); /* the dispatcher hands a call off once */
   r->started = true;
   bool early = r->cancel_early;
   pthread_mutex_unlock(&e->lock);
   if (early) {
     mcp__call_cancel(call);
-    mcp__engine_finish_run(r);
+    mcp__runner_finish_run(r);
     return;
   }
   if (mcp_call_is_cancelled(call)) {
@@ -430,13 +437,13 @@ void mcp__engine_start_run(mcp_call_t *call, void *ctx) {
     mcp__tasks_transition(&e->tasks, r->id, MCP_TASK_CANCELLED,
                           "The request was cancelled before the task started",
                           NULL, NULL, NULL);
-    mcp__engine_finish_run(r);
+    mcp__runner_finish_run(r);
     return;
   }
-  mcp__engine_enqueue(e, r);
+  mcp__runner_enqueue(e, r);
 }
 
-void mcp__engine_enqueue(mcp__task_engine *e, task_run *r) {
+void mcp__runner_enqueue(mcp__task_runner *e, task_run *r) {
   pthread_mutex_lock(&e->lock);
   r->qnext = NULL;
   if (e->qtail)
@@ -446,23 +453,23 @@ void mcp__engine_enqueue(mcp__task_engine *e, task_run *r) {
   e->qtail = r;
   pthread_cond_signal(&e->work);
   if (r->expires_ms)
-    mcp__engine_expiry_changed(e); /* its expiry now counts */
+    mcp__runner_expiry_changed(e); /* its expiry now counts */
   pthread_mutex_unlock(&e->lock);
 }
 
 /* ---- session streams ----------------------------------------------------- */
 void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
-  mcp__task_engine *e = s ? s->tasks : NULL;
+  mcp__task_runner *e = s ? s->tasks : NULL;
   if (e == NULL)
     return;
   if (opened) /* questions of its tasks waiting on other replicas */
-    mcp__engine_publish_want(e, NULL, se);
+    mcp__runner_publish_want(e, NULL, se);
   pthread_mutex_lock(&e->lock);
   if (opened) {
     for (unsigned b = 0; b < RUN_BUCKETS; b++)
       for (task_run *r = e->runs[b]; r; r = r->next)
         if (r->phead && r->call && mcp__call_session(r->call) == se)
-          mcp__engine_flush_pending(e, r);
+          mcp__runner_flush_pending(e, r);
   } else {
     /* Suspended calls of the session end now. Only wake the watcher when
      * the session has one: stateless HTTP closes a session per request. */
@@ -504,7 +511,8 @@ mcp_status mcp_call_task_defer(mcp_call_t *call) {
  * ends first, so that an expired task stops running (and frees its thread)
  * when it expires, not at the next periodic sweep (issue #16 item 6).
  * e->lock held. */
-static int64_t next_expiry_ms(mcp__task_engine *e) {
+static int64_t next_expiry_ms(mcp__task_runner *e) {
+  assert(mcp__mutex_held(&e->lock));
   int64_t wait = INT64_MAX, now = mcp__wall_ms();
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)
@@ -518,14 +526,14 @@ static int64_t next_expiry_ms(mcp__task_engine *e) {
  * fails its sweeps must not make the sweeper spin). */
 #define EXPIRY_SWEEP_GAP_MS 50
 
-void mcp__engine_expiry_changed(mcp__task_engine *e) {
+void mcp__runner_expiry_changed(mcp__task_runner *e) {
   pthread_cond_broadcast(&e->sweep_wake);
 }
 
 /* Parked 2026-07-28 runs whose task ended elsewhere (cancelled, failed by
  * another process, expired or removed) are freed; at shutdown every parked
  * run is handed over or failed as interrupted, and freed. */
-static void sweep_parked(mcp__task_engine *e, bool stopping) {
+static void sweep_parked(mcp__task_runner *e, bool stopping) {
   char(*ids)[40] = NULL;
   size_t n = 0, cap = 0;
   pthread_mutex_lock(&e->lock);
@@ -547,7 +555,7 @@ collected:
   for (size_t i = 0; i < n; i++) {
     if (stopping) { /* the executors are gone: nobody else ends runs */
       pthread_mutex_lock(&e->lock);
-      task_run *r = mcp__engine_find_run(e, ids[i]);
+      task_run *r = mcp__runner_find_run(e, ids[i]);
       pthread_mutex_unlock(&e->lock);
       if (r != NULL)
         interrupted(r);
@@ -562,19 +570,19 @@ collected:
         continue;
     }
     pthread_mutex_lock(&e->lock);
-    task_run *r = mcp__engine_find_run(e, ids[i]);
+    task_run *r = mcp__runner_find_run(e, ids[i]);
     bool take = r && r->parked;
     if (take)
       r->parked = false;
     pthread_mutex_unlock(&e->lock);
     if (take)
-      mcp__engine_finish_run(r);
+      mcp__runner_finish_run(r);
   }
   free(ids);
 }
 
 static void *sweeper_main(void *arg) {
-  mcp__task_engine *e = arg;
+  mcp__task_runner *e = arg;
   int64_t interval = e->opts.sweep_interval_ms;
   int64_t periodic = mcp__monotonic_ms() + interval, last = 0;
   pthread_mutex_lock(&e->lock);
@@ -589,7 +597,7 @@ static void *sweeper_main(void *arg) {
         due = at;
     }
     if (due > now) { /* woken early (a new ttl, stop): look again */
-      mcp__engine_wait_ms(&e->sweep_wake, &e->lock, due - now);
+      mcp__runner_wait_ms(&e->sweep_wake, &e->lock, due - now);
       continue;
     }
     pthread_mutex_unlock(&e->lock);
@@ -598,16 +606,16 @@ static void *sweeper_main(void *arg) {
     if (last >= periodic)
       periodic = last + interval;
     sweep_parked(e, false);
-    mcp__engine_retry_lost(e); /* ends the store refused before */
+    mcp__runner_retry_lost(e); /* ends the store refused before */
     pthread_mutex_lock(&e->lock);
   }
   pthread_mutex_unlock(&e->lock);
   return NULL;
 }
 
-static void engine_free(mcp__task_engine *e) {
-  mcp__engine_lost_clear(e);
-  mcp__engine_stored_callers_free(e);
+static void runner_free(mcp__task_runner *e) {
+  mcp__runner_lost_clear(e);
+  mcp__runner_stored_callers_free(e);
   json_decref(e->published);
   mcp__tasks_clear(&e->tasks);
   mcp__task_options_clear(&e->opts);
@@ -629,7 +637,7 @@ static void engine_free(mcp__task_engine *e) {
  * failed) now, so that a supervisor's SIGKILL during the join that follows
  * leaves them right in the store. The join still waits for the handlers:
  * their memory cannot go before they return. */
-static void wait_for_handlers(mcp__task_engine *e) {
+static void wait_for_handlers(mcp__task_runner *e) {
   int64_t until = mcp__monotonic_ms() + STOP_GRACE_MS;
   char(*ids)[40] = NULL;
   size_t n = 0, cap = 0;
@@ -642,7 +650,7 @@ static void wait_for_handlers(mcp__task_engine *e) {
     int64_t left = until - mcp__monotonic_ms();
     if (!busy || left <= 0)
       break;
-    mcp__engine_wait_ms(&e->changed, &e->lock, left);
+    mcp__runner_wait_ms(&e->changed, &e->lock, left);
   }
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
     for (task_run *r = e->runs[b]; r; r = r->next)
@@ -672,7 +680,7 @@ static void wait_for_handlers(mcp__task_engine *e) {
              "tasks: the handler of task %s did not return within %d ms of "
              "the stop",
              ids[i], STOP_GRACE_MS);
-    if (!mcp__engine_hand_over(e, ids[i], tool))
+    if (!mcp__runner_hand_over(e, ids[i], tool))
       mcp_task_fail(&e->tasks, ids[i], INTERRUPTED);
     if (tool)
       mcp__tool_release(tool);
@@ -680,13 +688,13 @@ static void wait_for_handlers(mcp__task_engine *e) {
   free(ids);
 }
 
-static void stop_threads(mcp__task_engine *e) {
+static void stop_threads(mcp__task_runner *e) {
   /* Every session with a task call is woken, so handlers blocked on a
    * client answer see the cancellation now, not at their timeout. Out of
    * memory, the first 64 are (best effort). */
   mcp_session_t *fallback[64], **sessions = fallback;
   size_t ns = 0, cap = 64, calls = 0;
-  mcp__engine_rerun_enable(e, false); /* no task taken over from now on */
+  mcp__runner_rerun_enable(e, false); /* no task taken over from now on */
   pthread_mutex_lock(&e->lock);
   e->stopping = true;
   for (unsigned b = 0; b < RUN_BUCKETS; b++)
@@ -724,7 +732,7 @@ static void stop_threads(mcp__task_engine *e) {
     pthread_join(e->sweeper, NULL);
   if (e->has_watcher) /* answers the suspended tasks/result calls first */
     pthread_join(e->watcher, NULL);
-  mcp__engine_outcomes_stop(e); /* no executor can keep one any more */
+  mcp__runner_outcomes_stop(e); /* no executor can keep one any more */
   sweep_parked(e, true);
 }
 
@@ -754,7 +762,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "tasks not enabled: options refused: %s", list);
   }
-  mcp__task_engine *e = calloc(1, sizeof *e);
+  mcp__task_runner *e = calloc(1, sizeof *e);
   if (e == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   mcp_task_options_t defaults;
@@ -767,7 +775,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
   }
   e->server = s;
-  e->tasks.engine = e;
+  e->tasks.runner = e;
   e->published = json_object(); /* NULL: nothing republished */
   pthread_mutex_init(&e->lock, NULL);
   cond_init_monotonic(&e->changed);
@@ -777,16 +785,16 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   e->running_cap = e->opts.max_running_per_caller;
   if (e->running_cap == 0)
     e->running_cap = e->opts.threads / 2 ? e->opts.threads / 2 : 1;
-  mcp__engine_count_stored(e);
+  mcp__runner_count_stored(e);
   if (mcp__pool_start(&e->executors, e->opts.threads, executor_main, e) == 0) {
-    engine_free(e);
+    runner_free(e);
     return mcp_error_set(err, MCP_ERR_NOMEM, "cannot start task threads");
   }
   if (e->opts.sweep_interval_ms > 0)
     e->has_sweeper = mcp__thread_start(&e->sweeper, sweeper_main, e) == 0;
   e->has_watcher =
-      mcp__thread_start(&e->watcher, mcp__engine_watcher_main, e) == 0;
-  mcp__engine_rerun_enable(e, true);
+      mcp__thread_start(&e->watcher, mcp__runner_watcher_main, e) == 0;
+  mcp__runner_rerun_enable(e, true);
   mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
   /* 2026-07-28: the io.modelcontextprotocol/tasks extension */
   mcp__server_add_methods(s, mcp__ext_task_methods,
@@ -798,18 +806,18 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   mcp__listen_set_task_hook(s, task_stream_opened, e);
   mcp__listen_enable_task_ids(s, true);
   /* Tasks a previous process left: resumed, run again or failed. Last, so
-   * that a task run again finds the engine complete. */
-  mcp__engine_recover(e);
+   * that a task run again finds the runner complete. */
+  mcp__runner_recover(e);
   return MCP_OK;
 }
 
 void mcp__tasks_shutdown(mcp_server_t *s) {
-  mcp__task_engine *e = s->tasks;
+  mcp__task_runner *e = s->tasks;
   if (e == NULL)
     return;
   stop_threads(e);
   mcp__listen_enable_task_ids(s, false);
   mcp__listen_set_task_hook(s, NULL, NULL);
   s->tasks = NULL;
-  engine_free(e);
+  runner_free(e);
 }
