@@ -88,8 +88,8 @@ static const char *const sql[S_COUNT] = {
                 " WHERE scope = ?1 AND task_id = ?2 AND request IS NOT NULL"
                 " AND runs < ?5 AND status IN ('working', 'input_required')"
                 " RETURNING request, runs",
-    [S_REQUEST] = "SELECT request FROM mcp_tasks"
-                  " WHERE scope = ?1 AND task_id = ?2",
+    [S_REQUEST] = ("SELECT request FROM mcp_tasks"
+                   " WHERE scope = ?1 AND task_id = ?2"),
 };
 
 typedef struct sqlstore {
