@@ -81,6 +81,9 @@ struct mcp_server {
 
   struct mcp__task_runner *tasks;    /* NULL unless tasks are enabled */
   const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
+  /* the task store mcp_server_run opened (--store): freed by
+   * mcp_server_free once the task runner is down */
+  struct mcp_store *run_store;
   /* Delivers a resource update here (installed by src/resources). */
   mcp_status (*resource_updated_local)(mcp_server_t *s, const char *uri);
 

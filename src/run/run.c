@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - mcp_server_run: the standard command line of a server program
  * (--stdio, --http HOST:PORT, --log-level, --help, --version), with
- * MCP_HTTP and MCP_LOG_LEVEL from the environment where the command line
- * says nothing, on top of mcp_server_serve_stdio and the blocking HTTP
+ * --store SPEC, with MCP_HTTP, MCP_LOG_LEVEL and MCP_STORE from the
+ * environment where the command line says nothing, on top of mcp_server_serve_stdio and the blocking HTTP
  * helper. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +30,8 @@ typedef struct run_opts {
   bool chose_transport; /* --stdio or --http on the command line */
   bool has_level;
   mcp_log_level level;
+  const char *store;      /* --store / MCP_STORE, NULL: none */
+  bool store_from_env;
   bool log_params;
   bool unguarded; /* --no-stdout-guard */
 } run_opts;
@@ -56,7 +58,8 @@ static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
   const char *prog = o->prog;
   fprintf(f,
           "usage: %s [--stdio | --http HOST:PORT] [--log-level LEVEL] "
-          "[--log-params] [--no-stdout-guard]\n"
+          "[--store SPEC]\n"
+          "       [--log-params] [--no-stdout-guard]\n"
           "       %s --help | --version\n",
           prog, prog);
   if (s->title != NULL)
@@ -72,6 +75,11 @@ static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
         "                     debug, info, notice, warning (default), error,\n"
         "                     critical, alert, emergency; debug logs one\n"
         "                     line per request\n"
+        "  --store SPEC       task store of the tools that run as tasks:\n"
+        "                     memory, sqlite:PATH or postgresql://URI;\n"
+        "                     tasks on with the default options (refused\n"
+        "                     when no tool runs as a task or the program\n"
+        "                     enabled tasks on its own store)\n"
         "  --log-params       request log lines carry the params\n"
         "  --no-stdout-guard  stdio: leave fd 1 to the protocol (by default\n"
         "                     what handlers print to stdout goes to stderr)\n"
@@ -79,7 +87,8 @@ static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
         "  --version, -V      print the server and libmcp versions\n"
         "environment (the command line wins):\n"
         "  MCP_HTTP=HOST:PORT     as --http\n"
-        "  MCP_LOG_LEVEL=LEVEL    as --log-level\n",
+        "  MCP_LOG_LEVEL=LEVEL    as --log-level\n"
+        "  MCP_STORE=SPEC         as --store\n",
         f);
   if (o->n_app > 0) {
     fprintf(f, "options of %s:\n", prog);
@@ -166,6 +175,11 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
       if (mcp_log_level_parse(v, &o->level) != MCP_OK)
         return usage_error(s, o, "unknown log level", v);
       o->has_level = true;
+    } else if ((v = option_value(argc, argv, &i, "--store", &missing)) !=
+               NULL) {
+      if (v[0] == '\0')
+        return usage_error(s, o, "--store wants a SPEC, not", "''");
+      o->store = v;
     } else if (!missing && app_option(o, argc, argv, &i, &missing) >= 0) {
       /* the application's */
     } else if (missing) {
@@ -194,11 +208,16 @@ static int from_environment(const mcp_server_t *s, run_opts *o) {
       return usage_error(s, o, "unknown log level in MCP_LOG_LEVEL:", v);
     o->has_level = true;
   }
+  v = getenv("MCP_STORE");
+  if (o->store == NULL && v != NULL && v[0] != '\0') {
+    o->store = v;
+    o->store_from_env = true;
+  }
   return RUN_OK;
 }
 
-static const char *const BUILT_IN[] = {"stdio", "http", "log-level", "help",
-                                       "version"};
+static const char *const BUILT_IN[] = {"stdio", "http", "log-level",
+                                       "store", "help", "version"};
 
 /* The application's table, checked whole before anything runs: a mistake
  * names the entry. */
@@ -348,6 +367,18 @@ static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *op) {
   if (st != MCP_OK) {
     fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
     return RUN_FAIL;
+  }
+  if (o.store != NULL) {
+    st = mcp__server_tasks_on_store(s, o.store, &err);
+    if (st != MCP_OK) {
+      /* the spec is not echoed: a postgresql:// URI may hold a password */
+      fprintf(stderr, "%s: %s refused: %s\n", o.prog,
+              o.store_from_env ? "MCP_STORE" : "--store",
+              err.message[0] != '\0' ? err.message : mcp_strerror(st));
+      /* a store that is no use here is the user's mistake */
+      return st == MCP_ERR_STATE || st == MCP_ERR_INVALID_ARG ? RUN_USAGE
+                                                              : RUN_FAIL;
+    }
   }
   st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {

@@ -33,6 +33,13 @@ typedef enum mcp__accept {
  * s as serving (mcp_server_add_tool refuses such tools from then on). */
 mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err);
 
+/* mcp_server_run --store SPEC (run_store.c): opens the store and enables
+ * tasks on it with the default options; the server frees it. MCP_ERR_STATE
+ * with err when tasks are enabled already or no tool runs as a task; the
+ * errors of mcp_store_open and mcp_server_enable_tasks otherwise. */
+mcp_status mcp__server_tasks_on_store(mcp_server_t *s, const char *spec,
+                                      mcp_error_t *err);
+
 /* Parses len bytes and routes them. session may be NULL only for stateless
  * (2026-07-28) traffic. For MCP__ACCEPT_REQUEST the call owns the message and
  * holds a session reference; it is registered as in flight so that a

@@ -11,6 +11,7 @@
 #include "skills/skills_internal.h"
 #include "tools/tool_internal.h"
 #include "mcp/stdio.h"
+#include "mcp/store.h"
 #include "util/rand.h"
 
 #include <stdarg.h>
@@ -86,6 +87,7 @@ void mcp_server_free(mcp_server_t *s) {
   mcp__relay_close(s); /* no remote delivery from now on */
   if (s->task_hooks)   /* its threads still use the server */
     s->task_hooks->shutdown(s);
+  mcp_store_free(s->run_store); /* after the runner that used it */
   mcp__server_tracing_stop(s); /* the last spans go out (or are dropped) */
   mcp__listen_destroy(s);
   mcp__catalog_destroy(&s->tools);

@@ -193,6 +193,14 @@ static bool collect_task_tool(mcp__entry *e, void *ctx) {
   return false;
 }
 
+size_t mcp__tools_task_count(mcp_server_t *s) {
+  task_tools tt = {.count = 0};
+  mcp__buf_init(&tt.names);
+  mcp__catalog_find_if(&s->tools, collect_task_tool, &tt);
+  mcp__buf_free(&tt.names);
+  return tt.count;
+}
+
 mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
   if (s->tasks != NULL)
     return MCP_OK;

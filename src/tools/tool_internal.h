@@ -112,6 +112,8 @@ mcp_status mcp__tool_execute(mcp_call_t *call, mcp_tool_t *tool, json_t *args,
  * optional), naming every such tool. */
 mcp_status mcp__tools_check_task_support(struct mcp_server *s,
                                          mcp_error_t *err);
+/* How many tools run as tasks (taskSupport optional or required). */
+size_t mcp__tools_task_count(struct mcp_server *s);
 /* ---- tool_ui.c (apps.h) -------------------------------------------------- */
 /* _meta with the mcp_tool_set_ui link merged in (returns new; NULL when
  * the tool has neither, or out of memory: *failed tells). */
