@@ -56,6 +56,7 @@ static void usage(FILE *f) {
       "  --db PATH      demo SQLite database, also the task store unless\n"
       "                 --store is given (default ./mcp-demo.db)\n"
       "  --store SPEC   task store: memory, sqlite:PATH or postgres://URI\n"
+      "                 (env MCP_STORE; --http: env MCP_HTTP)\n"
       "                 (default: the --db file; PostgreSQL lets several\n"
       "                 replicas share tasks, docs/deploy.md)\n"
       "  --task-lease MS  postgres: lease of running tasks (default 10000)\n"
@@ -394,6 +395,7 @@ int main(int argc, char **argv) {
   const char *cors[MAX_CORS];
   size_t ncors = 0;
   const char *http = "127.0.0.1:8808";
+  bool http_given = false;
   const char *store_spec = NULL; /* default: sqlite:<db_path> */
   char store_buf[4200];
   http_cfg hc = {0};
@@ -423,8 +425,10 @@ int main(int argc, char **argv) {
       hc.tls_key = argv[++i];
     else if (strcmp(a, "--stdio") == 0)
       use_stdio = true;
-    else if (strcmp(a, "--http") == 0 && i + 1 < argc)
+    else if (strcmp(a, "--http") == 0 && i + 1 < argc) {
       http = argv[++i];
+      http_given = true;
+    }
     else if (strcmp(a, "--stateless") == 0)
       stateless = true;
     else if (strcmp(a, "--banner") == 0)
@@ -478,6 +482,15 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+
+  /* as mcp_server_run: what the command line leaves open comes from the
+   * environment, so a container needs no wrapper script (docs/deploy.md) */
+  const char *env_http = getenv("MCP_HTTP");
+  if (!http_given && !use_stdio && env_http != NULL && env_http[0] != '\0')
+    http = env_http;
+  const char *env_store = getenv("MCP_STORE");
+  if (store_spec == NULL && env_store != NULL && env_store[0] != '\0')
+    store_spec = env_store;
 
   mcp_error_t err;
   if (store_spec == NULL) {
