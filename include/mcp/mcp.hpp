@@ -1601,7 +1601,8 @@ private:
 };
 
 // The standard command line (mcp_server_run): --stdio (default),
-// --http HOST:PORT, --log-level, --help, --version. Returns the exit code.
+// --http HOST:PORT, --log-level, --store SPEC, --help, --version, and
+// MCP_HTTP / MCP_LOG_LEVEL / MCP_STORE. Returns the exit code.
 inline int run(server &s, int argc, char **argv) {
   return mcp_server_run(s.native(), argc, argv);
 }
