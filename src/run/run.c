@@ -382,7 +382,10 @@ static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *op) {
   }
   st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {
-    fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
+    /* MCP_ERR_STATE: tools need tasks; the run can enable them */
+    bool hint = st == MCP_ERR_STATE && s->tasks == NULL;
+    fprintf(stderr, "%s: not serving: %s%s\n", o.prog, err.message,
+            hint ? " (or give a task store: --store SPEC or MCP_STORE)" : "");
     return RUN_FAIL;
   }
   if (o.http != NULL) {

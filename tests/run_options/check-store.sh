@@ -25,7 +25,7 @@ run 0 --help
 has out "--store SPEC"; has out "MCP_STORE=SPEC"
 # without a store a task tool is refused, the hint names --store
 STORE_APP_TOOLS=task run 1
-has err "need"
+has err "need"; has err "(or give a task store: --store SPEC or MCP_STORE)"
 # --store memory: tasks on
 STORE_APP_TOOLS=task run 0 --store memory
 has out '"tasks"'
