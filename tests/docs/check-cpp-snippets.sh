@@ -10,7 +10,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0; bad=0
 for md in "$src/README.md" $(find "$src/docs" -name '*.md' | sort); do
-  awk -v dir="$tmp" -v base="$(basename "$md" .md)" '
+  # docs/cpp/tool.md -> docs_cpp_tool: pages of one name in two folders
+  # (docs/tool.md, docs/cpp/tool.md) must not overwrite each other's blocks.
+  rel=${md#"$src"/}
+  base=$(printf '%s' "${rel%.md}" | tr '/' '_')
+  awk -v dir="$tmp" -v base="$base" '
     /^```cpp[[:space:]]*$/ { inblock = 1; k++; file = sprintf("%s/%s_%02d.cpp", dir, base, k); next }
     /^```/ && inblock { inblock = 0; close(file); next }
     inblock { print > file }
