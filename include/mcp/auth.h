@@ -116,8 +116,7 @@ MCP_API mcp_status mcp_auth_set_dpop(mcp_auth_t *a, mcp_auth_dpop mode);
 MCP_API mcp_status mcp_auth_set_dpop_window_s(mcp_auth_t *a, int seconds);
 /* Asks clients for a server nonce (RFC 9449 9) that changes every seconds
  * (1..86400; the previous one stays good) and is sent in DPoP-Nonce; 0
- * (the default): none. The jti replay cache is this object's own:
- * replicas behind one name do not share it. */
+ * (the default): none. */
 MCP_API mcp_status mcp_auth_set_dpop_nonce_s(mcp_auth_t *a, int seconds);
 /* The secret nonces derive from (16..64 bytes, copied; default: random per
  * object). Replicas given the same secret (e.g. from
@@ -128,7 +127,11 @@ MCP_API mcp_status mcp_auth_set_dpop_nonce_secret(mcp_auth_t *a,
                                                   size_t len);
 /* Slots of the jti replay cache, 64..16777216 (default 65536). When the
  * proofs of one window do not fit, further ones get a 503 (never a replay
- * let through). */
+ * let through). The cache is this object's own; when the server's tasks
+ * run on a PostgreSQL store, the HTTP transport also records each accepted
+ * proof there (table mcp_dpop_jti), so replicas on that database refuse
+ * each other's replays, and a proof the database cannot record gets a 503
+ * (docs/auth.md "DPoP"). */
 MCP_API mcp_status mcp_auth_set_dpop_replay_cache(mcp_auth_t *a,
                                                   size_t slots);
 

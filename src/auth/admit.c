@@ -250,9 +250,13 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
       free(token);
       if (r == MCP__DPOP_BUSY) {
         reply->status = 503;
-        reply->body = strdup("{\"error\":\"temporarily_unavailable\","
-                             "\"error_description\":\"too many DPoP proofs "
-                             "at once\"}");
+        /* why: a fixed text of dpop.c (too many proofs, or the shared
+         * replay record unavailable), nothing to escape */
+        if (asprintf(&reply->body,
+                     "{\"error\":\"temporarily_unavailable\","
+                     "\"error_description\":\"%s\"}",
+                     why ? why : "DPoP proofs cannot be checked now") < 0)
+          reply->body = NULL;
         reply->body_len = reply->body ? strlen(reply->body) : 0;
         reply->retry_after_s = 1;
       } else {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/auth.h"
 
@@ -57,6 +58,20 @@ void mcp__auth_reply_free(mcp__auth_reply *reply);
 /* Starts fetching the keys when they come from a URL or the issuer (a
  * server starts: its first tokens find them at hand). Returns at once. */
 void mcp__auth_prefetch(mcp_auth_t *a);
+
+/* A DPoP replay record shared by the replicas (the transport installs
+ * store/dpop_jti.h's when the server's store is PostgreSQL): records the
+ * 32-byte replay key of an accepted proof until expires_ms (wall clock);
+ * MCP_OK when new, MCP_ERR_EXISTS for a replay, any other status when it
+ * could not be recorded (the proof is then refused with a 503). */
+typedef mcp_status (*mcp__jti_recorder_fn)(void *ctx,
+                                           const unsigned char key[32],
+                                           int64_t expires_ms, int64_t now_ms,
+                                           mcp_error_t *err);
+/* Installs fn (NULL: none) with ctx; the local cache stays in front. Set
+ * before serving, cleared before ctx goes away. */
+void mcp__auth_set_jti_recorder(mcp_auth_t *a, mcp__jti_recorder_fn fn,
+                                void *ctx);
 /* Whether granted scopes satisfy the rules of resources/read on uri (and
  * those of every request): notifications about a resource go only to
  * streams whose caller may read it. policy is the mcp_auth_t. Fits

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth/auth_http.h"
 #include "auth/jwk.h"
 #include "mcp/auth.h"
 
@@ -92,6 +93,10 @@ struct mcp_auth {
   pthread_mutex_t dpop_lock;
   struct mcp__dpop_seen *dpop_seen; /* open addressing, dpop_seen_max */
   size_t dpop_seen_max;
+  /* the replay record every replica shares (mcp__auth_set_jti_recorder),
+   * asked after the local cache, outside dpop_lock; NULL: local only */
+  mcp__jti_recorder_fn jti_record;
+  void *jti_record_ctx;
 
   pthread_mutex_t cache_lock;
   mcp__icache_entry *cache;

@@ -3,7 +3,10 @@
  * see dpop.h. The replay cache holds SHA-256(jkt || jti) of each accepted
  * proof until its iat leaves the window: an open-addressing table probed a
  * bounded distance, so a full neighbourhood refuses new proofs (503)
- * rather than forgetting one that could then be replayed. */
+ * rather than forgetting one that could then be replayed. Behind it, when
+ * the transport installed one (mcp__auth_set_jti_recorder), the record the
+ * replicas share: a key the local cache takes is then recorded there too,
+ * and a conflict there is a replay another replica saw. */
 #include "auth/dpop.h"
 
 #include <openssl/evp.h>
@@ -68,6 +71,31 @@ mcp_status mcp_auth_set_dpop_replay_cache(mcp_auth_t *a, size_t slots) {
   a->dpop_seen_max = slots;
   pthread_mutex_unlock(&a->dpop_lock);
   return MCP_OK;
+}
+
+void mcp__auth_set_jti_recorder(mcp_auth_t *a, mcp__jti_recorder_fn fn,
+                                void *ctx) {
+  pthread_mutex_lock(&a->dpop_lock);
+  a->jti_record = fn;
+  a->jti_record_ctx = fn ? ctx : NULL;
+  pthread_mutex_unlock(&a->dpop_lock);
+}
+
+/* Asks the shared record after the local cache took key: false with *busy
+ * when it could not be recorded, false alone for a replay another replica
+ * saw. */
+static bool remember_shared(mcp_auth_t *a, const unsigned char key[32],
+                            int64_t until_s, int64_t now_s, bool *busy) {
+  *busy = false;
+  pthread_mutex_lock(&a->dpop_lock);
+  mcp__jti_recorder_fn fn = a->jti_record;
+  void *ctx = a->jti_record_ctx;
+  pthread_mutex_unlock(&a->dpop_lock);
+  if (fn == NULL)
+    return true;
+  mcp_status st = fn(ctx, key, until_s * 1000, now_s * 1000, NULL);
+  *busy = st != MCP_OK && st != MCP_ERR_EXISTS;
+  return st == MCP_OK;
 }
 
 void mcp__dpop_fini(mcp_auth_t *a) {
@@ -272,16 +300,20 @@ mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
                                    json_string_length(jti)) &&
                   EVP_DigestFinal_ex(md, rk, &rn);
     EVP_MD_CTX_free(md);
-    bool full = false;
+    bool full = false, shared_down = false;
+    int64_t until_s = json_integer_value(iat) + a->dpop_window_s + 1;
     if (!hashed) {
       *why = "out of memory";
       r = MCP__DPOP_BUSY;
-    } else if (!remember(a, rk,
-                         json_integer_value(iat) + a->dpop_window_s + 1,
-                         c->now_s, &full)) {
+    } else if (!remember(a, rk, until_s, c->now_s, &full)) {
       *why = full ? "too many DPoP proofs at once"
                   : "the DPoP proof was used before (jti replay)";
       r = full ? MCP__DPOP_BUSY : MCP__DPOP_INVALID;
+    } else if (!remember_shared(a, rk, until_s, c->now_s, &shared_down)) {
+      /* never accept a proof the other replicas could not learn of */
+      *why = shared_down ? "the DPoP replay record is unavailable"
+                         : "the DPoP proof was used before (jti replay)";
+      r = shared_down ? MCP__DPOP_BUSY : MCP__DPOP_INVALID;
     } else {
       *jkt = thumb;
       thumb = NULL;

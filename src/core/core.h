@@ -81,6 +81,9 @@ struct mcp_server {
 
   struct mcp__task_runner *tasks;    /* NULL unless tasks are enabled */
   const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
+  /* the store tasks run on (borrowed; set with tasks): the transport
+   * shares DPoP replay keys through it when it is PostgreSQL */
+  struct mcp_store *task_store;
   /* the task store mcp_server_run opened (--store): freed by
    * mcp_server_free once the task runner is down */
   struct mcp_store *run_store;

@@ -19,6 +19,7 @@
 #include "jsonrpc/prescan.h"
 #include "mcp/call.h"
 #include "mcp/server.h"
+#include "mcp/store.h"
 
 /* Outcome of mcp__server_accept. */
 typedef enum mcp__accept {
@@ -39,6 +40,9 @@ mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err);
  * errors of mcp_store_open and mcp_server_enable_tasks otherwise. */
 mcp_status mcp__server_tasks_on_store(mcp_server_t *s, const char *spec,
                                       mcp_error_t *err);
+
+/* The store tasks run on (mcp_server_enable_tasks; borrowed), or NULL. */
+mcp_store_t *mcp__server_task_store(const mcp_server_t *s);
 
 /* Parses len bytes and routes them. session may be NULL only for stateless
  * (2026-07-28) traffic. For MCP__ACCEPT_REQUEST the call owns the message and

@@ -35,3 +35,7 @@ mcp_status mcp__server_tasks_on_store(mcp_server_t *s, const char *spec,
   s->run_store = store;
   return MCP_OK;
 }
+
+mcp_store_t *mcp__server_task_store(const mcp_server_t *s) {
+  return s ? s->task_store : NULL;
+}

@@ -81,6 +81,13 @@ static const char *const migrations[] = {
     " ON mcp_tasks FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status"
     " OR OLD.status_message IS DISTINCT FROM NEW.status_message)"
     " EXECUTE FUNCTION mcp_tasks_notify();",
+    /* 9: the DPoP proofs (hex SHA-256 of key thumbprint and jti) every
+     * replica accepted, until their iat leaves the window
+     * (dpop_jti_postgres.c): a proof replayed to another replica is a
+     * conflict there */
+    "CREATE TABLE mcp_dpop_jti (jti text PRIMARY KEY,"
+    " expires_ms bigint NOT NULL);"
+    "CREATE INDEX mcp_dpop_jti_by_expiry ON mcp_dpop_jti (expires_ms);",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -802,6 +802,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
   s->task_hooks = &task_hooks;
   s->tasks = e;
+  s->task_store = store;
   /* listen filters may name tasks; the watcher follows them in the store */
   mcp__listen_set_task_hook(s, task_stream_opened, e);
   mcp__listen_enable_task_ids(s, true);

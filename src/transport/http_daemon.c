@@ -25,6 +25,7 @@
 
 #include "auth/auth_http.h"
 #include "server/dispatch.h"
+#include "store/dpop_jti.h"
 #include "transport/http_cors.h"
 #include "transport/http_engine.h"
 #include "transport/http_internal.h"
@@ -209,6 +210,8 @@ static bool add_loopback_defaults(mcp_http_options_t *o, uint16_t port) {
 }
 
 static void free_server(mcp_http_server_t *h) {
+  if (h->shares_dpop_jti) /* the store may go once the server stopped */
+    mcp__auth_set_jti_recorder(h->o->auth, NULL, NULL);
   if (h->owns_store && h->store.ops)
     h->store.ops->close(h->store.impl);
   if (h->buckets)
@@ -372,6 +375,13 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
              h->o->address, (unsigned)h->port);
   if (h->o->auth) /* the first tokens find the keys at hand */
     mcp__auth_prefetch(h->o->auth);
+  /* Replicas on one PostgreSQL database share the DPoP proofs they
+   * accepted: a proof replayed to another replica is refused there too. */
+  mcp_store_t *tasks_store = mcp__server_task_store(server);
+  if (h->o->auth && mcp__dpop_jti_store_usable(tasks_store)) {
+    mcp__auth_set_jti_recorder(h->o->auth, mcp__dpop_jti_record, tasks_store);
+    h->shares_dpop_jti = true;
+  }
   if (loopback && !add_loopback_defaults(h->o, h->port)) {
     close(lfd);
     free_server(h);

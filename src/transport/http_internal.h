@@ -93,6 +93,9 @@ struct mcp_http_server {
   _Atomic(struct hs_stop_wait *) stop_wait;
   mcp_server_t *server;
   mcp_http_options_t *o; /* own copy */
+  /* this server installed the shared DPoP replay record on o->auth (its
+   * tasks store is PostgreSQL); removed when h is freed */
+  bool shares_dpop_jti;
   mcp__he_daemon *daemon;
   /* How daemons are started (http_tls.c starts new ones on reload). */
   int listen_fd;

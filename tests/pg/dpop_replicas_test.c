@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* dpop_replicas_test.c - the DPoP jti replay record shared by replicas on
+ * PostgreSQL (docs/auth.md "DPoP", docs/deploy.md): two servers in this
+ * process, each with its own mcp_auth_t (DPoP required) and its own
+ * PostgreSQL task store on one database. A proof accepted by A is refused
+ * by B as a replay (and again by A, from its local cache); a fresh proof
+ * passes on B; the row is in mcp_dpop_jti; with the table gone (the
+ * database cannot record the proof) a fresh proof is refused with 503,
+ * never accepted. */
+#include <stdatomic.h>
+
+#include "../e2e/auth_keys.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "../e2e/http_fixture.h"
+#pragma GCC diagnostic pop
+#include "mcp/auth.h"
+#include "pg_test.h"
+#include "util/base64.h"
+
+#define ISS      "https://issuer.dpop-replicas.test"
+#define RESOURCE "https://mcp.dpop-replicas.test/mcp"
+#define DBNAME   "mcp_dpop_jti"
+
+static EVP_PKEY *as_key, *client_key;
+static char dir[64], jwks_path[128], conninfo[700];
+static atomic_int handler_calls;
+
+static char *thumbprint(EVP_PKEY *pk) {
+  json_t *jwk = tk_jwk(pk, NULL, NULL); /* exactly the required members */
+  char *text = json_dumps(jwk, JSON_COMPACT | JSON_SORT_KEYS);
+  unsigned char md[32];
+  unsigned int n = 0;
+  EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL);
+  free(text);
+  json_decref(jwk);
+  return mcp__base64url_encode(md, n);
+}
+
+/* An access token bound to client_key. */
+static char *access_token(void) {
+  json_t *c = tk_claims(ISS, RESOURCE, "alice", "mcp:tools");
+  char *jkt = thumbprint(client_key);
+  json_object_set_new(c, "cnf", json_pack("{s:s}", "jkt", jkt));
+  free(jkt);
+  return tk_token(as_key, "ES256", "as", c);
+}
+
+/* A DPoP proof by client_key for a POST of token to RESOURCE. */
+static char *proof(const char *token, const char *jti) {
+  json_t *h = json_pack("{s:s,s:s,s:o}", "typ", "dpop+jwt", "alg", "ES256",
+                        "jwk", tk_jwk(client_key, NULL, NULL));
+  unsigned char md[32];
+  unsigned int n = 0;
+  EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL);
+  char *ath = mcp__base64url_encode(md, n);
+  json_t *c = json_pack("{s:s,s:s,s:s,s:I,s:s}", "jti", jti, "htm", "POST",
+                        "htu", RESOURCE, "iat", (json_int_t)time(NULL), "ath",
+                        ath);
+  free(ath);
+  char *hs = json_dumps(h, JSON_COMPACT), *cs = json_dumps(c, JSON_COMPACT);
+  char *h64 = mcp__base64url_encode(hs, strlen(hs));
+  char *c64 = mcp__base64url_encode(cs, strlen(cs));
+  char *input = NULL, *out = NULL;
+  if (asprintf(&input, "%s.%s", h64, c64) < 0)
+    abort();
+  char *sig = tk_sign(client_key, "ES256", input);
+  if (asprintf(&out, "%s.%s", input, sig) < 0)
+    abort();
+  free(hs);
+  free(cs);
+  free(h64);
+  free(c64);
+  free(input);
+  free(sig);
+  json_decref(h);
+  json_decref(c);
+  return out;
+}
+
+static mcp_status whoami(mcp_call_t *call, json_t *args, mcp_result_t *r,
+                         void *ud) {
+  (void)args;
+  (void)ud;
+  atomic_fetch_add(&handler_calls, 1);
+  mcp_result_add_textf(r, "sub=%s", mcp_call_subject(call));
+  return MCP_OK;
+}
+
+#define BODY                                                                   \
+  "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"       \
+  "\"name\":\"whoami\",\"arguments\":{},\"_meta\":{"                           \
+  "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                \
+  "\"io.modelcontextprotocol/clientCapabilities\":{}}}}"
+
+/* A 2026-07-28 tools/call with a DPoP token and proof: the status and the
+ * WWW-Authenticate header (or the body for a 503). */
+static int call(int port, const char *token, const char *dpop, char *why,
+                size_t cap) {
+  size_t hcap = 1024 + strlen(token) + strlen(dpop);
+  char *hdr = malloc(hcap);
+  snprintf(hdr, hcap,
+           ACCEPT "Authorization: DPoP %s\r\nDPoP: %s\r\n"
+                  "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: "
+                  "tools/call\r\nMcp-Name: whoami\r\n",
+           token, dpop);
+  tc_conn c;
+  int status = 0;
+  why[0] = '\0';
+  if (tc_open(&c, port, "POST", "/mcp", hdr, BODY, 5000) &&
+      tc_read_body(&c, 5000)) {
+    status = c.status;
+    if (!tc_header(&c, "WWW-Authenticate", why, cap) && c.body)
+      snprintf(why, cap, "%s", c.body);
+  }
+  tc_close(&c);
+  free(hdr);
+  return status;
+}
+
+typedef struct replica {
+  fixture f;
+  mcp_auth_t *auth;
+} replica;
+
+static void start_replica(replica *r, const char *name) {
+  fixture_new_server(&r->f, name);
+  add_tool(r->f.server, "whoami", whoami, MCP_TASK_FORBIDDEN);
+  mcp_error_t err;
+  assert_int_equal(mcp_store_postgres_open(conninfo, 2, &r->f.store, &err),
+                   MCP_OK);
+  assert_int_equal(mcp_server_enable_tasks(r->f.server, r->f.store, NULL, &err),
+                   MCP_OK);
+  assert_int_equal(mcp_auth_new(RESOURCE, &r->auth), MCP_OK);
+  assert_int_equal(mcp_auth_set_issuer(r->auth, ISS), MCP_OK);
+  assert_int_equal(mcp_auth_set_jwks_file(r->auth, jwks_path), MCP_OK);
+  assert_int_equal(mcp_auth_set_dpop(r->auth, MCP_AUTH_DPOP_REQUIRE), MCP_OK);
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_auth(o, r->auth), MCP_OK);
+  fixture_serve(&r->f, o);
+}
+
+static void stop_replica(replica *r) {
+  fixture_stop(&r->f); /* server, then store */
+  mcp_auth_free(r->auth);
+}
+
+static void test_replay_refused_by_the_other_replica(void **state) {
+  (void)state;
+  replica a, b;
+  start_replica(&a, "replica-a");
+  start_replica(&b, "replica-b");
+  char *token = access_token();
+  char *p1 = proof(token, "jti-shared-1"), why[1024];
+  assert_int_equal(call(a.f.port, token, p1, why, sizeof why), 200);
+  assert_int_equal(atomic_load(&handler_calls), 1);
+  /* the same proof on B: a replay, though B never saw it */
+  int st = call(b.f.port, token, p1, why, sizeof why);
+  if (st != 401 || strstr(why, "jti replay") == NULL)
+    fail_msg("B accepted A's proof: %d %s", st, why);
+  /* and on A, from its own cache */
+  assert_int_equal(call(a.f.port, token, p1, why, sizeof why), 401);
+  assert_non_null(strstr(why, "jti replay"));
+  assert_int_equal(atomic_load(&handler_calls), 1);
+  /* a fresh proof passes on B, and is then a replay on A */
+  char *p2 = proof(token, "jti-shared-2");
+  assert_int_equal(call(b.f.port, token, p2, why, sizeof why), 200);
+  assert_int_equal(call(a.f.port, token, p2, why, sizeof why), 401);
+  assert_non_null(strstr(why, "jti replay"));
+  assert_int_equal(atomic_load(&handler_calls), 2);
+  assert_true(pg_test_sql(
+      conninfo, "DO $$BEGIN IF (SELECT count(*) FROM mcp_dpop_jti WHERE "
+                "expires_ms > 0) <> 2 THEN RAISE EXCEPTION 'rows'; END IF; "
+                "END$$"));
+  /* the database cannot record a proof: refused (503), never accepted */
+  assert_true(pg_test_sql(conninfo, "DROP TABLE mcp_dpop_jti"));
+  char *p3 = proof(token, "jti-shared-3");
+  st = call(a.f.port, token, p3, why, sizeof why);
+  if (st != 503 || strstr(why, "replay record is unavailable") == NULL)
+    fail_msg("want 503 without the table; got %d %s", st, why);
+  assert_int_equal(atomic_load(&handler_calls), 2);
+  free(p1);
+  free(p2);
+  free(p3);
+  free(token);
+  stop_replica(&a);
+  stop_replica(&b);
+}
+
+static int setup(void **state) {
+  (void)state;
+  pg_test_fresh_db(DBNAME, conninfo, sizeof conninfo);
+  as_key = tk_gen("EC");
+  client_key = tk_gen("EC");
+  snprintf(dir, sizeof dir, "/tmp/mcp-dpop-pg-XXXXXX");
+  if (as_key == NULL || client_key == NULL || mkdtemp(dir) == NULL)
+    return -1;
+  snprintf(jwks_path, sizeof jwks_path, "%s/jwks.json", dir);
+  tk_write_jwks(jwks_path, json_pack("[o]", tk_jwk(as_key, "as", NULL)));
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  EVP_PKEY_free(as_key);
+  EVP_PKEY_free(client_key);
+  unlink(jwks_path);
+  rmdir(dir);
+  pg_test_drop_db(DBNAME);
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_replay_refused_by_the_other_replica),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
