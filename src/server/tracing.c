@@ -4,6 +4,7 @@
  * the API or the standard OTEL_* environment variables. Spans themselves
  * are made in core (core/request_span.c). */
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,17 +27,29 @@ static int64_t env_ms(const char *name, int64_t fallback) {
   return v && *end == '\0' && n > 0 ? (int64_t)n : fallback;
 }
 
+/* The checks both exporters share before they start: MCP_OK, or the
+ * refusal in err. */
+static mcp_status exporter_may_start(const mcp_server_t *s, const char *url,
+                                     bool started, const char *what,
+                                     mcp_error_t *err) {
+  if (s == NULL || url == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server or no URL");
+  if (atomic_load(&s->serving))
+    return mcp_error_set(err, MCP_ERR_STATE, "%s enabled before serving",
+                         what);
+  if (started)
+    return mcp_error_set(err, MCP_ERR_EXISTS, "%s already enabled", what);
+  return MCP_OK;
+}
+
 mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
                                          const char *traces_url,
                                          const char *headers,
                                          mcp_error_t *err) {
-  if (s == NULL || traces_url == NULL)
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server or no URL");
-  if (atomic_load(&s->serving))
-    return mcp_error_set(err, MCP_ERR_STATE,
-                         "tracing is enabled before serving");
-  if (s->otlp != NULL)
-    return mcp_error_set(err, MCP_ERR_EXISTS, "tracing is already enabled");
+  mcp_status may = exporter_may_start(
+      s, traces_url, s != NULL && s->otlp != NULL, "tracing is", err);
+  if (may != MCP_OK)
+    return may;
   char *resource = mcp__otel_resource_json(s->name);
   if (resource == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
@@ -65,13 +78,10 @@ mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
                                           const char *metrics_url,
                                           const char *headers,
                                           mcp_error_t *err) {
-  if (s == NULL || metrics_url == NULL)
-    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server or no URL");
-  if (atomic_load(&s->serving))
-    return mcp_error_set(err, MCP_ERR_STATE,
-                         "metrics are enabled before serving");
-  if (s->metrics != NULL)
-    return mcp_error_set(err, MCP_ERR_EXISTS, "metrics are already enabled");
+  mcp_status may = exporter_may_start(
+      s, metrics_url, s != NULL && s->metrics != NULL, "metrics are", err);
+  if (may != MCP_OK)
+    return may;
   char *resource = mcp__otel_resource_json(s->name);
   if (resource == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
