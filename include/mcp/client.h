@@ -173,15 +173,23 @@ MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
 /* OpenTelemetry (docs/observability.md): a CLIENT span per request, named
  * "METHOD TARGET" with the MCP semantic conventions' attributes, whose
  * context goes to the server in params._meta.traceparent (a traceparent
- * the caller put there becomes the span's parent), exported as OTLP/HTTP
- * JSON to traces_url (http:// only; MCP_ERR_INVALID_ARG otherwise) by a
+ * the caller put there becomes the span's parent), exported by OTLP/HTTP
+ * (protobuf unless mcp_client_options_set_otlp_protocol says http/json) to
+ * traces_url (http:// only; MCP_ERR_INVALID_ARG otherwise) by a
  * background thread; headers "Name=value,..." or NULL. NULL url: off (the
  * default). service.name from OTEL_SERVICE_NAME, else the client's name. */
 MCP_API mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
                                                       const char *traces_url,
                                                       const char *headers);
+/* The OTLP encoding of the CLIENT spans: "http/protobuf" (the default) or
+ * "http/json"; "grpc" and anything else are refused (MCP_ERR_INVALID_ARG;
+ * mcp_client_connect's err then names the value). */
+MCP_API mcp_status
+mcp_client_options_set_otlp_protocol(mcp_client_options_t *o,
+                                     const char *protocol);
 /* The same from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
- * OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces", and ..._HEADERS;
+ * OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces", ..._HEADERS and
+ * ..._PROTOCOL (as mcp_client_options_set_otlp_protocol);
  * OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true: off. MCP_OK and
  * nothing set when no endpoint is named. */
 MCP_API mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o);

@@ -94,6 +94,7 @@ struct mcp_client_options {
   mcp_client_observer_fn observer;
   void *observer_ud;
   char *otlp_traces_url, *otlp_headers; /* CLIENT spans (telemetry.c) */
+  int otlp_protocol; /* mcp__otlp_protocol: 0, http/protobuf, by default */
   mcp_client_http_fn http_observer;
   void *http_observer_ud;
   mcp_client_cache_t *shared_cache; /* borrowed */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "telemetry/otlp_http.h"
 #include "util/str.h"
 #include "mcp/version.h"
 
@@ -354,6 +355,23 @@ mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
   return accepted(o, "mcp_client_options_set_otlp_traces", st);
 }
 
+mcp_status mcp_client_options_set_otlp_protocol(mcp_client_options_t *o,
+                                                const char *protocol) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp__otlp_protocol p;
+  if (!mcp__otlp_protocol_parse(protocol, &p)) {
+    char why[160];
+    snprintf(why, sizeof why,
+             "\"%.60s\": libmcp exports http/protobuf or http/json (for "
+             "grpc, run a Collector beside it)",
+             protocol ? protocol : "(null)");
+    return refuse(o, "mcp_client_options_set_otlp_protocol", why);
+  }
+  o->otlp_protocol = (int)p;
+  return accepted(o, "mcp_client_options_set_otlp_protocol", MCP_OK);
+}
+
 static const char *env(const char *name) {
   const char *v = getenv(name);
   return v != NULL && v[0] != '\0' ? v : NULL;
@@ -377,6 +395,14 @@ mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
   }
   if (url == NULL)
     return MCP_OK;
+  const char *protocol = env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+  if (protocol == NULL)
+    protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
+  if (protocol != NULL) {
+    mcp_status st = mcp_client_options_set_otlp_protocol(o, protocol);
+    if (st != MCP_OK)
+      return st;
+  }
   const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
   return mcp_client_options_set_otlp_traces(
       o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));

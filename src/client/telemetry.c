@@ -36,7 +36,9 @@ mcp_status mcp__client_telemetry_start(mcp_client_t *c, mcp_error_t *err) {
   mcp__otlp_config cfg = {.traces_url = c->opts.otlp_traces_url,
                           .headers = c->opts.otlp_headers,
                           .resource_attributes_json = resource,
-                          .schedule_delay_ms = delay ? atoll(delay) : 5000};
+                          .schedule_delay_ms = delay ? atoll(delay) : 5000,
+                          .protocol =
+                              (mcp__otlp_protocol)c->opts.otlp_protocol};
   char why[600] = "";
   mcp_status st = mcp__otlp_start(&cfg, &c->otlp, why, sizeof why);
   free(resource);
