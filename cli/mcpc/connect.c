@@ -196,9 +196,14 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   if (st == MCP_OK && /* OpenTelemetry CLIENT spans (OTEL_* environment) */
       mcp_client_options_otlp_from_env(o) != MCP_OK) {
     mcp_client_options_free(o);
+    const char *protocol = getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+    if (protocol == NULL || protocol[0] == '\0')
+      protocol = getenv("OTEL_EXPORTER_OTLP_PROTOCOL");
     *exit_code = mcpc_error(MCPC_USAGE, NULL,
-                            "OTEL_EXPORTER_OTLP_ENDPOINT: mcpc exports to "
-                            "http:// URLs only");
+                            "OTEL_EXPORTER_OTLP_*: mcpc exports http/protobuf "
+                            "or http/json (protocol here: %s) to http:// "
+                            "URLs only",
+                            protocol && protocol[0] ? protocol : "default");
     return NULL;
   }
   if (st != MCP_OK) {

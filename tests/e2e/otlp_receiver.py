@@ -141,9 +141,13 @@ def parse(body, content_type, message_type):
         msg = message_type.FromString(body)
         again = msg.SerializeToString(deterministic=True)
         if again != body:
+            at = next((i for i, (x, y) in enumerate(zip(body, again))
+                       if x != y), min(len(body), len(again)))
             raise ValueError("protobuf body is not what the official encoder "
-                             f"writes for it: got {body.hex()} expected "
-                             f"{again.hex()}")
+                             f"writes for it ({len(body)} bytes, "
+                             f"{len(again)} expected): from byte {at} got "
+                             f"{body[at:at + 24].hex()} expected "
+                             f"{again[at:at + 24].hex()}")
     elif content_type == "application/json":
         doc = json.loads(body)
         ids_hex_to_base64(doc)
