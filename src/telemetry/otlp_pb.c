@@ -51,6 +51,13 @@ struct pb_message {
   size_t count;
 };
 
+/* Rows: F a scalar, P a scalar that tracks presence (written even at its
+ * default), M a message (repeated when the JSON holds an array), PM a
+ * message member of a oneof. */
+#define F(json, number, kind) {json, number, kind, NULL, false}
+#define P(json, number, kind) {json, number, kind, NULL, true}
+#define M(json, number, table) {json, number, K_MESSAGE, &table, false}
+#define PM(json, number, table) {json, number, K_MESSAGE, &table, true}
 #define TABLE(var, label, ...)                                                \
   static const pb_field var##_fields[] = {__VA_ARGS__};                       \
   static const pb_message var = {                                             \
@@ -58,94 +65,127 @@ struct pb_message {
 
 /* common/v1/common.proto (AnyValue and KeyValue refer to each other). */
 static const pb_message ANY_VALUE, KEY_VALUE;
-TABLE(ARRAY_VALUE, "ArrayValue", {"values", 1, K_MESSAGE, &ANY_VALUE, false});
-TABLE(KEY_VALUE_LIST, "KeyValueList", {"values", 1, K_MESSAGE, &KEY_VALUE, false});
-static const pb_field ANY_VALUE_fields[] = {
-    {"stringValue", 1, K_STRING, NULL, true},
-    {"boolValue", 2, K_BOOL, NULL, true},
-    {"intValue", 3, K_INT64, NULL, true},
-    {"doubleValue", 4, K_DOUBLE, NULL, true},
-    {"arrayValue", 5, K_MESSAGE, &ARRAY_VALUE, true},
-    {"kvlistValue", 6, K_MESSAGE, &KEY_VALUE_LIST, true},
-    {"bytesValue", 7, K_BASE64, NULL, true}};
-static const pb_message ANY_VALUE = {"AnyValue", ANY_VALUE_fields, 7};
-static const pb_field KEY_VALUE_fields[] = {
-    {"key", 1, K_STRING, NULL, false}, {"value", 2, K_MESSAGE, &ANY_VALUE, false}};
-static const pb_message KEY_VALUE = {"KeyValue", KEY_VALUE_fields, 2};
-TABLE(SCOPE, "InstrumentationScope", {"name", 1, K_STRING, NULL, false},
-      {"version", 2, K_STRING, NULL, false},
-      {"attributes", 3, K_MESSAGE, &KEY_VALUE, false},
-      {"droppedAttributesCount", 4, K_UINT32, NULL, false});
+TABLE(ARRAY_VALUE, "ArrayValue",
+      M("values", 1, ANY_VALUE));
+TABLE(KEY_VALUE_LIST, "KeyValueList",
+      M("values", 1, KEY_VALUE));
+TABLE(ANY_VALUE, "AnyValue",
+      P("stringValue", 1, K_STRING),
+      P("boolValue", 2, K_BOOL),
+      P("intValue", 3, K_INT64),
+      P("doubleValue", 4, K_DOUBLE),
+      PM("arrayValue", 5, ARRAY_VALUE),
+      PM("kvlistValue", 6, KEY_VALUE_LIST),
+      P("bytesValue", 7, K_BASE64));
+TABLE(KEY_VALUE, "KeyValue",
+      F("key", 1, K_STRING),
+      M("value", 2, ANY_VALUE));
+TABLE(SCOPE, "InstrumentationScope",
+      F("name", 1, K_STRING),
+      F("version", 2, K_STRING),
+      M("attributes", 3, KEY_VALUE),
+      F("droppedAttributesCount", 4, K_UINT32));
+
 /* resource/v1/resource.proto */
-TABLE(RESOURCE, "Resource", {"attributes", 1, K_MESSAGE, &KEY_VALUE, false},
-      {"droppedAttributesCount", 2, K_UINT32, NULL, false});
+TABLE(RESOURCE, "Resource",
+      M("attributes", 1, KEY_VALUE),
+      F("droppedAttributesCount", 2, K_UINT32));
 
 /* trace/v1/trace.proto */
-TABLE(STATUS, "Status", {"message", 2, K_STRING, NULL, false},
-      {"code", 3, K_ENUM, NULL, false});
-TABLE(EVENT, "Span.Event", {"timeUnixNano", 1, K_FIXED64, NULL, false},
-      {"name", 2, K_STRING, NULL, false}, {"attributes", 3, K_MESSAGE, &KEY_VALUE, false},
-      {"droppedAttributesCount", 4, K_UINT32, NULL, false});
-TABLE(LINK, "Span.Link", {"traceId", 1, K_HEX, NULL, false},
-      {"spanId", 2, K_HEX, NULL, false}, {"traceState", 3, K_STRING, NULL, false},
-      {"attributes", 4, K_MESSAGE, &KEY_VALUE, false},
-      {"droppedAttributesCount", 5, K_UINT32, NULL, false},
-      {"flags", 6, K_FIXED32, NULL, false});
-TABLE(SPAN, "Span", {"traceId", 1, K_HEX, NULL, false}, {"spanId", 2, K_HEX, NULL, false},
-      {"traceState", 3, K_STRING, NULL, false}, {"parentSpanId", 4, K_HEX, NULL, false},
-      {"name", 5, K_STRING, NULL, false}, {"kind", 6, K_ENUM, NULL, false},
-      {"startTimeUnixNano", 7, K_FIXED64, NULL, false},
-      {"endTimeUnixNano", 8, K_FIXED64, NULL, false},
-      {"attributes", 9, K_MESSAGE, &KEY_VALUE, false},
-      {"droppedAttributesCount", 10, K_UINT32, NULL, false},
-      {"events", 11, K_MESSAGE, &EVENT, false},
-      {"droppedEventsCount", 12, K_UINT32, NULL, false},
-      {"links", 13, K_MESSAGE, &LINK, false},
-      {"droppedLinksCount", 14, K_UINT32, NULL, false},
-      {"status", 15, K_MESSAGE, &STATUS, false}, {"flags", 16, K_FIXED32, NULL, false});
-TABLE(SCOPE_SPANS, "ScopeSpans", {"scope", 1, K_MESSAGE, &SCOPE, false},
-      {"spans", 2, K_MESSAGE, &SPAN, false}, {"schemaUrl", 3, K_STRING, NULL, false});
-TABLE(RESOURCE_SPANS, "ResourceSpans", {"resource", 1, K_MESSAGE, &RESOURCE, false},
-      {"scopeSpans", 2, K_MESSAGE, &SCOPE_SPANS, false},
-      {"schemaUrl", 3, K_STRING, NULL, false});
+TABLE(STATUS, "Status",
+      F("message", 2, K_STRING),
+      F("code", 3, K_ENUM));
+TABLE(EVENT, "Span.Event",
+      F("timeUnixNano", 1, K_FIXED64),
+      F("name", 2, K_STRING),
+      M("attributes", 3, KEY_VALUE),
+      F("droppedAttributesCount", 4, K_UINT32));
+TABLE(LINK, "Span.Link",
+      F("traceId", 1, K_HEX),
+      F("spanId", 2, K_HEX),
+      F("traceState", 3, K_STRING),
+      M("attributes", 4, KEY_VALUE),
+      F("droppedAttributesCount", 5, K_UINT32),
+      F("flags", 6, K_FIXED32));
+TABLE(SPAN, "Span",
+      F("traceId", 1, K_HEX),
+      F("spanId", 2, K_HEX),
+      F("traceState", 3, K_STRING),
+      F("parentSpanId", 4, K_HEX),
+      F("name", 5, K_STRING),
+      F("kind", 6, K_ENUM),
+      F("startTimeUnixNano", 7, K_FIXED64),
+      F("endTimeUnixNano", 8, K_FIXED64),
+      M("attributes", 9, KEY_VALUE),
+      F("droppedAttributesCount", 10, K_UINT32),
+      M("events", 11, EVENT),
+      F("droppedEventsCount", 12, K_UINT32),
+      M("links", 13, LINK),
+      F("droppedLinksCount", 14, K_UINT32),
+      M("status", 15, STATUS),
+      F("flags", 16, K_FIXED32));
+TABLE(SCOPE_SPANS, "ScopeSpans",
+      M("scope", 1, SCOPE),
+      M("spans", 2, SPAN),
+      F("schemaUrl", 3, K_STRING));
+TABLE(RESOURCE_SPANS, "ResourceSpans",
+      M("resource", 1, RESOURCE),
+      M("scopeSpans", 2, SCOPE_SPANS),
+      F("schemaUrl", 3, K_STRING));
+
 /* collector/trace/v1/trace_service.proto */
 TABLE(TRACE_REQUEST, "ExportTraceServiceRequest",
-      {"resourceSpans", 1, K_MESSAGE, &RESOURCE_SPANS, false});
+      M("resourceSpans", 1, RESOURCE_SPANS));
 
 /* metrics/v1/metrics.proto (no exemplars, exponential histograms or
  * summaries: libmcp records none) */
-TABLE(NUMBER_POINT, "NumberDataPoint", {"startTimeUnixNano", 2, K_FIXED64, NULL, false},
-      {"timeUnixNano", 3, K_FIXED64, NULL, false}, {"asDouble", 4, K_DOUBLE, NULL, true},
-      {"asInt", 6, K_SFIXED64, NULL, true},
-      {"attributes", 7, K_MESSAGE, &KEY_VALUE, false}, {"flags", 8, K_UINT32, NULL, false});
+TABLE(NUMBER_POINT, "NumberDataPoint",
+      F("startTimeUnixNano", 2, K_FIXED64),
+      F("timeUnixNano", 3, K_FIXED64),
+      P("asDouble", 4, K_DOUBLE),
+      P("asInt", 6, K_SFIXED64),
+      M("attributes", 7, KEY_VALUE),
+      F("flags", 8, K_UINT32));
 TABLE(HISTOGRAM_POINT, "HistogramDataPoint",
-      {"startTimeUnixNano", 2, K_FIXED64, NULL, false},
-      {"timeUnixNano", 3, K_FIXED64, NULL, false}, {"count", 4, K_FIXED64, NULL, false},
-      {"sum", 5, K_DOUBLE, NULL, true},
-      {"bucketCounts", 6, K_PACKED_FIXED64, NULL, false},
-      {"explicitBounds", 7, K_PACKED_DOUBLE, NULL, false},
-      {"attributes", 9, K_MESSAGE, &KEY_VALUE, false}, {"flags", 10, K_UINT32, NULL, false},
-      {"min", 11, K_DOUBLE, NULL, true}, {"max", 12, K_DOUBLE, NULL, true});
-TABLE(GAUGE, "Gauge", {"dataPoints", 1, K_MESSAGE, &NUMBER_POINT, false});
-TABLE(SUM, "Sum", {"dataPoints", 1, K_MESSAGE, &NUMBER_POINT, false},
-      {"aggregationTemporality", 2, K_ENUM, NULL, false},
-      {"isMonotonic", 3, K_BOOL, NULL, false});
-TABLE(HISTOGRAM, "Histogram", {"dataPoints", 1, K_MESSAGE, &HISTOGRAM_POINT, false},
-      {"aggregationTemporality", 2, K_ENUM, NULL, false});
-TABLE(METRIC, "Metric", {"name", 1, K_STRING, NULL, false},
-      {"description", 2, K_STRING, NULL, false}, {"unit", 3, K_STRING, NULL, false},
-      {"gauge", 5, K_MESSAGE, &GAUGE, false}, {"sum", 7, K_MESSAGE, &SUM, false},
-      {"histogram", 9, K_MESSAGE, &HISTOGRAM, false},
-      {"metadata", 12, K_MESSAGE, &KEY_VALUE, false});
-TABLE(SCOPE_METRICS, "ScopeMetrics", {"scope", 1, K_MESSAGE, &SCOPE, false},
-      {"metrics", 2, K_MESSAGE, &METRIC, false}, {"schemaUrl", 3, K_STRING, NULL, false});
+      F("startTimeUnixNano", 2, K_FIXED64),
+      F("timeUnixNano", 3, K_FIXED64),
+      F("count", 4, K_FIXED64),
+      P("sum", 5, K_DOUBLE),
+      F("bucketCounts", 6, K_PACKED_FIXED64),
+      F("explicitBounds", 7, K_PACKED_DOUBLE),
+      M("attributes", 9, KEY_VALUE),
+      F("flags", 10, K_UINT32),
+      P("min", 11, K_DOUBLE),
+      P("max", 12, K_DOUBLE));
+TABLE(GAUGE, "Gauge",
+      M("dataPoints", 1, NUMBER_POINT));
+TABLE(SUM, "Sum",
+      M("dataPoints", 1, NUMBER_POINT),
+      F("aggregationTemporality", 2, K_ENUM),
+      F("isMonotonic", 3, K_BOOL));
+TABLE(HISTOGRAM, "Histogram",
+      M("dataPoints", 1, HISTOGRAM_POINT),
+      F("aggregationTemporality", 2, K_ENUM));
+TABLE(METRIC, "Metric",
+      F("name", 1, K_STRING),
+      F("description", 2, K_STRING),
+      F("unit", 3, K_STRING),
+      M("gauge", 5, GAUGE),
+      M("sum", 7, SUM),
+      M("histogram", 9, HISTOGRAM),
+      M("metadata", 12, KEY_VALUE));
+TABLE(SCOPE_METRICS, "ScopeMetrics",
+      M("scope", 1, SCOPE),
+      M("metrics", 2, METRIC),
+      F("schemaUrl", 3, K_STRING));
 TABLE(RESOURCE_METRICS, "ResourceMetrics",
-      {"resource", 1, K_MESSAGE, &RESOURCE, false},
-      {"scopeMetrics", 2, K_MESSAGE, &SCOPE_METRICS, false},
-      {"schemaUrl", 3, K_STRING, NULL, false});
+      M("resource", 1, RESOURCE),
+      M("scopeMetrics", 2, SCOPE_METRICS),
+      F("schemaUrl", 3, K_STRING));
+
 /* collector/metrics/v1/metrics_service.proto */
 TABLE(METRICS_REQUEST, "ExportMetricsServiceRequest",
-      {"resourceMetrics", 1, K_MESSAGE, &RESOURCE_METRICS, false});
+      M("resourceMetrics", 1, RESOURCE_METRICS));
 
 typedef struct encoder {
   mcp__pb w;

@@ -7,8 +7,8 @@
  * (collector/trace/v1, collector/metrics/v1, trace/v1, metrics/v1,
  * common/v1, resource/v1). Every JSON member must have its row in the
  * tables of otlp_pb.c: a member without one fails the export (dropped and
- * counted, the reason logged by the test receiver's absence of data), so a
- * field added to the JSON model cannot vanish from the protobuf silently. */
+ * counted; otlp_pb_test and otel_traces_test see it), so a field added to
+ * the JSON model cannot vanish from the protobuf silently. */
 #ifndef MCP_TELEMETRY_OTLP_PB_H
 #define MCP_TELEMETRY_OTLP_PB_H
 
@@ -18,8 +18,9 @@
 #include "util/buf.h"
 
 /* A request body is refused past this size (the export is dropped and
- * counted): the export queue bounds what goes in, this what comes out. */
-#define MCP__OTLP_PB_MAX_BYTES ((size_t)16 << 20)
+ * counted; the OTLP specification recommends 64 MiB as a client's limit):
+ * the export queue bounds what goes in, this what comes out. */
+#define MCP__OTLP_PB_MAX_BYTES ((size_t)64 << 20)
 
 /* json (len bytes): {"resourceSpans":[...]} or {"resourceMetrics":[...]}.
  * true with the protobuf bytes appended to out; false with the reason in

@@ -25,8 +25,9 @@ static const char SPAN_JSON[] =
     "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":"
     "\"service.name\",\"value\":{\"stringValue\":\"s\"}}]},\"scopeSpans\":[{"
     "\"scope\":{\"name\":\"libmcp\",\"version\":\"1\"},\"spans\":[{"
-    "\"traceId\":\"" TRACE "\",\"spanId\":\"" SPAN "\",\"parentSpanId\":\"" PARENT
-    "\",\"traceState\":\"v=1\",\"name\":\"tools/call add\",\"kind\":2,"
+    "\"traceId\":\"" TRACE "\",\"spanId\":\"" SPAN "\","
+    "\"parentSpanId\":\"" PARENT "\",\"traceState\":\"v=1\","
+    "\"name\":\"tools/call add\",\"kind\":2,"
     "\"startTimeUnixNano\":\"1796413892629776310\","
     "\"endTimeUnixNano\":\"1796413892630073332\",\"attributes\":["
     "{\"key\":\"n\",\"value\":{\"intValue\":\"-1\"}},"
