@@ -427,7 +427,7 @@ static bool message(encoder *e, const pb_message *m, const json_t *obj) {
 bool mcp__otlp_json_to_pb(const char *json, size_t len, mcp__buf *out,
                           char *why, size_t n) {
   json_error_t jerr;
-  json_t *root = json_loadb(json, len, 0, &jerr);
+  json_t *root = json_loadb(json, len, JSON_ALLOW_NUL, &jerr);
   if (root == NULL) {
     snprintf(why, n, "OTLP/JSON body: %s", jerr.text);
     return false;

@@ -163,6 +163,13 @@ static void test_refusals(void **state) {
                          why, sizeof why));
   assert_non_null(strstr(why, "startTimeUnixNano"));
   assert_null(encode_hex("{\"resourceSpans\":", why, sizeof why));
+  /* a string holding NUL (a tool name may) is written whole */
+  char *nul = encode_hex("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":"
+                         "[{\"name\":\"a\\u0000b\"}]}]}]}",
+                         why, sizeof why);
+  assert_non_null(nul);
+  assert_string_equal(nul, "0a09" "1207" "1205" "2a03" "610062");
+  free(nul);
   /* proto3 defaults are not written; an empty message is */
   char *got = encode_hex("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":"
                          "[{\"name\":\"\",\"kind\":0}]}]}]}",
