@@ -6,7 +6,8 @@
  * needing escapes, a session that ends), the operation and session
  * histograms with the right counts, cumulative buckets and labels, which
  * `promtool check metrics` (Debian's prometheus) accepts; a client outside
- * the allow-list (source 127.0.0.2) gets the unknown-path 404; a wrong Host
+ * the allow-list (source 127.0.0.2) gets the unknown-path 404 (401 with
+ * OAuth on, while an allowed scraper needs no token); a wrong Host
  * 403, a POST 405; off by default; bad settings are refused naming the
  * culprit; the demo's --metrics flag serves it. */
 #include <sys/wait.h>
@@ -310,6 +311,45 @@ static void test_off_by_default(void **state) {
   fixture_stop(&f);
 }
 
+/* With OAuth on, the endpoint asks no token (scrapers do not do OAuth),
+ * and a client outside its list gets what an unknown path gets: 401. */
+static void test_outside_oauth(void **state) {
+  (void)state;
+  char jwks[400];
+  snprintf(jwks, sizeof jwks, "%s/jwks.json", mr_tmpdir);
+  FILE *jf = fopen(jwks, "w");
+  assert_non_null(jf);
+  fputs("{\"keys\":[]}", jf);
+  fclose(jf);
+  mcp_auth_t *a = NULL;
+  assert_int_equal(mcp_auth_new("http://127.0.0.1/mcp", &a), MCP_OK);
+  assert_int_equal(mcp_auth_set_issuer(a, "https://issuer.example"), MCP_OK);
+  assert_int_equal(mcp_auth_set_jwks_file(a, jwks), MCP_OK);
+  fixture f;
+  fixture_new_server(&f, "metrics-test");
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_auth(o, a), MCP_OK);
+  assert_int_equal(mcp_http_options_set_metrics(o, NULL, "127.0.0.1"),
+                   MCP_OK);
+  fixture_serve(&f, o);
+  char *body, *unknown;
+  assert_int_equal(tc_do(f.port, "POST", ACCEPT, INIT, NULL, NULL), 401);
+  assert_int_equal(
+      fetch(f.port, "127.0.0.1", "GET", "/metrics", NULL, &body, NULL), 200);
+  assert_non_null(strstr(body, "# TYPE " OP " histogram"));
+  free(body);
+  int refused_status =
+      fetch(f.port, "127.0.0.2", "GET", "/nothing", NULL, &unknown, NULL);
+  assert_int_equal(refused_status, 401);
+  assert_int_equal(
+      fetch(f.port, "127.0.0.2", "GET", "/metrics", NULL, &body, NULL), 401);
+  assert_string_equal(body, unknown);
+  free(body);
+  free(unknown);
+  fixture_stop(&f);
+  mcp_auth_free(a);
+}
+
 /* mcp_http_options_set_metrics(path, allow) is refused, and so is the start
  * with these options, with a message holding every needle. */
 static void refused(const char *path, const char *allow, const char *needle,
@@ -440,6 +480,7 @@ int main(void) {
       cmocka_unit_test(test_scrape_counts_and_buckets),
       cmocka_unit_test(test_outsiders_and_methods),
       cmocka_unit_test(test_off_by_default),
+      cmocka_unit_test(test_outside_oauth),
       cmocka_unit_test(test_bad_settings_refused),
       cmocka_unit_test(test_demo_flag),
   };
