@@ -236,12 +236,22 @@ static bool put_labels(writer *w, const char *attrs, size_t len) {
 
 /* ---- the families --------------------------------------------------------- */
 
+/* One series' lines, kept to be sorted by labels (the table's order is
+ * its hashes': a scrape in label order reads and diffs better). */
+typedef struct rendered {
+  char *labels, *text;
+  size_t text_len;
+} rendered;
+
 typedef struct histogram_ctx {
-  writer *w;
+  writer *w; /* the series being rendered */
   const char *name; /* the Prometheus base name */
   const double *bounds;
   size_t nbounds;
   mcp__buf labels; /* one series' labels, reused */
+  rendered *series;
+  size_t n, cap;
+  bool ok; /* false: out of memory */
 } histogram_ctx;
 
 /* name + suffix + {labels[,extra]} */
@@ -271,14 +281,7 @@ static void put_sample_name(histogram_ctx *h, const char *suffix,
   puts_(w, "} ");
 }
 
-static void put_histogram_series(void *ctx, const mcp__metrics_series *s) {
-  histogram_ctx *h = ctx;
-  mcp__buf_reset(&h->labels);
-  writer lw = {&h->labels, true};
-  if (!put_labels(&lw, s->attrs, s->len) || !lw.ok) {
-    h->w->ok = h->w->ok && lw.ok; /* unreadable attributes: series left out */
-    return;
-  }
+static void render_series(histogram_ctx *h, const mcp__metrics_series *s) {
   uint64_t cumulative = 0;
   for (size_t k = 0; k <= h->nbounds; k++) {
     cumulative += s->buckets[k];
@@ -293,6 +296,59 @@ static void put_histogram_series(void *ctx, const mcp__metrics_series *s) {
   put_sample_name(h, "_count", NULL, 0, false);
   put_u64(h->w, s->count);
   puts_(h->w, "\n");
+}
+
+static void put_histogram_series(void *ctx, const mcp__metrics_series *s) {
+  histogram_ctx *h = ctx;
+  mcp__buf_reset(&h->labels);
+  writer lw = {&h->labels, true};
+  if (!put_labels(&lw, s->attrs, s->len) || !lw.ok) {
+    h->ok = h->ok && lw.ok; /* unreadable attributes: series left out */
+    return;
+  }
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 16;
+    rendered *grown = realloc(h->series, cap * sizeof *grown);
+    if (grown == NULL) {
+      h->ok = false;
+      return;
+    }
+    h->series = grown;
+    h->cap = cap;
+  }
+  mcp__buf text;
+  mcp__buf_init(&text);
+  writer tw = {&text, true};
+  h->w = &tw;
+  render_series(h, s);
+  h->w = NULL;
+  size_t n;
+  char *labels = strndup(h->labels.data ? h->labels.data : "", h->labels.len);
+  char *bytes = tw.ok ? mcp__buf_steal(&text, &n) : NULL;
+  mcp__buf_free(&text);
+  if (labels == NULL || bytes == NULL) {
+    free(labels);
+    free(bytes);
+    h->ok = false;
+    return;
+  }
+  h->series[h->n++] = (rendered){labels, bytes, n};
+}
+
+static int by_labels(const void *a, const void *b) {
+  return strcmp(((const rendered *)a)->labels, ((const rendered *)b)->labels);
+}
+
+/* Appends the series rendered so far in label order and forgets them. */
+static void put_sorted(histogram_ctx *h, writer *w) {
+  if (h->n > 1)
+    qsort(h->series, h->n, sizeof *h->series, by_labels);
+  for (size_t i = 0; i < h->n; i++) {
+    put(w, h->series[i].text, h->series[i].text_len);
+    free(h->series[i].labels);
+    free(h->series[i].text);
+  }
+  h->n = 0;
 }
 
 static void put_family_head(writer *w, const char *name, const char *help,
@@ -310,7 +366,7 @@ static void put_family_head(writer *w, const char *name, const char *help,
 
 bool mcp__prometheus_text(mcp__metrics *m, mcp__buf *out) {
   writer w = {out, true};
-  histogram_ctx h = {.w = &w};
+  histogram_ctx h = {.ok = true};
   h.bounds = mcp__metrics_bounds(&h.nbounds);
   mcp__buf_init(&h.labels);
   mcp__buf name;
@@ -330,9 +386,12 @@ bool mcp__prometheus_text(mcp__metrics *m, mcp__buf *out) {
                     "histogram");
     dropped = mcp__metrics_each(m, (mcp__instrument)i, put_histogram_series,
                                 &h, &resource);
+    put_sorted(&h, &w); /* outside the metrics' lock */
   }
   mcp__buf_free(&name);
   mcp__buf_free(&h.labels);
+  free(h.series);
+  w.ok = w.ok && h.ok;
   /* libmcp.telemetry.dropped, unit {item}: a monotonic sum, so a counter;
    * an annotation unit adds no suffix */
   put_family_head(&w, "libmcp_telemetry_dropped_total",

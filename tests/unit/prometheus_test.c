@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,16 @@ static void test_exposition(void **state) {
   mcp__metrics_record(m, MCP__METRIC_OPERATION, attrs, strlen(attrs), 0.02);
   mcp__metrics_record(m, MCP__METRIC_OPERATION, attrs, strlen(attrs), 400);
   mcp__metrics_record(m, MCP__METRIC_SESSION, "", 0, 1.5);
+  /* series come in label order, whatever their hashes */
+  static const char *const names[] = {"zeta", "alpha", "mu"};
+  for (size_t i = 0; i < 3; i++) {
+    char one[200];
+    snprintf(one, sizeof one,
+             "{\"key\":\"mcp.method.name\",\"value\":{\"stringValue\":"
+             "\"%s\"}}",
+             names[i]);
+    mcp__metrics_record(m, MCP__METRIC_OPERATION, one, strlen(one), 1);
+  }
   mcp__buf b;
   mcp__buf_init(&b);
   assert_true(mcp__prometheus_text(m, &b));
@@ -158,6 +169,12 @@ static void test_exposition(void **state) {
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
     if (strstr(b.data, lines[i]) == NULL)
       fail_msg("missing:\n%s\nin:\n%s", lines[i], b.data);
+  const char *alpha = strstr(b.data, "{mcp_method_name=\"alpha\"");
+  const char *mu = strstr(b.data, "{mcp_method_name=\"mu\"");
+  const char *tools = strstr(b.data, "{mcp_method_name=\"tools/call\"");
+  const char *zeta = strstr(b.data, "{mcp_method_name=\"zeta\"");
+  assert_true(alpha && mu && tools && zeta);
+  assert_true(alpha < mu && mu < tools && tools < zeta);
   mcp__buf_free(&b);
 }
 
