@@ -38,7 +38,8 @@ bool mcp__cidr_parse(const char *text, mcp__cidr *out, const char **why) {
     out->family = AF_INET6;
     max = 128;
   } else {
-    *why = "not an IPv4 or IPv6 address";
+    *why = "not an IPv4 or IPv6 address (e.g. 127.0.0.1/32, 10.0.0.0/8, "
+           "::1)";
     return false;
   }
   out->prefix = max;

@@ -57,9 +57,7 @@ mcp_status mcp_http_options_set_metrics(mcp_http_options_t *o,
       return MCP_ERR_NOMEM;
     char msg[300];
     if (bad_len > 0)
-      snprintf(msg, sizeof msg,
-               "allow-list entry \"%.*s\": %s (e.g. 127.0.0.1/32, "
-               "10.0.0.0/8, ::1)",
+      snprintf(msg, sizeof msg, "allow-list entry \"%.*s\": %s",
                (int)(bad_len < 80 ? bad_len : 80), allow + bad, why);
     else
       snprintf(msg, sizeof msg, "allow-list: %s", why);
