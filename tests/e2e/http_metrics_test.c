@@ -311,6 +311,49 @@ static void test_off_by_default(void **state) {
   fixture_stop(&f);
 }
 
+/* With OTLP metrics on too, /metrics shows the same collection, and an
+ * export the collector refuses counts in libmcp_telemetry_dropped_total. */
+static void test_beside_otlp(void **state) {
+  (void)state;
+  fixture f;
+  fixture_new_server(&f, "metrics-test");
+  add_tool(f.server, "quick", quick, MCP_TASK_FORBIDDEN);
+  setenv("OTEL_METRIC_EXPORT_INTERVAL", "50", 1);
+  mcp_error_t err;
+  /* port 1 on loopback: nothing listens, every export fails at once */
+  assert_int_equal(mcp_server_enable_otlp_metrics(
+                       f.server, "http://127.0.0.1:1/v1/metrics", NULL, &err),
+                   MCP_OK);
+  unsetenv("OTEL_METRIC_EXPORT_INTERVAL");
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_metrics(o, NULL, NULL), MCP_OK);
+  fixture_serve(&f, o);
+  char sid[64], hdr[512], *body = NULL;
+  open_session_expecting(f.port, "metrics-test", sid);
+  session_hdr(hdr, sizeof hdr, sid);
+  assert_int_equal(
+      tc_do(f.port, "POST", hdr,
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+            "\"params\":{\"name\":\"quick\",\"arguments\":{}}}",
+            &body, NULL),
+      200);
+  free(body);
+  double dropped = 0;
+  for (int i = 0; i < 200 && dropped < 1; i++) { /* up to 10 s */
+    char *text = scrape(f.port);
+    check_series(text, OP,
+                 "mcp_method_name=\"tools/call\",gen_ai_tool_name=\"quick\","
+                 V,
+                 1);
+    dropped = sample(text, "libmcp_telemetry_dropped_total");
+    free(text);
+    if (dropped < 1)
+      sleep_ms(50);
+  }
+  assert_true(dropped >= 1);
+  fixture_stop(&f);
+}
+
 /* With OAuth on, the endpoint asks no token (scrapers do not do OAuth),
  * and a client outside its list gets what an unknown path gets: 401. */
 static void test_outside_oauth(void **state) {
@@ -481,6 +524,7 @@ int main(void) {
       cmocka_unit_test(test_outsiders_and_methods),
       cmocka_unit_test(test_off_by_default),
       cmocka_unit_test(test_outside_oauth),
+      cmocka_unit_test(test_beside_otlp),
       cmocka_unit_test(test_bad_settings_refused),
       cmocka_unit_test(test_demo_flag),
   };
