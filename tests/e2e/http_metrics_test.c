@@ -95,6 +95,22 @@ static char *scrape(int port) {
   return body;
 }
 
+/* A scrape holding every one of needles: a call's duration is recorded
+ * just after its response is sent, so the client may scrape first.
+ * Waits up to 10 s. */
+static char *scrape_when(int port, const char *const *needles) {
+  for (int i = 0;; i++) {
+    char *text = scrape(port);
+    bool all = true;
+    for (const char *const *n = needles; *n && all; n++)
+      all = strstr(text, *n) != NULL;
+    if (all || i == 200)
+      return text; /* the checks that follow say what is missing */
+    free(text);
+    sleep_ms(50);
+  }
+}
+
 /* The value of the sample whose line starts with name{labels} (or name
  * alone), -1 when there is none. */
 static double sample(const char *text, const char *series) {
@@ -185,7 +201,13 @@ static void test_scrape_counts_and_buckets(void **state) {
     assert_int_equal(tc_do(f.port, "POST", hdr, calls[i], &body, NULL), 200);
     free(body);
   }
-  char *text = scrape(f.port);
+  const char *const recorded[] = {
+      "gen_ai_tool_name=\"quick\"," V "} 2\n",
+      "gen_ai_tool_name=\"slow\"," V "} 1\n",
+      "gen_ai_tool_name=\"broken\",error_type=\"tool_error\"," V "} 1\n",
+      "mcp_method_name=\"no/such\",error_type=\"-32601\"," V "} 1\n",
+      "mcp_method_name=\"prompts/get\"", NULL};
+  char *text = scrape_when(f.port, recorded);
   check_series(text, OP,
                "mcp_method_name=\"tools/call\",gen_ai_tool_name=\"quick\"," V,
                2);
@@ -224,7 +246,9 @@ static void test_scrape_counts_and_buckets(void **state) {
   char dh[256];
   snprintf(dh, sizeof dh, "Mcp-Session-Id: %s\r\n", sid);
   assert_int_equal(tc_do(f.port, "DELETE", dh, NULL, NULL, NULL), 204);
-  text = scrape(f.port);
+  const char *const ended[] = {"_session_duration_seconds_count{" V "} 1\n",
+                               NULL};
+  text = scrape_when(f.port, ended);
   check_series(text, "mcp_server_session_duration_seconds", V, 1);
   said = promtool_says(text);
   if (said)
@@ -339,8 +363,10 @@ static void test_beside_otlp(void **state) {
       200);
   free(body);
   double dropped = 0;
+  const char *const recorded[] = {"gen_ai_tool_name=\"quick\"," V "} 1\n",
+                                  NULL};
   for (int i = 0; i < 200 && dropped < 1; i++) { /* up to 10 s */
-    char *text = scrape(f.port);
+    char *text = scrape_when(f.port, recorded);
     check_series(text, OP,
                  "mcp_method_name=\"tools/call\",gen_ai_tool_name=\"quick\","
                  V,
@@ -473,7 +499,8 @@ static void test_demo_flag(void **state) {
                      "{\"a\":1,\"b\":2}", NULL};
   assert_int_equal(mr_run(a, NULL, NULL), 0);
   int port = atoi(strrchr(d.hp, ':') + 1);
-  char *text = scrape(port);
+  const char *const recorded[] = {"gen_ai_tool_name=\"add\",", NULL};
+  char *text = scrape_when(port, recorded);
   if (strstr(text, OP "_count{mcp_method_name=\"tools/call\","
                       "gen_ai_tool_name=\"add\",mcp_protocol_version=") ==
       NULL)
