@@ -4,8 +4,9 @@
  * histograms (seconds, the conventions' buckets) per attribute set, and a
  * counter of telemetry dropped (spans
  * and series), exported as OTLP/HTTP JSON (ExportMetricsServiceRequest,
- * cumulative) by a background thread every interval and once at the end.
- * Recording takes one mutex and a hash lookup; a series beyond the limit
+ * cumulative) by a background thread every interval and once at the end,
+ * and/or read by the Prometheus endpoint (telemetry/prometheus.h, through
+ * mcp__metrics_each). Recording takes one mutex and a hash lookup; a series beyond the limit
  * is dropped and counted. */
 #ifndef MCP_TELEMETRY_METRICS_H
 #define MCP_TELEMETRY_METRICS_H
