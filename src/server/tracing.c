@@ -130,7 +130,8 @@ mcp_status mcp_server_set_otlp_protocol(mcp_server_t *s, const char *protocol,
   if (s->otlp != NULL || s->metrics != NULL)
     return mcp_error_set(err, MCP_ERR_STATE,
                          "the OTLP protocol is set before "
-                         "mcp_server_enable_otlp_traces/_metrics");
+                         "mcp_server_enable_otlp_traces/_metrics (and before "
+                         "an HTTP server's /metrics starts collecting)");
   int p;
   mcp_status st = protocol_from("mcp_server_set_otlp_protocol", protocol, &p,
                                 err);
