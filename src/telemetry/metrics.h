@@ -3,8 +3,9 @@
  * #26 item 4): the mcp.{server,client}.operation.duration and
  * mcp.{server,client}.session.duration histograms (seconds, the
  * conventions' buckets) per attribute set, and a counter of telemetry
- * dropped (spans and series), exported as OTLP/HTTP JSON (ExportMetricsServiceRequest,
- * cumulative) by a background thread every interval and once at the end.
+ * dropped (spans and series), exported as OTLP/HTTP JSON
+ * (ExportMetricsServiceRequest, cumulative) by a background thread every
+ * interval and once at the end.
  * Recording takes one mutex and a hash lookup; a series beyond the limit
  * is dropped and counted. */
 #ifndef MCP_TELEMETRY_METRICS_H
@@ -35,10 +36,10 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
  * the first two, a client (src/client/telemetry.c) the other two; only
  * instruments with data points are exported. */
 typedef enum mcp__instrument {
-  MCP__METRIC_OPERATION = 0,  /* mcp.server.operation.duration */
-  MCP__METRIC_SESSION,        /* mcp.server.session.duration */
+  MCP__METRIC_OPERATION = 0,    /* mcp.server.operation.duration */
+  MCP__METRIC_SESSION,          /* mcp.server.session.duration */
   MCP__METRIC_CLIENT_OPERATION, /* mcp.client.operation.duration */
-  MCP__METRIC_CLIENT_SESSION, /* mcp.client.session.duration */
+  MCP__METRIC_CLIENT_SESSION,   /* mcp.client.session.duration */
   MCP__METRIC_COUNT
 } mcp__instrument;
 
