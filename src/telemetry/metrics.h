@@ -5,8 +5,9 @@
  * conventions' buckets) per attribute set, and a counter of telemetry
  * dropped (spans and series), exported as OTLP/HTTP JSON
  * (ExportMetricsServiceRequest, cumulative) by a background thread every
- * interval and once at the end.
- * Recording takes one mutex and a hash lookup; a series beyond the limit
+ * interval and once at the end, and/or read by the Prometheus endpoint
+ * (telemetry/prometheus.h, through mcp__metrics_each). Recording takes one
+ * mutex and a hash lookup; a series beyond the limit
  * is dropped and counted. */
 #ifndef MCP_TELEMETRY_METRICS_H
 #define MCP_TELEMETRY_METRICS_H
@@ -20,7 +21,9 @@
 typedef struct mcp__metrics mcp__metrics;
 
 typedef struct mcp__metrics_config {
-  const char *metrics_url; /* http://host[:port]/v1/metrics */
+  /* http://host[:port]/v1/metrics; NULL: collect only, for a reader of
+   * mcp__metrics_each (the Prometheus endpoint), no thread, no export */
+  const char *metrics_url;
   const char *headers;     /* "k=v,..." or NULL */
   const char *resource_attributes_json; /* KeyValue objects, comma separated */
   int64_t interval_ms;     /* between exports (OTEL_METRIC_EXPORT_INTERVAL) */
@@ -48,7 +51,31 @@ typedef enum mcp__instrument {
  * the series' identity). */
 void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
                          const char *attrs, size_t len, double seconds);
-/* Exports once more, stops the thread, frees. */
+/* What mcp__metrics_each shows of one series: attrs as recorded, the
+ * count of values at or below each bound (not cumulative: buckets[k] counts
+ * (bounds[k-1], bounds[k]]; the last, above the last bound), their sum. */
+typedef struct mcp__metrics_series {
+  mcp__instrument instrument;
+  const char *attrs;
+  size_t len;
+  uint64_t count;
+  const uint64_t *buckets; /* nbounds + 1 */
+  double sum;
+} mcp__metrics_series;
+
+/* The histograms' bucket bounds (seconds, ascending); *n gets how many. */
+const double *mcp__metrics_bounds(size_t *n);
+/* An instrument's OpenTelemetry name and description. */
+const char *mcp__metrics_name(mcp__instrument instrument);
+const char *mcp__metrics_description(mcp__instrument instrument);
+/* Calls fn for every series of instrument, under m's lock (fn must not
+ * record). resource, when not NULL, gets the resource's KeyValue objects
+ * (JSON text, comma separated; m's, valid until m stops). Returns the
+ * dropped-telemetry count, as the OTLP export reports it. */
+uint64_t mcp__metrics_each(mcp__metrics *m, mcp__instrument instrument,
+                           void (*fn)(void *ctx, const mcp__metrics_series *s),
+                           void *ctx, const char **resource);
+/* Exports once more (when exporting), stops the thread, frees. */
 void mcp__metrics_stop(mcp__metrics *m);
 
 #endif

@@ -40,6 +40,7 @@
 #include "transport/http_cors.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
+#include "transport/http_metrics.h"
 #include "transport/http_parse.h"
 #include "util/clock.h"
 #include "util/str.h"
@@ -996,6 +997,10 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   int framing = check_headers(conn);
   if (framing >= 0)
     return framing;
+  /* Prometheus: its own allow-list, no MCP authorization (http_metrics.h) */
+  int metrics = mcp__hs_metrics_route(h, r, url);
+  if (metrics >= 0)
+    return metrics;
   /* the resource server: metadata, bearer token (a CORS preflight carries
    * no credentials: it is answered below) */
   if (h->o->auth && !(r->method == M_OPTIONS && h->o->ncors)) {
