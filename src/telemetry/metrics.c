@@ -25,7 +25,11 @@ static const struct {
     {"mcp.server.operation.duration",
      "Duration of an MCP request as the server saw it"},
     {"mcp.server.session.duration",
-     "Duration of an MCP session from initialize to its end"}};
+     "Duration of an MCP session from initialize to its end"},
+    {"mcp.client.operation.duration",
+     "Duration of an MCP request as the client saw it"},
+    {"mcp.client.session.duration",
+     "Duration of an MCP client's connection from connect to close"}};
 
 typedef struct series {
   mcp__instrument instrument;

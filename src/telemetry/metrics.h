@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* metrics.h - the OpenTelemetry metrics of a server (issue #26 item 4):
- * the mcp.server.operation.duration and mcp.server.session.duration
- * histograms (seconds, the conventions' buckets) per attribute set, and a
- * counter of telemetry dropped (spans
- * and series), exported by OTLP/HTTP (ExportMetricsServiceRequest,
- * cumulative; built as JSON, sent as protobuf or JSON per the protocol) by
- * a background thread every interval and once at the end, and/or read by
- * the Prometheus endpoint (telemetry/prometheus.h, through
- * mcp__metrics_each). Recording takes one mutex and a hash lookup; a
- * series beyond the limit
+/* metrics.h - the OpenTelemetry metrics of a server or a client (issue
+ * #26 item 4): the mcp.{server,client}.operation.duration and
+ * mcp.{server,client}.session.duration histograms (seconds, the
+ * conventions' buckets) per attribute set, and a counter of telemetry
+ * dropped (spans and series), exported by OTLP/HTTP
+ * (ExportMetricsServiceRequest, cumulative; built as JSON, sent as
+ * protobuf or JSON per the protocol) by a background thread every
+ * interval and once at the end, and/or read by the Prometheus endpoint
+ * (telemetry/prometheus.h, through mcp__metrics_each). Recording takes one
+ * mutex and a hash lookup; a series beyond the limit
  * is dropped and counted. */
 #ifndef MCP_TELEMETRY_METRICS_H
 #define MCP_TELEMETRY_METRICS_H
@@ -38,10 +38,14 @@ typedef struct mcp__metrics_config {
 
 mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
                               mcp__metrics **out, char *why, size_t n);
-/* The histograms (seconds, the conventions' buckets). */
+/* The histograms (seconds, the conventions' buckets): a server records
+ * the first two, a client (src/client/telemetry.c) the other two; only
+ * instruments with data points are exported. */
 typedef enum mcp__instrument {
-  MCP__METRIC_OPERATION = 0, /* mcp.server.operation.duration */
-  MCP__METRIC_SESSION,       /* mcp.server.session.duration */
+  MCP__METRIC_OPERATION = 0,    /* mcp.server.operation.duration */
+  MCP__METRIC_SESSION,          /* mcp.server.session.duration */
+  MCP__METRIC_CLIENT_OPERATION, /* mcp.client.operation.duration */
+  MCP__METRIC_CLIENT_SESSION,   /* mcp.client.session.duration */
   MCP__METRIC_COUNT
 } mcp__instrument;
 

@@ -373,7 +373,8 @@ bool mcp__prometheus_text(mcp__metrics *m, mcp__buf *out) {
   mcp__buf_init(&name);
   uint64_t dropped = 0;
   const char *resource = NULL;
-  for (int i = 0; i < MCP__METRIC_COUNT; i++) {
+  /* the server's instruments (the client's are a client's, never here) */
+  for (int i = 0; i < MCP__METRIC_CLIENT_OPERATION; i++) {
     mcp__buf_reset(&name);
     const char *otel = mcp__metrics_name((mcp__instrument)i);
     if (!mcp__prometheus_name(&name, otel, strlen(otel), true) ||

@@ -21,7 +21,7 @@ accepts POST /v1/traces and /v1/metrics:
     base64: they are turned into base64 first, and must be 32 or 16 hex
     digits).
 Then it checks what the definitions cannot (ids of 16 and 8 bytes, not
-zero; end not before start; histogram bucket counts one more than the
+zero, the spans' and their links' alike; end not before start; histogram bucket counts one more than the
 bounds and summing to the count) and appends what it decoded as JSON lines
 to OUT (json_format.MessageToDict with enums as numbers and ids in hex):
 per span {"encoding": "protobuf"|"json", "resource": {attrs}, "scope":

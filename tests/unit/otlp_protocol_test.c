@@ -229,7 +229,10 @@ static void test_client(void **state) {
   setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9", 1);
   setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", 1);
   assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_ERR_INVALID_ARG);
+  /* the per-signal variables win; both signals are checked */
   setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf", 1);
+  assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_ERR_INVALID_ARG);
+  setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json", 1);
   assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_OK);
   clear_env();
   mcp_client_options_free(o);
