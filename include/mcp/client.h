@@ -173,17 +173,25 @@ MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
 /* OpenTelemetry (docs/observability.md): a CLIENT span per request, named
  * "METHOD TARGET" with the MCP semantic conventions' attributes, whose
  * context goes to the server in params._meta.traceparent (a traceparent
- * the caller put there becomes the span's parent), exported as OTLP/HTTP
- * JSON to traces_url (http:// only; MCP_ERR_INVALID_ARG otherwise) by a
+ * the caller put there becomes the span's parent), exported by OTLP/HTTP
+ * (protobuf unless mcp_client_options_set_otlp_protocol says http/json) to
+ * traces_url (http:// only; MCP_ERR_INVALID_ARG otherwise) by a
  * background thread; headers "Name=value,..." or NULL. NULL url: off (the
  * default). service.name from OTEL_SERVICE_NAME, else the client's name. */
 MCP_API mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
                                                       const char *traces_url,
                                                       const char *headers);
+/* The OTLP encoding of the CLIENT spans and histograms: "http/protobuf"
+ * (the default) or "http/json"; "grpc" and anything else are refused
+ * (MCP_ERR_INVALID_ARG; mcp_client_connect's err then names the value). */
+MCP_API mcp_status
+mcp_client_options_set_otlp_protocol(mcp_client_options_t *o,
+                                     const char *protocol);
 /* OpenTelemetry metrics: the mcp.client.operation.duration (per request)
  * and mcp.client.session.duration (from mcp_client_connect to
  * mcp_client_close) histograms, in seconds with the conventions' buckets,
- * exported as OTLP/HTTP JSON to metrics_url (http:// only) every
+ * exported by OTLP/HTTP (as mcp_client_options_set_otlp_protocol says) to
+ * metrics_url (http:// only) every
  * OTEL_METRIC_EXPORT_INTERVAL ms (60000) and once at close; headers as
  * above. NULL url: off (the default). */
 MCP_API mcp_status mcp_client_options_set_otlp_metrics(
@@ -194,8 +202,10 @@ MCP_API mcp_status mcp_client_options_set_otlp_metrics(
  * OTEL_TRACES_EXPORTER=none); metrics from
  * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
  * "/v1/metrics", with ..._METRICS_HEADERS or ..._HEADERS (off with
- * OTEL_METRICS_EXPORTER=none). OTEL_SDK_DISABLED=true: both off. MCP_OK
- * and nothing set when no endpoint is named. */
+ * OTEL_METRICS_EXPORTER=none); the encoding from
+ * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (else ..._PROTOCOL) as
+ * mcp_client_options_set_otlp_protocol. OTEL_SDK_DISABLED=true: both off.
+ * MCP_OK and nothing set when no endpoint is named. */
 MCP_API mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o);
 /* Sets the HTTP exchange observer (see mcp_client_http_fn; not called for
  * stdio). */

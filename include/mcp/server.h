@@ -121,7 +121,8 @@ MCP_API void mcp_server_set_log_params(mcp_server_t *s, bool on);
  * eras, stdio and HTTP) becomes a SERVER span named "METHOD TARGET" with
  * the attributes of the OpenTelemetry semantic conventions for MCP,
  * continuing the trace of params._meta.traceparent (and tracestate), sent
- * in batches by a background thread as OTLP/HTTP JSON. A full queue or a
+ * in batches by a background thread by OTLP/HTTP (protobuf unless
+ * mcp_server_set_otlp_protocol says http/json). A full queue or a
  * dead or slow collector never slows a request: spans are dropped and
  * counted. Metrics: mcp_server_enable_otlp_metrics. Call before serving.
  *
@@ -141,14 +142,23 @@ MCP_API mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
  * prompt, error.type, protocol version and transport, the
  * mcp.server.session.duration histogram (initialize to the session's end)
  * per protocol version and transport, and the counter
- * libmcp.telemetry.dropped (spans, series, exports), posted cumulatively as
- * OTLP/HTTP JSON to metrics_url ("http://127.0.0.1:4318/v1/metrics") every
+ * libmcp.telemetry.dropped (spans, series, exports), posted cumulatively by
+ * OTLP/HTTP to metrics_url ("http://127.0.0.1:4318/v1/metrics") every
  * OTEL_METRIC_EXPORT_INTERVAL ms (60000) and when the server is freed.
  * Same rules as mcp_server_enable_otlp_traces. */
 MCP_API mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
                                                   const char *metrics_url,
                                                   const char *headers,
                                                   mcp_error_t *err);
+/* The encoding of both OTLP exporters, by its OTEL_EXPORTER_OTLP_PROTOCOL
+ * name: "http/protobuf" (the default, as the OpenTelemetry specification
+ * recommends; Content-Type application/x-protobuf) or "http/json"
+ * (application/json). "grpc" and anything else: MCP_ERR_UNSUPPORTED, err
+ * naming it. Before mcp_server_enable_otlp_traces/_metrics and before
+ * serving (MCP_ERR_STATE). */
+MCP_API mcp_status mcp_server_set_otlp_protocol(mcp_server_t *s,
+                                                const char *protocol,
+                                                mcp_error_t *err);
 /* The sampler, by its OTEL_TRACES_SAMPLER name: parentbased_always_on (the
  * default), always_on, always_off, traceidratio, parentbased_always_off,
  * parentbased_traceidratio; ratio (0..1) for the ratio ones. Before
@@ -159,11 +169,12 @@ MCP_API mcp_status mcp_server_set_trace_sampler(mcp_server_t *s,
 /* Tracing as the standard environment says: OTEL_EXPORTER_OTLP_
  * TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces";
  * OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL
- * (http/json only: anything else is MCP_ERR_UNSUPPORTED), OTEL_TRACES_
+ * (http/protobuf, the default, or http/json: anything else, grpc
+ * included, is MCP_ERR_UNSUPPORTED), OTEL_TRACES_
  * SAMPLER and _ARG, OTEL_TRACES_EXPORTER (otlp or none),
  * OTEL_SDK_DISABLED; metrics likewise from OTEL_EXPORTER_OTLP_
  * METRICS_ENDPOINT (else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"),
- * OTEL_METRICS_EXPORTER, OTEL_METRIC_EXPORT_INTERVAL. MCP_OK and nothing
+ * OTEL_EXPORTER_OTLP_(METRICS_)PROTOCOL, OTEL_METRICS_EXPORTER, OTEL_METRIC_EXPORT_INTERVAL. MCP_OK and nothing
  * done when no endpoint is set.
  * mcp_server_run calls it. */
 MCP_API mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err);

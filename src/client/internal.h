@@ -94,6 +94,9 @@ struct mcp_client_options {
   mcp_client_observer_fn observer;
   void *observer_ud;
   char *otlp_traces_url, *otlp_headers; /* CLIENT spans (telemetry.c) */
+  /* mcp__otlp_protocol of the spans and of the histograms: 0,
+   * http/protobuf, by default */
+  int otlp_protocol, otlp_metrics_protocol;
   char *otlp_metrics_url, *otlp_metrics_headers; /* and histograms */
   mcp_client_http_fn http_observer;
   void *http_observer_ud;

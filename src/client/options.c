@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "telemetry/otlp_http.h"
 #include "util/str.h"
 #include "mcp/version.h"
 
@@ -360,6 +361,23 @@ mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
   return accepted(o, "mcp_client_options_set_otlp_traces", st);
 }
 
+mcp_status mcp_client_options_set_otlp_protocol(mcp_client_options_t *o,
+                                                const char *protocol) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp__otlp_protocol p;
+  if (!mcp__otlp_protocol_parse(protocol, &p)) {
+    char why[160];
+    snprintf(why, sizeof why,
+             "\"%.60s\": libmcp exports http/protobuf or http/json (for "
+             "grpc, run a Collector beside it)",
+             protocol ? protocol : "(null)");
+    return refuse(o, "mcp_client_options_set_otlp_protocol", why);
+  }
+  o->otlp_protocol = o->otlp_metrics_protocol = (int)p;
+  return accepted(o, "mcp_client_options_set_otlp_protocol", MCP_OK);
+}
+
 static const char *env(const char *name) {
   const char *v = getenv(name);
   return v != NULL && v[0] != '\0' ? v : NULL;
@@ -394,6 +412,29 @@ static const char *signal_url(const char *endpoint_var, const char *path,
   return url;
 }
 
+/* The encoding of one signal: OTEL_EXPORTER_OTLP_<S>_PROTOCOL, else
+ * OTEL_EXPORTER_OTLP_PROTOCOL, into *out (left alone when neither is
+ * set); a value libmcp does not speak is refused naming the variable. */
+static mcp_status protocol_from_env(mcp_client_options_t *o,
+                                    const char *signal_var, int *out) {
+  const char *var = signal_var, *protocol = env(var);
+  if (protocol == NULL)
+    protocol = env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
+  mcp__otlp_protocol p;
+  if (protocol == NULL)
+    return MCP_OK;
+  if (!mcp__otlp_protocol_parse(protocol, &p)) {
+    char why[200];
+    snprintf(why, sizeof why,
+             "%s=%.60s: libmcp exports http/protobuf or http/json (for "
+             "grpc, run a Collector beside it)",
+             var, protocol);
+    return refuse(o, "mcp_client_options_otlp_from_env", why);
+  }
+  *out = (int)p;
+  return MCP_OK;
+}
+
 mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
@@ -406,6 +447,10 @@ mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
                                "v1/traces", joined);
   mcp_status st = MCP_OK;
   if (url != NULL && !(exporter && strcmp(exporter, "none") == 0)) {
+    st = protocol_from_env(o, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                           &o->otlp_protocol);
+    if (st != MCP_OK)
+      return st;
     const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
     st = mcp_client_options_set_otlp_traces(
         o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
@@ -415,9 +460,13 @@ mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
                    joined);
   if (st == MCP_OK && url != NULL &&
       !(exporter && strcmp(exporter, "none") == 0)) {
+    st = protocol_from_env(o, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+                           &o->otlp_metrics_protocol);
+    if (st != MCP_OK)
+      return st;
     const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
     st = mcp_client_options_set_otlp_metrics(
         o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
   }
-  return st;
+  return accepted(o, "mcp_client_options_otlp_from_env", st);
 }

@@ -90,7 +90,8 @@ mcp_status mcp__client_telemetry_start(mcp_client_t *c, mcp_error_t *err) {
         .traces_url = c->opts.otlp_traces_url,
         .headers = c->opts.otlp_headers,
         .resource_attributes_json = resource,
-        .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000)};
+        .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000),
+        .protocol = (mcp__otlp_protocol)c->opts.otlp_protocol};
     st = mcp__otlp_start(&cfg, &c->otlp, why, sizeof why);
   }
   if (st == MCP_OK && c->opts.otlp_metrics_url != NULL) {
@@ -101,7 +102,8 @@ mcp_status mcp__client_telemetry_start(mcp_client_t *c, mcp_error_t *err) {
         .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
         .max_series = 1000,
         .dropped_spans = dropped_spans,
-        .dropped_ctx = c};
+        .dropped_ctx = c,
+        .protocol = (mcp__otlp_protocol)c->opts.otlp_metrics_protocol};
     st = mcp__metrics_start(&cfg, &c->metrics, why, sizeof why);
   }
   free(resource);

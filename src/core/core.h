@@ -65,6 +65,9 @@ struct mcp_server {
   struct mcp__metrics *metrics; /* OpenTelemetry metrics, NULL when off */
   int trace_sampler;
   double trace_ratio;
+  /* the OTLP encodings (mcp__otlp_protocol) of the trace and metric
+   * exporters: 0, http/protobuf, unless the API or environment said */
+  int otlp_traces_protocol, otlp_metrics_protocol;
   /* mcp_server_set_stdout_guard(false): serve stdio on fd 1 itself */
   bool stdout_unguarded;
 

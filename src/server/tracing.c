@@ -59,13 +59,15 @@ mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
       .resource_attributes_json = resource,
       .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000),
       .max_queue = (size_t)env_ms("OTEL_BSP_MAX_QUEUE_SIZE", 2048),
-      .max_batch = (size_t)env_ms("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512)};
+      .max_batch = (size_t)env_ms("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
+      .protocol = (mcp__otlp_protocol)s->otlp_traces_protocol};
   char why[600] = "";
   mcp_status st = mcp__otlp_start(&cfg, &s->otlp, why, sizeof why);
   free(resource);
   if (st != MCP_OK)
     return mcp_error_set(err, st, "%s", why[0] ? why : mcp_strerror(st));
-  mcp__log(s, MCP_LOG_INFO, "tracing: OTLP/HTTP JSON spans to %s", traces_url);
+  mcp__log(s, MCP_LOG_INFO, "tracing: OTLP %s spans to %s",
+           mcp__otlp_protocol_name(cfg.protocol), traces_url);
   return MCP_OK;
 }
 
@@ -92,14 +94,61 @@ mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
       .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
       .max_series = 1000,
       .dropped_spans = dropped_spans,
-      .dropped_ctx = s};
+      .dropped_ctx = s,
+      .protocol = (mcp__otlp_protocol)s->otlp_metrics_protocol};
   char why[600] = "";
   mcp_status st = mcp__metrics_start(&cfg, &s->metrics, why, sizeof why);
   free(resource);
   if (st != MCP_OK)
     return mcp_error_set(err, st, "%s", why[0] ? why : mcp_strerror(st));
-  mcp__log(s, MCP_LOG_INFO, "metrics: OTLP/HTTP JSON to %s", metrics_url);
+  mcp__log(s, MCP_LOG_INFO, "metrics: OTLP %s to %s",
+           mcp__otlp_protocol_name(cfg.protocol), metrics_url);
   return MCP_OK;
+}
+
+/* protocol as an exporter's encoding; MCP_ERR_UNSUPPORTED naming what
+ * (the variable or the function) for anything else. */
+static mcp_status protocol_from(const char *what, const char *protocol,
+                                int *out, mcp_error_t *err) {
+  mcp__otlp_protocol p;
+  if (!mcp__otlp_protocol_parse(protocol, &p))
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
+                         "%s=%.60s: libmcp exports http/protobuf or "
+                         "http/json (for grpc, run a Collector beside it)",
+                         what, protocol ? protocol : "(null)");
+  *out = (int)p;
+  return MCP_OK;
+}
+
+mcp_status mcp_server_set_otlp_protocol(mcp_server_t *s, const char *protocol,
+                                        mcp_error_t *err) {
+  if (s == NULL)
+    return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server");
+  if (atomic_load(&s->serving))
+    return mcp_error_set(err, MCP_ERR_STATE,
+                         "the OTLP protocol is set before serving");
+  if (s->otlp != NULL || s->metrics != NULL)
+    return mcp_error_set(err, MCP_ERR_STATE,
+                         "the OTLP protocol is set before "
+                         "mcp_server_enable_otlp_traces/_metrics (and before "
+                         "an HTTP server's /metrics starts collecting)");
+  int p;
+  mcp_status st = protocol_from("mcp_server_set_otlp_protocol", protocol, &p,
+                                err);
+  if (st == MCP_OK)
+    s->otlp_traces_protocol = s->otlp_metrics_protocol = p;
+  return st;
+}
+
+/* OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL,
+ * into *out (left alone when neither is set). */
+static mcp_status protocol_from_env(const char *signal_var, int *out,
+                                    mcp_error_t *err) {
+  const char *var = signal_var;
+  const char *protocol = env(var);
+  if (protocol == NULL)
+    protocol = env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
+  return protocol ? protocol_from(var, protocol, out, err) : MCP_OK;
 }
 
 mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
@@ -148,14 +197,10 @@ static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
   }
   if (url == NULL)
     return MCP_OK;
-  const char *protocol = env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL");
-  if (protocol == NULL)
-    protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
-  if (protocol != NULL && strcmp(protocol, "http/json") != 0)
-    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
-                         "OTEL_EXPORTER_OTLP_PROTOCOL=%.60s: libmcp exports "
-                         "http/json only",
-                         protocol);
+  mcp_status st = protocol_from_env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+                                    &s->otlp_metrics_protocol, err);
+  if (st != MCP_OK)
+    return st;
   const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
   if (headers == NULL)
     headers = env("OTEL_EXPORTER_OTLP_HEADERS");
@@ -202,18 +247,14 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
   }
   if (url == NULL)
     return metrics_from_env(s, err); /* no collector for traces */
-  const char *protocol = env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
-  if (protocol == NULL)
-    protocol = env("OTEL_EXPORTER_OTLP_PROTOCOL");
-  if (protocol != NULL && strcmp(protocol, "http/json") != 0)
-    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
-                         "OTEL_EXPORTER_OTLP_PROTOCOL=%.60s: libmcp exports "
-                         "http/json only",
-                         protocol);
+  mcp_status st = protocol_from_env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                                    &s->otlp_traces_protocol, err);
+  if (st != MCP_OK)
+    return st;
   const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
   if (headers == NULL)
     headers = env("OTEL_EXPORTER_OTLP_HEADERS");
-  mcp_status st = mcp_server_enable_otlp_traces(s, url, headers, err);
+  st = mcp_server_enable_otlp_traces(s, url, headers, err);
   if (st != MCP_OK)
     return st;
   return metrics_from_env(s, err);

@@ -268,6 +268,7 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
     free(m);
     return MCP_ERR_INVALID_ARG;
   }
+  m->target.protocol = cfg->protocol;
   m->interval_ms = cfg->interval_ms > 0 ? cfg->interval_ms : 60000;
   m->max_series = cfg->max_series ? cfg->max_series : 1000;
   m->slots = 2 * m->max_series;

@@ -3,8 +3,9 @@
  * #26 item 4): the mcp.{server,client}.operation.duration and
  * mcp.{server,client}.session.duration histograms (seconds, the
  * conventions' buckets) per attribute set, and a counter of telemetry
- * dropped (spans and series), exported as OTLP/HTTP JSON
- * (ExportMetricsServiceRequest, cumulative) by a background thread every
+ * dropped (spans and series), exported by OTLP/HTTP
+ * (ExportMetricsServiceRequest, cumulative; built as JSON, sent as
+ * protobuf or JSON per the protocol) by a background thread every
  * interval and once at the end, and/or read by the Prometheus endpoint
  * (telemetry/prometheus.h, through mcp__metrics_each). Recording takes one
  * mutex and a hash lookup; a series beyond the limit
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "mcp/status.h"
+#include "telemetry/otlp_http.h"
 
 typedef struct mcp__metrics mcp__metrics;
 
@@ -31,6 +33,7 @@ typedef struct mcp__metrics_config {
   /* spans dropped so far, read at each export (may be NULL) */
   uint64_t (*dropped_spans)(void *ctx);
   void *dropped_ctx;
+  mcp__otlp_protocol protocol; /* http/protobuf (0, the default) or json */
 } mcp__metrics_config;
 
 mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,

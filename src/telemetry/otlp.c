@@ -113,6 +113,7 @@ mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
     free(e);
     return MCP_ERR_INVALID_ARG;
   }
+  e->target.protocol = cfg->protocol;
   e->delay_ms = cfg->schedule_delay_ms > 0 ? cfg->schedule_delay_ms : 5000;
   e->max_queue = cfg->max_queue ? cfg->max_queue : 2048;
   e->max_batch = cfg->max_batch ? cfg->max_batch : 512;

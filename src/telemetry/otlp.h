@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "mcp/status.h"
+#include "telemetry/otlp_http.h"
 
 typedef struct mcp__otlp mcp__otlp;
 
@@ -25,6 +26,7 @@ typedef struct mcp__otlp_config {
   int64_t schedule_delay_ms; /* at most this long between exports */
   size_t max_queue;          /* spans waiting at most */
   size_t max_batch;          /* spans per request at most */
+  mcp__otlp_protocol protocol; /* http/protobuf (0, the default) or json */
 } mcp__otlp_config;
 
 /* Starts the exporter thread. MCP_ERR_INVALID_ARG (why in why[n]) for a

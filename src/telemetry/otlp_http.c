@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "telemetry/otlp_pb.h"
 #include "util/buf.h"
 
 #define IO_TIMEOUT_S 2 /* connect, send, receive: a slow collector loses */
@@ -94,7 +95,38 @@ static char *header_lines(const char *spec) {
   return s;
 }
 
+bool mcp__otlp_protocol_parse(const char *name, mcp__otlp_protocol *out) {
+  if (name != NULL && strcmp(name, "http/protobuf") == 0)
+    *out = MCP__OTLP_HTTP_PROTOBUF;
+  else if (name != NULL && strcmp(name, "http/json") == 0)
+    *out = MCP__OTLP_HTTP_JSON;
+  else
+    return false;
+  return true;
+}
+
+const char *mcp__otlp_protocol_name(mcp__otlp_protocol p) {
+  return p == MCP__OTLP_HTTP_JSON ? "http/json" : "http/protobuf";
+}
+
+static bool post_bytes(const mcp__otlp_target *e, const char *content_type,
+                       const char *body, size_t len);
+
 bool mcp__otlp_post(const mcp__otlp_target *e, const char *body, size_t len) {
+  if (e->protocol == MCP__OTLP_HTTP_JSON)
+    return post_bytes(e, "application/json", body, len);
+  mcp__buf pb;
+  mcp__buf_init(&pb);
+  char why[200];
+  bool ok = mcp__otlp_json_to_pb(body, len, &pb, why, sizeof why) &&
+            post_bytes(e, "application/x-protobuf", pb.data ? pb.data : "",
+                       pb.len);
+  mcp__buf_free(&pb);
+  return ok;
+}
+
+static bool post_bytes(const mcp__otlp_target *e, const char *content_type,
+                       const char *body, size_t len) {
   struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
   if (getaddrinfo(e->host, e->port, &hints, &ai) != 0)
     return false;
@@ -117,9 +149,9 @@ bool mcp__otlp_post(const mcp__otlp_target *e, const char *body, size_t len) {
   char head[2048];
   int hl = snprintf(head, sizeof head,
                     "POST %s HTTP/1.1\r\nHost: %s:%s\r\n"
-                    "Content-Type: application/json\r\n"
+                    "Content-Type: %s\r\n"
                     "Content-Length: %zu\r\nConnection: close\r\n%s\r\n",
-                    e->path, e->host, e->port, len, e->headers);
+                    e->path, e->host, e->port, content_type, len, e->headers);
   bool ok = hl > 0 && (size_t)hl < sizeof head;
   const char *parts[2] = {head, body};
   size_t sizes[2] = {ok ? (size_t)hl : 0, len};

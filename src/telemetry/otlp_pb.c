@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/* otlp_pb.c - see otlp_pb.h. One table per OTLP message: a row per field
+ * (its JSON name, its number in the .proto, how its JSON value is written
+ * on the wire). Adding a field to the model is adding its row. The JSON
+ * side follows OTLP's JSON rules: ids in hex (not base64), enums as
+ * numbers, 64-bit integers as decimal strings (numbers accepted too). */
+#include "telemetry/otlp_pb.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "telemetry/pb.h"
+#include "util/base64.h"
+
+typedef enum pb_kind {
+  K_STRING,  /* string: a JSON string */
+  K_HEX,     /* bytes: a JSON string of hex digits (trace and span ids) */
+  K_BASE64,  /* bytes: a JSON string in base64 (AnyValue.bytesValue) */
+  K_ENUM,    /* enum or int32: a JSON integer, as a varint */
+  K_UINT32,  /* uint32: a JSON integer, as a varint */
+  K_BOOL,    /* bool: true/false, as a varint */
+  K_INT64,   /* int64: a decimal string or integer, as a varint */
+  K_FIXED64, /* fixed64: a decimal string or integer */
+  K_SFIXED64,/* sfixed64: a decimal string or integer */
+  K_FIXED32, /* fixed32: a JSON integer */
+  K_DOUBLE,  /* double: a number, or "NaN", "Infinity", "-Infinity" */
+  K_MESSAGE, /* a message; repeated when the JSON value is an array */
+  K_PACKED_FIXED64, /* repeated fixed64: an array, packed */
+  K_PACKED_DOUBLE   /* repeated double: an array, packed */
+} pb_kind;
+
+typedef struct pb_message pb_message;
+typedef struct pb_field {
+  const char *json;
+  uint32_t number;
+  pb_kind kind;
+  const pb_message *message; /* K_MESSAGE: its table */
+  /* written even when zero or empty: members of a oneof and proto3
+   * `optional` fields; the others are skipped at their default, as the
+   * official encoders do, so the bytes are the canonical ones */
+  bool presence;
+} pb_field;
+struct pb_message {
+  const char *name; /* in reasons */
+  const pb_field *fields;
+  size_t count;
+};
+
+/* Rows: F a scalar, P a scalar that tracks presence (written even at its
+ * default), M a message (repeated when the JSON holds an array), PM a
+ * message member of a oneof. */
+#define F(json, number, kind) {json, number, kind, NULL, false}
+#define P(json, number, kind) {json, number, kind, NULL, true}
+#define M(json, number, table) {json, number, K_MESSAGE, &table, false}
+#define PM(json, number, table) {json, number, K_MESSAGE, &table, true}
+#define TABLE(var, label, ...)                                                \
+  static const pb_field var##_fields[] = {__VA_ARGS__};                       \
+  static const pb_message var = {                                             \
+      label, var##_fields, sizeof var##_fields / sizeof var##_fields[0]}
+
+/* common/v1/common.proto (AnyValue and KeyValue refer to each other). */
+static const pb_message ANY_VALUE, KEY_VALUE;
+TABLE(ARRAY_VALUE, "ArrayValue",
+      M("values", 1, ANY_VALUE));
+TABLE(KEY_VALUE_LIST, "KeyValueList",
+      M("values", 1, KEY_VALUE));
+TABLE(ANY_VALUE, "AnyValue",
+      P("stringValue", 1, K_STRING),
+      P("boolValue", 2, K_BOOL),
+      P("intValue", 3, K_INT64),
+      P("doubleValue", 4, K_DOUBLE),
+      PM("arrayValue", 5, ARRAY_VALUE),
+      PM("kvlistValue", 6, KEY_VALUE_LIST),
+      P("bytesValue", 7, K_BASE64));
+TABLE(KEY_VALUE, "KeyValue",
+      F("key", 1, K_STRING),
+      M("value", 2, ANY_VALUE));
+TABLE(SCOPE, "InstrumentationScope",
+      F("name", 1, K_STRING),
+      F("version", 2, K_STRING),
+      M("attributes", 3, KEY_VALUE),
+      F("droppedAttributesCount", 4, K_UINT32));
+
+/* resource/v1/resource.proto */
+TABLE(RESOURCE, "Resource",
+      M("attributes", 1, KEY_VALUE),
+      F("droppedAttributesCount", 2, K_UINT32));
+
+/* trace/v1/trace.proto */
+TABLE(STATUS, "Status",
+      F("message", 2, K_STRING),
+      F("code", 3, K_ENUM));
+TABLE(EVENT, "Span.Event",
+      F("timeUnixNano", 1, K_FIXED64),
+      F("name", 2, K_STRING),
+      M("attributes", 3, KEY_VALUE),
+      F("droppedAttributesCount", 4, K_UINT32));
+TABLE(LINK, "Span.Link",
+      F("traceId", 1, K_HEX),
+      F("spanId", 2, K_HEX),
+      F("traceState", 3, K_STRING),
+      M("attributes", 4, KEY_VALUE),
+      F("droppedAttributesCount", 5, K_UINT32),
+      F("flags", 6, K_FIXED32));
+TABLE(SPAN, "Span",
+      F("traceId", 1, K_HEX),
+      F("spanId", 2, K_HEX),
+      F("traceState", 3, K_STRING),
+      F("parentSpanId", 4, K_HEX),
+      F("name", 5, K_STRING),
+      F("kind", 6, K_ENUM),
+      F("startTimeUnixNano", 7, K_FIXED64),
+      F("endTimeUnixNano", 8, K_FIXED64),
+      M("attributes", 9, KEY_VALUE),
+      F("droppedAttributesCount", 10, K_UINT32),
+      M("events", 11, EVENT),
+      F("droppedEventsCount", 12, K_UINT32),
+      M("links", 13, LINK),
+      F("droppedLinksCount", 14, K_UINT32),
+      M("status", 15, STATUS),
+      F("flags", 16, K_FIXED32));
+TABLE(SCOPE_SPANS, "ScopeSpans",
+      M("scope", 1, SCOPE),
+      M("spans", 2, SPAN),
+      F("schemaUrl", 3, K_STRING));
+TABLE(RESOURCE_SPANS, "ResourceSpans",
+      M("resource", 1, RESOURCE),
+      M("scopeSpans", 2, SCOPE_SPANS),
+      F("schemaUrl", 3, K_STRING));
+
+/* collector/trace/v1/trace_service.proto */
+TABLE(TRACE_REQUEST, "ExportTraceServiceRequest",
+      M("resourceSpans", 1, RESOURCE_SPANS));
+
+/* metrics/v1/metrics.proto (no exemplars, exponential histograms or
+ * summaries: libmcp records none) */
+TABLE(NUMBER_POINT, "NumberDataPoint",
+      F("startTimeUnixNano", 2, K_FIXED64),
+      F("timeUnixNano", 3, K_FIXED64),
+      P("asDouble", 4, K_DOUBLE),
+      P("asInt", 6, K_SFIXED64),
+      M("attributes", 7, KEY_VALUE),
+      F("flags", 8, K_UINT32));
+TABLE(HISTOGRAM_POINT, "HistogramDataPoint",
+      F("startTimeUnixNano", 2, K_FIXED64),
+      F("timeUnixNano", 3, K_FIXED64),
+      F("count", 4, K_FIXED64),
+      P("sum", 5, K_DOUBLE),
+      F("bucketCounts", 6, K_PACKED_FIXED64),
+      F("explicitBounds", 7, K_PACKED_DOUBLE),
+      M("attributes", 9, KEY_VALUE),
+      F("flags", 10, K_UINT32),
+      P("min", 11, K_DOUBLE),
+      P("max", 12, K_DOUBLE));
+TABLE(GAUGE, "Gauge",
+      M("dataPoints", 1, NUMBER_POINT));
+TABLE(SUM, "Sum",
+      M("dataPoints", 1, NUMBER_POINT),
+      F("aggregationTemporality", 2, K_ENUM),
+      F("isMonotonic", 3, K_BOOL));
+TABLE(HISTOGRAM, "Histogram",
+      M("dataPoints", 1, HISTOGRAM_POINT),
+      F("aggregationTemporality", 2, K_ENUM));
+TABLE(METRIC, "Metric",
+      F("name", 1, K_STRING),
+      F("description", 2, K_STRING),
+      F("unit", 3, K_STRING),
+      M("gauge", 5, GAUGE),
+      M("sum", 7, SUM),
+      M("histogram", 9, HISTOGRAM),
+      M("metadata", 12, KEY_VALUE));
+TABLE(SCOPE_METRICS, "ScopeMetrics",
+      M("scope", 1, SCOPE),
+      M("metrics", 2, METRIC),
+      F("schemaUrl", 3, K_STRING));
+TABLE(RESOURCE_METRICS, "ResourceMetrics",
+      M("resource", 1, RESOURCE),
+      M("scopeMetrics", 2, SCOPE_METRICS),
+      F("schemaUrl", 3, K_STRING));
+
+/* collector/metrics/v1/metrics_service.proto */
+TABLE(METRICS_REQUEST, "ExportMetricsServiceRequest",
+      M("resourceMetrics", 1, RESOURCE_METRICS));
+
+typedef struct encoder {
+  mcp__pb w;
+  char *why;
+  size_t n;
+  bool bad; /* why holds the first reason */
+} encoder;
+
+static bool refuse(encoder *e, const pb_message *m, const char *member,
+                   const char *problem) {
+  if (!e->bad)
+    snprintf(e->why, e->n, "%s.%s: %s", m->name, member, problem);
+  e->bad = true;
+  return false;
+}
+
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/* A 64-bit integer from a decimal string or a JSON integer. */
+static bool integer64(const json_t *v, bool is_signed, uint64_t *out) {
+  if (json_is_integer(v)) {
+    json_int_t i = json_integer_value(v);
+    if (!is_signed && i < 0)
+      return false;
+    *out = (uint64_t)i;
+    return true;
+  }
+  const char *s = json_string_value(v);
+  if (s == NULL || s[0] == '\0' || (!is_signed && s[0] == '-'))
+    return false;
+  char *end;
+  errno = 0;
+  *out = is_signed ? (uint64_t)strtoll(s, &end, 10) : strtoull(s, &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+static bool real(const json_t *v, double *out) {
+  const char *s = json_string_value(v);
+  if (json_is_number(v))
+    *out = json_number_value(v);
+  else if (s && strcmp(s, "NaN") == 0)
+    *out = NAN;
+  else if (s && strcmp(s, "Infinity") == 0)
+    *out = INFINITY;
+  else if (s && strcmp(s, "-Infinity") == 0)
+    *out = -INFINITY;
+  else
+    return false;
+  return true;
+}
+
+static bool message(encoder *e, const pb_message *m, const json_t *obj);
+
+static bool hex_bytes(encoder *e, const pb_field *f, const pb_message *m,
+                      const json_t *v) {
+  const char *s = json_string_value(v);
+  size_t len = s ? strlen(s) : 0;
+  unsigned char bytes[64];
+  if (s == NULL || len % 2 || len / 2 > sizeof bytes)
+    return refuse(e, m, f->json, "not an id in hex");
+  for (size_t i = 0; i < len / 2; i++) {
+    int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return refuse(e, m, f->json, "not an id in hex");
+    bytes[i] = (unsigned char)(hi << 4 | lo);
+  }
+  mcp__pb_bytes(&e->w, f->number, bytes, len / 2);
+  return true;
+}
+
+static bool base64_bytes(encoder *e, const pb_field *f, const pb_message *m,
+                         const json_t *v) {
+  const char *s = json_string_value(v);
+  size_t n = 0;
+  unsigned char *bytes = s ? mcp__base64_decode(s, strlen(s), &n) : NULL;
+  if (bytes == NULL)
+    return refuse(e, m, f->json, "not base64");
+  mcp__pb_bytes(&e->w, f->number, bytes, n);
+  free(bytes);
+  return true;
+}
+
+static bool packed(encoder *e, const pb_field *f, const pb_message *m,
+                   const json_t *v) {
+  if (!json_is_array(v))
+    return refuse(e, m, f->json, "not an array");
+  mcp__pb_begin(&e->w, f->number);
+  size_t i;
+  const json_t *x;
+  json_array_foreach(v, i, x) {
+    uint64_t u;
+    double d;
+    if (f->kind == K_PACKED_FIXED64 && integer64(x, false, &u))
+      mcp__pb_raw_fixed64(&e->w, u);
+    else if (f->kind == K_PACKED_DOUBLE && real(x, &d))
+      mcp__pb_raw_double(&e->w, d);
+    else
+      return refuse(e, m, f->json, "an element of the wrong type");
+  }
+  mcp__pb_end(&e->w);
+  return true;
+}
+
+/* Whether v is the proto3 default of a scalar field (0, false, "", +0.0,
+ * an empty array): not written unless the field tracks presence. */
+static bool is_default(const pb_field *f, const json_t *v) {
+  double d;
+  uint64_t u;
+  switch (f->kind) {
+  case K_MESSAGE:
+    return false; /* a message that is there is written, even empty */
+  case K_STRING:
+  case K_HEX:
+  case K_BASE64:
+    return json_is_string(v) && json_string_length(v) == 0;
+  case K_BOOL:
+    return json_is_false(v);
+  case K_DOUBLE:
+    return real(v, &d) && d == 0 && !signbit(d);
+  case K_PACKED_FIXED64:
+  case K_PACKED_DOUBLE:
+    return json_is_array(v) && json_array_size(v) == 0;
+  default:
+    return integer64(v, true, &u) && u == 0;
+  }
+}
+
+/* One occurrence of field f with JSON value v. */
+static bool field(encoder *e, const pb_field *f, const pb_message *m,
+                  const json_t *v) {
+  uint64_t u;
+  double d;
+  if (!f->presence && is_default(f, v))
+    return true;
+  switch (f->kind) {
+  case K_STRING: {
+    const char *s = json_string_value(v);
+    if (s == NULL)
+      return refuse(e, m, f->json, "not a string");
+    mcp__pb_bytes(&e->w, f->number, s, json_string_length(v));
+    return true;
+  }
+  case K_HEX:
+    return hex_bytes(e, f, m, v);
+  case K_BASE64:
+    return base64_bytes(e, f, m, v);
+  case K_ENUM: /* int32 and enums: negative values take ten bytes */
+    if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
+        json_integer_value(v) > INT32_MAX)
+      return refuse(e, m, f->json, "not an enum number");
+    mcp__pb_varint(&e->w, f->number, (uint64_t)json_integer_value(v));
+    return true;
+  case K_UINT32:
+  case K_FIXED32:
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        json_integer_value(v) > UINT32_MAX)
+      return refuse(e, m, f->json, "not a 32-bit unsigned integer");
+    if (f->kind == K_UINT32)
+      mcp__pb_varint(&e->w, f->number, (uint64_t)json_integer_value(v));
+    else
+      mcp__pb_fixed32(&e->w, f->number, (uint32_t)json_integer_value(v));
+    return true;
+  case K_BOOL:
+    if (!json_is_boolean(v))
+      return refuse(e, m, f->json, "not a boolean");
+    mcp__pb_varint(&e->w, f->number, json_is_true(v));
+    return true;
+  case K_INT64:
+  case K_FIXED64:
+  case K_SFIXED64:
+    if (!integer64(v, f->kind != K_FIXED64, &u))
+      return refuse(e, m, f->json, "not a 64-bit integer");
+    if (f->kind == K_INT64)
+      mcp__pb_varint(&e->w, f->number, u);
+    else
+      mcp__pb_fixed64(&e->w, f->number, u);
+    return true;
+  case K_DOUBLE:
+    if (!real(v, &d))
+      return refuse(e, m, f->json, "not a number");
+    mcp__pb_double(&e->w, f->number, d);
+    return true;
+  case K_PACKED_FIXED64:
+  case K_PACKED_DOUBLE:
+    return packed(e, f, m, v);
+  case K_MESSAGE:
+    mcp__pb_begin(&e->w, f->number);
+    if (!message(e, f->message, v))
+      return false;
+    mcp__pb_end(&e->w);
+    return true;
+  }
+  return refuse(e, m, f->json, "unknown kind");
+}
+
+/* The members of obj in the table's order (field numbers need no order on
+ * the wire; a fixed one makes the bytes reproducible); a member without a
+ * row fails. */
+static bool message(encoder *e, const pb_message *m, const json_t *obj) {
+  if (!json_is_object(obj))
+    return refuse(e, m, "", "not an object");
+  size_t matched = 0;
+  for (size_t i = 0; i < m->count; i++) {
+    const pb_field *f = &m->fields[i];
+    const json_t *v = json_object_get(obj, f->json);
+    if (v == NULL || json_is_null(v))
+      continue;
+    matched++;
+    if (f->kind == K_MESSAGE && json_is_array(v)) { /* repeated */
+      size_t k;
+      const json_t *x;
+      json_array_foreach(v, k, x) {
+        if (!field(e, f, m, x))
+          return false;
+      }
+    } else if (!field(e, f, m, v)) {
+      return false;
+    }
+  }
+  if (matched != json_object_size(obj)) {
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+      bool known = false;
+      for (size_t i = 0; i < m->count && !known; i++)
+        known = strcmp(key, m->fields[i].json) == 0;
+      if (!known)
+        return refuse(e, m, key, "no protobuf field for this member");
+    }
+  }
+  return !e->w.failed;
+}
+
+bool mcp__otlp_json_to_pb(const char *json, size_t len, mcp__buf *out,
+                          char *why, size_t n) {
+  json_error_t jerr;
+  json_t *root = json_loadb(json, len, JSON_ALLOW_NUL, &jerr);
+  if (root == NULL) {
+    snprintf(why, n, "OTLP/JSON body: %s", jerr.text);
+    return false;
+  }
+  const pb_message *m = json_object_get(root, "resourceSpans")
+                            ? &TRACE_REQUEST
+                            : &METRICS_REQUEST;
+  encoder e = {.why = why, .n = n};
+  mcp__pb_init(&e.w, MCP__OTLP_PB_MAX_BYTES);
+  bool ok = message(&e, m, root);
+  json_decref(root);
+  if (!ok && !e.bad)
+    snprintf(why, n, "%s: over %zu bytes or out of memory", m->name,
+             (size_t)MCP__OTLP_PB_MAX_BYTES);
+  ok = ok && mcp__buf_append(out, e.w.out.data ? e.w.out.data : "",
+                             e.w.out.len);
+  mcp__pb_free(&e.w);
+  return ok;
+}
