@@ -28,8 +28,9 @@ esac
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
 START=$(date +%s)
-# -mod=readonly: go.mod and go.sum are the sources' own, never rewritten here
-if ! (cd "$HERE/collector" && GOFLAGS=-mod=readonly go build -trimpath -o "$OUT" .) >"$LOG" 2>&1; then
+# -mod=readonly: go.mod and go.sum are the sources' own, never rewritten
+# here; -buildvcs=false: no git stamp (a clone may not let go run git)
+if ! (cd "$HERE/collector" && GOFLAGS="-mod=readonly -buildvcs=false" go build -trimpath -o "$OUT" .) >"$LOG" 2>&1; then
   # the collector module itself cannot be had: the proxy is out of reach
   if ! (cd "$HERE/collector" && go mod download go.opentelemetry.io/collector/otelcol) >/dev/null 2>&1; then
     cat "$LOG" >&2
