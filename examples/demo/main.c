@@ -12,6 +12,7 @@
  *                   [--auth-introspect URL] [--auth-client-id ID]
  *                   [--auth-client-secret SECRET]
  *                   [--tls-cert FILE --tls-key FILE]
+ *                   [--metrics ALLOW [--metrics-path PATH]]
  *
  * Serves the demo tools over Streamable HTTP (default 127.0.0.1:8808) or
  * stdio, with MCP tasks enabled (task store: --store, default the --db file,
@@ -50,6 +51,7 @@ static void usage(FILE *f) {
       "                       [--io-threads N] [--cors-origin O] [--banner]\n"
       "                       [--http-engine own]\n"
       "                       [--apps-dir DIR]\n"
+      "                       [--metrics ALLOW [--metrics-path PATH]]\n"
       "  --http H:P     serve Streamable HTTP on H:P (default 127.0.0.1:8808)\n"
       "  --stdio        serve MCP over stdin/stdout\n"
       "  --stateless    HTTP without sessions (every request self-contained)\n"
@@ -90,7 +92,14 @@ static void usage(FILE *f) {
       "  --auth-client-id ID     this server's client id at introspection\n"
       "  --auth-client-secret S  and its secret (HTTP Basic)\n"
       "  --tls-cert FILE     serve HTTPS with this PEM certificate chain\n"
-      "  --tls-key FILE      and this PEM private key (SIGHUP reloads both)\n",
+      "  --tls-key FILE      and this PEM private key (SIGHUP reloads both)\n"
+      "  --metrics ALLOW     serve Prometheus metrics on GET /metrics to the\n"
+      "                      clients in ALLOW, addresses and CIDR blocks\n"
+      "                      separated by commas (e.g. 127.0.0.1/32 or\n"
+      "                      10.0.0.0/8,::1); others get 404. No OAuth\n"
+      "                      there: the list is its access control\n"
+      "                      (docs/observability.md)\n"
+      "  --metrics-path PATH  serve them on PATH instead of /metrics\n",
       f);
 }
 
@@ -110,6 +119,7 @@ typedef struct http_cfg {
   mcp_store_t *store; /* postgres: shared sessions and events */
   char **allow_hosts; /* --allow-host */
   int nallow;
+  const char *metrics, *metrics_path; /* --metrics ALLOW, --metrics-path */
 } http_cfg;
 
 #define MAX_CORS 8
@@ -221,6 +231,9 @@ static mcp_status serve_http(mcp_server_t *server, const char *host_port,
       fprintf(stderr, "mcp-demo-server: bad --cors-origin %s\n", cors[i]);
   for (int i = 0; st == MCP_OK && i < nallow; i++)
     st = mcp_http_options_add_allowed_host(o, allow_hosts[i]);
+  /* a refused --metrics is kept in o: the start says why and exits */
+  if (st == MCP_OK && cfg->metrics != NULL)
+    (void)mcp_http_options_set_metrics(o, cfg->metrics_path, cfg->metrics);
   /* Replicas on one PostgreSQL database share sessions and SSE events: any
    * replica serves any session and resumes any stream (docs/deploy.md). */
   mcp_session_store sessions = {NULL, NULL};
@@ -437,6 +450,10 @@ int main(int argc, char **argv) {
       store_spec = argv[++i];
     else if (strcmp(a, "--allow-host") == 0 && i + 1 < argc && nallow < 16)
       allow_hosts[nallow++] = argv[++i];
+    else if (strcmp(a, "--metrics") == 0 && i + 1 < argc)
+      hc.metrics = argv[++i];
+    else if (strcmp(a, "--metrics-path") == 0 && i + 1 < argc)
+      hc.metrics_path = argv[++i];
     else if (strcmp(a, "--task-lease") == 0 && i + 1 < argc)
       lease_ms = strtoll(argv[++i], NULL, 10);
     else if (strcmp(a, "--apps-dir") == 0 && i + 1 < argc)
@@ -481,6 +498,14 @@ int main(int argc, char **argv) {
       usage(stderr);
       return 2;
     }
+  }
+
+  if ((hc.metrics_path != NULL && hc.metrics == NULL) ||
+      (hc.metrics != NULL && use_stdio)) {
+    fprintf(stderr, "mcp-demo-server: %s\n",
+            use_stdio ? "--metrics needs HTTP (not --stdio)"
+                      : "--metrics-path needs --metrics ALLOW");
+    return 2;
   }
 
   /* as mcp_server_run: what the command line leaves open comes from the

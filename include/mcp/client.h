@@ -180,10 +180,22 @@ MCP_API mcp_status mcp_client_options_set_observer(mcp_client_options_t *o,
 MCP_API mcp_status mcp_client_options_set_otlp_traces(mcp_client_options_t *o,
                                                       const char *traces_url,
                                                       const char *headers);
-/* The same from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
- * OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces", and ..._HEADERS;
- * OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true: off. MCP_OK and
- * nothing set when no endpoint is named. */
+/* OpenTelemetry metrics: the mcp.client.operation.duration (per request)
+ * and mcp.client.session.duration (from mcp_client_connect to
+ * mcp_client_close) histograms, in seconds with the conventions' buckets,
+ * exported as OTLP/HTTP JSON to metrics_url (http:// only) every
+ * OTEL_METRIC_EXPORT_INTERVAL ms (60000) and once at close; headers as
+ * above. NULL url: off (the default). */
+MCP_API mcp_status mcp_client_options_set_otlp_metrics(
+    mcp_client_options_t *o, const char *metrics_url, const char *headers);
+/* Both from the environment: traces from
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
+ * "/v1/traces", with ..._TRACES_HEADERS or ..._HEADERS (off with
+ * OTEL_TRACES_EXPORTER=none); metrics from
+ * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT +
+ * "/v1/metrics", with ..._METRICS_HEADERS or ..._HEADERS (off with
+ * OTEL_METRICS_EXPORTER=none). OTEL_SDK_DISABLED=true: both off. MCP_OK
+ * and nothing set when no endpoint is named. */
 MCP_API mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o);
 /* Sets the HTTP exchange observer (see mcp_client_http_fn; not called for
  * stdio). */

@@ -223,6 +223,29 @@ MCP_API mcp_status mcp_http_options_set_tls(mcp_http_options_t *o,
                                             const char *cert_file,
                                             const char *key_file);
 
+/* Prometheus (docs/observability.md): serves the server's metrics - the
+ * ones exported by OTLP, mcp.server.operation.duration,
+ * mcp.server.session.duration and libmcp.telemetry.dropped - in the
+ * Prometheus text format 0.0.4 on GET path (copied; NULL: "/metrics").
+ * Off by default; on, it turns metric collection on even when OTLP metrics
+ * are off (so the HTTP server must start before the server serves on
+ * another transport). allow: the client addresses answered, a list of IPv4
+ * and IPv6 addresses and CIDR blocks separated by commas or spaces
+ * ("127.0.0.1/32", "10.0.0.0/8, ::1"); NULL: loopback only (127.0.0.0/8
+ * and ::1). Other clients get the answer of an unknown path (404): the
+ * endpoint is not revealed. Scrapers do not do OAuth, so the endpoint does
+ * not ask for the bearer token of mcp_http_options_set_auth: the address
+ * list is its access control; the Host and Origin checks apply as to the
+ * MCP endpoint. MCP_ERR_INVALID_ARG (and mcp_http_server_start refuses the
+ * options, naming the culprit) for a path that does not start with '/',
+ * holds a space, control character, '?' or '#', lies under
+ * "/.well-known/" or equals the MCP endpoint (also checked at start), and
+ * for a malformed address or block, or one with bits set beyond its
+ * prefix ("10.0.0.1/8"). */
+MCP_API mcp_status mcp_http_options_set_metrics(mcp_http_options_t *o,
+                                                const char *path,
+                                                const char *allow);
+
 /* Starts serving server and returns at once (returns new *out). options is
  * borrowed for the call (NULL: defaults). Errors: MCP_ERR_INVALID_ARG,
  * MCP_ERR_IO (address unresolvable, port taken; err says which),

@@ -264,7 +264,8 @@ static mcp_status request_impl(mcp_client_t *c, const char *method,
                                mcp_error_t *err) {
   if (c->otlp != NULL && params == NULL)
     params = json_object();
-  if (c->otlp == NULL || !json_is_object(params))
+  if ((c->otlp == NULL && c->metrics == NULL) ||
+      (params != NULL && !json_is_object(params)))
     return request_exchange(c, method, params, progress, ud, timeout_ms,
                             listen_gen, result, err);
   mcp__cspan sp;
@@ -641,6 +642,7 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
     mcp_client_close(c);
     return st;
   }
+  mcp__client_session_begin(c);
   *out = c;
   return MCP_OK;
 }
@@ -648,6 +650,10 @@ mcp_status mcp_client_connect(const mcp_client_options_t *o, mcp_client_t **out,
 void mcp_client_close(mcp_client_t *c) {
   if (c == NULL)
     return;
+  /* the session's duration ends before the transport's close, which
+   * waits for a stdio server to exit */
+  if (c->metrics != NULL && c->session_started_ns != 0)
+    mcp__client_session_end(c);
   if (c->transport != NULL)
     c->transport->ops->close(c->transport);
   mcp__client_telemetry_stop(c);

@@ -94,6 +94,7 @@ struct mcp_client_options {
   mcp_client_observer_fn observer;
   void *observer_ud;
   char *otlp_traces_url, *otlp_headers; /* CLIENT spans (telemetry.c) */
+  char *otlp_metrics_url, *otlp_metrics_headers; /* and histograms */
   mcp_client_http_fn http_observer;
   void *http_observer_ud;
   mcp_client_cache_t *shared_cache; /* borrowed */
@@ -117,6 +118,13 @@ typedef struct mcp__pending {
 struct mcp_client {
   mcp_client_options_t opts; /* deep copy */
   struct mcp__otlp *otlp;    /* CLIENT spans' exporter, or NULL */
+  struct mcp__metrics *metrics; /* the client's histograms, or NULL */
+  /* server.address and server.port of CLIENT spans (HTTP; "" for stdio),
+   * and when the connection began (mcp.client.session.duration; 0: not
+   * connected or metrics off) */
+  char otel_server_address[256];
+  unsigned otel_server_port;
+  int64_t session_started_ns;
   mcp__ctransport *transport;
   pthread_mutex_t lock;
   pthread_cond_t cond; /* signalled when a pending request completes */

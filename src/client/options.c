@@ -63,6 +63,8 @@ void mcp__client_options_clear(mcp_client_options_t *o) {
   free(o->protocol_version);
   free(o->otlp_traces_url);
   free(o->otlp_headers);
+  free(o->otlp_metrics_url);
+  free(o->otlp_metrics_headers);
   json_decref(o->sampling_caps);
   json_decref(o->elicitation_caps);
   json_decref(o->roots_caps);
@@ -104,6 +106,7 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
   dst->url = dst->bearer = dst->name = dst->version = dst->cacert = NULL;
   dst->protocol_version = NULL;
   dst->otlp_traces_url = dst->otlp_headers = NULL;
+  dst->otlp_metrics_url = dst->otlp_metrics_headers = NULL;
   dst->refusals = NULL;
   dst->sampling_caps = json_incref(src->sampling_caps);
   dst->elicitation_caps = json_incref(src->elicitation_caps);
@@ -117,6 +120,9 @@ mcp_status mcp__client_options_copy(mcp_client_options_t *dst,
       set_str(&dst->cacert, src->cacert) == MCP_OK &&
       set_str(&dst->otlp_traces_url, src->otlp_traces_url) == MCP_OK &&
       set_str(&dst->otlp_headers, src->otlp_headers) == MCP_OK &&
+      set_str(&dst->otlp_metrics_url, src->otlp_metrics_url) == MCP_OK &&
+      set_str(&dst->otlp_metrics_headers, src->otlp_metrics_headers) ==
+          MCP_OK &&
       set_str(&dst->name, src->name ? src->name : "libmcp-client") == MCP_OK &&
       set_str(&dst->version,
               src->version ? src->version : MCP_VERSION_STRING) == MCP_OK &&
@@ -359,25 +365,59 @@ static const char *env(const char *name) {
   return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
+mcp_status mcp_client_options_set_otlp_metrics(mcp_client_options_t *o,
+                                               const char *metrics_url,
+                                               const char *headers) {
+  if (o == NULL)
+    return MCP_ERR_INVALID_ARG;
+  if (metrics_url != NULL && strncmp(metrics_url, "http://", 7) != 0)
+    return refuse(o, "mcp_client_options_set_otlp_metrics",
+                  "the OTLP endpoint must be an http:// URL");
+  mcp_status st = set_str(&o->otlp_metrics_url, metrics_url);
+  if (st == MCP_OK)
+    st = set_str(&o->otlp_metrics_headers, headers);
+  return accepted(o, "mcp_client_options_set_otlp_metrics", st);
+}
+
+/* The URL of one signal ("traces", "metrics"): OTEL_EXPORTER_OTLP_<S>_
+ * ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/<s>", in joined; NULL
+ * when neither is set. */
+static const char *signal_url(const char *endpoint_var, const char *path,
+                              char joined[1100]) {
+  const char *url = env(endpoint_var);
+  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+    size_t n = strlen(url);
+    snprintf(joined, 1100, "%s%s%s", url, n && url[n - 1] == '/' ? "" : "/",
+             path);
+    url = joined;
+  }
+  return url;
+}
+
 mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
   const char *off = env("OTEL_SDK_DISABLED");
+  if (off && strcmp(off, "true") == 0)
+    return MCP_OK;
   const char *exporter = env("OTEL_TRACES_EXPORTER");
-  if ((off && strcmp(off, "true") == 0) ||
-      (exporter && strcmp(exporter, "none") == 0))
-    return MCP_OK;
-  const char *url = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
   char joined[1100];
-  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
-    size_t n = strlen(url);
-    snprintf(joined, sizeof joined, "%s%sv1/traces", url,
-             n && url[n - 1] == '/' ? "" : "/");
-    url = joined;
+  const char *url = signal_url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                               "v1/traces", joined);
+  mcp_status st = MCP_OK;
+  if (url != NULL && !(exporter && strcmp(exporter, "none") == 0)) {
+    const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+    st = mcp_client_options_set_otlp_traces(
+        o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
   }
-  if (url == NULL)
-    return MCP_OK;
-  const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
-  return mcp_client_options_set_otlp_traces(
-      o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
+  exporter = env("OTEL_METRICS_EXPORTER");
+  url = signal_url("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "v1/metrics",
+                   joined);
+  if (st == MCP_OK && url != NULL &&
+      !(exporter && strcmp(exporter, "none") == 0)) {
+    const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
+    st = mcp_client_options_set_otlp_metrics(
+        o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
+  }
+  return st;
 }

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "telemetry/metrics.h"
 #include "telemetry/otlp.h"
 #include "telemetry/resource.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/rand.h"
 
 static int64_t wall_ns(void) {
@@ -25,25 +27,128 @@ static const char *env(const char *name) {
   return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
+static int64_t env_ms(const char *name, int64_t fallback) {
+  const char *v = env(name);
+  char *end;
+  long long n = v ? strtoll(v, &end, 10) : 0;
+  return v && *end == '\0' && n > 0 ? (int64_t)n : fallback;
+}
+
+/* server.address and server.port of an http(s):// URL (the default port
+ * of its scheme when it names none). */
+static void server_of_url(mcp_client_t *c, const char *url) {
+  bool tls = strncmp(url, "https://", 8) == 0;
+  const char *host = strstr(url, "://");
+  if (host == NULL)
+    return;
+  host += 3;
+  size_t n = strcspn(host, "/?#");
+  const char *at = memchr(host, '@', n); /* userinfo is not the host */
+  if (at != NULL) {
+    n -= (size_t)(at + 1 - host);
+    host = at + 1;
+  }
+  const char *end = host + n, *colon = NULL;
+  if (host[0] == '[') {
+    const char *close = memchr(host, ']', n);
+    if (close == NULL)
+      return;
+    colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
+    host++;
+    end = close;
+  } else {
+    colon = memchr(host, ':', n);
+    if (colon != NULL)
+      end = colon;
+  }
+  size_t hn = (size_t)(end - host);
+  if (hn == 0 || hn >= sizeof c->otel_server_address)
+    return;
+  memcpy(c->otel_server_address, host, hn);
+  c->otel_server_address[hn] = '\0';
+  c->otel_server_port = colon ? (unsigned)atoi(colon + 1) : tls ? 443 : 80;
+}
+
+static uint64_t dropped_spans(void *ctx) {
+  mcp_client_t *c = ctx;
+  return c->otlp != NULL ? mcp__otlp_dropped(c->otlp) : 0;
+}
+
 mcp_status mcp__client_telemetry_start(mcp_client_t *c, mcp_error_t *err) {
-  if (c->opts.otlp_traces_url == NULL)
+  if (c->opts.otlp_traces_url == NULL && c->opts.otlp_metrics_url == NULL)
     return MCP_OK;
+  if (c->opts.url != NULL)
+    server_of_url(c, c->opts.url);
   char *resource = mcp__otel_resource_json(
       c->opts.name ? c->opts.name : "libmcp-client");
   if (resource == NULL)
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
-  const char *delay = env("OTEL_BSP_SCHEDULE_DELAY");
-  mcp__otlp_config cfg = {.traces_url = c->opts.otlp_traces_url,
-                          .headers = c->opts.otlp_headers,
-                          .resource_attributes_json = resource,
-                          .schedule_delay_ms = delay ? atoll(delay) : 5000};
   char why[600] = "";
-  mcp_status st = mcp__otlp_start(&cfg, &c->otlp, why, sizeof why);
+  mcp_status st = MCP_OK;
+  if (c->opts.otlp_traces_url != NULL) {
+    mcp__otlp_config cfg = {
+        .traces_url = c->opts.otlp_traces_url,
+        .headers = c->opts.otlp_headers,
+        .resource_attributes_json = resource,
+        .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000)};
+    st = mcp__otlp_start(&cfg, &c->otlp, why, sizeof why);
+  }
+  if (st == MCP_OK && c->opts.otlp_metrics_url != NULL) {
+    mcp__metrics_config cfg = {
+        .metrics_url = c->opts.otlp_metrics_url,
+        .headers = c->opts.otlp_metrics_headers,
+        .resource_attributes_json = resource,
+        .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
+        .max_series = 1000,
+        .dropped_spans = dropped_spans,
+        .dropped_ctx = c};
+    st = mcp__metrics_start(&cfg, &c->metrics, why, sizeof why);
+  }
   free(resource);
   return st == MCP_OK ? MCP_OK : mcp_error_set(err, st, "%s", why);
 }
 
+void mcp__client_session_begin(mcp_client_t *c) {
+  if (c->metrics != NULL)
+    c->session_started_ns = mcp__monotonic_ns();
+}
+
+/* One KeyValue with a string value into b (comma separated). */
+static void kv(mcp__buf *b, const char *key, const char *v) {
+  mcp__buf_append_str(b, b->len ? ",{\"key\":\"" : "{\"key\":\"");
+  mcp__buf_append_str(b, key);
+  mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
+  mcp__buf_append_escaped(b, v, strlen(v));
+  mcp__buf_append_str(b, "}}");
+}
+
+void mcp__client_session_end(mcp_client_t *c) {
+  if (c->metrics != NULL && c->session_started_ns != 0) {
+    double seconds =
+        (double)(mcp__monotonic_ns() - c->session_started_ns) / 1e9;
+    c->session_started_ns = 0;
+    mcp__buf b;
+    mcp__buf_init(&b);
+    /* a connection the server (or the network) ended before close */
+    pthread_mutex_lock(&c->lock);
+    bool lost = c->closed;
+    pthread_mutex_unlock(&c->lock);
+    if (lost)
+      kv(&b, "error.type", mcp_status_name(MCP_ERR_CLOSED));
+    const char *version = mcp_client_protocol_version(c);
+    if (version != NULL && version[0] != '\0')
+      kv(&b, "mcp.protocol.version", version);
+    kv(&b, "network.transport", c->opts.argv ? "pipe" : "tcp");
+    if (b.data != NULL)
+      mcp__metrics_record(c->metrics, MCP__METRIC_CLIENT_SESSION, b.data,
+                          b.len, seconds);
+    mcp__buf_free(&b);
+  }
+}
+
 void mcp__client_telemetry_stop(mcp_client_t *c) {
+  mcp__metrics_stop(c->metrics); /* first: it reads the spans dropped */
+  c->metrics = NULL;
   mcp__otlp_stop(c->otlp); /* the last spans go out */
   c->otlp = NULL;
 }
@@ -73,9 +178,31 @@ static void hex(char *out, const unsigned char *p, size_t n) {
   out[2 * n] = '\0';
 }
 
+/* The request's target: a tool's or prompt's name, a resource's URI. */
+static void target_of(mcp__cspan *sp, const char *method,
+                      const json_t *params) {
+  const char *key = strcmp(method, "tools/call") == 0    ? "gen_ai.tool.name"
+                    : strcmp(method, "prompts/get") == 0 ? "gen_ai.prompt.name"
+                    : strncmp(method, "resources/", 10) == 0
+                        ? "mcp.resource.uri"
+                        : NULL;
+  const char *v = key ? json_string_value(json_object_get(
+                            params, key[0] == 'm' ? "uri" : "name"))
+                      : NULL;
+  if (v != NULL) {
+    snprintf(sp->target_key, sizeof sp->target_key, "%s", key);
+    snprintf(sp->target, sizeof sp->target, "%s", v);
+  }
+}
+
 void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
                       mcp__cspan *sp) {
   memset(sp, 0, sizeof *sp);
+  if (c->metrics != NULL) {
+    target_of(sp, method, params);
+    sp->measured = true;
+    sp->mono_start_ns = mcp__monotonic_ns();
+  }
   if (c->otlp == NULL)
     return;
   json_t *meta = json_object_get(params, "_meta");
@@ -91,18 +218,8 @@ void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
        mcp__random_bytes(sp->trace_id, sizeof sp->trace_id) != MCP_OK) ||
       mcp__random_bytes(sp->span_id, sizeof sp->span_id) != MCP_OK)
     return;
-  const char *key = strcmp(method, "tools/call") == 0    ? "gen_ai.tool.name"
-                    : strcmp(method, "prompts/get") == 0 ? "gen_ai.prompt.name"
-                    : strncmp(method, "resources/", 10) == 0
-                        ? "mcp.resource.uri"
-                        : NULL;
-  const char *v = key ? json_string_value(json_object_get(
-                            params, key[0] == 'm' ? "uri" : "name"))
-                      : NULL;
-  if (v != NULL) {
-    snprintf(sp->target_key, sizeof sp->target_key, "%s", key);
-    snprintf(sp->target, sizeof sp->target, "%s", v);
-  }
+  if (!sp->measured)
+    target_of(sp, method, params);
   if (!json_is_object(meta)) {
     meta = json_object();
     if (json_object_set_new(params, "_meta", meta) != 0)
@@ -127,9 +244,50 @@ static void attr(mcp__buf *b, bool *first, const char *key, const char *v) {
   mcp__buf_append_str(b, "}}");
 }
 
+/* The request's error.type (code: its JSON-RPC code as text), or NULL
+ * when it succeeded. */
+static const char *error_type(mcp_status st, const mcp_error_t *err,
+                              const json_t *result, char code[16]) {
+  if (st != MCP_OK && err != NULL && err->rpc_code != 0) {
+    snprintf(code, 16, "%d", err->rpc_code);
+    return code;
+  }
+  if (st != MCP_OK)
+    return mcp_status_name(st);
+  return json_is_true(json_object_get(result, "isError")) ? "tool_error"
+                                                          : NULL;
+}
+
+/* Its mcp.client.operation.duration data point, with the server's
+ * attributes (request_metrics.c): low-cardinality ones only. */
+static void record_duration(mcp_client_t *c, const mcp__cspan *sp,
+                            const char *method, const char *error) {
+  double seconds = (double)(mcp__monotonic_ns() - sp->mono_start_ns) / 1e9;
+  char small[512];
+  mcp__buf b;
+  mcp__buf_init_on(&b, small, sizeof small);
+  kv(&b, "mcp.method.name", method);
+  if (sp->target[0] != '\0' && sp->target_key[0] == 'g')
+    kv(&b, sp->target_key, sp->target); /* not a resource's URI */
+  if (error != NULL)
+    kv(&b, "error.type", error);
+  const char *version = mcp_client_protocol_version(c);
+  if (version != NULL && version[0] != '\0')
+    kv(&b, "mcp.protocol.version", version);
+  kv(&b, "network.transport", c->opts.argv ? "pipe" : "tcp");
+  if (b.data != NULL)
+    mcp__metrics_record(c->metrics, MCP__METRIC_CLIENT_OPERATION, b.data,
+                        b.len, seconds);
+  mcp__buf_free(&b);
+}
+
 void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
                     mcp_status st, const mcp_error_t *err,
                     const json_t *result) {
+  char code[16];
+  const char *error = error_type(st, err, result, code);
+  if (sp->measured && c->metrics != NULL)
+    record_duration(c, sp, method, error);
   if (!sp->on || c->otlp == NULL)
     return;
   char tid[33], sid[17], pid[17];
@@ -173,20 +331,21 @@ void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
   attr(&b, &first, "network.transport", c->opts.argv ? "pipe" : "tcp");
   if (c->opts.argv == NULL)
     attr(&b, &first, "network.protocol.name", "http");
-  bool failed = st != MCP_OK;
-  if (failed && err != NULL && err->rpc_code != 0) {
-    char code[16];
-    snprintf(code, sizeof code, "%d", err->rpc_code);
-    attr(&b, &first, "rpc.response.status_code", code);
-    attr(&b, &first, "error.type", code);
-  } else if (failed) {
-    attr(&b, &first, "error.type", mcp_status_name(st));
-  } else if (json_is_true(json_object_get(result, "isError"))) {
-    attr(&b, &first, "error.type", "tool_error");
-    failed = true;
+  if (c->otel_server_address[0] != '\0') {
+    char port[16];
+    attr(&b, &first, "server.address", c->otel_server_address);
+    snprintf(port, sizeof port, "%u", c->otel_server_port);
+    mcp__buf_append_str(&b, ",{\"key\":\"server.port\",\"value\":{"
+                            "\"intValue\":\"");
+    mcp__buf_append_str(&b, port);
+    mcp__buf_append_str(&b, "\"}}");
   }
+  if (error == code)
+    attr(&b, &first, "rpc.response.status_code", code);
+  if (error != NULL)
+    attr(&b, &first, "error.type", error);
   mcp__buf_append_char(&b, ']');
-  if (failed)
+  if (error != NULL)
     mcp__buf_append_str(&b, ",\"status\":{\"code\":2}");
   if (mcp__buf_append_char(&b, '}'))
     mcp__otlp_submit(c->otlp, b.data, b.len);

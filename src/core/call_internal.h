@@ -93,6 +93,8 @@ struct mcp_call {
   /* Its OpenTelemetry span (request_span.h), or NULL: tracing off or not
    * sampled. */
   mcp__call_span *span;
+  /* A task's span (request_span.h) once the request's ended, or NULL */
+  mcp__call_span *task_span;
   /* When it began, for the duration histogram (request_metrics.h); 0 when
    * metrics are off */
   int64_t metrics_started_ns;

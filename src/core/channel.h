@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include "mcp/call.h"
 #include "mcp/server.h"
 
@@ -72,6 +74,13 @@ typedef struct mcp__peer {
   const char *method_header, *name_header; /* Mcp-Method, Mcp-Name or NULL */
   const mcp__header *param_headers;        /* Mcp-Param-* */
   size_t param_header_count;
+  /* For OpenTelemetry spans (core/request_span.c), HTTP only: the client's
+   * socket address (NULL: unknown), the Host and traceparent headers (NULL:
+   * absent), the port the server listens on, the HTTP minor version. */
+  const struct sockaddr *client_addr;
+  const char *host_header, *traceparent_header;
+  unsigned local_port;
+  int http_minor;
 } mcp__peer;
 
 /* Creates a session (returns a counted reference, release with

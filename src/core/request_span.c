@@ -4,6 +4,8 @@
  * kind and status code as numbers). */
 #include "core/request_span.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,19 @@
 struct mcp__call_span {
   unsigned char trace_id[16], span_id[8], parent_id[8];
   bool has_parent;
+  /* A link (OTLP Span.links, one at most): the HTTP request's own
+   * traceparent header when params._meta named the parent. */
+  bool has_link;
+  unsigned char link_trace_id[16], link_span_id[8];
   char *trace_state; /* the caller's tracestate, or NULL */
   int64_t start_ns;  /* Unix epoch nanoseconds */
+  bool task;         /* a task's span (kind INTERNAL), not a request's */
+  /* The connection, copied at the start (the peer's strings are lent for
+   * the request only): "" and 0 when unknown or stdio; http_minor < 0: not
+   * HTTP. */
+  char client_address[INET6_ADDRSTRLEN], server_address[256];
+  unsigned client_port, server_port;
+  int http_minor;
 };
 
 static int64_t wall_ns(void) {
@@ -46,14 +59,14 @@ static bool unhex(const char *s, unsigned char *out, size_t n) {
 }
 
 /* W3C traceparent "00-<32 hex>-<16 hex>-<2 hex>"; *sampled from flags. */
-static bool parse_traceparent(const char *tp, mcp__call_span *sp,
-                              bool *sampled) {
+static bool parse_traceparent(const char *tp, unsigned char trace_id[16],
+                              unsigned char span_id[8], bool *sampled) {
   if (tp == NULL || strlen(tp) < 55 || tp[2] != '-' || tp[35] != '-' ||
       tp[52] != '-' || strncmp(tp, "ff", 2) == 0 || hex_value(tp[0]) < 0 ||
       hex_value(tp[1]) < 0 || (strncmp(tp, "00", 2) == 0 && tp[55] != '\0'))
     return false;
   unsigned char flags;
-  if (!unhex(tp + 3, sp->trace_id, 16) || !unhex(tp + 36, sp->parent_id, 8))
+  if (!unhex(tp + 3, trace_id, 16) || !unhex(tp + 36, span_id, 8))
     return false;
   int hi = hex_value(tp[53]), lo = hex_value(tp[54]);
   if (hi < 0 || lo < 0)
@@ -70,6 +83,56 @@ static bool ratio_keeps(const unsigned char trace_id[16], double ratio) {
   return (double)v < ratio * 18446744073709551616.0;
 }
 
+/* server.address and server.port from the Host header ("host",
+ * "host:port", "[v6]:port"); the listening port when it names none. */
+static void server_from_host(mcp__call_span *sp, const char *host,
+                             unsigned local_port) {
+  const char *end = host + strlen(host), *colon = NULL;
+  if (host[0] == '[') {
+    const char *close = strchr(host, ']');
+    if (close == NULL)
+      return;
+    colon = close[1] == ':' ? close + 1 : NULL;
+    host++;
+    end = close;
+  } else {
+    colon = strrchr(host, ':');
+    if (colon != NULL)
+      end = colon;
+  }
+  size_t n = (size_t)(end - host);
+  if (n == 0 || n >= sizeof sp->server_address)
+    return;
+  memcpy(sp->server_address, host, n);
+  sp->server_address[n] = '\0';
+  char *stop;
+  unsigned long port = colon ? strtoul(colon + 1, &stop, 10) : 0;
+  sp->server_port = colon && *stop == '\0' && port > 0 && port < 65536
+                        ? (unsigned)port
+                        : local_port;
+}
+
+/* The connection's facts a span carries (HTTP; stdio has none). */
+static void copy_network(mcp__call_span *sp, const mcp__peer *peer) {
+  sp->http_minor = peer->http ? peer->http_minor : -1;
+  if (!peer->http)
+    return;
+  const struct sockaddr *sa = peer->client_addr;
+  if (sa != NULL && sa->sa_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+    inet_ntop(AF_INET, &in->sin_addr, sp->client_address,
+              sizeof sp->client_address);
+    sp->client_port = ntohs(in->sin_port);
+  } else if (sa != NULL && sa->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+    inet_ntop(AF_INET6, &in6->sin6_addr, sp->client_address,
+              sizeof sp->client_address);
+    sp->client_port = ntohs(in6->sin6_port);
+  }
+  if (peer->host_header != NULL)
+    server_from_host(sp, peer->host_header, peer->local_port);
+}
+
 void mcp__span_begin(mcp_call_t *call) {
   mcp_server_t *s = call->server;
   if (s->otlp == NULL)
@@ -82,7 +145,21 @@ void mcp__span_begin(mcp_call_t *call) {
   sp.has_parent = meta != NULL &&
                   parse_traceparent(json_string_value(json_object_get(
                                         meta, "traceparent")),
-                                    &sp, &parent_sampled);
+                                    sp.trace_id, sp.parent_id,
+                                    &parent_sampled);
+  /* The HTTP request's own traceparent header: the parent when _meta
+   * names none, else a link (the conventions: the MCP context is the
+   * parent, the transport's is linked). */
+  bool header_sampled = false;
+  const char *header = call->peer.traceparent_header;
+  if (header != NULL && !sp.has_parent) {
+    sp.has_parent = parse_traceparent(header, sp.trace_id, sp.parent_id,
+                                      &parent_sampled);
+    meta = NULL; /* its tracestate is the _meta's, which named no parent */
+  } else if (header != NULL) {
+    sp.has_link = parse_traceparent(header, sp.link_trace_id,
+                                    sp.link_span_id, &header_sampled);
+  }
   if (!sp.has_parent &&
       mcp__random_bytes(sp.trace_id, sizeof sp.trace_id) != MCP_OK)
     return;
@@ -117,15 +194,22 @@ void mcp__span_begin(mcp_call_t *call) {
     return;
   *call->span = sp;
   call->span->trace_state = ts ? strdup(ts) : NULL;
+  copy_network(call->span, &call->peer);
   call->span->start_ns = wall_ns();
 }
 
-void mcp__span_discard(mcp_call_t *call) {
-  if (call->span) {
-    free(call->span->trace_state);
-    free(call->span);
-    call->span = NULL;
+static void span_free(mcp__call_span *sp) {
+  if (sp) {
+    free(sp->trace_state);
+    free(sp);
   }
+}
+
+void mcp__span_discard(mcp_call_t *call) {
+  span_free(call->span);
+  call->span = NULL;
+  span_free(call->task_span);
+  call->task_span = NULL;
 }
 
 static void append_hex(mcp__buf *b, const unsigned char *p, size_t n) {
@@ -151,12 +235,30 @@ static void attr_cstr(mcp__buf *b, bool *first, const char *key,
   attr_str(b, first, key, v, strlen(v));
 }
 
-void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
-                   int code) {
-  mcp__call_span *sp = call->span;
-  if (sp == NULL)
-    return;
-  call->span = NULL;
+static void attr_int(mcp__buf *b, bool *first, const char *key,
+                     unsigned v) {
+  char num[16];
+  snprintf(num, sizeof num, "%u", v);
+  mcp__buf_append_str(b, *first ? "{\"key\":\"" : ",{\"key\":\"");
+  *first = false;
+  mcp__buf_append_str(b, key);
+  mcp__buf_append_str(b, "\",\"value\":{\"intValue\":\"");
+  mcp__buf_append_str(b, num);
+  mcp__buf_append_str(b, "\"}}");
+}
+
+/* What ended: a request (code: the JSON-RPC error sent, tool_error: an
+ * isError result), or a task (task_status its terminal status, task_error
+ * the error.type of a failed or cancelled one, else NULL). */
+typedef struct span_outcome {
+  int code;
+  bool tool_error;
+  const char *task_status, *task_error;
+} span_outcome;
+
+/* Encodes sp as an OTLP/JSON Span, hands it to the exporter, frees it. */
+static void span_emit(mcp_call_t *call, mcp__call_span *sp,
+                      const span_outcome *o) {
   mcp_server_t *s = call->server;
   const char *method = call->msg.method ? call->msg.method : "unknown";
   /* the target: a tool's or prompt's name (in the span name too), or a
@@ -169,10 +271,6 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
     (void)mcp__call_param_string(call, "name", &prompt, &prompt_n);
   else if (strncmp(method, "resources/", 10) == 0)
     (void)mcp__call_param_string(call, "uri", &uri, &uri_n);
-  bool tool_error =
-      code == 0 && !atomic_load(&call->cancelled) &&
-      (call->tool_error || json_is_true(json_object_get(result, "isError")));
-  (void)st;
 
   char small[1024];
   mcp__buf b;
@@ -191,11 +289,12 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
     mcp__buf_append_str(&b, ",\"traceState\":");
     mcp__buf_append_escaped(&b, sp->trace_state, strlen(sp->trace_state));
   }
-  /* "{mcp.method.name} {target}" */
+  /* "{mcp.method.name} {target}"; a task's: "tasks/run {tool}" (the
+   * conventions name no span for a task's work: libmcp's own name) */
   mcp__buf name;
   char name_small[256];
   mcp__buf_init_on(&name, name_small, sizeof name_small);
-  mcp__buf_append_str(&name, method);
+  mcp__buf_append_str(&name, sp->task ? "tasks/run" : method);
   if (tool || prompt) {
     mcp__buf_append_char(&name, ' ');
     mcp__buf_append(&name, tool ? tool : prompt, tool ? tool_n : prompt_n);
@@ -205,9 +304,9 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
   mcp__buf_free(&name);
   char times[96];
   snprintf(times, sizeof times,
-           ",\"kind\":2,\"startTimeUnixNano\":\"%lld\",\"endTimeUnixNano\":"
+           ",\"kind\":%d,\"startTimeUnixNano\":\"%lld\",\"endTimeUnixNano\":"
            "\"%lld\"",
-           (long long)sp->start_ns, (long long)wall_ns());
+           sp->task ? 1 : 2, (long long)sp->start_ns, (long long)wall_ns());
   mcp__buf_append_str(&b, times);
   mcp__buf_append_str(&b, ",\"attributes\":[");
   bool first = true;
@@ -220,7 +319,11 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
     attr_str(&b, &first, "gen_ai.prompt.name", prompt, prompt_n);
   if (uri)
     attr_str(&b, &first, "mcp.resource.uri", uri, uri_n);
-  if (call->msg.id) {
+  if (sp->task && call->task_id != NULL) {
+    attr_cstr(&b, &first, "mcp.task.id", call->task_id);
+    attr_cstr(&b, &first, "mcp.task.status", o->task_status);
+  }
+  if (call->msg.id && !sp->task) {
     if (json_is_string(call->msg.id))
       attr_cstr(&b, &first, "jsonrpc.request.id",
                 json_string_value(call->msg.id));
@@ -249,24 +352,97 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
     if (sid[0])
       attr_cstr(&b, &first, "mcp.session.id", sid);
   }
-  attr_cstr(&b, &first, "network.transport", call->peer.http ? "tcp" : "pipe");
-  if (call->peer.http)
+  attr_cstr(&b, &first, "network.transport",
+            sp->http_minor >= 0 ? "tcp" : "pipe");
+  if (sp->http_minor >= 0) {
     attr_cstr(&b, &first, "network.protocol.name", "http");
+    attr_cstr(&b, &first, "network.protocol.version",
+              sp->http_minor == 0 ? "1.0" : "1.1");
+  }
+  if (sp->server_address[0]) {
+    attr_cstr(&b, &first, "server.address", sp->server_address);
+    attr_int(&b, &first, "server.port", sp->server_port);
+  }
+  if (sp->client_address[0]) {
+    attr_cstr(&b, &first, "client.address", sp->client_address);
+    attr_int(&b, &first, "client.port", sp->client_port);
+  }
   char codetext[16];
-  snprintf(codetext, sizeof codetext, "%d", code);
-  if (code != 0) {
+  snprintf(codetext, sizeof codetext, "%d", o->code);
+  bool failed = true;
+  if (o->code != 0) {
     attr_cstr(&b, &first, "rpc.response.status_code", codetext);
     attr_cstr(&b, &first, "error.type", codetext);
-  } else if (tool_error) {
+  } else if (o->tool_error) {
     attr_cstr(&b, &first, "error.type", "tool_error");
+  } else if (o->task_error != NULL) {
+    attr_cstr(&b, &first, "error.type", o->task_error);
+  } else {
+    failed = false;
   }
   mcp__buf_append_char(&b, ']');
-  if (code != 0 || tool_error)
+  if (sp->has_link) {
+    mcp__buf_append_str(&b, ",\"links\":[{\"traceId\":\"");
+    append_hex(&b, sp->link_trace_id, 16);
+    mcp__buf_append_str(&b, "\",\"spanId\":\"");
+    append_hex(&b, sp->link_span_id, 8);
+    mcp__buf_append_str(&b, "\"}]");
+  }
+  if (failed)
     mcp__buf_append_str(&b, ",\"status\":{\"code\":2}");
   bool ok = mcp__buf_append_char(&b, '}');
   if (ok)
     mcp__otlp_submit(s->otlp, b.data, b.len);
   mcp__buf_free(&b);
-  free(sp->trace_state);
-  free(sp);
+  span_free(sp);
+}
+
+void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
+                   int code) {
+  mcp__call_span *sp = call->span;
+  if (sp == NULL)
+    return;
+  call->span = NULL;
+  span_outcome o = {
+      .code = code,
+      .tool_error = code == 0 && !atomic_load(&call->cancelled) &&
+                    (call->tool_error ||
+                     json_is_true(json_object_get(result, "isError")))};
+  /* A task takes the call over (its CreateTaskResult is this response):
+   * its work gets a span of its own, the request's child, ended by
+   * mcp__span_task_end. */
+  mcp__call_span *task = NULL;
+  if (st == MCP_OK && code == 0 && call->handoff != NULL &&
+      call->task_id != NULL && (task = malloc(sizeof *task)) != NULL) {
+    *task = *sp;
+    task->task = true;
+    task->has_link = false;
+    memcpy(task->parent_id, sp->span_id, sizeof task->parent_id);
+    task->has_parent = true;
+    task->trace_state = sp->trace_state ? strdup(sp->trace_state) : NULL;
+    if (mcp__random_bytes(task->span_id, sizeof task->span_id) != MCP_OK) {
+      span_free(task);
+      task = NULL;
+    }
+  }
+  span_emit(call, sp, &o);
+  if (task != NULL) {
+    task->start_ns = wall_ns();
+    span_free(call->task_span);
+    call->task_span = task;
+  }
+}
+
+bool mcp__span_task_active(const mcp_call_t *call) {
+  return call->task_span != NULL;
+}
+
+void mcp__span_task_end(mcp_call_t *call, const char *status,
+                        const char *error_type) {
+  mcp__call_span *sp = call->task_span;
+  if (sp == NULL)
+    return;
+  call->task_span = NULL;
+  span_outcome o = {.task_status = status, .task_error = error_type};
+  span_emit(call, sp, &o);
 }

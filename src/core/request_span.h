@@ -29,7 +29,16 @@ void mcp__span_begin(mcp_call_t *call);
  * error sent, 0 for a result), goes to the exporter. */
 void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
                    int code);
-/* Frees a span that never ended (a call dropped without an answer). */
+/* Frees a span that never ended (a call dropped without an answer), and
+ * a task's span. */
 void mcp__span_discard(mcp_call_t *call);
+/* Tasks (src/tasks): a call whose CreateTaskResult ended its request span
+ * carries a task span (kind INTERNAL, "tasks/run {tool}", the request's
+ * span its parent) until the task's work ends: whether it has one, and
+ * its end with the task's status ("completed", ...) and, for a failed or
+ * cancelled task, its error.type (else NULL). */
+bool mcp__span_task_active(const mcp_call_t *call);
+void mcp__span_task_end(mcp_call_t *call, const char *status,
+                        const char *error_type);
 
 #endif

@@ -10,10 +10,12 @@
 #include "tasks/runner_internal.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/request_span.h"
 #include "tools/tool_internal.h"
 #include "util/clock.h"
 #include "util/thread.h"
@@ -239,8 +241,44 @@ void mcp__runner_task_input(mcp_call_t *call, bool waiting) {
 }
 
 /* ---- running ------------------------------------------------------------- */
+/* The task's OpenTelemetry span (core/request_span.h) ends with its run,
+ * with the status the store has now; error.type: "cancelled", a failed
+ * task's JSON-RPC error code, "tool_error" for an isError result (a
+ * failed 2025-11-25 task, a completed 2026-07-28 one), else "failed". */
+static void end_task_span(task_run *r) {
+  if (r->call == NULL || !mcp__span_task_active(r->call))
+    return; /* tracing off, or not sampled: the store is not read */
+  mcp_task_record rec = {0};
+  const char *status = "unknown", *error = NULL;
+  char code[16];
+  if (mcp__tasks_load(&r->e->tasks, r->id, &rec) == MCP_OK) {
+    status = mcp_task_status_name(rec.status);
+    json_t *err = rec.error ? json_loads(rec.error, 0, NULL) : NULL;
+    json_t *res = rec.result ? json_loads(rec.result, 0, NULL) : NULL;
+    bool is_error = json_is_true(json_object_get(res, "isError"));
+    if (rec.status == MCP_TASK_CANCELLED) {
+      error = "cancelled";
+    } else if (rec.status == MCP_TASK_FAILED &&
+               json_is_integer(json_object_get(err, "code"))) {
+      snprintf(code, sizeof code, "%lld",
+               (long long)json_integer_value(json_object_get(err, "code")));
+      error = code;
+    } else if (is_error && (rec.status == MCP_TASK_FAILED ||
+                            rec.status == MCP_TASK_COMPLETED)) {
+      error = "tool_error";
+    } else if (rec.status == MCP_TASK_FAILED) {
+      error = "failed";
+    }
+    json_decref(err);
+    json_decref(res);
+  }
+  mcp__span_task_end(r->call, status, error);
+  mcp_task_record_clear(&rec);
+}
+
 void mcp__runner_finish_run(task_run *r) {
   mcp__task_runner *e = r->e;
+  end_task_span(r);
   pthread_mutex_lock(&e->lock);
   for (task_run **pp = &e->runs[mcp__runner_bucket_of(r->id)]; *pp;
        pp = &(*pp)->next)

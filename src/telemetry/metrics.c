@@ -25,7 +25,11 @@ static const struct {
     {"mcp.server.operation.duration",
      "Duration of an MCP request as the server saw it"},
     {"mcp.server.session.duration",
-     "Duration of an MCP session from initialize to its end"}};
+     "Duration of an MCP session from initialize to its end"},
+    {"mcp.client.operation.duration",
+     "Duration of an MCP request as the client saw it"},
+    {"mcp.client.session.duration",
+     "Duration of an MCP client's connection from connect to close"}};
 
 typedef struct series {
   mcp__instrument instrument;
@@ -48,6 +52,7 @@ struct mcp__metrics {
   series *table; /* open addressing, 2 * max_series slots */
   size_t slots, used, max_series;
   uint64_t dropped_series, dropped_exports;
+  bool exporting; /* a metrics_url was given: the thread runs */
   pthread_t thread;
 };
 
@@ -185,6 +190,39 @@ static void build(mcp__metrics *m, mcp__buf *b, uint64_t dropped_spans) {
   mcp__buf_append_str(b, "}]}}]}]}]}");
 }
 
+const double *mcp__metrics_bounds(size_t *n) {
+  *n = NBOUNDS;
+  return BOUNDS;
+}
+
+const char *mcp__metrics_name(mcp__instrument instrument) {
+  return INSTRUMENTS[instrument].name;
+}
+
+const char *mcp__metrics_description(mcp__instrument instrument) {
+  return INSTRUMENTS[instrument].description;
+}
+
+uint64_t mcp__metrics_each(mcp__metrics *m, mcp__instrument instrument,
+                           void (*fn)(void *ctx, const mcp__metrics_series *s),
+                           void *ctx, const char **resource) {
+  uint64_t spans = m->dropped_spans ? m->dropped_spans(m->dropped_ctx) : 0;
+  if (resource)
+    *resource = m->resource;
+  pthread_mutex_lock(&m->lock);
+  for (size_t i = 0; fn && i < m->slots; i++) {
+    const series *s = &m->table[i];
+    if (s->attrs == NULL || s->instrument != instrument)
+      continue;
+    mcp__metrics_series view = {s->instrument, s->attrs, s->len,
+                                s->count,      s->buckets, s->sum};
+    fn(ctx, &view);
+  }
+  uint64_t dropped = spans + m->dropped_series + m->dropped_exports;
+  pthread_mutex_unlock(&m->lock);
+  return dropped;
+}
+
 static void export_now(mcp__metrics *m) {
   uint64_t spans = m->dropped_spans ? m->dropped_spans(m->dropped_ctx) : 0;
   mcp__buf b;
@@ -224,8 +262,9 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
   mcp__metrics *m = calloc(1, sizeof *m);
   if (m == NULL)
     return MCP_ERR_NOMEM;
-  if (!mcp__otlp_target_init(&m->target, cfg->metrics_url, cfg->headers, why,
-                             n)) {
+  m->exporting = cfg->metrics_url != NULL;
+  if (m->exporting && !mcp__otlp_target_init(&m->target, cfg->metrics_url,
+                                             cfg->headers, why, n)) {
     free(m);
     return MCP_ERR_INVALID_ARG;
   }
@@ -242,7 +281,8 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
   if (m->table == NULL || m->resource == NULL) {
     free(m->table);
     free(m->resource);
-    mcp__otlp_target_clear(&m->target);
+    if (m->exporting)
+      mcp__otlp_target_clear(&m->target);
     free(m);
     return MCP_ERR_NOMEM;
   }
@@ -252,7 +292,7 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&m->wake, &ca);
   pthread_condattr_destroy(&ca);
-  if (pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
+  if (m->exporting && pthread_create(&m->thread, NULL, metrics_main, m) != 0) {
     pthread_cond_destroy(&m->wake);
     pthread_mutex_destroy(&m->lock);
     free(m->table);
@@ -268,16 +308,18 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
 void mcp__metrics_stop(mcp__metrics *m) {
   if (m == NULL)
     return;
-  pthread_mutex_lock(&m->lock);
-  m->stopping = true;
-  pthread_cond_signal(&m->wake);
-  pthread_mutex_unlock(&m->lock);
-  pthread_join(m->thread, NULL);
+  if (m->exporting) {
+    pthread_mutex_lock(&m->lock);
+    m->stopping = true;
+    pthread_cond_signal(&m->wake);
+    pthread_mutex_unlock(&m->lock);
+    pthread_join(m->thread, NULL);
+    mcp__otlp_target_clear(&m->target);
+  }
   for (size_t i = 0; i < m->slots; i++)
     free(m->table[i].attrs);
   free(m->table);
   free(m->resource);
-  mcp__otlp_target_clear(&m->target);
   pthread_cond_destroy(&m->wake);
   pthread_mutex_destroy(&m->lock);
   free(m);

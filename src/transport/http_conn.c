@@ -152,6 +152,10 @@ const struct sockaddr *mcp__he_client_addr(mcp__he_conn *c) {
   return (const struct sockaddr *)&c->addr;
 }
 
+int mcp__he_http_minor(mcp__he_conn *c) {
+  return c->req != NULL ? c->req->head.minor : 1;
+}
+
 enum mcp__he_result mcp__he_queue(mcp__he_conn *c, unsigned int status,
                                   mcp__he_resp *r) {
   if (c == NULL || r == NULL || c->resp != NULL || c->req == NULL ||

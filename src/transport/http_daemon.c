@@ -29,6 +29,7 @@
 #include "transport/http_cors.h"
 #include "transport/http_engine.h"
 #include "transport/http_internal.h"
+#include "transport/http_metrics.h"
 #include "transport/http_serve.h"
 #include "util/clock.h"
 #include "util/thread.h"
@@ -284,6 +285,10 @@ mcp_status mcp_http_server_start(mcp_server_t *server,
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "options refused: %s",
                          list);
   }
+  /* metrics are collected from the first request on */
+  mcp_status metrics = mcp__hs_metrics_prepare(server, options, err);
+  if (metrics != MCP_OK)
+    return metrics;
   mcp_status ready = mcp__server_start_serving(server, err);
   if (ready != MCP_OK)
     return ready;

@@ -168,6 +168,8 @@ int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls);
 void *mcp__he_socket_context(mcp__he_conn *c);
 int mcp__he_fd(mcp__he_conn *c);
 const struct sockaddr *mcp__he_client_addr(mcp__he_conn *c);
+/* The current request's HTTP minor version (1.0: 0, 1.1: 1). */
+int mcp__he_http_minor(mcp__he_conn *c);
 
 /* Answers the current request with status and r (r is referenced, the
  * caller still destroys its own reference); on the loop thread, in the

@@ -13,6 +13,7 @@
 #ifndef MCP_TRANSPORT_HTTP_INTERNAL_H
 #define MCP_TRANSPORT_HTTP_INTERNAL_H
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -175,6 +176,8 @@ struct hs_req {
   char *subject, *scopes; /* granted by the resource server, or NULL */
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string */
+  struct sockaddr_in6 client_sa; /* the client's address, for peer */
+  char host_buf[256], traceparent_buf[64]; /* Host, traceparent: peer */
   mcp__buf body;
   mcp__prescan scan; /* of body, kind and depth, for a worker that parses */
   mcp__buf resp;     /* JSON answer */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "transport/http_cidr.h"
 #include "util/str.h"
 
 mcp_status mcp_http_options_new(mcp_http_options_t **out) {
@@ -55,6 +56,8 @@ void mcp_http_options_free(mcp_http_options_t *o) {
   free(o->endpoint);
   free(o->tls_cert);
   free(o->tls_key);
+  free(o->metrics_path);
+  free(o->metrics_allow);
   list_free(o->origins, o->norigins);
   list_free(o->hosts, o->nhosts);
   list_free(o->cors, o->ncors);
@@ -94,8 +97,19 @@ mcp_http_options_t *mcp__http_options_copy(const mcp_http_options_t *o) {
   c->tls_cert = o->tls_cert ? strdup(o->tls_cert) : NULL;
   c->tls_key = o->tls_key ? strdup(o->tls_key) : NULL;
   c->refusals = NULL;
+  c->metrics_path = o->metrics_path ? strdup(o->metrics_path) : NULL;
+  c->metrics_allow = NULL;
+  c->nmetrics_allow = 0;
+  if (o->nmetrics_allow &&
+      (c->metrics_allow = malloc(o->nmetrics_allow * sizeof *o->metrics_allow)))
+    c->nmetrics_allow = o->nmetrics_allow;
+  if (c->metrics_allow)
+    memcpy(c->metrics_allow, o->metrics_allow,
+           o->nmetrics_allow * sizeof *o->metrics_allow);
   bool ok = c->address && c->endpoint && (c->tls_cert || !o->tls_cert) &&
-            (c->tls_key || !o->tls_key);
+            (c->tls_key || !o->tls_key) &&
+            (c->metrics_path || !o->metrics_path) &&
+            c->nmetrics_allow == o->nmetrics_allow;
   for (size_t i = 0; ok && i < o->norigins; i++)
     ok = mcp__http_list_add(&c->origins, &c->norigins, o->origins[i]);
   for (size_t i = 0; ok && i < o->nhosts; i++)

@@ -42,6 +42,11 @@ struct mcp_http_options {
   mcp_session_store sessions; /* borrowed; ops NULL: not shared */
   mcp_auth_t *auth;           /* borrowed, or NULL (include/mcp/auth.h) */
   char *tls_cert, *tls_key;   /* PEM files, or NULL for plain HTTP */
+  /* the Prometheus endpoint (http_metrics.c): its path (NULL: off) and
+   * the client addresses it answers */
+  char *metrics_path;
+  struct mcp__cidr *metrics_allow;
+  size_t nmetrics_allow;
   /* why setters refused their arguments, one per line (NULL: none);
    * mcp_http_server_start refuses such options with them in err (not
    * copied: a running server's copy is of accepted options only) */

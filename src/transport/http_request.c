@@ -40,6 +40,7 @@
 #include "transport/http_cors.h"
 #include "transport/http_guard.h"
 #include "transport/http_internal.h"
+#include "transport/http_metrics.h"
 #include "transport/http_parse.h"
 #include "util/clock.h"
 #include "util/str.h"
@@ -115,6 +116,7 @@ typedef struct hdr_scan {
   hs_req *r;
   const char *method, *name;
   size_t total; /* bytes to copy, NULs included */
+  const char *host, *traceparent; /* for OpenTelemetry (mcp__peer) */
   bool too_many, version;
 } hdr_scan;
 
@@ -135,6 +137,12 @@ static enum mcp__he_result scan_header(void *cls, const char *key,
   } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Name")) {
     r->peer.repeated_header |= sc->name != NULL;
     sc->name = value;
+  } else if (MCP__HTTP_NAME_IS(key, kl, "Host")) {
+    sc->host = value;
+    return MCP__HE_YES; /* copied into r's own buffer, not the block */
+  } else if (MCP__HTTP_NAME_IS(key, kl, "traceparent")) {
+    sc->traceparent = value;
+    return MCP__HE_YES;
   } else if (kl >= PARAM_PREFIX_LEN &&
              strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
     if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
@@ -164,12 +172,29 @@ static const char *copy_into(char **at, const char *text) {
  * may have reused the connection's memory. false when there are too many
  * or memory ran out. */
 static bool collect_mcp_headers(hs_req *r) {
-  hdr_scan sc = {r, NULL, NULL, 0, false, false};
+  hdr_scan sc = {r, NULL, NULL, 0, NULL, NULL, false, false};
   r->peer.http = true;
   r->peer.protocol_header = r->proto;
+  /* the socket's facts, for spans (kept in r: the call may outlive the
+   * connection's memory) */
+  const struct sockaddr *sa = mcp__he_client_addr(r->conn);
+  if (sa != NULL && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
+    memcpy(&r->client_sa, sa,
+           sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                    : sizeof(struct sockaddr_in6));
+    r->peer.client_addr = (const struct sockaddr *)&r->client_sa;
+  }
+  r->peer.local_port = r->h->port;
+  r->peer.http_minor = mcp__he_http_minor(r->conn);
   mcp__he_values(r->conn, scan_header, &sc);
   if (sc.too_many)
     return false;
+  /* Host and traceparent fit fixed buffers (longer: not kept): no
+   * allocation for them */
+  if (sc.host && strlen(sc.host) < sizeof r->host_buf)
+    r->peer.host_header = strcpy(r->host_buf, sc.host);
+  if (sc.traceparent && strlen(sc.traceparent) < sizeof r->traceparent_buf)
+    r->peer.traceparent_header = strcpy(r->traceparent_buf, sc.traceparent);
   if (sc.total == 0)
     return true;
   char *at = r->hdr_copies = malloc(sc.total);
@@ -972,6 +997,10 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   int framing = check_headers(conn);
   if (framing >= 0)
     return framing;
+  /* Prometheus: its own allow-list, no MCP authorization (http_metrics.h) */
+  int metrics = mcp__hs_metrics_route(h, r, url);
+  if (metrics >= 0)
+    return metrics;
   /* the resource server: metadata, bearer token (a CORS preflight carries
    * no credentials: it is answered below) */
   if (h->o->auth && !(r->method == M_OPTIONS && h->o->ncors)) {

@@ -138,14 +138,11 @@ static char *tk_sign(EVP_PKEY *pk, const char *alg, const char *input) {
   return mcp__base64url_encode(sig, slen);
 }
 
-/* A compact JWS of claims (steals) with header {"alg":alg,"kid":kid}
- * signed by pk. */
-static char *tk_token(EVP_PKEY *pk, const char *alg, const char *kid,
-                      json_t *claims) {
-  json_t *h = json_pack("{s:s,s:s}", "alg", alg, "typ", "at+jwt");
-  if (kid)
-    json_object_set_new(h, "kid", json_string(kid));
-  char *hs = json_dumps(h, JSON_COMPACT),
+/* A compact JWS of claims signed by pk (alg); header and claims are
+ * stolen. */
+static char *tk_jws(EVP_PKEY *pk, const char *alg, json_t *header,
+                    json_t *claims) {
+  char *hs = json_dumps(header, JSON_COMPACT),
        *cs = json_dumps(claims, JSON_COMPACT);
   char *h64 = mcp__base64url_encode(hs, strlen(hs));
   char *c64 = mcp__base64url_encode(cs, strlen(cs));
@@ -153,8 +150,8 @@ static char *tk_token(EVP_PKEY *pk, const char *alg, const char *kid,
   if (asprintf(&input, "%s.%s", h64, c64) < 0)
     abort();
   char *sig = tk_sign(pk, alg, input);
-  char *tok = NULL;
-  if (asprintf(&tok, "%s.%s", input, sig) < 0)
+  char *jws = NULL;
+  if (asprintf(&jws, "%s.%s", input, sig) < 0)
     abort();
   free(hs);
   free(cs);
@@ -162,9 +159,35 @@ static char *tk_token(EVP_PKEY *pk, const char *alg, const char *kid,
   free(c64);
   free(input);
   free(sig);
-  json_decref(h);
+  json_decref(header);
   json_decref(claims);
-  return tok;
+  return jws;
+}
+
+/* A compact JWS of claims (steals) with header {"alg":alg,"kid":kid}
+ * signed by pk. */
+static char *tk_token(EVP_PKEY *pk, const char *alg, const char *kid,
+                      json_t *claims) {
+  json_t *h = json_pack("{s:s,s:s}", "alg", alg, "typ", "at+jwt");
+  if (kid)
+    json_object_set_new(h, "kid", json_string(kid));
+  return tk_jws(pk, alg, h, claims);
+}
+
+/* The DPoP "ath" of token (RFC 9449 4.2): base64url of its SHA-256. */
+__attribute__((unused)) static char *tk_ath(const char *token) {
+  unsigned char md[32];
+  unsigned int n = 0;
+  EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL);
+  return mcp__base64url_encode(md, n);
+}
+
+/* The header of a DPoP proof by pk (RFC 9449 4.2): typ, alg, public jwk. */
+__attribute__((unused)) static json_t *tk_dpop_header(EVP_PKEY *pk,
+                                                    const char *alg,
+                                                    const char *typ) {
+  return json_pack("{s:s,s:s,s:o}", "typ", typ ? typ : "dpop+jwt", "alg", alg,
+                   "jwk", tk_jwk(pk, NULL, NULL));
 }
 
 /* Claims of a token valid now for issuer/audience, for sub with scope. */

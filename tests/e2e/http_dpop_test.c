@@ -92,12 +92,7 @@ static int jti_counter;
 /* A DPoP proof by pk (alg) for token. */
 static char *proof(EVP_PKEY *pk, const char *alg, const char *token,
                    const proof_opts *o) {
-  json_t *h = json_pack("{s:s,s:s,s:o}", "typ", o->typ ? o->typ : "dpop+jwt",
-                        "alg", alg, "jwk", tk_jwk(pk, NULL, NULL));
-  unsigned char md[32];
-  unsigned int n = 0;
-  EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL);
-  char *ath = mcp__base64url_encode(md, n);
+  char *ath = tk_ath(token);
   char jti[64];
   snprintf(jti, sizeof jti, "jti-%d-%ld", ++jti_counter, (long)time(NULL));
   json_t *c = json_pack("{s:s,s:s,s:s,s:I,s:s}", "jti", o->jti ? o->jti : jti,
@@ -108,24 +103,7 @@ static char *proof(EVP_PKEY *pk, const char *alg, const char *token,
   if (o->nonce)
     json_object_set_new(c, "nonce", json_string(o->nonce));
   free(ath);
-  char *hs = json_dumps(h, JSON_COMPACT), *cs = json_dumps(c, JSON_COMPACT);
-  char *h64 = mcp__base64url_encode(hs, strlen(hs));
-  char *c64 = mcp__base64url_encode(cs, strlen(cs));
-  char *input = NULL, *out = NULL;
-  if (asprintf(&input, "%s.%s", h64, c64) < 0)
-    abort();
-  char *sig = tk_sign(pk, alg, input);
-  if (asprintf(&out, "%s.%s", input, sig) < 0)
-    abort();
-  free(hs);
-  free(cs);
-  free(h64);
-  free(c64);
-  free(input);
-  free(sig);
-  json_decref(h);
-  json_decref(c);
-  return out;
+  return tk_jws(pk, alg, tk_dpop_header(pk, alg, o->typ), c);
 }
 
 static mcp_status whoami(mcp_call_t *call, json_t *args, mcp_result_t *r,

@@ -176,6 +176,17 @@ static const char *attr(json_t *span, const char *key) {
       json_object_get(json_object_get(span, "attributes"), key));
 }
 
+static json_int_t int_attr(json_t *span, const char *key) {
+  json_t *v = json_object_get(json_object_get(span, "attributes"), key);
+  if (!json_is_integer(v))
+    fail_msg("attribute %s is not an intValue", key);
+  return json_integer_value(v);
+}
+
+static bool has_attr(json_t *span, const char *key) {
+  return json_object_get(json_object_get(span, "attributes"), key) != NULL;
+}
+
 static void truncate_spans(void) {
   FILE *f = fopen(spans_path, "w");
   if (f)
@@ -218,6 +229,9 @@ static void test_http_spans(void **state) {
   assert_string_equal(attr(cs, "gen_ai.tool.name"), "greet");
   assert_string_equal(attr(cs, "gen_ai.operation.name"), "execute_tool");
   assert_string_equal(attr(cs, "mcp.protocol.version"), "2026-07-28");
+  /* the CLIENT span names the server it called */
+  assert_string_equal(attr(cs, "server.address"), "127.0.0.1");
+  assert_int_equal(int_attr(cs, "server.port"), port);
   json_decref(cs);
   assert_string_equal(json_string_value(json_object_get(span, "traceState")),
                       "vendor=1");
@@ -230,6 +244,13 @@ static void test_http_spans(void **state) {
   assert_string_equal(attr(s, "network.transport"), "tcp");
   assert_string_equal(attr(s, "network.protocol.name"), "http");
   assert_null(attr(s, "error.type"));
+  /* the connection: HTTP/1.1, the Host the client named, its address */
+  assert_string_equal(attr(s, "network.protocol.version"), "1.1");
+  assert_string_equal(attr(s, "server.address"), "127.0.0.1");
+  assert_int_equal(int_attr(s, "server.port"), port);
+  assert_string_equal(attr(s, "client.address"), "127.0.0.1");
+  assert_true(int_attr(s, "client.port") > 0);
+  assert_null(json_object_get(span, "links")); /* no traceparent header */
   json_t *resource = json_object_get(s, "resource");
   assert_string_equal(
       json_string_value(json_object_get(resource, "service.name")),
@@ -289,6 +310,143 @@ static void test_http_spans(void **state) {
       json_string_value(json_object_get(json_object_get(m, "point"), "count")),
       "1");
   json_decref(m);
+  /* mcpc's own histograms (it read the same environment): the request's
+   * duration with the server's attributes, and its session's */
+  m = wait_metric("mcp.client.operation.duration", "greet", "tcp");
+  point = json_object_get(m, "point");
+  eb = json_object_get(point, "explicitBounds");
+  assert_int_equal(json_array_size(eb), 14);
+  for (size_t i = 0; i < 14; i++)
+    assert_true(json_number_value(json_array_get(eb, i)) == bounds[i]);
+  assert_string_equal(attr(m, "mcp.method.name"), "tools/call");
+  assert_non_null(attr(m, "mcp.protocol.version"));
+  assert_true(json_number_value(json_object_get(point, "sum")) < 10);
+  json_decref(m);
+  m = wait_metric("mcp.client.operation.duration", NULL, NULL);
+  json_decref(m);
+  m = wait_metric("mcp.client.session.duration", NULL, "tcp");
+  assert_string_equal(
+      json_string_value(json_object_get(json_object_get(m, "point"), "count")),
+      "1");
+  assert_null(attr(m, "error.type"));
+  json_decref(m);
+  assert_true(mr_stop(pid));
+  trace_env(false);
+}
+
+/* The HTTP request's own traceparent header: the server span's parent when
+ * _meta names none, a link when it does. mcpc itself does not trace here
+ * (it would put its own traceparent into _meta). */
+#define HDR_TRACE "4bf92f3577b34da6a3ce929d0e0e4736"
+#define HDR_SPAN  "00f067aa0ba902b7"
+static void test_http_traceparent_header(void **state) {
+  (void)state;
+  truncate_spans();
+  trace_env(true);
+  int port = mr_free_port();
+  char hp[64], url[128];
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://%s/mcp", hp);
+  char *argv[] = {hello_bin, "--http", hp, NULL};
+  pid_t pid = mr_start_http(argv, url);
+  assert_true(pid > 0);
+  setenv("OTEL_TRACES_EXPORTER", "none", 1); /* mcpc's, not the server's */
+  MR_RUN(0, NULL, "-u", url, "-H",
+         "traceparent: 00-" HDR_TRACE "-" HDR_SPAN "-01", "request",
+         "tools/call", "{\"name\":\"greet\",\"arguments\":{\"name\":\"h\"}}");
+  json_t *s = wait_span("tools/call greet", "mcp.protocol.version", NULL);
+  json_t *span = json_object_get(s, "span");
+  assert_string_equal(json_string_value(json_object_get(span, "traceId")),
+                      HDR_TRACE);
+  assert_string_equal(
+      json_string_value(json_object_get(span, "parentSpanId")), HDR_SPAN);
+  assert_null(json_object_get(span, "links"));
+  json_decref(s);
+  truncate_spans();
+  /* both: _meta's is the parent, the header's a link */
+  MR_RUN(0, NULL, "-u", url, "-H",
+         "traceparent: 00-" HDR_TRACE "-" HDR_SPAN "-01", "request",
+         "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"m\"},\"_meta\":{"
+         "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-01\"}}");
+  s = wait_span("tools/call greet", "mcp.protocol.version", NULL);
+  span = json_object_get(s, "span");
+  assert_string_equal(json_string_value(json_object_get(span, "traceId")),
+                      TRACE_ID);
+  assert_string_equal(
+      json_string_value(json_object_get(span, "parentSpanId")), PARENT);
+  json_t *links = json_object_get(span, "links");
+  assert_int_equal(json_array_size(links), 1);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_array_get(links, 0), "traceId")),
+                      HDR_TRACE);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_array_get(links, 0), "spanId")),
+                      HDR_SPAN);
+  json_decref(s);
+  unsetenv("OTEL_TRACES_EXPORTER");
+  assert_true(mr_stop(pid));
+  trace_env(false);
+}
+
+/* A tools/call that becomes a task: its work gets an INTERNAL span
+ * "tasks/run TOOL", child of the request's SERVER span, with the task's id
+ * and terminal status; a cancelled task's says error.type=cancelled. */
+static void test_task_spans(void **state) {
+  (void)state;
+  truncate_spans();
+  trace_env(true);
+  mr_demo_http demo;
+  mr_demo_http_init(&demo, "otel-tasks.db");
+  pid_t pid = mr_start_http(demo.argv, demo.url);
+  assert_true(pid > 0);
+  char *out = NULL;
+  MR_RUN(0, &out, "--protocol", "2025-11-25", "-u", demo.url, "tools", "call",
+         "start_long_export", "--task", "--wait", "--args",
+         "{\"seconds\": 0.2}");
+  free(out);
+  json_t *t = wait_kind(1, "tasks/run start_long_export", "mcp.task.status",
+                        "completed");
+  json_t *req = wait_span("tools/call start_long_export", "mcp.method.name",
+                          "tools/call");
+  json_t *ts = json_object_get(t, "span"), *rs = json_object_get(req, "span");
+  assert_string_equal(json_string_value(json_object_get(ts, "traceId")),
+                      json_string_value(json_object_get(rs, "traceId")));
+  assert_string_equal(json_string_value(json_object_get(ts, "parentSpanId")),
+                      json_string_value(json_object_get(rs, "spanId")));
+  assert_string_equal(attr(t, "mcp.method.name"), "tools/call");
+  assert_string_equal(attr(t, "gen_ai.tool.name"), "start_long_export");
+  assert_int_equal(strlen(attr(t, "mcp.task.id")) > 0, 1);
+  assert_null(attr(t, "error.type"));
+  assert_null(json_object_get(ts, "status"));
+  json_decref(t);
+  json_decref(req);
+  /* cancelled while it runs */
+  MR_RUN(0, &out, "--protocol", "2025-11-25", "-u", demo.url, "tools", "call",
+         "start_long_export", "--task", "--ttl", "600000", "--args",
+         "{\"seconds\": 30}");
+  char id[128];
+  assert_int_equal(sscanf(out, "task %127s", id), 1);
+  free(out);
+  MR_RUN(0, NULL, "--protocol", "2025-11-25", "-u", demo.url, "tasks",
+         "cancel", id);
+  t = wait_kind(1, "tasks/run start_long_export", "mcp.task.status",
+                "cancelled");
+  assert_string_equal(attr(t, "mcp.task.id"), id);
+  assert_string_equal(attr(t, "error.type"), "cancelled");
+  assert_int_equal(json_integer_value(json_object_get(
+                       json_object_get(json_object_get(t, "span"), "status"),
+                       "code")),
+                   2);
+  json_decref(t);
+  /* 2026-07-28 (the tasks extension): the same span */
+  MR_RUN(0, &out, "-u", demo.url, "tools", "call", "start_long_export",
+         "--args", "{\"seconds\": 0.2}");
+  free(out);
+  t = wait_kind(1, "tasks/run start_long_export", "mcp.protocol.version",
+                "2026-07-28");
+  assert_string_equal(attr(t, "mcp.task.status"), "completed");
+  json_decref(t);
   assert_true(mr_stop(pid));
   trace_env(false);
 }
@@ -310,6 +468,10 @@ static void test_stdio_spans_and_off(void **state) {
   snprintf(cmd, sizeof cmd, "%s --stdio", hello_bin);
   MR_RUN(0, NULL, "-c", cmd, "request", "tools/list");
   json_t *s = wait_span("tools/list", "network.transport", "pipe");
+  /* stdio: no addresses, no HTTP version */
+  assert_false(has_attr(s, "network.protocol.version"));
+  assert_false(has_attr(s, "server.address"));
+  assert_false(has_attr(s, "client.address"));
   json_decref(s);
   json_t *greets = spans_named("tools/call greet");
   assert_int_equal(json_array_size(greets), 0);
@@ -376,6 +538,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_http_spans),
       cmocka_unit_test(test_stdio_spans_and_off),
+      cmocka_unit_test(test_http_traceparent_header),
+      cmocka_unit_test(test_task_spans),
       cmocka_unit_test(test_silent_collector_costs_requests_nothing),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,7 +7,7 @@ free one, printed on stdout as "PORT N"), accepts POST /v1/traces and
 the proto3 JSON mapping of ExportTraceServiceRequest or
 ExportMetricsServiceRequest (field names, hex ids of the right length,
 64-bit integers as decimal strings, enum numbers, typed attribute values,
-histogram bucket counts one more than the bounds), and appends what it
+histogram bucket counts one more than the bounds, links' ids), and appends what it
 decoded as JSON lines to the file named by argv[1]: per span {"resource":
 {attrs}, "scope": name, "span": span, "attributes": {key: value}}, per
 metric data point {"metric": name, "kind": "histogram"|"sum", "resource":
@@ -78,6 +78,13 @@ def decode(body):
                     raise ValueError("times")
                 if "status" in sp and set(sp["status"]) - {"code", "message"}:
                     raise ValueError("status fields")
+                for link in sp.get("links", []):
+                    if set(link) - {"traceId", "spanId", "traceState",
+                                    "attributes", "droppedAttributesCount",
+                                    "flags"}:
+                        raise ValueError(f"Link fields {sorted(link)}")
+                    check_hex(link["traceId"], 32, "link traceId")
+                    check_hex(link["spanId"], 16, "link spanId")
                 spans.append({"resource": resource, "scope": scope,
                               "span": sp,
                               "attributes": decode_attributes(

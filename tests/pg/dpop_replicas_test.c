@@ -48,34 +48,13 @@ static char *access_token(void) {
 
 /* A DPoP proof by client_key for a POST of token to RESOURCE. */
 static char *proof(const char *token, const char *jti) {
-  json_t *h = json_pack("{s:s,s:s,s:o}", "typ", "dpop+jwt", "alg", "ES256",
-                        "jwk", tk_jwk(client_key, NULL, NULL));
-  unsigned char md[32];
-  unsigned int n = 0;
-  EVP_Digest(token, strlen(token), md, &n, EVP_sha256(), NULL);
-  char *ath = mcp__base64url_encode(md, n);
+  char *ath = tk_ath(token);
   json_t *c = json_pack("{s:s,s:s,s:s,s:I,s:s}", "jti", jti, "htm", "POST",
                         "htu", RESOURCE, "iat", (json_int_t)time(NULL), "ath",
                         ath);
   free(ath);
-  char *hs = json_dumps(h, JSON_COMPACT), *cs = json_dumps(c, JSON_COMPACT);
-  char *h64 = mcp__base64url_encode(hs, strlen(hs));
-  char *c64 = mcp__base64url_encode(cs, strlen(cs));
-  char *input = NULL, *out = NULL;
-  if (asprintf(&input, "%s.%s", h64, c64) < 0)
-    abort();
-  char *sig = tk_sign(client_key, "ES256", input);
-  if (asprintf(&out, "%s.%s", input, sig) < 0)
-    abort();
-  free(hs);
-  free(cs);
-  free(h64);
-  free(c64);
-  free(input);
-  free(sig);
-  json_decref(h);
-  json_decref(c);
-  return out;
+  return tk_jws(client_key, "ES256", tk_dpop_header(client_key, "ES256", NULL),
+                c);
 }
 
 static mcp_status whoami(mcp_call_t *call, json_t *args, mcp_result_t *r,

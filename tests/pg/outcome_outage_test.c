@@ -13,55 +13,27 @@
  * and the demo servers die with the test (mr_start_http). */
 #include "../e2e/mcpc_run.h"
 #include "pg_test.h"
+#include "replica.h"
 
 #include <jansson.h>
 
 static char envfile[300];
 static char uri[600];
 
-typedef struct replica {
-  mr_demo_http d;
-  pid_t pid;
-} replica;
-
 static replica rep[2];
 
-static void fixture(const char *cmd) {
-  char line[1024];
-  /* MCP_PG_OWNER: the server dies with this program (the fixture's
-   * watchdog), even when CTest kills it at its timeout */
-  snprintf(line, sizeof line, "MCP_PG_OWNER=%d %s %s %s", (int)getpid(),
-           getenv("MCP_PG_FIXTURE"), cmd, envfile);
-  assert_int_equal(system(line), 0);
-}
+static void fixture(const char *cmd) { replica_fixture(envfile, cmd); }
 
+/* the default task lease (10 s): longer than the pool's reconnection
+ * backoff, so that no replica fails another's task as lost meanwhile */
 static void start_replica(replica *r, const char *name) {
-  char db[64];
-  snprintf(db, sizeof db, "%s.db", name);
-  mr_demo_http_init(&r->d, db);
-  /* the default task lease (10 s): longer than the pool's reconnection
-   * backoff, so that no replica fails another's task as lost meanwhile */
-  char *argv[] = {r->d.bin, "--http", r->d.hp, "--db",
-                  r->d.db,  "--store", uri,    NULL};
-  r->pid = mr_start_http(argv, r->d.url);
-  assert_true(r->pid > 0);
+  replica_start(r, name, uri, NULL);
 }
 
 static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The task as replica r shows it (NULL while r cannot read the store). */
-static json_t *task_get(replica *r, const char *id) {
-  char *out = NULL;
-  const char *a[] = {"-u",    r->d.url, "--format", "json",
-                     "tasks", "get",    id,         NULL};
-  int rc = mr_run(a, &out, NULL);
-  json_t *j = rc == 0 && out ? json_loads(out, 0, NULL) : NULL;
-  free(out);
-  return j;
 }
 
 static void test_outcome_stored_after_the_outage(void **state) {
@@ -84,7 +56,7 @@ static void test_outcome_stored_after_the_outage(void **state) {
   json_t *t = NULL;
   while (now_ms() - back < 30000) {
     json_decref(t);
-    t = task_get(&rep[1], id);
+    t = replica_task(&rep[1], id);
     status = t ? json_string_value(json_object_get(t, "status")) : NULL;
     if (status && strcmp(status, "working") != 0)
       break;

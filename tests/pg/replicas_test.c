@@ -36,40 +36,19 @@
 #include "../e2e/http_client.h"
 #include "../e2e/mcpc_run.h"
 #include "pg_test.h"
+#include "replica.h"
 
 #include <jansson.h>
 
 static char envfile[300];
 static char uri[600];
 
-typedef struct replica {
-  mr_demo_http d;
-  char lease[16];
-  pid_t pid;
-  int port;
-} replica;
-
 static replica rep[3];
 
-static void fixture(const char *cmd) {
-  char line[1024];
-  /* MCP_PG_OWNER: the server dies with this program (the fixture's
-   * watchdog), even when CTest kills it at its timeout */
-  snprintf(line, sizeof line, "MCP_PG_OWNER=%d %s %s %s", (int)getpid(),
-           getenv("MCP_PG_FIXTURE"), cmd, envfile);
-  assert_int_equal(system(line), 0);
-}
+static void fixture(const char *cmd) { replica_fixture(envfile, cmd); }
 
 static void start_replica(replica *r, const char *name) {
-  char db[64];
-  snprintf(db, sizeof db, "%s.db", name);
-  mr_demo_http_init(&r->d, db);
-  r->port = atoi(strrchr(r->d.hp, ':') + 1);
-  snprintf(r->lease, sizeof r->lease, "1000");
-  char *argv[] = {r->d.bin,  "--http", r->d.hp,        "--db",   r->d.db,
-                  "--store", uri,      "--task-lease", r->lease, NULL};
-  r->pid = mr_start_http(argv, r->d.url);
-  assert_true(r->pid > 0);
+  replica_start(r, name, uri, "1000");
 }
 
 /* "task ID STATUS\n" -> ID. */
@@ -78,10 +57,7 @@ static void task_id_of(const char *out, char id[128]) {
 }
 
 static json_t *task_get(replica *r, const char *id) {
-  char *out = NULL;
-  MR_RUN(0, &out, "-u", r->d.url, "--format", "json", "tasks", "get", id);
-  json_t *j = json_loads(out, 0, NULL);
-  free(out);
+  json_t *j = replica_task(r, id);
   assert_non_null(j);
   return j;
 }

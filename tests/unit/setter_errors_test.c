@@ -410,6 +410,19 @@ static void test_client_options_say_why(void **state) {
                                       "handler: capabilities must be an "
                                       "object"));
   mcp_client_options_free(o);
+  /* an OTLP metrics endpoint libmcp cannot post to */
+  assert_int_equal(mcp_client_options_new(&o), MCP_OK);
+  assert_int_equal(mcp_client_options_set_url(o, "http://127.0.0.1:1/mcp"),
+                   MCP_OK);
+  assert_int_equal(
+      mcp_client_options_set_otlp_metrics(o, "https://collector/v1/metrics",
+                                          NULL),
+      MCP_ERR_INVALID_ARG);
+  assert_int_equal(mcp_client_connect(o, &c, &err), MCP_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "mcp_client_options_set_otlp_metrics: "
+                                      "the OTLP endpoint must be an http:// "
+                                      "URL"));
+  mcp_client_options_free(o);
 }
 
 /* A setter called again with an accepted value takes back its refusal (the
