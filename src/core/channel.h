@@ -22,7 +22,7 @@
  *     mcp__server_channel_gone when a client leaves, mcp__session_close
  *     and mcp__session_release at the end.
  *
- * A transport names no MCP method (CTest: transport_names_no_method).
+ * A transport names no MCP method (CTest: layers_method_names).
  * server/dispatch.h includes this header; transports include that one.
  */
 #ifndef MCP_CORE_CHANNEL_H

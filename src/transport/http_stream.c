@@ -380,6 +380,7 @@ void mcp__hs_streams_tick(mcp_http_server_t *h, int64_t now, bool finish_all) {
       wake(st);
     } else if (hb > 0 && st->conn && !st->finished &&
                st->out.len == st->out_off && now - st->last_write_ms >= hb) {
+      /* an SSE comment line: not an MCP method */
       mcp__sse_append_comment(&st->out, "ping");
       recount(st);
       st->last_write_ms = now;
