@@ -3,16 +3,17 @@
  * DELETE, and the reply channel of the call a POST carries.
  *
  * Threads: the engine (http_engine.h) runs epoll loops on a few threads
- * and calls on_request for every request. Client responses, notifications,
- * initialize and ping are dispatched there (they never block; initialize
- * must be ordered before what follows on the session). An ordinary request
- * goes to a worker pool, which parses and runs it, and the connection is
- * suspended; the worker's response (or first notification, which upgrades
- * the answer to SSE) resumes it. The one exception: a tools/call that cannot
- * need to reach the client before its response and whose tool has proven
- * fast runs on the network thread, without the two wake-ups of the
- * hand-off (see "running calls on the network thread"). SSE connections
- * stay suspended while idle (http_stream.c), so no thread is tied to a
+ * and calls on_request for every request. The core says where a POST's
+ * message is accepted and where its call runs (mcp__server_triage,
+ * mcp__call_schedule): client responses, notifications and lifecycle
+ * requests are dispatched on the network thread (they never block;
+ * initialize must be ordered before what follows on the session), and so
+ * is a call of a tool that has proven fast and cannot need to reach the
+ * client before its response (no two wake-ups of a hand-off). An ordinary
+ * request goes to a worker pool, which parses and runs it, and the
+ * connection is suspended; the worker's response (or first notification,
+ * which upgrades the answer to SSE) resumes it. SSE connections stay
+ * suspended while idle (http_stream.c), so no thread is tied to a
  * connection.
  *
  * Era: a POST whose MCP-Protocol-Version header is modern, or whose body
