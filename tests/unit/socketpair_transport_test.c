@@ -15,7 +15,7 @@
 
 typedef struct job {
   mcp_call_t *call; /* queued by the core, or NULL: accept bytes first */
-  char *bytes;
+  char *bytes;      /* and len: the line, for a worker to accept */
   size_t len;
 } job;
 
@@ -51,9 +51,7 @@ static void x_done(void *ctx) {
 /* 2. accept bytes (a request counts in flight until its done) */
 static bool x_accept(xport *x, const char *b, size_t n,
                      const mcp__prescan *scan, mcp_call_t **call) {
-  pthread_mutex_lock(&x->lock);
-  x->inflight++;
-  pthread_mutex_unlock(&x->lock);
+  pthread_mutex_lock(&x->lock), x->inflight++, pthread_mutex_unlock(&x->lock);
   mcp__channel reply = {x_send, x_done, x, x, .pins_session = true};
   if (mcp__server_accept_scanned(x->server, x->session, NULL, b, n, scan,
                                  reply, call) == MCP__ACCEPT_REQUEST)
@@ -72,7 +70,7 @@ static bool x_push(xport *x, job j) {
   pthread_mutex_unlock(&x->lock);
   return room;
 }
-static bool x_queue(void *ctx, mcp_call_t *call) {
+static bool x_queue(void *ctx, mcp_call_t *call) { /* the runner's */
   return x_push(ctx, (job){call, NULL, 0});
 }
 static void *x_worker(void *arg) {
@@ -117,8 +115,7 @@ static void x_line(xport *x, const char *line, size_t len) {
 static void x_serve(mcp_server_t *s, int fd) {
   xport x = {.server = s, .fd = fd};
   assert_int_equal(mcp__server_start_serving(s, NULL), MCP_OK);
-  pthread_mutex_init(&x.lock, NULL);
-  pthread_cond_init(&x.cond, NULL);
+  pthread_mutex_init(&x.lock, NULL), pthread_cond_init(&x.cond, NULL);
   mcp__channel notify = {x_send, NULL, &x, &x, false};
   assert_int_equal(mcp__session_new(s, notify, &x.session), MCP_OK);
   pthread_t worker;
@@ -146,10 +143,8 @@ static void x_serve(mcp_server_t *s, int fd) {
   while (x.inflight > 0) /* calls a task or a listen stream still holds */
     pthread_cond_wait(&x.cond, &x.lock);
   pthread_mutex_unlock(&x.lock);
-  mcp__session_close(x.session);
-  mcp__session_release(x.session);
-  pthread_mutex_destroy(&x.lock);
-  pthread_cond_destroy(&x.cond);
+  mcp__session_close(x.session), mcp__session_release(x.session);
+  pthread_mutex_destroy(&x.lock), pthread_cond_destroy(&x.cond);
 }
 
 /* ---- the test: a client on the other end of the socketpair -------------- */
