@@ -149,25 +149,37 @@ static void x_serve(mcp_server_t *s, int fd) {
 
 /* ---- the test: a client on the other end of the socketpair -------------- */
 
+typedef struct served {
+  mcp_server_t *server;
+  int fd;
+  pthread_t reader; /* the thread in x_serve */
+} served;
+
+/* a + b, and which thread ran it: the reader or the worker */
 static mcp_status add_tool(mcp_call_t *call, json_t *args, mcp_result_t *r,
                            void *ud) {
-  (void)call, (void)ud;
+  (void)call;
   mcp_result_add_textf(
       r, "%lld",
       (long long)(json_integer_value(json_object_get(args, "a")) +
                   json_integer_value(json_object_get(args, "b"))));
+  const served *sv = ud;
+  mcp_result_add_text(r, pthread_equal(pthread_self(), sv->reader) ? "reader"
+                                                                   : "worker");
   return MCP_OK;
 }
 
-typedef struct served {
-  mcp_server_t *server;
-  int fd;
-} served;
-
 static void *serve_main(void *arg) {
   served *sv = arg;
+  sv->reader = pthread_self(); /* before any call runs */
   x_serve(sv->server, sv->fd);
   return NULL;
+}
+
+/* Which thread ran the tools/call answered by m. */
+static const char *ran_on(const json_t *m) {
+  json_t *c = json_object_get(json_object_get(m, "result"), "content");
+  return json_string_value(json_object_get(json_array_get(c, 1), "text"));
 }
 
 /* The next line the server wrote, parsed. */
@@ -179,20 +191,23 @@ static json_t *next_message(FILE *in) {
   return msg;
 }
 
-/* initialize, a pipelined burst of tools/call (the first on a worker while
- * the tool is learnt, later ones wherever the core says), ping, an unknown
- * method; every request answered once, in the session initialize made. */
+/* initialize, a pipelined burst of tools/call (on the worker while the
+ * tool is learnt, later ones wherever the core says), ping, an unknown
+ * method: every request answered once, in the session initialize made.
+ * Then calls one at a time: once the tool has proven cheap, one runs on
+ * the reader. */
 static void test_initialize_and_call(void **state) {
   (void)state;
   mcp_server_t *s = NULL;
   assert_int_equal(mcp_server_new("pair", "1", &s), MCP_OK);
   mcp_tool_t *t = NULL;
   assert_int_equal(mcp_tool_new("add", &t), MCP_OK);
-  mcp_tool_set_handler(t, add_tool, NULL, NULL);
+  served sv = {.server = s};
+  mcp_tool_set_handler(t, add_tool, &sv, NULL);
   assert_int_equal(mcp_server_add_tool(s, t, NULL), MCP_OK);
   int fds[2];
   assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-  served sv = {s, fds[1]};
+  sv.fd = fds[1];
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, serve_main, &sv), 0);
   FILE *in = fdopen(dup(fds[0]), "r");
@@ -234,6 +249,16 @@ static void test_initialize_and_call(void **state) {
     }
     json_decref(m);
   }
+  bool on_reader = false;
+  for (int i = 0; i < 500 && !on_reader; i++) {
+    dprintf(fds[0], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+                    "\"tools/call\",\"params\":{\"name\":\"add\","
+                    "\"arguments\":{\"a\":1,\"b\":2}}}\n");
+    m = next_message(in);
+    on_reader = strcmp(ran_on(m), "reader") == 0;
+    json_decref(m);
+  }
+  assert_true(on_reader);
   shutdown(fds[0], SHUT_WR); /* input ends: the transport closes */
   assert_int_equal(pthread_join(th, NULL), 0);
   fclose(in);
