@@ -186,6 +186,7 @@ mcp_status mcp__call_send(mcp_call_t *call, const mcp__buf *msg) {
   if (atomic_load(&call->cancelled))
     return MCP_ERR_CANCELLED;
   pthread_mutex_lock(&call->send_lock);
+  call->emitted = true; /* before its response (schedule.c) */
   mcp_status st = call->reply.send(call->reply.ctx, msg->data, msg->len,
                                    MCP__SEND_NOTIFICATION);
   pthread_mutex_unlock(&call->send_lock);
@@ -461,6 +462,7 @@ static void send_cancel(mcp_call_t *call, int64_t id, const char *reason) {
   if (params && mcp__jsonrpc_encode_notification(
                     &msg, "notifications/cancelled", params)) {
     pthread_mutex_lock(&call->send_lock);
+    call->emitted = true;
     call->reply.send(call->reply.ctx, msg.data, msg.len,
                      MCP__SEND_NOTIFICATION);
     pthread_mutex_unlock(&call->send_lock);
@@ -532,6 +534,7 @@ mcp_status mcp_call_request(mcp_call_t *call, const char *method,
   json_decref(params);
   if (st == MCP_OK) {
     pthread_mutex_lock(&call->send_lock);
+    call->emitted = true;
     st =
         call->reply.send(call->reply.ctx, msg.data, msg.len, MCP__SEND_REQUEST);
     pthread_mutex_unlock(&call->send_lock);

@@ -9,6 +9,7 @@
 #include "core/request_log.h"
 #include "core/request_metrics.h"
 #include "core/request_span.h"
+#include "core/schedule.h"
 #include "core/session_internal.h"
 #include <stdio.h>
 
@@ -85,10 +86,6 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   return true;
 }
 
-const char *mcp__call_method(const mcp_call_t *call) {
-  return call->msg.method;
-}
-
 void mcp__call_cancel(mcp_call_t *call) {
   atomic_store(&call->cancelled, true);
 }
@@ -111,6 +108,9 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     mcp__session_remove_inflight(call->session, call);
   if (st == MCP_OK && call->handoff != NULL && call->cancel_scope != NULL)
     mcp__session_remove_inflight(call->cancel_scope, call);
+  /* whether it sent anything before this response (read again under
+   * send_lock when the response goes out) */
+  bool emitted = call->emitted;
   int log_code = 0;    /* for the request log: the error code sent, */
   size_t log_sent = 0; /* the response's bytes */
   /* A cancelled request gets no response at all (spec: cancellation). */
@@ -151,6 +151,7 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
      * once, so this answer must not wait behind them. */
     unsigned flags = MCP__SEND_FINAL | (call->handoff ? MCP__SEND_NOW : 0);
     pthread_mutex_lock(&call->send_lock);
+    emitted = call->emitted;
     if (encoded) {
       call->reply.send(call->reply.ctx, out.data, out.len, flags);
       log_sent = out.len;
@@ -166,6 +167,8 @@ void mcp__call_finish(mcp_call_t *call, mcp_status st, json_t *result) {
     pthread_mutex_unlock(&call->send_lock);
     mcp__buf_free(&out);
   }
+  if (call->timed) /* what the scheduler learns from the run */
+    mcp__sched_finished(call, emitted);
   /* Every request that became a call ends here (those refused while being
    * bound end in mcp__call_reply_error): its line of the request log. */
   if (call->log_started_ns != 0) {
@@ -212,6 +215,8 @@ void mcp__call_run(mcp_call_t *call) {
     /* Suspended: the call now belongs to suspend's target, which may
      * complete (and free) it as soon as suspend returns. */
     json_decref(result);
+    /* it ends on another thread: no thread's CPU time says what it cost */
+    call->timer.probed = false;
     call->suspend(call, call->suspend_ctx);
     return;
   }

@@ -10,6 +10,7 @@
 #define MCP_CORE_CALL_INTERNAL_H
 
 #include "core/core.h"
+#include "core/inline_runs.h"
 
 typedef struct mcp__call_span mcp__call_span; /* request_span.c */
 
@@ -98,6 +99,14 @@ struct mcp_call {
   /* When it began, for the duration histogram (request_metrics.h); 0 when
    * metrics are off */
   int64_t metrics_started_ns;
+  /* Scheduling (schedule.c): a run timed for core/inline_runs.c (set when
+   * it starts), the tool's slot, whether it ran on a receiving thread,
+   * whether what it sends before its response counts against it (the
+   * runner's holds_events), and whether it sent anything (under
+   * send_lock). */
+  bool timed, ran_here, events_count, emitted;
+  int slot;
+  mcp__inline_timer timer;
 };
 
 #endif

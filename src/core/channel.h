@@ -1,8 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* channel.h - where a server's messages go, what a transport knows about a
- * sender, and the session and call operations a transport uses besides the
- * dispatcher (server/dispatch.h includes this header; transports include
- * that one).
+/* channel.h - the contract between the server and a transport.
+ *
+ * A transport moves bytes; the server decides everything about MCP. Five
+ * steps (tests/unit/socketpair_transport_test.c shows all of them in one
+ * small transport):
+ *
+ *  1. make a session: mcp__session_new with a notify channel (where
+ *     session-wide messages go); a stateless transport passes NULL.
+ *  2. accept bytes: scan them (jsonrpc/prescan.h), ask mcp__server_triage
+ *     where they are to be accepted (this thread, or a worker's), then
+ *     mcp__server_accept_scanned (server/dispatch.h) there with a reply
+ *     channel. A request comes back as a prepared call.
+ *  3. run: mcp__call_schedule(call, runner) on the thread that accepted,
+ *     mcp__call_run_queued on the worker a call was queued to. The core
+ *     decides the order of lifecycle requests, which calls run on the
+ *     receiving thread, the hand-off to a worker, and times the runs.
+ *  4. send/done: the server writes each message through the channel's
+ *     send (the flags below say what it is), and calls done once when the
+ *     exchange of a call is over.
+ *  5. close: mcp__session_input_closed when input ends,
+ *     mcp__server_channel_gone when a client leaves, mcp__session_close
+ *     and mcp__session_release at the end.
+ *
+ * A transport names no MCP method (CTest: layers_method_names).
+ * server/dispatch.h includes this header; transports include that one.
  */
 #ifndef MCP_CORE_CHANNEL_H
 #define MCP_CORE_CHANNEL_H
@@ -13,9 +34,11 @@
 
 #include <sys/socket.h>
 
+#include "jsonrpc/prescan.h"
 #include "mcp/call.h"
 #include "mcp/server.h"
 
+/* ---- send/done (step 4) ------------------------------------------------- */
 /* Flags for mcp__channel.send */
 #define MCP__SEND_FINAL        1u /* the response that ends the exchange */
 #define MCP__SEND_NOTIFICATION 2u /* a notification */
@@ -28,6 +51,15 @@
  * other threads speak for the same exchange at once (a task's
  * CreateTaskResult, then its status notifications). */
 #define MCP__SEND_NOW 16u
+/* A notification that only says "this changed, ask again" (a list
+ * changed): while one waits unsent, a second one of the same key says
+ * nothing more, and a transport that holds messages may drop it. The key
+ * (MCP__SEND_STATE_KEY, below MCP__SEND_STATE_KEYS) tells which state;
+ * only notifications of one key stand for each other. */
+#define MCP__SEND_STATE           32u
+#define MCP__SEND_STATE_KEYS      4u
+#define MCP__SEND_STATE_AS(key)   (MCP__SEND_STATE | ((unsigned)(key) << 8))
+#define MCP__SEND_STATE_KEY(flags) (((flags) >> 8) & (MCP__SEND_STATE_KEYS - 1))
 
 /* Where messages go. send must accept one whole message (no newline) and may
  * be called from any thread; it must not call back into the server. */
@@ -83,6 +115,7 @@ typedef struct mcp__peer {
   int http_minor;
 } mcp__peer;
 
+/* ---- make a session (step 1) and close it (step 5) ---------------------- */
 /* Creates a session (returns a counted reference, release with
  * mcp__session_release) registered with the server. notify may have a NULL
  * send. */
@@ -107,29 +140,20 @@ void mcp__session_release(mcp_session_t *s);
  * requests fail at once with MCP_ERR_CLOSED, running calls go on. */
 void mcp__session_input_closed(mcp_session_t *s);
 
-/* Runs the call's handler on the calling thread, sends the response
- * (unless the call was cancelled) and frees the call, or leaves it to
- * whoever the handler suspended it for (call_finish.c). */
-void mcp__call_run(mcp_call_t *call);
-
+/* ---- sessions a transport keeps streams for (HTTP) ---------------------- */
 /* The caller behind the session's notification stream becomes peer's
  * (core/viewer.h): a GET stream opened on a session, maybe adopted from
  * another replica, carries only what that caller may see. */
 mcp_status mcp__session_set_viewer_peer(mcp_session_t *s,
                                         const mcp__peer *peer);
 
-/* Lets the call's handler answer later, from another thread: a blocked
- * tasks/result then frees its worker and the response (and done) come when
- * the task ends. Only for transports whose channel accepts send and done
- * from any thread at any time. Call before mcp__call_run. */
-void mcp__call_allow_suspend(mcp_call_t *call);
 /* The session's standalone stream is open again (HTTP GET): messages of
  * tasks queued while no stream could carry them are delivered now. */
 void mcp__session_stream_opened(mcp_session_t *s);
-/* The method of a prepared call (borrowed). */
-const char *mcp__call_method(const mcp_call_t *call);
 /* Cancels a prepared call's flag (transport shutdown). */
 void mcp__call_cancel(mcp_call_t *call);
+
+/* ---- a client leaves, a transport stops (step 5) ------------------------ */
 /* The client of the reply channel whose context is ctx is gone (HTTP: the
  * connection of a streamed answer closed; stdio: input ended): its
  * subscriptions/listen streams end without a response. Cheap when it has
@@ -139,37 +163,74 @@ void mcp__server_channel_gone(mcp_server_t *s, const void *ctx);
  * channels end with their final result (server-initiated end). */
 void mcp__server_end_streams(mcp_server_t *s, const void *owner);
 
-/* ---- running cheap calls on a network thread (core/inline_runs.c) ------- */
-/* The statistics slot of a call that may run on a transport's network
- * thread once its tool has proven fast, or -1 when it never may. */
-int mcp__call_inline_slot(const mcp_call_t *call);
-/* The slot of the tool named by len bytes at name (the same slot
- * mcp__call_inline_slot gives its calls), for a transport that decides
- * before parsing, from its prescan, where a request is parsed. */
-int mcp__inline_slot_of_name(const char *name, size_t len);
-/* Whether the tool of slot has proven fast enough to run inline. */
-bool mcp__server_inline_ok(mcp_server_t *s, int slot);
-/* How a tracked call went: run inline or on a worker, how long it took,
- * whether it emitted anything before its response. */
-void mcp__server_inline_record(mcp_server_t *s, int slot, bool ran_inline,
-                               int64_t elapsed_ns, bool emitted);
-/* Times one run for mcp__server_inline_record; start and read it on the
- * same thread. A probed run also counts the thread's CPU time and whether
- * it blocked: when it did not block, its CPU time is what counts, so a run
- * that was slow only because the thread waited for a core (preempted on a
- * busy machine, e.g. by the client its own write woke) does not make a
- * cheap tool look slow. The probe costs two system calls: transports probe
- * the worker runs of tools still being learnt, not the hot path. */
-typedef struct {
-  int64_t start_ns;
-  int64_t cpu_ns; /* probed: the thread's CPU time at the start */
-  long voluntary; /* probed: its voluntary context switches so far */
-  bool probed;
-} mcp__inline_timer;
-void mcp__inline_timer_start(mcp__inline_timer *timer, bool probe);
-/* The run's cost in nanoseconds: wall time, or a probed run's CPU time
- * when it never blocked. */
-int64_t mcp__inline_timer_cost(const mcp__inline_timer *timer);
+/* ---- where a message is accepted and where its call runs (step 2, 3) ---- */
+/* What the core makes of a scanned message before it is parsed. */
+typedef struct mcp__triage {
+  /* Accept it on the receiving thread now: a response or a notification
+   * (a cancellation must never wait behind busy workers), an unreadable
+   * message (the parser answers it), or a request that must run in input
+   * order and at once (lifecycle: initialize, ping). */
+  bool at_once;
+  /* A call of a tool that has proven cheap: the receiving thread may
+   * accept it and mcp__call_schedule run it there (a transport spreading a
+   * burst over its threads may hand it to a worker instead). */
+  bool cheap;
+  /* Its answer may open a session (initialize): a transport with sessions
+   * makes one for it. */
+  bool opens_session;
+  /* Its answer is a stream of notifications that lives until the client
+   * leaves or cancels (subscriptions/listen): admitted as a stream. */
+  bool long_lived;
+} mcp__triage;
+/* Neither at_once nor cheap: the transport hands the bytes to a worker,
+ * which accepts them there and runs the call with mcp__call_run_queued
+ * (memory a message allocates is then allocated and freed on one thread). */
+mcp__triage mcp__server_triage(mcp_server_t *s, const mcp__prescan *scan);
+
+/* How a transport runs calls: what it offers the core. */
+typedef struct mcp__runner {
+  /* Hands call to one of the transport's workers, which runs it with
+   * mcp__call_run_queued. false when it cannot (out of memory): the core
+   * then runs it on this thread. NULL on a worker. */
+  bool (*queue)(void *ctx, mcp_call_t *call);
+  /* Optional: a call is about to run on this thread; cheap: it is a call
+   * of a tool that has proven cheap (it will not block). What the
+   * transport holds back and must not wait behind the call goes first:
+   * requests not yet handed to its workers (they came earlier), answers
+   * held to be written together (unless cheap). */
+  void (*before_run)(void *ctx, bool cheap);
+  void *ctx;
+  /* What a call sends before its response waits until the run ends (HTTP:
+   * the answer becomes an SSE stream only then), so a call that sends
+   * anything early does not belong on a receiving thread. */
+  bool holds_events;
+  /* The reply channel's send and done work from any thread at any time:
+   * a call a worker runs may suspend (a blocked tasks/result frees its
+   * worker and is answered when the task ends). */
+  bool any_thread;
+} mcp__runner;
+
+/* Runs call (from mcp__server_accept_scanned on this thread) here or
+ * queues it: lifecycle requests at once, in input order (before_run
+ * first); a tools/call of a tool proven cheap here, when nothing can need
+ * this thread while it runs (no progress token, a client that cannot be
+ * asked anything); anything else through runner->queue. Returns true when
+ * it ran here (its answer is sent, or the call suspended), false when
+ * queued. Runs of tools are timed: the core learns from them which tools
+ * are cheap (core/inline_runs.c). */
+bool mcp__call_schedule(mcp_call_t *call, const mcp__runner *runner);
+/* Runs a call on a worker of the transport (queued by mcp__call_schedule,
+ * or accepted there from bytes the triage sent to a worker). */
+void mcp__call_run_queued(mcp_call_t *call, const mcp__runner *runner);
+/* Runs the call's handler on the calling thread, untimed, and sends the
+ * response (unless the call was cancelled) and frees the call, or leaves
+ * it to whoever the handler suspended it for (call_finish.c). For tests
+ * and in-process clients; transports use mcp__call_schedule. */
+void mcp__call_run(mcp_call_t *call);
+/* Lets the call's handler answer later, from another thread (what
+ * runner->any_thread does for mcp__call_run_queued). Call before
+ * mcp__call_run. */
+void mcp__call_allow_suspend(mcp_call_t *call);
 
 /* ---- for transports: the server's and sessions' facts they need -------- */
 void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...)

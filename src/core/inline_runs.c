@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include "core/call_internal.h"
+#include "core/inline_runs.h"
 #include "util/clock.h"
 
 /* inline_runs.c - which calls a transport may run on its network thread.

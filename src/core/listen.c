@@ -334,9 +334,20 @@ static bool encode_template(const char *method, const json_t *params,
   return true;
 }
 
+unsigned mcp__listen_send_flags(unsigned kind, const json_t *params) {
+  unsigned key = kind == MCP__LISTEN_TOOLS       ? 1
+                 : kind == MCP__LISTEN_PROMPTS   ? 2
+                 : kind == MCP__LISTEN_RESOURCES ? 3
+                                                 : 0;
+  /* only _meta (the stream's subscription id) may come on top */
+  if (key == 0 || json_object_size(params) > 0)
+    return MCP__SEND_NOTIFICATION;
+  return MCP__SEND_NOTIFICATION | MCP__SEND_STATE_AS(key - 1);
+}
+
 /* Sends one tagged message to l. false when its client is gone. */
 static bool send_tagged(mcp__listener *l, const mcp__buf *tpl, size_t split,
-                        mcp__buf *msg) {
+                        mcp__buf *msg, unsigned flags) {
   size_t tail = split + sizeof PLACEHOLDER_JSON - 1;
   mcp__buf_reset(msg);
   if (!mcp__buf_append(msg, tpl->data, split) ||
@@ -346,7 +357,7 @@ static bool send_tagged(mcp__listener *l, const mcp__buf *tpl, size_t split,
   mcp_call_t *call = l->call;
   pthread_mutex_lock(&call->send_lock);
   mcp_status st = call->reply.send(call->reply.ctx, msg->data, msg->len,
-                                   MCP__SEND_NOTIFICATION | MCP__SEND_LIVE);
+                                   flags | MCP__SEND_LIVE);
   pthread_mutex_unlock(&call->send_lock);
   return st != MCP_ERR_CLOSED;
 }
@@ -383,8 +394,9 @@ void mcp__listen_publish_owned(mcp_server_t *s, unsigned kind, const char *key,
     mcp__buf_init(&msg);
     size_t split = 0;
     bool ok = encode_template(method, params, &tpl, &split);
+    unsigned flags = mcp__listen_send_flags(kind, params);
     for (size_t i = 0; i < n; i++) {
-      if (ok && !send_tagged(list[i], &tpl, split, &msg))
+      if (ok && !send_tagged(list[i], &tpl, split, &msg, flags))
         mcp__server_channel_gone(s, list[i]->ctx);
       listener_release(list[i]);
     }

@@ -100,4 +100,10 @@ bool mcp__uri_covers(const char *sub, const char *uri);
 /* Open streams right now (tests, benchmarks). */
 size_t mcp__listen_count(mcp_server_t *s);
 
+/* The channel flags of a notification of kind with params (NULL: none):
+ * a list change without params only says "ask again", which a transport
+ * may coalesce (MCP__SEND_STATE_AS, keyed by the list); else
+ * MCP__SEND_NOTIFICATION alone. */
+unsigned mcp__listen_send_flags(unsigned kind, const json_t *params);
+
 #endif

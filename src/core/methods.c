@@ -59,3 +59,25 @@ mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,
   }
   return best ? best->row->fn : NULL;
 }
+
+const char *const mcp__frequent_methods[] = {
+    "tools/call",
+    "tools/list",
+    "ping",
+    "initialize",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+    "server/discover",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    NULL,
+};

@@ -108,4 +108,9 @@ mcp_status mcp__server_add_extension(mcp_server_t *s, mcp__extension_fn fn);
 /* Lets every registered extension contribute to caps (discover). */
 void mcp__server_extensions(const mcp_server_t *s, json_t *caps);
 
+/* The methods clients send most, NULL-terminated: the server's decoder
+ * (mcp__jsonrpc_decode_server) points a message naming one at this static
+ * string instead of copying it (one allocation less per request). */
+extern const char *const mcp__frequent_methods[];
+
 #endif

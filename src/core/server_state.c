@@ -44,9 +44,22 @@ static bool ready_session(mcp_session_t *se, void *ud) {
   return mcp__session_is_ready(se);
 }
 
+/* mcp__notify_sessions with the channel flags given. */
+static mcp_status notify_sessions_as(mcp_server_t *s,
+                                     bool (*wants)(mcp_session_t *, void *),
+                                     void *ud, const mcp__buf *msg,
+                                     unsigned flags);
+
 mcp_status mcp__notify_sessions(mcp_server_t *s,
                                 bool (*wants)(mcp_session_t *, void *),
                                 void *ud, const mcp__buf *msg) {
+  return notify_sessions_as(s, wants, ud, msg, MCP__SEND_NOTIFICATION);
+}
+
+static mcp_status notify_sessions_as(mcp_server_t *s,
+                                     bool (*wants)(mcp_session_t *, void *),
+                                     void *ud, const mcp__buf *msg,
+                                     unsigned flags) {
   /* Collect the sessions under the server lock, send outside it: a channel
    * is never called with a server or session lock held. */
   mcp_session_t *stack[64], **list = stack;
@@ -73,7 +86,7 @@ mcp_status mcp__notify_sessions(mcp_server_t *s,
   }
   pthread_mutex_unlock(&s->lock);
   for (size_t i = 0; i < n; i++) {
-    mcp__session_notify(list[i], msg->data, msg->len);
+    mcp__session_notify_as(list[i], msg->data, msg->len, flags);
     mcp__session_release(list[i]);
   }
   if (list != stack)
@@ -101,9 +114,6 @@ mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
     mcp__buf_free(&msg);
     return MCP_ERR_NOMEM;
   }
-  mcp__notify_sessions(s, ready_session, NULL, &msg);
-  /* 2026-07-28 clients hear of list changes on their listen streams, and
-   * only of those they asked for. */
   unsigned kind = strcmp(method, "notifications/tools/list_changed") == 0
                       ? MCP__LISTEN_TOOLS
                   : strcmp(method, "notifications/prompts/list_changed") == 0
@@ -111,6 +121,11 @@ mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
                   : strcmp(method, "notifications/resources/list_changed") == 0
                       ? MCP__LISTEN_RESOURCES
                       : 0;
+  /* a list change tells the transport so, to be coalesced */
+  notify_sessions_as(s, ready_session, NULL, &msg,
+                     mcp__listen_send_flags(kind, params));
+  /* 2026-07-28 clients hear of list changes on their listen streams, and
+   * only of those they asked for. */
   if (kind)
     mcp__listen_publish(s, kind, NULL, method, params);
   json_decref(params);

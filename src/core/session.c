@@ -179,11 +179,16 @@ bool mcp__session_is_ready(mcp_session_t *se) {
 }
 
 void mcp__session_notify(mcp_session_t *se, const char *msg, size_t len) {
+  mcp__session_notify_as(se, msg, len, MCP__SEND_NOTIFICATION);
+}
+
+void mcp__session_notify_as(mcp_session_t *se, const char *msg, size_t len,
+                            unsigned flags) {
   pthread_mutex_lock(&se->lock);
   mcp__channel ch = se->notify;
   pthread_mutex_unlock(&se->lock);
   if (ch.send)
-    ch.send(ch.ctx, msg, len, MCP__SEND_NOTIFICATION);
+    ch.send(ch.ctx, msg, len, flags);
 }
 
 mcp_status mcp__session_notify_live(mcp_session_t *se, const char *msg,

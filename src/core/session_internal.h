@@ -78,4 +78,9 @@ struct mcp_session {
   mcp__viewer viewer;
 };
 
+/* mcp__session_notify with the channel flags given (MCP__SEND_STATE_AS
+ * for a list change). */
+void mcp__session_notify_as(mcp_session_t *se, const char *msg, size_t len,
+                            unsigned flags);
+
 #endif

@@ -182,40 +182,13 @@ void mcp__jsonrpc_read_envelope(const mcp__tnode *root, mcp__envelope *e) {
   }
 }
 
-/* The methods clients send most, as static strings: a message naming one
- * points at it instead of a copy (one allocation less per request). Others
- * are copied. */
-static const struct {
-  const char *name;
-  size_t len;
-} known_methods[] = {
-#define KNOWN(s)                                                               \
-  { s, sizeof s - 1 }
-    KNOWN("tools/call"),
-    KNOWN("tools/list"),
-    KNOWN("ping"),
-    KNOWN("initialize"),
-    KNOWN("resources/read"),
-    KNOWN("resources/list"),
-    KNOWN("resources/templates/list"),
-    KNOWN("prompts/get"),
-    KNOWN("prompts/list"),
-    KNOWN("completion/complete"),
-    KNOWN("tasks/get"),
-    KNOWN("tasks/result"),
-    KNOWN("tasks/list"),
-    KNOWN("tasks/cancel"),
-    KNOWN("server/discover"),
-    KNOWN("notifications/initialized"),
-    KNOWN("notifications/cancelled"),
-    KNOWN("notifications/progress"),
-#undef KNOWN
-};
-
-static const char *known_method(const char *s, size_t n) {
-  for (size_t i = 0; i < sizeof known_methods / sizeof known_methods[0]; i++)
-    if (known_methods[i].len == n && memcmp(known_methods[i].name, s, n) == 0)
-      return known_methods[i].name;
+/* The entry of interned (NULL-terminated, or NULL) that is the method s
+ * of n bytes, or NULL. */
+static const char *interned_name(const char *const *interned, const char *s,
+                                 size_t n) {
+  for (; interned != NULL && *interned != NULL; interned++)
+    if (strncmp(*interned, s, n) == 0 && (*interned)[n] == '\0')
+      return *interned;
   return NULL;
 }
 
@@ -223,7 +196,7 @@ static const char *known_method(const char *s, size_t n) {
  * leaves *out untouched for the general path (which also reports every
  * error exactly as before). */
 static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
-                             mcp__message *out) {
+                             const char *const *interned, mcp__message *out) {
   const mcp__tnode *root = t->nodes;
   if (root->type != MCP__J_OBJECT)
     return false;
@@ -239,7 +212,8 @@ static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
     return false;
   mcp__message m = {.kind = e.id ? MCP__MSG_REQUEST : MCP__MSG_NOTIFICATION,
                     .parts_owned = true};
-  if ((m.method = known_method(e.method->v.s, e.method->n)) == NULL) {
+  m.method = interned_name(interned, e.method->v.s, e.method->n);
+  if (m.method == NULL) {
     m.method_copy = malloc(e.method->n + 1);
     if (m.method_copy == NULL)
       return false;
@@ -268,6 +242,7 @@ static bool decode_from_tape(const mcp__tape *t, const char *bytes, size_t len,
 mcp_status mcp__jsonrpc_decode_server(const char *bytes, size_t len,
                                       size_t max_depth,
                                       const mcp__prescan *scan,
+                                      const char *const *interned,
                                       mcp__message *out,
                                       mcp__decode_error *err) {
   bool too_deep = scan ? scan->depth > max_depth
@@ -275,11 +250,11 @@ mcp_status mcp__jsonrpc_decode_server(const char *bytes, size_t len,
   if (!(max_depth && too_deep)) {
     bool done;
     if (scan != NULL && scan->tape != NULL) {
-      done = decode_from_tape(scan->tape, bytes, len, out);
+      done = decode_from_tape(scan->tape, bytes, len, interned, out);
     } else {
       mcp__tape t;
       done = mcp__tape_parse(&t, bytes, len) == MCP_OK &&
-             decode_from_tape(&t, bytes, len, out);
+             decode_from_tape(&t, bytes, len, interned, out);
       mcp__tape_release(&t);
     }
     if (done) {

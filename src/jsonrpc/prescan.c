@@ -249,13 +249,3 @@ void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
   static const char version[] = "io.modelcontextprotocol/protocolVersion";
   out->modern = mcp__tnode_member(meta, version, sizeof version - 1) != NULL;
 }
-
-bool mcp__prescan_method_is(const mcp__prescan *p, const char *m) {
-  return p->method != NULL && same(p->method, p->method_len, m);
-}
-
-bool mcp__prescan_at_once(const mcp__prescan *p) {
-  return p->kind != MCP__SCAN_REQUEST ||
-         mcp__prescan_method_is(p, "initialize") ||
-         mcp__prescan_method_is(p, "ping");
-}

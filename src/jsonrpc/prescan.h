@@ -2,11 +2,12 @@
 /* prescan.h - one cheap pass over a JSON-RPC message before it is parsed.
  *
  * Transports must decide a few things before (or instead of) parsing: is
- * this a batch, is it too deep, is it a request that must run at once
- * (initialize, ping) or a notification or response that must not wait
- * behind busy workers, which era does it speak, which tool does it call.
- * One pass answers all of them without allocating; the dispatcher then
- * parses once and does not scan the depth again.
+ * this a batch, is it too deep, which era does it speak, and, through the
+ * core (mcp__server_triage in core/channel.h, which reads the method and
+ * the tool name found here), where it is to be accepted and run. One pass
+ * answers all of them without allocating; the dispatcher then parses once
+ * and does not scan the depth again. This layer knows JSON-RPC, not MCP:
+ * it names no method.
  *
  * The scan does not validate: on malformed text its answers are best
  * effort and the parser reports the error.
@@ -69,15 +70,5 @@ void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out);
  * (out->tape NULL; the dispatcher reports the error). */
 void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
                        mcp__prescan *out);
-
-/* True when the scanned method is exactly m. */
-bool mcp__prescan_method_is(const mcp__prescan *p, const char *m);
-
-/* Whether a transport should hand the message to the dispatcher on its
- * receiving thread rather than queue it for a worker: everything but an
- * ordinary request (client responses and notifications, cancellations
- * above all, must never wait behind busy workers), and initialize and
- * ping (ordering, liveness). */
-bool mcp__prescan_at_once(const mcp__prescan *p);
 
 #endif

@@ -102,7 +102,8 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
   }
   mcp__message msg;
   mcp__decode_error derr;
-  if (mcp__jsonrpc_decode_server(bytes, len, s->max_json_depth, scan, &msg,
+  if (mcp__jsonrpc_decode_server(bytes, len, s->max_json_depth, scan,
+                                 mcp__frequent_methods, &msg,
                                  &derr) != MCP_OK) {
     if (derr.reply) {
       size_t sent = send_error(reply, derr.id, derr.code, derr.message, NULL);

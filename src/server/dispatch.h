@@ -3,8 +3,9 @@
  *
  * A transport decodes nothing itself: it hands bytes to mcp__server_accept,
  * which parses them, answers client responses and notifications at once, and
- * for a request returns a prepared call that the transport runs (now, or on
- * a worker) with mcp__call_run. Everything a request produces - the response
+ * for a request returns a prepared call that the transport hands to
+ * mcp__call_schedule (core/channel.h: the core runs it now or queues it to
+ * the transport's worker). Everything a request produces - the response
  * and the notifications and server-to-client requests tied to it - goes to
  * the reply channel the transport supplied; session-wide messages go to the
  * session's notify channel.
@@ -25,7 +26,7 @@ struct mcp__buf; /* util/buf.h */
 
 /* Outcome of mcp__server_accept. */
 typedef enum mcp__accept {
-  MCP__ACCEPT_REQUEST = 1, /* *call is set: run it with mcp__call_run */
+  MCP__ACCEPT_REQUEST = 1, /* *call is set: mcp__call_schedule it */
   MCP__ACCEPT_HANDLED,     /* a notification or response; nothing to send */
   MCP__ACCEPT_REJECTED     /* malformed; an error reply (if any) was sent */
 } mcp__accept;
@@ -55,8 +56,8 @@ mcp__accept mcp__server_accept(mcp_server_t *s, mcp_session_t *session,
                                size_t len, mcp__channel reply,
                                mcp_call_t **call);
 /* mcp__server_accept for bytes the transport scanned already
- * (jsonrpc/prescan.h, which tells it what to run at once): the depth is not
- * counted again. scan may be NULL. */
+ * (jsonrpc/prescan.h; mcp__server_triage tells where to accept them): the
+ * depth is not counted again. scan may be NULL. */
 mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
                                        const mcp__peer *peer, const char *bytes,
                                        size_t len, const mcp__prescan *scan,

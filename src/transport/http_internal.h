@@ -56,9 +56,9 @@ struct hs_stream {
   bool cut;        /* over its buffer limit: its connection was cut */
   size_t high_water; /* bytes out may hold for the connection */
   size_t charged;    /* of out's bytes, counted in h->stream_bytes */
-  /* end in out of a list_changed notification not yet handed to the
-   * connection (tools, prompts, resources), or 0: not queued twice */
-  size_t list_changed_end[3];
+  /* end in out of a "state changed" notification (MCP__SEND_STATE) not
+   * yet handed to the connection, by its key, or 0: not queued twice */
+  size_t state_end[MCP__SEND_STATE_KEYS];
   int64_t last_write_ms;
   hs_stream *prev, *next; /* h->streams */
   hs_stream *snext;       /* hs_session->streams (live POST streams) */
@@ -167,7 +167,7 @@ struct hs_req {
   bool modern;        /* served per 2026-07-28 */
   bool rejected;      /* dispatch rejected the message: 400 */
   bool stream_only;   /* a GET stream: not session activity (idle timeout) */
-  bool listen;        /* a subscriptions/listen request */
+  bool listen;        /* a long-lived answer (mcp__triage) */
   const char *proto;  /* MCP-Protocol-Version (points into proto_buf) or NULL */
   char proto_buf[32]; /* a copy: the call may outlive the connection */
   /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the
@@ -188,9 +188,6 @@ struct hs_req {
   hs_stream *stream;   /* counted, once upgraded to SSE */
   mcp_session_t *se;   /* the session the body goes to (borrowed) or NULL */
   mcp_call_t *call;    /* queued call, or NULL: the worker parses body */
-  int tool_slot;       /* inline_streak slot of a tracked tools/call or -1 */
-  bool ran_inline;     /* the call ran on the network thread */
-  int64_t started_ns;  /* when the tracked call was accepted */
   hs_req *qnext;
 };
 
@@ -279,10 +276,12 @@ void mcp__hs_stream_release(hs_stream *st);
 /* Queues the priming event (id + retry + empty data) of a resumable
  * stream; with poll, the connection then ends (SEP-1699). */
 mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll);
-/* Queues one message as an event (stored when resumable); final marks the
- * stream finished. MCP_ERR_CLOSED once finished. */
+/* Queues one message as an event (stored when resumable); flags are the
+ * channel's (MCP__SEND_FINAL marks the stream finished; MCP__SEND_STATE
+ * drops a notification whose key waits unsent already). MCP_ERR_CLOSED
+ * once finished. */
 mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
-                               bool final);
+                               unsigned flags);
 /* Whether a client connection is attached and the stream not finished. */
 bool mcp__hs_stream_is_live(hs_stream *st);
 /* Ends the stream: attached connections end after the flush. */

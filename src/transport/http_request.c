@@ -3,16 +3,17 @@
  * DELETE, and the reply channel of the call a POST carries.
  *
  * Threads: the engine (http_engine.h) runs epoll loops on a few threads
- * and calls on_request for every request. Client responses, notifications,
- * initialize and ping are dispatched there (they never block; initialize
- * must be ordered before what follows on the session). An ordinary request
- * goes to a worker pool, which parses and runs it, and the connection is
- * suspended; the worker's response (or first notification, which upgrades
- * the answer to SSE) resumes it. The one exception: a tools/call that cannot
- * need to reach the client before its response and whose tool has proven
- * fast runs on the network thread, without the two wake-ups of the
- * hand-off (see "running calls on the network thread"). SSE connections
- * stay suspended while idle (http_stream.c), so no thread is tied to a
+ * and calls on_request for every request. The core says where a POST's
+ * message is accepted and where its call runs (mcp__server_triage,
+ * mcp__call_schedule): client responses, notifications and lifecycle
+ * requests are dispatched on the network thread (they never block;
+ * initialize must be ordered before what follows on the session), and so
+ * is a call of a tool that has proven fast and cannot need to reach the
+ * client before its response (no two wake-ups of a hand-off). An ordinary
+ * request goes to a worker pool, which parses and runs it, and the
+ * connection is suspended; the worker's response (or first notification,
+ * which upgrades the answer to SSE) resumes it. SSE connections stay
+ * suspended while idle (http_stream.c), so no thread is tied to a
  * connection.
  *
  * Era: a POST whose MCP-Protocol-Version header is modern, or whose body
@@ -65,7 +66,6 @@ static hs_req *req_new(mcp_http_server_t *h, mcp__he_conn *conn) {
   mcp__buf_init(&r->body);
   mcp__buf_init(&r->resp);
   r->status = MCP__HTTP_OK;
-  r->tool_slot = -1;
   atomic_fetch_add(&h->live_reqs, 1);
   mcp__hs_server_retain(h); /* released last in req_release */
   return r;
@@ -545,22 +545,18 @@ static mcp_status req_send(void *ctx, const char *msg, size_t len,
   hs_stream *st = r->stream;
   mcp__hs_stream_retain(st);
   pthread_mutex_unlock(&r->lock);
-  mcp_status s = mcp__hs_stream_send(st, msg, len, final);
+  mcp_status s = mcp__hs_stream_send(st, msg, len, flags);
   if (final && st->session)
     mcp__hs_session_remove_stream(st->session, st);
   mcp__hs_stream_release(st);
   return s;
 }
 
-static void inline_record(hs_req *r);
-
 /* The call is over. A cancelled call sends nothing: end the HTTP exchange
  * anyway (204 or the end of the stream). */
 static void req_done(void *ctx) {
   hs_req *r = ctx;
   pthread_mutex_lock(&r->lock);
-  if (r->tool_slot >= 0)
-    inline_record(r);
   if (r->state == R_RUNNING) {
     r->state = R_JSON;
     r->status = MCP__HTTP_NO_CONTENT;
@@ -579,17 +575,6 @@ static void req_done(void *ctx) {
   req_release(r);
 }
 
-/* Whether a call may run on the network thread is the server's judgement
- * (core/inline_runs.c); the transport times the runs it reports. */
-
-/* Records how a tracked call went. r->lock held. */
-static void inline_record(hs_req *r) {
-  mcp__server_inline_record(r->h->server, r->tool_slot, r->ran_inline,
-                            mcp__monotonic_ns() - r->started_ns,
-                            r->stream != NULL);
-  r->tool_slot = -1;
-}
-
 /* ---- POST ---------------------------------------------------------------- */
 
 /* Suspends the connection and queues r for a worker, which runs call, or
@@ -602,6 +587,14 @@ static enum mcp__he_result hand_to_worker(hs_req *r, mcp_call_t *call) {
   pthread_mutex_unlock(&r->lock);
   mcp__hs_enqueue(r->h, r);
   return MCP__HE_YES;
+}
+
+/* The network thread's runner (mcp__call_schedule): a call that does not
+ * run here goes to the worker pool. Events a call sends before its answer
+ * wait until it returns (the answer becomes an SSE stream only then). */
+static bool queue_call(void *ctx, mcp_call_t *call) {
+  hand_to_worker(ctx, call);
+  return true;
 }
 
 static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
@@ -662,15 +655,14 @@ static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
                              !mcp__version_is_supported(r->proto) ||
                              (scan->modern && r->hs == NULL)
                        : scan->modern;
-  bool initialize = scan->kind == MCP__SCAN_REQUEST &&
-                    mcp__prescan_method_is(scan, "initialize");
+  mcp__triage triage = mcp__server_triage(h->server, scan);
+  bool initialize = triage.opens_session;
 
   mcp_session_t *se = NULL;
   if (r->modern) {
     se = NULL;
-    /* A subscriptions/listen answer is a long-lived SSE stream. */
-    r->listen = scan->kind == MCP__SCAN_REQUEST &&
-                mcp__prescan_method_is(scan, "subscriptions/listen");
+    /* A long-lived answer (subscriptions/listen) is an SSE stream. */
+    r->listen = triage.long_lived;
     enum hs_admit admit =
         r->listen ? mcp__hs_stream_admit(h->limits, NULL) : HS_ADMIT_OK;
     if (admit != HS_ADMIT_OK)
@@ -716,8 +708,7 @@ static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
 
   r->se = se;
   r->state = R_RUNNING;
-  if (!r->new_session && !mcp__prescan_at_once(scan) &&
-      !mcp__prescan_method_is(scan, "tools/call")) {
+  if (!r->new_session && !triage.at_once && !triage.cheap) {
     /* An ordinary request: the worker parses, runs and frees it, so its
      * memory never crosses threads (glibc arenas stay uncontended). */
     atomic_fetch_add(&r->refs, 1); /* the worker's */
@@ -742,21 +733,10 @@ static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
     return queue_answer(r);
   }
   atomic_fetch_add(&r->refs, 1); /* the call's, released by req_done */
-  const char *method = mcp__call_method(call);
-  if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
-    mcp__call_run(call);
+  mcp__runner here = {.queue = queue_call, .ctx = r, .holds_events = true};
+  if (mcp__call_schedule(call, &here))
     return queue_answer(r);
-  }
-  r->tool_slot = mcp__call_inline_slot(call);
-  if (r->tool_slot >= 0) {
-    r->started_ns = mcp__monotonic_ns();
-    if (mcp__server_inline_ok(h->server, r->tool_slot)) {
-      r->ran_inline = true;
-      mcp__call_run(call);
-      return queue_answer(r);
-    }
-  }
-  return hand_to_worker(r, call);
+  return MCP__HE_YES; /* a worker answers (hand_to_worker) */
 }
 
 void mcp__hs_work(hs_req *r, bool cancel) {
@@ -798,11 +778,8 @@ void mcp__hs_work(hs_req *r, bool cancel) {
     mcp__call_cancel(call);
   /* req_send and req_done work from any thread: a blocked tasks/result
    * gives its worker back and is answered when the task ends. */
-  mcp__call_allow_suspend(call);
-  if (r->tool_slot >= 0)
-    r->started_ns =
-        mcp__monotonic_ns(); /* time the run, not the wait in the queue */
-  mcp__call_run(call);       /* may free r through done */
+  mcp__runner worker = {.holds_events = true, .any_thread = true};
+  mcp__call_run_queued(call, &worker); /* may free r through done */
 }
 
 /* ---- GET and DELETE ------------------------------------------------------ */

@@ -81,7 +81,7 @@ static mcp_status notify_send(void *ctx, const char *msg, size_t len,
    * keep the message for a resume the client may never make; the task
    * queues it for the next stream instead. */
   if (st && (!(flags & MCP__SEND_LIVE) || mcp__hs_stream_is_live(st)))
-    s = mcp__hs_stream_send(st, msg, len, false);
+    s = mcp__hs_stream_send(st, msg, len, flags & ~MCP__SEND_FINAL);
   /* Released whether sent or not: a task message that found the stream
    * without a client once kept the stream, and through it its session and
    * the server, for ever (a stop then waited on them: issue #24 item 2). */

@@ -16,8 +16,9 @@
  * mcp_http_options_set_stream_buffer_total_bytes. A stream that would go
  * beyond is cut: its bytes are dropped and its connection ends, so that
  * the client reconnects and resynchronises (a resumable stream resumes from
- * the event store). A list_changed notification that waits unsent is not
- * queued again: one tells the client all it needs.
+ * the event store). A "state changed" notification (MCP__SEND_STATE: the
+ * server flags list changes) that waits unsent is not queued again with
+ * the same key: one tells the client all it needs.
  */
 #include "transport/http_internal.h"
 
@@ -137,24 +138,8 @@ static void reset_out(hs_stream *st) {
   else
     mcp__buf_reset(&st->out);
   st->out_off = 0;
-  memset(st->list_changed_end, 0, sizeof st->list_changed_end);
+  memset(st->state_end, 0, sizeof st->state_end);
   recount(st);
-}
-
-/* The list_changed notification msg is (0 tools, 1 prompts, 2 resources),
- * or -1. Such a notification is short and has no params worth keeping; an
- * unescaped "method" member can only be the message's own. */
-static int list_changed_kind(const char *msg, size_t len) {
-  static const char *const methods[3] = {
-      "\"method\":\"notifications/tools/list_changed\"",
-      "\"method\":\"notifications/prompts/list_changed\"",
-      "\"method\":\"notifications/resources/list_changed\""};
-  if (len > 192 || memmem(msg, len, "\"id\"", 4) != NULL)
-    return -1;
-  for (int k = 0; k < 3; k++)
-    if (memmem(msg, len, methods[k], strlen(methods[k])) != NULL)
-      return k;
-  return -1;
 }
 
 /* Moves a long consumed prefix out of the buffer. Lock held. */
@@ -164,9 +149,8 @@ static void compact(hs_stream *st) {
     memmove(st->out.data, st->out.data + off, st->out.len - off + 1);
     st->out.len -= off;
     st->out_off = 0;
-    for (int k = 0; k < 3; k++)
-      st->list_changed_end[k] =
-          st->list_changed_end[k] > off ? st->list_changed_end[k] - off : 0;
+    for (unsigned k = 0; k < MCP__SEND_STATE_KEYS; k++)
+      st->state_end[k] = st->state_end[k] > off ? st->state_end[k] - off : 0;
   }
   recount(st);
 }
@@ -190,7 +174,7 @@ static bool fits(hs_stream *st, size_t len) {
 static void cut(hs_stream *st) {
   mcp__buf_free(&st->out);
   st->out_off = 0;
-  memset(st->list_changed_end, 0, sizeof st->list_changed_end);
+  memset(st->state_end, 0, sizeof st->state_end);
   recount(st);
   st->cut = true;
   st->gen++; /* the reader's next call ends the response */
@@ -221,7 +205,8 @@ mcp_status mcp__hs_stream_prime(hs_stream *st, bool poll) {
 }
 
 mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
-                               bool final) {
+                               unsigned flags) {
+  bool final = flags & MCP__SEND_FINAL;
   mcp_http_server_t *h = st->h;
   mcp_status s = MCP_OK;
   pthread_mutex_lock(&st->lock);
@@ -229,8 +214,10 @@ mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
     pthread_mutex_unlock(&st->lock);
     return MCP_ERR_CLOSED;
   }
-  int kind = st->conn ? list_changed_kind(msg, len) : -1;
-  if (kind >= 0 && st->list_changed_end[kind] > st->out_off) {
+  int key = st->conn && (flags & MCP__SEND_STATE)
+                ? (int)MCP__SEND_STATE_KEY(flags)
+                : -1;
+  if (key >= 0 && st->state_end[key] > st->out_off) {
     /* the same notification waits unsent: it says all this one would */
     pthread_mutex_unlock(&st->lock);
     return MCP_OK;
@@ -244,8 +231,8 @@ mcp_status mcp__hs_stream_send(hs_stream *st, const char *msg, size_t len,
   if (s == MCP_OK && st->conn) {
     if (!mcp__sse_append_event(&st->out, st->resumable ? id : NULL, msg, len))
       s = MCP_ERR_NOMEM;
-    else if (kind >= 0)
-      st->list_changed_end[kind] = st->out.len;
+    else if (key >= 0)
+      st->state_end[key] = st->out.len;
     recount(st);
     wake(st);
   } else if (s == MCP_OK && st->cut && !st->resumable) {
@@ -393,6 +380,7 @@ void mcp__hs_streams_tick(mcp_http_server_t *h, int64_t now, bool finish_all) {
       wake(st);
     } else if (hb > 0 && st->conn && !st->finished &&
                st->out.len == st->out_off && now - st->last_write_ms >= hb) {
+      /* an SSE comment line: not an MCP method */
       mcp__sse_append_comment(&st->out, "ping");
       recount(st);
       st->last_write_ms = now;

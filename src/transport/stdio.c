@@ -4,12 +4,13 @@
  * Threads: the caller's thread reads and classifies lines (client responses
  * and notifications such as notifications/cancelled are handled right there,
  * so they are never stuck behind busy workers); requests go to a pool of
- * worker threads. A tools/call whose tool has proven cheap (the rule of
- * core/inline_runs.c, shared with HTTP) may run right on the reading
- * thread: the hand-off to a worker costs more than such a tool. A lone one
- * does; of a pipelined burst the reader runs a share (a third on two cores,
- * see may_run_here and share_period), so that the workers keep the other
- * cores busy. Workers are woken sparingly (see publish): one per call that
+ * worker threads. Where a message is accepted and where its call runs is
+ * the core's decision (mcp__server_triage, mcp__call_schedule: lifecycle
+ * requests in input order here, a call of a tool proven cheap here, the
+ * rest on workers), shared with HTTP: the hand-off to a worker costs more
+ * than a cheap tool. Of a pipelined burst of cheap calls the reader runs a
+ * share (a third on two cores, see may_run_here and share_period), so that
+ * the workers keep the other cores busy. Workers are woken sparingly (see publish): one per call that
  * may block, few for cheap ones.
  *
  * Output uses flat combining: a sender appends its line to a shared buffer,
@@ -407,35 +408,14 @@ static bool accept_line(stdio_transport *t, const char *line, size_t len,
   return false;
 }
 
-/* A tasks/result for a running task parks its call and returns the worker
- * at once; the task engine answers it through out_send when the task ends,
- * so waiting clients never use up the workers. */
-static void run_call(mcp_call_t *call) {
-  mcp__call_allow_suspend(call);
-  mcp__call_run(call);
-}
-
-/* Runs a call and, for a tools/call, tells the server how long its tool
- * took (core/inline_runs.c decides from that which tools run inline).
- * Nothing a call emits on stdio can be stuck behind its response, so only
- * the time counts. A worker run of a tool not yet proven cheap is probed:
- * on a busy machine the worker's write of the answer can wake the client
- * onto its core, and such runs, slow by the clock alone, would keep a cheap
- * tool from ever being learnt. slot: mcp__call_inline_slot(call), which the
- * caller has already looked up to decide where the call runs; cheap: what
- * mcp__server_inline_ok said for it. */
-static void run_timed(stdio_transport *t, mcp_call_t *call, int slot,
-                      bool on_reader, bool cheap) {
-  mcp__inline_timer timer;
-  if (slot >= 0)
-    mcp__inline_timer_start(&timer, !on_reader && !cheap);
-  if (on_reader)
-    mcp__call_run(call);
-  else
-    run_call(call);
-  if (slot >= 0)
-    mcp__server_inline_record(t->server, slot, on_reader,
-                              mcp__inline_timer_cost(&timer), false);
+/* A worker is about to run a call (mcp__call_run_queued): the answers it
+ * holds go out first unless the call is cheap, whose answer may then be
+ * held too (see worker_out). */
+static void worker_before_run(void *ctx, bool cheap) {
+  worker_out *w = ctx;
+  w->cheap = cheap;
+  if (!cheap)
+    worker_release(w);
 }
 
 /* Runs one job on a worker. Responses of cheap calls stay held (see
@@ -452,11 +432,13 @@ static void run_job(stdio_transport *t, worker_out *w, job *j) {
     scan.tape = &view;
   }
   if (call != NULL || accept_line(t, j->bytes, j->len, &scan, &call)) {
-    int slot = mcp__call_inline_slot(call);
-    w->cheap = mcp__server_inline_ok(t->server, slot);
-    if (!w->cheap)
-      worker_release(w);
-    run_timed(t, call, slot, false, w->cheap);
+    /* Nothing a call emits on stdio waits behind its response; the output
+     * takes messages from any thread (a tasks/result for a running task
+     * parks its call and gives the worker back at once). */
+    mcp__runner worker = {.before_run = worker_before_run,
+                          .ctx = w,
+                          .any_thread = true};
+    mcp__call_run_queued(call, &worker);
     w->cheap = false;
   }
 }
@@ -635,20 +617,25 @@ static void publish(stdio_transport *t) {
  * reader's runs (see share_period), the workers' between them. */
 #define SHARE_RUN 64
 
-/* Whether the scanned request is a tools/call of a tool that has proven
- * cheap and is the reader's to run: then it is parsed here, and run here if
- * the parsed request allows. A lone request runs here (no hand-off, no
+/* Whether a request the core found cheap (mcp__triage) is the reader's to
+ * run: then it is parsed here, and run here if the parsed request allows
+ * (mcp__call_schedule). A lone request runs here (no hand-off, no
  * wake-up); of a pipelined burst the reader takes the first run of
  * SHARE_RUN and then one of every share_period, the workers the rest. */
-static bool may_run_here(stdio_transport *t, const mcp__prescan *scan,
-                         bool *cheap) {
-  *cheap = scan->name != NULL && mcp__prescan_method_is(scan, "tools/call") &&
-           mcp__server_inline_ok(
-               t->server, mcp__inline_slot_of_name(scan->name, scan->name_len));
-  if (!*cheap || (t->cheap_seen++ / SHARE_RUN) % t->share_period != 0)
-    return false;
-  publish(t); /* the workers' share so far: they run while we do */
-  return true;
+static bool may_run_here(stdio_transport *t, bool cheap) {
+  return cheap && (t->cheap_seen++ / SHARE_RUN) % t->share_period == 0;
+}
+
+/* The reader's runner (mcp__call_schedule): a call that does not run here
+ * joins the chunk's jobs; one that does first lets the jobs before it go,
+ * so that earlier requests stay ahead and the workers run while we do. */
+static bool reader_queue(void *ctx, mcp_call_t *call) {
+  return enqueue(ctx, call, "", 0, NULL, false);
+}
+
+static void reader_before_run(void *ctx, bool cheap) {
+  (void)cheap;
+  publish(ctx);
 }
 
 static void handle_scanned(stdio_transport *t, const char *line, size_t len,
@@ -685,35 +672,21 @@ static void handle_line(stdio_transport *t, const char *line, size_t len) {
  * call). */
 static void handle_scanned(stdio_transport *t, const char *line, size_t len,
                            const mcp__prescan *scan) {
-  bool at_once = mcp__prescan_at_once(scan);
-  bool cheap = false;
-  if (!at_once && !may_run_here(t, scan, &cheap) &&
-      enqueue(t, NULL, line, len, scan, cheap))
+  mcp__triage triage = mcp__server_triage(t->server, scan);
+  if (!triage.at_once && !may_run_here(t, triage.cheap) &&
+      enqueue(t, NULL, line, len, scan, triage.cheap))
     return;
   mcp_call_t *call = NULL;
   if (!accept_line(t, line, len, scan, &call))
     return;
-  if (!at_once) {
-    /* A tools/call of a cheap tool: run here unless the parsed request
-     * rules it out (a progress token, client capabilities that let the
-     * tool ask the client something, which only this thread could read). */
-    int slot = mcp__call_inline_slot(call);
-    if (mcp__server_inline_ok(t->server, slot))
-      run_timed(t, call, slot, true, true);
-    else if (!enqueue(t, call, "", 0, NULL, false))
-      run_call(call); /* out of memory: still answer it */
-    return;
-  }
-  /* initialize runs here, in input order: requests pipelined behind it must
-   * find the session initialized. ping is answered at once, even when all
-   * workers are busy. Any other request goes to the workers: a handler that
-   * has not proven cheap must never block the reader. */
-  const char *method = mcp__call_method(call);
-  if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0) {
-    publish(t); /* keep earlier requests ahead of this one */
-    mcp__call_run(call);
-  } else if (!enqueue(t, call, "", 0, NULL, false))
-    run_call(call); /* out of memory: still answer it */
+  /* The core runs it here (in input order, or a cheap call) or hands it
+   * back to join the chunk's jobs: a handler that has not proven cheap
+   * must never block the reader. */
+  mcp__runner reader = {.queue = reader_queue,
+                        .before_run = reader_before_run,
+                        .ctx = t,
+                        .any_thread = true};
+  mcp__call_schedule(call, &reader);
 }
 
 static void report_oversize(stdio_transport *t) {

@@ -52,13 +52,13 @@ static void *late_sender(void *arg) {
   bool finished = false, waiting = false, returned = false;
   for (int i = 0; i < 20000 && !(finished && (waiting || returned)); i++) {
     if (!finished)
-      finished = mcp__hs_stream_send(x->st, "{}", 2, false) == MCP_ERR_CLOSED;
+      finished = mcp__hs_stream_send(x->st, "{}", 2, 0) == MCP_ERR_CLOSED;
     waiting = atomic_load(&x->h->stop_wait) != NULL; /* x->st keeps h */
     returned = __atomic_load_n(&x->stop_returned, __ATOMIC_SEQ_CST);
     if (!(finished && (waiting || returned)))
       usleep(1000);
   }
-  x->sent = mcp__hs_stream_send(x->st, "{}", 2, false);
+  x->sent = mcp__hs_stream_send(x->st, "{}", 2, 0);
   x->saw_stop_returned = __atomic_load_n(&x->stop_returned, __ATOMIC_SEQ_CST);
   mcp__hs_stream_release(x->st); /* and with it the session */
   return NULL;
@@ -97,7 +97,7 @@ static void test_streams_released_before_stop(void **state) {
   for (int i = 0; i < 3; i++) {
     hs_stream *st = mcp__hs_stream_new(h, NULL, "gone", false, NULL);
     assert_non_null(st);
-    assert_int_equal(mcp__hs_stream_send(st, "{}", 2, false), MCP_OK);
+    assert_int_equal(mcp__hs_stream_send(st, "{}", 2, 0), MCP_OK);
     mcp__hs_stream_release(st);
   }
   mcp_http_server_stop(h);

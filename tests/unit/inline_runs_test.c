@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/channel.h"
+#include "core/inline_runs.h"
 #include "mcp/server.h"
 #include "util/clock.h"
 
@@ -85,6 +86,54 @@ static void test_slow_inline_runs_send_a_tool_back(void **state) {
   assert_true(mcp__server_inline_ok(s, slot));
   mcp__server_inline_record(s, slot, true, FAST, true); /* it emitted */
   assert_false(mcp__server_inline_ok(s, slot));
+  mcp_server_free(s);
+}
+
+/* ---- the triage of a scanned message (core/schedule.c) ------------------ */
+
+static mcp__triage triage_of(mcp_server_t *s, const char *text) {
+  mcp__prescan p;
+  mcp__jsonrpc_prescan(text, strlen(text), &p);
+  return mcp__server_triage(s, &p);
+}
+
+/* Responses, notifications and lifecycle requests are accepted at once on
+ * the receiving thread; initialize may open a session; a listen request
+ * has a long-lived answer; a tools/call is cheap once its tool has proven
+ * so; anything else goes to a worker. */
+static void test_triage(void **state) {
+  (void)state;
+  mcp_server_t *s = new_server();
+  const char *add =
+      "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\"}}";
+  mcp__triage t = triage_of(s, add);
+  assert_false(t.at_once);
+  assert_false(t.cheap);
+  t = triage_of(s, "{\"id\":1,\"method\":\"initialize\"}");
+  assert_true(t.at_once);
+  assert_true(t.opens_session);
+  t = triage_of(s, "{\"id\":1,\"method\":\"ping\"}");
+  assert_true(t.at_once);
+  assert_false(t.opens_session);
+  t = triage_of(s, "{\"method\":\"notifications/cancelled\"}");
+  assert_true(t.at_once);
+  t = triage_of(s, "{\"id\":1,\"result\":{}}");
+  assert_true(t.at_once);
+  t = triage_of(s, "not json");
+  assert_true(t.at_once); /* the parser answers it at once */
+  t = triage_of(s, "{\"id\":1,\"method\":\"subscriptions/listen\"}");
+  assert_false(t.at_once);
+  assert_true(t.long_lived);
+  t = triage_of(s, "{\"id\":1,\"method\":\"resources/read\"}");
+  assert_false(t.at_once || t.cheap || t.long_lived || t.opens_session);
+  int slot = mcp__inline_slot_of_name("add", 3);
+  for (int i = 0; i < 32; i++)
+    mcp__server_inline_record(s, slot, false, FAST, false);
+  assert_true(triage_of(s, add).cheap);
+  /* the same name in another method is not a call of the tool */
+  assert_false(triage_of(s, "{\"id\":1,\"method\":\"prompts/get\","
+                            "\"params\":{\"name\":\"add\"}}")
+                   .cheap);
   mcp_server_free(s);
 }
 
@@ -163,6 +212,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fast_runs_make_a_tool_cheap),
       cmocka_unit_test(test_slow_inline_runs_send_a_tool_back),
+      cmocka_unit_test(test_triage),
       cmocka_unit_test(test_preempted_run_costs_its_cpu_time),
       cmocka_unit_test(test_blocking_run_costs_its_wall_time),
   };

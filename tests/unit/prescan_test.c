@@ -57,8 +57,6 @@ static void test_fields(void **state) {
   assert_int_equal(p.kind, MCP__SCAN_REQUEST);
   assert_span(p.method, p.method_len, "tools/call");
   assert_span(p.name, p.name_len, "add");
-  assert_true(mcp__prescan_method_is(&p, "tools/call"));
-  assert_false(mcp__prescan_method_is(&p, "tools/cal"));
   assert_false(p.modern); /* the marker inside arguments is not _meta */
   assert_int_equal(p.depth, 4);
 
@@ -116,22 +114,6 @@ static void test_escapes_at_every_offset(void **state) {
       assert_null(p.name); /* written with an escape */
       assert_span(p.method, p.method_len, "tools/call");
     }
-}
-
-static void test_at_once(void **state) {
-  (void)state;
-  mcp__prescan p = scan("{\"id\":1,\"method\":\"tools/call\"}");
-  assert_false(mcp__prescan_at_once(&p));
-  p = scan("{\"id\":1,\"method\":\"initialize\"}");
-  assert_true(mcp__prescan_at_once(&p));
-  p = scan("{\"id\":1,\"method\":\"ping\"}");
-  assert_true(mcp__prescan_at_once(&p));
-  p = scan("{\"method\":\"notifications/cancelled\"}");
-  assert_true(mcp__prescan_at_once(&p));
-  p = scan("{\"id\":1,\"result\":{}}");
-  assert_true(mcp__prescan_at_once(&p));
-  p = scan("not json");
-  assert_true(mcp__prescan_at_once(&p)); /* the parser answers it at once */
 }
 
 /* The depth agrees with mcp__json_too_deep on every JSONTestSuite file. */
@@ -205,7 +187,6 @@ static void test_scan_agrees_with_prescan(void **state) {
   mcp__tape t;
   mcp__jsonrpc_scan(esc, strlen(esc), &t, &q);
   assert_span(q.method, q.method_len, "initialize");
-  assert_true(mcp__prescan_at_once(&q));
   mcp__tape_release(&t);
   parsed = 0;
   size_t files = tu_json_suite_each("test_parsing", check_scan_agrees, &parsed);
@@ -221,7 +202,6 @@ int main(void) {
       cmocka_unit_test(test_fields),
       cmocka_unit_test(test_strings_do_not_confuse),
       cmocka_unit_test(test_escapes_at_every_offset),
-      cmocka_unit_test(test_at_once),
       cmocka_unit_test(test_depth_matches_scan),
       cmocka_unit_test(test_scan_agrees_with_prescan),
   };
