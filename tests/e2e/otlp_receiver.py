@@ -8,6 +8,8 @@ empty caches).
 
 usage: otlp_receiver.py OUT --venv DIR
        otlp_receiver.py --check-pb HEXFILE --venv DIR   (see below)
+       otlp_receiver.py --pins    (the packages its venv needs, for a
+                                   test that makes that venv itself)
 
 Listens on 127.0.0.1 (port 0: a free one, printed on stdout as "PORT N"),
 accepts POST /v1/traces and /v1/metrics:
@@ -269,6 +271,9 @@ def check_pb(hexfile):
 
 
 def main():
+    if sys.argv[1:] == ["--pins"]:
+        print(" ".join(PINS))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("out", nargs="?")
     ap.add_argument("--venv", required=True)

@@ -3,7 +3,8 @@
 OpenTelemetry SDK (PyPI opentelemetry-sdk) sees its trace continued by a
 libmcp server (issue #26 item 5).
 
-    python python_client.py DEMO_BIN RECEIVER_PY [--server-tracing off]
+    python python_client.py DEMO_BIN RECEIVER_PY VENV [--server-tracing off]
+(VENV: the venv the receiver runs in, with its --pins installed)
 
 The driver sets a TracerProvider whose spans go to an in-memory exporter
 and does nothing else for tracing: the SDK's own instrumentation makes a
@@ -61,14 +62,15 @@ async def call_add(url):
 
 
 def main(argv):
-    if len(argv) not in (3, 5):
+    if len(argv) not in (4, 6):
         sys.exit(__doc__)
-    demo, receiver_py = argv[1:3]
-    tracing = argv[3:] != ["--server-tracing", "off"]
+    demo, receiver_py, venv = argv[1:4]
+    tracing = argv[4:] != ["--server-tracing", "off"]
     work = peers.workdir(LABEL)
     stored = os.path.join(work, "received.jsonl")
 
-    receiver = peers.spawn([sys.executable, receiver_py, stored],
+    receiver = peers.spawn([sys.executable, receiver_py, stored,
+                            "--venv", venv],
                            os.path.join(work, "receiver.log"),
                            stdout=subprocess.PIPE)
     first = receiver.stdout.readline().decode().split()

@@ -17,12 +17,20 @@ INTEROP_LABEL=otel-python
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 install_lock
 PY="$CACHE/py2otel/bin/python"
+# the receiver (tests/e2e/otlp_receiver.py) runs in the same venv: its
+# pinned opentelemetry-proto decodes what the server exports
+RECEIVER="$HERE/../e2e/otlp_receiver.py"
+PINS=$(python3 "$RECEIVER" --pins)
+PROTO_PIN=${PINS%% *}
 if ! "$PY" -c 'import importlib.metadata as m, sys
 import opentelemetry.sdk.trace
-sys.exit(not m.version("mcp").startswith("2."))' 2>/dev/null; then
+sys.exit(not m.version("mcp").startswith("2.") or
+         m.version("opentelemetry-proto") != sys.argv[1])' "${PROTO_PIN#*==}" 2>/dev/null; then
   rm -rf "$CACHE/py2otel"
+  # shellcheck disable=SC2086
   { python3 -m venv "$CACHE/py2otel" &&
-    "$CACHE/py2otel/bin/pip" install -q 'mcp>=2,<3' 'opentelemetry-sdk>=1.28,<2'; } \
+    "$CACHE/py2otel/bin/pip" install -q --no-cache-dir 'mcp>=2,<3' \
+      'opentelemetry-sdk>=1.28,<2' $PINS; } \
     >"$WORK/install.log" 2>&1 ||
     install_failed "mcp and opentelemetry-sdk (PyPI)" python3 -c 'import os, urllib.request as u
 index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
@@ -37,4 +45,4 @@ print("otel-python: mcp", m.version("mcp"), "opentelemetry-sdk",
 # directory
 rm -rf "$WORK"
 trap - EXIT
-exec "$PY" "$HERE/python_client.py" "$DEMO" "$HERE/../e2e/otlp_receiver.py" "$@"
+exec "$PY" "$HERE/python_client.py" "$DEMO" "$RECEIVER" "$CACHE/py2otel" "$@"
