@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "completion/completion_internal.h"
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "prompts/prompt_internal.h"
 #include "resources/resource_internal.h"
 

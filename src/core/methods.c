@@ -2,7 +2,7 @@
 /* methods.c - the method rows registered by feature modules. */
 #include <string.h>
 
-#include "core/core.h"
+#include "core/server_internal.h"
 #include "util/hash.h"
 
 static size_t slot_of(const char *name) {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/server_internal.h"
 
 static mcp_status deliver(void *ctx, const char *event, size_t len) {
   return mcp_server_relay_deliver(ctx, event, len);

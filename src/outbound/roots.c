@@ -2,7 +2,8 @@
 /* roots.c - roots/list from a handler and the roots-changed callback. */
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "mcp/roots.h"
 #include "outbound/outbound.h"
 

@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/sessions.h"
+#include "core/notify.h"
+#include "core/relay.h"
 #include "core/viewer.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "mcp/apps.h"
 #include "resources/resource_internal.h"
 

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "resources/resource_internal.h"
 
 static bool offers_resources(mcp_server_t *s) {

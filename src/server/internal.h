@@ -3,12 +3,17 @@
  * server object's lifecycle, the methods it serves itself (initialize,
  * ping, server/discover, logging/setLevel, subscriptions/listen) and the
  * capabilities it derives from what the feature modules hold. Feature
- * modules include core/core.h, never this header.
+ * modules include the core headers (core/feature.h, ...), never this
+ * header.
  */
 #ifndef MCP_SERVER_INTERNAL_H
 #define MCP_SERVER_INTERNAL_H
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/sessions.h"
+#include "core/relay.h"
+#include "core/call_life.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "server/dispatch.h"
 
 /* ---- lifecycle.c --------------------------------------------------------- */

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "core/cursor.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "mcp/resource.h"
 
 struct mcp__skills {

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "mcp/schema.h"
 #include "tools/header_params.h"
 #include "tools/tool_internal.h"

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/call_life.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "mcp/apps.h"
 #include "mcp/schema.h"
 #include "schema/validate_tape.h"

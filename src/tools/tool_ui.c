@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/server_internal.h" /* (the fields; private next) */
 #include "mcp/apps.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"

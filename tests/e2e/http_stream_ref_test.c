@@ -14,7 +14,8 @@
 
 #include "mcp/http.h"
 #include "mcp/mcp.h"
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/sessions.h"
 #include "transport/http_internal.h"
 
 static void quiet_log(mcp_log_level l, const char *m, void *ud) {
