@@ -12,7 +12,6 @@
 
 #include "completion/completion_internal.h"
 #include "core/feature.h"
-#include "core/server_internal.h" /* (the fields; private next) */
 #include "prompts/prompt_internal.h"
 #include "resources/resource_internal.h"
 
@@ -53,9 +52,11 @@ static bool completes(mcp__entry *e, void *ctx) {
 }
 
 static bool offers_completion(mcp_server_t *s) {
-  mcp__entry *e = mcp__catalog_find_if(&s->prompts, completes, NULL);
+  mcp__entry *e =
+      mcp__catalog_find_if(&mcp__prompts_of(s)->prompts, completes, NULL);
   if (e == NULL)
-    e = mcp__catalog_find_if(&s->templates, completes, NULL);
+    e = mcp__catalog_find_if(&mcp__resources_of(s)->templates, completes,
+                             NULL);
   mcp__entry_release(e);
   return e != NULL;
 }
@@ -111,7 +112,7 @@ mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result) {
     const char *name = json_string_value(json_object_get(ref, "name"));
     if (name == NULL)
       return invalid(call, "Invalid params: %s", "ref/prompt needs a name");
-    if ((e = mcp__catalog_find(&s->prompts, name)) == NULL)
+    if ((e = mcp__catalog_find(&mcp__prompts_of(s)->prompts, name)) == NULL)
       return invalid(call, "Invalid params: unknown prompt '%.100s'", name);
     const mcp__prompt_arg *a =
         mcp__prompt_arg_find((mcp_prompt_t *)e, arg_name);
@@ -126,7 +127,7 @@ mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result) {
     const char *uri = json_string_value(json_object_get(ref, "uri"));
     if (uri == NULL)
       return invalid(call, "Invalid params: %s", "ref/resource needs a uri");
-    if ((e = mcp__catalog_find(&s->templates, uri)) == NULL)
+    if ((e = mcp__catalog_find(&mcp__resources_of(s)->templates, uri)) == NULL)
       return invalid(call, "Invalid params: unknown resource template '%.100s'",
                      uri);
     mcp_resource_template_t *t = (mcp_resource_template_t *)e;

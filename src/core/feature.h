@@ -115,4 +115,44 @@ bool mcp__icon_append(json_t **icons, const char *src, const char *mime_type,
  * the setters to report), or NULL when they are acceptable. */
 const char *mcp__icon_problem(const char *src, const char *theme);
 
+/* ---- the server, from outside core (server_object.c) ------------------- */
+/* A feature module's state on a server: the module defines a static key
+ * (its address identifies the slot; name for messages; destroy, may be
+ * NULL, frees the state at mcp_server_free, after the task hooks'
+ * shutdown, the last registered first) and sets its state once, usually
+ * when it registers, so the core names no feature and a new feature edits
+ * nothing here. Setting a key again replaces the state (NULL: gone).
+ * MCP_ERR_LIMIT (logged) when MCP__SLOTS keys are in use. Thread-safe. */
+typedef struct mcp__slot_key {
+  const char *name;
+  void (*destroy)(void *state);
+} mcp__slot_key;
+#define MCP__SLOTS 16
+mcp_status mcp__server_set_slot(mcp_server_t *s, const mcp__slot_key *key,
+                                void *state);
+/* The state set for key, or NULL (a few pointer compares). */
+void *mcp__server_slot(const mcp_server_t *s, const mcp__slot_key *key);
+
+/* The dispatcher's side of mcp_server_new and mcp_server_free: the core's
+ * part of the server (identity, limits, log, sessions, listen streams), and
+ * its end (tracing stopped, listen streams ended, every slot destroyed). */
+mcp_status mcp__server_create(const char *name, const char *version,
+                              mcp_server_t **out);
+void mcp__server_destroy(mcp_server_t *s);
+
+/* What mcp_server_new was given and the setters of mcp/server.h set. */
+const char *mcp__server_name(const mcp_server_t *s);
+const char *mcp__server_version(const mcp_server_t *s);
+const char *mcp__server_title(const mcp_server_t *s); /* or NULL */
+size_t mcp__server_page_size(const mcp_server_t *s);
+size_t mcp__server_max_json_depth(const mcp_server_t *s);
+/* serverInfo (returns new). */
+json_t *mcp__server_info_json(const mcp_server_t *s);
+/* Sets result["instructions"] when the server has instructions. */
+void mcp__server_add_instructions(mcp_server_t *s, json_t *result);
+/* A transport started serving (mcp__server_start_serving): some settings
+ * are refused from then on (tasks, tools that need them). */
+bool mcp__server_is_serving(const mcp_server_t *s);
+void mcp__server_set_serving(mcp_server_t *s, bool serving);
+
 #endif

@@ -97,6 +97,11 @@ typedef struct mcp__task_hooks {
                                 const json_t *event);
 } mcp__task_hooks;
 
+/* Installs the task hooks (the tasks module, when tasks are enabled; before
+ * serving), and reads them (NULL: tasks are not enabled). */
+void mcp__server_set_task_hooks(mcp_server_t *s, const mcp__task_hooks *hooks);
+const mcp__task_hooks *mcp__server_task_hooks(const mcp_server_t *s);
+
 /* A 2026-07-28 extension's part of server/discover: adds its entry under
  * caps["extensions"] (and may drop what that era does not have). Modules
  * register one with mcp__server_add_extension (static function, before
@@ -107,5 +112,12 @@ typedef void (*mcp__extension_fn)(const mcp_server_t *s, json_t *caps);
 mcp_status mcp__server_add_extension(mcp_server_t *s, mcp__extension_fn fn);
 /* Lets every registered extension contribute to caps (discover). */
 void mcp__server_extensions(const mcp_server_t *s, json_t *caps);
+
+/* The relay lost events (core/relay.c, "resync"): each module that announces
+ * list changes sends its list_changed again. MCP_ERR_LIMIT when
+ * MCP__RESYNC_HOOKS are registered. Before serving. */
+typedef void (*mcp__resync_fn)(mcp_server_t *s);
+#define MCP__RESYNC_HOOKS 8
+mcp_status mcp__server_on_resync(mcp_server_t *s, mcp__resync_fn fn);
 
 #endif

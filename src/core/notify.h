@@ -24,9 +24,11 @@ mcp_status mcp__notify_sessions(mcp_server_t *s,
 /* relay.c: the local half of mcp_server_broadcast. */
 mcp_status mcp__server_broadcast_local(mcp_server_t *s, const char *method,
                                        json_t *params);
-/* The local half of mcp_server_notify_resource_updated (the resources
- * module defines it and installs it as server->resource_updated_local, so
- * the relay in core reaches it without naming the module). */
+/* The local half of mcp_server_notify_resource_updated: the resources
+ * module defines it and installs it (mcp__server_set_resource_updated), so
+ * the relay in core reaches it without naming the module. */
 mcp_status mcp__server_resource_updated_local(mcp_server_t *s, const char *uri);
+void mcp__server_set_resource_updated(
+    mcp_server_t *s, mcp_status (*fn)(mcp_server_t *s, const char *uri));
 
 #endif

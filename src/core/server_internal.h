@@ -50,10 +50,6 @@ struct mcp_server {
   size_t max_json_depth;
   unsigned worker_threads;
   int request_timeout_ms;
-  bool tools_list_changed;
-  /* "format" asserts in the schemas of tools added from now on
-   * (mcp_server_set_format_assertion; a tool's own setting wins) */
-  bool assert_formats;
   /* A transport started serving (mcp__server_start_serving): tasks are
    * enabled before serving or not at all, so from now on a tool that needs
    * them is refused when added. */
@@ -72,25 +68,13 @@ struct mcp_server {
   /* mcp_server_set_stdout_guard(false): serve stdio on fd 1 itself */
   bool stdout_unguarded;
 
-  mcp__catalog tools; /* of mcp_tool_t (entry first) */
-  /* resources, resource templates, prompts (src/resources, src/prompts) */
-  mcp__catalog resources, templates, prompts;
-  bool resources_subscribe, resources_list_changed, prompts_list_changed;
   mcp__cache_hint cache_hints[MCP__CACHE_TARGETS]; /* under lock */
-  mcp_roots_changed_fn roots_changed_fn;           /* roots.h; may be NULL */
-  void *roots_changed_user_data;
+  /* installed by the tasks module when tasks are enabled (methods.h) */
+  const mcp__task_hooks *task_hooks;
 
   pthread_mutex_t lock;
   mcp_session_t *sessions; /* doubly linked via next/prev */
 
-  struct mcp__task_runner *tasks;    /* NULL unless tasks are enabled */
-  const mcp__task_hooks *task_hooks; /* installed with tasks (methods.h) */
-  /* the store tasks run on (borrowed; set with tasks): the transport
-   * shares DPoP replay keys through it when it is PostgreSQL */
-  struct mcp_store *task_store;
-  /* the task store mcp_server_run opened (--store): freed by
-   * mcp_server_free once the task runner is down */
-  struct mcp_store *run_store;
   /* Delivers a resource update here (installed by src/resources). */
   mcp_status (*resource_updated_local)(mcp_server_t *s, const char *uri);
 
@@ -104,7 +88,16 @@ struct mcp_server {
   mcp__method_slot method_slots[MCP__METHOD_SLOTS];
   mcp__extension_fn extensions[MCP__EXTENSIONS]; /* methods.h (discover) */
   size_t extensions_count;
-  struct mcp__skills *skills; /* src/skills; NULL until a skill is added */
+  /* the relay lost events: each module re-announces its lists */
+  mcp__resync_fn resync[MCP__RESYNC_HOOKS];
+  size_t resync_count;
+  /* Each feature module's state (feature.h): appended under lock, read
+   * without it (slots_count is published after the slot is filled). */
+  struct {
+    const mcp__slot_key *key;
+    _Atomic(void *) state;
+  } slots[MCP__SLOTS];
+  atomic_size_t slots_count;
 
   mcp__listen_registry listen; /* subscriptions/listen streams (listen.h) */
 
@@ -113,5 +106,9 @@ struct mcp_server {
 
   mcp_relay relay; /* fan-out to other replicas (relay.c); ops may be NULL */
 };
+
+/* tracing.c: stops the OTLP exporters (their last data goes out), if any
+ * (mcp__server_destroy). */
+void mcp__server_tracing_stop(mcp_server_t *s);
 
 #endif

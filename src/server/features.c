@@ -5,6 +5,9 @@
  * A capability is declared only while something backs it, so a client never
  * sees resources, prompts or completions a server cannot serve.
  */
+#include "completion/completion_internal.h"
+#include "prompts/prompt_internal.h"
+#include "resources/resource_internal.h"
 #include "server/internal.h"
 
 #include "mcp/apps.h"
@@ -30,7 +33,7 @@ static bool is_ui(mcp__entry *e, void *ctx) {
  * is registered, in both eras (the extension predates 2026-07-28 and is
  * declared in initialize as in server/discover). */
 static void apps_capability(mcp_server_t *s, json_t *caps) {
-  mcp__entry *e = mcp__catalog_find_if(&s->resources, is_ui, NULL);
+  mcp__entry *e = mcp__catalog_find_if(&mcp__resources_of(s)->resources, is_ui, NULL);
   mcp__entry_release(e);
   if (e == NULL)
     return;
@@ -46,20 +49,23 @@ static void apps_capability(mcp_server_t *s, json_t *caps) {
 
 void mcp__features_capabilities(mcp_server_t *s, json_t *caps) {
   apps_capability(s, caps);
-  if (mcp__catalog_count(&s->resources) || mcp__catalog_count(&s->templates)) {
+  mcp__resources_state *rs = mcp__resources_of(s);
+  mcp__prompts_state *ps = mcp__prompts_of(s);
+  if (mcp__catalog_count(&rs->resources) ||
+      mcp__catalog_count(&rs->templates)) {
     json_t *r = json_object();
-    if (r && s->resources_subscribe)
+    if (r && rs->subscribe)
       json_object_set_new(r, "subscribe", json_true());
-    if (r && s->resources_list_changed)
+    if (r && rs->list_changed)
       json_object_set_new(r, "listChanged", json_true());
     json_object_set_new(caps, "resources", r);
   }
-  if (mcp__catalog_count(&s->prompts)) {
+  if (mcp__catalog_count(&ps->prompts)) {
     json_t *p = json_object();
-    if (p && s->prompts_list_changed)
+    if (p && ps->list_changed)
       json_object_set_new(p, "listChanged", json_true());
     json_object_set_new(caps, "prompts", p);
   }
-  if (any_completion(&s->prompts) || any_completion(&s->templates))
+  if (any_completion(&ps->prompts) || any_completion(&rs->templates))
     json_object_set_new(caps, "completions", json_object());
 }

@@ -9,11 +9,11 @@
 #ifndef MCP_SERVER_INTERNAL_H
 #define MCP_SERVER_INTERNAL_H
 
-#include "core/feature.h"
-#include "core/sessions.h"
-#include "core/relay.h"
 #include "core/call_life.h"
-#include "core/server_internal.h" /* (the fields; private next) */
+#include "core/feature.h"
+#include "core/listen.h"
+#include "core/relay.h"
+#include "core/sessions.h"
 #include "server/dispatch.h"
 
 /* ---- lifecycle.c --------------------------------------------------------- */
@@ -23,15 +23,11 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result);
 /* The rows of the methods above and subscriptions/listen. */
 mcp_status mcp__lifecycle_register(mcp_server_t *s);
-/* tracing.c: stops the OTLP exporter (its last spans go out), if any. */
-void mcp__server_tracing_stop(mcp_server_t *s);
 
 /* ---- listen_method.c ----------------------------------------------------- */
 mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result);
 
 /* ---- server.c, features.c ------------------------------------------------ */
-/* serverInfo object (returns new). */
-json_t *mcp__server_info_json(const mcp_server_t *s);
 /* ServerCapabilities derived from what is registered (returns new). */
 json_t *mcp__server_capabilities_json(const mcp_server_t *s);
 /* Adds resources, prompts and completions to a ServerCapabilities object

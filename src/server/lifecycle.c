@@ -74,10 +74,7 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
                           "serverInfo", mcp__server_info_json(s));
   if (res == NULL)
     return MCP_ERR_NOMEM;
-  pthread_mutex_lock(&s->lock);
-  if (s->instructions)
-    json_object_set_new(res, "instructions", json_string(s->instructions));
-  pthread_mutex_unlock(&s->lock);
+  mcp__server_add_instructions(s, res);
   *result = res;
   return MCP_OK;
 }
@@ -97,10 +94,7 @@ mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
   json_object_del(json_object_get(res, "capabilities"), "logging");
   mcp__server_extensions(s, json_object_get(res, "capabilities"));
-  pthread_mutex_lock(&s->lock);
-  if (s->instructions)
-    json_object_set_new(res, "instructions", json_string(s->instructions));
-  pthread_mutex_unlock(&s->lock);
+  mcp__server_add_instructions(s, res);
   *result = res;
   return MCP_OK;
 }

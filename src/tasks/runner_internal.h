@@ -33,12 +33,12 @@
 
 #include <jansson.h>
 
+#include "core/call_life.h"
 #include "core/feature.h"
-#include "core/sessions.h"
+#include "core/listen.h"
 #include "core/notify.h"
 #include "core/relay.h"
-#include "core/call_life.h"
-#include "core/server_internal.h" /* (the fields; private next) */
+#include "core/sessions.h"
 #include "tasks/tasks_internal.h"
 #include "util/pool.h"
 
