@@ -51,7 +51,7 @@ static bool completes(mcp__entry *e, void *ctx) {
   return e->completes;
 }
 
-static bool offers_completion(mcp_server_t *s) {
+static bool offers_completion(const mcp_server_t *s) {
   mcp__entry *e =
       mcp__catalog_find_if(&mcp__prompts_of(s)->prompts, completes, NULL);
   if (e == NULL)
@@ -163,6 +163,16 @@ static const mcp__method completion_methods[] = {
      MCP__ERA_LEGACY | MCP__ERA_MODERN},
 };
 
+/* completions, in both eras, while a prompt or a template completes */
+static void completion_capability(const mcp_server_t *s, json_t *caps,
+                                  unsigned era) {
+  (void)era;
+  if (offers_completion(s))
+    json_object_set_new(caps, "completions", json_object());
+}
+
 mcp_status mcp__completion_register(mcp_server_t *s) {
-  return mcp__server_add_methods(s, completion_methods, 1);
+  mcp_status st = mcp__server_add_methods(s, completion_methods, 1);
+  return st == MCP_OK ? mcp__server_add_capability(s, completion_capability)
+                      : st;
 }

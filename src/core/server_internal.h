@@ -86,8 +86,9 @@ struct mcp_server {
   mcp__method_table method_tables[MCP__METHOD_TABLES]; /* methods.h */
   size_t method_tables_count;
   mcp__method_slot method_slots[MCP__METHOD_SLOTS];
-  mcp__extension_fn extensions[MCP__EXTENSIONS]; /* methods.h (discover) */
-  size_t extensions_count;
+  /* what each module adds to ServerCapabilities, in registration order */
+  mcp__capability_fn capability_hooks[MCP__CAPABILITY_HOOKS];
+  size_t capability_hooks_count;
   /* the relay lost events: each module re-announces its lists */
   mcp__resync_fn resync[MCP__RESYNC_HOOKS];
   size_t resync_count;

@@ -203,6 +203,19 @@ mcp__prompts_state *mcp__prompts_of(const mcp_server_t *s) {
   return mcp__server_slot(s, &prompts_slot);
 }
 
+/* prompts, in both eras, while a prompt is registered */
+static void prompts_capability(const mcp_server_t *s, json_t *caps,
+                               unsigned era) {
+  (void)era;
+  mcp__prompts_state *ps = mcp__prompts_of(s);
+  if (mcp__catalog_count(&ps->prompts)) {
+    json_t *p = json_object();
+    if (p && ps->list_changed)
+      json_object_set_new(p, "listChanged", json_true());
+    json_object_set_new(caps, "prompts", p);
+  }
+}
+
 static void prompts_resync(mcp_server_t *s) {
   if (mcp__prompts_of(s)->list_changed)
     mcp__server_broadcast_local(s, "notifications/prompts/list_changed",
@@ -222,6 +235,8 @@ mcp_status mcp__prompts_register(mcp_server_t *s) {
   }
   st = mcp__server_add_methods(
       s, prompt_methods, sizeof prompt_methods / sizeof prompt_methods[0]);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, prompts_capability);
   if (st == MCP_OK)
     st = mcp__server_on_resync(s, prompts_resync);
   return st;

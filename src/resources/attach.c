@@ -267,6 +267,36 @@ mcp__resources_state *mcp__resources_of(const mcp_server_t *s) {
   return mcp__server_slot(s, &resources_slot);
 }
 
+static bool is_ui(mcp__entry *e, void *ctx) {
+  (void)ctx;
+  return mcp__listing_is_ui(e->listing);
+}
+
+/* What resources add to ServerCapabilities, in both eras, while something
+ * backs it: MCP Apps (apps.h) extensions["io.modelcontextprotocol/ui"]
+ * while a view is registered (the extension predates 2026-07-28 and is
+ * declared in initialize as in server/discover), then resources. */
+static void resources_capability(const mcp_server_t *s, json_t *caps,
+                                 unsigned era) {
+  (void)era;
+  mcp__resources_state *rs = mcp__resources_of(s);
+  mcp__entry *e = mcp__catalog_find_if(&rs->resources, is_ui, NULL);
+  mcp__entry_release(e);
+  if (e != NULL)
+    mcp__capability_extension(
+        caps, MCP_APPS_EXTENSION,
+        json_pack("{s:[s]}", "mimeTypes", MCP_APP_MIME_TYPE));
+  if (mcp__catalog_count(&rs->resources) ||
+      mcp__catalog_count(&rs->templates)) {
+    json_t *r = json_object();
+    if (r && rs->subscribe)
+      json_object_set_new(r, "subscribe", json_true());
+    if (r && rs->list_changed)
+      json_object_set_new(r, "listChanged", json_true());
+    json_object_set_new(caps, "resources", r);
+  }
+}
+
 static void resources_resync(mcp_server_t *s) {
   if (mcp__resources_of(s)->list_changed)
     mcp__server_broadcast_local(s, "notifications/resources/list_changed",
@@ -299,6 +329,8 @@ mcp_status mcp__resources_register(mcp_server_t *s) {
   st = mcp__server_add_methods(s, resource_methods,
                                sizeof resource_methods /
                                    sizeof resource_methods[0]);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, resources_capability);
   if (st == MCP_OK)
     st = mcp__server_on_resync(s, resources_resync);
   return st;

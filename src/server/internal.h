@@ -27,11 +27,4 @@ mcp_status mcp__lifecycle_register(mcp_server_t *s);
 /* ---- listen_method.c ----------------------------------------------------- */
 mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result);
 
-/* ---- server.c, features.c ------------------------------------------------ */
-/* ServerCapabilities derived from what is registered (returns new). */
-json_t *mcp__server_capabilities_json(const mcp_server_t *s);
-/* Adds resources, prompts and completions to a ServerCapabilities object
- * according to what is registered now. */
-void mcp__features_capabilities(mcp_server_t *s, json_t *caps);
-
 #endif

@@ -54,7 +54,8 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
     return mcp__call_missing_capability(call, "extensions",
                                         "io.modelcontextprotocol/tasks");
   /* Only what the server declares (and so delivers) is honoured. */
-  json_t *caps = mcp__server_capabilities_json(mcp_call_server(call));
+  json_t *caps =
+      mcp__server_capabilities(mcp_call_server(call), MCP__ERA_MODERN);
   unsigned kinds = 0;
   if (tools && declared(caps, "tools", "listChanged"))
     kinds |= MCP__LISTEN_TOOLS;

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* server.c - the server object's life: made by the core
  * (mcp__server_create, core/server_object.c), then every module registers
- * its method rows and state; freed after the task hooks' shutdown. Serving
- * starts with the checks that need every module. Capabilities are derived
- * from what is registered at the moment a client initializes, so a server
- * never advertises a feature it cannot serve.
+ * its method rows, capability hooks and state; freed after the task hooks'
+ * shutdown. Serving starts with the checks that need every module.
  */
 #include "completion/completion_internal.h"
 #include "prompts/prompt_internal.h"
@@ -12,6 +10,15 @@
 #include "server/internal.h"
 #include "skills/skills_internal.h"
 #include "tools/tool_internal.h"
+
+/* "logging" (2025-11-25 and older): logging/setLevel is a lifecycle
+ * method; in 2026-07-28 the level rides in _meta. */
+static void logging_capability(const mcp_server_t *s, json_t *caps,
+                               unsigned era) {
+  (void)s;
+  if (era == MCP__ERA_LEGACY)
+    json_object_set_new(caps, "logging", json_object());
+}
 
 mcp_status mcp_server_new(const char *name, const char *version,
                           mcp_server_t **out) {
@@ -24,11 +31,15 @@ mcp_status mcp_server_new(const char *name, const char *version,
   mcp_status st = mcp__server_create(name, version, &s);
   if (st != MCP_OK)
     return st;
-  /* Every module brings its own method rows and state; the dispatcher
-   * names none. */
+  /* Every module brings its own method rows, capability hooks and state;
+   * the dispatcher names none. The order of the capability hooks is the
+   * order of the members of ServerCapabilities (tools, logging, then the
+   * features'), which clients see byte for byte. */
   st = mcp__lifecycle_register(s);
   if (st == MCP_OK)
     st = mcp__tools_register(s);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, logging_capability);
   if (st == MCP_OK)
     st = mcp__resources_register(s);
   if (st == MCP_OK)
@@ -67,22 +78,4 @@ mcp_status mcp__server_start_serving(mcp_server_t *s, mcp_error_t *err) {
   if (st != MCP_OK)
     mcp__server_set_serving(s, false);
   return st;
-}
-
-json_t *mcp__server_capabilities_json(const mcp_server_t *s) {
-  json_t *caps = json_object();
-  if (caps == NULL)
-    return NULL;
-  /* tools is declared even when none are registered yet: tools may be added
-   * while serving, and list_changed tells the client about them. */
-  json_t *tools = json_object();
-  if (tools && mcp__tools_of(s)->list_changed)
-    json_object_set_new(tools, "listChanged", json_true());
-  json_object_set_new(caps, "tools", tools);
-  json_object_set_new(caps, "logging", json_object());
-  mcp__features_capabilities((mcp_server_t *)s, caps);
-  const mcp__task_hooks *hooks = mcp__server_task_hooks(s);
-  if (hooks)
-    json_object_set_new(caps, "tasks", hooks->capabilities(s));
-  return caps;
 }

@@ -161,7 +161,12 @@ mcp_status mcp_server_set_skills_directory_read(mcp_server_t *s, bool on) {
   return MCP_OK;
 }
 
-static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
+/* 2026-07-28 only: extensions["io.modelcontextprotocol/skills"] while a
+ * skill is published */
+static void skills_capabilities(const mcp_server_t *cs, json_t *caps,
+                                unsigned era) {
+  if (era != MCP__ERA_MODERN)
+    return;
   mcp__skills *k = skills_of(cs);
   if (k == NULL)
     return;
@@ -171,16 +176,10 @@ static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
   pthread_mutex_unlock(&k->lock);
   if (n == 0)
     return;
-  json_t *ext = json_object_get(caps, "extensions");
-  if (!json_is_object(ext)) {
-    ext = json_object();
-    if (ext == NULL || json_object_set_new(caps, "extensions", ext) != 0)
-      return;
-  }
   json_t *settings = json_object();
   if (settings && dir)
     json_object_set_new(settings, "directoryRead", json_true());
-  json_object_set_new(ext, MCP__SKILLS_EXT, settings);
+  mcp__capability_extension(caps, MCP__SKILLS_EXT, settings);
 }
 
 /* ---- methods ------------------------------------------------------------- */
@@ -419,5 +418,6 @@ mcp_status mcp__skills_register(struct mcp_server *s) {
   }
   st = mcp__server_add_methods(s, skill_methods,
                                sizeof skill_methods / sizeof skill_methods[0]);
-  return st == MCP_OK ? mcp__server_add_extension(s, skills_capabilities) : st;
+  return st == MCP_OK ? mcp__server_add_capability(s, skills_capabilities)
+                      : st;
 }

@@ -278,16 +278,8 @@ mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result) {
 }
 
 void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps) {
-  if (mcp__tasks_runner(s) == NULL)
-    return;
-  json_object_del(caps, "tasks");
-  json_t *ext = json_object_get(caps, "extensions");
-  if (!json_is_object(ext)) {
-    ext = json_object();
-    if (ext == NULL || json_object_set_new(caps, "extensions", ext) != 0)
-      return;
-  }
-  json_object_set_new(ext, MCP__TASKS_EXT, json_object());
+  (void)s;
+  mcp__capability_extension(caps, MCP__TASKS_EXT, json_object());
 }
 
 const mcp__method mcp__ext_task_methods[] = {

@@ -498,14 +498,23 @@ mcp_store_t *mcp__tasks_store(const mcp_server_t *s) {
   return e ? e->tasks.store : NULL;
 }
 
-json_t *mcp__tasks_capabilities_json(const mcp_server_t *s) {
-  json_t *caps =
+/* The tasks capability: "tasks" in 2025-11-25 and older, the
+ * io.modelcontextprotocol/tasks extension in 2026-07-28 (ext_tasks.c). */
+static void tasks_capability(const mcp_server_t *s, json_t *caps,
+                             unsigned era) {
+  mcp__task_runner *e = mcp__tasks_runner(s);
+  if (e == NULL)
+    return;
+  if (era == MCP__ERA_MODERN) {
+    mcp__ext_tasks_capabilities(s, caps);
+    return;
+  }
+  json_t *tasks =
       json_pack("{s:{},s:{s:{s:{}}}}", "cancel", "requests", "tools", "call");
-  if (caps && mcp__tasks_runner(s)->opts.list)
-    json_object_set_new(caps, "list", json_object());
-  return caps;
+  if (tasks && e->opts.list)
+    json_object_set_new(tasks, "list", json_object());
+  json_object_set_new(caps, "tasks", tasks);
 }
-
 
 mcp_tasks_t *mcp_server_tasks(mcp_server_t *s) {
   mcp__task_runner *e = s ? mcp__tasks_runner(s) : NULL;
@@ -755,7 +764,6 @@ static void stop_threads(mcp__task_runner *e) {
 
 static const mcp__task_hooks task_hooks = {
     .tool_call = mcp__tasks_tools_call,
-    .capabilities = mcp__tasks_capabilities_json,
     .session_event = mcp__tasks_session_event,
     .shutdown = mcp__tasks_shutdown,
     .call_started = mcp__tasks_call_started,
@@ -819,7 +827,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
     st = mcp__server_add_methods(s, mcp__ext_task_methods,
                                  mcp__ext_task_methods_count);
   if (st == MCP_OK)
-    st = mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
+    st = mcp__server_add_capability(s, tasks_capability);
   if (st == MCP_OK)
     st = mcp__server_set_slot(s, &tasks_slot, e);
   if (st != MCP_OK) { /* only with too many modules' rows or hooks */

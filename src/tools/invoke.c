@@ -386,6 +386,17 @@ void mcp__tools_set_ui_lookup(mcp_server_t *s,
   mcp__tools_of(s)->ui_resource = ui_resource;
 }
 
+/* tools is declared even when none are registered yet: tools may be added
+ * while serving, and list_changed tells the client about them. */
+static void tools_capability(const mcp_server_t *s, json_t *caps,
+                             unsigned era) {
+  (void)era;
+  json_t *tools = json_object();
+  if (tools && mcp__tools_of(s)->list_changed)
+    json_object_set_new(tools, "listChanged", json_true());
+  json_object_set_new(caps, "tools", tools);
+}
+
 static void tools_resync(mcp_server_t *s) {
   if (mcp__tools_of(s)->list_changed)
     mcp__server_broadcast_local(s, "notifications/tools/list_changed", NULL);
@@ -404,6 +415,8 @@ mcp_status mcp__tools_register(mcp_server_t *s) {
   }
   st = mcp__server_add_methods(s, tool_methods,
                                sizeof tool_methods / sizeof tool_methods[0]);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, tools_capability);
   if (st == MCP_OK)
     st = mcp__server_on_resync(s, tools_resync);
   return st;

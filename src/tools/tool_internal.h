@@ -157,8 +157,8 @@ void mcp__tools_set_ui_lookup(mcp_server_t *s,
                                                   const char *uri,
                                                   bool *exists));
 
-/* tools/list and tools/call, the tools state (registered by
- * mcp_server_new). */
+/* tools/list and tools/call, the tools capability, the tools state
+ * (registered by mcp_server_new). */
 mcp_status mcp__tools_register(struct mcp_server *s);
 
 #endif

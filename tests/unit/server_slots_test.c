@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* server_slots_test.c - how a feature module keeps its state on a server
- * without the core naming it (core/feature.h): slots set, replaced,
- * cleared, refused when full, destroyed at mcp_server_free the last
- * registered first. */
+ * and declares its capabilities without the core naming it
+ * (core/feature.h, core/methods.h): slots set, replaced, cleared, refused
+ * when full, destroyed at mcp_server_free the last registered first;
+ * capability hooks run in registration order with the era, which is the
+ * order of the members a client sees. */
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -77,10 +79,65 @@ static void test_slots_cleared_and_full(void **state) {
   assert_string_equal(destroyed, ""); /* cleared: nothing to destroy */
 }
 
+static unsigned seen_eras;
+
+static void extra_capability(const mcp_server_t *s, json_t *caps,
+                             unsigned era) {
+  (void)s;
+  seen_eras |= era;
+  json_object_set_new(caps, era == MCP__ERA_MODERN ? "modernX" : "legacyX",
+                      json_object());
+}
+
+static char *dump(json_t *caps) {
+  char *text = json_dumps(caps, JSON_COMPACT);
+  json_decref(caps);
+  return text;
+}
+
+static void test_capability_hooks_in_order(void **state) {
+  (void)state;
+  mcp_server_t *s = NULL;
+  assert_int_equal(mcp_server_new("caps", "1", &s), MCP_OK);
+  /* a bare server: tools (always), logging before 2026-07-28 only */
+  char *legacy = dump(mcp__server_capabilities(s, MCP__ERA_LEGACY));
+  char *modern = dump(mcp__server_capabilities(s, MCP__ERA_MODERN));
+  assert_string_equal(legacy, "{\"tools\":{\"listChanged\":true},"
+                              "\"logging\":{}}");
+  assert_string_equal(modern, "{\"tools\":{\"listChanged\":true}}");
+  free(legacy);
+  free(modern);
+  /* a module's hook comes after those registered before it, in both
+   * eras, and is told which */
+  assert_int_equal(mcp_server_set_tools_list_changed(s, false), MCP_OK);
+  assert_int_equal(mcp__server_add_capability(s, extra_capability), MCP_OK);
+  assert_int_equal(mcp__server_add_capability(s, extra_capability), MCP_OK);
+  seen_eras = 0;
+  legacy = dump(mcp__server_capabilities(s, MCP__ERA_LEGACY));
+  modern = dump(mcp__server_capabilities(s, MCP__ERA_MODERN));
+  assert_int_equal(seen_eras, MCP__ERA_LEGACY | MCP__ERA_MODERN);
+  assert_string_equal(legacy,
+                      "{\"tools\":{},\"logging\":{},\"legacyX\":{}}");
+  assert_string_equal(modern, "{\"tools\":{},\"modernX\":{}}");
+  free(legacy);
+  free(modern);
+  /* the extensions helper makes the object once and keeps its place */
+  json_t *caps = json_pack("{s:{}}", "tools");
+  mcp__capability_extension(caps, "a/one", json_object());
+  json_object_set_new(caps, "later", json_true());
+  mcp__capability_extension(caps, "b/two", json_true());
+  char *text = dump(caps);
+  assert_string_equal(text, "{\"tools\":{},\"extensions\":{\"a/one\":{},"
+                            "\"b/two\":true},\"later\":true}");
+  free(text);
+  mcp_server_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slots_set_replace_destroy),
       cmocka_unit_test(test_slots_cleared_and_full),
+      cmocka_unit_test(test_capability_hooks_in_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
