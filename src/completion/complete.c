@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "completion/completion_internal.h"
-#include "core/core.h"
+#include "core/feature.h"
 #include "prompts/prompt_internal.h"
 #include "resources/resource_internal.h"
 
@@ -51,10 +51,12 @@ static bool completes(mcp__entry *e, void *ctx) {
   return e->completes;
 }
 
-static bool offers_completion(mcp_server_t *s) {
-  mcp__entry *e = mcp__catalog_find_if(&s->prompts, completes, NULL);
+static bool offers_completion(const mcp_server_t *s) {
+  mcp__entry *e =
+      mcp__catalog_find_if(&mcp__prompts_of(s)->prompts, completes, NULL);
   if (e == NULL)
-    e = mcp__catalog_find_if(&s->templates, completes, NULL);
+    e = mcp__catalog_find_if(&mcp__resources_of(s)->templates, completes,
+                             NULL);
   mcp__entry_release(e);
   return e != NULL;
 }
@@ -110,7 +112,7 @@ mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result) {
     const char *name = json_string_value(json_object_get(ref, "name"));
     if (name == NULL)
       return invalid(call, "Invalid params: %s", "ref/prompt needs a name");
-    if ((e = mcp__catalog_find(&s->prompts, name)) == NULL)
+    if ((e = mcp__catalog_find(&mcp__prompts_of(s)->prompts, name)) == NULL)
       return invalid(call, "Invalid params: unknown prompt '%.100s'", name);
     const mcp__prompt_arg *a =
         mcp__prompt_arg_find((mcp_prompt_t *)e, arg_name);
@@ -125,7 +127,7 @@ mcp_status mcp__handle_complete(mcp_call_t *call, json_t **result) {
     const char *uri = json_string_value(json_object_get(ref, "uri"));
     if (uri == NULL)
       return invalid(call, "Invalid params: %s", "ref/resource needs a uri");
-    if ((e = mcp__catalog_find(&s->templates, uri)) == NULL)
+    if ((e = mcp__catalog_find(&mcp__resources_of(s)->templates, uri)) == NULL)
       return invalid(call, "Invalid params: unknown resource template '%.100s'",
                      uri);
     mcp_resource_template_t *t = (mcp_resource_template_t *)e;
@@ -161,6 +163,16 @@ static const mcp__method completion_methods[] = {
      MCP__ERA_LEGACY | MCP__ERA_MODERN},
 };
 
+/* completions, in both eras, while a prompt or a template completes */
+static void completion_capability(const mcp_server_t *s, json_t *caps,
+                                  unsigned era) {
+  (void)era;
+  if (offers_completion(s))
+    json_object_set_new(caps, "completions", json_object());
+}
+
 mcp_status mcp__completion_register(mcp_server_t *s) {
-  return mcp__server_add_methods(s, completion_methods, 1);
+  mcp_status st = mcp__server_add_methods(s, completion_methods, 1);
+  return st == MCP_OK ? mcp__server_add_capability(s, completion_capability)
+                      : st;
 }

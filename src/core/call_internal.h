@@ -3,14 +3,14 @@
  *
  * Features and the dispatcher see mcp_call_t as an opaque handle: they read
  * it through the public accessors (mcp/call.h) and change it through the
- * functions of core.h ("the call, from outside core"). Only src/core
- * includes this header (docs/layers.txt allows core/core.h, not this file).
+ * functions of core/call_life.h. Only src/core
+ * includes this header (docs/layers.txt marks it private).
  */
 #ifndef MCP_CORE_CALL_INTERNAL_H
 #define MCP_CORE_CALL_INTERNAL_H
 
-#include "core/core.h"
 #include "core/inline_runs.h"
+#include "core/server_internal.h"
 
 typedef struct mcp__call_span mcp__call_span; /* request_span.c */
 

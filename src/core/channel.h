@@ -274,4 +274,15 @@ void mcp__session_clear_transport(mcp_session_t *s);
  * cleared. */
 void *mcp__session_transport_data(mcp_session_t *s, void (*retain)(void *));
 
+/* ---- for the HTTP transport's Prometheus endpoint ---------------------- */
+struct mcp__buf;
+/* The Prometheus endpoint of the HTTP transport (core/prometheus.c):
+ * turns metric collection on (no export) unless OTLP metrics are on;
+ * MCP_ERR_STATE with err when s serves already without it (the metrics
+ * pointer is read unlocked by every request). Then appends the metrics as
+ * Prometheus text 0.0.4 to out; false when out of memory or not
+ * collecting. */
+mcp_status mcp__server_collect_metrics(mcp_server_t *s, mcp_error_t *err);
+bool mcp__server_metrics_text(mcp_server_t *s, struct mcp__buf *out);
+
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* methods.c - the method rows registered by feature modules. */
+/* methods.c - the method rows and capability hooks registered by feature
+ * modules. */
 #include <string.h>
 
-#include "core/core.h"
+#include "core/server_internal.h"
 #include "util/hash.h"
 
 static size_t slot_of(const char *name) {
@@ -29,21 +30,33 @@ mcp_status mcp__server_add_methods(mcp_server_t *s, const mcp__method *rows,
   return MCP_OK;
 }
 
-mcp_status mcp__server_add_extension(mcp_server_t *s, mcp__extension_fn fn) {
-  for (size_t i = 0; i < s->extensions_count; i++)
-    if (s->extensions[i] == fn)
+mcp_status mcp__server_add_capability(mcp_server_t *s, mcp__capability_fn fn) {
+  for (size_t i = 0; i < s->capability_hooks_count; i++)
+    if (s->capability_hooks[i] == fn)
       return MCP_OK;
-  if (s->extensions_count == MCP__EXTENSIONS)
+  if (s->capability_hooks_count == MCP__CAPABILITY_HOOKS)
     return MCP_ERR_LIMIT;
-  s->extensions[s->extensions_count++] = fn;
+  s->capability_hooks[s->capability_hooks_count++] = fn;
   return MCP_OK;
 }
 
-void mcp__server_extensions(const mcp_server_t *s, json_t *caps) {
-  if (!json_is_object(caps))
-    return;
-  for (size_t i = 0; i < s->extensions_count; i++)
-    s->extensions[i](s, caps);
+json_t *mcp__server_capabilities(const mcp_server_t *s, unsigned era) {
+  json_t *caps = json_object();
+  for (size_t i = 0; caps && i < s->capability_hooks_count; i++)
+    s->capability_hooks[i](s, caps, era);
+  return caps;
+}
+
+void mcp__capability_extension(json_t *caps, const char *name, json_t *value) {
+  json_t *ext = json_object_get(caps, "extensions");
+  if (!json_is_object(ext)) {
+    ext = json_object();
+    if (ext == NULL || json_object_set_new(caps, "extensions", ext) != 0) {
+      json_decref(value);
+      return;
+    }
+  }
+  json_object_set_new(ext, name, value);
 }
 
 mcp__method_fn mcp__server_find_method(const mcp_server_t *s, const char *name,

@@ -71,8 +71,6 @@ typedef struct mcp__task_hooks {
    * an ordinary call's params stay unbuilt. */
   mcp_status (*tool_call)(mcp_call_t *call, mcp_tool_t *tool, json_t **result,
                           bool *handled);
-  /* The tasks capability object (returns new). */
-  json_t *(*capabilities)(const mcp_server_t *s);
   /* A session closed or its standalone stream opened. */
   void (*session_event)(mcp_server_t *s, mcp_session_t *se, bool opened);
   /* Stops the engine (mcp_server_free, before anything else). */
@@ -97,16 +95,33 @@ typedef struct mcp__task_hooks {
                                 const json_t *event);
 } mcp__task_hooks;
 
-/* A 2026-07-28 extension's part of server/discover: adds its entry under
- * caps["extensions"] (and may drop what that era does not have). Modules
- * register one with mcp__server_add_extension (static function, before
- * serving). */
-typedef void (*mcp__extension_fn)(const mcp_server_t *s, json_t *caps);
-#define MCP__EXTENSIONS 8
-/* MCP_ERR_LIMIT when MCP__EXTENSIONS are registered. */
-mcp_status mcp__server_add_extension(mcp_server_t *s, mcp__extension_fn fn);
-/* Lets every registered extension contribute to caps (discover). */
-void mcp__server_extensions(const mcp_server_t *s, json_t *caps);
+/* Installs the task hooks (the tasks module, when tasks are enabled; before
+ * serving), and reads them (NULL: tasks are not enabled). */
+void mcp__server_set_task_hooks(mcp_server_t *s, const mcp__task_hooks *hooks);
+const mcp__task_hooks *mcp__server_task_hooks(const mcp_server_t *s);
+
+/* ServerCapabilities, one mechanism for every module: each registers a hook
+ * that adds its members to caps for the era (MCP__ERA_LEGACY: initialize;
+ * MCP__ERA_MODERN: server/discover), reading its own state, and only while
+ * something backs them. Hooks run in registration order, which is the order
+ * of the members clients see. */
+typedef void (*mcp__capability_fn)(const mcp_server_t *s, json_t *caps,
+                                   unsigned era);
+#define MCP__CAPABILITY_HOOKS 16
+/* MCP_ERR_LIMIT when MCP__CAPABILITY_HOOKS are registered. Before serving. */
+mcp_status mcp__server_add_capability(mcp_server_t *s, mcp__capability_fn fn);
+/* The ServerCapabilities of era (returns new; NULL when out of memory). */
+json_t *mcp__server_capabilities(const mcp_server_t *s, unsigned era);
+/* Adds caps["extensions"][name] = value (value stolen): the extensions of
+ * both eras (MCP Apps, skills, tasks in 2026-07-28). */
+void mcp__capability_extension(json_t *caps, const char *name, json_t *value);
+
+/* The relay lost events (core/relay.c, "resync"): each module that announces
+ * list changes sends its list_changed again. MCP_ERR_LIMIT when
+ * MCP__RESYNC_HOOKS are registered. Before serving. */
+typedef void (*mcp__resync_fn)(mcp_server_t *s);
+#define MCP__RESYNC_HOOKS 8
+mcp_status mcp__server_on_resync(mcp_server_t *s, mcp__resync_fn fn);
 
 /* The methods clients send most, NULL-terminated: the server's decoder
  * (mcp__jsonrpc_decode_server) points a message naming one at this static

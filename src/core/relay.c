@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/server_internal.h"
 
 static mcp_status deliver(void *ctx, const char *event, size_t len) {
   return mcp_server_relay_deliver(ctx, event, len);
@@ -112,19 +112,9 @@ mcp_status mcp_server_relay_deliver(mcp_server_t *s, const char *event,
       st = mcp__server_broadcast_local(s, method, json_incref(params));
   } else if (kind && strcmp(kind, "resync") == 0) {
     /* the relay lost events: every list the server announces changes of */
-    pthread_mutex_lock(&s->lock);
-    bool tools = s->tools_list_changed, res = s->resources_list_changed,
-         prompts = s->prompts_list_changed;
-    pthread_mutex_unlock(&s->lock);
     st = MCP_OK;
-    if (tools)
-      mcp__server_broadcast_local(s, "notifications/tools/list_changed", NULL);
-    if (res)
-      mcp__server_broadcast_local(s, "notifications/resources/list_changed",
-                                  NULL);
-    if (prompts)
-      mcp__server_broadcast_local(s, "notifications/prompts/list_changed",
-                                  NULL);
+    for (size_t i = 0; i < s->resync_count; i++)
+      s->resync[i](s);
   } else if (kind && strcmp(kind, "task_status") == 0) {
     st = s->task_hooks ? s->task_hooks->remote_status(s, e)
                        : MCP_ERR_UNSUPPORTED;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/server_internal.h"
 #include "core/session_internal.h" /* se->server */
 
 /* The relay when it routes answers (ops version 2), read under the server

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "core/core.h"
+#include "mcp/call.h"
 
 /* The call ends: its duration since mcp__call_new, recorded. */
 void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code);

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "core/core.h"
+#include "mcp/call.h"
 
 /* Samplers (OTEL_TRACES_SAMPLER). */
 typedef enum mcp__sampler {

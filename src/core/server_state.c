@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/server_internal.h"
 #include "core/session_internal.h"
 
 void mcp__log(mcp_server_t *s, mcp_log_level level, const char *fmt, ...) {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* session_internal.h - the session structure, private to src/core: every
- * other module reaches a session through the functions of core.h and
+ * other module reaches a session through the functions of core/sessions.h and
  * channel.h (state, client capabilities, streams, key sets, wake-ups). */
 #ifndef MCP_CORE_SESSION_INTERNAL_H
 #define MCP_CORE_SESSION_INTERNAL_H
 
-#include "core/core.h"
+#include "core/server_internal.h"
 #include "core/viewer.h"
 
 /* A pending server-to-client request, waiting for the client's answer. */

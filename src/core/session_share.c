@@ -13,7 +13,7 @@
 
 char *mcp__session_export(mcp_session_t *se) {
   /* the owner key is made now, not lazily: every replica must use one */
-  if (se->server->tasks)
+  if (se->server->task_hooks) /* tasks are enabled */
     mcp__session_owner_key(se);
   pthread_mutex_lock(&se->lock);
   json_t *j = json_pack(

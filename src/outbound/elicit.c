@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/sessions.h"
 #include "mcp/elicit.h"
 #include "mcp/schema.h"
 

@@ -1,23 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /* roots.c - roots/list from a handler and the roots-changed callback. */
+#include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "mcp/roots.h"
 #include "outbound/outbound.h"
+
+/* The roots-changed callback, the outbound module's state on a server (its
+ * feature slot, made by the first mcp_server_set_roots_changed_handler). */
+typedef struct roots_state {
+  mcp_roots_changed_fn fn;
+  void *user_data;
+} roots_state;
+static const mcp__slot_key roots_slot = {"roots", free};
 
 void mcp_server_set_roots_changed_handler(mcp_server_t *s,
                                           mcp_roots_changed_fn fn,
                                           void *user_data) {
   if (s == NULL)
     return;
-  s->roots_changed_fn = fn;
-  s->roots_changed_user_data = user_data;
+  roots_state *rs = mcp__server_slot(s, &roots_slot);
+  if (rs == NULL) {
+    if (fn == NULL)
+      return;
+    if ((rs = calloc(1, sizeof *rs)) == NULL ||
+        mcp__server_set_slot(s, &roots_slot, rs) != MCP_OK) {
+      free(rs);
+      mcp__log(s, MCP_LOG_ERROR,
+               "mcp_server_set_roots_changed_handler: out of memory; the "
+               "handler is not set");
+      return;
+    }
+  }
+  rs->fn = fn;
+  rs->user_data = user_data;
 }
 
 void mcp__roots_list_changed(mcp_server_t *s, mcp_session_t *se) {
-  if (s->roots_changed_fn && se)
-    s->roots_changed_fn(s, se, s->roots_changed_user_data);
+  roots_state *rs = mcp__server_slot(s, &roots_slot);
+  if (rs && rs->fn && se)
+    rs->fn(s, se, rs->user_data);
 }
 
 mcp_status mcp_call_list_roots(mcp_call_t *call, int timeout_ms, json_t **roots,

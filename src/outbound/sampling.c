@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "mcp/sampling.h"
 #include "util/str.h"
 

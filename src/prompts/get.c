@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/notify.h"
 #include "prompts/prompt_internal.h"
 #include "util/similar.h"
 
 static void announce(mcp_server_t *s) {
-  if (s->prompts_list_changed)
+  if (mcp__prompts_of(s)->list_changed)
     mcp_server_broadcast(s, "notifications/prompts/list_changed", NULL);
 }
 
@@ -40,7 +41,8 @@ mcp_status mcp_server_add_prompt(mcp_server_t *s, mcp_prompt_t *p) {
     st = MCP_ERR_STATE;
   } else if ((p->entry.listing = mcp_prompt_to_json(p)) == NULL) {
     st = MCP_ERR_NOMEM;
-  } else if ((st = mcp__catalog_add(&s->prompts, &p->entry)) != MCP_OK) {
+  } else if ((st = mcp__catalog_add(&mcp__prompts_of(s)->prompts,
+                                    &p->entry)) != MCP_OK) {
     mcp__log(s, MCP_LOG_ERROR, "prompt '%s' not added: %s", p->entry.key,
              st == MCP_ERR_EXISTS ? "the name is taken" : mcp_strerror(st));
   }
@@ -55,20 +57,20 @@ mcp_status mcp_server_add_prompt(mcp_server_t *s, mcp_prompt_t *p) {
 mcp_status mcp_server_remove_prompt(mcp_server_t *s, const char *name) {
   if (s == NULL || name == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp_status st = mcp__catalog_remove(&s->prompts, name);
+  mcp_status st = mcp__catalog_remove(&mcp__prompts_of(s)->prompts, name);
   if (st == MCP_OK)
     announce(s);
   return st;
 }
 
 size_t mcp_server_prompt_count(const mcp_server_t *s) {
-  return s ? mcp__catalog_count((mcp__catalog *)&s->prompts) : 0;
+  return s ? mcp__catalog_count(&mcp__prompts_of(s)->prompts) : 0;
 }
 
 mcp_status mcp_server_set_prompts_list_changed(mcp_server_t *s, bool declared) {
   if (s == NULL)
     return MCP_ERR_INVALID_ARG;
-  s->prompts_list_changed = declared;
+  mcp__prompts_of(s)->list_changed = declared;
   return MCP_OK;
 }
 
@@ -78,10 +80,12 @@ static mcp_status not_offered(mcp_call_t *call) {
 }
 
 mcp_status mcp__handle_prompts_list(mcp_call_t *call, json_t **result) {
-  if (mcp__catalog_count(&mcp_call_server(call)->prompts) == 0)
+  if (mcp__catalog_count(&mcp__prompts_of(mcp_call_server(call))->prompts) == 0)
     return not_offered(call);
-  return mcp__list_catalog(call, &mcp_call_server(call)->prompts, "prompts",
-                           "prompts", MCP_CACHE_PROMPTS_LIST, result);
+  return mcp__list_catalog(call,
+                           &mcp__prompts_of(mcp_call_server(call))->prompts,
+                           "prompts", "prompts", MCP_CACHE_PROMPTS_LIST,
+                           result);
 }
 
 static mcp_status invalid(mcp_call_t *call, const char *fmt, const char *arg) {
@@ -136,7 +140,7 @@ static bool offer_name(mcp__entry *e, void *near) {
 
 mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
   mcp_server_t *s = mcp_call_server(call);
-  if (mcp__catalog_count(&s->prompts) == 0)
+  if (mcp__catalog_count(&mcp__prompts_of(s)->prompts) == 0)
     return not_offered(call);
   json_t *name = json_object_get(mcp_call_params(call), "name");
   if (!json_is_string(name))
@@ -147,12 +151,13 @@ mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result) {
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: arguments must be an object of "
                           "strings");
-  mcp__entry *e = mcp__catalog_find(&s->prompts, json_string_value(name));
+  mcp__entry *e = mcp__catalog_find(&mcp__prompts_of(s)->prompts,
+                                    json_string_value(name));
   if (e == NULL) {
     char msg[700], hint[500];
     mcp__similar near;
     mcp__similar_init(&near, json_string_value(name), json_string_length(name));
-    mcp__catalog_find_if(&s->prompts, offer_name, &near);
+    mcp__catalog_find_if(&mcp__prompts_of(s)->prompts, offer_name, &near);
     mcp__similar_text(&near, hint, sizeof hint);
     snprintf(msg, sizeof msg, "Invalid params: unknown prompt '%.100s'%s",
              json_string_value(name), hint);
@@ -187,7 +192,52 @@ static const mcp__method prompt_methods[] = {
     {"prompts/get", mcp__handle_prompts_get, MCP__ERA_LEGACY | MCP__ERA_MODERN},
 };
 
+static void prompts_state_free(void *state) {
+  mcp__prompts_state *ps = state;
+  mcp__catalog_destroy(&ps->prompts);
+  free(ps);
+}
+static const mcp__slot_key prompts_slot = {"prompts", prompts_state_free};
+
+mcp__prompts_state *mcp__prompts_of(const mcp_server_t *s) {
+  return mcp__server_slot(s, &prompts_slot);
+}
+
+/* prompts, in both eras, while a prompt is registered */
+static void prompts_capability(const mcp_server_t *s, json_t *caps,
+                               unsigned era) {
+  (void)era;
+  mcp__prompts_state *ps = mcp__prompts_of(s);
+  if (mcp__catalog_count(&ps->prompts)) {
+    json_t *p = json_object();
+    if (p && ps->list_changed)
+      json_object_set_new(p, "listChanged", json_true());
+    json_object_set_new(caps, "prompts", p);
+  }
+}
+
+static void prompts_resync(mcp_server_t *s) {
+  if (mcp__prompts_of(s)->list_changed)
+    mcp__server_broadcast_local(s, "notifications/prompts/list_changed",
+                                NULL);
+}
+
 mcp_status mcp__prompts_register(mcp_server_t *s) {
-  return mcp__server_add_methods(
+  mcp__prompts_state *ps = calloc(1, sizeof *ps);
+  if (ps == NULL)
+    return MCP_ERR_NOMEM;
+  mcp__catalog_init(&ps->prompts);
+  ps->list_changed = true;
+  mcp_status st = mcp__server_set_slot(s, &prompts_slot, ps);
+  if (st != MCP_OK) {
+    prompts_state_free(ps);
+    return st;
+  }
+  st = mcp__server_add_methods(
       s, prompt_methods, sizeof prompt_methods / sizeof prompt_methods[0]);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, prompts_capability);
+  if (st == MCP_OK)
+    st = mcp__server_on_resync(s, prompts_resync);
+  return st;
 }

@@ -47,5 +47,12 @@ struct mcp_server;
 mcp_status mcp__handle_prompts_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_prompts_get(mcp_call_t *call, json_t **result);
 mcp_status mcp__prompts_register(struct mcp_server *s);
+/* The prompts module's state on a server (its feature slot; never NULL
+ * after mcp_server_new). */
+typedef struct mcp__prompts_state {
+  mcp__catalog prompts;
+  bool list_changed; /* mcp_server_set_prompts_list_changed */
+} mcp__prompts_state;
+mcp__prompts_state *mcp__prompts_of(const struct mcp_server *s);
 
 #endif

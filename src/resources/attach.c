@@ -6,13 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/listen.h"
+#include "core/notify.h"
+#include "core/relay.h"
+#include "core/sessions.h"
 #include "core/viewer.h"
 #include "mcp/apps.h"
 #include "resources/resource_internal.h"
+#include "tools/tool_internal.h"
 
 static void announce(mcp_server_t *s) {
-  if (s->resources_list_changed)
+  if (mcp__resources_of(s)->list_changed)
     mcp_server_broadcast(s, "notifications/resources/list_changed", NULL);
 }
 
@@ -64,8 +69,9 @@ mcp_status mcp_server_add_ui_resource(mcp_server_t *s, mcp_resource_t *r,
   char refused[512] = ""; /* the setters' reasons, for err */
   if (r->m.refusals != NULL)
     snprintf(refused, sizeof refused, "%s", r->m.refusals);
-  st = add_entry(s, &s->resources, &r->entry, "resource", r->m.refusals,
-                 r->h.fn != NULL, r->h.fn ? mcp_resource_to_json(r) : NULL);
+  st = add_entry(s, &mcp__resources_of(s)->resources, &r->entry, "resource",
+                 r->m.refusals, r->h.fn != NULL,
+                 r->h.fn ? mcp_resource_to_json(r) : NULL);
   if (st != MCP_OK && refused[0] != '\0')
     mcp_error_set(err, st, "resource '%s' not added: %s", uri, refused);
   else if (st != MCP_OK)
@@ -95,8 +101,9 @@ mcp_status mcp_server_add_resource(mcp_server_t *s, mcp_resource_t *r) {
     mcp_resource_free(r);
     return st;
   }
-  return add_entry(s, &s->resources, &r->entry, "resource", r->m.refusals,
-                   r->h.fn != NULL, r->h.fn ? mcp_resource_to_json(r) : NULL);
+  return add_entry(s, &mcp__resources_of(s)->resources, &r->entry,
+                   "resource", r->m.refusals, r->h.fn != NULL,
+                   r->h.fn ? mcp_resource_to_json(r) : NULL);
 }
 
 mcp_status mcp_server_add_resource_template(mcp_server_t *s,
@@ -110,15 +117,15 @@ mcp_status mcp_server_add_resource_template(mcp_server_t *s,
     mcp_resource_template_free(t);
     return MCP_ERR_INVALID_ARG;
   }
-  return add_entry(s, &s->templates, &t->entry, "resource template",
-                   t->m.refusals, t->h.fn != NULL,
+  return add_entry(s, &mcp__resources_of(s)->templates, &t->entry,
+                   "resource template", t->m.refusals, t->h.fn != NULL,
                    t->h.fn ? mcp_resource_template_to_json(t) : NULL);
 }
 
 mcp_status mcp_server_remove_resource(mcp_server_t *s, const char *uri) {
   if (s == NULL || uri == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp_status st = mcp__catalog_remove(&s->resources, uri);
+  mcp_status st = mcp__catalog_remove(&mcp__resources_of(s)->resources, uri);
   if (st == MCP_OK)
     announce(s);
   return st;
@@ -128,24 +135,25 @@ mcp_status mcp_server_remove_resource_template(mcp_server_t *s,
                                                const char *uri_template) {
   if (s == NULL || uri_template == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp_status st = mcp__catalog_remove(&s->templates, uri_template);
+  mcp_status st =
+      mcp__catalog_remove(&mcp__resources_of(s)->templates, uri_template);
   if (st == MCP_OK)
     announce(s);
   return st;
 }
 
 size_t mcp_server_resource_count(const mcp_server_t *s) {
-  return s ? mcp__catalog_count((mcp__catalog *)&s->resources) : 0;
+  return s ? mcp__catalog_count(&mcp__resources_of(s)->resources) : 0;
 }
 
 size_t mcp_server_resource_template_count(const mcp_server_t *s) {
-  return s ? mcp__catalog_count((mcp__catalog *)&s->templates) : 0;
+  return s ? mcp__catalog_count(&mcp__resources_of(s)->templates) : 0;
 }
 
 mcp_status mcp_server_set_resources_subscribe(mcp_server_t *s, bool enabled) {
   if (s == NULL)
     return MCP_ERR_INVALID_ARG;
-  s->resources_subscribe = enabled;
+  mcp__resources_of(s)->subscribe = enabled;
   return MCP_OK;
 }
 
@@ -153,7 +161,7 @@ mcp_status mcp_server_set_resources_list_changed(mcp_server_t *s,
                                                  bool declared) {
   if (s == NULL)
     return MCP_ERR_INVALID_ARG;
-  s->resources_list_changed = declared;
+  mcp__resources_of(s)->list_changed = declared;
   return MCP_OK;
 }
 
@@ -161,9 +169,9 @@ mcp_status mcp_server_set_resources_list_changed(mcp_server_t *s,
 
 static mcp_status subscription_request(mcp_call_t *call, json_t **result,
                                        bool subscribe) {
-  mcp_server_t *s = mcp_call_server(call);
-  if (!s->resources_subscribe || (mcp__catalog_count(&s->resources) == 0 &&
-                                  mcp__catalog_count(&s->templates) == 0))
+  mcp__resources_state *rs = mcp__resources_of(mcp_call_server(call));
+  if (!rs->subscribe || (mcp__catalog_count(&rs->resources) == 0 &&
+                         mcp__catalog_count(&rs->templates) == 0))
     return mcp__call_fail(call, MCP_RPC_METHOD_NOT_FOUND,
                           "Method not found: the server does not offer "
                           "resource subscriptions");
@@ -246,9 +254,84 @@ static const mcp__method resource_methods[] = {
     {"resources/unsubscribe", mcp__handle_unsubscribe, MCP__ERA_LEGACY},
 };
 
+static void resources_state_free(void *state) {
+  mcp__resources_state *rs = state;
+  mcp__catalog_destroy(&rs->resources);
+  mcp__catalog_destroy(&rs->templates);
+  free(rs);
+}
+static const mcp__slot_key resources_slot = {"resources",
+                                             resources_state_free};
+
+mcp__resources_state *mcp__resources_of(const mcp_server_t *s) {
+  return mcp__server_slot(s, &resources_slot);
+}
+
+static bool is_ui(mcp__entry *e, void *ctx) {
+  (void)ctx;
+  return mcp__listing_is_ui(e->listing);
+}
+
+/* What resources add to ServerCapabilities, in both eras, while something
+ * backs it: MCP Apps (apps.h) extensions["io.modelcontextprotocol/ui"]
+ * while a view is registered (the extension predates 2026-07-28 and is
+ * declared in initialize as in server/discover), then resources. */
+static void resources_capability(const mcp_server_t *s, json_t *caps,
+                                 unsigned era) {
+  (void)era;
+  mcp__resources_state *rs = mcp__resources_of(s);
+  mcp__entry *e = mcp__catalog_find_if(&rs->resources, is_ui, NULL);
+  mcp__entry_release(e);
+  if (e != NULL)
+    mcp__capability_extension(
+        caps, MCP_APPS_EXTENSION,
+        json_pack("{s:[s]}", "mimeTypes", MCP_APP_MIME_TYPE));
+  if (mcp__catalog_count(&rs->resources) ||
+      mcp__catalog_count(&rs->templates)) {
+    json_t *r = json_object();
+    if (r && rs->subscribe)
+      json_object_set_new(r, "subscribe", json_true());
+    if (r && rs->list_changed)
+      json_object_set_new(r, "listChanged", json_true());
+    json_object_set_new(caps, "resources", r);
+  }
+}
+
+static void resources_resync(mcp_server_t *s) {
+  if (mcp__resources_of(s)->list_changed)
+    mcp__server_broadcast_local(s, "notifications/resources/list_changed",
+                                NULL);
+}
+
+/* For the tools module's UI links (tool_ui.c). */
+static bool ui_resource(mcp_server_t *s, const char *uri, bool *exists) {
+  mcp__entry *e = mcp__catalog_find(&mcp__resources_of(s)->resources, uri);
+  bool ui = e && mcp__listing_is_ui(e->listing);
+  *exists = e != NULL;
+  mcp__entry_release(e);
+  return ui;
+}
+
 mcp_status mcp__resources_register(mcp_server_t *s) {
-  s->resource_updated_local = mcp__server_resource_updated_local;
-  return mcp__server_add_methods(s, resource_methods,
-                                 sizeof resource_methods /
-                                     sizeof resource_methods[0]);
+  mcp__resources_state *rs = calloc(1, sizeof *rs);
+  if (rs == NULL)
+    return MCP_ERR_NOMEM;
+  mcp__catalog_init(&rs->resources);
+  mcp__catalog_init(&rs->templates);
+  rs->list_changed = true;
+  mcp_status st = mcp__server_set_slot(s, &resources_slot, rs);
+  if (st != MCP_OK) {
+    resources_state_free(rs);
+    return st;
+  }
+  mcp__server_set_resource_updated(s, mcp__server_resource_updated_local);
+  mcp__tools_set_ui_lookup(s, ui_resource);
+  st = mcp__server_add_methods(s, resource_methods,
+                               sizeof resource_methods /
+                                   sizeof resource_methods[0]);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, resources_capability);
+  if (st == MCP_OK)
+    st = mcp__server_on_resync(s, resources_resync);
+  return st;
 }

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "resources/resource_internal.h"
 
 static bool offers_resources(mcp_server_t *s) {
-  return mcp__catalog_count(&s->resources) || mcp__catalog_count(&s->templates);
+  mcp__resources_state *rs = mcp__resources_of(s);
+  return mcp__catalog_count(&rs->resources) ||
+         mcp__catalog_count(&rs->templates);
 }
 
 static mcp_status not_offered(mcp_call_t *call) {
@@ -28,16 +30,17 @@ static mcp_status not_offered(mcp_call_t *call) {
 mcp_status mcp__handle_resources_list(mcp_call_t *call, json_t **result) {
   if (!offers_resources(mcp_call_server(call)))
     return not_offered(call);
-  return mcp__list_catalog(call, &mcp_call_server(call)->resources, "resources",
-                           "resources", MCP_CACHE_RESOURCES_LIST, result);
+  return mcp__list_catalog(
+      call, &mcp__resources_of(mcp_call_server(call))->resources, "resources",
+      "resources", MCP_CACHE_RESOURCES_LIST, result);
 }
 
 mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result) {
   if (!offers_resources(mcp_call_server(call)))
     return not_offered(call);
-  return mcp__list_catalog(call, &mcp_call_server(call)->templates, "templates",
-                           "resourceTemplates", MCP_CACHE_TEMPLATES_LIST,
-                           result);
+  return mcp__list_catalog(
+      call, &mcp__resources_of(mcp_call_server(call))->templates, "templates",
+      "resourceTemplates", MCP_CACHE_TEMPLATES_LIST, result);
 }
 
 typedef struct match_ctx {
@@ -72,7 +75,7 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
   mcp__handler h = {0};
   mcp__cache_hint cache = {0};
   json_t *vars = NULL;
-  mcp__entry *e = mcp__catalog_find(&s->resources, uri);
+  mcp__entry *e = mcp__catalog_find(&mcp__resources_of(s)->resources, uri);
   const mcp__entry *found_static = e;
   if (e) {
     h = ((mcp_resource_t *)e)->h;
@@ -80,7 +83,8 @@ mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result) {
     vars = json_object();
   } else {
     match_ctx m = {uri, NULL};
-    e = mcp__catalog_find_if(&s->templates, template_matches, &m);
+    e = mcp__catalog_find_if(&mcp__resources_of(s)->templates,
+                             template_matches, &m);
     if (e) {
       h = ((mcp_resource_template_t *)e)->h;
       cache = ((mcp_resource_template_t *)e)->cache;

@@ -93,6 +93,16 @@ mcp_status mcp__handle_templates_list(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_resources_read(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_subscribe(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_unsubscribe(mcp_call_t *call, json_t **result);
+/* The resources, templates, capability hook and state (its feature slot),
+ * registered by mcp_server_new. */
 mcp_status mcp__resources_register(struct mcp_server *s);
+/* The resources module's state on a server (never NULL after
+ * mcp_server_new). */
+typedef struct mcp__resources_state {
+  mcp__catalog resources, templates;
+  bool subscribe;    /* mcp_server_set_resources_subscribe */
+  bool list_changed; /* mcp_server_set_resources_list_changed */
+} mcp__resources_state;
+mcp__resources_state *mcp__resources_of(const struct mcp_server *s);
 
 #endif

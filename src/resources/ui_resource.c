@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "mcp/apps.h"
 #include "resources/resource_internal.h"
 

@@ -62,12 +62,13 @@ static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
           "       [--log-params] [--no-stdout-guard]\n"
           "       %s --help | --version\n",
           prog, prog);
-  if (s->title != NULL)
-    fprintf(f, "%s %s: %s (libmcp %s)\n", s->name, s->version, s->title,
+  if (mcp__server_title(s) != NULL)
+    fprintf(f, "%s %s: %s (libmcp %s)\n", mcp__server_name(s),
+            mcp__server_version(s), mcp__server_title(s),
             mcp_version_string());
   else
-    fprintf(f, "%s %s: an MCP server (libmcp %s)\n", s->name, s->version,
-            mcp_version_string());
+    fprintf(f, "%s %s: an MCP server (libmcp %s)\n", mcp__server_name(s),
+            mcp__server_version(s), mcp_version_string());
   fputs("  --stdio            serve MCP over stdin/stdout (default)\n"
         "  --http HOST:PORT   serve Streamable HTTP on http://HOST:PORT/mcp\n"
         "                     ([::1]:PORT for IPv6; port 0 picks a free one)\n"
@@ -346,7 +347,8 @@ static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *op) {
     return RUN_OK;
   }
   if (o.version) {
-    printf("%s %s (libmcp %s)\n", s->name, s->version, mcp_version_string());
+    printf("%s %s (libmcp %s)\n", mcp__server_name(s), mcp__server_version(s),
+           mcp_version_string());
     return RUN_OK;
   }
   rc = from_environment(s, &o);
@@ -383,7 +385,7 @@ static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *op) {
   st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {
     /* MCP_ERR_STATE: tools need tasks; the run can enable them */
-    bool hint = st == MCP_ERR_STATE && s->tasks == NULL;
+    bool hint = st == MCP_ERR_STATE && mcp__server_task_store(s) == NULL;
     fprintf(stderr, "%s: not serving: %s%s\n", o.prog, err.message,
             hint ? " (or give a task store: --store SPEC or MCP_STORE)" : "");
     return RUN_FAIL;

@@ -91,19 +91,19 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
                                        size_t len, const mcp__prescan *scan,
                                        mcp__channel reply, mcp_call_t **out) {
   *out = NULL;
-  if (len > s->max_message_bytes) {
+  if (len > mcp__server_max_message_bytes(s)) {
     char msg[128];
     snprintf(msg, sizeof msg,
              "Invalid Request: message of %zu bytes exceeds the limit of %zu",
-             len, s->max_message_bytes);
+             len, mcp__server_max_message_bytes(s));
     size_t sent = send_error(reply, NULL, MCP_RPC_INVALID_REQUEST, msg, NULL);
     mcp__request_log_unread(s, peer, NULL, MCP_RPC_INVALID_REQUEST, len, sent);
     return MCP__ACCEPT_REJECTED;
   }
   mcp__message msg;
   mcp__decode_error derr;
-  if (mcp__jsonrpc_decode_server(bytes, len, s->max_json_depth, scan,
-                                 mcp__frequent_methods, &msg,
+  if (mcp__jsonrpc_decode_server(bytes, len, mcp__server_max_json_depth(s),
+                                 scan, mcp__frequent_methods, &msg,
                                  &derr) != MCP_OK) {
     if (derr.reply) {
       size_t sent = send_error(reply, derr.id, derr.code, derr.message, NULL);

@@ -70,15 +70,6 @@ bool mcp__version_is_modern(const char *version);
 /* Every served version, modern first (returns new JSON array). */
 json_t *mcp__supported_versions_json(void);
 
-/* The Prometheus endpoint of the HTTP transport (server/prometheus.c):
- * turns metric collection on (no export) unless OTLP metrics are on;
- * MCP_ERR_STATE with err when s serves already without it (the metrics
- * pointer is read unlocked by every request). Then appends the metrics as
- * Prometheus text 0.0.4 to out; false when out of memory or not
- * collecting. */
-mcp_status mcp__server_collect_metrics(mcp_server_t *s, mcp_error_t *err);
-bool mcp__server_metrics_text(mcp_server_t *s, struct mcp__buf *out);
-
 /* Sends a JSON-RPC error with no id to reply (e.g. an oversize line). */
 void mcp__reply_error(mcp__channel reply, int code, const char *message);
 

@@ -3,12 +3,17 @@
  * server object's lifecycle, the methods it serves itself (initialize,
  * ping, server/discover, logging/setLevel, subscriptions/listen) and the
  * capabilities it derives from what the feature modules hold. Feature
- * modules include core/core.h, never this header.
+ * modules include the core headers (core/feature.h, ...), never this
+ * header.
  */
 #ifndef MCP_SERVER_INTERNAL_H
 #define MCP_SERVER_INTERNAL_H
 
-#include "core/core.h"
+#include "core/call_life.h"
+#include "core/feature.h"
+#include "core/listen.h"
+#include "core/relay.h"
+#include "core/sessions.h"
 #include "server/dispatch.h"
 
 /* ---- lifecycle.c --------------------------------------------------------- */
@@ -18,19 +23,8 @@ mcp_status mcp__handle_set_level(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_ping(mcp_call_t *call, json_t **result);
 /* The rows of the methods above and subscriptions/listen. */
 mcp_status mcp__lifecycle_register(mcp_server_t *s);
-/* tracing.c: stops the OTLP exporter (its last spans go out), if any. */
-void mcp__server_tracing_stop(mcp_server_t *s);
 
 /* ---- listen_method.c ----------------------------------------------------- */
 mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result);
-
-/* ---- server.c, features.c ------------------------------------------------ */
-/* serverInfo object (returns new). */
-json_t *mcp__server_info_json(const mcp_server_t *s);
-/* ServerCapabilities derived from what is registered (returns new). */
-json_t *mcp__server_capabilities_json(const mcp_server_t *s);
-/* Adds resources, prompts and completions to a ServerCapabilities object
- * according to what is registered now. */
-void mcp__features_capabilities(mcp_server_t *s, json_t *caps);
 
 #endif

@@ -70,14 +70,12 @@ mcp_status mcp__handle_initialize(mcp_call_t *call, json_t **result) {
 
   mcp_server_t *s = mcp_call_server(call);
   json_t *res = json_pack("{s:s,s:o,s:o}", "protocolVersion", chosen,
-                          "capabilities", mcp__server_capabilities_json(s),
+                          "capabilities",
+                          mcp__server_capabilities(s, MCP__ERA_LEGACY),
                           "serverInfo", mcp__server_info_json(s));
   if (res == NULL)
     return MCP_ERR_NOMEM;
-  pthread_mutex_lock(&s->lock);
-  if (s->instructions)
-    json_object_set_new(res, "instructions", json_string(s->instructions));
-  pthread_mutex_unlock(&s->lock);
+  mcp__server_add_instructions(s, res);
   *result = res;
   return MCP_OK;
 }
@@ -87,20 +85,14 @@ mcp_status mcp__handle_discover(mcp_call_t *call, json_t **result) {
   json_t *res = json_pack(
       "{s:o,s:o,s:s,s:{s:o}}", "supportedVersions",
       mcp__supported_versions_json(), "capabilities",
-      mcp__server_capabilities_json(s), "resultType", "complete", "_meta",
-      "io.modelcontextprotocol/serverInfo", mcp__server_info_json(s));
+      mcp__server_capabilities(s, MCP__ERA_MODERN), "resultType", "complete",
+      "_meta", "io.modelcontextprotocol/serverInfo", mcp__server_info_json(s));
   if (res == NULL ||
       mcp__call_add_cache_hint(call, res, MCP_CACHE_DISCOVER, NULL) != MCP_OK) {
     json_decref(res);
     return MCP_ERR_NOMEM;
   }
-  /* logging/setLevel does not exist in 2026-07-28 (level rides in _meta) */
-  json_object_del(json_object_get(res, "capabilities"), "logging");
-  mcp__server_extensions(s, json_object_get(res, "capabilities"));
-  pthread_mutex_lock(&s->lock);
-  if (s->instructions)
-    json_object_set_new(res, "instructions", json_string(s->instructions));
-  pthread_mutex_unlock(&s->lock);
+  mcp__server_add_instructions(s, res);
   *result = res;
   return MCP_OK;
 }

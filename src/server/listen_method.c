@@ -46,14 +46,16 @@ mcp_status mcp__handle_subscriptions_listen(mcp_call_t *call, json_t **result) {
                           "Invalid params: a SubscriptionFilter takes "
                           "booleans and arrays of strings");
   /* SEP-2663: asking for task notifications needs the tasks extension */
-  if (json_array_size(task_ids) > 0 && mcp_call_server(call)->tasks != NULL &&
+  if (json_array_size(task_ids) > 0 &&
+      mcp__server_task_hooks(mcp_call_server(call)) != NULL &&
       !json_is_object(json_object_get(
           json_object_get(mcp_call_client_capabilities(call), "extensions"),
           "io.modelcontextprotocol/tasks")))
     return mcp__call_missing_capability(call, "extensions",
                                         "io.modelcontextprotocol/tasks");
   /* Only what the server declares (and so delivers) is honoured. */
-  json_t *caps = mcp__server_capabilities_json(mcp_call_server(call));
+  json_t *caps =
+      mcp__server_capabilities(mcp_call_server(call), MCP__ERA_MODERN);
   unsigned kinds = 0;
   if (tools && declared(caps, "tools", "listChanged"))
     kinds |= MCP__LISTEN_TOOLS;

@@ -7,11 +7,16 @@
 #include "mcp/task.h"
 #include "server/dispatch.h"
 #include "server/internal.h"
+#include "tasks/tasks_internal.h"
 #include "tools/tool_internal.h"
+
+static void run_store_free(void *store) { mcp_store_free(store); }
+/* The store opened here: the server module's feature slot. */
+static const mcp__slot_key run_store_slot = {"run_store", run_store_free};
 
 mcp_status mcp__server_tasks_on_store(mcp_server_t *s, const char *spec,
                                       mcp_error_t *err) {
-  if (s->tasks != NULL) {
+  if (mcp__tasks_runner(s) != NULL) {
     mcp_error_set(err, MCP_ERR_STATE,
                   "the program enabled tasks on its own store already "
                   "(mcp_server_enable_tasks); a second store is not used");
@@ -32,10 +37,16 @@ mcp_status mcp__server_tasks_on_store(mcp_server_t *s, const char *spec,
     mcp_store_free(store);
     return st;
   }
-  s->run_store = store;
+  /* freed with the server, after the task hooks' shutdown stopped the
+   * runner that uses it */
+  st = mcp__server_set_slot(s, &run_store_slot, store);
+  if (st != MCP_OK) {
+    mcp_error_set(err, st, "no slot to keep the store in");
+    return st; /* the runner keeps using it: leaked rather than freed */
+  }
   return MCP_OK;
 }
 
 mcp_store_t *mcp__server_task_store(const mcp_server_t *s) {
-  return s ? s->task_store : NULL;
+  return s ? mcp__tasks_store(s) : NULL;
 }

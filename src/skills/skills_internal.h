@@ -56,7 +56,7 @@ mcp_status mcp__skill_path_check(const mcp_skill_t *skill, const char *path,
 /* The skill entry of skills/list and skills/get (returns new). */
 json_t *mcp__skill_entry(const mcp_skill_t *skill);
 
-/* skills_server.c: the server's skills (core.h: struct mcp_server.skills) */
+/* skills_server.c: the server's skills (its feature slot, core/feature.h) */
 typedef struct mcp__skills mcp__skills;
 struct mcp_server;
 /* skills/list, skills/get, resources/directory/read and the extension's

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
 #include "core/cursor.h"
+#include "core/feature.h"
 #include "mcp/resource.h"
 
 struct mcp__skills {
@@ -20,19 +20,12 @@ struct mcp__skills {
   bool directory_read;
 };
 
-/* The server's skills, made on first use. */
-static mcp__skills *skills_of(mcp_server_t *s, bool create) {
-  pthread_mutex_lock(&s->lock);
-  if (s->skills == NULL && create) {
-    mcp__skills *k = calloc(1, sizeof *k);
-    if (k) {
-      pthread_mutex_init(&k->lock, NULL);
-      s->skills = k;
-    }
-  }
-  mcp__skills *k = s->skills;
-  pthread_mutex_unlock(&s->lock);
-  return k;
+static void skills_state_free(void *state) { mcp__skills_free(state); }
+/* The server's skills: its feature slot, made when the module registers. */
+static const mcp__slot_key skills_slot = {"skills", skills_state_free};
+
+static mcp__skills *skills_of(const mcp_server_t *s) {
+  return mcp__server_slot(s, &skills_slot);
 }
 
 void mcp__skills_free(mcp__skills *k) {
@@ -114,7 +107,7 @@ mcp_status mcp_server_add_skill(mcp_server_t *s, mcp_skill_t *k,
                          "mcp_server_add_skill: the %s is NULL",
                          s == NULL ? "server" : "skill");
   }
-  mcp__skills *all = skills_of(s, true);
+  mcp__skills *all = skills_of(s);
   if (all == NULL) {
     mcp_skill_free(k);
     return mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
@@ -159,7 +152,7 @@ mcp_status mcp_server_add_skill(mcp_server_t *s, mcp_skill_t *k,
 }
 
 mcp_status mcp_server_set_skills_directory_read(mcp_server_t *s, bool on) {
-  mcp__skills *k = s ? skills_of(s, true) : NULL;
+  mcp__skills *k = s ? skills_of(s) : NULL;
   if (k == NULL)
     return s ? MCP_ERR_NOMEM : MCP_ERR_INVALID_ARG;
   pthread_mutex_lock(&k->lock);
@@ -168,8 +161,13 @@ mcp_status mcp_server_set_skills_directory_read(mcp_server_t *s, bool on) {
   return MCP_OK;
 }
 
-static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
-  mcp__skills *k = skills_of((mcp_server_t *)cs, false);
+/* 2026-07-28 only: extensions["io.modelcontextprotocol/skills"] while a
+ * skill is published */
+static void skills_capabilities(const mcp_server_t *cs, json_t *caps,
+                                unsigned era) {
+  if (era != MCP__ERA_MODERN)
+    return;
+  mcp__skills *k = skills_of(cs);
   if (k == NULL)
     return;
   pthread_mutex_lock(&k->lock);
@@ -178,16 +176,10 @@ static void skills_capabilities(const mcp_server_t *cs, json_t *caps) {
   pthread_mutex_unlock(&k->lock);
   if (n == 0)
     return;
-  json_t *ext = json_object_get(caps, "extensions");
-  if (!json_is_object(ext)) {
-    ext = json_object();
-    if (ext == NULL || json_object_set_new(caps, "extensions", ext) != 0)
-      return;
-  }
   json_t *settings = json_object();
   if (settings && dir)
     json_object_set_new(settings, "directoryRead", json_true());
-  json_object_set_new(ext, MCP__SKILLS_EXT, settings);
+  mcp__capability_extension(caps, MCP__SKILLS_EXT, settings);
 }
 
 /* ---- methods ------------------------------------------------------------- */
@@ -199,7 +191,7 @@ static mcp_status not_declared(mcp_call_t *call) {
 
 /* The published skills (counted references; release each and free). */
 static mcp_skill_t **snapshot(mcp_call_t *call, size_t *n, bool *dir) {
-  mcp__skills *k = skills_of(mcp_call_server(call), false);
+  mcp__skills *k = skills_of(mcp_call_server(call));
   *n = 0;
   if (k == NULL)
     return NULL;
@@ -241,7 +233,9 @@ static mcp_status handle_skills_list(mcp_call_t *call, json_t **result) {
   if (st == MCP_OK && res == NULL)
     st = MCP_ERR_NOMEM;
   size_t page =
-      mcp_call_server(call)->page_size ? mcp_call_server(call)->page_size : n;
+      mcp__server_page_size(mcp_call_server(call))
+          ? mcp__server_page_size(mcp_call_server(call))
+          : n;
   size_t i = (size_t)from;
   for (; st == MCP_OK && i < n && i < from + page; i++)
     if (json_array_append_new(list, mcp__skill_entry(items[i])) != 0)
@@ -382,7 +376,7 @@ static mcp_status handle_directory_read(mcp_call_t *call, json_t **result) {
                                &from))
     st = mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                         "Invalid params: unknown or malformed cursor");
-  size_t page = mcp_call_server(call)->page_size;
+  size_t page = mcp__server_page_size(mcp_call_server(call));
   if (st == MCP_OK && page && (from > 0 || json_array_size(list) > page)) {
     /* one page of the children, in the same order every time */
     json_t *all = json_copy(list);
@@ -413,7 +407,17 @@ static const mcp__method skill_methods[] = {
 };
 
 mcp_status mcp__skills_register(struct mcp_server *s) {
-  mcp_status st = mcp__server_add_methods(
-      s, skill_methods, sizeof skill_methods / sizeof skill_methods[0]);
-  return st == MCP_OK ? mcp__server_add_extension(s, skills_capabilities) : st;
+  mcp__skills *k = calloc(1, sizeof *k);
+  if (k == NULL)
+    return MCP_ERR_NOMEM;
+  pthread_mutex_init(&k->lock, NULL);
+  mcp_status st = mcp__server_set_slot(s, &skills_slot, k);
+  if (st != MCP_OK) {
+    mcp__skills_free(k);
+    return st;
+  }
+  st = mcp__server_add_methods(s, skill_methods,
+                               sizeof skill_methods / sizeof skill_methods[0]);
+  return st == MCP_OK ? mcp__server_add_capability(s, skills_capabilities)
+                      : st;
 }

@@ -62,7 +62,7 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
     return MCP_OK; /* mcp_call_continue_as_task decides */
   mcp_status st = mcp__runner_create_task(
       call, tool, mcp__call_param(call, "arguments"),
-      mcp_call_server(call)->tasks->opts.default_ttl_ms, result);
+      mcp__tasks_runner(mcp_call_server(call))->opts.default_ttl_ms, result);
   *handled = st == MCP_OK;
   return st;
 }
@@ -70,14 +70,14 @@ mcp_status mcp__ext_tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 mcp_status mcp_call_continue_as_task(mcp_call_t *call) {
   if (call == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp__task_runner *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(mcp_call_server(call));
   if (mcp_call_task_id(call) != NULL || !mcp_call_is_stateless(call) ||
       e == NULL || !client_declared(call) || mcp__call_is_handed_off(call) ||
       strcmp(mcp_call_method(call), "tools/call") != 0)
     return MCP_OK; /* already a task, or the call goes on synchronously */
   json_t *name = json_object_get(mcp_call_params(call), "name");
   mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(
-      &mcp_call_server(call)->tools, json_string_value(name));
+      mcp__tools_catalog(mcp_call_server(call)), json_string_value(name));
   if (tool == NULL)
     return MCP_ERR_STATE;
   mcp_status st = MCP_OK;
@@ -115,7 +115,7 @@ mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result) {
 /* The common start: the extension, the task visible to this caller. */
 static mcp_status open_task(mcp_call_t *call, mcp__task_runner **e,
                             const char **id, mcp_task_record *rec) {
-  if (mcp_call_server(call)->tasks == NULL) {
+  if (mcp__tasks_runner(mcp_call_server(call)) == NULL) {
     char msg[200];
     snprintf(msg, sizeof msg, "Method not found: %.150s",
              mcp_call_method(call));
@@ -278,16 +278,8 @@ mcp_status mcp__handle_ext_tasks_cancel(mcp_call_t *call, json_t **result) {
 }
 
 void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps) {
-  if (s->tasks == NULL)
-    return;
-  json_object_del(caps, "tasks");
-  json_t *ext = json_object_get(caps, "extensions");
-  if (!json_is_object(ext)) {
-    ext = json_object();
-    if (ext == NULL || json_object_set_new(caps, "extensions", ext) != 0)
-      return;
-  }
-  json_object_set_new(ext, MCP__TASKS_EXT, json_object());
+  (void)s;
+  mcp__capability_extension(caps, MCP__TASKS_EXT, json_object());
 }
 
 const mcp__method mcp__ext_task_methods[] = {

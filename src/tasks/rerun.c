@@ -46,7 +46,7 @@ static bool rerunnable(const mcp_tool_t *tool) {
 }
 
 char *mcp__runner_rerun_request(mcp_call_t *call, mcp_tool_t *tool) {
-  mcp__task_runner *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(mcp_call_server(call));
   /* kept where a later run could use it: a durable store, and a tool that
    * may run again or a resume hook that may want the arguments */
   if (e == NULL || mcp__store_is_volatile(e->tasks.store) ||
@@ -187,7 +187,9 @@ void mcp__runner_claimed(void *ud, const char *id, const char *request,
   json_t *params = json_object_get(req, "params");
   const char *name = json_string_value(json_object_get(params, "name"));
   mcp_tool_t *tool =
-      name ? (mcp_tool_t *)mcp__catalog_find(&e->server->tools, name) : NULL;
+      name ? (mcp_tool_t *)mcp__catalog_find(mcp__tools_catalog(e->server),
+                                             name)
+           : NULL;
   mcp_task_record rec;
   mcp_status loaded = mcp__tasks_load(&e->tasks, id, &rec);
   json_t *task = loaded == MCP_OK ? mcp__task_json(&rec) : NULL;
@@ -239,7 +241,9 @@ static void recover_one(mcp__task_runner *e, json_t *task) {
   const char *name = json_string_value(
       json_object_get(json_object_get(req, "params"), "name"));
   mcp_tool_t *tool =
-      name ? (mcp_tool_t *)mcp__catalog_find(&e->server->tools, name) : NULL;
+      name ? (mcp_tool_t *)mcp__catalog_find(mcp__tools_catalog(e->server),
+                                             name)
+           : NULL;
   char *again = NULL;
   int run = 0;
   mcp_task_record rec;

@@ -497,7 +497,7 @@ void mcp__runner_enqueue(mcp__task_runner *e, task_run *r) {
 
 /* ---- session streams ----------------------------------------------------- */
 void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
-  mcp__task_runner *e = s ? s->tasks : NULL;
+  mcp__task_runner *e = s ? mcp__tasks_runner(s) : NULL;
   if (e == NULL)
     return;
   if (opened) /* questions of its tasks waiting on other replicas */
@@ -522,16 +522,41 @@ void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened) {
 }
 
 /* ---- capabilities, accessors --------------------------------------------- */
-json_t *mcp__tasks_capabilities_json(const mcp_server_t *s) {
-  json_t *caps =
+/* The task runner is the tasks module's feature slot (core/feature.h): set
+ * by mcp_server_enable_tasks, cleared by the shutdown hook, which frees it
+ * (so the slot destroys nothing). */
+static const mcp__slot_key tasks_slot = {"tasks", NULL};
+
+mcp__task_runner *mcp__tasks_runner(const mcp_server_t *s) {
+  return mcp__server_slot(s, &tasks_slot);
+}
+
+mcp_store_t *mcp__tasks_store(const mcp_server_t *s) {
+  mcp__task_runner *e = s ? mcp__tasks_runner(s) : NULL;
+  return e ? e->tasks.store : NULL;
+}
+
+/* The tasks capability: "tasks" in 2025-11-25 and older, the
+ * io.modelcontextprotocol/tasks extension in 2026-07-28 (ext_tasks.c). */
+static void tasks_capability(const mcp_server_t *s, json_t *caps,
+                             unsigned era) {
+  mcp__task_runner *e = mcp__tasks_runner(s);
+  if (e == NULL)
+    return;
+  if (era == MCP__ERA_MODERN) {
+    mcp__ext_tasks_capabilities(s, caps);
+    return;
+  }
+  json_t *tasks =
       json_pack("{s:{},s:{s:{s:{}}}}", "cancel", "requests", "tools", "call");
-  if (caps && s->tasks->opts.list)
-    json_object_set_new(caps, "list", json_object());
-  return caps;
+  if (tasks && e->opts.list)
+    json_object_set_new(tasks, "list", json_object());
+  json_object_set_new(caps, "tasks", tasks);
 }
 
 mcp_tasks_t *mcp_server_tasks(mcp_server_t *s) {
-  return s && s->tasks ? &s->tasks->tasks : NULL;
+  mcp__task_runner *e = s ? mcp__tasks_runner(s) : NULL;
+  return e ? &e->tasks : NULL;
 }
 
 mcp_status mcp_call_task_defer(mcp_call_t *call) {
@@ -711,7 +736,8 @@ static void wait_for_handlers(mcp__task_runner *e) {
     mcp_tool_t *tool = NULL;
     if (mcp__tasks_load(&e->tasks, ids[i], &rec) == MCP_OK) {
       if (rec.tool)
-        tool = (mcp_tool_t *)mcp__catalog_find(&e->server->tools, rec.tool);
+        tool = (mcp_tool_t *)mcp__catalog_find(
+            mcp__tools_catalog(e->server), rec.tool);
       mcp_task_record_clear(&rec);
     }
     mcp__log(e->server, MCP_LOG_WARNING,
@@ -776,7 +802,6 @@ static void stop_threads(mcp__task_runner *e) {
 
 static const mcp__task_hooks task_hooks = {
     .tool_call = mcp__tasks_tools_call,
-    .capabilities = mcp__tasks_capabilities_json,
     .session_event = mcp__tasks_session_event,
     .shutdown = mcp__tasks_shutdown,
     .call_started = mcp__tasks_call_started,
@@ -790,7 +815,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
                                    mcp_error_t *err) {
   if (s == NULL || store == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "server and store required");
-  if (s->tasks)
+  if (mcp__tasks_runner(s))
     return mcp_error_set(err, MCP_ERR_EXISTS, "tasks are already enabled");
   if (options != NULL && options->refusals != NULL) { /* options.c refuse */
     mcp__log(s, MCP_LOG_ERROR, "tasks not enabled: options refused:\n%s",
@@ -806,7 +831,7 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   mcp_task_options_t defaults;
   mcp__task_options_defaults(&defaults);
   if (!mcp__task_options_copy(&e->opts, options ? options : &defaults) ||
-      mcp__tasks_init(&e->tasks, store, s->name) != MCP_OK) {
+      mcp__tasks_init(&e->tasks, store, mcp__server_name(s)) != MCP_OK) {
     mcp__task_options_clear(&e->opts);
     mcp__tasks_clear(&e->tasks);
     free(e);
@@ -833,14 +858,23 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
   e->has_watcher =
       mcp__thread_start(&e->watcher, mcp__runner_watcher_main, e) == 0;
   mcp__runner_rerun_enable(e, true);
-  mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
+  mcp_status st =
+      mcp__server_add_methods(s, mcp__task_methods, mcp__task_methods_count);
   /* 2026-07-28: the io.modelcontextprotocol/tasks extension */
-  mcp__server_add_methods(s, mcp__ext_task_methods,
-                          mcp__ext_task_methods_count);
-  mcp__server_add_extension(s, mcp__ext_tasks_capabilities);
-  s->task_hooks = &task_hooks;
-  s->tasks = e;
-  s->task_store = store;
+  if (st == MCP_OK)
+    st = mcp__server_add_methods(s, mcp__ext_task_methods,
+                                 mcp__ext_task_methods_count);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, tasks_capability);
+  if (st == MCP_OK)
+    st = mcp__server_set_slot(s, &tasks_slot, e);
+  if (st != MCP_OK) { /* only with too many modules' rows or hooks */
+    stop_threads(e);
+    runner_free(e);
+    return mcp_error_set(err, st, "tasks not enabled: %s",
+                         mcp_strerror(st));
+  }
+  mcp__server_set_task_hooks(s, &task_hooks);
   /* listen filters may name tasks; the watcher follows them in the store */
   mcp__listen_set_task_hook(s, task_stream_opened, e);
   mcp__listen_enable_task_ids(s, true);
@@ -851,12 +885,12 @@ mcp_status mcp_server_enable_tasks(mcp_server_t *s, mcp_store_t *store,
 }
 
 void mcp__tasks_shutdown(mcp_server_t *s) {
-  mcp__task_runner *e = s->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(s);
   if (e == NULL)
     return;
   stop_threads(e);
   mcp__listen_enable_task_ids(s, false);
   mcp__listen_set_task_hook(s, NULL, NULL);
-  s->tasks = NULL;
+  mcp__server_set_slot(s, &tasks_slot, NULL);
   runner_free(e);
 }

@@ -33,7 +33,12 @@
 
 #include <jansson.h>
 
-#include "core/core.h"
+#include "core/call_life.h"
+#include "core/feature.h"
+#include "core/listen.h"
+#include "core/notify.h"
+#include "core/relay.h"
+#include "core/sessions.h"
 #include "tasks/tasks_internal.h"
 #include "util/pool.h"
 
@@ -258,8 +263,8 @@ void mcp__ext_tasks_publish(mcp__task_runner *e, const mcp_task_record *rec);
 json_int_t mcp__ext_task_rank(const mcp_task_record *rec);
 /* The task hook call_started (methods.h). */
 mcp_status mcp__tasks_call_started(mcp_call_t *call, json_t **result);
-/* server/discover: extensions["io.modelcontextprotocol/tasks"], no
- * capabilities.tasks (methods.h, mcp__extension_fn). */
+/* server/discover: extensions["io.modelcontextprotocol/tasks"] instead of
+ * capabilities.tasks (runner.c's capability hook, methods.h). */
 void mcp__ext_tasks_capabilities(const mcp_server_t *s, json_t *caps);
 mcp_status mcp__handle_ext_tasks_get(mcp_call_t *call, json_t **result);
 mcp_status mcp__handle_ext_tasks_update(mcp_call_t *call, json_t **result);
@@ -301,7 +306,6 @@ extern const mcp__method mcp__ext_task_methods[];
 extern const size_t mcp__ext_task_methods_count;
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t **result, bool *handled);
-json_t *mcp__tasks_capabilities_json(const mcp_server_t *s);
 void mcp__tasks_shutdown(mcp_server_t *s);
 void mcp__tasks_session_event(mcp_server_t *s, mcp_session_t *se, bool opened);
 

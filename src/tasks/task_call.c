@@ -267,7 +267,7 @@ static void give_slot(mcp__task_runner *e, const char *key) {
 
 mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
                                  json_t **result, bool *handled) {
-  mcp__task_runner *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(mcp_call_server(call));
   *handled = false;
   if (e == NULL)
     return MCP_OK; /* no tasks here: params.task is ignored */
@@ -303,7 +303,7 @@ mcp_status mcp__tasks_tools_call(mcp_call_t *call, mcp_tool_t *tool,
 
 mcp_status mcp__runner_create_task(mcp_call_t *call, mcp_tool_t *tool,
                                    json_t *args, int64_t ttl, json_t **result) {
-  mcp__task_runner *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(mcp_call_server(call));
   bool modern = mcp_call_is_stateless(call);
   const char *which = NULL;
   long stored_cap = stored_limit(e, call, &which);

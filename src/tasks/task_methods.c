@@ -51,7 +51,7 @@ static mcp_status no_tasks(mcp_call_t *call) {
 mcp_status mcp__runner_load_param_task(mcp_call_t *call, mcp__task_runner **e,
                                        const char **id, mcp_task_record *rec) {
   *id = NULL;
-  *e = mcp_call_server(call)->tasks;
+  *e = mcp__tasks_runner(mcp_call_server(call));
   if (*e == NULL)
     return no_tasks(call);
   json_t *param = json_object_get(mcp_call_params(call), "taskId");
@@ -86,7 +86,7 @@ mcp_status mcp__handle_tasks_get(mcp_call_t *call, json_t **result) {
 }
 
 mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
-  mcp__task_runner *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(mcp_call_server(call));
   if (e == NULL || !e->opts.list)
     return no_tasks(call);
   json_t *cursor = json_object_get(mcp_call_params(call), "cursor");
@@ -101,7 +101,8 @@ mcp_status mcp__handle_tasks_list(mcp_call_t *call, json_t **result) {
            NULL)
     return MCP_ERR_INTERNAL;
   mcp_status st = mcp__tasks_page(&e->tasks, &f, json_string_value(cursor),
-                                  mcp_call_server(call)->page_size, result);
+                                  mcp__server_page_size(mcp_call_server(call)),
+                                  result);
   if (st == MCP_ERR_INVALID_ARG)
     return mcp__call_fail(call, MCP_RPC_INVALID_PARAMS,
                           "Invalid params: unknown or malformed cursor");

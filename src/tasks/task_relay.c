@@ -35,7 +35,7 @@ static bool has_tasks_key(mcp_session_t *se, void *ud) {
 }
 
 mcp_status mcp__tasks_remote_status(mcp_server_t *s, const json_t *event) {
-  mcp__task_runner *e = s->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(s);
   json_t *task = json_object_get(event, "task");
   const char *key = json_string_value(json_object_get(event, "session"));
   if (!json_is_object(task) || !json_is_string(json_object_get(task, "taskId")))
@@ -62,9 +62,9 @@ mcp_status mcp__tasks_remote_cancel(mcp_server_t *s, const json_t *event) {
   const char *id = json_string_value(json_object_get(event, "taskId"));
   if (id == NULL)
     return MCP_ERR_INVALID_ARG;
-  if (s->tasks == NULL)
+  if (mcp__tasks_runner(s) == NULL)
     return MCP_ERR_UNSUPPORTED;
-  mcp__runner_cancel_run(s->tasks, id);
+  mcp__runner_cancel_run(mcp__tasks_runner(s), id);
   return MCP_OK;
 }
 
@@ -124,7 +124,7 @@ static bool same_requestor(mcp_call_t *call, const char *sid,
 }
 
 static mcp_status question_here(mcp_server_t *s, const json_t *event) {
-  mcp__task_runner *e = s->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(s);
   const char *id = json_string_value(json_object_get(event, "taskId"));
   const char *sid = json_string_value(json_object_get(event, "session"));
   const char *subject = json_string_value(json_object_get(event, "subject"));
@@ -252,13 +252,13 @@ static mcp_status want_questions(mcp__task_runner *e, const json_t *event) {
 
 mcp_status mcp__tasks_remote_question(mcp_server_t *s, const char *kind,
                                       const json_t *event) {
-  if (s->tasks == NULL)
+  if (mcp__tasks_runner(s) == NULL)
     return MCP_ERR_UNSUPPORTED;
   if (strcmp(kind, "task_question") == 0)
     return question_here(s, event);
   if (strcmp(kind, "task_question_taken") == 0)
-    return question_taken(s->tasks, event);
+    return question_taken(mcp__tasks_runner(s), event);
   if (strcmp(kind, "task_want_questions") == 0)
-    return want_questions(s->tasks, event);
+    return want_questions(mcp__tasks_runner(s), event);
   return MCP_ERR_INVALID_ARG;
 }

@@ -114,7 +114,7 @@ static mcp_status replay(mcp_call_t *call, const mcp_task_record *rec,
 /* The suspended call's handler has returned: the watcher may answer it. */
 static void arm_waiter(mcp_call_t *call, void *ctx) {
   waiter *w = ctx;
-  mcp__task_runner *e = mcp_call_server(call)->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(mcp_call_server(call));
   pthread_mutex_lock(&e->lock);
   w->armed = true;
   e->change_seq++; /* the task may have ended meanwhile: look now */

@@ -44,6 +44,12 @@ struct mcp_task_options {
 };
 
 typedef struct mcp__task_runner mcp__task_runner;
+struct mcp_server;
+/* The task runner of s (the tasks module's feature slot, core/feature.h),
+ * or NULL: tasks are not enabled, or shut down. */
+mcp__task_runner *mcp__tasks_runner(const struct mcp_server *s);
+/* The store tasks run on (mcp_server_enable_tasks; borrowed), or NULL. */
+mcp_store_t *mcp__tasks_store(const struct mcp_server *s);
 
 struct mcp_tasks {
   mcp_store_t *store; /* borrowed */

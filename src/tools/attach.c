@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "mcp/schema.h"
 #include "tools/header_params.h"
 #include "tools/tool_internal.h"
@@ -116,8 +116,9 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                  side ? "outputSchema" : "inputSchema");
       goto fail;
     }
-  if (tool->task_support != MCP_TASK_FORBIDDEN && s->tasks == NULL &&
-      atomic_load(&s->serving)) { /* tasks come before serving or never */
+  if (tool->task_support != MCP_TASK_FORBIDDEN &&
+      mcp__server_task_hooks(s) == NULL &&
+      mcp__server_is_serving(s)) { /* tasks come before serving or never */
     mcp__log(s, MCP_LOG_ERROR,
              "tool '%s' not added: it needs tasks (taskSupport %s), which "
              "are not enabled on this server, and it is serving already "
@@ -132,8 +133,9 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
         tool->task_support == MCP_TASK_REQUIRED ? "required" : "optional");
     goto fail;
   }
-  bool assert_formats = tool->format_assertion ? tool->format_assertion == 1
-                                               : s->assert_formats;
+  bool assert_formats = tool->format_assertion
+                            ? tool->format_assertion == 1
+                            : mcp__tools_of(s)->assert_formats;
   st = compile_one(tool->input_schema, "inputSchema", assert_formats,
                    &tool->input_compiled, err);
   if (st == MCP_OK)
@@ -157,7 +159,7 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
              err ? err->message : mcp_strerror(st));
     goto fail;
   }
-  st = mcp__catalog_add(&s->tools, &tool->entry);
+  st = mcp__catalog_add(mcp__tools_catalog(s), &tool->entry);
   if (st != MCP_OK) {
     mcp_error_set(err, st,
                   st == MCP_ERR_EXISTS ? "tool '%s' already exists"
@@ -165,7 +167,7 @@ mcp_status mcp_server_add_tool(mcp_server_t *s, mcp_tool_t *tool,
                   tool->entry.key);
     goto fail;
   }
-  if (s->tools_list_changed)
+  if (mcp__tools_of(s)->list_changed)
     mcp_server_broadcast(s, "notifications/tools/list_changed", NULL);
   return MCP_OK;
 fail:
@@ -196,17 +198,17 @@ static bool collect_task_tool(mcp__entry *e, void *ctx) {
 size_t mcp__tools_task_count(mcp_server_t *s) {
   task_tools tt = {.count = 0};
   mcp__buf_init(&tt.names);
-  mcp__catalog_find_if(&s->tools, collect_task_tool, &tt);
+  mcp__catalog_find_if(mcp__tools_catalog(s), collect_task_tool, &tt);
   mcp__buf_free(&tt.names);
   return tt.count;
 }
 
 mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
-  if (s->tasks != NULL)
+  if (mcp__server_task_hooks(s) != NULL) /* tasks are enabled */
     return MCP_OK;
   task_tools tt = {.count = 0};
   mcp__buf_init(&tt.names);
-  mcp__catalog_find_if(&s->tools, collect_task_tool, &tt);
+  mcp__catalog_find_if(mcp__tools_catalog(s), collect_task_tool, &tt);
   if (tt.count == 0) {
     mcp__buf_free(&tt.names);
     return MCP_OK;
@@ -237,12 +239,38 @@ mcp_status mcp__tools_check_task_support(mcp_server_t *s, mcp_error_t *err) {
 mcp_status mcp_server_remove_tool(mcp_server_t *s, const char *name) {
   if (s == NULL || name == NULL)
     return MCP_ERR_INVALID_ARG;
-  mcp_status st = mcp__catalog_remove(&s->tools, name);
-  if (st == MCP_OK && s->tools_list_changed)
+  mcp_status st = mcp__catalog_remove(mcp__tools_catalog(s), name);
+  if (st == MCP_OK && mcp__tools_of(s)->list_changed)
     mcp_server_broadcast(s, "notifications/tools/list_changed", NULL);
   return st;
 }
 
 size_t mcp_server_tool_count(const mcp_server_t *s) {
-  return s ? mcp__catalog_count((mcp__catalog *)&s->tools) : 0;
+  return s ? mcp__catalog_count(mcp__tools_catalog(s)) : 0;
+}
+
+mcp_status mcp_server_set_format_assertion(mcp_server_t *s, bool on) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  size_t added = mcp_server_tool_count(s);
+  if (on != mcp__tools_of(s)->assert_formats && added > 0) {
+    /* their schemas were compiled already: they would silently keep the
+     * old setting */
+    mcp__log(s, MCP_LOG_ERROR,
+             "mcp_server_set_format_assertion(%s) refused: %zu tool%s added "
+             "before it keep format as %s; set it before adding tools, or "
+             "per tool with mcp_tool_set_format_assertion",
+             on ? "true" : "false", added, added == 1 ? " was" : "s were",
+             on ? "an annotation" : "an assertion");
+    return MCP_ERR_STATE;
+  }
+  mcp__tools_of(s)->assert_formats = on;
+  return MCP_OK;
+}
+
+mcp_status mcp_server_set_tools_list_changed(mcp_server_t *s, bool declared) {
+  if (s == NULL)
+    return MCP_ERR_INVALID_ARG;
+  mcp__tools_of(s)->list_changed = declared;
+  return MCP_OK;
 }

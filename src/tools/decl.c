@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "core/text_request.h"
 #include "mcp/apps.h"
 #include "mcp/tool_decl.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "tools/tool_internal.h"
 #include "util/header_value.h"
 

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/call_life.h"
+#include "core/feature.h"
+#include "core/notify.h"
+#include "json/tape.h"
 #include "mcp/apps.h"
 #include "mcp/schema.h"
 #include "schema/validate_tape.h"
@@ -22,7 +25,6 @@
 #include "tools/tool_internal.h"
 #include "util/buf.h"
 #include "util/similar.h"
-#include "json/tape.h"
 
 /* Caps the detail text so a hostile payload cannot produce a huge answer. */
 #define MAX_LISTED_VIOLATIONS 25
@@ -53,8 +55,8 @@ static mcp_status hide_app_only_tools(mcp_call_t *call, json_t *result) {
 
 mcp_status mcp__handle_tools_list(mcp_call_t *call, json_t **result) {
   mcp_status st =
-      mcp__list_catalog(call, &mcp_call_server(call)->tools, "tools", "tools",
-                        MCP_CACHE_TOOLS_LIST, result);
+      mcp__list_catalog(call, mcp__tools_catalog(mcp_call_server(call)),
+                        "tools", "tools", MCP_CACHE_TOOLS_LIST, result);
   if (st != MCP_OK)
     return st;
   if (!mcp_call_supports_apps(call)) {
@@ -282,8 +284,8 @@ static mcp_tool_t *find_tool(mcp_call_t *call, const char *name,
   memcpy(key, name, name_len);
   key[name_len] = '\0';
   /* tools are catalog entries with the entry first (tool_internal.h) */
-  mcp_tool_t *tool =
-      (mcp_tool_t *)mcp__catalog_find(&mcp_call_server(call)->tools, key);
+  mcp_tool_t *tool = (mcp_tool_t *)mcp__catalog_find(
+      mcp__tools_catalog(mcp_call_server(call)), key);
   if (key != small)
     free(key);
   return tool;
@@ -320,7 +322,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     char msg[700], hint[500];
     mcp__similar near;
     mcp__similar_init(&near, name, name_len);
-    mcp__catalog_find_if(&mcp_call_server(call)->tools, offer_name, &near);
+    mcp__catalog_find_if(mcp__tools_catalog(mcp_call_server(call)),
+                         offer_name, &near);
     mcp__similar_text(&near, hint, sizeof hint);
     snprintf(msg, sizeof msg, "Unknown tool: %.*s%s",
              (int)(name_len < 150 ? name_len : 150), name, hint);
@@ -337,8 +340,8 @@ mcp_status mcp__handle_tools_call(mcp_call_t *call, json_t **result) {
     return st;
   }
   /* Without the tasks capability params.task is ignored (spec 8.2). */
-  const mcp__task_hooks *hooks = mcp_call_server(call)->task_hooks;
-  if (mcp_call_server(call)->tasks != NULL && hooks != NULL) {
+  const mcp__task_hooks *hooks = mcp__server_task_hooks(mcp_call_server(call));
+  if (hooks != NULL) { /* tasks are enabled */
     bool handled = false;
     st = hooks->tool_call(call, tool, result, &handled);
     if (st != MCP_OK || handled) {
@@ -365,7 +368,56 @@ static const mcp__method tool_methods[] = {
     {"tools/call", mcp__handle_tools_call, MCP__ERA_LEGACY | MCP__ERA_MODERN},
 };
 
+static void tools_state_free(void *state) {
+  mcp__tools_state *ts = state;
+  mcp__catalog_destroy(&ts->catalog);
+  free(ts);
+}
+static const mcp__slot_key tools_slot = {"tools", tools_state_free};
+
+mcp__tools_state *mcp__tools_of(const mcp_server_t *s) {
+  return mcp__server_slot(s, &tools_slot);
+}
+
+void mcp__tools_set_ui_lookup(mcp_server_t *s,
+                              bool (*ui_resource)(mcp_server_t *s,
+                                                  const char *uri,
+                                                  bool *exists)) {
+  mcp__tools_of(s)->ui_resource = ui_resource;
+}
+
+/* tools is declared even when none are registered yet: tools may be added
+ * while serving, and list_changed tells the client about them. */
+static void tools_capability(const mcp_server_t *s, json_t *caps,
+                             unsigned era) {
+  (void)era;
+  json_t *tools = json_object();
+  if (tools && mcp__tools_of(s)->list_changed)
+    json_object_set_new(tools, "listChanged", json_true());
+  json_object_set_new(caps, "tools", tools);
+}
+
+static void tools_resync(mcp_server_t *s) {
+  if (mcp__tools_of(s)->list_changed)
+    mcp__server_broadcast_local(s, "notifications/tools/list_changed", NULL);
+}
+
 mcp_status mcp__tools_register(mcp_server_t *s) {
-  return mcp__server_add_methods(s, tool_methods,
-                                 sizeof tool_methods / sizeof tool_methods[0]);
+  mcp__tools_state *ts = calloc(1, sizeof *ts);
+  if (ts == NULL)
+    return MCP_ERR_NOMEM;
+  mcp__catalog_init(&ts->catalog);
+  ts->list_changed = true;
+  mcp_status st = mcp__server_set_slot(s, &tools_slot, ts);
+  if (st != MCP_OK) {
+    tools_state_free(ts);
+    return st;
+  }
+  st = mcp__server_add_methods(s, tool_methods,
+                               sizeof tool_methods / sizeof tool_methods[0]);
+  if (st == MCP_OK)
+    st = mcp__server_add_capability(s, tools_capability);
+  if (st == MCP_OK)
+    st = mcp__server_on_resync(s, tools_resync);
+  return st;
 }

@@ -134,7 +134,31 @@ bool mcp__tool_visible_to(const mcp_tool_t *tool, const mcp_call_t *call);
 /* True when a resource listing (catalog entry JSON) is a UI resource. */
 bool mcp__listing_is_ui(const json_t *listing);
 
-/* tools/list and tools/call (registered by mcp_server_new). */
+/* The tools module's state on a server (its feature slot, core/feature.h). */
+typedef struct mcp__tools_state {
+  mcp__catalog catalog; /* of mcp_tool_t (entry first) */
+  bool list_changed;    /* mcp_server_set_tools_list_changed */
+  /* "format" asserts in the schemas of tools added from now on
+   * (mcp_server_set_format_assertion; a tool's own setting wins) */
+  bool assert_formats;
+  /* Whether a UI resource (apps.h) has uri, and (*exists) whether any
+   * resource has: installed by the resources module, which sits above
+   * tools (mcp__tools_set_ui_lookup); NULL: no resource exists. */
+  bool (*ui_resource)(mcp_server_t *s, const char *uri, bool *exists);
+} mcp__tools_state;
+/* The state of s (set by mcp__tools_register, so never NULL after
+ * mcp_server_new). */
+mcp__tools_state *mcp__tools_of(const mcp_server_t *s);
+static inline mcp__catalog *mcp__tools_catalog(const mcp_server_t *s) {
+  return &mcp__tools_of(s)->catalog;
+}
+void mcp__tools_set_ui_lookup(mcp_server_t *s,
+                              bool (*ui_resource)(mcp_server_t *s,
+                                                  const char *uri,
+                                                  bool *exists));
+
+/* tools/list and tools/call, the tools capability, the tools state
+ * (registered by mcp_server_new). */
 mcp_status mcp__tools_register(struct mcp_server *s);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "mcp/apps.h"
 #include "tools/tool_internal.h"
 #include "util/buf.h"
@@ -88,16 +88,16 @@ bool mcp__listing_is_ui(const json_t *listing) {
 /* MCP_OK when uri names a registered UI resource of s. */
 static mcp_status linked_resource(mcp_server_t *s, const char *tool,
                                   const char *uri, mcp_error_t *err) {
-  mcp__entry *e = mcp__catalog_find(&s->resources, uri);
-  bool ui = e && mcp__listing_is_ui(e->listing);
-  mcp__entry_release(e);
-  if (ui)
+  bool exists = false;
+  mcp__tools_state *ts = mcp__tools_of(s);
+  if (ts->ui_resource && ts->ui_resource(s, uri, &exists))
     return MCP_OK;
   return mcp_error_set(
       err, MCP_ERR_NOT_FOUND,
       "tool '%.128s': _meta.ui.resourceUri '%.200s' names no registered UI "
       "resource%s (mcp_ui_resource_new + mcp_server_add_ui_resource)",
-      tool, uri, e ? " (a resource of another MIME type has that URI)" : "");
+      tool, uri,
+      exists ? " (a resource of another MIME type has that URI)" : "");
 }
 
 mcp_status mcp__tool_ui_check(mcp_server_t *s, mcp_tool_t *tool,
@@ -156,7 +156,7 @@ mcp_status mcp__tool_ui_check(mcp_server_t *s, mcp_tool_t *tool,
   if (uri) {
     tool->ui_linked = json_string_value(uri);
     /* before serving the resource may still come: checked at start */
-    if (atomic_load(&s->serving))
+    if (mcp__server_is_serving(s))
       return linked_resource(s, tool->entry.key, tool->ui_linked, err);
   }
   return MCP_OK;
@@ -173,9 +173,9 @@ static bool collect_broken_link(mcp__entry *e, void *ctx) {
   const mcp_tool_t *t = (const mcp_tool_t *)e;
   if (t->ui_linked == NULL)
     return false;
-  mcp__entry *r = mcp__catalog_find(&w->s->resources, t->ui_linked);
-  bool ok = r && mcp__listing_is_ui(r->listing);
-  mcp__entry_release(r);
+  bool exists;
+  mcp__tools_state *ts = mcp__tools_of(w->s);
+  bool ok = ts->ui_resource && ts->ui_resource(w->s, t->ui_linked, &exists);
   if (!ok) {
     char item[400];
     snprintf(item, sizeof item, "%s'%.128s' -> %.200s", w->count ? ", " : "",
@@ -190,7 +190,7 @@ mcp_status mcp__tools_check_ui_links(mcp_server_t *s, mcp_error_t *err) {
   link_walk w = {.s = s, .count = 0};
   mcp__buf_init(&w.list);
   /* fn must not call back into the same catalog: resources are another */
-  mcp__catalog_find_if(&s->tools, collect_broken_link, &w);
+  mcp__catalog_find_if(mcp__tools_catalog(s), collect_broken_link, &w);
   if (w.count == 0) {
     mcp__buf_free(&w.list);
     return MCP_OK;

@@ -12,9 +12,10 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "core/feature.h"
+#include "core/sessions.h"
 #include "mcp/http.h"
 #include "mcp/mcp.h"
-#include "core/core.h"
 #include "transport/http_internal.h"
 
 static void quiet_log(mcp_log_level l, const char *m, void *ud) {

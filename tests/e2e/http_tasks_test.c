@@ -666,7 +666,7 @@ static void test_stop_with_suspended_result(void **state) {
   bg_result b;
   char *id = start_blocked_result(&f, sid, "{}", &b);
   /* the stop must find the tasks/result parked: wait for it (20 s) */
-  mcp__task_runner *e = f.server->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(f.server);
   bool parked = false;
   for (int i = 0; i < 2000 && !parked; i++) {
     pthread_mutex_lock(&e->lock);

@@ -21,7 +21,8 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "http_fixture.h"
 #pragma GCC diagnostic pop
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/listen.h"
 #include "mcp/auth.h"
 
 #define ISS      "https://issuer.example.test"

@@ -20,7 +20,8 @@
 
 /* The shared fixture header has helpers this test does not need. */
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/listen.h"
 #include "http_fixture.h"
 
 #define META                                                                   \

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/core.h"
+#include "core/call_life.h"
+#include "core/feature.h"
 #include "core/request_state.h"
+#include "core/sessions.h"
 
 static mcp_status ask_name(mcp_call_t *call, json_t *args, mcp_result_t *r,
                            void *ud) {

@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/listen.h"
+#include "core/sessions.h"
 #include "testutil.h"
 
 #define META                                                                   \

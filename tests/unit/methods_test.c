@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
 #include "mcp/server.h"
 
 static mcp_status first(mcp_call_t *call, json_t **result) {

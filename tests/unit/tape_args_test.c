@@ -10,7 +10,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/feature.h"
+#include "core/sessions.h"
 #include "mcp/tool_decl.h"
 
 typedef struct scalars {

@@ -388,7 +388,7 @@ static void test_unstorable_outcome_shows_failed(void **state) {
   json_decref(c);
   /* the store works again: the sweeper stores the failed state */
   fault_store_fail(f.faults, 0, FS_EIO, 0);
-  mcp__runner_retry_lost(f.server->tasks);
+  mcp__runner_retry_lost(mcp__tasks_runner(f.server));
   mcp_task_record rec;
   assert_int_equal(
       mcp_store_task_get(f.store, "tasks-hardening", id, &rec, NULL), MCP_OK);
@@ -495,7 +495,7 @@ static void test_other_call_sites(void **state) {
  * have left it: working, no result. */
 static void put_orphan(fixture *f, const char *id) {
   mcp_task_record rec = {0};
-  rec.scope = (char *)f->server->tasks->tasks.scope;
+  rec.scope = (char *)mcp__tasks_runner(f->server)->tasks.scope;
   rec.task_id = (char *)id;
   rec.tool = "again";
   rec.status = MCP_TASK_WORKING;
@@ -518,7 +518,8 @@ static void add_again(fixture *f, mcp_tool_fn fn) {
 static mcp_task_status stored_status(fixture *f, const char *id, char *message,
                                      size_t size) {
   mcp_task_record rec;
-  assert_int_equal(mcp_store_task_get(f->store, f->server->tasks->tasks.scope,
+  assert_int_equal(mcp_store_task_get(f->store,
+                                      mcp__tasks_runner(f->server)->tasks.scope,
                                       id, &rec, NULL),
                    MCP_OK);
   mcp_task_status st = rec.status;
@@ -546,7 +547,8 @@ static void test_claimed_task_unreadable_is_not_kept(void **state) {
 
   put_orphan(&f, "orphan-unreadable");
   fault_store_fail(f.faults, FS_GET, FS_EIO, 1);
-  mcp__runner_claimed(f.server->tasks, "orphan-unreadable", request, 2);
+  mcp__runner_claimed(mcp__tasks_runner(f.server), "orphan-unreadable",
+                      request, 2);
   assert_int_equal(fault_store_failures(f.faults), 1);
   char msg[256];
   assert_int_equal(stored_status(&f, "orphan-unreadable", msg, sizeof msg),
@@ -556,7 +558,8 @@ static void test_claimed_task_unreadable_is_not_kept(void **state) {
   assert_true(logged(&f, false, "could not be read"));
 
   put_orphan(&f, "orphan-readable");
-  mcp__runner_claimed(f.server->tasks, "orphan-readable", request, 2);
+  mcp__runner_claimed(mcp__tasks_runner(f.server), "orphan-readable",
+                      request, 2);
   mcp_task_status st = MCP_TASK_WORKING;
   for (int i = 0; i < 2000 && st == MCP_TASK_WORKING; i++) {
     st = stored_status(&f, "orphan-readable", NULL, 0);
@@ -591,14 +594,14 @@ static void test_reruns_share_the_callers_running_cap(void **state) {
                         "\"name\":\"again\",\"arguments\":{}}}";
   put_orphan(&f, "alice-1");
   put_orphan(&f, "alice-2");
-  mcp__runner_claimed(f.server->tasks, "alice-1", request, 2);
-  mcp__runner_claimed(f.server->tasks, "alice-2", request, 2);
+  mcp__runner_claimed(mcp__tasks_runner(f.server), "alice-1", request, 2);
+  mcp__runner_claimed(mcp__tasks_runner(f.server), "alice-2", request, 2);
   for (int i = 0; i < 2000 && __atomic_load_n(&held_runs, __ATOMIC_SEQ_CST) < 1;
        i++)
     usleep(5000);
   assert_int_equal(__atomic_load_n(&held_runs, __ATOMIC_SEQ_CST), 1);
   /* the other is queued behind the cap, not running */
-  mcp__task_runner *e = f.server->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(f.server);
   pthread_mutex_lock(&e->lock);
   unsigned running = mcp__runner_running(e, "sub:alice", 0);
   bool queued = e->qhead != NULL;
@@ -637,7 +640,7 @@ static void test_result_of_other_session_does_not_steal(void **state) {
   tu_bg_rpc b;
   tu_bg_start(&b, f.server, f.b, NULL, "tasks/result", id);
   /* B's waiter is registered before the question is asked */
-  mcp__task_runner *e = f.server->tasks;
+  mcp__task_runner *e = mcp__tasks_runner(f.server);
   bool waiting = false;
   for (int i = 0; i < 2000 && !waiting; i++) {
     pthread_mutex_lock(&e->lock);

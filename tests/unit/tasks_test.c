@@ -204,7 +204,7 @@ static void test_capabilities_follow_the_switch(void **state) {
   teardown(&f);
 
   setup_with(&f, NULL, true);
-  json_t *caps = mcp__server_capabilities_json(f.server);
+  json_t *caps = mcp__server_capabilities(f.server, MCP__ERA_LEGACY);
   json_t *tasks = json_object_get(caps, "tasks");
   assert_non_null(json_object_get(tasks, "cancel"));
   assert_null(json_object_get(tasks, "list")); /* not declared by default */
@@ -220,7 +220,7 @@ static void test_capabilities_follow_the_switch(void **state) {
   teardown(&f);
 
   setup(&f);
-  caps = mcp__server_capabilities_json(f.server);
+  caps = mcp__server_capabilities(f.server, MCP__ERA_LEGACY);
   assert_non_null(json_object_get(json_object_get(caps, "tasks"), "list"));
   json_decref(caps);
   teardown(&f);

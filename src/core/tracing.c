@@ -10,7 +10,7 @@
 
 #include "core/request_span.h"
 #include "mcp/version.h"
-#include "server/internal.h"
+#include "core/server_internal.h"
 #include "telemetry/metrics.h"
 #include "telemetry/otlp.h"
 #include "telemetry/resource.h"

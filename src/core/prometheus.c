@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* prometheus.c - the server's part of the Prometheus endpoint
+/* prometheus.c - the core's part of the Prometheus endpoint
  * (docs/observability.md, "Prometheus"): metric collection turned on for
  * it when OTLP metrics are not, and the metrics as exposition text for the
  * HTTP transport, which cannot reach telemetry itself (docs/layers.txt). */
 #include <stdlib.h>
 
-#include "server/dispatch.h"
-#include "server/internal.h"
+#include "core/channel.h"
+#include "core/feature.h"
+#include "core/server_internal.h"
 #include "telemetry/metrics.h"
 #include "telemetry/prometheus.h"
 #include "telemetry/resource.h"
@@ -20,7 +21,7 @@ mcp_status mcp__server_collect_metrics(mcp_server_t *s, mcp_error_t *err) {
     return MCP_OK;
   /* s->metrics is read without a lock by every request: it is set only
    * before any transport serves, as mcp_server_enable_otlp_metrics is */
-  if (atomic_load(&s->serving))
+  if (mcp__server_is_serving(s))
     return mcp_error_set(err, MCP_ERR_STATE,
                          "mcp_http_options_set_metrics: metrics are collected "
                          "from the start: start this HTTP server before s "
