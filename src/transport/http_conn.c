@@ -36,9 +36,18 @@ static size_t feed(mcp__he_conn *c, const char *buf, size_t len);
 
 /* ---- responses ----------------------------------------------------------- */
 
+/* A zeroed response. malloc and an assignment, not calloc: glibc's calloc
+ * never takes its per-thread cache (see mcp__call_new). */
+static mcp__he_resp *resp_new(void) {
+  mcp__he_resp *r = malloc(sizeof *r);
+  if (r != NULL)
+    *r = (mcp__he_resp){0};
+  return r;
+}
+
 mcp__he_resp *mcp__he_resp_buffer(size_t size, void *data,
                                   enum mcp__he_mem mode) {
-  mcp__he_resp *r = calloc(1, sizeof *r);
+  mcp__he_resp *r = resp_new();
   if (r == NULL)
     return NULL;
   atomic_init(&r->refs, 1);
@@ -62,7 +71,7 @@ mcp__he_resp *mcp__he_resp_callback(uint64_t size, size_t block,
                                     void *crc_cls,
                                     mcp__he_reader_free_fn crfc) {
   (void)size; /* always streamed with chunked coding (or until close) */
-  mcp__he_resp *r = calloc(1, sizeof *r);
+  mcp__he_resp *r = resp_new();
   if (r == NULL)
     return NULL;
   atomic_init(&r->refs, 1);

@@ -54,9 +54,10 @@
 /* ---- requests ------------------------------------------------------------ */
 
 static hs_req *req_new(mcp_http_server_t *h, mcp__he_conn *conn) {
-  hs_req *r = calloc(1, sizeof *r);
+  hs_req *r = malloc(sizeof *r); /* not calloc: see mcp__call_new */
   if (r == NULL)
     return NULL;
+  *r = (hs_req){0};
   atomic_init(&r->refs, 1);
   r->h = h;
   r->conn = conn;
