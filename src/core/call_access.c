@@ -10,6 +10,7 @@
 #include "core/request_metrics.h"
 #include "core/request_span.h"
 #include "util/clock.h"
+#include "util/str.h"
 
 mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
                          const mcp__peer *peer, mcp_call_t **out) {
@@ -84,8 +85,8 @@ void mcp__call_note_tool_error(mcp_call_t *call) {
 void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
                            json_t *info) {
   call->stateless = true;
-  snprintf(call->protocol_version, sizeof call->protocol_version, "%s",
-           version);
+  mcp__str_copy(call->protocol_version, sizeof call->protocol_version,
+                version); /* snprintf's "%s" cost 600 instructions here */
   call->client_capabilities = caps;
   call->client_info = info;
 }
