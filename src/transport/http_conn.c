@@ -140,6 +140,25 @@ const char *mcp__he_lookup(mcp__he_conn *c, const char *name) {
   return mcp__hp_field_get(&c->req->head, name);
 }
 
+const char *mcp__he_known(mcp__he_conn *c, enum mcp__hp_known k) {
+  return c->req ? mcp__hp_known_get(&c->req->head, k) : NULL;
+}
+
+unsigned mcp__he_known_count(mcp__he_conn *c, enum mcp__hp_known k) {
+  return c->req ? c->req->head.known_n[k] : 0;
+}
+
+unsigned mcp__he_param_count(mcp__he_conn *c) {
+  return c->req ? c->req->head.params : 0;
+}
+
+bool mcp__he_body_length(mcp__he_conn *c, uint64_t *n) {
+  if (c->req == NULL || c->req->head.body != MCP__HP_BODY_LENGTH)
+    return false;
+  *n = c->req->head.content_length;
+  return true;
+}
+
 int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls) {
   if (c->req == NULL)
     return 0;
@@ -321,7 +340,7 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
   c->rpos = 0;
   const mcp__hp_head *h = &q->head;
   c->no_body = strcmp(h->method, "HEAD") == 0;
-  if (h->minor == 1 && mcp__hp_field_get(h, "Host") == NULL) {
+  if (h->minor == 1 && h->known_n[MCP__HK_HOST] == 0) {
     engine_error(c, 400, "Bad Request: Host header missing");
     return;
   }

@@ -174,7 +174,8 @@ struct hs_req {
   mcp__peer peer;
   char *subject, *scopes; /* granted by the resource server, or NULL */
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
-  char *hdr_copies; /* one block holding every copied string */
+  char *hdr_copies; /* one block holding every copied string, or NULL */
+  char hdr_small[64]; /* where they go when they fit (the common case) */
   mcp__buf body;
   mcp__prescan scan; /* of body, kind and depth, for a worker that parses */
   mcp__buf resp;     /* JSON answer */

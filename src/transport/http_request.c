@@ -45,8 +45,6 @@
 #include "util/str.h"
 
 #define HDR_SESSION            "Mcp-Session-Id"
-#define HDR_VERSION            "MCP-Protocol-Version"
-#define HDR_LAST_EVENT         "Last-Event-ID"
 #define DEFAULT_LEGACY_VERSION "2025-03-26"
 /* JSON-RPC code for transport-level refusals that have no standard code. */
 #define RPC_SERVER_BUSY -32000
@@ -97,58 +95,31 @@ static void req_release(hs_req *r) {
   mcp__hs_server_release(h);
 }
 
-static enum mcp__he_result count_authorization(void *cls, const char *key,
-                                               const char *value) {
-  (void)value;
-  if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
-    (*(unsigned *)cls)++;
-  else if (MCP__HTTP_NAME_IS(key, strlen(key), "DPoP"))
-    ((unsigned *)cls)[1]++;
-  return MCP__HE_YES;
-}
-
 /* ---- SEP-2243 headers ---------------------------------------------------- */
 
-#define PARAM_PREFIX     "Mcp-Param-"
-#define PARAM_PREFIX_LEN 10
-
-typedef struct hdr_scan {
+typedef struct param_scan {
   hs_req *r;
-  const char *method, *name;
   size_t total; /* bytes to copy, NULs included */
-  bool too_many, version;
-} hdr_scan;
+  bool too_many;
+} param_scan;
 
-static enum mcp__he_result scan_header(void *cls, const char *key,
-                                       const char *value) {
-  hdr_scan *sc = cls;
+static enum mcp__he_result scan_param(void *cls, const char *key,
+                                      const char *value) {
+  param_scan *sc = cls;
   hs_req *r = sc->r;
   if (value == NULL)
     value = "";
   size_t kl = strlen(key);
-  if (MCP__HTTP_NAME_IS(key, kl, HDR_VERSION)) {
-    r->peer.repeated_header |= sc->version; /* read by mcp__he_lookup */
-    sc->version = true;
+  if (kl <= MCP__HP_PARAM_PREFIX_LEN ||
+      strncasecmp(key, MCP__HP_PARAM_PREFIX, MCP__HP_PARAM_PREFIX_LEN) != 0)
     return MCP__HE_YES;
-  } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Method")) {
-    r->peer.repeated_header |= sc->method != NULL;
-    sc->method = value;
-  } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Name")) {
-    r->peer.repeated_header |= sc->name != NULL;
-    sc->name = value;
-  } else if (kl >= PARAM_PREFIX_LEN &&
-             strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
-    if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
-      sc->too_many = true;
-      return MCP__HE_NO;
-    }
-    r->param_hdrs[r->peer.param_header_count++] =
-        (mcp__header){key + PARAM_PREFIX_LEN, value};
-    sc->total += strlen(key + PARAM_PREFIX_LEN) + 1;
-  } else {
-    return MCP__HE_YES;
+  if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
+    sc->too_many = true;
+    return MCP__HE_NO;
   }
-  sc->total += strlen(value) + 1;
+  r->param_hdrs[r->peer.param_header_count++] =
+      (mcp__header){key + MCP__HP_PARAM_PREFIX_LEN, value};
+  sc->total += kl - MCP__HP_PARAM_PREFIX_LEN + 1 + strlen(value) + 1;
   return MCP__HE_YES;
 }
 
@@ -161,25 +132,40 @@ static const char *copy_into(char **at, const char *text) {
 }
 
 /* Copies the request's Mcp-Method, Mcp-Name and Mcp-Param-* headers into r
- * (one allocation): the call reads them on a worker, after the engine
- * may have reused the connection's memory. false when there are too many
+ * (into r itself when they are short, else one allocation): the call reads
+ * them on a worker, after the engine may have reused the connection's
+ * memory. The engine's parser indexed and counted them (a repeat is
+ * refused later, in the 2026-07-28 checks). false when there are too many
  * or memory ran out. */
 static bool collect_mcp_headers(hs_req *r) {
-  hdr_scan sc = {r, NULL, NULL, 0, false, false};
+  mcp__he_conn *conn = r->conn;
   r->peer.http = true;
   r->peer.protocol_header = r->proto;
-  mcp__he_values(r->conn, scan_header, &sc);
+  r->peer.repeated_header =
+      mcp__he_known_count(conn, MCP__HK_MCP_PROTOCOL_VERSION) > 1 ||
+      mcp__he_known_count(conn, MCP__HK_MCP_METHOD) > 1 ||
+      mcp__he_known_count(conn, MCP__HK_MCP_NAME) > 1;
+  const char *method = mcp__he_known(conn, MCP__HK_MCP_METHOD);
+  const char *name = mcp__he_known(conn, MCP__HK_MCP_NAME);
+  param_scan sc = {r, 0, false};
+  if (method)
+    sc.total += strlen(method) + 1;
+  if (name)
+    sc.total += strlen(name) + 1;
+  if (mcp__he_param_count(conn) > 0)
+    mcp__he_values(conn, scan_param, &sc);
   if (sc.too_many)
     return false;
   if (sc.total == 0)
     return true;
-  char *at = r->hdr_copies = malloc(sc.total);
+  char *at = sc.total <= sizeof r->hdr_small ? r->hdr_small
+                                              : (r->hdr_copies = malloc(sc.total));
   if (at == NULL)
     return false;
-  if (sc.method)
-    r->peer.method_header = copy_into(&at, sc.method);
-  if (sc.name)
-    r->peer.name_header = copy_into(&at, sc.name);
+  if (method)
+    r->peer.method_header = copy_into(&at, method);
+  if (name)
+    r->peer.name_header = copy_into(&at, name);
   for (size_t i = 0; i < r->peer.param_header_count; i++) {
     r->param_hdrs[i].name = copy_into(&at, r->param_hdrs[i].name);
     r->param_hdrs[i].value = copy_into(&at, r->param_hdrs[i].value);
@@ -341,8 +327,6 @@ static enum mcp__he_result reply_auth(mcp_http_server_t *h,
 /* What the resource server needs to know about r. */
 static mcp__auth_request auth_request(hs_req *r, const char *url) {
   mcp__he_conn *conn = r->conn;
-  unsigned n[2] = {0, 0}; /* Authorization and DPoP headers */
-  mcp__he_values(conn, count_authorization, n);
   const char *name = r->method == M_POST      ? "POST"
                      : r->method == M_GET     ? "GET"
                      : r->method == M_DELETE  ? "DELETE"
@@ -351,13 +335,13 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
   return (mcp__auth_request){
       name,
       url,
-      mcp__he_lookup(conn, "Authorization"),
-      n[0] > 1,
-      mcp__he_lookup(conn, "Host"),
+      mcp__he_known(conn, MCP__HK_AUTHORIZATION),
+      mcp__he_known_count(conn, MCP__HK_AUTHORIZATION) > 1,
+      mcp__he_known(conn, MCP__HK_HOST),
       r->h->o->endpoint,
       r->h->o->tls_cert != NULL,
-      mcp__he_lookup(conn, "DPoP"),
-      n[1] > 1};
+      mcp__he_known(conn, MCP__HK_DPOP),
+      mcp__he_known_count(conn, MCP__HK_DPOP) > 1};
 }
 
 /* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and
@@ -837,14 +821,12 @@ static enum mcp__he_result handle_resume(mcp_http_server_t *h, hs_req *r,
 
 static enum mcp__he_result handle_get(mcp_http_server_t *h, hs_req *r) {
   mcp__he_conn *conn = r->conn;
-  const char *accept =
-      mcp__he_lookup(conn, "Accept");
+  const char *accept = mcp__he_known(conn, MCP__HK_ACCEPT);
   if (!mcp__http_accepts(accept, "text/event-stream"))
     return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                        "Not Acceptable: Accept must include text/event-stream",
                        NULL);
-  const char *last_id =
-      mcp__he_lookup(conn, HDR_LAST_EVENT);
+  const char *last_id = mcp__he_known(conn, MCP__HK_LAST_EVENT_ID);
   if (last_id && h->store.ops)
     return handle_resume(h, r, last_id);
   hs_session *hs = r->hs;
@@ -904,8 +886,7 @@ static enum mcp__he_result handle_get(mcp_http_server_t *h, hs_req *r) {
 /* ---- request entry ------------------------------------------------------- */
 
 static bool origin_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
-  const char *origin =
-      mcp__he_lookup(conn, "Origin");
+  const char *origin = mcp__he_known(conn, MCP__HK_ORIGIN);
   if (origin == NULL || h->o->norigins == 0)
     return true;
   return mcp__http_list_has(h->o->origins, h->o->norigins, origin) ||
@@ -915,40 +896,23 @@ static bool origin_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
 static bool host_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
   if (h->o->nhosts == 0)
     return true;
-  const char *host = mcp__he_lookup(conn, "Host");
+  const char *host = mcp__he_known(conn, MCP__HK_HOST);
   return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
-}
-
-/* What header_scan saw: the engine's lookup returns only the first field
- * of a name, so repeats are counted here. */
-typedef struct header_counts {
-  unsigned host, origin;
-} header_counts;
-
-static enum mcp__he_result header_scan(void *cls, const char *key,
-                                       const char *value) {
-  (void)value;
-  header_counts *c = cls;
-  size_t kl = strlen(key);
-  if (MCP__HTTP_NAME_IS(key, kl, "Host"))
-    c->host++;
-  else if (MCP__HTTP_NAME_IS(key, kl, "Origin"))
-    c->origin++;
-  return MCP__HE_YES;
 }
 
 /* Identity headers a request must not be ambiguous about: a repeated Host
  * or Origin would let the allow-list check one value while something else
- * reads the other. Framing is not looked at here: the engine decides all
- * of it in its parser (http_parse.c) before this layer sees the request.
+ * reads the other (the engine's parser counts them; it refuses a repeated
+ * Host itself). Framing is not looked at here: the engine decides all of
+ * it in its parser (http_parse.c) before this layer sees the request.
  * Returns MCP__HE_YES/MCP__HE_NO after queuing a response, or -1. */
 static int check_headers(mcp__he_conn *conn) {
-  header_counts c = {0};
-  mcp__he_values(conn, header_scan, &c);
-  if (c.host > 1 || c.origin > 1)
+  unsigned host = mcp__he_known_count(conn, MCP__HK_HOST);
+  unsigned origin = mcp__he_known_count(conn, MCP__HK_ORIGIN);
+  if (host > 1 || origin > 1)
     return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
-                       c.host > 1 ? "Bad Request: more than one Host header"
-                       : "Bad Request: more than one Origin header",
+                       host > 1 ? "Bad Request: more than one Host header"
+                                : "Bad Request: more than one Origin header",
                        NULL);
   return -1;
 }
@@ -957,7 +921,7 @@ static int check_headers(mcp__he_conn *conn) {
  * none is supported, so such a body is refused instead of being read as
  * plain JSON. */
 static bool content_coded(mcp__he_conn *conn) {
-  const char *ce = mcp__he_lookup(conn, "Content-Encoding");
+  const char *ce = mcp__he_known(conn, MCP__HK_CONTENT_ENCODING);
   return ce != NULL && !mcp__http_coding_is_identity(ce);
 }
 
@@ -1010,12 +974,11 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
       (r->method == M_DELETE && h->o->stateless))
     return reply_empty(conn, MCP__HTTP_METHOD_NOT_ALLOWED, allow);
 
-  const char *proto =
-      mcp__he_lookup(conn, HDR_VERSION);
+  const char *proto = mcp__he_known(conn, MCP__HK_MCP_PROTOCOL_VERSION);
   /* A POST with an unknown version is answered by the server in the
    * 2026-07-28 era, with the request's id (it may be a newer client). */
-  bool in_session =
-      mcp__he_lookup(conn, HDR_SESSION) != NULL;
+  const char *sid = mcp__he_known(conn, MCP__HK_MCP_SESSION_ID);
+  bool in_session = sid != NULL;
   if (proto && (r->method != M_POST || in_session) &&
       !mcp__version_is_supported(proto) && !mcp__version_is_modern(proto)) {
     json_t *data =
@@ -1037,8 +1000,7 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
     return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_HEADER_MISMATCH,
                        "Bad Request: too many Mcp-Param-* headers", NULL);
   if (r->method == M_POST) {
-    const char *accept =
-        mcp__he_lookup(conn, "Accept");
+    const char *accept = mcp__he_known(conn, MCP__HK_ACCEPT);
     if (!mcp__http_accepts(accept, "application/json") ||
         !mcp__http_accepts(accept, "text/event-stream"))
       return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
@@ -1047,20 +1009,18 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
                          NULL);
     if (content_coded(conn))
       return reply_unsupported_coding(conn);
-    const char *type = mcp__he_lookup(conn, MCP__HTTP_HEADER_CONTENT_TYPE);
+    const char *type = mcp__he_known(conn, MCP__HK_CONTENT_TYPE);
     if (!mcp__http_media_type_is(type, "application/json"))
       return reply_error(conn, MCP__HTTP_UNSUPPORTED_MEDIA_TYPE,
                          MCP_RPC_INVALID_REQUEST,
                          "Unsupported Media Type: use application/json", NULL);
-    const char *cl = mcp__he_lookup(conn, MCP__HTTP_HEADER_CONTENT_LENGTH);
-    if (cl && strtoull(cl, NULL, 10) > h->o->max_body)
+    uint64_t length;
+    if (mcp__he_body_length(conn, &length) && length > h->o->max_body)
       return reply_error(conn, MCP__HTTP_CONTENT_TOO_LARGE,
                          MCP_RPC_INVALID_REQUEST,
                          "Invalid Request: body exceeds the size limit", NULL);
   }
   if (!h->o->stateless) {
-    const char *sid =
-        mcp__he_lookup(conn, HDR_SESSION);
     bool modern_post =
         r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {

@@ -67,6 +67,21 @@ static void engine_parse(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < h.nfields; i++)
       if (strlen(fields[i].name) == 0 || strchr(fields[i].value, '\n'))
         abort();
+    /* the index of known fields agrees with a search over every field */
+    for (int k = 0; k < MCP__HK_COUNT; k++) {
+      const char *first = NULL;
+      unsigned count = 0;
+      for (size_t i = 0; i < h.nfields; i++)
+        if (mcp__hp_known_of(fields[i].name, strlen(fields[i].name)) ==
+            (enum mcp__hp_known)k) {
+          if (first == NULL)
+            first = fields[i].value;
+          count++;
+        }
+      if (mcp__hp_known_get(&h, (enum mcp__hp_known)k) != first ||
+          h.known_n[k] != (count > 255 ? 255 : count))
+        abort();
+    }
   }
   free(head);
   /* the rest as a chunked body, split where its first byte says */
