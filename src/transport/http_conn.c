@@ -32,6 +32,7 @@
 
 static void begin_response(mcp__he_conn *c);
 static void conn_write(mcp__he_conn *c);
+static ssize_t sock_write(mcp__he_conn *c, struct iovec *iov, int niov);
 static size_t feed(mcp__he_conn *c, const char *buf, size_t len);
 
 /* ---- responses ----------------------------------------------------------- */
@@ -98,13 +99,19 @@ enum mcp__he_result mcp__he_resp_header(mcp__he_resp *r, const char *name,
   if (nl == SIZE_MAX || vl == SIZE_MAX)
     return MCP__HE_NO;
   size_t need = nl + vl + 4;
+  if (r->hdrs == NULL) { /* most responses have a header or two */
+    r->hdrs = r->hsmall;
+    r->hcap = sizeof r->hsmall;
+  }
   if (r->hlen + need + 1 > r->hcap) {
-    size_t cap = r->hcap ? r->hcap * 2 : 256;
+    size_t cap = r->hcap * 2;
     while (cap < r->hlen + need + 1)
       cap *= 2;
-    char *h = realloc(r->hdrs, cap);
+    char *h = r->hdrs == r->hsmall ? malloc(cap) : realloc(r->hdrs, cap);
     if (h == NULL)
       return MCP__HE_NO;
+    if (r->hdrs == r->hsmall)
+      memcpy(h, r->hsmall, r->hlen);
     r->hdrs = h;
     r->hcap = cap;
   }
@@ -128,7 +135,8 @@ void mcp__he_resp_destroy(mcp__he_resp *r) {
     r->crfc(r->crc_cls);
   if (r->owned)
     free(r->data);
-  free(r->hdrs);
+  if (r->hdrs != r->hsmall)
+    free(r->hdrs);
   free(r);
 }
 
@@ -644,7 +652,7 @@ static void begin_response(mcp__he_conn *c) {
   /* status line (at most 9 + 3 + 1 + 31 + 2), Date (37), Content-Length
    * (at most 38) or Transfer-Encoding (28), Connection (at most 24), CRLF */
   size_t cap = 192 + r->hlen;
-  char *o = malloc(cap);
+  char *o = cap <= HE_HEAD_BUF ? c->loop->head : malloc(cap);
   if (o == NULL) {
     mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return;
@@ -675,10 +683,6 @@ static void begin_response(mcp__he_conn *c) {
     put_text(o, &len, "Connection: keep-alive\r\n");
   memcpy(o + len, "\r\n", 2);
   len += 2;
-  free(c->obuf);
-  c->obuf = o;
-  c->olen = (uint32_t)len;
-  c->ooff = 0;
   bool send_body = !bodyless && !c->no_body;
   c->body = send_body && !r->callback ? r->data : NULL;
   c->body_len = send_body && !r->callback ? r->len : 0;
@@ -687,6 +691,38 @@ static void begin_response(mcp__he_conn *c) {
   free(c->req);
   c->req = NULL;
   c->state = HE_WRITE;
+  free(c->obuf);
+  c->obuf = NULL;
+  c->olen = c->ooff = 0;
+  if (o == c->loop->head) {
+    /* Head and body in one write, usually all of it; what is left of the
+     * head moves to the connection (errors are met again below). */
+    size_t w = 0;
+    if (!c->tls) {
+      struct iovec iov[2] = {{o, len}, {(void *)c->body, c->body_len}};
+      ssize_t n = sock_write(c, iov, 2);
+      if (n > 0) {
+        c->active_ms = mcp__he_now_ms();
+        w = (size_t)n;
+      }
+    }
+    if (w >= len) {
+      c->body += w - len;
+      c->body_len -= w - len;
+    } else {
+      char *rest = malloc(len - w);
+      if (rest == NULL) {
+        mcp__he_close(c, MCP__HE_END_WITH_ERROR);
+        return;
+      }
+      memcpy(rest, o + w, len - w);
+      c->obuf = rest;
+      c->olen = (uint32_t)(len - w);
+    }
+  } else {
+    c->obuf = o;
+    c->olen = (uint32_t)len;
+  }
   conn_write(c);
 }
 

@@ -382,6 +382,19 @@ static enum mcp__he_result reply_limit(mcp_http_server_t *h,
 /* Modern-era errors carry HTTP meaning (DELTA 6): the client tells a modern
  * server from a legacy one by these statuses. */
 static unsigned modern_status(const mcp__buf *resp) {
+  /* The common answer, a result to an integer id, told by its first bytes
+   * (the core writes the envelope in this order: call_finish.c) */
+  static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+  static const char result[] = ",\"result\":";
+  size_t at = sizeof head - 1;
+  if (resp->len > at && memcmp(resp->data, head, at) == 0) {
+    at += resp->data[at] == '-';
+    while (at < resp->len && resp->data[at] >= '0' && resp->data[at] <= '9')
+      at++;
+    if (resp->len - at >= sizeof result - 1 &&
+        memcmp(resp->data + at, result, sizeof result - 1) == 0)
+      return MCP__HTTP_OK;
+  }
   if (resp->len == 0 || strstr(resp->data, "\"error\"") == NULL)
     return MCP__HTTP_OK;
   json_t *msg = json_loadb(resp->data, resp->len, 0, NULL);
@@ -1001,8 +1014,12 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
                        "Bad Request: too many Mcp-Param-* headers", NULL);
   if (r->method == M_POST) {
     const char *accept = mcp__he_known(conn, MCP__HK_ACCEPT);
-    if (!mcp__http_accepts(accept, "application/json") ||
-        !mcp__http_accepts(accept, "text/event-stream"))
+    static const char *const both[] = {"application/json",
+                                       "text/event-stream"};
+    /* what clients send (the SDKs, the spec's examples) needs no parse */
+    bool usual = accept != NULL &&
+                 strcmp(accept, "application/json, text/event-stream") == 0;
+    if (!usual && mcp__http_accepts_each(accept, both, 2) != 3)
       return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                          "Not Acceptable: Accept must list application/json "
                          "and text/event-stream",

@@ -21,8 +21,12 @@ static char *const allowed[] = {"http://localhost:8808", "127.0.0.1:8808",
 
 static void header(const char *name, const char *value) {
   if (strcasecmp(name, "Accept") == 0) {
-    mcp__http_accepts(value, "application/json");
-    mcp__http_accepts(value, "text/event-stream");
+    static const char *const both[] = {"application/json",
+                                       "text/event-stream"};
+    unsigned want = (unsigned)mcp__http_accepts(value, both[0]) |
+                    (unsigned)mcp__http_accepts(value, both[1]) << 1;
+    if (mcp__http_accepts_each(value, both, 2) != want)
+      abort();
   } else if (strcasecmp(name, "Content-Type") == 0) {
     mcp__http_media_type_is(value, "application/json");
   } else if (strcasecmp(name, "Transfer-Encoding") == 0) {
