@@ -1027,7 +1027,8 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
     if (content_coded(conn))
       return reply_unsupported_coding(conn);
     const char *type = mcp__he_known(conn, MCP__HK_CONTENT_TYPE);
-    if (!mcp__http_media_type_is(type, "application/json"))
+    if (!(type && strcmp(type, "application/json") == 0) && /* the usual */
+        !mcp__http_media_type_is(type, "application/json"))
       return reply_error(conn, MCP__HTTP_UNSUPPORTED_MEDIA_TYPE,
                          MCP_RPC_INVALID_REQUEST,
                          "Unsupported Media Type: use application/json", NULL);
