@@ -23,9 +23,11 @@
 
 static mcp_status session_new(mcp_server_t *s, mcp__channel notify, bool listed,
                               mcp_session_t **out) {
-  mcp_session_t *se = calloc(1, sizeof *se);
+  /* not calloc: a stateless HTTP request makes one (see mcp__call_new) */
+  mcp_session_t *se = malloc(sizeof *se);
   if (se == NULL)
     return MCP_ERR_NOMEM;
+  *se = (mcp_session_t){0};
   atomic_init(&se->refs, 1);
   se->server = s;
   pthread_mutex_init(&se->lock, NULL);

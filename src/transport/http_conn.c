@@ -32,13 +32,23 @@
 
 static void begin_response(mcp__he_conn *c);
 static void conn_write(mcp__he_conn *c);
+static ssize_t sock_write(mcp__he_conn *c, struct iovec *iov, int niov);
 static size_t feed(mcp__he_conn *c, const char *buf, size_t len);
 
 /* ---- responses ----------------------------------------------------------- */
 
+/* A zeroed response. malloc and an assignment, not calloc: glibc's calloc
+ * never takes its per-thread cache (see mcp__call_new). */
+static mcp__he_resp *resp_new(void) {
+  mcp__he_resp *r = malloc(sizeof *r);
+  if (r != NULL)
+    *r = (mcp__he_resp){0};
+  return r;
+}
+
 mcp__he_resp *mcp__he_resp_buffer(size_t size, void *data,
                                   enum mcp__he_mem mode) {
-  mcp__he_resp *r = calloc(1, sizeof *r);
+  mcp__he_resp *r = resp_new();
   if (r == NULL)
     return NULL;
   atomic_init(&r->refs, 1);
@@ -62,7 +72,7 @@ mcp__he_resp *mcp__he_resp_callback(uint64_t size, size_t block,
                                     void *crc_cls,
                                     mcp__he_reader_free_fn crfc) {
   (void)size; /* always streamed with chunked coding (or until close) */
-  mcp__he_resp *r = calloc(1, sizeof *r);
+  mcp__he_resp *r = resp_new();
   if (r == NULL)
     return NULL;
   atomic_init(&r->refs, 1);
@@ -89,13 +99,19 @@ enum mcp__he_result mcp__he_resp_header(mcp__he_resp *r, const char *name,
   if (nl == SIZE_MAX || vl == SIZE_MAX)
     return MCP__HE_NO;
   size_t need = nl + vl + 4;
+  if (r->hdrs == NULL) { /* most responses have a header or two */
+    r->hdrs = r->hsmall;
+    r->hcap = sizeof r->hsmall;
+  }
   if (r->hlen + need + 1 > r->hcap) {
-    size_t cap = r->hcap ? r->hcap * 2 : 256;
+    size_t cap = r->hcap * 2;
     while (cap < r->hlen + need + 1)
       cap *= 2;
-    char *h = realloc(r->hdrs, cap);
+    char *h = r->hdrs == r->hsmall ? malloc(cap) : realloc(r->hdrs, cap);
     if (h == NULL)
       return MCP__HE_NO;
+    if (r->hdrs == r->hsmall)
+      memcpy(h, r->hsmall, r->hlen);
     r->hdrs = h;
     r->hcap = cap;
   }
@@ -119,7 +135,8 @@ void mcp__he_resp_destroy(mcp__he_resp *r) {
     r->crfc(r->crc_cls);
   if (r->owned)
     free(r->data);
-  free(r->hdrs);
+  if (r->hdrs != r->hsmall)
+    free(r->hdrs);
   free(r);
 }
 
@@ -129,6 +146,25 @@ const char *mcp__he_lookup(mcp__he_conn *c, const char *name) {
   if (c->req == NULL || name == NULL)
     return NULL;
   return mcp__hp_field_get(&c->req->head, name);
+}
+
+const char *mcp__he_known(mcp__he_conn *c, enum mcp__hp_known k) {
+  return c->req ? mcp__hp_known_get(&c->req->head, k) : NULL;
+}
+
+unsigned mcp__he_known_count(mcp__he_conn *c, enum mcp__hp_known k) {
+  return c->req ? c->req->head.known_n[k] : 0;
+}
+
+unsigned mcp__he_param_count(mcp__he_conn *c) {
+  return c->req ? c->req->head.params : 0;
+}
+
+bool mcp__he_body_length(mcp__he_conn *c, uint64_t *n) {
+  if (c->req == NULL || c->req->head.body != MCP__HP_BODY_LENGTH)
+    return false;
+  *n = c->req->head.content_length;
+  return true;
 }
 
 int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls) {
@@ -316,7 +352,7 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
   c->rpos = 0;
   const mcp__hp_head *h = &q->head;
   c->no_body = strcmp(h->method, "HEAD") == 0;
-  if (h->minor == 1 && mcp__hp_field_get(h, "Host") == NULL) {
+  if (h->minor == 1 && h->known_n[MCP__HK_HOST] == 0) {
     engine_error(c, 400, "Bad Request: Host header missing");
     return;
   }
@@ -620,7 +656,7 @@ static void begin_response(mcp__he_conn *c) {
   /* status line (at most 9 + 3 + 1 + 31 + 2), Date (37), Content-Length
    * (at most 38) or Transfer-Encoding (28), Connection (at most 24), CRLF */
   size_t cap = 192 + r->hlen;
-  char *o = malloc(cap);
+  char *o = cap <= HE_HEAD_BUF ? c->loop->head : malloc(cap);
   if (o == NULL) {
     mcp__he_close(c, MCP__HE_END_WITH_ERROR);
     return;
@@ -651,10 +687,6 @@ static void begin_response(mcp__he_conn *c) {
     put_text(o, &len, "Connection: keep-alive\r\n");
   memcpy(o + len, "\r\n", 2);
   len += 2;
-  free(c->obuf);
-  c->obuf = o;
-  c->olen = (uint32_t)len;
-  c->ooff = 0;
   bool send_body = !bodyless && !c->no_body;
   c->body = send_body && !r->callback ? r->data : NULL;
   c->body_len = send_body && !r->callback ? r->len : 0;
@@ -663,6 +695,38 @@ static void begin_response(mcp__he_conn *c) {
   free(c->req);
   c->req = NULL;
   c->state = HE_WRITE;
+  free(c->obuf);
+  c->obuf = NULL;
+  c->olen = c->ooff = 0;
+  if (o == c->loop->head) {
+    /* Head and body in one write, usually all of it; what is left of the
+     * head moves to the connection (errors are met again below). */
+    size_t w = 0;
+    if (!c->tls) {
+      struct iovec iov[2] = {{o, len}, {(void *)c->body, c->body_len}};
+      ssize_t n = sock_write(c, iov, 2);
+      if (n > 0) {
+        c->active_ms = mcp__he_now_ms();
+        w = (size_t)n;
+      }
+    }
+    if (w >= len) {
+      c->body += w - len;
+      c->body_len -= w - len;
+    } else {
+      char *rest = malloc(len - w);
+      if (rest == NULL) {
+        mcp__he_close(c, MCP__HE_END_WITH_ERROR);
+        return;
+      }
+      memcpy(rest, o + w, len - w);
+      c->obuf = rest;
+      c->olen = (uint32_t)(len - w);
+    }
+  } else {
+    c->obuf = o;
+    c->olen = (uint32_t)len;
+  }
   conn_write(c);
 }
 

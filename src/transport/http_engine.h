@@ -39,6 +39,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "transport/http_parse.h"
+
 typedef struct mcp__he_daemon mcp__he_daemon;
 typedef struct mcp__he_conn mcp__he_conn;
 typedef struct mcp__he_resp mcp__he_resp;
@@ -161,6 +163,13 @@ unsigned mcp__he_connections(mcp__he_daemon *d);
 
 /* A request header's value (borrowed until the request ends), or NULL. */
 const char *mcp__he_lookup(mcp__he_conn *c, const char *name);
+/* The first value of a field the parser indexes (mcp__hp_known), or NULL;
+ * how many fields carry it; how many are named Mcp-Param-*. */
+const char *mcp__he_known(mcp__he_conn *c, enum mcp__hp_known k);
+unsigned mcp__he_known_count(mcp__he_conn *c, enum mcp__hp_known k);
+unsigned mcp__he_param_count(mcp__he_conn *c);
+/* Whether Content-Length frames the request's body; *n: that length. */
+bool mcp__he_body_length(mcp__he_conn *c, uint64_t *n);
 /* Calls it for each header field in order; returns how many it saw. */
 int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls);
 /* The connection's socket context (set by the connection callback), its

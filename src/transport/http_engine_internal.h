@@ -25,6 +25,7 @@
 
 #define HE_SCRATCH (64u * 1024) /* per-loop receive buffer */
 #define HE_EVENTS  256
+#define HE_HEAD_BUF 512 /* a response head without an allocation */
 
 typedef struct he_loop he_loop;
 
@@ -39,8 +40,9 @@ struct mcp__he_resp {
   void *crc_cls;
   mcp__he_reader_free_fn crfc;
   size_t block;
-  char *hdrs; /* "Name: value\r\n" lines */
+  char *hdrs; /* "Name: value\r\n" lines: hsmall, or heap once longer */
   size_t hlen, hcap;
+  char hsmall[160];
 };
 
 struct mcp__he_daemon {
@@ -77,6 +79,9 @@ struct he_loop {
   mcp__he_conn *grave; /* closed, freed at the end of a batch */
   char *scratch;
   mcp__hp_field fields[MCP__HP_MAX_FIELDS];
+  /* a response head is written here and sent at once; only what the
+   * socket does not take is copied to the connection (obuf) */
+  char head[HE_HEAD_BUF];
   char date[40];
   time_t date_sec;
   /* tags of the two descriptors in ep that are not connections */

@@ -26,13 +26,21 @@ static bool q_is_zero(const char *params, const char *end) {
   return false;
 }
 
-bool mcp__http_accepts(const char *accept, const char *type) {
-  if (accept == NULL)
-    return false;
-  const char *slash = strchr(type, '/');
-  size_t major_len = slash ? (size_t)(slash - type) : strlen(type);
+unsigned mcp__http_accepts_each(const char *accept, const char *const *types,
+                                unsigned n) {
+  if (accept == NULL || n == 0)
+    return 0;
+  size_t len[MCP__HTTP_ACCEPT_MAX], major[MCP__HTTP_ACCEPT_MAX];
+  if (n > MCP__HTTP_ACCEPT_MAX)
+    n = MCP__HTTP_ACCEPT_MAX;
+  for (unsigned t = 0; t < n; t++) {
+    len[t] = strlen(types[t]);
+    const char *slash = memchr(types[t], '/', len[t]);
+    major[t] = slash ? (size_t)(slash - types[t]) : len[t];
+  }
+  unsigned all = (1u << n) - 1, got = 0;
   const char *p = accept;
-  while (*p) {
+  while (*p && got != all) {
     const char *end = strchr(p, ',');
     if (end == NULL)
       end = p + strlen(p);
@@ -41,16 +49,23 @@ bool mcp__http_accepts(const char *accept, const char *type) {
     const char *range_end = semi ? semi : end;
     while (range_end > s && (range_end[-1] == ' ' || range_end[-1] == '\t'))
       range_end--;
-    size_t n = (size_t)(range_end - s);
-    bool match = (n == strlen(type) && strncasecmp(s, type, n) == 0) ||
-                 (n == 3 && strncmp(s, "*/*", 3) == 0) ||
-                 (n == major_len + 2 && strncasecmp(s, type, major_len) == 0 &&
-                  s[major_len] == '/' && s[major_len + 1] == '*');
+    size_t rn = (size_t)(range_end - s);
+    bool any = rn == 3 && strncmp(s, "*/*", 3) == 0;
+    unsigned match = 0;
+    for (unsigned t = 0; t < n; t++)
+      if (any || (rn == len[t] && strncasecmp(s, types[t], rn) == 0) ||
+          (rn == major[t] + 2 && strncasecmp(s, types[t], major[t]) == 0 &&
+           s[major[t]] == '/' && s[major[t] + 1] == '*'))
+        match |= 1u << t;
     if (match && !q_is_zero(range_end, end))
-      return true;
+      got |= match;
     p = *end ? end + 1 : end;
   }
-  return false;
+  return got;
+}
+
+bool mcp__http_accepts(const char *accept, const char *type) {
+  return mcp__http_accepts_each(accept, &type, 1) != 0;
 }
 
 bool mcp__http_list_has(char *const *list, size_t count, const char *value) {

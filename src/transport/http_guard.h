@@ -14,6 +14,11 @@
  * parameters and q-values are ignored except q=0, which excludes. NULL
  * accept admits nothing. */
 bool mcp__http_accepts(const char *accept, const char *type);
+/* mcp__http_accepts for each of types[0..n) in one pass over accept: bit i
+ * of the result is set when types[i] is admitted (n <= 8). */
+#define MCP__HTTP_ACCEPT_MAX 8
+unsigned mcp__http_accepts_each(const char *accept, const char *const *types,
+                                unsigned n);
 /* True when value equals one entry of list (ASCII case-insensitive), or the
  * list holds "*". */
 bool mcp__http_list_has(char *const *list, size_t count, const char *value);

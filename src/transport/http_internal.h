@@ -175,7 +175,8 @@ struct hs_req {
   mcp__peer peer;
   char *subject, *scopes; /* granted by the resource server, or NULL */
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
-  char *hdr_copies; /* one block holding every copied string */
+  char *hdr_copies; /* one block holding every copied string, or NULL */
+  char hdr_small[64]; /* where they go when they fit (the common case) */
   struct sockaddr_in6 client_sa; /* the client's address, for peer */
   char host_buf[256], traceparent_buf[64]; /* Host, traceparent: peer */
   mcp__buf body;

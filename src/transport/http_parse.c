@@ -6,7 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "transport/http_guard.h"
 #include "util/hex.h"
 
 size_t mcp__hp_head_end(const char *buf, size_t len, size_t from) {
@@ -33,25 +32,40 @@ size_t mcp__hp_head_end(const char *buf, size_t len, size_t from) {
   return 0;
 }
 
-static bool is_tchar(unsigned char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-      (c >= '0' && c <= '9') || c == '-')
-    return true; /* what header names are made of, tested first */
-  return c != 0 && strchr("!#$%&'*+.^_`|~", c) != NULL;
-}
+/* token characters (RFC 9110 5.6.2): what header names and methods are
+ * made of; a table, since every byte of every name is looked up */
+static const bool tchar[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
+    ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1,
+    ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+    ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+    ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+    ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+    ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
+    ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+};
+
+static bool is_tchar(unsigned char c) { return tchar[c]; }
 
 /* Cuts the line starting at p (ending in LF or CRLF, within end): returns
- * the next line's start, the line NUL-terminated; NULL when a bare CR or
- * NUL is inside it. */
-static char *cut_line(char *p, char *end) {
+ * the next line's start, the line NUL-terminated at *stop; NULL when a bare
+ * CR is inside it. (No NUL is: mcp__hp_parse_head looked once for the whole
+ * head.) */
+static char *cut_line(char *p, char *end, char **stop) {
   char *lf = memchr(p, '\n', (size_t)(end - p));
   if (lf == NULL)
     return NULL;
-  char *stop = lf > p && lf[-1] == '\r' ? lf - 1 : lf;
-  if (memchr(p, '\r', (size_t)(stop - p)) ||
-      memchr(p, '\0', (size_t)(stop - p)))
+  *stop = lf > p && lf[-1] == '\r' ? lf - 1 : lf;
+  if (memchr(p, '\r', (size_t)(*stop - p)))
     return NULL;
-  *stop = '\0';
+  **stop = '\0';
   return lf + 1;
 }
 
@@ -91,6 +105,86 @@ static bool has_token(const char *list, const char *token) {
       return true;
   }
   return false;
+}
+
+/* Whether name (n >= 4 bytes, token characters) is the literal lit of the
+ * same length (letters and '-'), ASCII case-insensitive: eight (or four)
+ * bytes at a time, the last load overlapping. Clearing bit 5 of each byte's
+ * difference folds case: a letter matches its two cases, and '-' only
+ * itself (its bit-5 twin is CR, no token character). */
+static bool known_name_is(const char *name, const char *lit, size_t n) {
+  if (n < 8) {
+    uint32_t a, b, c, d;
+    memcpy(&a, name, 4);
+    memcpy(&b, lit, 4);
+    memcpy(&c, name + n - 4, 4);
+    memcpy(&d, lit + n - 4, 4);
+    return (((a ^ b) | (c ^ d)) & ~0x20202020u) == 0;
+  }
+  uint64_t diff = 0, a, b;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    memcpy(&a, name + i, 8);
+    memcpy(&b, lit + i, 8);
+    diff |= a ^ b;
+  }
+  memcpy(&a, name + n - 8, 8);
+  memcpy(&b, lit + n - 8, 8);
+  diff |= a ^ b;
+  return (diff & ~0x2020202020202020ull) == 0;
+}
+
+enum mcp__hp_known mcp__hp_known_of(const char *name, size_t len) {
+  /* by length, then by first letter: one comparison at most */
+  if (len < 4)
+    return MCP__HK_COUNT;
+  unsigned first = (unsigned char)name[0] | 0x20;
+  const char *lit;
+  enum mcp__hp_known k;
+#define KNOWN(l, kk) (lit = (l), k = (kk))
+  switch (len) {
+  case 4:
+    first == 'h' ? KNOWN("Host", MCP__HK_HOST) : KNOWN("DPoP", MCP__HK_DPOP);
+    break;
+  case 6:
+    first == 'a'   ? KNOWN("Accept", MCP__HK_ACCEPT)
+    : first == 'o' ? KNOWN("Origin", MCP__HK_ORIGIN)
+                   : KNOWN("Expect", MCP__HK_EXPECT);
+    break;
+  case 8:
+    KNOWN("Mcp-Name", MCP__HK_MCP_NAME);
+    break;
+  case 10:
+    first == 'c' ? KNOWN("Connection", MCP__HK_CONNECTION)
+                 : KNOWN("Mcp-Method", MCP__HK_MCP_METHOD);
+    break;
+  case 11:
+    KNOWN("traceparent", MCP__HK_TRACEPARENT);
+    break;
+  case 12:
+    KNOWN("Content-Type", MCP__HK_CONTENT_TYPE);
+    break;
+  case 13:
+    first == 'a' ? KNOWN("Authorization", MCP__HK_AUTHORIZATION)
+                 : KNOWN("Last-Event-ID", MCP__HK_LAST_EVENT_ID);
+    break;
+  case 14:
+    first == 'c' ? KNOWN("Content-Length", MCP__HK_CONTENT_LENGTH)
+                 : KNOWN("Mcp-Session-Id", MCP__HK_MCP_SESSION_ID);
+    break;
+  case 16:
+    KNOWN("Content-Encoding", MCP__HK_CONTENT_ENCODING);
+    break;
+  case 17:
+    KNOWN("Transfer-Encoding", MCP__HK_TRANSFER_ENCODING);
+    break;
+  case 20:
+    KNOWN("MCP-Protocol-Version", MCP__HK_MCP_PROTOCOL_VERSION);
+    break;
+  default:
+    return MCP__HK_COUNT;
+  }
+#undef KNOWN
+  return known_name_is(name, lit, len) ? k : MCP__HK_COUNT;
 }
 
 /* A refusal with its reason. */
@@ -163,8 +257,13 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
   char *p = buf;
   while (p < end && (*p == '\r' || *p == '\n'))
     p++;
-  char *line = p;
-  if ((p = cut_line(line, end)) == NULL)
+  char *line = p, *stop;
+  /* a NUL is refused anywhere in the head: looked for once */
+  const char *nul = memchr(p, '\0', (size_t)(end - p));
+  const char *first_lf = memchr(p, '\n', (size_t)(end - p));
+  if (nul != NULL && (first_lf == NULL || nul < first_lf))
+    return bad(out, "Bad Request: CR or NUL inside the request line");
+  if ((p = cut_line(line, end, &stop)) == NULL)
     return bad(out, "Bad Request: CR or NUL inside the request line");
   /* request line: method SP target SP HTTP-version */
   char *sp1 = strchr(line, ' ');
@@ -229,26 +328,32 @@ fields:; /* header fields */
   bool have_length = false, lengths_differ = false;
   uint64_t length = 0;
   mcp__hp_te te = {0};
-  size_t hosts = 0, host_at = 0;
+  if (nul != NULL)
+    return bad(out, "Bad Request: CR or NUL inside a header line");
   while (p < end) {
     line = p;
-    if ((p = cut_line(line, end)) == NULL)
+    if ((p = cut_line(line, end, &stop)) == NULL)
       return bad(out, "Bad Request: CR or NUL inside a header line");
     if (line[0] == '\0')
       break; /* the empty line */
     if (line[0] == ' ' || line[0] == '\t')
       return bad(out, "Bad Request: obsolete line folding"); /* RFC 9112 5.2 */
-    char *colon = strchr(line, ':');
-    if (colon == NULL || colon == line)
-      return bad(out, "Bad Request: malformed header line");
+    /* the name: token characters up to ':' (whitespace before it too is
+     * malformed) */
+    char *colon = line;
+    while (is_tchar((unsigned char)*colon))
+      colon++;
+    if (colon == line || *colon != ':') {
+      const char *any = strchr(line, ':');
+      return bad(out, any != NULL && any != line
+                          ? "Bad Request: malformed header name"
+                          : "Bad Request: malformed header line");
+    }
     *colon = '\0';
-    for (char *n = line; *n; n++)
-      if (!is_tchar((unsigned char)*n)) /* includes whitespace before ':' */
-        return bad(out, "Bad Request: malformed header name");
     char *v = colon + 1;
     while (*v == ' ' || *v == '\t')
       v++;
-    char *ve = v + strlen(v);
+    char *ve = stop;
     while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
       ve--;
     *ve = '\0';
@@ -260,7 +365,21 @@ fields:; /* header fields */
       return MCP__HP_TOO_LARGE;
     size_t name_len = (size_t)(colon - line);
     fields[out->nfields++] = (mcp__hp_field){line, v, name_len};
-    if (MCP__HTTP_NAME_IS(line, name_len, "Content-Length")) {
+    enum mcp__hp_known k = mcp__hp_known_of(line, name_len);
+    if (k == MCP__HK_COUNT) {
+      if (name_len > MCP__HP_PARAM_PREFIX_LEN &&
+          strncasecmp(line, MCP__HP_PARAM_PREFIX, MCP__HP_PARAM_PREFIX_LEN) ==
+              0 &&
+          out->params < UINT8_MAX)
+        out->params++;
+      continue;
+    }
+    if (out->known_n[k] == 0)
+      out->known_at[k] = (uint8_t)out->nfields; /* 1 + its index */
+    if (out->known_n[k] < UINT8_MAX)
+      out->known_n[k]++;
+    switch (k) {
+    case MCP__HK_CONTENT_LENGTH: {
       uint64_t n;
       if (!parse_length(v, &n))
         return bad(out, "Bad Request: malformed Content-Length");
@@ -268,32 +387,38 @@ fields:; /* header fields */
         lengths_differ = true;
       have_length = true;
       length = n;
-    } else if (MCP__HTTP_NAME_IS(line, name_len, "Transfer-Encoding")) {
+      break;
+    }
+    case MCP__HK_TRANSFER_ENCODING:
       mcp__hp_te_add(&te, v);
-    } else if (MCP__HTTP_NAME_IS(line, name_len, "Host")) {
-      hosts++;
-      host_at = out->nfields - 1;
-    } else if (MCP__HTTP_NAME_IS(line, name_len, "Connection")) {
+      break;
+    case MCP__HK_CONNECTION:
       close |= has_token(v, "close");
       keep |= has_token(v, "keep-alive");
-    } else if (MCP__HTTP_NAME_IS(line, name_len, "Expect")) {
+      break;
+    case MCP__HK_EXPECT:
       out->expect_continue = strcasecmp(v, "100-continue") == 0;
+      break;
+    default:
+      break;
     }
   }
   if (out->minor == 0)
     out->expect_continue = false;
   out->keep_alive = out->minor == 1 ? !close : keep && !close;
   /* RFC 9112 3.2: one Host; 3.2.2: the absolute-form's authority wins. */
-  if (hosts > 1)
+  if (out->known_n[MCP__HK_HOST] > 1)
     return bad(out, "Bad Request: more than one Host header");
   if (authority) {
-    if (hosts == 1) {
-      fields[host_at].value = authority;
+    if (out->known_n[MCP__HK_HOST] == 1) {
+      fields[out->known_at[MCP__HK_HOST] - 1].value = authority;
     } else if (out->minor == 1) {
       /* HTTP/1.1 without Host is a 400 all the same (RFC 9112 3.2): the
        * engine answers it */
     } else if (out->nfields < MCP__HP_MAX_FIELDS) {
       fields[out->nfields++] = (mcp__hp_field){"Host", authority, 4};
+      out->known_at[MCP__HK_HOST] = (uint8_t)out->nfields;
+      out->known_n[MCP__HK_HOST] = 1;
     } else {
       return MCP__HP_TOO_LARGE;
     }
@@ -321,8 +446,10 @@ fields:; /* header fields */
 }
 
 const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name) {
-  /* a dozen lookups per request over every field: lengths first */
   size_t n = strlen(name);
+  enum mcp__hp_known k = mcp__hp_known_of(name, n);
+  if (k != MCP__HK_COUNT)
+    return mcp__hp_known_get(h, k);
   for (size_t i = 0; i < h->nfields; i++)
     if (h->fields[i].name_len == n && strcasecmp(h->fields[i].name, name) == 0)
       return h->fields[i].value;

@@ -29,6 +29,35 @@ typedef struct mcp__hp_field {
   size_t name_len;          /* lookups compare lengths first */
 } mcp__hp_field;
 
+/* Header fields read on every request (by the parser itself, the engine or
+ * the request layer), indexed while the head is parsed: reading one is then
+ * a table lookup instead of a comparison with every field's name, and a
+ * repeat is counted without another pass over the fields. */
+enum mcp__hp_known {
+  MCP__HK_HOST = 0,
+  MCP__HK_CONTENT_LENGTH,
+  MCP__HK_TRANSFER_ENCODING,
+  MCP__HK_CONNECTION,
+  MCP__HK_EXPECT,
+  MCP__HK_ORIGIN,
+  MCP__HK_ACCEPT,
+  MCP__HK_CONTENT_TYPE,
+  MCP__HK_CONTENT_ENCODING,
+  MCP__HK_AUTHORIZATION,
+  MCP__HK_DPOP,
+  MCP__HK_LAST_EVENT_ID,
+  MCP__HK_MCP_PROTOCOL_VERSION,
+  MCP__HK_MCP_SESSION_ID,
+  MCP__HK_MCP_METHOD,
+  MCP__HK_MCP_NAME,
+  MCP__HK_TRACEPARENT, /* W3C trace context (OpenTelemetry spans) */
+  MCP__HK_COUNT
+};
+
+/* Fields whose name starts with this (SEP-2243's Mcp-Param-*) are counted. */
+#define MCP__HP_PARAM_PREFIX     "Mcp-Param-"
+#define MCP__HP_PARAM_PREFIX_LEN 10
+
 /* How the body of a request is delimited. */
 enum mcp__hp_body {
   MCP__HP_BODY_NONE = 0, /* no body */
@@ -57,6 +86,11 @@ typedef struct mcp__hp_head {
   const char *authority;
   /* At MCP__HP_BAD: why, for the 400's body (static text). */
   const char *error;
+  /* Per known name: 1 + the index of its first field (0: absent), and how
+   * many fields carry it (255 at most); fields named Mcp-Param-*. */
+  uint8_t known_at[MCP__HK_COUNT];
+  uint8_t known_n[MCP__HK_COUNT];
+  uint8_t params;
 } mcp__hp_head;
 
 /* Length of the head at the start of buf (request line through the empty
@@ -99,6 +133,16 @@ bool mcp__hp_te_body(const mcp__hp_te *te, enum mcp__hp_body *body);
 
 /* The first value of a header field (ASCII case-insensitive) or NULL. */
 const char *mcp__hp_field_get(const mcp__hp_head *h, const char *name);
+
+/* The known name of a header field (ASCII case-insensitive; len its
+ * length), or MCP__HK_COUNT. */
+enum mcp__hp_known mcp__hp_known_of(const char *name, size_t len);
+
+/* The first value of the known field k, or NULL. */
+static inline const char *mcp__hp_known_get(const mcp__hp_head *h,
+                                            enum mcp__hp_known k) {
+  return h->known_at[k] ? h->fields[h->known_at[k] - 1].value : NULL;
+}
 
 /* Incremental decoder of a chunked body (RFC 9112 7.1): extensions are
  * checked against their grammar (BWS ";" token ["=" token / quoted-string])

@@ -47,8 +47,6 @@
 #include "util/str.h"
 
 #define HDR_SESSION            "Mcp-Session-Id"
-#define HDR_VERSION            "MCP-Protocol-Version"
-#define HDR_LAST_EVENT         "Last-Event-ID"
 #define DEFAULT_LEGACY_VERSION "2025-03-26"
 /* JSON-RPC code for transport-level refusals that have no standard code. */
 #define RPC_SERVER_BUSY -32000
@@ -56,9 +54,10 @@
 /* ---- requests ------------------------------------------------------------ */
 
 static hs_req *req_new(mcp_http_server_t *h, mcp__he_conn *conn) {
-  hs_req *r = calloc(1, sizeof *r);
+  hs_req *r = malloc(sizeof *r); /* not calloc: see mcp__call_new */
   if (r == NULL)
     return NULL;
+  *r = (hs_req){0};
   atomic_init(&r->refs, 1);
   r->h = h;
   r->conn = conn;
@@ -97,65 +96,31 @@ static void req_release(hs_req *r) {
   mcp__hs_server_release(h);
 }
 
-static enum mcp__he_result count_authorization(void *cls, const char *key,
-                                               const char *value) {
-  (void)value;
-  if (MCP__HTTP_NAME_IS(key, strlen(key), "Authorization"))
-    (*(unsigned *)cls)++;
-  else if (MCP__HTTP_NAME_IS(key, strlen(key), "DPoP"))
-    ((unsigned *)cls)[1]++;
-  return MCP__HE_YES;
-}
-
 /* ---- SEP-2243 headers ---------------------------------------------------- */
 
-#define PARAM_PREFIX     "Mcp-Param-"
-#define PARAM_PREFIX_LEN 10
-
-typedef struct hdr_scan {
+typedef struct param_scan {
   hs_req *r;
-  const char *method, *name;
   size_t total; /* bytes to copy, NULs included */
-  const char *host, *traceparent; /* for OpenTelemetry (mcp__peer) */
-  bool too_many, version;
-} hdr_scan;
+  bool too_many;
+} param_scan;
 
-static enum mcp__he_result scan_header(void *cls, const char *key,
-                                       const char *value) {
-  hdr_scan *sc = cls;
+static enum mcp__he_result scan_param(void *cls, const char *key,
+                                      const char *value) {
+  param_scan *sc = cls;
   hs_req *r = sc->r;
   if (value == NULL)
     value = "";
   size_t kl = strlen(key);
-  if (MCP__HTTP_NAME_IS(key, kl, HDR_VERSION)) {
-    r->peer.repeated_header |= sc->version; /* read by mcp__he_lookup */
-    sc->version = true;
+  if (kl <= MCP__HP_PARAM_PREFIX_LEN ||
+      strncasecmp(key, MCP__HP_PARAM_PREFIX, MCP__HP_PARAM_PREFIX_LEN) != 0)
     return MCP__HE_YES;
-  } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Method")) {
-    r->peer.repeated_header |= sc->method != NULL;
-    sc->method = value;
-  } else if (MCP__HTTP_NAME_IS(key, kl, "Mcp-Name")) {
-    r->peer.repeated_header |= sc->name != NULL;
-    sc->name = value;
-  } else if (MCP__HTTP_NAME_IS(key, kl, "Host")) {
-    sc->host = value;
-    return MCP__HE_YES; /* copied into r's own buffer, not the block */
-  } else if (MCP__HTTP_NAME_IS(key, kl, "traceparent")) {
-    sc->traceparent = value;
-    return MCP__HE_YES;
-  } else if (kl >= PARAM_PREFIX_LEN &&
-             strncasecmp(key, PARAM_PREFIX, PARAM_PREFIX_LEN) == 0) {
-    if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
-      sc->too_many = true;
-      return MCP__HE_NO;
-    }
-    r->param_hdrs[r->peer.param_header_count++] =
-        (mcp__header){key + PARAM_PREFIX_LEN, value};
-    sc->total += strlen(key + PARAM_PREFIX_LEN) + 1;
-  } else {
-    return MCP__HE_YES;
+  if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
+    sc->too_many = true;
+    return MCP__HE_NO;
   }
-  sc->total += strlen(value) + 1;
+  r->param_hdrs[r->peer.param_header_count++] =
+      (mcp__header){key + MCP__HP_PARAM_PREFIX_LEN, value};
+  sc->total += kl - MCP__HP_PARAM_PREFIX_LEN + 1 + strlen(value) + 1;
   return MCP__HE_YES;
 }
 
@@ -168,16 +133,22 @@ static const char *copy_into(char **at, const char *text) {
 }
 
 /* Copies the request's Mcp-Method, Mcp-Name and Mcp-Param-* headers into r
- * (one allocation): the call reads them on a worker, after the engine
- * may have reused the connection's memory. false when there are too many
+ * (into r itself when they are short, else one allocation): the call reads
+ * them on a worker, after the engine may have reused the connection's
+ * memory. The engine's parser indexed and counted them (a repeat is
+ * refused later, in the 2026-07-28 checks). false when there are too many
  * or memory ran out. */
 static bool collect_mcp_headers(hs_req *r) {
-  hdr_scan sc = {r, NULL, NULL, 0, NULL, NULL, false, false};
+  mcp__he_conn *conn = r->conn;
   r->peer.http = true;
   r->peer.protocol_header = r->proto;
+  r->peer.repeated_header =
+      mcp__he_known_count(conn, MCP__HK_MCP_PROTOCOL_VERSION) > 1 ||
+      mcp__he_known_count(conn, MCP__HK_MCP_METHOD) > 1 ||
+      mcp__he_known_count(conn, MCP__HK_MCP_NAME) > 1;
   /* the socket's facts, for spans (kept in r: the call may outlive the
    * connection's memory) */
-  const struct sockaddr *sa = mcp__he_client_addr(r->conn);
+  const struct sockaddr *sa = mcp__he_client_addr(conn);
   if (sa != NULL && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
     memcpy(&r->client_sa, sa,
            sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
@@ -185,25 +156,36 @@ static bool collect_mcp_headers(hs_req *r) {
     r->peer.client_addr = (const struct sockaddr *)&r->client_sa;
   }
   r->peer.local_port = r->h->port;
-  r->peer.http_minor = mcp__he_http_minor(r->conn);
-  mcp__he_values(r->conn, scan_header, &sc);
+  r->peer.http_minor = mcp__he_http_minor(conn);
+  const char *method = mcp__he_known(conn, MCP__HK_MCP_METHOD);
+  const char *name = mcp__he_known(conn, MCP__HK_MCP_NAME);
+  param_scan sc = {r, 0, false};
+  if (method)
+    sc.total += strlen(method) + 1;
+  if (name)
+    sc.total += strlen(name) + 1;
+  if (mcp__he_param_count(conn) > 0)
+    mcp__he_values(conn, scan_param, &sc);
   if (sc.too_many)
     return false;
   /* Host and traceparent fit fixed buffers (longer: not kept): no
    * allocation for them */
-  if (sc.host && strlen(sc.host) < sizeof r->host_buf)
-    r->peer.host_header = strcpy(r->host_buf, sc.host);
-  if (sc.traceparent && strlen(sc.traceparent) < sizeof r->traceparent_buf)
-    r->peer.traceparent_header = strcpy(r->traceparent_buf, sc.traceparent);
+  const char *host = mcp__he_known(conn, MCP__HK_HOST);
+  const char *traceparent = mcp__he_known(conn, MCP__HK_TRACEPARENT);
+  if (host && strlen(host) < sizeof r->host_buf)
+    r->peer.host_header = strcpy(r->host_buf, host);
+  if (traceparent && strlen(traceparent) < sizeof r->traceparent_buf)
+    r->peer.traceparent_header = strcpy(r->traceparent_buf, traceparent);
   if (sc.total == 0)
     return true;
-  char *at = r->hdr_copies = malloc(sc.total);
+  char *at = sc.total <= sizeof r->hdr_small ? r->hdr_small
+                                              : (r->hdr_copies = malloc(sc.total));
   if (at == NULL)
     return false;
-  if (sc.method)
-    r->peer.method_header = copy_into(&at, sc.method);
-  if (sc.name)
-    r->peer.name_header = copy_into(&at, sc.name);
+  if (method)
+    r->peer.method_header = copy_into(&at, method);
+  if (name)
+    r->peer.name_header = copy_into(&at, name);
   for (size_t i = 0; i < r->peer.param_header_count; i++) {
     r->param_hdrs[i].name = copy_into(&at, r->param_hdrs[i].name);
     r->param_hdrs[i].value = copy_into(&at, r->param_hdrs[i].value);
@@ -365,8 +347,6 @@ static enum mcp__he_result reply_auth(mcp_http_server_t *h,
 /* What the resource server needs to know about r. */
 static mcp__auth_request auth_request(hs_req *r, const char *url) {
   mcp__he_conn *conn = r->conn;
-  unsigned n[2] = {0, 0}; /* Authorization and DPoP headers */
-  mcp__he_values(conn, count_authorization, n);
   const char *name = r->method == M_POST      ? "POST"
                      : r->method == M_GET     ? "GET"
                      : r->method == M_DELETE  ? "DELETE"
@@ -375,13 +355,13 @@ static mcp__auth_request auth_request(hs_req *r, const char *url) {
   return (mcp__auth_request){
       name,
       url,
-      mcp__he_lookup(conn, "Authorization"),
-      n[0] > 1,
-      mcp__he_lookup(conn, "Host"),
+      mcp__he_known(conn, MCP__HK_AUTHORIZATION),
+      mcp__he_known_count(conn, MCP__HK_AUTHORIZATION) > 1,
+      mcp__he_known(conn, MCP__HK_HOST),
       r->h->o->endpoint,
       r->h->o->tls_cert != NULL,
-      mcp__he_lookup(conn, "DPoP"),
-      n[1] > 1};
+      mcp__he_known(conn, MCP__HK_DPOP),
+      mcp__he_known_count(conn, MCP__HK_DPOP) > 1};
 }
 
 /* A refusal by a limit (http_limits.h): 503 or 429 with Retry-After, and
@@ -422,6 +402,19 @@ static enum mcp__he_result reply_limit(mcp_http_server_t *h,
 /* Modern-era errors carry HTTP meaning (DELTA 6): the client tells a modern
  * server from a legacy one by these statuses. */
 static unsigned modern_status(const mcp__buf *resp) {
+  /* The common answer, a result to an integer id, told by its first bytes
+   * (the core writes the envelope in this order: call_finish.c) */
+  static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+  static const char result[] = ",\"result\":";
+  size_t at = sizeof head - 1;
+  if (resp->len > at && memcmp(resp->data, head, at) == 0) {
+    at += resp->data[at] == '-';
+    while (at < resp->len && resp->data[at] >= '0' && resp->data[at] <= '9')
+      at++;
+    if (resp->len - at >= sizeof result - 1 &&
+        memcmp(resp->data + at, result, sizeof result - 1) == 0)
+      return MCP__HTTP_OK;
+  }
   if (resp->len == 0 || strstr(resp->data, "\"error\"") == NULL)
     return MCP__HTTP_OK;
   json_t *msg = json_loadb(resp->data, resp->len, 0, NULL);
@@ -838,14 +831,12 @@ static enum mcp__he_result handle_resume(mcp_http_server_t *h, hs_req *r,
 
 static enum mcp__he_result handle_get(mcp_http_server_t *h, hs_req *r) {
   mcp__he_conn *conn = r->conn;
-  const char *accept =
-      mcp__he_lookup(conn, "Accept");
+  const char *accept = mcp__he_known(conn, MCP__HK_ACCEPT);
   if (!mcp__http_accepts(accept, "text/event-stream"))
     return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                        "Not Acceptable: Accept must include text/event-stream",
                        NULL);
-  const char *last_id =
-      mcp__he_lookup(conn, HDR_LAST_EVENT);
+  const char *last_id = mcp__he_known(conn, MCP__HK_LAST_EVENT_ID);
   if (last_id && h->store.ops)
     return handle_resume(h, r, last_id);
   hs_session *hs = r->hs;
@@ -905,8 +896,7 @@ static enum mcp__he_result handle_get(mcp_http_server_t *h, hs_req *r) {
 /* ---- request entry ------------------------------------------------------- */
 
 static bool origin_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
-  const char *origin =
-      mcp__he_lookup(conn, "Origin");
+  const char *origin = mcp__he_known(conn, MCP__HK_ORIGIN);
   if (origin == NULL || h->o->norigins == 0)
     return true;
   return mcp__http_list_has(h->o->origins, h->o->norigins, origin) ||
@@ -916,40 +906,23 @@ static bool origin_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
 static bool host_ok(mcp_http_server_t *h, mcp__he_conn *conn) {
   if (h->o->nhosts == 0)
     return true;
-  const char *host = mcp__he_lookup(conn, "Host");
+  const char *host = mcp__he_known(conn, MCP__HK_HOST);
   return mcp__http_list_has(h->o->hosts, h->o->nhosts, host);
-}
-
-/* What header_scan saw: the engine's lookup returns only the first field
- * of a name, so repeats are counted here. */
-typedef struct header_counts {
-  unsigned host, origin;
-} header_counts;
-
-static enum mcp__he_result header_scan(void *cls, const char *key,
-                                       const char *value) {
-  (void)value;
-  header_counts *c = cls;
-  size_t kl = strlen(key);
-  if (MCP__HTTP_NAME_IS(key, kl, "Host"))
-    c->host++;
-  else if (MCP__HTTP_NAME_IS(key, kl, "Origin"))
-    c->origin++;
-  return MCP__HE_YES;
 }
 
 /* Identity headers a request must not be ambiguous about: a repeated Host
  * or Origin would let the allow-list check one value while something else
- * reads the other. Framing is not looked at here: the engine decides all
- * of it in its parser (http_parse.c) before this layer sees the request.
+ * reads the other (the engine's parser counts them; it refuses a repeated
+ * Host itself). Framing is not looked at here: the engine decides all of
+ * it in its parser (http_parse.c) before this layer sees the request.
  * Returns MCP__HE_YES/MCP__HE_NO after queuing a response, or -1. */
 static int check_headers(mcp__he_conn *conn) {
-  header_counts c = {0};
-  mcp__he_values(conn, header_scan, &c);
-  if (c.host > 1 || c.origin > 1)
+  unsigned host = mcp__he_known_count(conn, MCP__HK_HOST);
+  unsigned origin = mcp__he_known_count(conn, MCP__HK_ORIGIN);
+  if (host > 1 || origin > 1)
     return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_INVALID_REQUEST,
-                       c.host > 1 ? "Bad Request: more than one Host header"
-                       : "Bad Request: more than one Origin header",
+                       host > 1 ? "Bad Request: more than one Host header"
+                                : "Bad Request: more than one Origin header",
                        NULL);
   return -1;
 }
@@ -958,7 +931,7 @@ static int check_headers(mcp__he_conn *conn) {
  * none is supported, so such a body is refused instead of being read as
  * plain JSON. */
 static bool content_coded(mcp__he_conn *conn) {
-  const char *ce = mcp__he_lookup(conn, "Content-Encoding");
+  const char *ce = mcp__he_known(conn, MCP__HK_CONTENT_ENCODING);
   return ce != NULL && !mcp__http_coding_is_identity(ce);
 }
 
@@ -1015,12 +988,11 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
       (r->method == M_DELETE && h->o->stateless))
     return reply_empty(conn, MCP__HTTP_METHOD_NOT_ALLOWED, allow);
 
-  const char *proto =
-      mcp__he_lookup(conn, HDR_VERSION);
+  const char *proto = mcp__he_known(conn, MCP__HK_MCP_PROTOCOL_VERSION);
   /* A POST with an unknown version is answered by the server in the
    * 2026-07-28 era, with the request's id (it may be a newer client). */
-  bool in_session =
-      mcp__he_lookup(conn, HDR_SESSION) != NULL;
+  const char *sid = mcp__he_known(conn, MCP__HK_MCP_SESSION_ID);
+  bool in_session = sid != NULL;
   if (proto && (r->method != M_POST || in_session) &&
       !mcp__version_is_supported(proto) && !mcp__version_is_modern(proto)) {
     json_t *data =
@@ -1042,30 +1014,32 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
     return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_HEADER_MISMATCH,
                        "Bad Request: too many Mcp-Param-* headers", NULL);
   if (r->method == M_POST) {
-    const char *accept =
-        mcp__he_lookup(conn, "Accept");
-    if (!mcp__http_accepts(accept, "application/json") ||
-        !mcp__http_accepts(accept, "text/event-stream"))
+    const char *accept = mcp__he_known(conn, MCP__HK_ACCEPT);
+    static const char *const both[] = {"application/json",
+                                       "text/event-stream"};
+    /* what clients send (the SDKs, the spec's examples) needs no parse */
+    bool usual = accept != NULL &&
+                 strcmp(accept, "application/json, text/event-stream") == 0;
+    if (!usual && mcp__http_accepts_each(accept, both, 2) != 3)
       return reply_error(conn, MCP__HTTP_NOT_ACCEPTABLE, MCP_RPC_INVALID_REQUEST,
                          "Not Acceptable: Accept must list application/json "
                          "and text/event-stream",
                          NULL);
     if (content_coded(conn))
       return reply_unsupported_coding(conn);
-    const char *type = mcp__he_lookup(conn, MCP__HTTP_HEADER_CONTENT_TYPE);
-    if (!mcp__http_media_type_is(type, "application/json"))
+    const char *type = mcp__he_known(conn, MCP__HK_CONTENT_TYPE);
+    if (!(type && strcmp(type, "application/json") == 0) && /* the usual */
+        !mcp__http_media_type_is(type, "application/json"))
       return reply_error(conn, MCP__HTTP_UNSUPPORTED_MEDIA_TYPE,
                          MCP_RPC_INVALID_REQUEST,
                          "Unsupported Media Type: use application/json", NULL);
-    const char *cl = mcp__he_lookup(conn, MCP__HTTP_HEADER_CONTENT_LENGTH);
-    if (cl && strtoull(cl, NULL, 10) > h->o->max_body)
+    uint64_t length;
+    if (mcp__he_body_length(conn, &length) && length > h->o->max_body)
       return reply_error(conn, MCP__HTTP_CONTENT_TOO_LARGE,
                          MCP_RPC_INVALID_REQUEST,
                          "Invalid Request: body exceeds the size limit", NULL);
   }
   if (!h->o->stateless) {
-    const char *sid =
-        mcp__he_lookup(conn, HDR_SESSION);
     bool modern_post =
         r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
     if (sid && !modern_post) {

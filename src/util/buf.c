@@ -318,8 +318,71 @@ char *mcp__buf_steal(mcp__buf *b, size_t *len) {
   return data;
 }
 
-bool mcp__buf_append_escaped(mcp__buf *b, const char *s, size_t len) {
+/* The escape of c (below 0x20, '"' or '\\') written at o; its length. */
+static size_t put_escape(char *o, unsigned char c) {
   static const char hex[] = "0123456789abcdef";
+  o[0] = '\\';
+  switch (c) {
+  case '"':
+    o[1] = '"';
+    return 2;
+  case '\\':
+    o[1] = '\\';
+    return 2;
+  case '\n':
+    o[1] = 'n';
+    return 2;
+  case '\r':
+    o[1] = 'r';
+    return 2;
+  case '\t':
+    o[1] = 't';
+    return 2;
+  case '\b':
+    o[1] = 'b';
+    return 2;
+  case '\f':
+    o[1] = 'f';
+    return 2;
+  default:
+    o[1] = 'u';
+    o[2] = '0';
+    o[3] = '0';
+    o[4] = hex[c >> 4];
+    o[5] = hex[c & 15];
+    return 6;
+  }
+}
+
+/* A short string's worst case (six bytes per byte) is reserved at once and
+ * written in place; a longer one is copied in runs between escapes, so its
+ * reservation stays near its length. */
+#define ESCAPE_IN_PLACE_MAX 64
+
+bool mcp__buf_append_escaped(mcp__buf *b, const char *s, size_t len) {
+  if (len <= ESCAPE_IN_PLACE_MAX) {
+    if (!mcp__buf_reserve(b, 6 * len + 2))
+      return false;
+    char *o = b->data + b->len;
+    *o++ = '"';
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+      unsigned char c = (unsigned char)s[i];
+      if (c >= 0x20 && c != '"' && c != '\\')
+        continue;
+      memcpy(o, s + run, i - run);
+      o += i - run;
+      o += put_escape(o, c);
+      run = i + 1;
+    }
+    if (len > run) /* s may be NULL when len is 0 */
+      memcpy(o, s + run, len - run);
+    o += len - run;
+    *o++ = '"';
+    *o = '\0';
+    b->len = (size_t)(o - b->data);
+    return true;
+  }
   if (!mcp__buf_reserve(b, len + 2))
     return false;
   b->data[b->len++] = '"';
@@ -328,41 +391,9 @@ bool mcp__buf_append_escaped(mcp__buf *b, const char *s, size_t len) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x20 && c != '"' && c != '\\')
       continue;
-    if (!mcp__buf_append(b, s + run, i - run))
-      return false;
-    char esc[6] = {'\\', 0, 0, 0, 0, 0};
-    size_t n = 2;
-    switch (c) {
-    case '"':
-      esc[1] = '"';
-      break;
-    case '\\':
-      esc[1] = '\\';
-      break;
-    case '\n':
-      esc[1] = 'n';
-      break;
-    case '\r':
-      esc[1] = 'r';
-      break;
-    case '\t':
-      esc[1] = 't';
-      break;
-    case '\b':
-      esc[1] = 'b';
-      break;
-    case '\f':
-      esc[1] = 'f';
-      break;
-    default:
-      esc[1] = 'u';
-      esc[2] = '0';
-      esc[3] = '0';
-      esc[4] = hex[c >> 4];
-      esc[5] = hex[c & 15];
-      n = 6;
-    }
-    if (!mcp__buf_append(b, esc, n))
+    char esc[6];
+    if (!mcp__buf_append(b, s + run, i - run) ||
+        !mcp__buf_append(b, esc, put_escape(esc, c)))
       return false;
     run = i + 1;
   }

@@ -90,6 +90,17 @@ mcp_status mcp__header_value_decode(const char *raw, char **out) {
 }
 
 bool mcp__header_value_equals(const char *raw, const char *body) {
+  /* The usual case in one pass: the body byte for byte, all visible ASCII
+   * (so no whitespace to trim) and not starting like an encoded value. */
+  if (raw[0] != '=') {
+    size_t i = 0;
+    unsigned char c;
+    while ((c = (unsigned char)raw[i]) == (unsigned char)body[i] && c >= 0x21 &&
+           c <= 0x7e)
+      i++;
+    if (c == '\0' && body[i] == '\0' && i > 0)
+      return true;
+  }
   const char *s;
   size_t n;
   if (!field_value(raw, &s, &n))

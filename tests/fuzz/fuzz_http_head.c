@@ -21,8 +21,12 @@ static char *const allowed[] = {"http://localhost:8808", "127.0.0.1:8808",
 
 static void header(const char *name, const char *value) {
   if (strcasecmp(name, "Accept") == 0) {
-    mcp__http_accepts(value, "application/json");
-    mcp__http_accepts(value, "text/event-stream");
+    static const char *const both[] = {"application/json",
+                                       "text/event-stream"};
+    unsigned want = (unsigned)mcp__http_accepts(value, both[0]) |
+                    (unsigned)mcp__http_accepts(value, both[1]) << 1;
+    if (mcp__http_accepts_each(value, both, 2) != want)
+      abort();
   } else if (strcasecmp(name, "Content-Type") == 0) {
     mcp__http_media_type_is(value, "application/json");
   } else if (strcasecmp(name, "Transfer-Encoding") == 0) {
@@ -67,6 +71,21 @@ static void engine_parse(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < h.nfields; i++)
       if (strlen(fields[i].name) == 0 || strchr(fields[i].value, '\n'))
         abort();
+    /* the index of known fields agrees with a search over every field */
+    for (int k = 0; k < MCP__HK_COUNT; k++) {
+      const char *first = NULL;
+      unsigned count = 0;
+      for (size_t i = 0; i < h.nfields; i++)
+        if (mcp__hp_known_of(fields[i].name, strlen(fields[i].name)) ==
+            (enum mcp__hp_known)k) {
+          if (first == NULL)
+            first = fields[i].value;
+          count++;
+        }
+      if (mcp__hp_known_get(&h, (enum mcp__hp_known)k) != first ||
+          h.known_n[k] != (count > 255 ? 255 : count))
+        abort();
+    }
   }
   free(head);
   /* the rest as a chunked body, split where its first byte says */

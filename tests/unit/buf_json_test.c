@@ -134,9 +134,54 @@ static void test_json_test_suite(void **state) {
   assert_int_equal(t.bad, 0);
 }
 
+/* mcp__buf_append_escaped (a structured result's text mirror) writes what
+ * jansson writes for the same string (with the hex digits of \\u escapes in
+ * lower case, as it always wrote them): every ASCII byte (NUL and the other
+ * controls, quote, backslash) at every position of strings on both sides
+ * of the length written in place (64 bytes), into a buffer on the stack
+ * and one on the heap. */
+static void test_escaped(void **state) {
+  (void)state;
+  char text[130];
+  for (size_t len = 0; len < sizeof text; len++) {
+    for (unsigned c = 0; c < 0x80; c += len > 70 ? 7 : 1) {
+      for (size_t i = 0; i < len; i++)
+        text[i] = (char)('a' + i % 26);
+      if (len)
+        text[(c * 31) % len] = (char)c;
+      if (len > 2)
+        text[len - 1] = (char)c; /* and at the end */
+      json_t *v = json_stringn_nocheck(text, len);
+      char *want = json_dumps(v, DUMP_FLAGS);
+      assert_non_null(want);
+      for (char *w = want; *w; w++) /* its \\u00XX in lower case, as here */
+        if (w[0] == '\\' && w[1] == 'u')
+          for (int k = 2; k < 6; k++)
+            w[k] = (char)(w[k] >= 'A' && w[k] <= 'F' ? w[k] + 32 : w[k]);
+        else if (w[0] == '\\')
+          w++;
+      char small[16];
+      mcp__buf on_stack, heap;
+      mcp__buf_init_on(&on_stack, small, sizeof small);
+      mcp__buf_init(&heap);
+      for (mcp__buf *b = &on_stack; b; b = b == &on_stack ? &heap : NULL) {
+        assert_true(mcp__buf_append_str(b, "x="));
+        assert_true(mcp__buf_append_escaped(b, text, len));
+        if (b->len != 2 + strlen(want) || strcmp(b->data + 2, want) != 0)
+          fail_msg("length %zu, byte %u: %s, jansson %s", len, c, b->data + 2,
+                   want);
+        mcp__buf_free(b);
+      }
+      free(want);
+      json_decref(v);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hand_made),
+      cmocka_unit_test(test_escaped),
       cmocka_unit_test(test_failures_leave_the_buffer),
       cmocka_unit_test(test_json_test_suite),
   };

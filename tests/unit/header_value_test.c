@@ -72,6 +72,16 @@ static void test_equals_agrees_with_decode(void **state) {
   assert_false(mcp__header_value_equals("=?base64?!!?=", "!!"));
   /* a marker without its end is plain text */
   assert_true(mcp__header_value_equals("=?base64?abc", "=?base64?abc"));
+  /* what the one-pass comparison leaves to the general one */
+  assert_true(mcp__header_value_equals("a b", "a b"));
+  assert_true(mcp__header_value_equals("=x", "=x"));
+  assert_true(mcp__header_value_equals(" ", ""));
+  assert_true(mcp__header_value_equals("", ""));
+  assert_false(mcp__header_value_equals("ab ", "ab "));
+  assert_false(mcp__header_value_equals("a\x7f", "a\x7f"));
+  assert_false(mcp__header_value_equals("tools/call", "tools/cal"));
+  assert_false(mcp__header_value_equals("tools/cal", "tools/call"));
+  assert_true(mcp__header_value_equals("tools/call", "tools/call"));
 }
 
 static void test_name_field_per_method(void **state) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -194,6 +195,123 @@ static void test_absolute_form_path(void **state) {
   t = "POST /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
   assert_int_equal(parse(t, strlen(t), buf, fields, &h), MCP__HP_OK);
   assert_null(h.authority);
+}
+
+/* ---- the index of known fields ------------------------------------------ */
+
+static const struct {
+  const char *name;
+  enum mcp__hp_known k;
+} known_names[] = {
+    {"Host", MCP__HK_HOST},
+    {"Content-Length", MCP__HK_CONTENT_LENGTH},
+    {"Transfer-Encoding", MCP__HK_TRANSFER_ENCODING},
+    {"Connection", MCP__HK_CONNECTION},
+    {"Expect", MCP__HK_EXPECT},
+    {"Origin", MCP__HK_ORIGIN},
+    {"Accept", MCP__HK_ACCEPT},
+    {"Content-Type", MCP__HK_CONTENT_TYPE},
+    {"Content-Encoding", MCP__HK_CONTENT_ENCODING},
+    {"Authorization", MCP__HK_AUTHORIZATION},
+    {"DPoP", MCP__HK_DPOP},
+    {"Last-Event-ID", MCP__HK_LAST_EVENT_ID},
+    {"MCP-Protocol-Version", MCP__HK_MCP_PROTOCOL_VERSION},
+    {"Mcp-Session-Id", MCP__HK_MCP_SESSION_ID},
+    {"Mcp-Method", MCP__HK_MCP_METHOD},
+    {"Mcp-Name", MCP__HK_MCP_NAME},
+    {"traceparent", MCP__HK_TRACEPARENT},
+};
+
+/* Every known name in any case is recognised; the same name with any one
+ * byte changed to another token character (or its case-twin outside the
+ * letters) is not. */
+static void test_known_names(void **state) {
+  (void)state;
+  static const char others[] = "-_~^.09aAzZ";
+  assert_int_equal(sizeof known_names / sizeof *known_names, MCP__HK_COUNT);
+  for (size_t i = 0; i < MCP__HK_COUNT; i++) {
+    char name[32];
+    size_t n = strlen(known_names[i].name);
+    strcpy(name, known_names[i].name);
+    assert_int_equal(mcp__hp_known_of(name, n), known_names[i].k);
+    for (size_t j = 0; j < n; j++) /* upper, then lower case */
+      if (name[j] >= 'a' && name[j] <= 'z')
+        name[j] = (char)(name[j] - 32);
+    assert_int_equal(mcp__hp_known_of(name, n), known_names[i].k);
+    for (size_t j = 0; j < n; j++)
+      if (name[j] >= 'A' && name[j] <= 'Z')
+        name[j] = (char)(name[j] + 32);
+    assert_int_equal(mcp__hp_known_of(name, n), known_names[i].k);
+    for (size_t j = 0; j < n; j++) {
+      char was = name[j];
+      for (const char *o = others; *o; o++) {
+        if ((*o | 0x20) == (was | 0x20))
+          continue;
+        name[j] = *o;
+        if (mcp__hp_known_of(name, n) != MCP__HK_COUNT)
+          fail_msg("%s taken for %s", name, known_names[i].name);
+      }
+      name[j] = was;
+    }
+    /* a prefix or an extension is another name */
+    assert_int_equal(mcp__hp_known_of(name, n - 1), MCP__HK_COUNT);
+    name[n] = 'x';
+    assert_int_equal(mcp__hp_known_of(name, n + 1), MCP__HK_COUNT);
+  }
+}
+
+/* The linear search the index replaces. */
+static const char *first_field(const mcp__hp_head *h, const char *name,
+                               unsigned *count) {
+  const char *first = NULL;
+  *count = 0;
+  for (size_t i = 0; i < h->nfields; i++)
+    if (strcasecmp(h->fields[i].name, name) == 0) {
+      if (first == NULL)
+        first = h->fields[i].value;
+      (*count)++;
+    }
+  return first;
+}
+
+/* The index answers as a search over every field would: first value and
+ * count of each known name, in any case, repeated or absent, and the
+ * Mcp-Param-* fields counted. */
+static void test_known_index(void **state) {
+  (void)state;
+  static const char *const texts[] = {
+      "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+      "Accept: x\r\nmcp-protocol-version: 2026-07-28\r\nMcp-Method: "
+      "tools/call\r\nMCP-NAME: add\r\nContent-Length: 2\r\n\r\n",
+      "POST /mcp HTTP/1.1\r\nhost: a\r\nOrigin: o1\r\nX-Other: 1\r\n"
+      "origin: o2\r\nMcp-Method: a\r\nMcp-Method: b\r\nMcp-Param-Region: "
+      "eu\r\nmcp-param-x: 1\r\nMcp-Param-: short\r\nMcp-Params: no\r\n"
+      "DPoP: p\r\nAuthorization: t1\r\nAuthorization: t2\r\n\r\n",
+      "GET /mcp HTTP/1.1\r\nHost: a\r\nLast-Event-ID: 7\r\nAccept: "
+      "text/event-stream\r\nMcp-Session-Id: s\r\nContent-Encoding: "
+      "identity\r\nConnection: keep-alive\r\nExpect: nothing\r\n\r\n",
+      "POST http://b:1/mcp HTTP/1.0\r\nContent-Length: 0\r\n\r\n",
+  };
+  static const unsigned params[] = {0, 2, 0, 0};
+  char buf[1024];
+  mcp__hp_field fields[MCP__HP_MAX_FIELDS];
+  for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
+    mcp__hp_head h;
+    assert_int_equal(parse(texts[t], strlen(texts[t]), buf, fields, &h),
+                     MCP__HP_OK);
+    assert_int_equal(h.params, params[t]);
+    for (size_t i = 0; i < MCP__HK_COUNT; i++) {
+      unsigned count;
+      const char *want = first_field(&h, known_names[i].name, &count);
+      const char *got = mcp__hp_known_get(&h, known_names[i].k);
+      if (want == NULL)
+        assert_null(got);
+      else
+        assert_ptr_equal(got, want);
+      assert_int_equal(h.known_n[known_names[i].k], count);
+      assert_ptr_equal(mcp__hp_field_get(&h, known_names[i].name), want);
+    }
+  }
 }
 
 /* ---- one byte in each part ----------------------------------------------- */
@@ -408,6 +526,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_head_table),
       cmocka_unit_test(test_absolute_form_path),
+      cmocka_unit_test(test_known_names),
+      cmocka_unit_test(test_known_index),
       cmocka_unit_test(test_control_bytes_in_each_part),
       cmocka_unit_test(test_chunk_table),
       cmocka_unit_test(test_chunk_extension_bound),
