@@ -137,6 +137,10 @@ const char *mcp__auth_introspection_endpoint(mcp_auth_t *a);
 /* ---- jwt.c --------------------------------------------------------------- */
 /* Whether token has the shape of a JWS compact serialization (3 parts). */
 bool mcp__looks_like_jwt(const char *token);
+/* One base64url segment of a compact JWS (a token's or a DPoP proof's
+ * header or claims) decoded as a JSON object (duplicate members refused),
+ * or NULL. */
+json_t *mcp__jws_segment_json(const char *p, size_t n);
 mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
                             mcp__key_wait wait, mcp__key_state *keys,
                             mcp__principal *out, mcp_error_t *err);

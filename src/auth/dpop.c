@@ -175,21 +175,6 @@ static bool remember(mcp_auth_t *a, const unsigned char key[32],
   return slot != NULL;
 }
 
-/* One base64url segment as a JSON object, or NULL. */
-static json_t *segment(const char *p, size_t n) {
-  size_t len = 0;
-  unsigned char *raw = mcp__base64url_decode(p, n, &len);
-  if (raw == NULL)
-    return NULL;
-  json_t *j = json_loadb((const char *)raw, len, JSON_REJECT_DUPLICATES, NULL);
-  free(raw);
-  if (!json_is_object(j)) {
-    json_decref(j);
-    return NULL;
-  }
-  return j;
-}
-
 /* Whether htu names the request: scheme://host + path, compared without
  * case in scheme and host, or alt exactly (both without query). */
 static bool htu_ok(const mcp__dpop_check *c, const char *htu) {
@@ -220,8 +205,8 @@ mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
   if (plen == 0 || plen > MAX_PROOF || d2 == NULL || strchr(d2 + 1, '.') ||
       d1 == proof || d2 == d1 + 1 || d2[1] == '\0')
     return MCP__DPOP_INVALID;
-  json_t *header = segment(proof, (size_t)(d1 - proof));
-  json_t *claims = segment(d1 + 1, (size_t)(d2 - d1 - 1));
+  json_t *header = mcp__jws_segment_json(proof, (size_t)(d1 - proof));
+  json_t *claims = mcp__jws_segment_json(d1 + 1, (size_t)(d2 - d1 - 1));
   size_t sig_len = 0;
   unsigned char *sig = mcp__base64url_decode(d2 + 1, strlen(d2 + 1), &sig_len);
   mcp__jwk key = {0};

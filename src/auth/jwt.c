@@ -17,8 +17,7 @@ bool mcp__looks_like_jwt(const char *token) {
   return d2 != NULL && strchr(d2 + 1, '.') == NULL;
 }
 
-/* One base64url segment decoded as a JSON object, or NULL. */
-static json_t *segment_json(const char *p, size_t n) {
+json_t *mcp__jws_segment_json(const char *p, size_t n) {
   size_t len = 0;
   unsigned char *raw = mcp__base64url_decode(p, n, &len);
   if (raw == NULL)
@@ -182,7 +181,7 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
   if (d2 == NULL || strchr(d2 + 1, '.') || d1 == token || d2 == d1 + 1 ||
       d2[1] == '\0')
     return invalid(err, "the token is not a signed JWT");
-  json_t *header = segment_json(token, (size_t)(d1 - token));
+  json_t *header = mcp__jws_segment_json(token, (size_t)(d1 - token));
   if (header == NULL) {
     return invalid(err, "the token's header is malformed");
   }
@@ -201,7 +200,8 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
   else if ((sig = mcp__base64url_decode(d2 + 1, strlen(d2 + 1), &sig_len)) ==
            NULL)
     v = invalid(err, "the token's signature is malformed");
-  else if ((claims = segment_json(d1 + 1, (size_t)(d2 - d1 - 1))) == NULL)
+  else if ((claims = mcp__jws_segment_json(d1 + 1,
+                                           (size_t)(d2 - d1 - 1))) == NULL)
     v = invalid(err, "the token's claims are malformed");
   else
     v = check_signature(a, wait, keys, header, alg, token, (size_t)(d2 - token), sig,
