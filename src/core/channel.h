@@ -274,6 +274,10 @@ void mcp__session_clear_transport(mcp_session_t *s);
  * cleared. */
 void *mcp__session_transport_data(mcp_session_t *s, void (*retain)(void *));
 
+/* Whether s records spans (OpenTelemetry tracing on): a transport keeps
+ * the facts of mcp__peer's span fields only then. Set before serving. */
+bool mcp__server_traces(const mcp_server_t *s);
+
 /* ---- for the HTTP transport's Prometheus endpoint ---------------------- */
 struct mcp__buf;
 /* The Prometheus endpoint of the HTTP transport (core/prometheus.c):

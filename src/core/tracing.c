@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/channel.h"
 #include "core/request_span.h"
 #include "mcp/version.h"
 #include "core/server_internal.h"
@@ -274,3 +275,5 @@ void mcp__server_tracing_stop(mcp_server_t *s) {
   mcp__otlp_stop(s->otlp);
   s->otlp = NULL;
 }
+
+bool mcp__server_traces(const mcp_server_t *s) { return s->otlp != NULL; }

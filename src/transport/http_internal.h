@@ -177,8 +177,11 @@ struct hs_req {
   mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
   char *hdr_copies; /* one block holding every copied string, or NULL */
   char hdr_small[64]; /* where they go when they fit (the common case) */
-  struct sockaddr_in6 client_sa; /* the client's address, for peer */
-  char host_buf[256], traceparent_buf[64]; /* Host, traceparent: peer */
+  /* tracing on: what the call's span records (peer points into it) */
+  struct hs_span_facts {
+    struct sockaddr_in6 client; /* the client's address */
+    char text[];                /* Host, then traceparent, NUL-ended */
+  } *span_facts;
   mcp__buf body;
   mcp__prescan scan; /* of body, kind and depth, for a worker that parses */
   mcp__buf resp;     /* JSON answer */

@@ -87,6 +87,7 @@ static void req_release(hs_req *r) {
   mcp__buf_free(&r->body);
   mcp__buf_free(&r->resp);
   free(r->hdr_copies);
+  free(r->span_facts);
   free(r->subject);
   free(r->scopes);
   pthread_mutex_destroy(&r->lock);
@@ -132,6 +133,45 @@ static const char *copy_into(char **at, const char *text) {
   return copy;
 }
 
+/* Longest Host and traceparent a span takes (longer: not kept). */
+#define SPAN_HOST_MAX        255
+#define SPAN_TRACEPARENT_MAX 63
+
+/* The facts a span of r's call records (client address, Host,
+ * traceparent), copied into one block that r owns: the call may outlive
+ * the connection's memory. Only while tracing is on, so that a request
+ * (and a listen stream's, which lives long) holds nothing for spans
+ * otherwise. false when memory ran out. */
+static bool keep_span_facts(hs_req *r) {
+  mcp__he_conn *conn = r->conn;
+  const char *host = mcp__he_known(conn, MCP__HK_HOST);
+  const char *traceparent = mcp__he_known(conn, MCP__HK_TRACEPARENT);
+  size_t hl = host ? strlen(host) : 0;
+  size_t tl = traceparent ? strlen(traceparent) : 0;
+  if (hl > SPAN_HOST_MAX)
+    host = NULL, hl = 0;
+  if (tl > SPAN_TRACEPARENT_MAX)
+    traceparent = NULL, tl = 0;
+  r->span_facts = malloc(sizeof *r->span_facts + hl + 1 + tl + 1);
+  if (r->span_facts == NULL)
+    return false;
+  char *at = r->span_facts->text;
+  if (host)
+    r->peer.host_header = copy_into(&at, host);
+  if (traceparent)
+    r->peer.traceparent_header = copy_into(&at, traceparent);
+  const struct sockaddr *sa = mcp__he_client_addr(conn);
+  if (sa != NULL && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
+    memcpy(&r->span_facts->client, sa,
+           sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                    : sizeof(struct sockaddr_in6));
+    r->peer.client_addr = (const struct sockaddr *)&r->span_facts->client;
+  }
+  r->peer.local_port = r->h->port;
+  r->peer.http_minor = mcp__he_http_minor(conn);
+  return true;
+}
+
 /* Copies the request's Mcp-Method, Mcp-Name and Mcp-Param-* headers into r
  * (into r itself when they are short, else one allocation): the call reads
  * them on a worker, after the engine may have reused the connection's
@@ -146,17 +186,6 @@ static bool collect_mcp_headers(hs_req *r) {
       mcp__he_known_count(conn, MCP__HK_MCP_PROTOCOL_VERSION) > 1 ||
       mcp__he_known_count(conn, MCP__HK_MCP_METHOD) > 1 ||
       mcp__he_known_count(conn, MCP__HK_MCP_NAME) > 1;
-  /* the socket's facts, for spans (kept in r: the call may outlive the
-   * connection's memory) */
-  const struct sockaddr *sa = mcp__he_client_addr(conn);
-  if (sa != NULL && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
-    memcpy(&r->client_sa, sa,
-           sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                                    : sizeof(struct sockaddr_in6));
-    r->peer.client_addr = (const struct sockaddr *)&r->client_sa;
-  }
-  r->peer.local_port = r->h->port;
-  r->peer.http_minor = mcp__he_http_minor(conn);
   const char *method = mcp__he_known(conn, MCP__HK_MCP_METHOD);
   const char *name = mcp__he_known(conn, MCP__HK_MCP_NAME);
   param_scan sc = {r, 0, false};
@@ -168,14 +197,8 @@ static bool collect_mcp_headers(hs_req *r) {
     mcp__he_values(conn, scan_param, &sc);
   if (sc.too_many)
     return false;
-  /* Host and traceparent fit fixed buffers (longer: not kept): no
-   * allocation for them */
-  const char *host = mcp__he_known(conn, MCP__HK_HOST);
-  const char *traceparent = mcp__he_known(conn, MCP__HK_TRACEPARENT);
-  if (host && strlen(host) < sizeof r->host_buf)
-    r->peer.host_header = strcpy(r->host_buf, host);
-  if (traceparent && strlen(traceparent) < sizeof r->traceparent_buf)
-    r->peer.traceparent_header = strcpy(r->traceparent_buf, traceparent);
+  if (mcp__server_traces(r->h->server) && !keep_span_facts(r))
+    return false;
   if (sc.total == 0)
     return true;
   char *at = sc.total <= sizeof r->hdr_small ? r->hdr_small
