@@ -17,6 +17,13 @@ void mcp__principal_clear(mcp__principal *p) {
   p->exp = 0;
 }
 
+int64_t mcp__numeric_date(double seconds) {
+  const double last = 253402300799.0; /* 9999-12-31T23:59:59Z */
+  if (!(seconds > 0)) /* also NaN */
+    return 0;
+  return seconds >= last ? (int64_t)last : (int64_t)seconds;
+}
+
 mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
   if (out == NULL || resource == NULL || resource[0] == '\0')
     return MCP_ERR_INVALID_ARG;

@@ -39,6 +39,11 @@ typedef struct mcp__principal {
 
 void mcp__principal_clear(mcp__principal *p);
 
+/* A NumericDate claim (RFC 7519 2) as whole seconds, clamped to the years
+ * 1970..9999: a token may carry any JSON number, and converting one past
+ * int64_t's range is undefined behaviour in C. */
+int64_t mcp__numeric_date(double seconds);
+
 typedef struct mcp__scope_rule {
   char *method; /* "*" for all */
   char *name;   /* tool/prompt name or resource URI, or NULL */

@@ -150,7 +150,7 @@ static mcp__verdict judge(mcp_auth_t *a, const json_t *doc, int64_t now_s,
   }
   out->subject = strdup(sub);
   out->scopes = strdup(scope ? scope : "");
-  out->exp = exp ? (int64_t)json_number_value(exp) : 0;
+  out->exp = exp ? mcp__numeric_date(json_number_value(exp)) : 0;
   const char *jkt =
       json_string_value(json_object_get(json_object_get(doc, "cnf"), "jkt"));
   out->jkt = jkt ? strdup(jkt) : NULL;

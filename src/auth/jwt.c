@@ -111,7 +111,7 @@ static mcp__verdict check_claims(mcp_auth_t *a, const json_t *claims,
     return invalid(err, "the token has no subject");
   out->subject = strdup(sub);
   out->scopes = scopes_of(claims);
-  out->exp = (int64_t)exp;
+  out->exp = mcp__numeric_date(exp);
   const json_t *cnf = json_object_get(claims, "cnf");
   const json_t *jkt = json_object_get(cnf, "jkt");
   if (cnf != NULL && (!json_is_object(cnf) ||
