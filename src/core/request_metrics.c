@@ -46,9 +46,17 @@ void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code) {
               json_is_true(json_object_get(result, "isError")))) {
     attr(&b, "error.type", "tool_error", 10);
   }
+  /* initialize: the version it just negotiated, on the session (the call
+   * took its copy before there was one), as the span and the log line */
+  char version[MCP__MAX_VERSION_LEN] = "";
+  json_t *caps, *info;
   if (call->protocol_version[0] != '\0')
-    attr(&b, "mcp.protocol.version", call->protocol_version,
-         strlen(call->protocol_version));
+    memcpy(version, call->protocol_version, sizeof version);
+  else if (call->session != NULL)
+    (void)mcp__session_snapshot(call->session, version, sizeof version, &caps,
+                                &info, NULL);
+  if (version[0] != '\0')
+    attr(&b, "mcp.protocol.version", version, strlen(version));
   const char *transport = call->peer.http ? "tcp" : "pipe";
   attr(&b, "network.transport", transport, strlen(transport));
   if (b.data != NULL)

@@ -228,9 +228,9 @@ static void test_scrape_counts_and_buckets(void **state) {
                "mcp_method_name=\"prompts/get\",gen_ai_prompt_name="
                "\"a\\\"b\\\\c\\nd\",error_type=\"-32601\"," V,
                1);
-  /* (initialize is recorded before its version is settled) */
-  check_series(text, OP,
-               "mcp_method_name=\"initialize\",network_transport=\"tcp\"", 1);
+  /* initialize with the version it negotiated (the conventions recommend
+   * mcp.protocol.version on every data point) */
+  check_series(text, OP, "mcp_method_name=\"initialize\"," V, 1);
   assert_non_null(strstr(text, "# TYPE " OP " histogram\n"));
   assert_non_null(strstr(text, "# HELP " OP " "));
   assert_true(sample(text, "libmcp_telemetry_dropped_total") == 0);

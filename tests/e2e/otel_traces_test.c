@@ -169,10 +169,10 @@ static json_t *wait_span(const char *name, const char *key,
 }
 
 /* Waits (10 s at most) for a data point of metric whose attributes
- * include tool = gen_ai.tool.name and transport = network.transport;
+ * include key = value (value NULL: any) and transport = network.transport;
  * returns the decoded line (new). */
-static json_t *wait_metric(const char *metric, const char *tool,
-                           const char *transport) {
+static json_t *wait_metric_with(const char *metric, const char *key,
+                                const char *value, const char *transport) {
   for (int i = 0; i < 200; i++) {
     char *text = tu_read_file(spans_path, NULL);
     json_t *found = NULL;
@@ -184,13 +184,13 @@ static json_t *wait_metric(const char *metric, const char *tool,
         fail_msg("the receiver refused a body: %s", line);
       json_t *a = json_object_get(s, "attributes");
       const char *name = json_string_value(json_object_get(s, "metric"));
-      const char *t = json_string_value(json_object_get(a, "gen_ai.tool.name"));
+      const char *t = json_string_value(json_object_get(a, key));
       const char *n =
           json_string_value(json_object_get(a, "network.transport"));
       const char *enc = json_string_value(json_object_get(s, "encoding"));
       if (name && strcmp(name, metric) == 0 &&
           (want_encoding == NULL || strcmp(enc, want_encoding) == 0) &&
-          (tool == NULL || (t && strcmp(t, tool) == 0)) &&
+          (value == NULL || (t && strcmp(t, value) == 0)) &&
           (transport == NULL || (n && strcmp(n, transport) == 0)))
         found = json_incref(s);
       json_decref(s);
@@ -201,9 +201,16 @@ static json_t *wait_metric(const char *metric, const char *tool,
     struct timespec ts = {0, 50 * 1000000L};
     nanosleep(&ts, NULL);
   }
-  fail_msg("no data point of %s (tool %s, transport %s) arrived", metric,
-           tool ? tool : "*", transport ? transport : "*");
+  fail_msg("no data point of %s (%s %s, transport %s) arrived", metric, key,
+           value ? value : "*", transport ? transport : "*");
   return NULL;
+}
+
+/* A data point of metric for tool = gen_ai.tool.name (see
+ * wait_metric_with). */
+static json_t *wait_metric(const char *metric, const char *tool,
+                           const char *transport) {
+  return wait_metric_with(metric, "gen_ai.tool.name", tool, transport);
 }
 
 static const char *attr(json_t *span, const char *key) {
@@ -339,6 +346,14 @@ static void test_http_spans(void **state) {
       attr(m, "mcp.method.name"), "tools/call");
   json_decref(m);
   json_decref(wait_metric("libmcp.telemetry.dropped", NULL, NULL));
+  /* its initialize, with the version it negotiated */
+  m = wait_metric_with("mcp.server.operation.duration", "mcp.method.name",
+                       "initialize", "tcp");
+  const char *negotiated = attr(m, "mcp.protocol.version");
+  if (negotiated == NULL || strcmp(negotiated, "2025-11-25") != 0)
+    fail_msg("initialize's data point has mcp.protocol.version %s",
+             negotiated ? negotiated : "(none)");
+  json_decref(m);
   /* the 2025-11-25 session above ended (mcpc sent DELETE): its duration */
   m = wait_metric("mcp.server.session.duration", NULL, "tcp");
   assert_string_equal(attr(m, "mcp.protocol.version"), "2025-11-25");
