@@ -228,13 +228,19 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *   --log-params       request log lines carry the params (arguments)
  *   --no-stdout-guard  stdio: the protocol stays on fd 1 (by default what
  *                      handlers print to stdout goes to stderr; stdio.h)
+ *   --metrics ALLOW    with --http: Prometheus metrics on GET /metrics for
+ *                      the clients in ALLOW, as mcp_http_options_set_metrics
+ *                      takes it ("127.0.0.1/32", "10.0.0.0/8,::1"); a
+ *                      malformed list, or no --http, is a usage error
+ *   --metrics-path PATH  with --metrics: on PATH instead of /metrics
  *   --help, -h         usage on stdout
  *   --version, -V      "NAME VERSION (libmcp X.Y.Z)" on stdout
  * Options also take the form --opt=VALUE. What the command line leaves
  * open is read from the environment (an empty variable is unset):
  *   MCP_HTTP=HOST:PORT   as --http, unless --stdio or --http is given
  *   MCP_LOG_LEVEL=LEVEL  as --log-level, unless --log-level is given
- * A bad value there is a usage error naming the variable. Returns the exit code: 0 after
+ * A bad value there is a usage error naming the variable. The OTEL_*
+ * variables are read as mcp_server_otlp_from_env reads them. Returns the exit code: 0 after
  * --help, --version or a clean end of serving; 2 for a usage error (message
  * and usage on stderr); 1 when serving failed (e.g. the port is taken) or s
  * is NULL. Does not free s. */

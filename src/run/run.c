@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - mcp_server_run: the standard command line of a server program
  * (--stdio, --http HOST:PORT, --log-level, --help, --version), with
- * --store SPEC, with MCP_HTTP, MCP_LOG_LEVEL and MCP_STORE from the
- * environment where the command line says nothing, on top of mcp_server_serve_stdio and the blocking HTTP
- * helper. */
+ * --store SPEC, --metrics ALLOW (Prometheus), with MCP_HTTP, MCP_LOG_LEVEL
+ * and MCP_STORE from the environment where the command line says nothing,
+ * on top of mcp_server_serve_stdio and the blocking HTTP helper. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,8 @@
 #include "mcp/stdio.h"
 #include "mcp/version.h"
 #include "server/internal.h"
+#include "transport/http_metrics.h"
+#include "transport/http_options.h"
 #include "transport/http_serve.h"
 
 #define RUN_OK    0
@@ -34,6 +36,8 @@ typedef struct run_opts {
   bool store_from_env;
   bool log_params;
   bool unguarded; /* --no-stdout-guard */
+  /* --metrics ALLOW, --metrics-path PATH: Prometheus on the HTTP server */
+  const char *metrics, *metrics_path;
 } run_opts;
 
 static const char *base_name(const char *path) {
@@ -60,6 +64,7 @@ static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
           "usage: %s [--stdio | --http HOST:PORT] [--log-level LEVEL] "
           "[--store SPEC]\n"
           "       [--log-params] [--no-stdout-guard]\n"
+          "       [--metrics ALLOW [--metrics-path PATH]]\n"
           "       %s --help | --version\n",
           prog, prog);
   if (mcp__server_title(s) != NULL)
@@ -84,12 +89,21 @@ static void usage(const mcp_server_t *s, const run_opts *o, FILE *f) {
         "  --log-params       request log lines carry the params\n"
         "  --no-stdout-guard  stdio: leave fd 1 to the protocol (by default\n"
         "                     what handlers print to stdout goes to stderr)\n"
+        "  --metrics ALLOW    --http: serve Prometheus metrics on GET /metrics\n"
+        "                     to the clients in ALLOW, addresses and CIDR\n"
+        "                     blocks separated by commas (e.g. 127.0.0.1/32\n"
+        "                     or 10.0.0.0/8,::1); others get 404. No OAuth\n"
+        "                     there: the list is its access control\n"
+        "  --metrics-path PATH  serve them on PATH instead of /metrics\n"
         "  --help, -h         print this help\n"
         "  --version, -V      print the server and libmcp versions\n"
         "environment (the command line wins):\n"
         "  MCP_HTTP=HOST:PORT     as --http\n"
         "  MCP_LOG_LEVEL=LEVEL    as --log-level\n"
-        "  MCP_STORE=SPEC         as --store\n",
+        "  MCP_STORE=SPEC         as --store\n"
+        "  OTEL_EXPORTER_OTLP_ENDPOINT=URL  OpenTelemetry traces and metrics\n"
+        "                         to this collector (and the other OTEL_*\n"
+        "                         variables; docs/observability.md)\n",
         f);
   if (o->n_app > 0) {
     fprintf(f, "options of %s:\n", prog);
@@ -181,6 +195,12 @@ static int parse(const mcp_server_t *s, int argc, char **argv, run_opts *o) {
       if (v[0] == '\0')
         return usage_error(s, o, "--store wants a SPEC, not", "''");
       o->store = v;
+    } else if ((v = option_value(argc, argv, &i, "--metrics-path",
+                                 &missing)) != NULL) {
+      o->metrics_path = v;
+    } else if (!missing && (v = option_value(argc, argv, &i, "--metrics",
+                                             &missing)) != NULL) {
+      o->metrics = v;
     } else if (!missing && app_option(o, argc, argv, &i, &missing) >= 0) {
       /* the application's */
     } else if (missing) {
@@ -217,8 +237,9 @@ static int from_environment(const mcp_server_t *s, run_opts *o) {
   return RUN_OK;
 }
 
-static const char *const BUILT_IN[] = {"stdio", "http", "log-level",
-                                       "store", "help", "version"};
+static const char *const BUILT_IN[] = {
+    "stdio",      "http",          "log-level",       "store",   "help",
+    "version",    "log-params",    "no-stdout-guard", "metrics", "metrics-path"};
 
 /* The application's table, checked whole before anything runs: a mistake
  * names the entry. */
@@ -292,21 +313,51 @@ static void announce(mcp_http_server_t *h, void *user_data) {
   fflush(stderr);
 }
 
-static mcp_status serve_http(mcp_server_t *s, const run_opts *o,
-                             mcp_error_t *err) {
+/* Why the last mcp_http_options_set_metrics refused its arguments: its
+ * line of ho's refusals without the setter's name. */
+static const char *metrics_refusal(const mcp_http_options_t *ho) {
+  static const char setter[] = "mcp_http_options_set_metrics: ";
+  const char *why = ho->refusals ? strstr(ho->refusals, setter) : NULL;
+  return why ? why + sizeof setter - 1 : "refused";
+}
+
+/* The HTTP options of the command line into *out (new): RUN_OK, or a usage
+ * error naming the option (--metrics ALLOW and --metrics-path PATH are
+ * checked here, before anything starts). */
+static int http_options(const mcp_server_t *s, const run_opts *o,
+                        mcp_http_options_t **out) {
   mcp_http_options_t *ho = NULL;
-  mcp_status st = mcp_http_options_new(&ho);
-  if (st == MCP_OK)
-    st = mcp_http_options_set_bind(ho, o->host, o->port);
-  if (st == MCP_OK)
-    st = mcp__http_serve_until_signal(s, ho, announce, (void *)o, err);
-  else
-    mcp_error_set(err, st, "%s", mcp_strerror(st));
-  mcp_http_options_free(ho);
-  return st;
+  if (mcp_http_options_new(&ho) != MCP_OK ||
+      mcp_http_options_set_bind(ho, o->host, o->port) != MCP_OK) {
+    mcp_http_options_free(ho);
+    fprintf(stderr, "%s: out of memory\n", o->prog);
+    return RUN_FAIL;
+  }
+  const char *culprit = NULL;
+  /* the path first, with the default list, so that each flag is blamed
+   * for its own mistake (the last call wins) */
+  if (o->metrics_path != NULL &&
+      mcp_http_options_set_metrics(ho, o->metrics_path, NULL) != MCP_OK)
+    culprit = "--metrics-path:";
+  else if (o->metrics != NULL &&
+           mcp_http_options_set_metrics(ho, o->metrics_path, o->metrics) !=
+               MCP_OK)
+    culprit = "--metrics:";
+  if (culprit != NULL) {
+    char why[400];
+    snprintf(why, sizeof why, "%s", metrics_refusal(ho));
+    char *nl = strchr(why, '\n');
+    if (nl != NULL)
+      *nl = '\0';
+    mcp_http_options_free(ho);
+    return usage_error(s, o, culprit, why);
+  }
+  *out = ho;
+  return RUN_OK;
 }
 
 static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *o);
+static int serve(mcp_server_t *s, const run_opts *o, mcp_http_options_t *ho);
 
 int mcp_server_run(mcp_server_t *s, int argc, char **argv) {
   return mcp_server_run_with(s, argc, argv, NULL);
@@ -362,43 +413,67 @@ static int run_parsed(mcp_server_t *s, int argc, char **argv, run_opts *op) {
     mcp_server_set_log_params(s, true);
   if (o.unguarded)
     mcp_server_set_stdout_guard(s, false);
+  if (o.http == NULL && (o.metrics != NULL || o.metrics_path != NULL))
+    return usage_error(s, &o, o.metrics ? "--metrics" : "--metrics-path",
+                       "needs --http (Prometheus scrapes over HTTP)");
+  if (o.metrics_path != NULL && o.metrics == NULL)
+    return usage_error(s, &o, "--metrics-path", "needs --metrics ALLOW");
+  mcp_http_options_t *ho = NULL;
+  if (o.http != NULL && (rc = http_options(s, &o, &ho)) != RUN_OK)
+    return rc;
+  rc = serve(s, &o, ho);
+  mcp_http_options_free(ho);
+  return rc;
+}
+
+/* Serves s as o says: HTTP with ho when o->http is set, else stdio. */
+static int serve(mcp_server_t *s, const run_opts *o, mcp_http_options_t *ho) {
   mcp_error_t err = {0};
   /* OpenTelemetry traces when OTEL_EXPORTER_OTLP_*ENDPOINT names a
    * collector; a setting libmcp cannot follow is refused, not ignored */
   mcp_status st = mcp_server_otlp_from_env(s, &err);
   if (st != MCP_OK) {
-    fprintf(stderr, "%s: not serving: %s\n", o.prog, err.message);
+    fprintf(stderr, "%s: not serving: %s\n", o->prog, err.message);
     return RUN_FAIL;
   }
-  if (o.store != NULL) {
-    st = mcp__server_tasks_on_store(s, o.store, &err);
+  if (o->store != NULL) {
+    st = mcp__server_tasks_on_store(s, o->store, &err);
     if (st != MCP_OK) {
       /* the spec is not echoed: a postgresql:// URI may hold a password */
-      fprintf(stderr, "%s: %s refused: %s\n", o.prog,
-              o.store_from_env ? "MCP_STORE" : "--store",
+      fprintf(stderr, "%s: %s refused: %s\n", o->prog,
+              o->store_from_env ? "MCP_STORE" : "--store",
               err.message[0] != '\0' ? err.message : mcp_strerror(st));
       /* a store that is no use here is the user's mistake */
       return st == MCP_ERR_STATE || st == MCP_ERR_INVALID_ARG ? RUN_USAGE
                                                               : RUN_FAIL;
     }
   }
+  /* /metrics: collected from the first request, so before serving starts
+   * (after OTLP, whose metrics it then shares) */
+  if (ho != NULL) {
+    st = mcp__hs_metrics_prepare(s, ho, &err);
+    if (st != MCP_OK) {
+      fprintf(stderr, "%s: not serving: %s\n", o->prog, err.message);
+      return RUN_FAIL;
+    }
+  }
   st = mcp__server_start_serving(s, &err); /* tools need tasks? */
   if (st != MCP_OK) {
     /* MCP_ERR_STATE: tools need tasks; the run can enable them */
     bool hint = st == MCP_ERR_STATE && mcp__server_task_store(s) == NULL;
-    fprintf(stderr, "%s: not serving: %s%s\n", o.prog, err.message,
+    fprintf(stderr, "%s: not serving: %s%s\n", o->prog, err.message,
             hint ? " (or give a task store: --store SPEC or MCP_STORE)" : "");
     return RUN_FAIL;
   }
-  if (o.http != NULL) {
-    st = serve_http(s, &o, &err);
+  if (ho != NULL) {
+    st = mcp__http_serve_until_signal(s, ho, announce, (void *)o, &err);
   } else {
     st = mcp_server_serve_stdio(s);
     if (st != MCP_OK)
       mcp_error_set(&err, st, "stdio: %s", mcp_strerror(st));
   }
   if (st != MCP_OK) {
-    fprintf(stderr, "%s: %s\n", o.prog,
+    fprintf(stderr, "%s: %s\n", o->prog,
             err.message[0] != '\0' ? err.message : mcp_strerror(st));
     return RUN_FAIL;
   }

@@ -9,7 +9,8 @@
  * the allow-list (source 127.0.0.2) gets the unknown-path 404 (401 with
  * OAuth on, while an allowed scraper needs no token); a wrong Host
  * 403, a POST 405; off by default; bad settings are refused naming the
- * culprit; the demo's --metrics flag serves it. */
+ * culprit; the demo's --metrics flag serves it, and so does mcp_server_run's
+ * (examples/hello). */
 #include <sys/wait.h>
 
 /* the shared headers hold helpers this file does not use */
@@ -534,6 +535,86 @@ static void test_demo_flag(void **state) {
   free(said);
 }
 
+/* mcp-hello with args, stdin and stdout from /dev/null, stderr in *said
+ * (new); its exit code. */
+static int hello_says(const char *args, char **said) {
+  char err_path[400], cmd[4096];
+  snprintf(err_path, sizeof err_path, "%s/hello.err", mr_tmpdir);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && %s/mcp-hello %s </dev/null >/dev/null 2>%s", mr_tmpdir,
+           MCP_BIN_DIR, args, err_path);
+  int rc = system(cmd);
+  *said = tu_read_file(err_path, NULL);
+  assert_non_null(*said);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* mcp_server_run's --metrics ALLOW (examples/hello): served to the list,
+ * 404 outside it; a bad list, a bad path, --metrics without --http or
+ * --metrics-path without --metrics stop it at start (exit 2) naming the
+ * flag; --help documents them. */
+static void test_run_flag(void **state) {
+  (void)state;
+  int port = mr_free_port();
+  assert_true(port > 0);
+  char hp[64], url[128], bin[1024];
+  snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://%s/mcp", hp);
+  snprintf(bin, sizeof bin, "%s/mcp-hello", MCP_BIN_DIR);
+  char *argv[] = {bin, "--http", hp, "--metrics", "127.0.0.1/32", NULL};
+  pid_t pid = mr_start_http(argv, url);
+  assert_true(pid > 0);
+  const char *a[] = {"-u", url, "tools", "call", "greet", "--args",
+                     "{\"name\":\"run\"}", NULL};
+  assert_int_equal(mr_run(a, NULL, NULL), 0);
+  const char *const recorded[] = {"gen_ai_tool_name=\"greet\",", NULL};
+  char *text = scrape_when(port, recorded);
+  if (strstr(text, OP "_count{mcp_method_name=\"tools/call\","
+                      "gen_ai_tool_name=\"greet\",mcp_protocol_version=") ==
+      NULL)
+    fail_msg("no tools/call greet series in:\n%s", text);
+  assert_non_null(strstr(text, "target_info{service_name=\"hello\""));
+  char *said = promtool_says(text);
+  if (said)
+    fail_msg("promtool check metrics:\n%s\non:\n%s", said, text);
+  free(text);
+  char *body;
+  assert_int_equal(
+      fetch(port, "127.0.0.2", "GET", "/metrics", NULL, &body, NULL), 404);
+  free(body);
+  assert_true(mr_stop(pid));
+
+  static const struct {
+    const char *args, *needle, *needle2;
+  } bad[] = {
+      {"--http 127.0.0.1:0 --metrics 10.0.0.1/8", "--metrics:",
+       "\"10.0.0.1/8\""},
+      {"--http 127.0.0.1:0 --metrics=127.0.0.1,localhost", "--metrics:",
+       "\"localhost\""},
+      {"--http 127.0.0.1:0 --metrics ::1 --metrics-path metrics",
+       "--metrics-path:", "'/'"},
+      {"--metrics 127.0.0.1/32", "--metrics needs --http", NULL},
+      {"--http 127.0.0.1:0 --metrics-path /m", "--metrics-path needs --metrics",
+       NULL},
+      {"--http 127.0.0.1:0 --metrics", "missing value for --metrics", NULL},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int rc = hello_says(bad[i].args, &said);
+    if (rc != 2 || strstr(said, bad[i].needle) == NULL ||
+        (bad[i].needle2 && strstr(said, bad[i].needle2) == NULL))
+      fail_msg("mcp-hello %s: exit %d, said: %s", bad[i].args, rc, said);
+    free(said);
+  }
+  char cmd[2048], out[400];
+  snprintf(out, sizeof out, "%s/hello.help", mr_tmpdir);
+  snprintf(cmd, sizeof cmd, "%s --help > %s 2>&1", bin, out);
+  assert_int_equal(system(cmd), 0);
+  said = tu_read_file(out, NULL);
+  assert_non_null(strstr(said, "--metrics ALLOW"));
+  assert_non_null(strstr(said, "--metrics-path PATH"));
+  free(said);
+}
+
 static int setup(void **state) {
   (void)state;
   return mr_setup("http-metrics");
@@ -554,6 +635,7 @@ int main(void) {
       cmocka_unit_test(test_beside_otlp),
       cmocka_unit_test(test_bad_settings_refused),
       cmocka_unit_test(test_demo_flag),
+      cmocka_unit_test(test_run_flag),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
