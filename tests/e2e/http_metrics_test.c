@@ -5,7 +5,7 @@
  * that succeeds, a slow one, a tool error, a JSON-RPC error, a prompt name
  * needing escapes, a session that ends), the operation and session
  * histograms with the right counts, cumulative buckets and labels, which
- * `promtool check metrics` (Debian's prometheus) accepts; a client outside
+ * `promtool check metrics` (Prometheus's checker) accepts; a client outside
  * the allow-list (source 127.0.0.2) gets the unknown-path 404 (401 with
  * OAuth on, while an allowed scraper needs no token); a wrong Host
  * 403, a POST 405; off by default; bad settings are refused naming the
@@ -149,26 +149,46 @@ static void check_series(const char *text, const char *name,
   assert_true(sample(text, key) >= 0);
 }
 
+/* The promtool to run into path: $PROMTOOL, else the one
+ * scripts/get-promtool (run by scripts/install-deps) takes out of Debian's
+ * prometheus package into this tree's build/tools, else promtool on PATH
+ * (the package installed). false when there is none. */
+static bool find_promtool(char *path, size_t cap) {
+  const char *env = getenv("PROMTOOL");
+  if (env != NULL && env[0] != '\0') {
+    snprintf(path, cap, "%s", env);
+    return true;
+  }
+  snprintf(path, cap, "%s/build/tools/promtool", MCP_SOURCE_DIR);
+  if (access(path, X_OK) == 0)
+    return true;
+  snprintf(path, cap, "promtool");
+  return system("command -v promtool >/dev/null 2>&1") == 0;
+}
+
 /* promtool check metrics on text: its output, or NULL when it passed.
  * Skips when promtool is missing, except in CI (scripts/install-deps
- * installs Debian's prometheus). */
+ * gets it). */
 static char *promtool_says(const char *text) {
-  if (system("command -v promtool >/dev/null 2>&1") != 0) {
+  char tool[1200];
+  if (!find_promtool(tool, sizeof tool)) {
     if (getenv("CI") && strcmp(getenv("CI"), "true") == 0)
-      fail_msg("promtool not found (Debian: apt-get install prometheus; "
-               "required when CI=true)");
-    fprintf(stderr, "SKIP promtool check: promtool not found (Debian: "
-                    "apt-get install prometheus)\n");
+      fail_msg("promtool not found (scripts/get-promtool puts it in "
+               "build/tools; required when CI=true)");
+    fprintf(stderr, "SKIP promtool check: promtool not found (run "
+                    "scripts/get-promtool)\n");
     return NULL;
   }
-  char in[300], out[300], cmd[700];
+  fprintf(stderr, "promtool check metrics: %s\n", tool);
+  char in[300], out[300], cmd[2000];
   snprintf(in, sizeof in, "%s/metrics.txt", mr_tmpdir);
   snprintf(out, sizeof out, "%s/promtool.out", mr_tmpdir);
   FILE *f = fopen(in, "w");
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "promtool check metrics < %s > %s 2>&1", in, out);
+  snprintf(cmd, sizeof cmd, "'%s' check metrics < %s > %s 2>&1", tool, in,
+           out);
   int rc = system(cmd);
   char *said = tu_read_file(out, NULL);
   if (rc == 0 && said && said[0] == '\0') {
