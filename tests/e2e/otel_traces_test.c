@@ -16,7 +16,9 @@
  * header. Those go as http/protobuf (the default); the demo server's
  * `tools/call add` is checked in both encodings (OTEL_EXPORTER_OTLP_
  * PROTOCOL=http/json, and per signal); grpc is refused naming it; the
- * encoder's bytes for a fixed span decode with the official classes.
+ * encoder's bytes for a fixed span decode with the official classes; the
+ * per-signal endpoints, headers, resource attributes and sampler argument
+ * reach mcp_server_run from the environment.
  * Server: examples/hello and examples/demo through mcp_server_run (which
  * reads the OTEL_* environment); client: mcpc request. Exit 77 (skipped)
  * when the venv cannot be made (offline), unless CI=true. */
@@ -726,6 +728,66 @@ static void test_stdio_spans_and_off(void **state) {
   trace_env(false);
 }
 
+/* A decoded span or data point came with the resource and headers of the
+ * environment test_run_environment gives the server. */
+static void check_from_environment(json_t *row) {
+  json_t *resource = json_object_get(row, "resource");
+  json_t *headers = json_object_get(row, "headers");
+  const char *service =
+      json_string_value(json_object_get(resource, "service.name"));
+  const char *env =
+      json_string_value(json_object_get(resource, "deployment.environment"));
+  const char *key = json_string_value(json_object_get(headers, "x-libmcp-key"));
+  const char *team =
+      json_string_value(json_object_get(headers, "x-libmcp-team"));
+  if (!service || strcmp(service, "otel-run") != 0 || !env ||
+      strcmp(env, "run-test") != 0 || !key || strcmp(key, "k1") != 0 ||
+      !team || strcmp(team, "mcp") != 0) {
+    char *text = json_dumps(row, JSON_COMPACT);
+    fail_msg("not what the environment said: %s", text);
+  }
+}
+
+/* mcp_server_run reads every OTEL_* variable of issue #26 (the endpoint,
+ * protocols, service name, batching and export intervals are exercised
+ * above): the per-signal endpoints without the common one,
+ * OTEL_EXPORTER_OTLP_HEADERS on both signals, OTEL_RESOURCE_ATTRIBUTES
+ * beside OTEL_SERVICE_NAME, and OTEL_TRACES_SAMPLER_ARG (out of range:
+ * refused at start, naming it). */
+static void test_run_environment(void **state) {
+  (void)state;
+  want_encoding = NULL;
+  trace_env(false); /* the server's environment only, not mcpc's */
+  truncate_spans();
+  char cmd[2000];
+  snprintf(cmd, sizeof cmd,
+           "/usr/bin/env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=%s/v1/traces "
+           "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=%s/v1/metrics "
+           "OTEL_EXPORTER_OTLP_HEADERS=x-libmcp-key=k1,x-libmcp-team=mcp "
+           "OTEL_RESOURCE_ATTRIBUTES=deployment.environment=run-test,"
+           "service.name=overridden OTEL_SERVICE_NAME=otel-run "
+           "OTEL_TRACES_SAMPLER=traceidratio OTEL_TRACES_SAMPLER_ARG=1 "
+           "%s --stdio",
+           endpoint, endpoint, hello_bin);
+  MR_RUN(0, NULL, "-c", cmd, "request", "tools/call",
+         "{\"name\":\"greet\",\"arguments\":{\"name\":\"env\"}}");
+  json_t *s = wait_span("tools/call greet", "network.transport", "pipe");
+  check_from_environment(s);
+  json_decref(s);
+  json_t *m = wait_metric("mcp.server.operation.duration", "greet", "pipe");
+  check_from_environment(m);
+  json_decref(m);
+  snprintf(cmd, sizeof cmd,
+           "/usr/bin/env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=%s/v1/traces "
+           "OTEL_TRACES_SAMPLER=traceidratio OTEL_TRACES_SAMPLER_ARG=2 %s",
+           endpoint, hello_bin);
+  char *err = NULL;
+  MR_RUN2(3, NULL, &err, "-c", cmd, "ping");
+  if (strstr(err, "OTEL_TRACES_SAMPLER_ARG=2") == NULL)
+    fail_msg("the refusal does not name OTEL_TRACES_SAMPLER_ARG: %s", err);
+  free(err);
+}
+
 /* A collector that accepts connections and never answers: requests stay
  * fast (the exporter's thread waits, spans beyond the queue are dropped),
  * and the server still stops promptly. */
@@ -788,6 +850,7 @@ int main(void) {
       cmocka_unit_test(test_add_json),
       cmocka_unit_test(test_add_per_signal),
       cmocka_unit_test(test_stdio_spans_and_off),
+      cmocka_unit_test(test_run_environment),
       cmocka_unit_test(test_http_traceparent_header),
       cmocka_unit_test(test_task_spans),
       cmocka_unit_test(test_silent_collector_costs_requests_nothing),

@@ -29,8 +29,10 @@ to OUT (json_format.MessageToDict with enums as numbers and ids in hex):
 per span {"encoding": "protobuf"|"json", "resource": {attrs}, "scope":
 name, "span": span, "attributes": {key: value}}, per metric data point
 {"encoding", "metric": name, "kind": "histogram"|"sum"|"gauge",
-"resource": {attrs}, "point": point, "attributes": {key: value}}. A body
-that fails is answered 400 and logged as {"error": why}.
+"resource": {attrs}, "point": point, "attributes": {key: value}}, each
+with "headers": the request's X-* headers ({lowercased name: value}, from
+OTEL_EXPORTER_OTLP_HEADERS). A body that fails is answered 400 and logged
+as {"error": why}.
 
 --check-pb decodes one ExportTraceServiceRequest given in hex in HEXFILE
 (the unit test of the encoder's wire format) and prints it as JSON
@@ -235,7 +237,9 @@ def serve(out):
                     rows = decode_metrics(req)
                 else:
                     raise ValueError(f"path {self.path}")
-                lines = [json.dumps(dict(r, encoding=encoding))
+                extra = {k.lower(): v for k, v in self.headers.items()
+                         if k.lower().startswith("x-")}
+                lines = [json.dumps(dict(r, encoding=encoding, headers=extra))
                          for r in rows]
                 status = 200
             except (ValueError, KeyError, TypeError, DecodeError,
