@@ -240,10 +240,10 @@ MCP_API mcp_status mcp_server_broadcast(mcp_server_t *s, const char *method,
  *   MCP_HTTP=HOST:PORT   as --http, unless --stdio or --http is given
  *   MCP_LOG_LEVEL=LEVEL  as --log-level, unless --log-level is given
  * A bad value there is a usage error naming the variable. The OTEL_*
- * variables are read as mcp_server_otlp_from_env reads them. Returns the exit code: 0 after
- * --help, --version or a clean end of serving; 2 for a usage error (message
- * and usage on stderr); 1 when serving failed (e.g. the port is taken) or s
- * is NULL. Does not free s. */
+ * variables are read as mcp_server_otlp_from_env reads them. Returns the
+ * exit code: 0 after --help, --version or a clean end of serving; 2 for a
+ * usage error (message and usage on stderr); 1 when serving failed (e.g.
+ * the port is taken) or s is NULL. Does not free s. */
 MCP_API int mcp_server_run(mcp_server_t *s, int argc, char **argv);
 
 /* The application's own options, merged into mcp_server_run's command line
