@@ -12,7 +12,8 @@
  * Oracle: a proof the library accepts must satisfy the rules checked here
  * independently: typ dpop+jwt, alg ES256, no crit, the jwk the harness's
  * public key (its thumbprint is the jkt reported), jti a non-empty string,
- * htm POST, htu the request URL, iat an integer within 60 s, ath the hash
+ * htm POST, htu the request URL (scheme and host in any case, RFC 9449 4.3
+ * with RFC 3986 6.2.2.1 normalization; the path exact), iat an integer within 60 s, ath the hash
  * of the access token; and the same proof is refused when presented again
  * (replay). The start requires a known good proof to pass. */
 #include <jansson.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "util/base64.h"
@@ -121,6 +123,16 @@ static void setup(void) {
 }
 
 /* The oracle: what an accepted proof must be. */
+/* htu is URL with the scheme and host in any case (they are
+ * case-insensitive) and the path as it is. */
+static bool htu_names_url(const char *htu) {
+  const char *path = strstr(URL, "://");
+  path = strchr(path + 3, '/');
+  size_t origin = (size_t)(path - URL);
+  return strlen(htu) == strlen(URL) && strncasecmp(htu, URL, origin) == 0 &&
+         strcmp(htu + origin, path) == 0;
+}
+
 static bool acceptable(const char *h, size_t hn, const char *c, size_t cn,
                        time_t before) {
   json_t *hj = json_loadb(h, hn, JSON_REJECT_DUPLICATES, NULL);
@@ -141,7 +153,7 @@ static bool acceptable(const char *h, size_t hn, const char *c, size_t cn,
             json_equal(json_object_get(k, "y"), json_object_get(jwk, "y")) &&
             json_is_string(jti) && json_string_length(jti) > 0 && htm &&
             strcmp(htm, "POST") == 0 && htu &&
-            (strcmp(htu, URL) == 0) && json_is_integer(iat) &&
+            htu_names_url(htu) && json_is_integer(iat) &&
             json_integer_value(iat) >= (json_int_t)before - 60 &&
             json_integer_value(iat) <= (json_int_t)after + 60 && a &&
             strcmp(a, ath) == 0;
