@@ -186,11 +186,20 @@ static char *bearer_token(const char *h, bool *dpop) {
   return strndup(t, n);
 }
 
+static mcp__admit conclude(mcp_auth_t *a, const mcp__auth_request *req,
+                           bool dpop, char *jkt, mcp__verdict v,
+                           mcp__principal *p, const char *why,
+                           unsigned retry_after_s, char **subject,
+                           char **scopes, mcp__auth_reply *reply);
+
 mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                            char **subject, char **scopes,
-                           mcp__auth_reply *reply) {
+                           mcp__auth_reply *reply, mcp__auth_ready_fn ready,
+                           void *ctx, mcp__auth_wait **wait) {
   memset(reply, 0, sizeof *reply);
   *subject = *scopes = NULL;
+  if (wait)
+    *wait = NULL;
   if (strcmp(req->http_method, "GET") == 0 && is_metadata_path(a, req)) {
     metadata_reply(a, reply);
     return MCP__ADMIT_REPLY;
@@ -272,45 +281,86 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
   mcp__key_state keys;
   mcp_error_t err;
   memset(&err, 0, sizeof err);
-  /* the transport's network thread: never wait for a key fetch */
-  mcp__verdict v =
-      mcp__auth_check_token(a, token, MCP__KEYS_NO_WAIT, &keys, &p, &err);
+  /* the transport's network thread: never wait for a key fetch, nor for
+   * an introspection (ready is called when its answer is in) */
+  mcp__auth_async async = {ready, ctx, wait};
+  mcp__verdict v = mcp__auth_check_token(a, token, MCP__KEYS_NO_WAIT,
+                                         ready ? &async : NULL, &keys, &p,
+                                         &err);
   /* the token goes nowhere: wipe our copy */
   memset(token, 0, strlen(token));
   free(token);
+  if (v == MCP__TOKEN_PENDING) {
+    /* the rest once the answer is in (the introspection threads never
+     * touch these) */
+    (*wait)->dpop = dpop;
+    (*wait)->jkt = jkt;
+    return MCP__ADMIT_PENDING;
+  }
+  return conclude(a, req, dpop, jkt, v, &p, err.message, keys.retry_after_s,
+                  subject, scopes, reply);
+}
+
+mcp__admit mcp__auth_admit_resume(mcp_auth_t *a, mcp__auth_wait *wait,
+                                  const mcp__auth_request *req, char **subject,
+                                  char **scopes, mcp__auth_reply *reply) {
+  memset(reply, 0, sizeof *reply);
+  *subject = *scopes = NULL;
+  mcp__principal p;
+  mcp_error_t err;
+  memset(&err, 0, sizeof err);
+  unsigned retry_after_s = 0;
+  mcp__verdict v = mcp__introspect_take(a, wait, &p, &retry_after_s, &err);
+  bool dpop = wait->dpop;
+  char *jkt = wait->jkt;
+  wait->jkt = NULL;
+  mcp__auth_wait_free(wait);
+  return conclude(a, req, dpop, jkt, v, &p, err.message, retry_after_s,
+                  subject, scopes, reply);
+}
+
+/* The admission once the token's verdict v is known (p: its principal
+ * when MCP__TOKEN_OK; why: the reason otherwise). Takes jkt, the DPoP
+ * proof's key thumbprint (or NULL), and p's strings. */
+static mcp__admit conclude(mcp_auth_t *a, const mcp__auth_request *req,
+                           bool dpop, char *jkt, mcp__verdict v,
+                           mcp__principal *p, const char *why,
+                           unsigned retry_after_s, char **subject,
+                           char **scopes, mcp__auth_reply *reply) {
   /* RFC 9449 7.1: a bound token only with a proof of its key; a DPoP
    * proof only for a token bound to its key */
   const char *binding = NULL;
-  if (v == MCP__TOKEN_OK && !dpop && p.jkt != NULL)
+  if (v == MCP__TOKEN_OK && !dpop && p->jkt != NULL)
     binding = "the token is DPoP-bound: present it as Authorization: DPoP "
               "with a DPoP proof";
-  else if (v == MCP__TOKEN_OK && dpop && p.jkt == NULL)
+  else if (v == MCP__TOKEN_OK && dpop && p->jkt == NULL)
     binding = "the token is not DPoP-bound (no cnf.jkt)";
-  else if (v == MCP__TOKEN_OK && dpop && strcmp(p.jkt, jkt) != 0)
+  else if (v == MCP__TOKEN_OK && dpop && (jkt == NULL || strcmp(p->jkt, jkt) != 0))
     binding = "the token is bound to another key than the DPoP proof's";
   free(jkt);
   if (binding != NULL) {
-    mcp__principal_clear(&p);
+    mcp__principal_clear(p);
     challenge_as(a, req, true, 401, "invalid_token", binding, NULL, reply);
     return MCP__ADMIT_REPLY;
   }
   if (v == MCP__TOKEN_OK) {
-    *subject = p.subject;
-    *scopes = p.scopes;
-    free(p.jkt);
+    *subject = p->subject;
+    *scopes = p->scopes;
+    free(p->jkt);
     return MCP__ADMIT_GRANTED;
   }
-  if (v == MCP__TOKEN_UNAVAILABLE) {
+  mcp__principal_clear(p);
+  if (v != MCP__TOKEN_INVALID) {
     reply->status = 503;
     reply->body = strdup("{\"error\":\"temporarily_unavailable\","
                          "\"error_description\":\"the token cannot be "
                          "checked now\"}");
     reply->body_len = reply->body ? strlen(reply->body) : 0;
-    reply->retry_after_s = keys.retry_after_s ? keys.retry_after_s : 1;
+    reply->retry_after_s = retry_after_s ? retry_after_s : 1;
     return MCP__ADMIT_REPLY;
   }
   challenge_as(a, req, dpop || a->dpop_mode == MCP_AUTH_DPOP_REQUIRE, 401,
-               "invalid_token", err.message, NULL, reply);
+               "invalid_token", why, NULL, reply);
   return MCP__ADMIT_REPLY;
 }
 

@@ -37,16 +37,42 @@ typedef struct mcp__auth_reply {
 
 typedef enum mcp__admit {
   MCP__ADMIT_GRANTED = 1, /* *subject and *scopes are set (malloc'd) */
-  MCP__ADMIT_REPLY        /* send *reply instead of serving the request */
+  MCP__ADMIT_REPLY,       /* send *reply instead of serving the request */
+  MCP__ADMIT_PENDING      /* the token is being introspected: see below */
 } mcp__admit;
+
+/* An admission waiting for token introspection (RFC 7662), which runs on
+ * the mcp_auth_t's introspection threads, never on the caller's. */
+typedef struct mcp__auth_wait mcp__auth_wait;
+/* Called once, on an introspection thread, when the answer is in (or its
+ * deadline passed): the caller resumes the request and calls
+ * mcp__auth_admit_resume on its own thread. Must not block. */
+typedef void (*mcp__auth_ready_fn)(void *ctx);
 
 /* Headers stage: serves the protected-resource metadata, or checks the
  * bearer token. Call for every request before routing by path. Never
- * waits for a key fetch (a 503 with Retry-After instead): it runs on the
- * transport's network threads. */
+ * waits for a network answer: it runs on the transport's network threads.
+ * A token whose keys are being fetched gets a 503 with Retry-After; a
+ * token to introspect that the cache does not hold gives
+ * MCP__ADMIT_PENDING with *wait set: ready(ctx) follows once (within the
+ * introspection deadline, below the transport's request deadline), unless
+ * mcp__auth_wait_cancel takes it back first. */
 mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                            char **subject, char **scopes,
-                           mcp__auth_reply *reply);
+                           mcp__auth_reply *reply, mcp__auth_ready_fn ready,
+                           void *ctx, mcp__auth_wait **wait);
+/* After ready: the admission's outcome as mcp__auth_admit would have given
+ * it (GRANTED or REPLY; a 503 with Retry-After when the introspection
+ * endpoint failed or did not answer in time). req: the same request's
+ * facts. Frees wait. */
+mcp__admit mcp__auth_admit_resume(mcp_auth_t *a, mcp__auth_wait *wait,
+                                  const mcp__auth_request *req, char **subject,
+                                  char **scopes, mcp__auth_reply *reply);
+/* The request went away before ready: true when ready will not be called
+ * (free wait now); false when it ran or is running (free wait once it
+ * has). */
+bool mcp__auth_wait_cancel(mcp_auth_t *a, mcp__auth_wait *wait);
+void mcp__auth_wait_free(mcp__auth_wait *wait);
 /* Body stage of a POST: the scopes that the JSON-RPC message (len bytes
  * of body, already checked for size and depth) needs against the granted
  * ones. MCP__ADMIT_GRANTED when all are held (nothing is allocated), else a

@@ -5,9 +5,12 @@
  * admission for the transport).
  *
  * Locks: keys_lock guards the current key set, the discovery state and the
- * key fetcher's schedule; cache_lock the introspection cache. Neither is
- * held during a fetch: keys are fetched by the fetcher thread of keys.c,
- * one fetch at a time, and published under keys_lock when it ends. */
+ * key fetcher's schedule; cache_lock the introspection cache; intro_lock
+ * the introspections in flight, their waiters and the endpoint's backoff.
+ * None is held during a fetch: keys are fetched by the fetcher thread of
+ * keys.c, one fetch at a time, and published under keys_lock when it
+ * ends; tokens are introspected by the introspection threads of
+ * introspect.c (a few), one fetch per distinct token in flight. */
 #ifndef MCP_AUTH_INTERNAL_H
 #define MCP_AUTH_INTERNAL_H
 
@@ -26,7 +29,8 @@
 typedef enum mcp__verdict {
   MCP__TOKEN_OK = 0,
   MCP__TOKEN_INVALID,    /* 401 invalid_token */
-  MCP__TOKEN_UNAVAILABLE /* keys or introspection unreachable: 503 */
+  MCP__TOKEN_UNAVAILABLE, /* keys or introspection unreachable: 503 */
+  MCP__TOKEN_PENDING      /* being introspected (an mcp__auth_wait) */
 } mcp__verdict;
 
 /* Who a valid token speaks for. */
@@ -56,6 +60,10 @@ typedef struct mcp__icache_entry {
   int64_t expires_ms; /* monotonic */
   bool used;
 } mcp__icache_entry;
+
+/* Introspection threads at most per mcp_auth_t: a hanging endpoint holds
+ * this many transfers, never a network thread. */
+#define MCP__INTROSPECTORS 4
 
 struct mcp_auth {
   char *resource;
@@ -107,6 +115,24 @@ struct mcp_auth {
   mcp__icache_entry *cache;
   size_t cache_max;
   int cache_ttl_s;
+
+  /* token introspection (introspect.c) under intro_lock: the jobs queued
+   * and running (one per distinct token), the threads that run them
+   * (started as jobs come, at most MCP__INTROSPECTORS, joined by
+   * mcp_auth_free), and the endpoint's backoff after failures */
+  pthread_mutex_t intro_lock;
+  pthread_cond_t intro_wake; /* the threads wait for jobs */
+  pthread_cond_t intro_done; /* mcp_auth_verify's callers, for answers */
+  struct mcp__intro_job *intro_queue, *intro_queue_tail, *intro_running;
+  unsigned intro_jobs;   /* queued and running */
+  unsigned intro_queued; /* of which queued */
+  unsigned intro_threads, intro_idle;
+  pthread_t intro_thread[MCP__INTROSPECTORS];
+  bool intro_stop;
+  atomic_bool intro_cancel;  /* ends transfers under way (mcp_auth_free) */
+  unsigned intro_failures;   /* failed introspections in a row */
+  int64_t intro_next_ms;     /* monotonic: none before (backoff) */
+  char intro_error[160];     /* why the last one failed */
 };
 
 struct mcp__dpop_seen;
@@ -136,8 +162,14 @@ mcp__jwks *mcp__auth_keys(mcp_auth_t *a, const char *kid, mcp__key_wait wait,
                           mcp__key_state *state, mcp_error_t *err);
 /* Whether JWTs can be checked (a JWKS file, URI or issuer is set). */
 bool mcp__auth_has_keys(const mcp_auth_t *a);
-/* The introspection endpoint (configured or discovered) or NULL. */
-const char *mcp__auth_introspection_endpoint(mcp_auth_t *a);
+/* Whether opaque tokens may be introspected: an endpoint is configured,
+ * or discovery may still find one (it did not run yet, or found one). */
+bool mcp__auth_introspects(mcp_auth_t *a);
+/* The introspection endpoint (configured or discovered) or NULL. Waits for
+ * discovery until deadline_ms (monotonic) when it did not run yet: only
+ * on an introspection thread. */
+const char *mcp__auth_introspection_endpoint(mcp_auth_t *a,
+                                             int64_t deadline_ms);
 
 /* ---- jwt.c --------------------------------------------------------------- */
 /* Whether token has the shape of a JWS compact serialization (3 parts). */
@@ -151,17 +183,62 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
                             mcp__principal *out, mcp_error_t *err);
 
 /* ---- introspect.c -------------------------------------------------------- */
+/* What an admission carries over a pending introspection (admit.c fills
+ * the caller's part, introspect.c the answer under intro_lock). */
+struct mcp__auth_wait {
+  /* the caller's */
+  mcp__auth_ready_fn ready; /* NULL: a blocked mcp_auth_verify */
+  void *ctx;
+  bool dpop;   /* Authorization: DPoP */
+  char *jkt;   /* the DPoP proof's key thumbprint, or NULL */
+  /* the answer's (intro_lock) */
+  struct mcp__auth_wait *next; /* among its job's waiters */
+  struct mcp__intro_job *job;  /* NULL once answered */
+  bool done;
+  mcp__verdict verdict;
+  mcp__principal p;
+  unsigned retry_after_s;
+  char why[200];
+};
+
+/* Answers from the cache at once; otherwise a job introspects the token on
+ * an introspection thread: with ready (ready, ctx; *wait gets the waiter)
+ * MCP__TOKEN_PENDING is returned at once, without ready (NULL) the call
+ * waits for the answer (mcp_auth_verify). A failed or hanging endpoint is
+ * backed off: meanwhile tokens not cached get MCP__TOKEN_UNAVAILABLE at
+ * once with *retry_after_s. */
 mcp__verdict mcp__introspect(mcp_auth_t *a, const char *token, int64_t now_s,
+                             mcp__auth_ready_fn ready, void *ctx,
+                             mcp__auth_wait **wait, unsigned *retry_after_s,
                              mcp__principal *out, mcp_error_t *err);
+/* The answer a waiter got (after its ready callback; MCP__TOKEN_UNAVAILABLE
+ * when none came yet): the principal moves to *out. */
+mcp__verdict mcp__introspect_take(mcp_auth_t *a, mcp__auth_wait *w,
+                                  mcp__principal *out, unsigned *retry_after_s,
+                                  mcp_error_t *err);
+void mcp__introspect_init(mcp_auth_t *a);
+/* Stops the introspection threads (transfers under way are cancelled;
+ * waiters left are answered MCP__TOKEN_UNAVAILABLE). */
+void mcp__introspect_fini(mcp_auth_t *a);
 void mcp__icache_free(mcp_auth_t *a);
 
 /* ---- auth.c -------------------------------------------------------------- */
+/* How a token check that needs introspection goes on without waiting:
+ * NULL to wait for it. */
+typedef struct mcp__auth_async {
+  mcp__auth_ready_fn ready;
+  void *ctx;
+  mcp__auth_wait **wait; /* set with MCP__TOKEN_PENDING */
+} mcp__auth_async;
+
 /* Checks a token: JWT when keys are configured and it looks like one, else
- * introspection when configured. keys says when to ask again after
- * MCP__TOKEN_UNAVAILABLE for want of keys. */
+ * introspection when configured (MCP__TOKEN_PENDING with async). keys says
+ * when to ask again after MCP__TOKEN_UNAVAILABLE. */
 mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
-                                   mcp__key_wait wait, mcp__key_state *keys,
-                                   mcp__principal *out, mcp_error_t *err);
+                                   mcp__key_wait wait,
+                                   const mcp__auth_async *async,
+                                   mcp__key_state *keys, mcp__principal *out,
+                                   mcp_error_t *err);
 /* True when scopes (space-separated) holds scope. */
 bool mcp__scope_has(const char *scopes, const char *scope);
 /* The same for the n bytes at scope (not NUL-terminated). */
