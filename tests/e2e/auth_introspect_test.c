@@ -12,7 +12,8 @@
  * for nothing. While the endpoint answers, a request parked for its
  * introspection is resumed and its body read then: with Expect:
  * 100-continue (the 100 comes after the admission) and with a pipelined
- * request behind it on the same connection. */
+ * request behind it on the same connection, and from a client that shut
+ * its sending side after the whole request. */
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -334,7 +335,22 @@ static void test_body_read_after_introspection(void **state) {
                               5000),
                    2);
   close(fd);
-  assert_int_equal(atomic_load(&as.accepted), 2);
+
+  /* the whole request, then the client shuts its sending side: answered
+   * all the same (the end of its input is met once the body is read) */
+  fd = tc_connect(f.port);
+  assert_true(fd >= 0);
+  len = (size_t)call_head(two, sizeof two, f.port, "slow-halfclose", "");
+  memcpy(two + len, CALL_BODY, strlen(CALL_BODY));
+  len += strlen(CALL_BODY);
+  assert_int_equal(write(fd, two, len), (ssize_t)len);
+  assert_int_equal(shutdown(fd, SHUT_WR), 0);
+  assert_int_equal(read_until(fd, buf, sizeof buf, "sub=slow-halfclose", 1,
+                              5000),
+                   1);
+  assert_non_null(strstr(buf, "HTTP/1.1 200"));
+  close(fd);
+  assert_int_equal(atomic_load(&as.accepted), 3);
   fixture_stop(&f);
   mcp_auth_free(a);
   hang_stop(&as);

@@ -144,9 +144,8 @@ static void *spam_main(void *arg) {
   spammer *s = arg;
   char token[256];
   while (!atomic_load(s->stop)) {
-    snprintf(token, sizeof token, s->distinct ? "%s-%d" : "%s", s->token,
-             s->sent);
-    answer a = request(s->port, token, NULL);
+    snprintf(token, sizeof token, "%.200s-%d", s->token, s->sent);
+    answer a = request(s->port, s->distinct ? token : s->token, NULL);
     s->sent++;
     if (a.ms > (s->slow_ms ? s->slow_ms : 2000))
       s->slow++;
