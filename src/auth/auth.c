@@ -43,6 +43,7 @@ mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
   mcp__auth_keys_init(a);
   pthread_mutex_init(&a->cache_lock, NULL);
   mcp__introspect_init(a);
+  mcp__replay_record_init(a);
   *out = a;
   return MCP_OK;
 }
@@ -50,9 +51,10 @@ mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
 void mcp_auth_free(mcp_auth_t *a) {
   if (a == NULL)
     return;
-  /* first: the introspection threads and the key fetcher read the
-   * configuration */
+  /* first: the introspection and replay record threads and the key
+   * fetcher read the configuration */
   mcp__introspect_fini(a);
+  mcp__replay_record_fini(a);
   mcp__auth_keys_fini(a);
   free(a->resource);
   free(a->issuer);

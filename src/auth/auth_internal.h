@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "auth/auth_http.h"
+#include "auth/dpop.h"
 #include "auth/jwk.h"
 #include "mcp/auth.h"
 
@@ -64,6 +65,9 @@ typedef struct mcp__icache_entry {
 /* Introspection threads at most per mcp_auth_t: a hanging endpoint holds
  * this many transfers, never a network thread. */
 #define MCP__INTROSPECTORS 4
+/* Threads at most that tell the shared DPoP replay record (a database that
+ * stops answering holds each until it answers again). */
+#define MCP__RECORDERS 2
 
 struct mcp_auth {
   char *resource;
@@ -133,6 +137,26 @@ struct mcp_auth {
   unsigned intro_failures;   /* failed introspections in a row */
   int64_t intro_next_ms;     /* monotonic: none before (backoff) */
   char intro_error[160];     /* why the last one failed */
+
+  /* the shared DPoP replay record asked off the network threads
+   * (replay_record.c) under rec_lock: the records queued and running, the
+   * recorder threads (at most MCP__RECORDERS) and the watchdog that
+   * answers a record past its deadline while its thread is still held by
+   * the database; the backoff after failures */
+  pthread_mutex_t rec_lock;
+  pthread_cond_t rec_wake;  /* recorders: a record is queued */
+  pthread_cond_t rec_watch; /* the watchdog: a deadline to watch */
+  pthread_cond_t rec_idle_cv; /* mcp__auth_set_jti_recorder: none runs */
+  struct mcp__auth_wait *rec_queue, *rec_queue_tail, *rec_running;
+  unsigned rec_queued, rec_busy;
+  unsigned rec_threads, rec_idle;
+  pthread_t rec_thread[MCP__RECORDERS];
+  pthread_t rec_watchdog;
+  bool rec_watchdog_started;
+  bool rec_stop;
+  uint64_t rec_ids;
+  unsigned rec_failures;
+  int64_t rec_next_ms;
 };
 
 struct mcp__dpop_seen;
@@ -199,7 +223,34 @@ struct mcp__auth_wait {
   mcp__principal p;
   unsigned retry_after_s;
   char why[200];
+  /* a DPoP replay record (replay_record.c, rec_lock): the principal of the
+   * granted token waits in p meanwhile */
+  bool recording;
+  mcp__dpop_record rec;
+  int rec_state; /* 1 queued, 2 running, 3 answered */
+  uint64_t rec_id;
+  int64_t rec_deadline_ms;
+  mcp_status rec_status;
+  struct mcp__auth_wait *rec_next;
 };
+
+/* ---- replay_record.c ------------------------------------------------------ */
+void mcp__replay_record_init(mcp_auth_t *a);
+void mcp__replay_record_fini(mcp_auth_t *a);
+/* Queues w (its rec, ready and ctx set) for a recorder thread: true when
+ * queued (ready follows once, by the deadline), false when the record is
+ * backed off or cannot be queued (*retry_after_s: when to ask again). */
+bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
+                              unsigned *retry_after_s);
+/* The record's outcome once ready ran (MCP_ERR_IO while none came). */
+mcp_status mcp__replay_record_take(mcp_auth_t *a, mcp__auth_wait *w,
+                                   unsigned *retry_after_s);
+/* Takes w back if it is still queued or running: true when ready will not
+ * be called. */
+bool mcp__replay_record_cancel(mcp_auth_t *a, mcp__auth_wait *w);
+/* Waits until no record runs (the recorder is being changed). rec_lock
+ * not held. */
+void mcp__replay_record_quiesce(mcp_auth_t *a);
 
 /* Answers from the cache at once; otherwise a job introspects the token on
  * an introspection thread: with ready (ready, ctx; *wait gets the waiter)

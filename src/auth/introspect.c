@@ -562,6 +562,8 @@ mcp__verdict mcp__introspect_take(mcp_auth_t *a, mcp__auth_wait *w,
 }
 
 bool mcp__auth_wait_cancel(mcp_auth_t *a, mcp__auth_wait *w) {
+  if (w->recording) /* waiting for the shared replay record instead */
+    return mcp__replay_record_cancel(a, w);
   pthread_mutex_lock(&a->intro_lock);
   mcp__intro_job *job = w->job;
   if (job) {

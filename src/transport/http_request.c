@@ -963,8 +963,9 @@ static bool same_subject(const char *a, const char *b) {
   return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
 }
 
-/* first_call's answer while the token is introspected: the connection is
- * parked at its head (its body unread) until auth_ready resumes it. */
+/* first_call's answer while the admission waits (token introspection, the
+ * DPoP replay record): the connection is parked at its head (its body
+ * unread) until auth_ready resumes it. */
 #define AUTH_PENDING (-2)
 
 /* The resource server granted r: what its call may see. */
@@ -975,8 +976,9 @@ static void admitted(mcp_http_server_t *h, hs_req *r) {
   r->peer.policy = h->o->auth;
 }
 
-/* An introspection thread has the answer for r's token (mcp__auth_admit's
- * ready): the parked connection goes on (on_later, auth_resumed). */
+/* The resource server has the answer r's admission waited for (an
+ * introspection, the DPoP replay record: mcp__auth_admit's ready, on its
+ * thread): the parked connection goes on (on_later, auth_resumed). */
 static void auth_ready(void *ctx) {
   hs_req *r = ctx;
   pthread_mutex_lock(&r->lock);
@@ -986,41 +988,47 @@ static void auth_ready(void *ctx) {
   req_release(r); /* the waiter's */
 }
 
-/* The resource server's admission: metadata, bearer token. -1 when
- * granted, MCP__HE_YES/MCP__HE_NO after queuing a reply, AUTH_PENDING when
- * the token is being introspected: the connection is suspended and no
- * other connection waits for it. */
-static int admit(mcp_http_server_t *h, hs_req *r, const char *url) {
+/* The resource server's admission (metadata, bearer token, DPoP proof),
+ * run or resumed (resume: r->auth_wait's answer is in). -1 when granted,
+ * MCP__HE_YES/MCP__HE_NO after queuing a reply, AUTH_PENDING when it waits
+ * for an introspection or the DPoP replay record: the connection is
+ * suspended and no other connection waits for it. */
+static int admission(mcp_http_server_t *h, hs_req *r, const char *url,
+                     bool resume) {
   mcp__he_conn *conn = r->conn;
   mcp__auth_request ar = auth_request(r, url);
-  mcp__auth_reply reply;
-  atomic_fetch_add(&r->refs, 1); /* a waiter's, should there be one */
-  mcp__admit a = mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes,
+  for (;;) {
+    mcp__auth_reply reply;
+    pthread_mutex_lock(&r->lock);
+    r->auth_answered = false;
+    pthread_mutex_unlock(&r->lock);
+    atomic_fetch_add(&r->refs, 1); /* a waiter's, should there be one */
+    mcp__admit a =
+        resume ? mcp__auth_admit_resume(h->o->auth, r->auth_wait, &ar,
+                                        &r->subject, &r->scopes, &reply)
+               : mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes,
                                  &reply, auth_ready, r, &r->auth_wait);
-  if (a != MCP__ADMIT_PENDING)
-    req_release(r);
-  if (a == MCP__ADMIT_REPLY)
-    return reply_auth(h, conn, &reply);
-  if (a == MCP__ADMIT_GRANTED) {
-    admitted(h, r);
-    return -1;
+    if (a != MCP__ADMIT_PENDING) {
+      req_release(r);
+      r->auth_wait = NULL; /* freed by the resource server */
+    }
+    if (a == MCP__ADMIT_REPLY)
+      return reply_auth(h, conn, &reply);
+    if (a == MCP__ADMIT_GRANTED) {
+      admitted(h, r);
+      return -1;
+    }
+    pthread_mutex_lock(&r->lock);
+    bool answered = r->auth_answered; /* already: no need to park */
+    if (!answered) {
+      r->suspended = true;
+      mcp__he_suspend(conn);
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (!answered)
+      return AUTH_PENDING;
+    resume = true;
   }
-  pthread_mutex_lock(&r->lock);
-  bool answered = r->auth_answered; /* already: no need to park */
-  if (!answered) {
-    r->suspended = true;
-    mcp__he_suspend(conn);
-  }
-  pthread_mutex_unlock(&r->lock);
-  if (!answered)
-    return AUTH_PENDING;
-  a = mcp__auth_admit_resume(h->o->auth, r->auth_wait, &ar, &r->subject,
-                             &r->scopes, &reply);
-  r->auth_wait = NULL;
-  if (a == MCP__ADMIT_REPLY)
-    return reply_auth(h, conn, &reply);
-  admitted(h, r);
-  return -1;
 }
 
 static int after_admission(mcp_http_server_t *h, hs_req *r, const char *url);
@@ -1041,29 +1049,21 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   /* the resource server: metadata, bearer token (a CORS preflight carries
    * no credentials: it is answered below) */
   if (h->o->auth && !(r->method == M_OPTIONS && h->o->ncors)) {
-    int ret = admit(h, r, url);
+    int ret = admission(h, r, url, false);
     if (ret != -1)
       return ret;
   }
   return after_admission(h, r, url);
 }
 
-/* A request parked in admit is resumed: its admission ends, and first_call
- * goes on where it left. */
+/* A request parked in its admission is resumed: the admission goes on
+ * (it may park again), then first_call where it left. */
 static int auth_resumed(mcp_http_server_t *h, hs_req *r) {
-  mcp__he_conn *conn = r->conn;
-  const char *url = mcp__he_path(conn);
+  const char *url = mcp__he_path(r->conn);
   if (url == NULL)
     return MCP__HE_NO;
-  mcp__auth_request ar = auth_request(r, url);
-  mcp__auth_reply reply;
-  mcp__admit a = mcp__auth_admit_resume(h->o->auth, r->auth_wait, &ar,
-                                        &r->subject, &r->scopes, &reply);
-  r->auth_wait = NULL;
-  if (a == MCP__ADMIT_REPLY)
-    return reply_auth(h, conn, &reply);
-  admitted(h, r);
-  return after_admission(h, r, url);
+  int ret = admission(h, r, url, true);
+  return ret != -1 ? ret : after_admission(h, r, url);
 }
 
 /* first_call after the admission. */
@@ -1241,13 +1241,13 @@ static enum mcp__he_result on_later(void *cls, mcp__he_conn *conn,
   hs_req *r = *con_cls;
   if (r == NULL)
     return MCP__HE_NO;
-  if (r->auth_wait) { /* resumed at its head: the token's answer is in */
+  if (r->auth_wait) { /* resumed at its head: the admission's answer is in */
     int ret = auth_resumed(h, r);
     if (ret >= 0) {
       r->state = R_QUEUED;
       return (enum mcp__he_result)ret;
     }
-    return MCP__HE_YES; /* a POST: now its body is read */
+    return MCP__HE_YES; /* a POST: now its body is read (or parked again) */
   }
   if (r->state == R_READING) {
     mcp__hs_conn_body_done(h->limits, conn);
