@@ -8,7 +8,8 @@
  * database cannot record the proof) a fresh proof is refused with 503,
  * never accepted. With the database paused (its processes stopped, their
  * connections open) a DPoP request gets 503 within the record's deadline
- * and other connections are not held up. */
+ * and other connections are not held up. An opaque DPoP-bound token waits
+ * for its introspection, then for the record, and passes. */
 #include <signal.h>
 #include <stdatomic.h>
 
@@ -16,6 +17,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "../e2e/http_fixture.h"
+#include "../e2e/mini_as.h"
 #pragma GCC diagnostic pop
 #include "mcp/auth.h"
 #include "pg_test.h"
@@ -301,6 +303,62 @@ static void test_paused_database(void **state) {
   assert_true(pg_test_sql(conninfo, "DELETE FROM mcp_dpop_jti"));
 }
 
+/* ---- an introspected token ------------------------------------------------ */
+
+/* The introspection endpoint: "opaque-ivy" is active and bound to
+ * client_key (cnf.jkt), anything else inactive. */
+static char *introspect(mini_as *as, const char *method, const char *path,
+                        const char *body, int *status) {
+  (void)as, (void)method;
+  *status = 200;
+  if (strcmp(path, "/introspect") != 0)
+    return NULL;
+  json_t *doc;
+  if (strstr(body, "token=opaque-ivy&") != NULL) {
+    char *jkt = thumbprint(client_key);
+    doc = json_pack("{s:b,s:s,s:s,s:s,s:{s:s}}", "active", 1, "sub", "ivy",
+                    "scope", "mcp:tools", "aud", RESOURCE, "cnf", "jkt", jkt);
+    free(jkt);
+  } else {
+    doc = json_pack("{s:b}", "active", 0);
+  }
+  char *out = json_dumps(doc, JSON_COMPACT);
+  json_decref(doc);
+  return out;
+}
+
+/* An opaque DPoP-bound token: its request waits for the introspection,
+ * then for the replay record (both off the network thread), and passes;
+ * the proof is then a replay on the other replica. */
+static void test_introspected_token_then_record(void **state) {
+  (void)state;
+  mini_as as;
+  mini_as_start(&as, introspect, NULL);
+  char url[80];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/introspect", as.port);
+  replica a, b;
+  start_replica(&a, "replica-intro-a");
+  start_replica(&b, "replica-intro-b");
+  assert_int_equal(mcp_auth_set_introspection(a.auth, url, "rs", "s"),
+                   MCP_OK);
+  assert_int_equal(mcp_auth_set_introspection(b.auth, url, "rs", "s"),
+                   MCP_OK);
+  const char *token = "opaque-ivy";
+  char *p1 = proof(token, "jti-intro-1"), why[1024];
+  int st = call(a.f.port, token, p1, why, sizeof why);
+  if (st != 200)
+    fail_msg("introspected bound token: %d %s", st, why);
+  assert_int_equal(atomic_load(&as.requests), 1);
+  st = call(b.f.port, token, p1, why, sizeof why);
+  if (st != 401 || strstr(why, "jti replay") == NULL)
+    fail_msg("B accepted A's proof: %d %s", st, why);
+  free(p1);
+  stop_replica(&a);
+  stop_replica(&b);
+  mini_as_stop(&as);
+  assert_true(pg_test_sql(conninfo, "DELETE FROM mcp_dpop_jti"));
+}
+
 static int setup(void **state) {
   (void)state;
   pg_test_fresh_db(DBNAME, conninfo, sizeof conninfo);
@@ -329,6 +387,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       /* first: the other drops the table at its end */
       cmocka_unit_test(test_paused_database),
+      cmocka_unit_test(test_introspected_token_then_record),
       cmocka_unit_test(test_replay_refused_by_the_other_replica),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
