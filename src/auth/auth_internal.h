@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* auth_internal.h - the resource server's configuration and caches, shared
  * by auth.c (API), keys.c (JWKS sources), jwt.c (JWT checks),
- * introspect.c (RFC 7662), scopes.c (scope rules) and admit.c (HTTP
+ * introspect.c (RFC 7662), dpop.c and replay_record.c (DPoP proofs and the
+ * replicas' replay record), scopes.c (scope rules) and admit.c (HTTP
  * admission for the transport).
  *
  * Locks: keys_lock guards the current key set, the discovery state and the
  * key fetcher's schedule; cache_lock the introspection cache; intro_lock
- * the introspections in flight, their waiters and the endpoint's backoff.
- * None is held during a fetch: keys are fetched by the fetcher thread of
- * keys.c, one fetch at a time, and published under keys_lock when it
- * ends; tokens are introspected by the introspection threads of
- * introspect.c (a few), one fetch per distinct token in flight. */
+ * the introspections in flight, their waiters and the endpoint's backoff;
+ * rec_lock the replay records queued and running and their backoff.
+ * None is held during a fetch or a database call: keys are fetched by the
+ * fetcher thread of keys.c, one fetch at a time, and published under
+ * keys_lock when it ends; tokens are introspected by the introspection
+ * threads of introspect.c (a few), one fetch per distinct token in flight;
+ * replay records are told by the threads of replay_record.c. No two of
+ * these locks are held at once, and none while a waiter's ready callback
+ * runs. */
 #ifndef MCP_AUTH_INTERNAL_H
 #define MCP_AUTH_INTERNAL_H
 
