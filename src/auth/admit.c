@@ -186,11 +186,52 @@ static char *bearer_token(const char *h, bool *dpop) {
   return strndup(t, n);
 }
 
+/* A refused DPoP proof: 503 when it cannot be checked now (why: a fixed
+ * text of dpop.c, nothing to escape), else a 401 DPoP challenge. */
+static void dpop_refusal(mcp_auth_t *a, const mcp__auth_request *req,
+                         mcp__dpop_result r, const char *why,
+                         unsigned retry_after_s, mcp__auth_reply *reply) {
+  if (r == MCP__DPOP_BUSY) {
+    reply->status = 503;
+    if (asprintf(&reply->body,
+                 "{\"error\":\"temporarily_unavailable\","
+                 "\"error_description\":\"%s\"}",
+                 why ? why : "DPoP proofs cannot be checked now") < 0)
+      reply->body = NULL;
+    reply->body_len = reply->body ? strlen(reply->body) : 0;
+    reply->retry_after_s = retry_after_s ? retry_after_s : 1;
+    return;
+  }
+  challenge_as(a, req, true, 401,
+               r == MCP__DPOP_NONCE ? "use_dpop_nonce" : "invalid_dpop_proof",
+               why, NULL, reply);
+}
+
+/* How conclude goes on when the shared replay record must be told: on a
+ * recorder thread (ready, ctx; w reused when not NULL, *wait set) or, with
+ * ready NULL, on this thread. */
+typedef struct conclude_async {
+  mcp__auth_ready_fn ready;
+  void *ctx;
+  mcp__auth_wait *w;
+  mcp__auth_wait **wait;
+} conclude_async;
+
+static mcp__admit conclude(mcp_auth_t *a, const mcp__auth_request *req,
+                           bool dpop, char *jkt, const mcp__dpop_record *rec,
+                           mcp__verdict v, mcp__principal *p, const char *why,
+                           unsigned retry_after_s, const conclude_async *as,
+                           char **subject, char **scopes,
+                           mcp__auth_reply *reply);
+
 mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                            char **subject, char **scopes,
-                           mcp__auth_reply *reply) {
+                           mcp__auth_reply *reply, mcp__auth_ready_fn ready,
+                           void *ctx, mcp__auth_wait **wait) {
   memset(reply, 0, sizeof *reply);
   *subject = *scopes = NULL;
+  if (wait)
+    *wait = NULL;
   if (strcmp(req->http_method, "GET") == 0 && is_metadata_path(a, req)) {
     metadata_reply(a, reply);
     return MCP__ADMIT_REPLY;
@@ -229,6 +270,7 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
     return MCP__ADMIT_REPLY;
   }
   char *jkt = NULL; /* the proof key's thumbprint */
+  mcp__dpop_record rec = {0}; /* what the shared replay record is told */
   if (dpop) {
     const char *why = "a DPoP token needs exactly one DPoP proof header";
     mcp__dpop_result r = MCP__DPOP_INVALID;
@@ -243,28 +285,14 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                            rpath ? a->resource : NULL,
                            token,
                            (int64_t)time(NULL)};
-      r = mcp__dpop_verify(a, &c, &jkt, &why);
+      /* the shared record is told last, once the token is granted too
+       * (conclude): it may need a database, never asked on this thread */
+      r = mcp__dpop_verify_local(a, &c, &jkt, &why, &rec);
     }
     if (r != MCP__DPOP_OK) {
       memset(token, 0, strlen(token));
       free(token);
-      if (r == MCP__DPOP_BUSY) {
-        reply->status = 503;
-        /* why: a fixed text of dpop.c (too many proofs, or the shared
-         * replay record unavailable), nothing to escape */
-        if (asprintf(&reply->body,
-                     "{\"error\":\"temporarily_unavailable\","
-                     "\"error_description\":\"%s\"}",
-                     why ? why : "DPoP proofs cannot be checked now") < 0)
-          reply->body = NULL;
-        reply->body_len = reply->body ? strlen(reply->body) : 0;
-        reply->retry_after_s = 1;
-      } else {
-        challenge_as(a, req, true, 401,
-                     r == MCP__DPOP_NONCE ? "use_dpop_nonce"
-                                          : "invalid_dpop_proof",
-                     why, NULL, reply);
-      }
+      dpop_refusal(a, req, r, why, 1, reply);
       return MCP__ADMIT_REPLY;
     }
   }
@@ -272,45 +300,143 @@ mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
   mcp__key_state keys;
   mcp_error_t err;
   memset(&err, 0, sizeof err);
-  /* the transport's network thread: never wait for a key fetch */
-  mcp__verdict v =
-      mcp__auth_check_token(a, token, MCP__KEYS_NO_WAIT, &keys, &p, &err);
+  /* the transport's network thread: never wait for a key fetch, nor for
+   * an introspection (ready is called when its answer is in) */
+  mcp__auth_async async = {ready, ctx, wait};
+  mcp__verdict v = mcp__auth_check_token(a, token, MCP__KEYS_NO_WAIT,
+                                         ready ? &async : NULL, &keys, &p,
+                                         &err);
   /* the token goes nowhere: wipe our copy */
   memset(token, 0, strlen(token));
   free(token);
-  /* RFC 9449 7.1: a bound token only with a proof of its key; a DPoP
-   * proof only for a token bound to its key */
-  const char *binding = NULL;
-  if (v == MCP__TOKEN_OK && !dpop && p.jkt != NULL)
-    binding = "the token is DPoP-bound: present it as Authorization: DPoP "
-              "with a DPoP proof";
-  else if (v == MCP__TOKEN_OK && dpop && p.jkt == NULL)
-    binding = "the token is not DPoP-bound (no cnf.jkt)";
-  else if (v == MCP__TOKEN_OK && dpop && strcmp(p.jkt, jkt) != 0)
-    binding = "the token is bound to another key than the DPoP proof's";
-  free(jkt);
-  if (binding != NULL) {
-    mcp__principal_clear(&p);
-    challenge_as(a, req, true, 401, "invalid_token", binding, NULL, reply);
-    return MCP__ADMIT_REPLY;
+  if (v == MCP__TOKEN_PENDING) {
+    /* the rest once the answer is in (the introspection threads never
+     * touch these) */
+    (*wait)->dpop = dpop;
+    (*wait)->jkt = jkt;
+    (*wait)->rec = rec;
+    return MCP__ADMIT_PENDING;
   }
-  if (v == MCP__TOKEN_OK) {
+  conclude_async as = {ready, ctx, NULL, wait};
+  return conclude(a, req, dpop, jkt, &rec, v, &p, err.message,
+                  keys.retry_after_s, &as, subject, scopes, reply);
+}
+
+mcp__admit mcp__auth_admit_resume(mcp_auth_t *a, mcp__auth_wait *wait,
+                                  const mcp__auth_request *req, char **subject,
+                                  char **scopes, mcp__auth_reply *reply) {
+  memset(reply, 0, sizeof *reply);
+  *subject = *scopes = NULL;
+  unsigned retry_after_s = 0;
+  if (wait->recording) { /* the shared replay record answered */
+    mcp_status st = mcp__replay_record_take(a, wait, &retry_after_s);
+    const char *why = NULL;
+    mcp__dpop_result r = mcp__dpop_record_result(st, &why);
+    mcp__principal p = wait->p;
+    memset(&wait->p, 0, sizeof wait->p);
+    mcp__auth_wait_free(wait);
+    if (r != MCP__DPOP_OK) {
+      mcp__principal_clear(&p);
+      dpop_refusal(a, req, r, why, retry_after_s, reply);
+      return MCP__ADMIT_REPLY;
+    }
     *subject = p.subject;
     *scopes = p.scopes;
     free(p.jkt);
     return MCP__ADMIT_GRANTED;
   }
-  if (v == MCP__TOKEN_UNAVAILABLE) {
+  mcp__principal p;
+  mcp_error_t err;
+  memset(&err, 0, sizeof err);
+  mcp__verdict v = mcp__introspect_take(a, wait, &p, &retry_after_s, &err);
+  bool dpop = wait->dpop;
+  char *jkt = wait->jkt;
+  wait->jkt = NULL;
+  mcp__dpop_record rec = wait->rec;
+  conclude_async as = {wait->ready, wait->ctx, wait, &wait};
+  mcp__admit ad = conclude(a, req, dpop, jkt, &rec, v, &p, err.message,
+                           retry_after_s, &as, subject, scopes, reply);
+  if (ad != MCP__ADMIT_PENDING)
+    mcp__auth_wait_free(wait);
+  return ad;
+}
+
+/* The admission once the token's verdict v is known (p: its principal
+ * when MCP__TOKEN_OK; why: the reason otherwise). Takes jkt, the DPoP
+ * proof's key thumbprint (or NULL), and p's strings. */
+static mcp__admit conclude(mcp_auth_t *a, const mcp__auth_request *req,
+                           bool dpop, char *jkt, const mcp__dpop_record *rec,
+                           mcp__verdict v, mcp__principal *p, const char *why,
+                           unsigned retry_after_s, const conclude_async *as,
+                           char **subject, char **scopes,
+                           mcp__auth_reply *reply) {
+  /* RFC 9449 7.1: a bound token only with a proof of its key; a DPoP
+   * proof only for a token bound to its key */
+  const char *binding = NULL;
+  if (v == MCP__TOKEN_OK && !dpop && p->jkt != NULL)
+    binding = "the token is DPoP-bound: present it as Authorization: DPoP "
+              "with a DPoP proof";
+  else if (v == MCP__TOKEN_OK && dpop && p->jkt == NULL)
+    binding = "the token is not DPoP-bound (no cnf.jkt)";
+  else if (v == MCP__TOKEN_OK && dpop && (jkt == NULL || strcmp(p->jkt, jkt) != 0))
+    binding = "the token is bound to another key than the DPoP proof's";
+  free(jkt);
+  if (binding != NULL) {
+    mcp__principal_clear(p);
+    challenge_as(a, req, true, 401, "invalid_token", binding, NULL, reply);
+    return MCP__ADMIT_REPLY;
+  }
+  if (v == MCP__TOKEN_OK && dpop && rec->needed) {
+    /* the replicas' replay record, last: a proof they could not learn of
+     * is never accepted */
+    const char *rwhy = NULL;
+    mcp__dpop_result r = MCP__DPOP_BUSY;
+    unsigned rretry = 1;
+    if (as->ready == NULL) {
+      r = mcp__dpop_record_shared(a, rec, &rwhy);
+    } else {
+      mcp__auth_wait *w = as->w ? as->w : calloc(1, sizeof *w);
+      if (w != NULL) {
+        w->ready = as->ready;
+        w->ctx = as->ctx;
+        w->rec = *rec;
+        w->p = *p; /* handed out once the record is told */
+        memset(p, 0, sizeof *p);
+        if (mcp__replay_record_queue(a, w, &rretry)) {
+          *as->wait = w;
+          return MCP__ADMIT_PENDING;
+        }
+        *p = w->p;
+        memset(&w->p, 0, sizeof w->p);
+        if (as->w == NULL)
+          free(w);
+      }
+      rwhy = "the DPoP replay record is unavailable";
+    }
+    if (r != MCP__DPOP_OK) {
+      mcp__principal_clear(p);
+      dpop_refusal(a, req, r, rwhy, rretry, reply);
+      return MCP__ADMIT_REPLY;
+    }
+  }
+  if (v == MCP__TOKEN_OK) {
+    *subject = p->subject;
+    *scopes = p->scopes;
+    free(p->jkt);
+    return MCP__ADMIT_GRANTED;
+  }
+  mcp__principal_clear(p);
+  if (v != MCP__TOKEN_INVALID) {
     reply->status = 503;
     reply->body = strdup("{\"error\":\"temporarily_unavailable\","
                          "\"error_description\":\"the token cannot be "
                          "checked now\"}");
     reply->body_len = reply->body ? strlen(reply->body) : 0;
-    reply->retry_after_s = keys.retry_after_s ? keys.retry_after_s : 1;
+    reply->retry_after_s = retry_after_s ? retry_after_s : 1;
     return MCP__ADMIT_REPLY;
   }
   challenge_as(a, req, dpop || a->dpop_mode == MCP_AUTH_DPOP_REQUIRE, 401,
-               "invalid_token", err.message, NULL, reply);
+               "invalid_token", why, NULL, reply);
   return MCP__ADMIT_REPLY;
 }
 

@@ -42,6 +42,8 @@ mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
   pthread_mutex_init(&a->dpop_lock, NULL);
   mcp__auth_keys_init(a);
   pthread_mutex_init(&a->cache_lock, NULL);
+  mcp__introspect_init(a);
+  mcp__replay_record_init(a);
   *out = a;
   return MCP_OK;
 }
@@ -49,6 +51,11 @@ mcp_status mcp_auth_new(const char *resource, mcp_auth_t **out) {
 void mcp_auth_free(mcp_auth_t *a) {
   if (a == NULL)
     return;
+  /* first: the introspection and replay record threads and the key
+   * fetcher read the configuration */
+  mcp__introspect_fini(a);
+  mcp__replay_record_fini(a);
+  mcp__auth_keys_fini(a);
   free(a->resource);
   free(a->issuer);
   free(a->jwks_file);
@@ -66,7 +73,6 @@ void mcp_auth_free(mcp_auth_t *a) {
     free(a->rules[i].scopes);
   }
   free(a->rules);
-  mcp__auth_keys_fini(a); /* first: the fetcher reads the configuration */
   mcp__icache_free(a);
   pthread_mutex_destroy(&a->cache_lock);
   mcp__dpop_fini(a);
@@ -181,8 +187,10 @@ mcp_status mcp_auth_require_scopes(mcp_auth_t *a, const char *method,
 }
 
 mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
-                                   mcp__key_wait wait, mcp__key_state *keys,
-                                   mcp__principal *out, mcp_error_t *err) {
+                                   mcp__key_wait wait,
+                                   const mcp__auth_async *async,
+                                   mcp__key_state *keys, mcp__principal *out,
+                                   mcp_error_t *err) {
   memset(out, 0, sizeof *out);
   memset(keys, 0, sizeof *keys);
   if (token == NULL || token[0] == '\0') {
@@ -197,7 +205,11 @@ mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
   if (mcp__auth_has_keys(a) && mcp__looks_like_jwt(token) &&
       (a->jwks_file || a->jwks_uri || a->client_id == NULL))
     return mcp__jwt_check(a, token, now, wait, keys, out, err);
-  return mcp__introspect(a, token, now, out, err);
+  mcp__verdict v = mcp__introspect(
+      a, token, now, async ? async->ready : NULL, async ? async->ctx : NULL,
+      async ? async->wait : NULL, &keys->retry_after_s, out, err);
+  keys->unavailable = v == MCP__TOKEN_UNAVAILABLE;
+  return v;
 }
 
 mcp_status mcp_auth_verify(mcp_auth_t *a, const char *token, char **subject,
@@ -207,10 +219,10 @@ mcp_status mcp_auth_verify(mcp_auth_t *a, const char *token, char **subject,
   mcp__principal p;
   mcp__key_state keys;
   mcp__verdict v =
-      mcp__auth_check_token(a, token, MCP__KEYS_WAIT, &keys, &p, err);
+      mcp__auth_check_token(a, token, MCP__KEYS_WAIT, NULL, &keys, &p, err);
   if (v == MCP__TOKEN_INVALID)
     return MCP_ERR_PEER;
-  if (v == MCP__TOKEN_UNAVAILABLE)
+  if (v != MCP__TOKEN_OK)
     return MCP_ERR_IO;
   *subject = p.subject;
   *scopes = p.scopes;

@@ -37,16 +37,47 @@ typedef struct mcp__auth_reply {
 
 typedef enum mcp__admit {
   MCP__ADMIT_GRANTED = 1, /* *subject and *scopes are set (malloc'd) */
-  MCP__ADMIT_REPLY        /* send *reply instead of serving the request */
+  MCP__ADMIT_REPLY,       /* send *reply instead of serving the request */
+  MCP__ADMIT_PENDING      /* the token is being introspected: see below */
 } mcp__admit;
+
+/* An admission waiting for token introspection (RFC 7662), which runs on
+ * the mcp_auth_t's introspection threads, never on the caller's. */
+typedef struct mcp__auth_wait mcp__auth_wait;
+/* Called once, on an introspection thread, when the answer is in (or its
+ * deadline passed): the caller resumes the request and calls
+ * mcp__auth_admit_resume on its own thread. Must not block. */
+typedef void (*mcp__auth_ready_fn)(void *ctx);
 
 /* Headers stage: serves the protected-resource metadata, or checks the
  * bearer token. Call for every request before routing by path. Never
- * waits for a key fetch (a 503 with Retry-After instead): it runs on the
- * transport's network threads. */
+ * waits for a network answer: it runs on the transport's network threads.
+ * A token whose keys are being fetched gets a 503 with Retry-After; a
+ * token to introspect that the cache does not hold gives
+ * MCP__ADMIT_PENDING with *wait set: ready(ctx) follows once (within the
+ * introspection deadline, below the transport's request deadline), unless
+ * mcp__auth_wait_cancel takes it back first. So does a granted DPoP proof
+ * that the replicas' shared replay record must learn of (a database
+ * call). */
 mcp__admit mcp__auth_admit(mcp_auth_t *a, const mcp__auth_request *req,
                            char **subject, char **scopes,
-                           mcp__auth_reply *reply);
+                           mcp__auth_reply *reply, mcp__auth_ready_fn ready,
+                           void *ctx, mcp__auth_wait **wait);
+/* After ready: the admission's outcome as mcp__auth_admit would have given
+ * it (GRANTED or REPLY; a 503 with Retry-After when the introspection
+ * endpoint or the DPoP replay record failed or did not answer in time), or
+ * MCP__ADMIT_PENDING again when a granted DPoP proof is still to be told to
+ * the replicas' replay record: the same wait is waited for again, and ready
+ * follows again. req: the same request's facts. Frees wait unless
+ * PENDING. */
+mcp__admit mcp__auth_admit_resume(mcp_auth_t *a, mcp__auth_wait *wait,
+                                  const mcp__auth_request *req, char **subject,
+                                  char **scopes, mcp__auth_reply *reply);
+/* The request went away before ready: true when ready will not be called
+ * (free wait now); false when it ran or is running (free wait once it
+ * has). */
+bool mcp__auth_wait_cancel(mcp_auth_t *a, mcp__auth_wait *wait);
+void mcp__auth_wait_free(mcp__auth_wait *wait);
 /* Body stage of a POST: the scopes that the JSON-RPC message (len bytes
  * of body, already checked for size and depth) needs against the granted
  * ones. MCP__ADMIT_GRANTED when all are held (nothing is allocated), else a
@@ -69,7 +100,9 @@ typedef mcp_status (*mcp__jti_recorder_fn)(void *ctx,
                                            int64_t expires_ms, int64_t now_ms,
                                            mcp_error_t *err);
 /* Installs fn (NULL: none) with ctx; the local cache stays in front. Set
- * before serving, cleared before ctx goes away. */
+ * before serving, cleared before ctx goes away (returns once no call of
+ * the old fn runs). The HTTP transport's admissions call it on the
+ * mcp_auth_t's replay record threads, never on a network thread. */
 void mcp__auth_set_jti_recorder(mcp_auth_t *a, mcp__jti_recorder_fn fn,
                                 void *ctx);
 /* Whether granted scopes satisfy the rules of resources/read on uri (and

@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* auth_internal.h - the resource server's configuration and caches, shared
  * by auth.c (API), keys.c (JWKS sources), jwt.c (JWT checks),
- * introspect.c (RFC 7662), scopes.c (scope rules) and admit.c (HTTP
+ * introspect.c (RFC 7662), dpop.c and replay_record.c (DPoP proofs and the
+ * replicas' replay record), scopes.c (scope rules) and admit.c (HTTP
  * admission for the transport).
  *
  * Locks: keys_lock guards the current key set, the discovery state and the
- * key fetcher's schedule; cache_lock the introspection cache. Neither is
- * held during a fetch: keys are fetched by the fetcher thread of keys.c,
- * one fetch at a time, and published under keys_lock when it ends. */
+ * key fetcher's schedule; cache_lock the introspection cache; intro_lock
+ * the introspections in flight, their waiters and the endpoint's backoff;
+ * rec_lock the replay records queued and running and their backoff.
+ * None is held during a fetch or a database call: keys are fetched by the
+ * fetcher thread of keys.c, one fetch at a time, and published under
+ * keys_lock when it ends; tokens are introspected by the introspection
+ * threads of introspect.c (a few), one fetch per distinct token in flight;
+ * replay records are told by the threads of replay_record.c. No two of
+ * these locks are held at once, and none while a waiter's ready callback
+ * runs. */
 #ifndef MCP_AUTH_INTERNAL_H
 #define MCP_AUTH_INTERNAL_H
 
@@ -17,6 +25,7 @@
 #include <stdint.h>
 
 #include "auth/auth_http.h"
+#include "auth/dpop.h"
 #include "auth/jwk.h"
 #include "mcp/auth.h"
 
@@ -26,7 +35,8 @@
 typedef enum mcp__verdict {
   MCP__TOKEN_OK = 0,
   MCP__TOKEN_INVALID,    /* 401 invalid_token */
-  MCP__TOKEN_UNAVAILABLE /* keys or introspection unreachable: 503 */
+  MCP__TOKEN_UNAVAILABLE, /* keys or introspection unreachable: 503 */
+  MCP__TOKEN_PENDING      /* being introspected (an mcp__auth_wait) */
 } mcp__verdict;
 
 /* Who a valid token speaks for. */
@@ -56,6 +66,13 @@ typedef struct mcp__icache_entry {
   int64_t expires_ms; /* monotonic */
   bool used;
 } mcp__icache_entry;
+
+/* Introspection threads at most per mcp_auth_t: a hanging endpoint holds
+ * this many transfers, never a network thread. */
+#define MCP__INTROSPECTORS 4
+/* Threads at most that tell the shared DPoP replay record (a database that
+ * stops answering holds each until it answers again). */
+#define MCP__RECORDERS 2
 
 struct mcp_auth {
   char *resource;
@@ -107,6 +124,44 @@ struct mcp_auth {
   mcp__icache_entry *cache;
   size_t cache_max;
   int cache_ttl_s;
+
+  /* token introspection (introspect.c) under intro_lock: the jobs queued
+   * and running (one per distinct token), the threads that run them
+   * (started as jobs come, at most MCP__INTROSPECTORS, joined by
+   * mcp_auth_free), and the endpoint's backoff after failures */
+  pthread_mutex_t intro_lock;
+  pthread_cond_t intro_wake; /* the threads wait for jobs */
+  pthread_cond_t intro_done; /* mcp_auth_verify's callers, for answers */
+  struct mcp__intro_job *intro_queue, *intro_queue_tail, *intro_running;
+  unsigned intro_jobs;   /* queued and running */
+  unsigned intro_queued; /* of which queued */
+  unsigned intro_threads, intro_idle;
+  pthread_t intro_thread[MCP__INTROSPECTORS];
+  bool intro_stop;
+  atomic_bool intro_cancel;  /* ends transfers under way (mcp_auth_free) */
+  unsigned intro_failures;   /* failed introspections in a row */
+  int64_t intro_next_ms;     /* monotonic: none before (backoff) */
+  char intro_error[160];     /* why the last one failed */
+
+  /* the shared DPoP replay record asked off the network threads
+   * (replay_record.c) under rec_lock: the records queued and running, the
+   * recorder threads (at most MCP__RECORDERS) and the watchdog that
+   * answers a record past its deadline while its thread is still held by
+   * the database; the backoff after failures */
+  pthread_mutex_t rec_lock;
+  pthread_cond_t rec_wake;  /* recorders: a record is queued */
+  pthread_cond_t rec_watch; /* the watchdog: a deadline to watch */
+  pthread_cond_t rec_idle_cv; /* mcp__auth_set_jti_recorder: none runs */
+  struct mcp__auth_wait *rec_queue, *rec_queue_tail, *rec_running;
+  unsigned rec_queued, rec_busy;
+  unsigned rec_threads, rec_idle;
+  pthread_t rec_thread[MCP__RECORDERS];
+  pthread_t rec_watchdog;
+  bool rec_watchdog_started;
+  bool rec_stop;
+  uint64_t rec_ids;
+  unsigned rec_failures;
+  int64_t rec_next_ms;
 };
 
 struct mcp__dpop_seen;
@@ -136,8 +191,14 @@ mcp__jwks *mcp__auth_keys(mcp_auth_t *a, const char *kid, mcp__key_wait wait,
                           mcp__key_state *state, mcp_error_t *err);
 /* Whether JWTs can be checked (a JWKS file, URI or issuer is set). */
 bool mcp__auth_has_keys(const mcp_auth_t *a);
-/* The introspection endpoint (configured or discovered) or NULL. */
-const char *mcp__auth_introspection_endpoint(mcp_auth_t *a);
+/* Whether opaque tokens may be introspected: an endpoint is configured,
+ * or discovery may still find one (it did not run yet, or found one). */
+bool mcp__auth_introspects(mcp_auth_t *a);
+/* The introspection endpoint (configured or discovered) or NULL. Waits for
+ * discovery until deadline_ms (monotonic) when it did not run yet: only
+ * on an introspection thread. */
+const char *mcp__auth_introspection_endpoint(mcp_auth_t *a,
+                                             int64_t deadline_ms);
 
 /* ---- jwt.c --------------------------------------------------------------- */
 /* Whether token has the shape of a JWS compact serialization (3 parts). */
@@ -151,17 +212,89 @@ mcp__verdict mcp__jwt_check(mcp_auth_t *a, const char *token, int64_t now_s,
                             mcp__principal *out, mcp_error_t *err);
 
 /* ---- introspect.c -------------------------------------------------------- */
+/* What an admission carries over a pending introspection (admit.c fills
+ * the caller's part, introspect.c the answer under intro_lock). */
+struct mcp__auth_wait {
+  /* the caller's */
+  mcp__auth_ready_fn ready; /* NULL: a blocked mcp_auth_verify */
+  void *ctx;
+  bool dpop;   /* Authorization: DPoP */
+  char *jkt;   /* the DPoP proof's key thumbprint, or NULL */
+  /* the answer's (intro_lock) */
+  struct mcp__auth_wait *next; /* among its job's waiters */
+  struct mcp__intro_job *job;  /* NULL once answered */
+  bool done;
+  mcp__verdict verdict;
+  mcp__principal p;
+  unsigned retry_after_s;
+  char why[200];
+  /* a DPoP replay record (replay_record.c, rec_lock): the principal of the
+   * granted token waits in p meanwhile */
+  bool recording;
+  mcp__dpop_record rec;
+  int rec_state; /* 1 queued, 2 running, 3 answered */
+  uint64_t rec_id;
+  int64_t rec_deadline_ms;
+  mcp_status rec_status;
+  struct mcp__auth_wait *rec_next;
+};
+
+/* ---- replay_record.c ------------------------------------------------------ */
+void mcp__replay_record_init(mcp_auth_t *a);
+void mcp__replay_record_fini(mcp_auth_t *a);
+/* Queues w (its rec, ready and ctx set) for a recorder thread: true when
+ * queued (ready follows once, by the deadline), false when the record is
+ * backed off or cannot be queued (*retry_after_s: when to ask again). */
+bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
+                              unsigned *retry_after_s);
+/* The record's outcome once ready ran (MCP_ERR_IO while none came). */
+mcp_status mcp__replay_record_take(mcp_auth_t *a, mcp__auth_wait *w,
+                                   unsigned *retry_after_s);
+/* Takes w back if it is still queued or running: true when ready will not
+ * be called. */
+bool mcp__replay_record_cancel(mcp_auth_t *a, mcp__auth_wait *w);
+/* Waits until no record runs (the recorder is being changed). rec_lock
+ * not held. */
+void mcp__replay_record_quiesce(mcp_auth_t *a);
+
+/* Answers from the cache at once; otherwise a job introspects the token on
+ * an introspection thread: with ready (ready, ctx; *wait gets the waiter)
+ * MCP__TOKEN_PENDING is returned at once, without ready (NULL) the call
+ * waits for the answer (mcp_auth_verify). A failed or hanging endpoint is
+ * backed off: meanwhile tokens not cached get MCP__TOKEN_UNAVAILABLE at
+ * once with *retry_after_s. */
 mcp__verdict mcp__introspect(mcp_auth_t *a, const char *token, int64_t now_s,
+                             mcp__auth_ready_fn ready, void *ctx,
+                             mcp__auth_wait **wait, unsigned *retry_after_s,
                              mcp__principal *out, mcp_error_t *err);
+/* The answer a waiter got (after its ready callback; MCP__TOKEN_UNAVAILABLE
+ * when none came yet): the principal moves to *out. */
+mcp__verdict mcp__introspect_take(mcp_auth_t *a, mcp__auth_wait *w,
+                                  mcp__principal *out, unsigned *retry_after_s,
+                                  mcp_error_t *err);
+void mcp__introspect_init(mcp_auth_t *a);
+/* Stops the introspection threads (transfers under way are cancelled;
+ * waiters left are answered MCP__TOKEN_UNAVAILABLE). */
+void mcp__introspect_fini(mcp_auth_t *a);
 void mcp__icache_free(mcp_auth_t *a);
 
 /* ---- auth.c -------------------------------------------------------------- */
+/* How a token check that needs introspection goes on without waiting:
+ * NULL to wait for it. */
+typedef struct mcp__auth_async {
+  mcp__auth_ready_fn ready;
+  void *ctx;
+  mcp__auth_wait **wait; /* set with MCP__TOKEN_PENDING */
+} mcp__auth_async;
+
 /* Checks a token: JWT when keys are configured and it looks like one, else
- * introspection when configured. keys says when to ask again after
- * MCP__TOKEN_UNAVAILABLE for want of keys. */
+ * introspection when configured (MCP__TOKEN_PENDING with async). keys says
+ * when to ask again after MCP__TOKEN_UNAVAILABLE. */
 mcp__verdict mcp__auth_check_token(mcp_auth_t *a, const char *token,
-                                   mcp__key_wait wait, mcp__key_state *keys,
-                                   mcp__principal *out, mcp_error_t *err);
+                                   mcp__key_wait wait,
+                                   const mcp__auth_async *async,
+                                   mcp__key_state *keys, mcp__principal *out,
+                                   mcp_error_t *err);
 /* True when scopes (space-separated) holds scope. */
 bool mcp__scope_has(const char *scopes, const char *scope);
 /* The same for the n bytes at scope (not NUL-terminated). */

@@ -79,23 +79,36 @@ void mcp__auth_set_jti_recorder(mcp_auth_t *a, mcp__jti_recorder_fn fn,
   a->jti_record = fn;
   a->jti_record_ctx = fn ? ctx : NULL;
   pthread_mutex_unlock(&a->dpop_lock);
+  /* a record under way may still use the old ctx: the caller may free it
+   * once this returns */
+  mcp__replay_record_quiesce(a);
 }
 
-/* Asks the shared record after the local cache took key: false with *busy
- * when it could not be recorded, false alone for a replay another replica
- * saw. */
-static bool remember_shared(mcp_auth_t *a, const unsigned char key[32],
-                            int64_t until_s, int64_t now_s, bool *busy) {
-  *busy = false;
+mcp__dpop_result mcp__dpop_record_result(mcp_status st, const char **why) {
+  if (st == MCP_OK) {
+    *why = NULL;
+    return MCP__DPOP_OK;
+  }
+  /* never accept a proof the other replicas could not learn of */
+  *why = st == MCP_ERR_EXISTS ? "the DPoP proof was used before (jti replay)"
+                              : "the DPoP replay record is unavailable";
+  return st == MCP_ERR_EXISTS ? MCP__DPOP_INVALID : MCP__DPOP_BUSY;
+}
+
+mcp__dpop_result mcp__dpop_record_shared(mcp_auth_t *a,
+                                         const mcp__dpop_record *rec,
+                                         const char **why) {
+  *why = NULL;
+  if (!rec->needed)
+    return MCP__DPOP_OK;
   pthread_mutex_lock(&a->dpop_lock);
   mcp__jti_recorder_fn fn = a->jti_record;
   void *ctx = a->jti_record_ctx;
   pthread_mutex_unlock(&a->dpop_lock);
   if (fn == NULL)
-    return true;
-  mcp_status st = fn(ctx, key, until_s * 1000, now_s * 1000, NULL);
-  *busy = st != MCP_OK && st != MCP_ERR_EXISTS;
-  return st == MCP_OK;
+    return MCP__DPOP_OK;
+  return mcp__dpop_record_result(
+      fn(ctx, rec->key, rec->until_s * 1000, rec->now_s * 1000, NULL), why);
 }
 
 void mcp__dpop_fini(mcp_auth_t *a) {
@@ -196,6 +209,20 @@ static bool htu_ok(const mcp__dpop_check *c, const char *htu) {
 
 mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
                                   char **jkt, const char **why) {
+  mcp__dpop_record rec;
+  mcp__dpop_result r = mcp__dpop_verify_local(a, c, jkt, why, &rec);
+  if (r == MCP__DPOP_OK && (r = mcp__dpop_record_shared(a, &rec, why)) !=
+                               MCP__DPOP_OK) {
+    free(*jkt);
+    *jkt = NULL;
+  }
+  return r;
+}
+
+mcp__dpop_result mcp__dpop_verify_local(mcp_auth_t *a, const mcp__dpop_check *c,
+                                        char **jkt, const char **why,
+                                        mcp__dpop_record *rec) {
+  memset(rec, 0, sizeof *rec);
   *jkt = NULL;
   *why = "the DPoP proof is not a signed JWT";
   const char *proof = c->proof;
@@ -285,7 +312,7 @@ mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
                                    json_string_length(jti)) &&
                   EVP_DigestFinal_ex(md, rk, &rn);
     EVP_MD_CTX_free(md);
-    bool full = false, shared_down = false;
+    bool full = false;
     int64_t until_s = json_integer_value(iat) + a->dpop_window_s + 1;
     if (!hashed) {
       *why = "out of memory";
@@ -294,12 +321,13 @@ mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
       *why = full ? "too many DPoP proofs at once"
                   : "the DPoP proof was used before (jti replay)";
       r = full ? MCP__DPOP_BUSY : MCP__DPOP_INVALID;
-    } else if (!remember_shared(a, rk, until_s, c->now_s, &shared_down)) {
-      /* never accept a proof the other replicas could not learn of */
-      *why = shared_down ? "the DPoP replay record is unavailable"
-                         : "the DPoP proof was used before (jti replay)";
-      r = shared_down ? MCP__DPOP_BUSY : MCP__DPOP_INVALID;
     } else {
+      pthread_mutex_lock(&a->dpop_lock);
+      rec->needed = a->jti_record != NULL;
+      pthread_mutex_unlock(&a->dpop_lock);
+      memcpy(rec->key, rk, sizeof rk);
+      rec->until_s = until_s;
+      rec->now_s = c->now_s;
       *jkt = thumb;
       thumb = NULL;
       *why = NULL;

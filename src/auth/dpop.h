@@ -36,11 +36,34 @@ typedef struct mcp__dpop_check {
   int64_t now_s;
 } mcp__dpop_check;
 
+/* What the replicas' shared replay record is to be told of an accepted
+ * proof (mcp__auth_set_jti_recorder). */
+typedef struct mcp__dpop_record {
+  bool needed; /* a shared record is installed */
+  unsigned char key[32];
+  int64_t until_s, now_s;
+} mcp__dpop_record;
+
 /* Verifies c->proof; *jkt gets the RFC 7638 thumbprint of its key
  * (malloc'd) when MCP__DPOP_OK. why: a static description otherwise. The
- * jti is remembered (replays within the window are refused). */
+ * jti is remembered (replays within the window are refused), in the shared
+ * record too. */
 mcp__dpop_result mcp__dpop_verify(mcp_auth_t *a, const mcp__dpop_check *c,
                                   char **jkt, const char **why);
+/* The same with the local replay cache only: *rec says what the shared
+ * record is still to be told (mcp__dpop_record_shared, or the replay
+ * recorder's threads: replay_record.c) before the proof may be accepted. */
+mcp__dpop_result mcp__dpop_verify_local(mcp_auth_t *a, const mcp__dpop_check *c,
+                                        char **jkt, const char **why,
+                                        mcp__dpop_record *rec);
+/* Tells the shared record of rec on this thread: MCP__DPOP_OK when new,
+ * MCP__DPOP_INVALID for a replay another replica saw, MCP__DPOP_BUSY when
+ * it could not be recorded; *why then. */
+mcp__dpop_result mcp__dpop_record_shared(mcp_auth_t *a,
+                                         const mcp__dpop_record *rec,
+                                         const char **why);
+/* The result of a record asked elsewhere (st: the recorder's status). */
+mcp__dpop_result mcp__dpop_record_result(mcp_status st, const char **why);
 /* The nonce a client must put in its proofs now (malloc'd), or NULL when
  * the server asks for none. */
 char *mcp__dpop_current_nonce(mcp_auth_t *a, int64_t now_s);

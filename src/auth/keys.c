@@ -293,11 +293,11 @@ static bool ask_fetch(mcp_auth_t *a, bool want_keys, mcp_error_t *err) {
 }
 
 /* Waits (keys_lock held) until the fetch in progress or asked for ends or
- * the deadline passes. True when it ended. */
-static bool wait_fetch(mcp_auth_t *a) {
+ * wait_ms pass. True when it ended. */
+static bool wait_fetch(mcp_auth_t *a, int64_t wait_ms) {
   uint64_t seen = a->fetches_done;
   struct timespec until;
-  mcp__deadline_in(CLOCK_MONOTONIC, KEY_FETCH_DEADLINE_MS + 500, &until);
+  mcp__deadline_in(CLOCK_MONOTONIC, wait_ms, &until);
   while (a->fetches_done == seen && !a->fetch_stop)
     if (pthread_cond_timedwait(&a->fetch_done, &a->keys_lock, &until) != 0)
       break;
@@ -379,7 +379,7 @@ mcp__jwks *mcp__auth_keys(mcp_auth_t *a, const char *kid, mcp__key_wait wait,
       else if (a->fetching || mcp__monotonic_ms() >= a->next_fetch_ms)
         coming = ask_fetch(a, true, err); /* (after a running discovery) */
       if (coming && wait == MCP__KEYS_WAIT)
-        coming = !wait_fetch(a);
+        coming = !wait_fetch(a, KEY_FETCH_DEADLINE_MS + 500);
       if (coming && !keys_serve(a->keys, kid)) {
         /* the answer may change once the fetch ends: ask again then */
         state->unavailable = true;
@@ -404,21 +404,35 @@ mcp__jwks *mcp__auth_keys(mcp_auth_t *a, const char *kid, mcp__key_wait wait,
   return k;
 }
 
-const char *mcp__auth_introspection_endpoint(mcp_auth_t *a) {
+bool mcp__auth_introspects(mcp_auth_t *a) {
+  if (a->introspection)
+    return true;
+  if (a->client_id == NULL || a->issuer == NULL)
+    return false;
+  pthread_mutex_lock(&a->keys_lock);
+  /* discovery runs once: after it, its answer stands */
+  bool maybe = !a->discovered || a->found_introspection != NULL;
+  pthread_mutex_unlock(&a->keys_lock);
+  return maybe;
+}
+
+const char *mcp__auth_introspection_endpoint(mcp_auth_t *a,
+                                             int64_t deadline_ms) {
   if (a->introspection)
     return a->introspection;
   if (a->client_id == NULL || a->issuer == NULL)
     return NULL;
   pthread_mutex_lock(&a->keys_lock);
   if (!a->discovered) {
-    /* introspection itself fetches on this thread; discovery goes through
-     * the fetcher so that it runs once, whoever asks */
+    /* an introspector's thread (introspect.c): discovery goes through the
+     * fetcher so that it runs once, whoever asks */
     mcp_error_t err;
     bool coming = a->fetching || a->fetch_wanted;
     if (!coming && mcp__monotonic_ms() >= a->next_fetch_ms)
       coming = ask_fetch(a, false, &err);
-    if (coming)
-      wait_fetch(a);
+    int64_t left = deadline_ms - mcp__monotonic_ms();
+    if (coming && left > 0)
+      wait_fetch(a, left);
   }
   const char *e = a->found_introspection;
   pthread_mutex_unlock(&a->keys_lock);

@@ -34,6 +34,7 @@ static void begin_response(mcp__he_conn *c);
 static void conn_write(mcp__he_conn *c);
 static ssize_t sock_write(mcp__he_conn *c, struct iovec *iov, int niov);
 static size_t feed(mcp__he_conn *c, const char *buf, size_t len);
+static void after_head(mcp__he_conn *c);
 
 /* ---- responses ----------------------------------------------------------- */
 
@@ -186,6 +187,10 @@ int mcp__he_fd(mcp__he_conn *c) { return c->fd; }
 
 const struct sockaddr *mcp__he_client_addr(mcp__he_conn *c) {
   return (const struct sockaddr *)&c->addr;
+}
+
+const char *mcp__he_path(mcp__he_conn *c) {
+  return c->req != NULL ? c->req->head.path : NULL;
 }
 
 int mcp__he_http_minor(mcp__he_conn *c) {
@@ -365,19 +370,38 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
   c->body_left = h->body == MCP__HP_BODY_LENGTH ? h->content_length : 0;
   if (h->body == MCP__HP_BODY_CHUNKED)
     mcp__hp_chunked_init(&c->ch);
-  if (!call(c, HE_ON_HEAD, NULL, 0))
-    return;
-  if (c->resp) {
-    if (h->body != MCP__HP_BODY_NONE) { /* answered before the body */
-      c->must_close = true;
-      c->unread = true;
+  if (call(c, HE_ON_HEAD, NULL, 0))
+    after_head(c);
+}
+
+/* What follows on_head (or an on_resume of a request parked at its head,
+ * before its body was read): a queued response answers the request; a
+ * suspension parks it (the body stays unread, in the socket or rbuf, until
+ * it is resumed: a request may wait there, e.g. for its token to be
+ * checked, without its body being taken in); otherwise the body is read,
+ * or on_end runs at once when there is none. */
+static void after_head(mcp__he_conn *c) {
+  const mcp__hp_head *h = &c->req->head;
+  for (;;) {
+    if (c->dead)
+      return;
+    if (c->resp) {
+      if (h->body != MCP__HP_BODY_NONE) { /* answered before the body */
+        c->must_close = true;
+        c->unread = true;
+      }
+      begin_response(c);
+      return;
     }
-    begin_response(c);
-    return;
-  }
-  if (c->susp_in_call) {
-    after_call(c);
-    return;
+    if (!c->susp_in_call)
+      break;
+    if (atomic_load(&c->suspended)) {
+      c->state = HE_PARK_REQ;
+      mcp__he_want(c, EPOLLRDHUP); /* only hang-ups */
+      return;
+    }
+    if (!call(c, HE_ON_RESUME, NULL, 0))
+      return;
   }
   if (h->body == MCP__HP_BODY_NONE) {
     c->req_read = true;
@@ -386,6 +410,7 @@ static void start_request(mcp__he_conn *c, const char *p, size_t n) {
     return;
   }
   c->state = HE_BODY;
+  mcp__he_want(c, EPOLLIN | EPOLLRDHUP); /* after a park at the head */
   if (h->expect_continue) {
     static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
     bool ww;
@@ -915,6 +940,14 @@ void mcp__he_conn_event(mcp__he_conn *c, uint32_t ev) {
     mcp__he_want(c, 0);
     return;
   }
+  if ((ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) == EPOLLRDHUP &&
+      c->state == HE_PARK_REQ && !c->req_read) {
+    /* Parked at its head (after_head): the rest of the request may be in
+     * the socket before the client's end; it is read when the request is
+     * resumed, and the end is met then. */
+    mcp__he_want(c, 0);
+    return;
+  }
   if ((ev & EPOLLERR) || ((ev & (EPOLLHUP | EPOLLRDHUP)) && parked)) {
     /* a parked stream whose client left (a half-closed stream's client
      * is taken as gone: a stream has no end of its own to wait for) */
@@ -948,7 +981,13 @@ void mcp__he_conn_event(mcp__he_conn *c, uint32_t ev) {
 void mcp__he_continue(mcp__he_conn *c) {
   if (c->dead || atomic_load(&c->suspended))
     return;
-  if (c->state == HE_PARK_REQ) {
+  if (c->state == HE_PARK_REQ && !c->req_read) {
+    /* parked at its head: the body (if any) is still to be read */
+    c->state = HE_HEAD;
+    c->active_ms = mcp__he_now_ms(); /* the park is no idleness */
+    if (call(c, HE_ON_RESUME, NULL, 0))
+      after_head(c);
+  } else if (c->state == HE_PARK_REQ) {
     c->state = HE_BODY; /* for the calls below; the body was read */
     if (call(c, HE_ON_RESUME, NULL, 0) && !after_call(c))
       engine_error(c, 500, "Internal Server Error");
@@ -958,8 +997,9 @@ void mcp__he_continue(mcp__he_conn *c) {
   } else {
     return;
   }
-  /* a finished answer lets pipelined requests go on */
-  if (!c->dead && c->state == HE_HEAD)
+  /* a finished answer lets pipelined requests go on; a request resumed at
+   * its head reads the body bytes that came with it */
+  if (!c->dead && (c->state == HE_HEAD || c->state == HE_BODY))
     drive(c);
 }
 

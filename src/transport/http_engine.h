@@ -177,6 +177,9 @@ int mcp__he_values(mcp__he_conn *c, mcp__he_value_fn it, void *cls);
 void *mcp__he_socket_context(mcp__he_conn *c);
 int mcp__he_fd(mcp__he_conn *c);
 const struct sockaddr *mcp__he_client_addr(mcp__he_conn *c);
+/* The current request's target as on_head saw it (borrowed until the
+ * request ends), or NULL. */
+const char *mcp__he_path(mcp__he_conn *c);
 /* The current request's HTTP minor version (1.0: 0, 1.1: 1). */
 int mcp__he_http_minor(mcp__he_conn *c);
 
@@ -186,7 +189,10 @@ int mcp__he_http_minor(mcp__he_conn *c);
 enum mcp__he_result mcp__he_queue(mcp__he_conn *c, unsigned status,
                                   mcp__he_resp *r);
 /* Parks the connection (in the request callback); resume may be called
- * from any thread, and the request callback runs again. */
+ * from any thread, and the request callback runs again. A request parked
+ * in on_head keeps its body unread until it is resumed: when on_resume
+ * then neither answers nor suspends again, the body is read (on_body,
+ * on_end) as if on_head had returned without suspending. */
 void mcp__he_suspend(mcp__he_conn *c);
 void mcp__he_resume(mcp__he_conn *c);
 

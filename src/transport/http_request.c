@@ -90,6 +90,7 @@ static void req_release(hs_req *r) {
   free(r->span_facts);
   free(r->subject);
   free(r->scopes);
+  mcp__auth_wait_free(r->auth_wait); /* its answer came after the request */
   pthread_mutex_destroy(&r->lock);
   mcp_http_server_t *h = r->h;
   atomic_fetch_sub(&h->live_reqs, 1);
@@ -962,10 +963,81 @@ static bool same_subject(const char *a, const char *b) {
   return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
 }
 
+/* first_call's answer while the admission waits (token introspection, the
+ * DPoP replay record): the connection is parked at its head (its body
+ * unread) until auth_ready resumes it. */
+#define AUTH_PENDING (-2)
+
+/* The resource server granted r: what its call may see. */
+static void admitted(mcp_http_server_t *h, hs_req *r) {
+  r->peer.subject = r->subject;
+  r->peer.scopes = r->scopes;
+  r->peer.may_read = mcp__auth_may_read; /* streams see what it may read */
+  r->peer.policy = h->o->auth;
+}
+
+/* The resource server has the answer r's admission waited for (an
+ * introspection, the DPoP replay record: mcp__auth_admit's ready, on its
+ * thread): the parked connection goes on (on_later, auth_resumed). */
+static void auth_ready(void *ctx) {
+  hs_req *r = ctx;
+  pthread_mutex_lock(&r->lock);
+  r->auth_answered = true;
+  resume_if_suspended(r);
+  pthread_mutex_unlock(&r->lock);
+  req_release(r); /* the waiter's */
+}
+
+/* The resource server's admission (metadata, bearer token, DPoP proof),
+ * run or resumed (resume: r->auth_wait's answer is in). -1 when granted,
+ * MCP__HE_YES/MCP__HE_NO after queuing a reply, AUTH_PENDING when it waits
+ * for an introspection or the DPoP replay record: the connection is
+ * suspended and no other connection waits for it. */
+static int admission(mcp_http_server_t *h, hs_req *r, const char *url,
+                     bool resume) {
+  mcp__he_conn *conn = r->conn;
+  mcp__auth_request ar = auth_request(r, url);
+  for (;;) {
+    mcp__auth_reply reply;
+    pthread_mutex_lock(&r->lock);
+    r->auth_answered = false;
+    pthread_mutex_unlock(&r->lock);
+    atomic_fetch_add(&r->refs, 1); /* a waiter's, should there be one */
+    mcp__admit a =
+        resume ? mcp__auth_admit_resume(h->o->auth, r->auth_wait, &ar,
+                                        &r->subject, &r->scopes, &reply)
+               : mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes,
+                                 &reply, auth_ready, r, &r->auth_wait);
+    if (a != MCP__ADMIT_PENDING) {
+      req_release(r);
+      r->auth_wait = NULL; /* freed by the resource server */
+    }
+    if (a == MCP__ADMIT_REPLY)
+      return reply_auth(h, conn, &reply);
+    if (a == MCP__ADMIT_GRANTED) {
+      admitted(h, r);
+      return -1;
+    }
+    pthread_mutex_lock(&r->lock);
+    bool answered = r->auth_answered; /* already: no need to park */
+    if (!answered) {
+      r->suspended = true;
+      mcp__he_suspend(conn);
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (!answered)
+      return AUTH_PENDING;
+    resume = true;
+  }
+}
+
+static int after_admission(mcp_http_server_t *h, hs_req *r, const char *url);
+
 /* Checks made once the headers are in. Returns MCP__HE_YES/MCP__HE_NO after
- * queuing a response, or -1 to go on. */
+ * queuing a response, AUTH_PENDING (suspended), or -1 to go on. */
 static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
                       const char *version) {
+  (void)version;
   mcp__he_conn *conn = r->conn;
   int framing = check_headers(conn);
   if (framing >= 0)
@@ -977,16 +1049,26 @@ static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
   /* the resource server: metadata, bearer token (a CORS preflight carries
    * no credentials: it is answered below) */
   if (h->o->auth && !(r->method == M_OPTIONS && h->o->ncors)) {
-    mcp__auth_request ar = auth_request(r, url);
-    mcp__auth_reply reply;
-    if (mcp__auth_admit(h->o->auth, &ar, &r->subject, &r->scopes, &reply) ==
-        MCP__ADMIT_REPLY)
-      return reply_auth(h, conn, &reply);
-    r->peer.subject = r->subject;
-    r->peer.scopes = r->scopes;
-    r->peer.may_read = mcp__auth_may_read; /* streams see what it may read */
-    r->peer.policy = h->o->auth;
+    int ret = admission(h, r, url, false);
+    if (ret != -1)
+      return ret;
   }
+  return after_admission(h, r, url);
+}
+
+/* A request parked in its admission is resumed: the admission goes on
+ * (it may park again), then first_call where it left. */
+static int auth_resumed(mcp_http_server_t *h, hs_req *r) {
+  const char *url = mcp__he_path(r->conn);
+  if (url == NULL)
+    return MCP__HE_NO;
+  int ret = admission(h, r, url, true);
+  return ret != -1 ? ret : after_admission(h, r, url);
+}
+
+/* first_call after the admission. */
+static int after_admission(mcp_http_server_t *h, hs_req *r, const char *url) {
+  mcp__he_conn *conn = r->conn;
   if (strcmp(url, h->o->endpoint) != 0)
     return reply_error(conn, MCP__HTTP_NOT_FOUND, MCP_RPC_INVALID_REQUEST,
                        "Not Found", NULL);
@@ -1129,7 +1211,7 @@ static enum mcp__he_result on_head(void *cls, mcp__he_conn *conn,
     r->state = R_QUEUED;
     return (enum mcp__he_result)ret;
   }
-  return MCP__HE_YES; /* a POST: the body follows */
+  return MCP__HE_YES; /* a POST: the body follows (or, suspended, later) */
 }
 
 /* on_body: a POST's body is collected up to max_body; a body after an
@@ -1159,6 +1241,14 @@ static enum mcp__he_result on_later(void *cls, mcp__he_conn *conn,
   hs_req *r = *con_cls;
   if (r == NULL)
     return MCP__HE_NO;
+  if (r->auth_wait) { /* resumed at its head: the admission's answer is in */
+    int ret = auth_resumed(h, r);
+    if (ret >= 0) {
+      r->state = R_QUEUED;
+      return (enum mcp__he_result)ret;
+    }
+    return MCP__HE_YES; /* a POST: now its body is read (or parked again) */
+  }
   if (r->state == R_READING) {
     mcp__hs_conn_body_done(h->limits, conn);
     return post_complete(h, r);
@@ -1188,6 +1278,12 @@ void mcp__hs_on_completed(void *cls, mcp__he_conn *conn,
   if (r == NULL)
     return;
   *con_cls = NULL;
+  if (r->auth_wait && mcp__auth_wait_cancel(h->o->auth, r->auth_wait)) {
+    /* gone while its token was introspected: no answer will come */
+    mcp__auth_wait_free(r->auth_wait);
+    r->auth_wait = NULL;
+    req_release(r); /* the waiter's */
+  }
   pthread_mutex_lock(&r->lock);
   r->engine_done = true;
   /* The own engine completes a parked request whose client left (close

@@ -16,6 +16,7 @@
 #include "auth_keys.h"
 #include "http_fixture.h"
 #include "mini_as.h"
+#include "hang_as.h"
 #pragma GCC diagnostic pop
 #include "mcp/auth.h"
 
@@ -30,25 +31,8 @@
 
 static EVP_PKEY *eck, *other;
 
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* ---- an authorization server that may hang -------------------------------
- * Serves discovery and the JWKS (kid "ec") while hang is false; once set,
- * accepts each connection and keeps it open without a byte. */
-typedef struct hang_as {
-  mini_as as; /* its answering function and counters; not its thread */
-  int fd, port;
-  pthread_t thread;
-  atomic_bool stop, hang;
-  atomic_int accepted;
-  int held[256];
-  int nheld;
-} hang_as;
-
+/* ---- the issuer ----------------------------------------------------------
+ * Serves discovery and the JWKS (kid "ec") while it does not hang. */
 static char *as_answer(mini_as *as, const char *method, const char *path,
                        const char *body, int *status) {
   hang_as *h = as->ud;
@@ -72,98 +56,6 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
   return out;
 }
 
-static void *hang_main(void *arg) {
-  hang_as *h = arg;
-  while (!atomic_load(&h->stop)) {
-    struct pollfd p = {h->fd, POLLIN, 0};
-    if (poll(&p, 1, 50) <= 0)
-      continue;
-    int c = accept(h->fd, NULL, NULL);
-    if (c < 0)
-      continue;
-    atomic_fetch_add(&h->accepted, 1);
-    if (atomic_load(&h->hang) && h->nheld < 256) {
-      h->held[h->nheld++] = c; /* never answered */
-      continue;
-    }
-    mini_as_serve_one(&h->as, c);
-    close(c);
-  }
-  return NULL;
-}
-
-static void hang_start(hang_as *h, bool hang) {
-  memset(h, 0, sizeof *h);
-  h->as.fn = as_answer;
-  h->as.ud = h;
-  atomic_store(&h->hang, hang);
-  h->fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {0};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t al = sizeof a;
-  if (bind(h->fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-      listen(h->fd, 64) != 0 ||
-      getsockname(h->fd, (struct sockaddr *)&a, &al) != 0)
-    abort();
-  h->port = ntohs(a.sin_port);
-  pthread_create(&h->thread, NULL, hang_main, h);
-}
-
-static void hang_stop(hang_as *h) {
-  atomic_store(&h->stop, true);
-  pthread_join(h->thread, NULL);
-  for (int i = 0; i < h->nheld; i++)
-    close(h->held[i]);
-  close(h->fd);
-}
-
-/* ---- requests --------------------------------------------------------------
- */
-
-static mcp_status whoami(mcp_call_t *call, json_t *args, mcp_result_t *r,
-                         void *ud) {
-  (void)args;
-  (void)ud;
-  mcp_result_add_textf(r, "sub=%s", mcp_call_subject(call));
-  return MCP_OK;
-}
-
-typedef struct answer {
-  int status;
-  char retry_after[32];
-  int64_t ms; /* time to the whole answer */
-} answer;
-
-/* One request (a 2026-07-28 tools/call of whoami, or a GET of path when
- * path is not NULL) with an optional bearer token; timed. */
-static answer request(int port, const char *token, const char *get_path) {
-  char hdr[4096];
-  snprintf(hdr, sizeof hdr,
-           "%sMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n"
-           "Mcp-Name: whoami\r\n%s%s%s",
-           ACCEPT, token ? "Authorization: Bearer " : "", token ? token : "",
-           token ? "\r\n" : "");
-  const char *body =
-      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
-      "\"params\":{\"name\":\"whoami\",\"arguments\":{},"
-      "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
-      "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
-  answer a = {0, "", 0};
-  int64_t t0 = now_ms();
-  tc_conn c;
-  if (tc_open(&c, port, get_path ? "GET" : "POST", get_path ? get_path : "/mcp",
-              hdr, get_path ? NULL : body, 15000) &&
-      tc_read_body(&c, 15000)) {
-    a.status = c.status;
-    if (!tc_header(&c, "Retry-After", a.retry_after, sizeof a.retry_after))
-      a.retry_after[0] = '\0';
-  }
-  a.ms = now_ms() - t0;
-  tc_close(&c);
-  return a;
-}
-
 static void serve(fixture *f, mcp_auth_t *a) {
   fixture_new_server(f, "auth-fetch-test");
   add_tool(f->server, "whoami", whoami, MCP_TASK_FORBIDDEN);
@@ -172,52 +64,10 @@ static void serve(fixture *f, mcp_auth_t *a) {
   fixture_serve(f, o);
 }
 
-/* Connections that send tokens with made-up kids, one after the other. */
-typedef struct spammer {
-  pthread_t thread;
-  int port;
-  const char *token;
-  atomic_bool *stop;
-  int sent, slow; /* answers; answers that took over 2 s */
-  int other;      /* answers neither 503 nor 401 */
-} spammer;
-
-static void *spam_main(void *arg) {
-  spammer *s = arg;
-  while (!atomic_load(s->stop)) {
-    answer a = request(s->port, s->token, NULL);
-    s->sent++;
-    if (a.ms > 2000)
-      s->slow++;
-    if (a.status != 503 && a.status != 401)
-      s->other++;
-    sleep_ms(20);
-  }
-  return NULL;
-}
-
-/* Times n metadata GETs and n token-less POSTs; returns the slowest and
- * counts in *slow those over FAST_MS. */
-static int64_t slowest_keyless(int port, int n, int *slow) {
-  int64_t worst = 0;
-  *slow = 0;
-  for (int i = 0; i < n; i++) {
-    answer m = request(port, NULL, "/.well-known/oauth-protected-resource");
-    assert_int_equal(m.status, 200);
-    answer u = request(port, NULL, NULL);
-    assert_int_equal(u.status, 401);
-    *slow += (m.ms >= FAST_MS) + (u.ms >= FAST_MS);
-    worst = m.ms > worst ? m.ms : worst;
-    worst = u.ms > worst ? u.ms : worst;
-    sleep_ms(30);
-  }
-  return worst;
-}
-
 static void test_hanging_issuer(void **state) {
   (void)state;
   hang_as as;
-  hang_start(&as, true);
+  hang_start(&as, as_answer, NULL, true);
   char iss[64];
   snprintf(iss, sizeof iss, "http://127.0.0.1:%d", as.port);
   mcp_auth_t *a = NULL;
@@ -242,11 +92,11 @@ static void test_hanging_issuer(void **state) {
   atomic_bool stop = false;
   spammer sp[4];
   for (int i = 0; i < 4; i++) {
-    sp[i] = (spammer){0, f.port, made_up, &stop, 0, 0, 0};
+    sp[i] = (spammer){0, f.port, made_up, &stop, 0, 0, 0, false, 0};
     pthread_create(&sp[i].thread, NULL, spam_main, &sp[i]);
   }
   int slow = 0;
-  int64_t worst = slowest_keyless(f.port, 25, &slow);
+  int64_t worst = slowest_keyless(f.port, 25, FAST_MS, &slow);
   t = request(f.port, tok, NULL);
   atomic_store(&stop, true);
   int sent = 0;
@@ -287,7 +137,7 @@ static void test_hanging_issuer(void **state) {
 static void test_garbage_kids_after_keys(void **state) {
   (void)state;
   hang_as as;
-  hang_start(&as, false);
+  hang_start(&as, as_answer, NULL, false);
   char iss[64];
   snprintf(iss, sizeof iss, "http://127.0.0.1:%d", as.port);
   mcp_auth_t *a = NULL;
@@ -326,7 +176,7 @@ static void test_garbage_kids_after_keys(void **state) {
   atomic_bool stop = false;
   spammer sp[2];
   for (int i = 0; i < 2; i++) {
-    sp[i] = (spammer){0, f.port, made_up, &stop, 0, 0, 0};
+    sp[i] = (spammer){0, f.port, made_up, &stop, 0, 0, 0, false, 0};
     pthread_create(&sp[i].thread, NULL, spam_main, &sp[i]);
   }
   int64_t worst = 0;
@@ -363,7 +213,7 @@ static void test_garbage_kids_after_keys(void **state) {
 static void test_verify_deadline(void **state) {
   (void)state;
   hang_as as;
-  hang_start(&as, true);
+  hang_start(&as, as_answer, NULL, true);
   char url[64];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/jwks", as.port);
   mcp_auth_t *a = NULL;

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/* replay_record.c - the replicas' shared DPoP replay record
+ * (mcp__auth_set_jti_recorder: an INSERT on PostgreSQL) told off the
+ * network threads. An admission whose proof and token passed queues its
+ * record here and its request is parked (MCP__ADMIT_PENDING); a recorder
+ * thread (at most MCP__RECORDERS) makes the call and the answer resumes
+ * the request.
+ *
+ * The call has no deadline of its own: a database that stops answering
+ * without closing its connections (a paused server) holds the thread
+ * inside it until it answers again. So a watchdog thread answers a record
+ * that passed its deadline (REPLAY_RECORD_DEADLINE_MS) with a failure
+ * while its thread is still held, and a failure backs the record off (1 s,
+ * doubling to 30 s): meanwhile proofs that need it get a 503 at once. A
+ * record is never taken as done without the database's answer: a proof the
+ * other replicas could not learn of is refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth/auth_internal.h"
+#include "util/clock.h"
+#include "util/thread.h"
+
+#define REPLAY_RECORD_DEADLINE_MS 2000
+#define REPLAY_RECORD_QUEUE_MAX 256
+#define REPLAY_RECORD_BACKOFF_FIRST_MS 1000
+#define REPLAY_RECORD_BACKOFF_MAX_MS 30000
+
+enum { REC_QUEUED = 1, REC_RUNNING, REC_ANSWERED };
+
+void mcp__replay_record_init(mcp_auth_t *a) {
+  pthread_mutex_init(&a->rec_lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&a->rec_watch, &ca);
+  pthread_condattr_destroy(&ca);
+  pthread_cond_init(&a->rec_wake, NULL);
+  pthread_cond_init(&a->rec_idle_cv, NULL);
+}
+
+/* rec_lock held. */
+static unsigned retry_after(const mcp_auth_t *a) {
+  int64_t left = a->rec_next_ms - mcp__monotonic_ms();
+  return left <= 1000 ? 1 : (unsigned)((left + 999) / 1000);
+}
+
+/* The record failed or took too long: none before the backoff ends.
+ * rec_lock held. */
+static void back_off(mcp_auth_t *a) {
+  if (mcp__monotonic_ms() < a->rec_next_ms)
+    return; /* the same outage */
+  unsigned shift = a->rec_failures < 5 ? a->rec_failures : 5;
+  int64_t backoff = (int64_t)REPLAY_RECORD_BACKOFF_FIRST_MS << shift;
+  if (backoff > REPLAY_RECORD_BACKOFF_MAX_MS)
+    backoff = REPLAY_RECORD_BACKOFF_MAX_MS;
+  a->rec_failures++;
+  a->rec_next_ms = mcp__monotonic_ms() + backoff;
+}
+
+/* Removes w from the list at *head (linked through rec_next). */
+static bool unlink_from(mcp__auth_wait **head, mcp__auth_wait *w) {
+  for (mcp__auth_wait **p = head; *p; p = &(*p)->rec_next)
+    if (*p == w) {
+      *p = w->rec_next;
+      w->rec_next = NULL;
+      return true;
+    }
+  return false;
+}
+
+static void unlink_queued(mcp_auth_t *a, mcp__auth_wait *w) {
+  if (unlink_from(&a->rec_queue, w)) {
+    a->rec_queued--;
+    a->rec_queue_tail = NULL;
+    for (mcp__auth_wait *q = a->rec_queue; q; q = q->rec_next)
+      a->rec_queue_tail = q;
+  }
+}
+
+static void *recorder_main(void *arg) {
+  mcp_auth_t *a = arg;
+  pthread_mutex_lock(&a->rec_lock);
+  while (!a->rec_stop) {
+    mcp__auth_wait *w = a->rec_queue;
+    if (w == NULL) {
+      a->rec_idle++;
+      pthread_cond_wait(&a->rec_wake, &a->rec_lock);
+      a->rec_idle--;
+      continue;
+    }
+    a->rec_queue = w->rec_next;
+    if (a->rec_queue == NULL)
+      a->rec_queue_tail = NULL;
+    a->rec_queued--;
+    w->rec_state = REC_RUNNING;
+    w->rec_next = a->rec_running;
+    a->rec_running = w;
+    a->rec_busy++;
+    /* w may be answered by the watchdog and freed by its owner while the
+     * call runs: keep what the call needs, find w again by its id */
+    uint64_t id = w->rec_id;
+    mcp__dpop_record rec = w->rec;
+    bool backed_off = mcp__monotonic_ms() < a->rec_next_ms;
+    pthread_mutex_unlock(&a->rec_lock);
+
+    mcp_status st = MCP_ERR_IO;
+    if (!backed_off) {
+      pthread_mutex_lock(&a->dpop_lock);
+      mcp__jti_recorder_fn fn = a->jti_record;
+      void *ctx = a->jti_record_ctx;
+      pthread_mutex_unlock(&a->dpop_lock);
+      st = fn ? fn(ctx, rec.key, rec.until_s * 1000, rec.now_s * 1000, NULL)
+              : MCP_OK; /* none any more: nothing to tell */
+    }
+
+    pthread_mutex_lock(&a->rec_lock);
+    a->rec_busy--;
+    if (a->rec_busy == 0)
+      pthread_cond_broadcast(&a->rec_idle_cv);
+    if (st != MCP_OK && st != MCP_ERR_EXISTS && !backed_off)
+      back_off(a);
+    else if (st == MCP_OK || st == MCP_ERR_EXISTS)
+      a->rec_failures = 0;
+    mcp__auth_wait *mine = NULL;
+    for (mcp__auth_wait *r = a->rec_running; r; r = r->rec_next)
+      if (r->rec_id == id)
+        mine = r;
+    if (mine) { /* still waited for: the answer */
+      unlink_from(&a->rec_running, mine);
+      mine->rec_state = REC_ANSWERED;
+      mine->rec_status = st;
+      mine->retry_after_s = st == MCP_OK || st == MCP_ERR_EXISTS
+                                ? 0
+                                : retry_after(a);
+      mcp__auth_ready_fn ready = mine->ready;
+      void *ctx = mine->ctx;
+      pthread_mutex_unlock(&a->rec_lock);
+      ready(ctx);
+      pthread_mutex_lock(&a->rec_lock);
+    }
+  }
+  pthread_mutex_unlock(&a->rec_lock);
+  return NULL;
+}
+
+/* Answers the first record past its deadline (queued or running); true
+ * when it did (rec_lock released and taken again meanwhile). *next: the
+ * earliest deadline left otherwise. */
+static bool expire_one(mcp_auth_t *a, int64_t now, int64_t *next) {
+  *next = INT64_MAX;
+  mcp__auth_wait *lists[2] = {a->rec_queue, a->rec_running};
+  for (int l = 0; l < 2; l++)
+    for (mcp__auth_wait *w = lists[l]; w; w = w->rec_next) {
+      if (w->rec_deadline_ms > now) {
+        if (w->rec_deadline_ms < *next)
+          *next = w->rec_deadline_ms;
+        continue;
+      }
+      if (l == 0)
+        unlink_queued(a, w);
+      else
+        unlink_from(&a->rec_running, w);
+      back_off(a); /* no answer in time: the database is away */
+      w->rec_state = REC_ANSWERED;
+      w->rec_status = MCP_ERR_TIMEOUT;
+      w->retry_after_s = retry_after(a);
+      mcp__auth_ready_fn ready = w->ready;
+      void *ctx = w->ctx;
+      pthread_mutex_unlock(&a->rec_lock);
+      ready(ctx);
+      pthread_mutex_lock(&a->rec_lock);
+      return true;
+    }
+  return false;
+}
+
+static void *watchdog_main(void *arg) {
+  mcp_auth_t *a = arg;
+  pthread_mutex_lock(&a->rec_lock);
+  while (!a->rec_stop) {
+    int64_t next;
+    if (expire_one(a, mcp__monotonic_ms(), &next))
+      continue;
+    if (next == INT64_MAX) {
+      pthread_cond_wait(&a->rec_watch, &a->rec_lock);
+    } else {
+      struct timespec until;
+      mcp__deadline_in(CLOCK_MONOTONIC, next - mcp__monotonic_ms() + 1,
+                       &until);
+      pthread_cond_timedwait(&a->rec_watch, &a->rec_lock, &until);
+    }
+  }
+  pthread_mutex_unlock(&a->rec_lock);
+  return NULL;
+}
+
+bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
+                              unsigned *retry_after_s) {
+  *retry_after_s = 1;
+  pthread_mutex_lock(&a->rec_lock);
+  bool ok = false;
+  if (a->rec_stop || a->rec_queued >= REPLAY_RECORD_QUEUE_MAX) {
+    /* refused: 503 */
+  } else if (mcp__monotonic_ms() < a->rec_next_ms) {
+    *retry_after_s = retry_after(a);
+  } else {
+    if (!a->rec_watchdog_started &&
+        mcp__thread_start(&a->rec_watchdog, watchdog_main, a) == 0)
+      a->rec_watchdog_started = true;
+    if (a->rec_queued >= a->rec_idle && a->rec_threads < MCP__RECORDERS &&
+        mcp__thread_start(&a->rec_thread[a->rec_threads], recorder_main,
+                          a) == 0)
+      a->rec_threads++;
+    ok = a->rec_watchdog_started && a->rec_threads > 0;
+  }
+  if (ok) {
+    w->recording = true;
+    w->rec_state = REC_QUEUED;
+    w->rec_id = ++a->rec_ids;
+    w->rec_deadline_ms = mcp__monotonic_ms() + REPLAY_RECORD_DEADLINE_MS;
+    w->rec_next = NULL;
+    if (a->rec_queue_tail)
+      a->rec_queue_tail->rec_next = w;
+    else
+      a->rec_queue = w;
+    a->rec_queue_tail = w;
+    a->rec_queued++;
+    pthread_cond_signal(&a->rec_wake);
+    pthread_cond_signal(&a->rec_watch);
+  }
+  pthread_mutex_unlock(&a->rec_lock);
+  return ok;
+}
+
+mcp_status mcp__replay_record_take(mcp_auth_t *a, mcp__auth_wait *w,
+                                   unsigned *retry_after_s) {
+  pthread_mutex_lock(&a->rec_lock);
+  mcp_status st = w->rec_state == REC_ANSWERED ? w->rec_status : MCP_ERR_IO;
+  *retry_after_s = w->retry_after_s ? w->retry_after_s : 1;
+  w->recording = false;
+  pthread_mutex_unlock(&a->rec_lock);
+  return st;
+}
+
+bool mcp__replay_record_cancel(mcp_auth_t *a, mcp__auth_wait *w) {
+  pthread_mutex_lock(&a->rec_lock);
+  bool taken = false;
+  if (w->rec_state == REC_QUEUED) {
+    unlink_queued(a, w);
+    taken = true;
+  } else if (w->rec_state == REC_RUNNING) {
+    /* its thread finds no one waiting by this id */
+    taken = unlink_from(&a->rec_running, w);
+  }
+  if (taken)
+    w->rec_state = REC_ANSWERED;
+  pthread_mutex_unlock(&a->rec_lock);
+  return taken;
+}
+
+void mcp__replay_record_quiesce(mcp_auth_t *a) {
+  pthread_mutex_lock(&a->rec_lock);
+  while (a->rec_busy > 0)
+    pthread_cond_wait(&a->rec_idle_cv, &a->rec_lock);
+  pthread_mutex_unlock(&a->rec_lock);
+}
+
+void mcp__replay_record_fini(mcp_auth_t *a) {
+  pthread_mutex_lock(&a->rec_lock);
+  a->rec_stop = true;
+  pthread_cond_broadcast(&a->rec_wake);
+  pthread_cond_broadcast(&a->rec_watch);
+  unsigned n = a->rec_threads;
+  bool watchdog = a->rec_watchdog_started;
+  pthread_mutex_unlock(&a->rec_lock);
+  for (unsigned i = 0; i < n; i++)
+    pthread_join(a->rec_thread[i], NULL);
+  if (watchdog)
+    pthread_join(a->rec_watchdog, NULL);
+  /* records no thread took: refused */
+  pthread_mutex_lock(&a->rec_lock);
+  mcp__auth_wait *left = a->rec_queue;
+  a->rec_queue = a->rec_queue_tail = NULL;
+  for (mcp__auth_wait *w = left; w; w = w->rec_next) {
+    w->rec_state = REC_ANSWERED;
+    w->rec_status = MCP_ERR_CLOSED;
+  }
+  pthread_mutex_unlock(&a->rec_lock);
+  for (mcp__auth_wait *w = left, *next; w; w = next) {
+    next = w->rec_next;
+    w->ready(w->ctx);
+  }
+  pthread_cond_destroy(&a->rec_wake);
+  pthread_cond_destroy(&a->rec_watch);
+  pthread_cond_destroy(&a->rec_idle_cv);
+  pthread_mutex_destroy(&a->rec_lock);
+}
