@@ -45,6 +45,9 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
   /* params come built (the general decoder) or as a tape, built when
    * somebody asks (mcp_call_params) */
   atomic_init(&call->params, json_incref(call->msg.params));
+  if (call->msg.params_tape != NULL)
+    call->meta_tape =
+        mcp__tnode_member(call->msg.params_tape->nodes, "_meta", 5);
   if (mcp__call_meta_has(call, "progressToken"))
     call->progress_token =
         json_object_get(mcp__call_meta_object(call), "progressToken");
@@ -93,11 +96,17 @@ void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
 
 void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
                                  json_t *caps, json_t *info) {
-  json_decref(call->owned_caps);
-  json_decref(call->owned_info);
-  call->owned_caps = caps;
-  call->owned_info = info;
+  json_decref(atomic_exchange(&call->owned_caps, caps));
+  json_decref(atomic_exchange(&call->owned_info, info));
   mcp__call_bind_modern(call, version, caps, info);
+}
+
+void mcp__call_bind_modern_tape(mcp_call_t *call, const char *version,
+                                const mcp__tnode *caps,
+                                const mcp__tnode *info) {
+  mcp__call_bind_modern(call, version, NULL, NULL);
+  call->caps_tape = caps;
+  call->info_tape = info;
 }
 
 void mcp__call_unpin_session(mcp_call_t *call) {
