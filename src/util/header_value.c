@@ -89,31 +89,17 @@ mcp_status mcp__header_value_decode(const char *raw, char **out) {
   return *out ? MCP_OK : MCP_ERR_NOMEM;
 }
 
-/* Whether the n bytes at s are all visible ASCII (0x21-0x7e), eight at a
- * time: a byte below 0x21 or above 0x7e sets its high bit in the sums
- * (the usual word tricks; a carry or borrow they cause only follows a
- * byte that is flagged itself, so the answer is exact). */
-static bool all_visible(const char *s, size_t n) {
-  const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x;
-    memcpy(&x, s + i, 8);
-    if ((((x - ones * 0x21) & ~x) | ((x + ones * (127 - 0x7e)) | x)) & high)
-      return false;
-  }
-  for (; i < n; i++)
-    if ((unsigned char)(s[i] - 0x21) > 0x7e - 0x21)
-      return false;
-  return true;
-}
-
 bool mcp__header_value_equalsn(const char *raw, const char *body, size_t n) {
-  /* The usual case: the body byte for byte, all visible ASCII (so no
-   * whitespace to trim) and not starting like an encoded value. */
-  if (raw[0] != '=' && n > 0 && strnlen(raw, n + 1) == n &&
-      memcmp(raw, body, n) == 0 && all_visible(raw, n))
-    return true;
+  /* The usual case in one pass: the body byte for byte, all visible ASCII
+   * (so no whitespace to trim) and not starting like an encoded value. */
+  if (raw[0] != '=' && n > 0) {
+    size_t i = 0;
+    while (i < n && raw[i] == body[i] &&
+           (unsigned char)(raw[i] - 0x21) <= 0x7e - 0x21)
+      i++;
+    if (i == n && raw[n] == '\0')
+      return true;
+  }
   const char *s;
   size_t len;
   if (!field_value(raw, &s, &len))
