@@ -155,7 +155,9 @@ static const char *tape_string(const mcp__tnode *v, char *buf, size_t n) {
 }
 
 /* Whether an object key in the subtree at root holds a NUL byte (jansson
- * cannot build such an object). */
+ * cannot build such an object). The decoder refuses such keys in a request
+ * already; this keeps the lazy build of the capabilities and info from
+ * failing should a call ever come another way. */
 static bool nul_in_keys(const mcp__tnode *root) {
   for (const mcp__tnode *o = root, *end = root + root->skip; o != end; o++) {
     if (o->type != MCP__J_OBJECT)
