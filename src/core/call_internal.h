@@ -55,8 +55,7 @@ struct mcp_call {
   /* A method may encode its result itself (tools/call does, to avoid
    * building a JSON tree only to serialize it): non-empty means "use this
    * text as the result object". */
-  mcp__buf raw_result;
-  char raw_small[384]; /* raw_result's first bytes: most results fit */
+  mcp__buf raw_result; /* its first bytes in raw_small, the last member */
   /* protocol error chosen by the handler */
   int error_code;
   char *error_message;
@@ -117,6 +116,9 @@ struct mcp_call {
   bool timed, ran_here, events_count, emitted;
   int slot;
   mcp__inline_timer timer;
+  /* raw_result's first bytes: most results fit. Last, so that a new call
+   * is zeroed up to it only (mcp__call_new). */
+  char raw_small[384];
 };
 
 #endif
