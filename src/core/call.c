@@ -76,11 +76,14 @@ json_t *mcp__call_meta_object(const mcp_call_t *c) {
     return m;
   if (mcp__call_params_built(c) || c->msg.params_tape == NULL)
     return mcp__call_param(c, "_meta");
-  const mcp__tnode *node =
-      mcp__tnode_member(c->msg.params_tape->nodes, "_meta", 5);
-  if (node == NULL)
+  if (c->meta_tape == NULL)
     return NULL;
-  return install_once(&((mcp_call_t *)c)->meta, mcp__json_from_tnode(node));
+  return install_once(&((mcp_call_t *)c)->meta,
+                      mcp__json_from_tnode(c->meta_tape));
+}
+
+const mcp__tnode *mcp__call_meta_tape(const mcp_call_t *c) {
+  return mcp__call_params_built(c) ? NULL : c->meta_tape;
 }
 
 json_t *mcp__call_paramn(const mcp_call_t *c, const char *name,
@@ -99,9 +102,7 @@ bool mcp__call_meta_hasn(const mcp_call_t *c, const char *name,
                          size_t name_len) {
   if (atomic_load_explicit(&c->meta, memory_order_acquire) == NULL &&
       !mcp__call_params_built(c) && c->msg.params_tape != NULL)
-    return mcp__tnode_member(
-               mcp__tnode_member(c->msg.params_tape->nodes, "_meta", 5), name,
-               name_len) != NULL;
+    return mcp__tnode_member(c->meta_tape, name, name_len) != NULL;
   return json_object_getn(mcp__call_meta_object(c), name, name_len) != NULL;
 }
 
@@ -147,14 +148,36 @@ const char *mcp_call_protocol_version(const mcp_call_t *c) {
 bool mcp_call_is_stateless(const mcp_call_t *c) {
   return c ? c->stateless : false;
 }
+/* A 2026-07-28 request's capabilities or info kept on the tape
+ * (caps_tape, info_tape): built into slot when first asked for. */
+static json_t *built_from_tape(_Atomic(json_t *) *slot,
+                               const mcp__tnode *node) {
+  json_t *v = atomic_load_explicit(slot, memory_order_acquire);
+  if (v != NULL || node == NULL)
+    return v;
+  return install_once(slot, mcp__json_from_tnode(node));
+}
+
 json_t *mcp_call_client_capabilities(const mcp_call_t *c) {
-  return c ? c->client_capabilities : NULL;
+  if (c == NULL)
+    return NULL;
+  if (c->client_capabilities != NULL || c->caps_tape == NULL)
+    return c->client_capabilities;
+  return built_from_tape(&((mcp_call_t *)c)->owned_caps, c->caps_tape);
 }
 json_t *mcp_call_client_info(const mcp_call_t *c) {
-  return c ? c->client_info : NULL;
+  if (c == NULL)
+    return NULL;
+  if (c->client_info != NULL || c->info_tape == NULL)
+    return c->client_info;
+  return built_from_tape(&((mcp_call_t *)c)->owned_info, c->info_tape);
 }
 bool mcp_call_client_has(const mcp_call_t *c, const char *name) {
-  return c && name && json_object_get(c->client_capabilities, name) != NULL;
+  if (c == NULL || name == NULL)
+    return false;
+  if (c->client_capabilities == NULL && c->caps_tape != NULL)
+    return mcp__tnode_member(c->caps_tape, name, strlen(name)) != NULL;
+  return json_object_get(c->client_capabilities, name) != NULL;
 }
 const char *mcp_call_subject(const mcp_call_t *c) {
   return c ? c->peer.subject : NULL;

@@ -25,8 +25,8 @@ static void call_free(mcp_call_t *call) {
   }
   json_decref(atomic_load(&call->params));
   json_decref(atomic_load(&call->meta));
-  json_decref(call->owned_caps);
-  json_decref(call->owned_info);
+  json_decref(atomic_load(&call->owned_caps));
+  json_decref(atomic_load(&call->owned_info));
   mcp__message_clear(&call->msg);
   free(call->error_message);
   json_decref(call->error_data);
@@ -73,9 +73,9 @@ bool mcp__call_shed_request(mcp_call_t *call) {
   call->progress_token = NULL;
   call->client_capabilities = NULL;
   call->client_info = NULL;
-  json_decref(call->owned_caps);
-  json_decref(call->owned_info);
-  call->owned_caps = call->owned_info = NULL;
+  call->caps_tape = call->info_tape = call->meta_tape = NULL;
+  json_decref(atomic_exchange(&call->owned_caps, NULL));
+  json_decref(atomic_exchange(&call->owned_info, NULL));
   mcp__message_clear(&call->msg);
   call->msg.kind = MCP__MSG_REQUEST;
   call->msg.root = root;

@@ -28,15 +28,25 @@ struct mcp_call {
   /* params._meta built alone (mcp__call_meta_object) while the params are
    * not built, owned, or NULL */
   _Atomic(json_t *) meta;
+  /* params._meta on the params tape (found once, when the call is made:
+   * three readers want it), or NULL when absent or the params are not a
+   * tape */
+  const mcp__tnode *meta_tape;
   mcp__channel reply;
   mcp__peer peer;
   bool stateless;
   char protocol_version[MCP__MAX_VERSION_LEN];
   json_t *client_capabilities; /* borrowed (session or _meta) */
   json_t *client_info;
+  /* A 2026-07-28 request's client capabilities and info while they are
+   * still objects on the params tape (mcp__call_bind_modern_tape), or
+   * NULL: most handlers never look, so they become jansson values only
+   * when asked (into owned_caps, owned_info). */
+  const mcp__tnode *caps_tape, *info_tape;
   /* Built from the request's _meta for client_capabilities and
-   * client_info (mcp__call_bind_modern_owned), owned, or NULL */
-  json_t *owned_caps, *owned_info;
+   * client_info (mcp__call_bind_modern_owned, or on demand from caps_tape
+   * and info_tape), owned, or NULL */
+  _Atomic(json_t *) owned_caps, owned_info;
   json_t *progress_token;
   double last_progress;
   bool has_progress;
@@ -45,8 +55,7 @@ struct mcp_call {
   /* A method may encode its result itself (tools/call does, to avoid
    * building a JSON tree only to serialize it): non-empty means "use this
    * text as the result object". */
-  mcp__buf raw_result;
-  char raw_small[384]; /* raw_result's first bytes: most results fit */
+  mcp__buf raw_result; /* its first bytes in raw_small, the last member */
   /* protocol error chosen by the handler */
   int error_code;
   char *error_message;
@@ -107,6 +116,9 @@ struct mcp_call {
   bool timed, ran_here, events_count, emitted;
   int slot;
   mcp__inline_timer timer;
+  /* raw_result's first bytes: most results fit. Last, so that a new call
+   * is zeroed up to it only (mcp__call_new). */
+  char raw_small[384];
 };
 
 #endif

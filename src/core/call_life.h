@@ -42,6 +42,14 @@ void mcp__call_bind_modern(mcp_call_t *call, const char *version, json_t *caps,
 /* The same with caps and info (may be NULL) built for the call: stolen. */
 void mcp__call_bind_modern_owned(mcp_call_t *call, const char *version,
                                  json_t *caps, json_t *info);
+/* The same with caps (an object) and info (an object, or NULL) still on
+ * the call's params tape (mcp__call_meta_tape): they become jansson values
+ * only when something asks for them (mcp_call_client_capabilities,
+ * mcp_call_client_info; mcp_call_client_has reads the tape). Their keys
+ * must hold no NUL byte (jansson's keys cannot). */
+void mcp__call_bind_modern_tape(mcp_call_t *call, const char *version,
+                                const mcp__tnode *caps,
+                                const mcp__tnode *info);
 /* 2025-11-25: the call belongs to session (a counted reference is taken,
  * unless the call's channel pins the session: see mcp__channel) and speaks
  * its version with its capabilities and info; a ready session lists it in

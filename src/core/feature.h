@@ -89,6 +89,10 @@ static inline bool mcp__call_param_string(const mcp_call_t *call,
  * (once, thread-safe), so a 2026-07-28 request's era facts cost no more
  * than its _meta. */
 json_t *mcp__call_meta_object(const mcp_call_t *call);
+/* params._meta on the params tape (any JSON type), or NULL when absent or
+ * when the params are not (or no longer only) a tape: then use
+ * mcp__call_meta_object. Valid for the call's life; found once. */
+const mcp__tnode *mcp__call_meta_tape(const mcp_call_t *call);
 /* Whether params._meta has member name; builds nothing. */
 bool mcp__call_meta_hasn(const mcp_call_t *call, const char *name,
                          size_t name_len);

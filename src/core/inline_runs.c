@@ -40,11 +40,14 @@
 int mcp__call_inline_slot(const mcp_call_t *call) {
   if (call->progress_token || strcmp(call->msg.method, "tools/call") != 0)
     return -1;
-  const json_t *caps = call->client_capabilities;
-  /* an empty object (the common case) asks nothing: skip three hashings */
-  if (json_object_size(caps) > 0 &&
-      (json_object_get(caps, "elicitation") ||
-       json_object_get(caps, "sampling") || json_object_get(caps, "roots")))
+  /* an empty object (the common case) asks nothing: skip three lookups
+   * (on the tape while a 2026-07-28 request's are still there) */
+  bool some = call->client_capabilities == NULL && call->caps_tape != NULL
+                  ? call->caps_tape->n > 0
+                  : json_object_size(call->client_capabilities) > 0;
+  if (some && (mcp_call_client_has(call, "elicitation") ||
+               mcp_call_client_has(call, "sampling") ||
+               mcp_call_client_has(call, "roots")))
     return -1;
   const char *name;
   size_t len;

@@ -49,9 +49,27 @@ static mcp__state_binding binding_of(const mcp_call_t *call) {
       wall_ms()};
 }
 
+/* Whether params (a tape) has inputResponses or requestState: one walk
+ * over its members for both, instead of a lookup each, since most requests
+ * have neither. */
+static bool has_input_members(const mcp__tnode *params) {
+  if (params->type != MCP__J_OBJECT)
+    return false;
+  for (const mcp__tnode *k = params + 1, *end = params + params->skip;
+       k != end; k += 1 + k[1].skip)
+    if (!k->dead && ((k->n == 14 && memcmp(k->v.s, "inputResponses", 14) == 0) ||
+                     (k->n == 12 && memcmp(k->v.s, "requestState", 12) == 0)))
+      return true;
+  return false;
+}
+
 mcp_status mcp__input_open(mcp_call_t *call, const char **why) {
   if (!may_ask(call->msg.method))
     return MCP_OK;
+  const mcp__tnode *tape =
+      mcp__call_params_built(call) ? NULL : mcp__call_params_tape(call);
+  if (tape != NULL && !has_input_members(tape))
+    return MCP_OK; /* no answers, no state: nothing to open */
   json_t *responses = mcp__call_param(call, "inputResponses");
   json_t *token = mcp__call_param(call, "requestState");
   if (responses && !json_is_object(responses)) {

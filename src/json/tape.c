@@ -12,6 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "util/hash.h"
 #include "util/hex.h"
@@ -56,6 +59,8 @@ static inline uint32_t push(mcp__tape *t, uint8_t type) {
 
 static inline const unsigned char *skip_ws(const unsigned char *p,
                                            const unsigned char *end) {
+  if (p != end && *p > ' ')
+    return p; /* the usual case: compact JSON has no whitespace at all */
   while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
     p++;
   return p;
@@ -240,6 +245,29 @@ static inline const unsigned char *
 scan_string(parser *ps, const unsigned char *p, mcp__tnode *nd) {
   const unsigned char *start = p, *end = ps->end;
   for (;;) {
+#if defined(__SSE2__)
+    /* sixteen bytes a step where the text has them (a quarter of the
+     * instructions of the eight-byte step below, which does the rest):
+     * the signed compare with 0x20 catches control characters and every
+     * byte from 0x80 up. */
+    {
+      const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                    space = _mm_set1_epi8(0x20);
+      while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i special =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+                                      _mm_cmpeq_epi8(x, bslash)),
+                         _mm_cmplt_epi8(x, space));
+        unsigned m = (unsigned)_mm_movemask_epi8(special);
+        if (m != 0) {
+          p += __builtin_ctz(m);
+          goto found;
+        }
+        p += 16;
+      }
+    }
+#endif
     while (end - p >= 8) {
       uint64_t x;
       memcpy(&x, p, 8);
@@ -252,6 +280,9 @@ scan_string(parser *ps, const unsigned char *p, mcp__tnode *nd) {
       }
       p += 8;
     }
+#if defined(__SSE2__)
+  found:
+#endif
     if (p == end)
       return NULL;
     unsigned c = *p;

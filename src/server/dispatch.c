@@ -137,9 +137,9 @@ mcp__accept mcp__server_accept_scanned(mcp_server_t *s, mcp_session_t *session,
     return MCP__ACCEPT_REJECTED;
   mcp__call_set_request_bytes(call, len);
 
-  bool ok;
-  if (mcp__is_modern_request(peer,
-                             mcp__call_meta_has(call, MCP__META_VERSION))) {
+  bool ok; /* a modern header decides without looking into _meta */
+  if (mcp__is_modern_request(peer, false) ||
+      mcp__call_meta_has(call, MCP__META_VERSION)) {
     ok = mcp__modern_bind(call);
     const char *why = NULL;
     mcp_status st = ok ? mcp__input_open(call, &why) : MCP_OK;

@@ -29,18 +29,19 @@ static void answer(mcp_call_t *call, int code, const char *message,
   json_decref(data);
 }
 
-/* One standard header against its body value; NULL when they agree, else
- * the reason (a static string). */
-static const char *header_mismatch(const char *header, const char *body) {
+/* One standard header against its body value (n bytes); NULL when they
+ * agree, else the reason (a static string). */
+static const char *header_mismatch(const char *header, const char *body,
+                                   size_t n) {
   if (header == NULL)
     return "missing";
-  if (mcp__header_value_equals(header, body))
+  if (mcp__header_value_equalsn(header, body, n))
     return NULL; /* the common case, without a copy */
   char *value;
   mcp_status st = mcp__header_value_decode(header, &value);
   if (st != MCP_OK)
     return st == MCP_ERR_NOMEM ? "unreadable" : "not a valid header value";
-  bool same = strcmp(value, body) == 0;
+  bool same = strlen(value) == n && memcmp(value, body, n) == 0;
   free(value);
   return same ? NULL : "does not match the body";
 }
@@ -49,6 +50,7 @@ static bool check_headers(mcp_call_t *call, const char *version) {
   const mcp__peer *p = mcp__call_peer(call);
   char msg[200];
   const char *why = NULL, *which = NULL;
+  const char *method = mcp_call_method(call);
   if (p->repeated_header) {
     which = "MCP-Protocol-Version, Mcp-Method or Mcp-Name";
     why = "sent more than once";
@@ -57,31 +59,23 @@ static bool check_headers(mcp_call_t *call, const char *version) {
     which = "MCP-Protocol-Version";
     why =
         p->protocol_header ? "does not match _meta protocolVersion" : "missing";
-  } else if ((why = header_mismatch(p->method_header, mcp_call_method(call)))) {
+  } else if ((why = header_mismatch(p->method_header, method,
+                                    strlen(method)))) {
     which = "Mcp-Method";
   } else {
-    const char *key = mcp__header_name_field(mcp_call_method(call));
+    const char *key = mcp__header_name_field(method);
     const char *v;
     size_t len;
     if (key && mcp__call_param_string(call, key, &v, &len)) {
-      char small[256]; /* the value is not NUL-terminated on the tape */
-      char *body = len < sizeof small ? small : malloc(len + 1);
-      if (body == NULL)
-        why = "unreadable";
-      else {
-        memcpy(body, v, len);
-        body[len] = '\0';
-        why = header_mismatch(p->name_header, body);
-        if (body != small)
-          free(body);
-      }
-      if (why)
+      /* straight from the tape: no NUL among the len bytes */
+      if ((why = header_mismatch(p->name_header, v, len)))
         which = "Mcp-Name";
     } else if (key) {
       /* a string holding U+0000: compared as before, as a C string */
       json_t *jv = mcp__call_param(call, key);
       if (json_is_string(jv) &&
-          (why = header_mismatch(p->name_header, json_string_value(jv))))
+          (why = header_mismatch(p->name_header, json_string_value(jv),
+                                 strlen(json_string_value(jv)))))
         which = "Mcp-Name";
     }
   }
@@ -119,13 +113,13 @@ static meta_members read_meta(json_t *meta) {
 }
 
 /* The checks of mcp__modern_bind on what they read: version and level as
- * C strings (or NULL), caps and info as given. On success binds the call
- * (with caps and info stolen when owned). */
-static bool bind_checked(mcp_call_t *call, const char *version, json_t *caps,
-                         json_t *info, bool level_given, const char *level,
-                         bool owned) {
+ * C strings (or NULL), whether the capabilities are an object. false after
+ * answering the request with the error. */
+static bool admit_checked(mcp_call_t *call, const char *version,
+                          bool caps_object, bool level_given,
+                          const char *level) {
   mcp_log_level parsed;
-  if (version == NULL || !json_is_object(caps)) {
+  if (version == NULL || !caps_object) {
     answer(call, MCP_RPC_INVALID_PARAMS,
            "Invalid params: _meta must carry " META_VERSION
            " (a string) and " META_CAPS " (an object)",
@@ -144,11 +138,6 @@ static bool bind_checked(mcp_call_t *call, const char *version, json_t *caps,
            "notice, warning, error, critical, alert, emergency",
            NULL);
   } else {
-    info = json_is_object(info) ? info : NULL;
-    if (owned)
-      mcp__call_bind_modern_owned(call, version, caps, info);
-    else
-      mcp__call_bind_modern(call, version, caps, info);
     return true;
   }
   return false;
@@ -165,9 +154,27 @@ static const char *tape_string(const mcp__tnode *v, char *buf, size_t n) {
   return buf;
 }
 
-/* mcp__modern_bind while the params are still a tape: only the client's
- * capabilities and info become jansson values. false with *fallback when
- * the general path must decide (a value too long for the buffers here). */
+/* Whether an object key in the subtree at root holds a NUL byte (jansson
+ * cannot build such an object). The decoder refuses such keys in a request
+ * already; this keeps the lazy build of the capabilities and info from
+ * failing should a call ever come another way. */
+static bool nul_in_keys(const mcp__tnode *root) {
+  for (const mcp__tnode *o = root, *end = root + root->skip; o != end; o++) {
+    if (o->type != MCP__J_OBJECT)
+      continue;
+    for (const mcp__tnode *k = o + 1, *kend = o + o->skip; k != kend;
+         k += 1 + k[1].skip)
+      if (k->n && memchr(k->v.s, '\0', k->n) != NULL)
+        return true;
+  }
+  return false;
+}
+
+/* mcp__modern_bind while the params are still a tape: the client's
+ * capabilities and info stay there until something asks for them
+ * (mcp__call_bind_modern_tape). false with *fallback when the general path
+ * must decide (a value too long for the buffers here, a key jansson cannot
+ * hold). */
 static bool bind_from_tape(mcp_call_t *call, const mcp__tnode *meta,
                            bool *fallback) {
   const mcp__tnode *v = NULL, *caps = NULL, *info = NULL, *level = NULL;
@@ -190,27 +197,21 @@ static bool bind_from_tape(mcp_call_t *call, const mcp__tnode *meta,
   char vbuf[64], lbuf[32];
   const char *version = tape_string(v, vbuf, sizeof vbuf);
   const char *lvl = tape_string(level, lbuf, sizeof lbuf);
+  if (caps != NULL && caps->type != MCP__J_OBJECT)
+    caps = NULL;
+  if (info != NULL && (info->type != MCP__J_OBJECT || caps == NULL))
+    info = NULL;
   if ((v != NULL && v->type == MCP__J_STRING && version == NULL) ||
-      (level != NULL && level->type == MCP__J_STRING && lvl == NULL)) {
-    *fallback = true; /* long, or with a NUL: the general path says how */
+      (level != NULL && level->type == MCP__J_STRING && lvl == NULL) ||
+      (caps != NULL && nul_in_keys(caps)) ||
+      (info != NULL && nul_in_keys(info))) {
+    *fallback = true; /* the general path says how */
     return false;
   }
-  json_t *jcaps =
-      caps && caps->type == MCP__J_OBJECT ? mcp__json_from_tnode(caps) : NULL;
-  json_t *jinfo = info && info->type == MCP__J_OBJECT && jcaps
-                      ? mcp__json_from_tnode(info)
-                      : NULL;
-  if ((caps && caps->type == MCP__J_OBJECT && jcaps == NULL) ||
-      (info && info->type == MCP__J_OBJECT && jinfo == NULL)) {
-    json_decref(jcaps);
-    *fallback = true; /* out of memory, or a NUL in a key */
+  if (!admit_checked(call, version, caps != NULL, level != NULL, lvl))
     return false;
-  }
-  if (bind_checked(call, version, jcaps, jinfo, level != NULL, lvl, true))
-    return true;
-  json_decref(jcaps);
-  json_decref(jinfo);
-  return false;
+  mcp__call_bind_modern_tape(call, version, caps, info);
+  return true;
 }
 
 bool mcp__modern_bind(mcp_call_t *call) {
@@ -218,14 +219,17 @@ bool mcp__modern_bind(mcp_call_t *call) {
       mcp__call_params_built(call) ? NULL : mcp__call_params_tape(call);
   bool fallback = false;
   if (tape != NULL) {
-    bool bound =
-        bind_from_tape(call, mcp__tnode_member(tape, "_meta", 5), &fallback);
+    bool bound = bind_from_tape(call, mcp__call_meta_tape(call), &fallback);
     if (!fallback)
       return bound;
   }
   meta_members m = read_meta(mcp__call_meta_object(call));
-  return bind_checked(call, json_string_value(m.version), m.caps, m.info,
-                      m.level != NULL, json_string_value(m.level), false);
+  if (!admit_checked(call, json_string_value(m.version), json_is_object(m.caps),
+                     m.level != NULL, json_string_value(m.level)))
+    return false;
+  mcp__call_bind_modern(call, json_string_value(m.version), m.caps,
+                        json_is_object(m.info) ? m.info : NULL);
+  return true;
 }
 
 bool mcp__is_modern_request(const mcp__peer *peer, bool meta_version) {

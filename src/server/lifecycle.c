@@ -18,18 +18,26 @@ static const char *const modern_versions[] = {"2026-07-28"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-bool mcp__version_is_supported(const char *v) {
-  for (size_t i = 0; v && i < COUNT(legacy_versions); i++)
-    if (strcmp(v, legacy_versions[i]) == 0)
+/* Every version is a date, "YYYY-MM-DD": a string of another length is
+ * none of them, and one of that length is compared in fixed-size pieces
+ * (the checks run several times per request). */
+#define VERSION_LEN 10
+
+static bool version_in(const char *v, const char *const *list, size_t n) {
+  if (v == NULL || strnlen(v, VERSION_LEN + 1) != VERSION_LEN)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (memcmp(v, list[i], VERSION_LEN) == 0)
       return true;
   return false;
 }
 
+bool mcp__version_is_supported(const char *v) {
+  return version_in(v, legacy_versions, COUNT(legacy_versions));
+}
+
 bool mcp__version_is_modern(const char *v) {
-  for (size_t i = 0; v && i < COUNT(modern_versions); i++)
-    if (strcmp(v, modern_versions[i]) == 0)
-      return true;
-  return false;
+  return version_in(v, modern_versions, COUNT(modern_versions));
 }
 
 json_t *mcp__supported_versions_json(void);

@@ -4,6 +4,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -23,15 +24,24 @@ enum conn_phase {
  * usual allocation, so one client cannot dodge the limit by address). */
 #define KEY_MAX 9
 
+/* A connection's phase changes three times per request on its network
+ * thread, which is the only writer of phase, since_ms and wait_seq: those
+ * changes take no lock (the table's lock is shared by every network
+ * thread), unless they move the stream count. Readers on other threads
+ * (admission of a new connection, the housekeeper) read them atomically
+ * under the lock, which orders them only against the list. since_ms is
+ * stored before phase (release) and read after it (acquire), so a
+ * connection seen waiting or reading is never judged by the time its
+ * previous phase began. */
 typedef struct hs_conn {
   mcp_http_server_t *h; /* for mcp__hs_conn_server (CORS) */
   mcp__he_conn *c;
   int fd;
   unsigned char key[KEY_MAX];
-  enum conn_phase phase;
-  int64_t since_ms;  /* when it began waiting (or reading) */
-  uint64_t wait_seq; /* order of the beginnings of waits (ties in ms) */
-  enum hs_admit refuse;
+  _Atomic int phase;          /* enum conn_phase */
+  _Atomic int64_t since_ms;   /* when it began waiting (or reading) */
+  _Atomic uint64_t wait_seq;  /* order of the beginnings of waits (ties in ms) */
+  enum hs_admit refuse; /* decided before the connection's first request */
   const hs_session *stream_of; /* identity only, never dereferenced */
   bool shut;                   /* shut down by us; closing */
   struct hs_conn *prev, *next;
@@ -46,7 +56,7 @@ struct hs_limits {
   size_t shut;      /* registered and shut down by us */
   size_t streams;
   size_t max_streams; /* resolved */
-  uint64_t seq;
+  _Atomic uint64_t seq;
   size_t evicted, deadline_closed, refused;
 };
 
@@ -110,6 +120,17 @@ static void addr_key(const struct sockaddr *sa, unsigned char key[KEY_MAX]) {
   }
 }
 
+static enum conn_phase phase_of(const hs_conn *c) {
+  return (enum conn_phase)atomic_load_explicit(&c->phase,
+                                               memory_order_acquire);
+}
+
+/* A new phase from now (the connection's network thread only). */
+static void set_phase(hs_conn *c, enum conn_phase phase, int64_t now_ms) {
+  atomic_store_explicit(&c->since_ms, now_ms, memory_order_relaxed);
+  atomic_store_explicit(&c->phase, (int)phase, memory_order_release);
+}
+
 static hs_conn *conn_of(mcp__he_conn *conn) {
   return mcp__he_socket_context(conn);
 }
@@ -140,7 +161,7 @@ static void unlink_conn(hs_limits *l, hs_conn *c) {
   l->count--;
   if (c->shut)
     l->shut--;
-  if (c->phase == C_STREAMING)
+  if (phase_of(c) == C_STREAMING)
     l->streams--;
 }
 
@@ -149,18 +170,20 @@ static void admit(hs_limits *l, hs_conn *c) {
   const mcp_http_options_t *o = l->h->o;
   size_t live = 0, same = 0;
   hs_conn *oldest = NULL, *oldest_same = NULL;
+  uint64_t oldest_seq = 0, oldest_same_seq = 0;
   for (hs_conn *x = l->head; x; x = x->next) {
     if (x->shut)
       continue;
     live++;
     bool is_same = memcmp(x->key, c->key, KEY_MAX) == 0;
     same += is_same;
-    if (x->phase != C_WAITING)
+    if (phase_of(x) != C_WAITING)
       continue;
-    if (oldest == NULL || x->wait_seq < oldest->wait_seq)
-      oldest = x;
-    if (is_same && (oldest_same == NULL || x->wait_seq < oldest_same->wait_seq))
-      oldest_same = x;
+    uint64_t seq = atomic_load_explicit(&x->wait_seq, memory_order_relaxed);
+    if (oldest == NULL || seq < oldest_seq)
+      oldest = x, oldest_seq = seq;
+    if (is_same && (oldest_same == NULL || seq < oldest_same_seq))
+      oldest_same = x, oldest_same_seq = seq;
   }
   if (same >= o->max_conns_per_addr) {
     if (oldest_same) {
@@ -205,9 +228,10 @@ void mcp__hs_on_connection(void *cls, mcp__he_conn *conn,
   c->h = h;
   c->fd = mcp__he_fd(conn);
   addr_key(mcp__he_client_addr(conn), c->key);
-  c->since_ms = mcp__monotonic_ms();
+  atomic_init(&c->phase, C_WAITING);
+  atomic_init(&c->since_ms, mcp__monotonic_ms());
+  atomic_init(&c->wait_seq, atomic_fetch_add(&l->seq, 1) + 1);
   pthread_mutex_lock(&l->lock);
-  c->wait_seq = ++l->seq;
   size_t evicted = l->evicted;
   admit(l, c);
   evicted = l->evicted - evicted;
@@ -229,38 +253,36 @@ void mcp__hs_on_connection(void *cls, mcp__he_conn *conn,
 
 enum hs_admit mcp__hs_conn_request(hs_limits *l, mcp__he_conn *conn,
                                    bool with_body) {
+  (void)l;
   hs_conn *c = conn_of(conn);
   if (c == NULL)
     return HS_ADMIT_OK;
-  pthread_mutex_lock(&l->lock);
-  c->phase = with_body ? C_READING : C_ACTIVE;
-  c->since_ms = mcp__monotonic_ms(); /* the body gets a deadline of its own */
-  enum hs_admit a = c->refuse;
-  pthread_mutex_unlock(&l->lock);
-  return a;
+  /* the body gets a deadline of its own */
+  set_phase(c, with_body ? C_READING : C_ACTIVE, mcp__monotonic_ms());
+  return c->refuse;
 }
 
 void mcp__hs_conn_body_done(hs_limits *l, mcp__he_conn *conn) {
+  (void)l;
   hs_conn *c = conn_of(conn);
-  if (c == NULL)
-    return;
-  pthread_mutex_lock(&l->lock);
-  if (c->phase == C_READING)
-    c->phase = C_ACTIVE;
-  pthread_mutex_unlock(&l->lock);
+  if (c != NULL && phase_of(c) == C_READING)
+    atomic_store_explicit(&c->phase, C_ACTIVE, memory_order_release);
 }
 
 void mcp__hs_conn_request_done(hs_limits *l, mcp__he_conn *conn) {
   hs_conn *c = conn_of(conn);
   if (c == NULL)
     return;
-  pthread_mutex_lock(&l->lock);
-  if (c->phase == C_STREAMING)
-    l->streams--;
-  c->phase = C_WAITING;
+  atomic_store_explicit(&c->wait_seq, atomic_fetch_add(&l->seq, 1) + 1,
+                        memory_order_relaxed);
+  if (phase_of(c) != C_STREAMING) {
+    set_phase(c, C_WAITING, mcp__monotonic_ms());
+    return;
+  }
+  pthread_mutex_lock(&l->lock); /* the stream count moves */
+  l->streams--;
   c->stream_of = NULL;
-  c->since_ms = mcp__monotonic_ms();
-  c->wait_seq = ++l->seq;
+  set_phase(c, C_WAITING, mcp__monotonic_ms());
   pthread_mutex_unlock(&l->lock);
 }
 
@@ -273,7 +295,7 @@ enum hs_admit mcp__hs_stream_admit(hs_limits *l, const hs_session *hs) {
   } else if (hs != NULL) {
     size_t mine = 0;
     for (hs_conn *x = l->head; x; x = x->next)
-      mine += x->phase == C_STREAMING && x->stream_of == hs;
+      mine += phase_of(x) == C_STREAMING && x->stream_of == hs;
     if (mine >= o->max_streams_per_session)
       a = HS_ADMIT_TOO_MANY;
   }
@@ -289,10 +311,10 @@ void mcp__hs_conn_streaming(hs_limits *l, mcp__he_conn *conn,
   if (c == NULL)
     return;
   pthread_mutex_lock(&l->lock);
-  if (c->phase != C_STREAMING)
+  if (phase_of(c) != C_STREAMING)
     l->streams++;
-  c->phase = C_STREAMING;
   c->stream_of = hs;
+  atomic_store_explicit(&c->phase, C_STREAMING, memory_order_release);
   pthread_mutex_unlock(&l->lock);
 }
 
@@ -302,13 +324,16 @@ void mcp__hs_limits_tick(hs_limits *l, int64_t now_ms) {
     return;
   size_t closed = 0;
   pthread_mutex_lock(&l->lock);
-  for (hs_conn *x = l->head; x; x = x->next)
-    if (!x->shut && (x->phase == C_WAITING || x->phase == C_READING) &&
-        now_ms - x->since_ms >= deadline) {
+  for (hs_conn *x = l->head; x; x = x->next) {
+    enum conn_phase phase = x->shut ? C_ACTIVE : phase_of(x);
+    if ((phase == C_WAITING || phase == C_READING) &&
+        now_ms - atomic_load_explicit(&x->since_ms, memory_order_relaxed) >=
+            deadline) {
       shut(l, x);
       l->deadline_closed++;
       closed++;
     }
+  }
   pthread_mutex_unlock(&l->lock);
   if (closed > 0)
     mcp__log(l->h->server, MCP_LOG_INFO,

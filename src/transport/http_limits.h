@@ -16,7 +16,9 @@
  * connections past the request deadline are shut down by the housekeeper.
  * So slow clients (slowloris) can neither hold every slot nor keep one past
  * the deadline. Only the engine's network threads and the housekeeper
- * call in here; one mutex guards the table.
+ * call in here; one mutex guards the table, and a connection's own phase
+ * changes of every request take it only when the stream count moves
+ * (http_limits.c says why that is safe).
  */
 #ifndef MCP_TRANSPORT_HTTP_LIMITS_H
 #define MCP_TRANSPORT_HTTP_LIMITS_H

@@ -89,30 +89,33 @@ mcp_status mcp__header_value_decode(const char *raw, char **out) {
   return *out ? MCP_OK : MCP_ERR_NOMEM;
 }
 
-bool mcp__header_value_equals(const char *raw, const char *body) {
+bool mcp__header_value_equalsn(const char *raw, const char *body, size_t n) {
   /* The usual case in one pass: the body byte for byte, all visible ASCII
    * (so no whitespace to trim) and not starting like an encoded value. */
-  if (raw[0] != '=') {
+  if (raw[0] != '=' && n > 0) {
     size_t i = 0;
-    unsigned char c;
-    while ((c = (unsigned char)raw[i]) == (unsigned char)body[i] && c >= 0x21 &&
-           c <= 0x7e)
+    while (i < n && raw[i] == body[i] &&
+           (unsigned char)(raw[i] - 0x21) <= 0x7e - 0x21)
       i++;
-    if (c == '\0' && body[i] == '\0' && i > 0)
+    if (i == n && raw[n] == '\0')
       return true;
   }
   const char *s;
-  size_t n;
-  if (!field_value(raw, &s, &n))
+  size_t len;
+  if (!field_value(raw, &s, &len))
     return false;
-  if (!is_encoded(s, n)) /* plain: compared in place, no copy */
-    return strlen(body) == n && memcmp(s, body, n) == 0;
+  if (!is_encoded(s, len)) /* plain: compared in place, no copy */
+    return len == n && memcmp(s, body, n) == 0;
   char *value;
   if (mcp__header_value_decode(raw, &value) != MCP_OK)
     return false;
-  bool same = strcmp(value, body) == 0;
+  bool same = strlen(value) == n && memcmp(value, body, n) == 0;
   free(value);
   return same;
+}
+
+bool mcp__header_value_equals(const char *raw, const char *body) {
+  return mcp__header_value_equalsn(raw, body, strlen(body));
 }
 
 char *mcp__header_value_encode(const char *text, size_t n) {

@@ -17,6 +17,9 @@ mcp_status mcp__header_value_decode(const char *raw, char **out);
  * is body. Plain values are compared in place (no copy); false for a value
  * that is not valid. */
 bool mcp__header_value_equals(const char *raw, const char *body);
+/* The same for a body value of n bytes (need not be NUL-terminated; a NUL
+ * among them never matches). */
+bool mcp__header_value_equalsn(const char *raw, const char *body, size_t n);
 
 /* The other direction, for a client: n bytes of text as a header value,
  * plain when it is visible ASCII without surrounding white space, else

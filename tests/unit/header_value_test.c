@@ -84,6 +84,38 @@ static void test_equals_agrees_with_decode(void **state) {
   assert_true(mcp__header_value_equals("tools/call", "tools/call"));
 }
 
+/* The n-byte form: a body that is not NUL-terminated, values longer than
+ * the eight-byte step with a byte that is no visible ASCII at each place,
+ * a NUL among the body's bytes. */
+static void test_equalsn_by_length(void **state) {
+  (void)state;
+  assert_true(mcp__header_value_equalsn("add", "addition", 3));
+  assert_false(mcp__header_value_equalsn("add", "addition", 4));
+  assert_false(mcp__header_value_equalsn("addi", "add", 3));
+  assert_false(mcp__header_value_equalsn("a", "a\0b", 3));
+  assert_true(mcp__header_value_equalsn(" add ", "add!", 3));
+  static const unsigned char bad[] = {0x01, 0x20, 0x7f, 0x80, 0xc3, 0xff};
+  for (size_t b = 0; b < sizeof bad; b++)
+    for (size_t at = 0; at < 20; at++) {
+      char v[24];
+      for (size_t i = 0; i < 20; i++)
+        v[i] = (char)('a' + i);
+      v[at] = (char)bad[b];
+      v[20] = '\0';
+      /* never equal in the fast step; the general reading decides (a
+       * space inside a value is kept, and compares equal) */
+      char *decoded = NULL;
+      bool same = mcp__header_value_decode(v, &decoded) == MCP_OK &&
+                  strcmp(decoded, v) == 0;
+      free(decoded);
+      assert_int_equal(mcp__header_value_equalsn(v, v, 20), same);
+      assert_int_equal(mcp__header_value_equals(v, v), same);
+    }
+  char long_value[] = "io.modelcontextprotocol/a-rather-long-name";
+  assert_true(mcp__header_value_equalsn(long_value, long_value,
+                                        strlen(long_value)));
+}
+
 static void test_name_field_per_method(void **state) {
   (void)state;
   assert_string_equal(mcp__header_name_field("tools/call"), "name");
@@ -102,6 +134,7 @@ int main(void) {
       cmocka_unit_test(test_round_trips),
       cmocka_unit_test(test_decode_refuses_what_is_no_field_value),
       cmocka_unit_test(test_equals_agrees_with_decode),
+      cmocka_unit_test(test_equalsn_by_length),
       cmocka_unit_test(test_name_field_per_method),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

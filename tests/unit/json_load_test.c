@@ -187,6 +187,39 @@ static void test_mutations(void **state) {
   assert_true(parsed > 500);
 }
 
+/* The string scan steps 16 or 8 bytes at a time (tape.c): each byte that
+ * stops it (quote, backslash, control character, the bytes of UTF-8, a
+ * byte no UTF-8 has) at every offset of strings long enough for both
+ * steps, and the same strings cut short at every length. */
+static void test_string_scan_steps(void **state) {
+  (void)state;
+  static const char *const specials[] = {"\"", "\\n", "\\u00e9", "\x01",
+                                         "\x1f", "\xC3\xA9", "\xE2\x82\xAC",
+                                         "\xF0\x9F\x98\x80", "\xC3", "\xFF",
+                                         "\x7f", " "};
+  for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+    for (size_t at = 0; at < 40; at++) {
+      char b[128];
+      size_t n = 0;
+      b[n++] = '[';
+      b[n++] = '"';
+      for (size_t i = 0; i < at; i++)
+        b[n++] = (char)('a' + i % 26);
+      size_t sl = strlen(specials[k]);
+      memcpy(b + n, specials[k], sl);
+      n += sl;
+      for (size_t i = 0; i < 20; i++)
+        b[n++] = 'z';
+      b[n++] = '"';
+      b[n++] = ']';
+      for (size_t cut = 2; cut <= n; cut++)
+        if (!tu_json_load_agrees(b, cut, "string scan")) {
+          printf("string scan: %.*s\n", (int)cut, b);
+          fail();
+        }
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_json_test_suite),
@@ -195,6 +228,7 @@ int main(void) {
       cmocka_unit_test(test_big_integers_are_reals),
       cmocka_unit_test(test_values),
       cmocka_unit_test(test_mutations),
+      cmocka_unit_test(test_string_scan_steps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,11 +68,18 @@ MCP_TOOL_CALL_HANDLER(sum_from_params, void, sum_out) {
 MCP_TOOL_CALL_HANDLER(who, void, void) {
   built_in_handler = mcp__call_params_built(call);
   json_t *info = mcp_call_client_info(call);
+  /* asked before the capabilities are built (2026-07-28: read on the
+   * tape), then built, once */
+  int has = mcp_call_client_has(call, "elicitation");
+  json_t *caps = mcp_call_client_capabilities(call);
+  if (caps != mcp_call_client_capabilities(call) ||
+      has != (json_object_get(caps, "elicitation") != NULL) ||
+      info != mcp_call_client_info(call))
+    return MCP_ERR_INVALID;
   return mcp_result_add_textf(
              result, "%s %s %d",
              info ? json_string_value(json_object_get(info, "name")) : "-",
-             mcp_call_protocol_version(call),
-             mcp_call_client_has(call, "elicitation"))
+             mcp_call_protocol_version(call), has)
              ? MCP_OK
              : MCP_ERR_NOMEM;
 }
@@ -299,6 +306,20 @@ static void test_modern_era_from_the_tape(void **state) {
   json_decref(r);
   r = modern(s, V ":7," C ":{}");
   assert_int_equal(tu_error_code(r), -32602);
+  json_decref(r);
+  /* a key jansson cannot hold (U+0000) in the capabilities or the info:
+   * the request is refused before it is bound, as when they were built at
+   * once */
+  r = modern(s, V ":\"2026-07-28\"," C ":{\"a\\u0000b\":{}}");
+  assert_int_equal(tu_error_code(r), -32600);
+  json_decref(r);
+  r = modern(s, V ":\"2026-07-28\"," C ":{}," I ":{\"n\":{\"x\\u0000\":1}}");
+  assert_int_equal(tu_error_code(r), -32600);
+  json_decref(r);
+  /* info that is no object is none; capabilities nested deeper are read */
+  r = modern(s, V ":\"2026-07-28\"," C ":{\"roots\":{\"listChanged\":true},"
+                  "\"elicitation\":{\"form\":{}}}," I ":\"cli\"");
+  assert_string_equal(text_of(r), "- 2026-07-28 1");
   json_decref(r);
   /* a version too long for the tape path's buffer: the general path */
   r = modern(s, V ":\"2026-07-28-and-a-very-long-suffix-that-no-server-"
