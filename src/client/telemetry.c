@@ -12,9 +12,9 @@
 #include "telemetry/metrics.h"
 #include "telemetry/otlp.h"
 #include "telemetry/resource.h"
+#include "telemetry/span.h"
 #include "util/buf.h"
 #include "util/clock.h"
-#include "util/rand.h"
 
 static int64_t wall_ns(void) {
   struct timespec ts;
@@ -192,7 +192,7 @@ static void target_of(mcp__cspan *sp, const char *method,
                             params, key[0] == 'm' ? "uri" : "name"))
                       : NULL;
   if (v != NULL) {
-    snprintf(sp->target_key, sizeof sp->target_key, "%s", key);
+    sp->target_key = key;
     snprintf(sp->target, sizeof sp->target, "%s", v);
   }
 }
@@ -217,8 +217,9 @@ void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
   if (sp->has_parent && (!unhex(given + 53, &flags, 1) || !(flags & 1)))
     return; /* the caller's trace is not sampled: it travels untouched */
   if ((!sp->has_parent &&
-       mcp__random_bytes(sp->trace_id, sizeof sp->trace_id) != MCP_OK) ||
-      mcp__random_bytes(sp->span_id, sizeof sp->span_id) != MCP_OK)
+       mcp__otlp_random_id(c->otlp, sp->trace_id, sizeof sp->trace_id) !=
+           MCP_OK) ||
+      mcp__otlp_random_id(c->otlp, sp->span_id, sizeof sp->span_id) != MCP_OK)
     return;
   if (!sp->measured)
     target_of(sp, method, params);
@@ -235,15 +236,6 @@ void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
     return;
   sp->start_ns = wall_ns();
   sp->on = true;
-}
-
-static void attr(mcp__buf *b, bool *first, const char *key, const char *v) {
-  mcp__buf_append_str(b, *first ? "{\"key\":\"" : ",{\"key\":\"");
-  *first = false;
-  mcp__buf_append_str(b, key);
-  mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
-  mcp__buf_append_escaped(b, v, strlen(v));
-  mcp__buf_append_str(b, "}}");
 }
 
 /* The request's error.type (code: its JSON-RPC code as text), or NULL
@@ -292,64 +284,40 @@ void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
     record_duration(c, sp, method, error);
   if (!sp->on || c->otlp == NULL)
     return;
-  char tid[33], sid[17], pid[17];
-  hex(tid, sp->trace_id, 16);
-  hex(sid, sp->span_id, 8);
-  hex(pid, sp->parent_id, 8);
-  mcp__buf b;
-  mcp__buf_init(&b);
-  mcp__buf_append_str(&b, "{\"traceId\":\"");
-  mcp__buf_append_str(&b, tid);
-  mcp__buf_append_str(&b, "\",\"spanId\":\"");
-  mcp__buf_append_str(&b, sid);
-  mcp__buf_append_char(&b, '"');
-  if (sp->has_parent) {
-    mcp__buf_append_str(&b, ",\"parentSpanId\":\"");
-    mcp__buf_append_str(&b, pid);
-    mcp__buf_append_char(&b, '"');
-  }
-  char name[400];
-  bool named = strcmp(sp->target_key, "mcp.resource.uri") != 0 &&
-               sp->target[0] != '\0';
-  snprintf(name, sizeof name, "%s%s%s", method, named ? " " : "",
-           named ? sp->target : "");
-  mcp__buf_append_str(&b, ",\"name\":");
-  mcp__buf_append_escaped(&b, name, strlen(name));
-  char times[160];
-  snprintf(times, sizeof times,
-           ",\"kind\":3,\"startTimeUnixNano\":\"%lld\",\"endTimeUnixNano\":"
-           "\"%lld\",\"attributes\":[",
-           (long long)sp->start_ns, (long long)wall_ns());
-  mcp__buf_append_str(&b, times);
-  bool first = true;
-  attr(&b, &first, "mcp.method.name", method);
-  if (sp->target[0] != '\0')
-    attr(&b, &first, sp->target_key, sp->target);
+  mcp__span_draft d;
+  mcp__span_draft_init(&d);
+  mcp__span_head *h = &d.h;
+  memcpy(h->trace_id, sp->trace_id, sizeof h->trace_id);
+  memcpy(h->span_id, sp->span_id, sizeof h->span_id);
+  h->has_parent = sp->has_parent;
+  memcpy(h->parent_id, sp->parent_id, sizeof h->parent_id);
+  bool named = sp->target[0] != '\0' && sp->target_key != NULL &&
+               strcmp(sp->target_key, "mcp.resource.uri") != 0;
+  mcp__span_draft_name(&d, method, named ? sp->target : NULL,
+                       named ? strlen(sp->target) : 0);
+  h->kind = MCP__SPAN_KIND_CLIENT;
+  h->start_ns = sp->start_ns;
+  h->end_ns = wall_ns();
+  mcp__span_draft_cstr(&d, "mcp.method.name", method);
+  if (sp->target[0] != '\0' && sp->target_key != NULL)
+    mcp__span_draft_cstr(&d, sp->target_key, sp->target);
   if (strcmp(method, "tools/call") == 0)
-    attr(&b, &first, "gen_ai.operation.name", "execute_tool");
+    mcp__span_draft_cstr(&d, "gen_ai.operation.name", "execute_tool");
   const char *version = mcp_client_protocol_version(c);
   if (version != NULL && version[0] != '\0')
-    attr(&b, &first, "mcp.protocol.version", version);
-  attr(&b, &first, "network.transport", c->opts.argv ? "pipe" : "tcp");
+    mcp__span_draft_cstr(&d, "mcp.protocol.version", version);
+  mcp__span_draft_cstr(&d, "network.transport",
+                       c->opts.argv ? "pipe" : "tcp");
   if (c->opts.argv == NULL)
-    attr(&b, &first, "network.protocol.name", "http");
+    mcp__span_draft_cstr(&d, "network.protocol.name", "http");
   if (c->otel_server_address[0] != '\0') {
-    char port[16];
-    attr(&b, &first, "server.address", c->otel_server_address);
-    snprintf(port, sizeof port, "%u", c->otel_server_port);
-    mcp__buf_append_str(&b, ",{\"key\":\"server.port\",\"value\":{"
-                            "\"intValue\":\"");
-    mcp__buf_append_str(&b, port);
-    mcp__buf_append_str(&b, "\"}}");
+    mcp__span_draft_cstr(&d, "server.address", c->otel_server_address);
+    mcp__span_draft_int(&d, "server.port", c->otel_server_port);
   }
   if (error == code)
-    attr(&b, &first, "rpc.response.status_code", code);
+    mcp__span_draft_cstr(&d, "rpc.response.status_code", code);
   if (error != NULL)
-    attr(&b, &first, "error.type", error);
-  mcp__buf_append_char(&b, ']');
-  if (error != NULL)
-    mcp__buf_append_str(&b, ",\"status\":{\"code\":2}");
-  if (mcp__buf_append_char(&b, '}'))
-    mcp__otlp_submit(c->otlp, b.data, b.len);
-  mcp__buf_free(&b);
+    mcp__span_draft_cstr(&d, "error.type", error);
+  h->error = error != NULL;
+  mcp__otlp_submit(c->otlp, mcp__span_draft_finish(&d));
 }

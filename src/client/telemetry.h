@@ -23,7 +23,7 @@ typedef struct mcp__cspan {
   unsigned char trace_id[16], span_id[8], parent_id[8];
   bool has_parent;
   int64_t start_ns;
-  char target_key[24]; /* "gen_ai.tool.name", ... or "" */
+  const char *target_key; /* a literal ("gen_ai.tool.name", ...) or NULL */
   char target[256];
 } mcp__cspan;
 

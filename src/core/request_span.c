@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* request_span.c - see request_span.h. The span is encoded as an OTLP/JSON
- * Span object (proto3 JSON mapping: ids in hex, times as decimal strings,
- * kind and status code as numbers). */
+/* request_span.c - see request_span.h. A finished span is recorded as a
+ * compact C record (telemetry/span.h) that the exporter's thread encodes:
+ * the request's thread writes no JSON text, draws its ids from the
+ * exporter's bulk random pool, and makes no system call but the clock. */
 #include "core/request_span.h"
 
 #include <arpa/inet.h>
@@ -14,7 +15,7 @@
 #include "core/call_internal.h"
 #include "core/session_internal.h"
 #include "telemetry/otlp.h"
-#include "util/rand.h"
+#include "telemetry/span.h"
 
 struct mcp__call_span {
   unsigned char trace_id[16], span_id[8], parent_id[8];
@@ -112,6 +113,21 @@ static void server_from_host(mcp__call_span *sp, const char *host,
                         : local_port;
 }
 
+/* An IPv4 address in dotted decimal, as inet_ntop writes it (which costs
+ * ten times more: it goes through the locale-aware printf machinery). */
+static void ipv4_text(char *out, const struct in_addr *a) {
+  const unsigned char *b = (const unsigned char *)&a->s_addr;
+  for (int i = 0; i < 4; i++) {
+    unsigned v = b[i];
+    if (v >= 100)
+      *out++ = (char)('0' + v / 100);
+    if (v >= 10)
+      *out++ = (char)('0' + v / 10 % 10);
+    *out++ = (char)('0' + v % 10);
+    *out++ = i < 3 ? '.' : '\0';
+  }
+}
+
 /* The connection's facts a span carries (HTTP; stdio has none). */
 static void copy_network(mcp__call_span *sp, const mcp__peer *peer) {
   sp->http_minor = peer->http ? peer->http_minor : -1;
@@ -120,8 +136,7 @@ static void copy_network(mcp__call_span *sp, const mcp__peer *peer) {
   const struct sockaddr *sa = peer->client_addr;
   if (sa != NULL && sa->sa_family == AF_INET) {
     const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-    inet_ntop(AF_INET, &in->sin_addr, sp->client_address,
-              sizeof sp->client_address);
+    ipv4_text(sp->client_address, &in->sin_addr);
     sp->client_port = ntohs(in->sin_port);
   } else if (sa != NULL && sa->sa_family == AF_INET6) {
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
@@ -161,7 +176,8 @@ void mcp__span_begin(mcp_call_t *call) {
                                     sp.link_span_id, &header_sampled);
   }
   if (!sp.has_parent &&
-      mcp__random_bytes(sp.trace_id, sizeof sp.trace_id) != MCP_OK)
+      mcp__otlp_random_id(s->otlp, sp.trace_id, sizeof sp.trace_id) !=
+          MCP_OK)
     return;
   bool keep;
   switch (s->trace_sampler) {
@@ -184,7 +200,8 @@ void mcp__span_begin(mcp_call_t *call) {
   default: /* parentbased_always_on */
     keep = !sp.has_parent || parent_sampled;
   }
-  if (!keep || mcp__random_bytes(sp.span_id, sizeof sp.span_id) != MCP_OK)
+  if (!keep ||
+      mcp__otlp_random_id(s->otlp, sp.span_id, sizeof sp.span_id) != MCP_OK)
     return;
   const char *ts =
       sp.has_parent ? json_string_value(json_object_get(meta, "tracestate"))
@@ -212,41 +229,6 @@ void mcp__span_discard(mcp_call_t *call) {
   call->task_span = NULL;
 }
 
-static void append_hex(mcp__buf *b, const unsigned char *p, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; i++) {
-    mcp__buf_append_char(b, digits[p[i] >> 4]);
-    mcp__buf_append_char(b, digits[p[i] & 15]);
-  }
-}
-
-static void attr_str(mcp__buf *b, bool *first, const char *key, const char *v,
-                     size_t n) {
-  mcp__buf_append_str(b, *first ? "{\"key\":\"" : ",{\"key\":\"");
-  *first = false;
-  mcp__buf_append_str(b, key);
-  mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
-  mcp__buf_append_escaped(b, v, n);
-  mcp__buf_append_str(b, "}}");
-}
-
-static void attr_cstr(mcp__buf *b, bool *first, const char *key,
-                      const char *v) {
-  attr_str(b, first, key, v, strlen(v));
-}
-
-static void attr_int(mcp__buf *b, bool *first, const char *key,
-                     unsigned v) {
-  char num[16];
-  snprintf(num, sizeof num, "%u", v);
-  mcp__buf_append_str(b, *first ? "{\"key\":\"" : ",{\"key\":\"");
-  *first = false;
-  mcp__buf_append_str(b, key);
-  mcp__buf_append_str(b, "\",\"value\":{\"intValue\":\"");
-  mcp__buf_append_str(b, num);
-  mcp__buf_append_str(b, "\"}}");
-}
-
 /* What ended: a request (code: the JSON-RPC error sent, tool_error: an
  * isError result), or a task (task_status its terminal status, task_error
  * the error.type of a failed or cancelled one, else NULL). */
@@ -256,7 +238,27 @@ typedef struct span_outcome {
   const char *task_status, *task_error;
 } span_outcome;
 
-/* Encodes sp as an OTLP/JSON Span, hands it to the exporter, frees it. */
+/* A decimal integer's text in out (at least 24 bytes); its length. */
+static size_t decimal(char *out, long long v) {
+  char digits[24];
+  size_t n = 0;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
+                               : (unsigned long long)v;
+  do {
+    digits[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  size_t len = 0;
+  if (v < 0)
+    out[len++] = '-';
+  while (n)
+    out[len++] = digits[--n];
+  out[len] = '\0';
+  return len;
+}
+
+/* Records sp as a finished span (telemetry/span.h: no encoding here, the
+ * exporter's thread does it), hands it to the exporter, frees sp. */
 static void span_emit(mcp_call_t *call, mcp__call_span *sp,
                       const span_outcome *o) {
   mcp_server_t *s = call->server;
@@ -272,66 +274,43 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
   else if (strncmp(method, "resources/", 10) == 0)
     (void)mcp__call_param_string(call, "uri", &uri, &uri_n);
 
-  char small[1024];
-  mcp__buf b;
-  mcp__buf_init_on(&b, small, sizeof small);
-  mcp__buf_append_str(&b, "{\"traceId\":\"");
-  append_hex(&b, sp->trace_id, 16);
-  mcp__buf_append_str(&b, "\",\"spanId\":\"");
-  append_hex(&b, sp->span_id, 8);
-  mcp__buf_append_char(&b, '"');
-  if (sp->has_parent) {
-    mcp__buf_append_str(&b, ",\"parentSpanId\":\"");
-    append_hex(&b, sp->parent_id, 8);
-    mcp__buf_append_char(&b, '"');
-  }
-  if (sp->trace_state) {
-    mcp__buf_append_str(&b, ",\"traceState\":");
-    mcp__buf_append_escaped(&b, sp->trace_state, strlen(sp->trace_state));
-  }
+  mcp__span_draft d;
+  mcp__span_draft_init(&d);
+  mcp__span_head *h = &d.h;
+  memcpy(h->trace_id, sp->trace_id, sizeof h->trace_id);
+  memcpy(h->span_id, sp->span_id, sizeof h->span_id);
+  h->has_parent = sp->has_parent;
+  memcpy(h->parent_id, sp->parent_id, sizeof h->parent_id);
+  if (sp->trace_state)
+    mcp__span_draft_trace_state(&d, sp->trace_state);
   /* "{mcp.method.name} {target}"; a task's: "tasks/run {tool}" (the
    * conventions name no span for a task's work: libmcp's own name) */
-  mcp__buf name;
-  char name_small[256];
-  mcp__buf_init_on(&name, name_small, sizeof name_small);
-  mcp__buf_append_str(&name, sp->task ? "tasks/run" : method);
-  if (tool || prompt) {
-    mcp__buf_append_char(&name, ' ');
-    mcp__buf_append(&name, tool ? tool : prompt, tool ? tool_n : prompt_n);
-  }
-  mcp__buf_append_str(&b, ",\"name\":");
-  mcp__buf_append_escaped(&b, name.data, name.len);
-  mcp__buf_free(&name);
-  char times[96];
-  snprintf(times, sizeof times,
-           ",\"kind\":%d,\"startTimeUnixNano\":\"%lld\",\"endTimeUnixNano\":"
-           "\"%lld\"",
-           sp->task ? 1 : 2, (long long)sp->start_ns, (long long)wall_ns());
-  mcp__buf_append_str(&b, times);
-  mcp__buf_append_str(&b, ",\"attributes\":[");
-  bool first = true;
-  attr_cstr(&b, &first, "mcp.method.name", method);
+  mcp__span_draft_name(&d, sp->task ? "tasks/run" : method,
+                       tool ? tool : prompt, tool ? tool_n : prompt_n);
+  h->kind = sp->task ? MCP__SPAN_KIND_INTERNAL : MCP__SPAN_KIND_SERVER;
+  h->start_ns = sp->start_ns;
+  h->end_ns = wall_ns();
+  mcp__span_draft_cstr(&d, "mcp.method.name", method);
   if (tool) {
-    attr_str(&b, &first, "gen_ai.tool.name", tool, tool_n);
-    attr_cstr(&b, &first, "gen_ai.operation.name", "execute_tool");
+    mcp__span_draft_str(&d, "gen_ai.tool.name", tool, tool_n);
+    mcp__span_draft_cstr(&d, "gen_ai.operation.name", "execute_tool");
   }
   if (prompt)
-    attr_str(&b, &first, "gen_ai.prompt.name", prompt, prompt_n);
+    mcp__span_draft_str(&d, "gen_ai.prompt.name", prompt, prompt_n);
   if (uri)
-    attr_str(&b, &first, "mcp.resource.uri", uri, uri_n);
+    mcp__span_draft_str(&d, "mcp.resource.uri", uri, uri_n);
   if (sp->task && call->task_id != NULL) {
-    attr_cstr(&b, &first, "mcp.task.id", call->task_id);
-    attr_cstr(&b, &first, "mcp.task.status", o->task_status);
+    mcp__span_draft_cstr(&d, "mcp.task.id", call->task_id);
+    mcp__span_draft_cstr(&d, "mcp.task.status", o->task_status);
   }
   if (call->msg.id && !sp->task) {
-    if (json_is_string(call->msg.id))
-      attr_cstr(&b, &first, "jsonrpc.request.id",
-                json_string_value(call->msg.id));
-    else {
-      char id[32];
-      snprintf(id, sizeof id, "%lld",
-               (long long)json_integer_value(call->msg.id));
-      attr_cstr(&b, &first, "jsonrpc.request.id", id);
+    if (json_is_string(call->msg.id)) {
+      mcp__span_draft_cstr(&d, "jsonrpc.request.id",
+                           json_string_value(call->msg.id));
+    } else {
+      char id[24];
+      size_t n = decimal(id, (long long)json_integer_value(call->msg.id));
+      mcp__span_draft_str(&d, "jsonrpc.request.id", id, n);
     }
   }
   char era[MCP__MAX_VERSION_LEN] = "";
@@ -342,58 +321,47 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
     (void)mcp__session_snapshot(call->session, era, sizeof era, &caps, &info,
                                 NULL);
   if (era[0])
-    attr_cstr(&b, &first, "mcp.protocol.version", era);
+    mcp__span_draft_cstr(&d, "mcp.protocol.version", era);
   if (call->session != NULL) {
-    char sid[80] = "";
     pthread_mutex_lock(&call->session->lock);
-    if (call->session->id)
-      snprintf(sid, sizeof sid, "%s", call->session->id);
+    if (call->session->id && call->session->id[0])
+      mcp__span_draft_cstr(&d, "mcp.session.id", call->session->id);
     pthread_mutex_unlock(&call->session->lock);
-    if (sid[0])
-      attr_cstr(&b, &first, "mcp.session.id", sid);
   }
-  attr_cstr(&b, &first, "network.transport",
-            sp->http_minor >= 0 ? "tcp" : "pipe");
+  mcp__span_draft_cstr(&d, "network.transport",
+                       sp->http_minor >= 0 ? "tcp" : "pipe");
   if (sp->http_minor >= 0) {
-    attr_cstr(&b, &first, "network.protocol.name", "http");
-    attr_cstr(&b, &first, "network.protocol.version",
-              sp->http_minor == 0 ? "1.0" : "1.1");
+    mcp__span_draft_cstr(&d, "network.protocol.name", "http");
+    mcp__span_draft_cstr(&d, "network.protocol.version",
+                         sp->http_minor == 0 ? "1.0" : "1.1");
   }
   if (sp->server_address[0]) {
-    attr_cstr(&b, &first, "server.address", sp->server_address);
-    attr_int(&b, &first, "server.port", sp->server_port);
+    mcp__span_draft_cstr(&d, "server.address", sp->server_address);
+    mcp__span_draft_int(&d, "server.port", sp->server_port);
   }
   if (sp->client_address[0]) {
-    attr_cstr(&b, &first, "client.address", sp->client_address);
-    attr_int(&b, &first, "client.port", sp->client_port);
+    mcp__span_draft_cstr(&d, "client.address", sp->client_address);
+    mcp__span_draft_int(&d, "client.port", sp->client_port);
   }
-  char codetext[16];
-  snprintf(codetext, sizeof codetext, "%d", o->code);
-  bool failed = true;
+  h->error = true;
   if (o->code != 0) {
-    attr_cstr(&b, &first, "rpc.response.status_code", codetext);
-    attr_cstr(&b, &first, "error.type", codetext);
+    char codetext[24];
+    size_t n = decimal(codetext, o->code);
+    mcp__span_draft_str(&d, "rpc.response.status_code", codetext, n);
+    mcp__span_draft_str(&d, "error.type", codetext, n);
   } else if (o->tool_error) {
-    attr_cstr(&b, &first, "error.type", "tool_error");
+    mcp__span_draft_cstr(&d, "error.type", "tool_error");
   } else if (o->task_error != NULL) {
-    attr_cstr(&b, &first, "error.type", o->task_error);
+    mcp__span_draft_cstr(&d, "error.type", o->task_error);
   } else {
-    failed = false;
+    h->error = false;
   }
-  mcp__buf_append_char(&b, ']');
   if (sp->has_link) {
-    mcp__buf_append_str(&b, ",\"links\":[{\"traceId\":\"");
-    append_hex(&b, sp->link_trace_id, 16);
-    mcp__buf_append_str(&b, "\",\"spanId\":\"");
-    append_hex(&b, sp->link_span_id, 8);
-    mcp__buf_append_str(&b, "\"}]");
+    h->has_link = true;
+    memcpy(h->link_trace_id, sp->link_trace_id, sizeof h->link_trace_id);
+    memcpy(h->link_span_id, sp->link_span_id, sizeof h->link_span_id);
   }
-  if (failed)
-    mcp__buf_append_str(&b, ",\"status\":{\"code\":2}");
-  bool ok = mcp__buf_append_char(&b, '}');
-  if (ok)
-    mcp__otlp_submit(s->otlp, b.data, b.len);
-  mcp__buf_free(&b);
+  mcp__otlp_submit(s->otlp, mcp__span_draft_finish(&d));
   span_free(sp);
 }
 
@@ -420,7 +388,8 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
     memcpy(task->parent_id, sp->span_id, sizeof task->parent_id);
     task->has_parent = true;
     task->trace_state = sp->trace_state ? strdup(sp->trace_state) : NULL;
-    if (mcp__random_bytes(task->span_id, sizeof task->span_id) != MCP_OK) {
+    if (mcp__otlp_random_id(call->server->otlp, task->span_id,
+                            sizeof task->span_id) != MCP_OK) {
       span_free(task);
       task = NULL;
     }

@@ -3,6 +3,8 @@
 #include "telemetry/otlp.h"
 
 #include "telemetry/otlp_http.h"
+#include "telemetry/otlp_pb.h"
+#include "telemetry/span_encode.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -13,15 +15,19 @@
 #include "mcp/version.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/rand.h"
 
 struct mcp__otlp {
   mcp__otlp_target target;
-  char *resource;
+  char *resource;      /* its attributes in OTLP/JSON */
+  mcp__buf resource_pb; /* the same as a Resource message's contents */
+  bool resource_pb_ok;  /* encoded (http/protobuf only) */
+  mcp__random_pool ids;
   int64_t delay_ms;
   size_t max_queue, max_batch;
   pthread_mutex_t lock;
   pthread_cond_t wake;
-  char **queue; /* ring of max_queue span texts */
+  mcp__span **queue; /* ring of max_queue spans */
   size_t head, count;
   bool stopping;
   uint64_t dropped, exported;
@@ -29,11 +35,11 @@ struct mcp__otlp {
 };
 
 /* Takes up to max_batch spans under the lock (count in *n). */
-static char **take_batch(mcp__otlp *e, size_t *n) {
+static mcp__span **take_batch(mcp__otlp *e, size_t *n) {
   *n = e->count < e->max_batch ? e->count : e->max_batch;
   if (*n == 0)
     return NULL;
-  char **batch = malloc(*n * sizeof *batch);
+  mcp__span **batch = malloc(*n * sizeof *batch);
   if (batch == NULL) {
     *n = 0;
     return NULL;
@@ -48,22 +54,30 @@ static char **take_batch(mcp__otlp *e, size_t *n) {
 }
 
 /* Returns whether the collector took the batch. */
-static bool export_batch(mcp__otlp *e, char **batch, size_t n) {
-  mcp__buf b;
-  mcp__buf_init(&b);
-  mcp__buf_append_str(&b, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[");
-  mcp__buf_append_str(&b, e->resource);
-  mcp__buf_append_str(&b, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"libmcp\","
-                          "\"version\":\"" MCP_VERSION_STRING "\"},\"spans\":[");
-  for (size_t i = 0; i < n; i++) {
-    if (i)
-      mcp__buf_append_char(&b, ',');
-    mcp__buf_append_str(&b, batch[i]);
-    free(batch[i]);
+static bool export_batch(mcp__otlp *e, mcp__span **batch, size_t n) {
+  mcp__span_batch_head head = {
+      .resource_json = e->resource,
+      .resource_pb = e->resource_pb.data ? e->resource_pb.data : "",
+      .resource_pb_len = e->resource_pb.len,
+      .scope_name = "libmcp",
+      .scope_version = MCP_VERSION_STRING};
+  bool sent;
+  if (e->target.protocol == MCP__OTLP_HTTP_JSON) {
+    mcp__buf b;
+    mcp__buf_init(&b);
+    sent = mcp__spans_to_json(&head, batch, n, &b) &&
+           mcp__otlp_post_encoded(&e->target, b.data, b.len);
+    mcp__buf_free(&b);
+  } else {
+    mcp__buf b;
+    mcp__buf_init(&b);
+    sent = e->resource_pb_ok &&
+           mcp__spans_to_pb(&head, batch, n, MCP__OTLP_PB_MAX_BYTES, &b) &&
+           mcp__otlp_post_encoded(&e->target, b.data, b.len);
+    mcp__buf_free(&b);
   }
-  bool built = mcp__buf_append_str(&b, "]}]}]}");
-  bool sent = built && mcp__otlp_post(&e->target, b.data, b.len);
-  mcp__buf_free(&b);
+  for (size_t i = 0; i < n; i++)
+    free(batch[i]);
   pthread_mutex_lock(&e->lock);
   if (sent)
     e->exported += n;
@@ -85,7 +99,7 @@ static void *exporter_main(void *arg) {
         ;
     }
     size_t n;
-    char **batch = take_batch(e, &n);
+    mcp__span **batch = take_batch(e, &n);
     bool last = e->stopping && e->count == 0;
     pthread_mutex_unlock(&e->lock);
     bool sent = n == 0 || export_batch(e, batch, n);
@@ -128,6 +142,16 @@ mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
     free(e);
     return MCP_ERR_NOMEM;
   }
+  /* encoded once; a resource that does not encode (it comes from
+   * OTEL_RESOURCE_ATTRIBUTES through telemetry/resource.h, so it should)
+   * fails every export, dropped and counted, as a bad body always did */
+  mcp__buf_init(&e->resource_pb);
+  char bad[200];
+  e->resource_pb_ok =
+      e->target.protocol != MCP__OTLP_HTTP_JSON &&
+      mcp__otlp_resource_json_to_pb(e->resource, &e->resource_pb, bad,
+                                    sizeof bad);
+  mcp__random_pool_init(&e->ids);
   pthread_mutex_init(&e->lock, NULL);
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
@@ -137,6 +161,8 @@ mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
   if (pthread_create(&e->thread, NULL, exporter_main, e) != 0) {
     pthread_cond_destroy(&e->wake);
     pthread_mutex_destroy(&e->lock);
+    mcp__random_pool_destroy(&e->ids);
+    mcp__buf_free(&e->resource_pb);
     mcp__otlp_target_clear(&e->target);
     free(e->resource);
     free(e->queue);
@@ -147,16 +173,11 @@ mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
   return MCP_OK;
 }
 
-bool mcp__otlp_submit(mcp__otlp *e, const char *span, size_t len) {
-  char *copy = malloc(len + 1);
-  if (copy != NULL) {
-    memcpy(copy, span, len);
-    copy[len] = '\0';
-  }
+bool mcp__otlp_submit(mcp__otlp *e, mcp__span *span) {
   pthread_mutex_lock(&e->lock);
-  bool queued = copy != NULL && !e->stopping && e->count < e->max_queue;
+  bool queued = span != NULL && !e->stopping && e->count < e->max_queue;
   if (queued) {
-    e->queue[(e->head + e->count) % e->max_queue] = copy;
+    e->queue[(e->head + e->count) % e->max_queue] = span;
     if (++e->count == e->max_batch)
       pthread_cond_signal(&e->wake);
   } else {
@@ -164,8 +185,12 @@ bool mcp__otlp_submit(mcp__otlp *e, const char *span, size_t len) {
   }
   pthread_mutex_unlock(&e->lock);
   if (!queued)
-    free(copy);
+    free(span);
   return queued;
+}
+
+mcp_status mcp__otlp_random_id(mcp__otlp *e, void *out, size_t n) {
+  return mcp__random_pool_take(&e->ids, out, n);
 }
 
 uint64_t mcp__otlp_dropped(mcp__otlp *e) {
@@ -195,6 +220,8 @@ void mcp__otlp_stop(mcp__otlp *e) {
   free(e->queue);
   mcp__otlp_target_clear(&e->target);
   free(e->resource);
+  mcp__buf_free(&e->resource_pb);
+  mcp__random_pool_destroy(&e->ids);
   pthread_cond_destroy(&e->wake);
   pthread_mutex_destroy(&e->lock);
   free(e);

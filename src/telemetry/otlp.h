@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* otlp.h - the OTLP/HTTP trace exporter (issue #26 item 4, traces only):
- * spans arrive as finished OTLP/JSON span objects (text), wait in a bounded
- * queue, and a background thread posts them in batches as
- * ExportTraceServiceRequest JSON to the collector's /v1/traces. A full
- * queue or a dead or slow collector never slows a request: spans are
- * dropped and counted. Plain http:// endpoints only (no TLS). */
+ * spans arrive as finished records (telemetry/span.h), wait in a bounded
+ * queue, and a background thread encodes them in batches
+ * (telemetry/span_encode.h) as an ExportTraceServiceRequest, protobuf or
+ * JSON, and posts it to the collector's /v1/traces. A full queue or a dead
+ * or slow collector never slows a request: spans are dropped and counted.
+ * Plain http:// endpoints only (no TLS). The exporter also hands out the
+ * random trace and span ids of the spans it will carry. */
 #ifndef MCP_TELEMETRY_OTLP_H
 #define MCP_TELEMETRY_OTLP_H
 
@@ -14,6 +16,7 @@
 
 #include "mcp/status.h"
 #include "telemetry/otlp_http.h"
+#include "telemetry/span.h"
 
 typedef struct mcp__otlp mcp__otlp;
 
@@ -33,8 +36,12 @@ typedef struct mcp__otlp_config {
  * URL that is not http://host[:port][/path]. */
 mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
                            char *why, size_t n);
-/* Queues one span (OTLP/JSON object text, copied); false when dropped. */
-bool mcp__otlp_submit(mcp__otlp *e, const char *span, size_t len);
+/* Queues one span (taken: the exporter frees it); false when dropped (a
+ * NULL span, out of memory upstream, is dropped and counted). */
+bool mcp__otlp_submit(mcp__otlp *e, mcp__span *span);
+/* n (at most 16) random bytes from the kernel CSPRNG, drawn in bulk: a new
+ * trace or span id. */
+mcp_status mcp__otlp_random_id(mcp__otlp *e, void *out, size_t n);
 /* Spans dropped so far (queue full, export failed). */
 uint64_t mcp__otlp_dropped(mcp__otlp *e);
 /* Spans the collector accepted so far (2xx). */

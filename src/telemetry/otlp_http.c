@@ -125,6 +125,15 @@ bool mcp__otlp_post(const mcp__otlp_target *e, const char *body, size_t len) {
   return ok;
 }
 
+bool mcp__otlp_post_encoded(const mcp__otlp_target *e, const char *body,
+                            size_t len) {
+  return post_bytes(e,
+                    e->protocol == MCP__OTLP_HTTP_JSON
+                        ? "application/json"
+                        : "application/x-protobuf",
+                    body, len);
+}
+
 static bool post_bytes(const mcp__otlp_target *e, const char *content_type,
                        const char *body, size_t len) {
   struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;

@@ -36,5 +36,9 @@ void mcp__otlp_target_clear(mcp__otlp_target *t);
  * transcoded to protobuf (application/x-protobuf) per t->protocol; true on
  * a 2xx answer. */
 bool mcp__otlp_post(const mcp__otlp_target *t, const char *body, size_t len);
+/* One POST of body, already in t->protocol's encoding (the trace exporter
+ * writes either itself); true on a 2xx answer. */
+bool mcp__otlp_post_encoded(const mcp__otlp_target *t, const char *body,
+                            size_t len);
 
 #endif

@@ -424,17 +424,18 @@ static bool message(encoder *e, const pb_message *m, const json_t *obj) {
   return !e->w.failed;
 }
 
-bool mcp__otlp_json_to_pb(const char *json, size_t len, mcp__buf *out,
-                          char *why, size_t n) {
+/* json as a message m (NULL: the request its first member names). */
+static bool transcode(const pb_message *m, const char *json, size_t len,
+                      mcp__buf *out, char *why, size_t n) {
   json_error_t jerr;
   json_t *root = json_loadb(json, len, JSON_ALLOW_NUL, &jerr);
   if (root == NULL) {
     snprintf(why, n, "OTLP/JSON body: %s", jerr.text);
     return false;
   }
-  const pb_message *m = json_object_get(root, "resourceSpans")
-                            ? &TRACE_REQUEST
-                            : &METRICS_REQUEST;
+  if (m == NULL)
+    m = json_object_get(root, "resourceSpans") ? &TRACE_REQUEST
+                                               : &METRICS_REQUEST;
   encoder e = {.why = why, .n = n};
   mcp__pb_init(&e.w, MCP__OTLP_PB_MAX_BYTES);
   bool ok = message(&e, m, root);
@@ -445,5 +446,23 @@ bool mcp__otlp_json_to_pb(const char *json, size_t len, mcp__buf *out,
   ok = ok && mcp__buf_append(out, e.w.out.data ? e.w.out.data : "",
                              e.w.out.len);
   mcp__pb_free(&e.w);
+  return ok;
+}
+
+bool mcp__otlp_json_to_pb(const char *json, size_t len, mcp__buf *out,
+                          char *why, size_t n) {
+  return transcode(NULL, json, len, out, why, n);
+}
+
+bool mcp__otlp_resource_json_to_pb(const char *attributes_json,
+                                   mcp__buf *out, char *why, size_t n) {
+  mcp__buf json;
+  mcp__buf_init(&json);
+  mcp__buf_append_str(&json, "{\"attributes\":[");
+  mcp__buf_append_str(&json, attributes_json);
+  bool ok = mcp__buf_append_str(&json, "]}");
+  ok = ok ? transcode(&RESOURCE, json.data, json.len, out, why, n)
+          : (snprintf(why, n, "out of memory"), false);
+  mcp__buf_free(&json);
   return ok;
 }

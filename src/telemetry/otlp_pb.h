@@ -29,4 +29,11 @@
 bool mcp__otlp_json_to_pb(const char *json, size_t len, mcp__buf *out,
                           char *why, size_t n);
 
+/* The contents of a Resource message (no tag, no length) whose attributes
+ * are attributes_json, OTLP/JSON KeyValue objects, comma separated: what
+ * the trace exporter writes before its spans (telemetry/span_encode.h),
+ * encoded once. false with the reason in why[n]. */
+bool mcp__otlp_resource_json_to_pb(const char *attributes_json,
+                                   mcp__buf *out, char *why, size_t n);
+
 #endif

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* span.c - see span.h. */
+#include "telemetry/span.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mcp__span_draft_init(mcp__span_draft *d) {
+  /* the attributes are set as they are added */
+  memset(&d->h, 0, offsetof(mcp__span_head, attrs));
+  mcp__buf_init_on(&d->text, d->small, sizeof d->small);
+  d->failed = false;
+}
+
+/* Copies v into the text; its offset in *off. false when out of memory or
+ * past 4 GiB (the draft is then finished as NULL). */
+static bool keep(mcp__span_draft *d, const char *v, size_t n, uint32_t *off) {
+  mcp__buf *t = &d->text;
+  *off = (uint32_t)t->len;
+  if (t->data != NULL && n < t->cap - t->len) { /* it fits: most do */
+    memcpy(t->data + t->len, v, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+    return true;
+  }
+  if (n > UINT32_MAX - t->len || !mcp__buf_append(t, v, n))
+    d->failed = true;
+  return !d->failed;
+}
+
+void mcp__span_draft_name(mcp__span_draft *d, const char *prefix,
+                          const char *target, size_t target_len) {
+  size_t n = strlen(prefix);
+  if (!keep(d, prefix, n, &d->h.name_off))
+    return;
+  if (target != NULL) {
+    uint32_t unused;
+    if (!keep(d, " ", 1, &unused) || !keep(d, target, target_len, &unused))
+      return;
+    n += 1 + target_len;
+  }
+  d->h.name_len = (uint32_t)n;
+}
+
+void mcp__span_draft_trace_state(mcp__span_draft *d, const char *state) {
+  size_t n = strlen(state);
+  if (keep(d, state, n, &d->h.state_off)) {
+    d->h.state_len = (uint32_t)n;
+    d->h.has_trace_state = true;
+  }
+}
+
+static mcp__span_attr *next_attr(mcp__span_draft *d, const char *key) {
+  if (d->h.attr_count == MCP__SPAN_MAX_ATTRS) {
+    d->h.dropped_attrs++;
+    return NULL;
+  }
+  mcp__span_attr *a = &d->h.attrs[d->h.attr_count];
+  size_t key_len = strlen(key);
+  a->key = key;
+  a->key_len = key_len <= UINT16_MAX ? (uint16_t)key_len : 0;
+  a->is_int = false;
+  a->int_value = 0;
+  a->off = a->len = 0;
+  return a;
+}
+
+void mcp__span_draft_str(mcp__span_draft *d, const char *key, const char *v,
+                         size_t n) {
+  mcp__span_attr *a = next_attr(d, key);
+  if (a != NULL && keep(d, v, n, &a->off)) {
+    a->len = (uint32_t)n;
+    d->h.attr_count++;
+  }
+}
+
+void mcp__span_draft_cstr(mcp__span_draft *d, const char *key,
+                          const char *v) {
+  mcp__span_draft_str(d, key, v, strlen(v));
+}
+
+void mcp__span_draft_int(mcp__span_draft *d, const char *key, int64_t v) {
+  mcp__span_attr *a = next_attr(d, key);
+  if (a != NULL) {
+    a->is_int = true;
+    a->int_value = v;
+    d->h.attr_count++;
+  }
+}
+
+mcp__span *mcp__span_draft_finish(mcp__span_draft *d) {
+  /* a span with a missing string (out of memory) is not sent */
+  bool whole = !d->failed && d->text.data != NULL;
+  size_t n = whole ? d->text.len : 0;
+  mcp__span *sp = whole ? malloc(sizeof *sp + n + 1) : NULL;
+  if (sp != NULL) {
+    memcpy(&sp->h, &d->h,
+           offsetof(mcp__span_head, attrs) +
+               d->h.attr_count * sizeof d->h.attrs[0]);
+    sp->text_len = (uint32_t)n;
+    memcpy(sp->text, d->text.data, n);
+    sp->text[n] = '\0';
+  }
+  mcp__buf_free(&d->text);
+  return sp;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* span.h - a finished span as the OTLP exporter (telemetry/otlp.h) queues
+ * it (issue #26): ids, times, kind, status and a small fixed array of
+ * typed attributes, every string (name, trace state, attribute values)
+ * copied into the record's one allocation. The request path only fills
+ * this in; the exporter's thread encodes it (telemetry/span_encode.h), so
+ * a traced request pays for no JSON text, no escaping and no parsing.
+ * Attribute keys are not copied: they are string literals. */
+#ifndef MCP_TELEMETRY_SPAN_H
+#define MCP_TELEMETRY_SPAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/* Span.SpanKind of trace.proto */
+enum {
+  MCP__SPAN_KIND_INTERNAL = 1,
+  MCP__SPAN_KIND_SERVER = 2,
+  MCP__SPAN_KIND_CLIENT = 3
+};
+
+/* Attributes a span keeps at most (a request's have 17 at most); more are
+ * counted in droppedAttributesCount, as OpenTelemetry's limits do. */
+#define MCP__SPAN_MAX_ATTRS 20
+
+typedef struct mcp__span_attr {
+  const char *key;  /* a string literal */
+  uint16_t key_len; /* strlen(key), measured once */
+  bool is_int;      /* intValue, else stringValue */
+  int64_t int_value;
+  uint32_t off, len; /* a string value: the record's text[off, off + len) */
+} mcp__span_attr;
+
+typedef struct mcp__span_head {
+  unsigned char trace_id[16], span_id[8], parent_id[8];
+  unsigned char link_trace_id[16], link_span_id[8]; /* has_link */
+  bool has_parent, has_link, has_trace_state;
+  bool error; /* status code ERROR (2); else the status is left unset */
+  int kind;   /* MCP__SPAN_KIND_... */
+  int64_t start_ns, end_ns; /* Unix epoch nanoseconds */
+  uint32_t name_off, name_len, state_off, state_len; /* in text */
+  uint32_t attr_count, dropped_attrs;
+  mcp__span_attr attrs[MCP__SPAN_MAX_ATTRS];
+} mcp__span_head;
+
+/* A finished span: one allocation, freed with free(). */
+typedef struct mcp__span {
+  mcp__span_head h;
+  uint32_t text_len;
+  char text[]; /* the strings the head points into, back to back */
+} mcp__span;
+
+/* A span being filled in, on the caller's stack: its strings gather in
+ * small storage of its own (the heap only past it). */
+typedef struct mcp__span_draft {
+  mcp__span_head h;
+  mcp__buf text;
+  bool failed; /* a string could not be kept: no span */
+  char small[512];
+} mcp__span_draft;
+
+/* The head is zeroed but for what the caller sets directly (ids, flags,
+ * kind, times). */
+void mcp__span_draft_init(mcp__span_draft *d);
+/* The name: prefix, then " " and target when target is not NULL. */
+void mcp__span_draft_name(mcp__span_draft *d, const char *prefix,
+                          const char *target, size_t target_len);
+void mcp__span_draft_trace_state(mcp__span_draft *d, const char *state);
+/* Attributes, in the order they are added. key: a string literal. */
+void mcp__span_draft_str(mcp__span_draft *d, const char *key, const char *v,
+                         size_t n);
+void mcp__span_draft_cstr(mcp__span_draft *d, const char *key,
+                          const char *v);
+void mcp__span_draft_int(mcp__span_draft *d, const char *key, int64_t v);
+/* The finished span (NULL when out of memory); d is spent either way. */
+mcp__span *mcp__span_draft_finish(mcp__span_draft *d);
+
+/* Accessors for the encoders. */
+static inline const char *mcp__span_str(const mcp__span *sp, uint32_t off) {
+  return sp->text + off;
+}
+
+#endif

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/* span_encode.c - see span_encode.h. Both encodings write the members in
+ * the same order (that of trace.proto), which is the order the OTLP/JSON
+ * transcoder writes fields in, so an http/protobuf body is byte for byte
+ * what transcoding the http/json one gives (span_encode_test checks). */
+#include "telemetry/span_encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char hex_digits[] = "0123456789abcdef";
+
+static void json_hex(mcp__buf *b, const unsigned char *p, size_t n) {
+  char text[2 * 16];
+  for (size_t i = 0; i < n; i++) {
+    text[2 * i] = hex_digits[p[i] >> 4];
+    text[2 * i + 1] = hex_digits[p[i] & 15];
+  }
+  mcp__buf_append(b, text, 2 * n);
+}
+
+/* A 64-bit integer as a JSON string of its decimal digits. */
+static void json_int64_string(mcp__buf *b, int64_t v) {
+  char text[24], *end = text + sizeof text, *p = end;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  *--p = '"';
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (v < 0)
+    *--p = '-';
+  *--p = '"';
+  mcp__buf_append(b, p, (size_t)(end - p));
+}
+
+static void json_span(mcp__buf *b, const mcp__span *sp) {
+  const mcp__span_head *h = &sp->h;
+  mcp__buf_append_str(b, "{\"traceId\":\"");
+  json_hex(b, h->trace_id, 16);
+  mcp__buf_append_str(b, "\",\"spanId\":\"");
+  json_hex(b, h->span_id, 8);
+  mcp__buf_append_char(b, '"');
+  if (h->has_parent) {
+    mcp__buf_append_str(b, ",\"parentSpanId\":\"");
+    json_hex(b, h->parent_id, 8);
+    mcp__buf_append_char(b, '"');
+  }
+  if (h->has_trace_state) {
+    mcp__buf_append_str(b, ",\"traceState\":");
+    mcp__buf_append_escaped(b, mcp__span_str(sp, h->state_off),
+                            h->state_len);
+  }
+  mcp__buf_append_str(b, ",\"name\":");
+  mcp__buf_append_escaped(b, mcp__span_str(sp, h->name_off), h->name_len);
+  char kind[] = ",\"kind\":0";
+  kind[sizeof kind - 2] = (char)('0' + (h->kind % 10));
+  mcp__buf_append_str(b, kind);
+  mcp__buf_append_str(b, ",\"startTimeUnixNano\":");
+  json_int64_string(b, h->start_ns);
+  mcp__buf_append_str(b, ",\"endTimeUnixNano\":");
+  json_int64_string(b, h->end_ns);
+  mcp__buf_append_str(b, ",\"attributes\":[");
+  for (uint32_t i = 0; i < h->attr_count; i++) {
+    const mcp__span_attr *a = &h->attrs[i];
+    mcp__buf_append_str(b, i ? ",{\"key\":\"" : "{\"key\":\"");
+    mcp__buf_append(b, a->key, a->key_len); /* a literal: no escaping */
+    if (a->is_int) {
+      mcp__buf_append_str(b, "\",\"value\":{\"intValue\":");
+      json_int64_string(b, a->int_value);
+    } else {
+      mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
+      mcp__buf_append_escaped(b, mcp__span_str(sp, a->off), a->len);
+    }
+    mcp__buf_append_str(b, "}}");
+  }
+  mcp__buf_append_char(b, ']');
+  if (h->dropped_attrs) {
+    mcp__buf_append_str(b, ",\"droppedAttributesCount\":");
+    char text[16];
+    size_t n = 0;
+    for (uint32_t v = h->dropped_attrs; v; v /= 10)
+      text[n++] = (char)('0' + v % 10);
+    while (n)
+      mcp__buf_append_char(b, text[--n]);
+  }
+  if (h->has_link) {
+    mcp__buf_append_str(b, ",\"links\":[{\"traceId\":\"");
+    json_hex(b, h->link_trace_id, 16);
+    mcp__buf_append_str(b, "\",\"spanId\":\"");
+    json_hex(b, h->link_span_id, 8);
+    mcp__buf_append_str(b, "\"}]");
+  }
+  if (h->error)
+    mcp__buf_append_str(b, ",\"status\":{\"code\":2}");
+  mcp__buf_append_char(b, '}');
+}
+
+bool mcp__spans_to_json(const mcp__span_batch_head *head,
+                        mcp__span *const *spans, size_t n, mcp__buf *out) {
+  mcp__buf_append_str(out, "{\"resourceSpans\":[{\"resource\":{\"attributes\""
+                           ":[");
+  mcp__buf_append_str(out, head->resource_json);
+  mcp__buf_append_str(out, "]},\"scopeSpans\":[{\"scope\":{\"name\":");
+  mcp__buf_append_escaped(out, head->scope_name, strlen(head->scope_name));
+  mcp__buf_append_str(out, ",\"version\":");
+  mcp__buf_append_escaped(out, head->scope_version,
+                          strlen(head->scope_version));
+  mcp__buf_append_str(out, "},\"spans\":[");
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      mcp__buf_append_char(out, ',');
+    json_span(out, spans[i]);
+  }
+  /* the last append fails when any before it did (the buffer is then
+   * at its cap or NULL): one check covers them */
+  return mcp__buf_append_str(out, "]}]}]}");
+}
+
+/* Field numbers of trace.proto and common.proto. */
+enum {
+  PB_REQUEST_RESOURCE_SPANS = 1, /* ExportTraceServiceRequest */
+  PB_RS_RESOURCE = 1,            /* ResourceSpans */
+  PB_RS_SCOPE_SPANS = 2,
+  PB_SS_SCOPE = 1, /* ScopeSpans */
+  PB_SS_SPANS = 2,
+  PB_SCOPE_NAME = 1, /* InstrumentationScope */
+  PB_SCOPE_VERSION = 2,
+  PB_SPAN_TRACE_ID = 1, /* Span */
+  PB_SPAN_SPAN_ID = 2,
+  PB_SPAN_TRACE_STATE = 3,
+  PB_SPAN_PARENT_SPAN_ID = 4,
+  PB_SPAN_NAME = 5,
+  PB_SPAN_KIND = 6,
+  PB_SPAN_START = 7,
+  PB_SPAN_END = 8,
+  PB_SPAN_ATTRIBUTES = 9,
+  PB_SPAN_DROPPED_ATTRIBUTES = 10,
+  PB_SPAN_LINKS = 13,
+  PB_SPAN_STATUS = 15,
+  PB_LINK_TRACE_ID = 1, /* Span.Link */
+  PB_LINK_SPAN_ID = 2,
+  PB_STATUS_CODE = 3, /* Status */
+  PB_KV_KEY = 1,      /* KeyValue */
+  PB_KV_VALUE = 2,
+  PB_ANY_STRING = 1, /* AnyValue (a oneof: written even when empty) */
+  PB_ANY_INT = 3
+};
+
+/* The protobuf writing below sizes every message before writing it, so
+ * each length goes in front of its message directly: no nested message is
+ * moved (as the general writer of telemetry/pb.h does) and the whole body
+ * is one reservation. The wire types: 0 varint, 1 fixed64, 2 length. */
+static size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+static unsigned char *put_varint(unsigned char *o, uint64_t v) {
+  while (v >= 0x80) {
+    *o++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *o++ = (unsigned char)v;
+  return o;
+}
+
+/* A length-delimited field of n bytes (field numbers below 16: one byte
+ * of tag) in full, and its head. */
+static size_t len_field_size(size_t n) { return 1 + varint_size(n) + n; }
+
+static unsigned char *put_len_head(unsigned char *o, unsigned field,
+                                   size_t n) {
+  *o++ = (unsigned char)(field << 3 | 2);
+  return put_varint(o, n);
+}
+
+static unsigned char *put_len_field(unsigned char *o, unsigned field,
+                                    const void *p, size_t n) {
+  o = put_len_head(o, field, n);
+  memcpy(o, p, n);
+  return o + n;
+}
+
+static unsigned char *put_fixed64(unsigned char *o, unsigned field,
+                                  uint64_t v) {
+  *o++ = (unsigned char)(field << 3 | 1);
+  for (int i = 0; i < 8; i++)
+    *o++ = (unsigned char)(v >> (8 * i));
+  return o;
+}
+
+/* An attribute's AnyValue (a oneof: written even when empty) and the
+ * KeyValue around it (its key left out when empty, proto3's default). */
+static size_t any_size(const mcp__span_attr *a) {
+  return a->is_int ? 1 + varint_size((uint64_t)a->int_value)
+                   : len_field_size(a->len);
+}
+
+static size_t kv_size(const mcp__span_attr *a, size_t key_len) {
+  return (key_len ? len_field_size(key_len) : 0) +
+         len_field_size(any_size(a));
+}
+
+/* The Span message's contents. */
+static size_t span_size(const mcp__span *sp) {
+  const mcp__span_head *h = &sp->h;
+  size_t n = len_field_size(16) + len_field_size(8);
+  if (h->has_trace_state && h->state_len)
+    n += len_field_size(h->state_len);
+  if (h->has_parent)
+    n += len_field_size(8);
+  if (h->name_len)
+    n += len_field_size(h->name_len);
+  if (h->kind)
+    n += 1 + varint_size((uint64_t)h->kind);
+  n += (h->start_ns ? 9 : 0) + (h->end_ns ? 9 : 0);
+  for (uint32_t i = 0; i < h->attr_count; i++)
+    n += len_field_size(kv_size(&h->attrs[i], h->attrs[i].key_len));
+  if (h->dropped_attrs)
+    n += 1 + varint_size(h->dropped_attrs);
+  if (h->has_link)
+    n += len_field_size(len_field_size(16) + len_field_size(8));
+  if (h->error)
+    n += len_field_size(2);
+  return n;
+}
+
+static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
+                               size_t size) {
+  const mcp__span_head *h = &sp->h;
+  o = put_len_head(o, PB_SS_SPANS, size);
+  o = put_len_field(o, PB_SPAN_TRACE_ID, h->trace_id, 16);
+  o = put_len_field(o, PB_SPAN_SPAN_ID, h->span_id, 8);
+  if (h->has_trace_state && h->state_len)
+    o = put_len_field(o, PB_SPAN_TRACE_STATE,
+                      mcp__span_str(sp, h->state_off), h->state_len);
+  if (h->has_parent)
+    o = put_len_field(o, PB_SPAN_PARENT_SPAN_ID, h->parent_id, 8);
+  if (h->name_len)
+    o = put_len_field(o, PB_SPAN_NAME, mcp__span_str(sp, h->name_off),
+                      h->name_len);
+  if (h->kind) {
+    *o++ = PB_SPAN_KIND << 3;
+    o = put_varint(o, (uint64_t)h->kind);
+  }
+  if (h->start_ns)
+    o = put_fixed64(o, PB_SPAN_START, (uint64_t)h->start_ns);
+  if (h->end_ns)
+    o = put_fixed64(o, PB_SPAN_END, (uint64_t)h->end_ns);
+  for (uint32_t i = 0; i < h->attr_count; i++) {
+    const mcp__span_attr *a = &h->attrs[i];
+    size_t key_len = a->key_len;
+    o = put_len_head(o, PB_SPAN_ATTRIBUTES, kv_size(a, key_len));
+    if (key_len)
+      o = put_len_field(o, PB_KV_KEY, a->key, key_len);
+    o = put_len_head(o, PB_KV_VALUE, any_size(a));
+    if (a->is_int) {
+      *o++ = PB_ANY_INT << 3;
+      o = put_varint(o, (uint64_t)a->int_value);
+    } else {
+      o = put_len_field(o, PB_ANY_STRING, mcp__span_str(sp, a->off), a->len);
+    }
+  }
+  if (h->dropped_attrs) {
+    *o++ = PB_SPAN_DROPPED_ATTRIBUTES << 3;
+    o = put_varint(o, h->dropped_attrs);
+  }
+  if (h->has_link) {
+    o = put_len_head(o, PB_SPAN_LINKS,
+                     len_field_size(16) + len_field_size(8));
+    o = put_len_field(o, PB_LINK_TRACE_ID, h->link_trace_id, 16);
+    o = put_len_field(o, PB_LINK_SPAN_ID, h->link_span_id, 8);
+  }
+  if (h->error) {
+    o = put_len_head(o, PB_SPAN_STATUS, 2);
+    *o++ = PB_STATUS_CODE << 3;
+    *o++ = 2; /* STATUS_CODE_ERROR */
+  }
+  return o;
+}
+
+bool mcp__spans_to_pb(const mcp__span_batch_head *head,
+                      mcp__span *const *spans, size_t n, size_t limit,
+                      mcp__buf *out) {
+  size_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
+  if (sizes == NULL)
+    return false;
+  size_t name_len = strlen(head->scope_name),
+         version_len = strlen(head->scope_version);
+  size_t scope = (name_len ? len_field_size(name_len) : 0) +
+                 (version_len ? len_field_size(version_len) : 0);
+  size_t scope_spans = len_field_size(scope);
+  for (size_t i = 0; i < n; i++) {
+    sizes[i] = span_size(spans[i]);
+    scope_spans += len_field_size(sizes[i]);
+  }
+  size_t resource_spans =
+      len_field_size(head->resource_pb_len) + len_field_size(scope_spans);
+  size_t total = len_field_size(resource_spans);
+  bool ok = total <= limit && mcp__buf_reserve(out, total);
+  if (ok) {
+    unsigned char *start = (unsigned char *)out->data + out->len, *o = start;
+    o = put_len_head(o, PB_REQUEST_RESOURCE_SPANS, resource_spans);
+    o = put_len_field(o, PB_RS_RESOURCE, head->resource_pb,
+                      head->resource_pb_len);
+    o = put_len_head(o, PB_RS_SCOPE_SPANS, scope_spans);
+    o = put_len_head(o, PB_SS_SCOPE, scope);
+    if (name_len)
+      o = put_len_field(o, PB_SCOPE_NAME, head->scope_name, name_len);
+    if (version_len)
+      o = put_len_field(o, PB_SCOPE_VERSION, head->scope_version,
+                        version_len);
+    for (size_t i = 0; i < n; i++)
+      o = put_span(o, spans[i], sizes[i]);
+    out->len += (size_t)(o - start);
+    out->data[out->len] = '\0';
+  }
+  free(sizes);
+  return ok;
+}
