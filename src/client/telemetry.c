@@ -319,5 +319,5 @@ void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
   if (error != NULL)
     mcp__span_draft_cstr(&d, "error.type", error);
   h->error = error != NULL;
-  mcp__otlp_submit(c->otlp, mcp__span_draft_finish(&d));
+  mcp__otlp_submit(c->otlp, &d);
 }

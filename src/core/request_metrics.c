@@ -10,12 +10,27 @@
 #include "telemetry/metrics.h"
 #include "util/clock.h"
 
+/* One attribute as OTLP/JSON, the series' key: written in place after one
+ * reservation (an append per piece cost a traced request ~1,300
+ * instructions, callgrind). */
 static void attr(mcp__buf *b, const char *key, const char *v, size_t n) {
-  mcp__buf_append_str(b, b->len ? ",{\"key\":\"" : "{\"key\":\"");
-  mcp__buf_append_str(b, key);
-  mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
+  static const char open[] = ",{\"key\":\"",
+                    mid[] = "\",\"value\":{\"stringValue\":";
+  size_t key_len = strlen(key);
+  if (!mcp__buf_reserve(b, sizeof open + key_len + sizeof mid + 2))
+    return; /* out of memory: as when an append fails */
+  char *o = b->data + b->len;
+  size_t skip = b->len ? 0 : 1; /* the first has no comma */
+  memcpy(o, open + skip, sizeof open - 1 - skip);
+  o += sizeof open - 1 - skip;
+  memcpy(o, key, key_len);
+  o += key_len;
+  memcpy(o, mid, sizeof mid - 1);
+  o += sizeof mid - 1;
+  *o = '\0';
+  b->len = (size_t)(o - b->data);
   mcp__buf_append_escaped(b, v, n);
-  mcp__buf_append_str(b, "}}");
+  mcp__buf_append(b, "}}", 2);
 }
 
 void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code) {

@@ -106,9 +106,13 @@ static void server_from_host(mcp__call_span *sp, const char *host,
     return;
   memcpy(sp->server_address, host, n);
   sp->server_address[n] = '\0';
-  char *stop;
-  unsigned long port = colon ? strtoul(colon + 1, &stop, 10) : 0;
-  sp->server_port = colon && *stop == '\0' && port > 0 && port < 65536
+  /* the port: 1 to 65535 in decimal digits, else the listening one */
+  unsigned long port = 0;
+  const char *p = colon ? colon + 1 : "";
+  while (*p >= '0' && *p <= '9' && port < 65536)
+    port = port * 10 + (unsigned long)(*p++ - '0');
+  sp->server_port = colon && *p == '\0' && p != colon + 1 && port > 0 &&
+                            port < 65536
                         ? (unsigned)port
                         : local_port;
 }
@@ -175,10 +179,15 @@ void mcp__span_begin(mcp_call_t *call) {
     sp.has_link = parse_traceparent(header, sp.link_trace_id,
                                     sp.link_span_id, &header_sampled);
   }
-  if (!sp.has_parent &&
-      mcp__otlp_random_id(s->otlp, sp.trace_id, sizeof sp.trace_id) !=
-          MCP_OK)
+  /* a new trace's id and the span's in one draw */
+  unsigned char ids[sizeof sp.trace_id + sizeof sp.span_id];
+  if (mcp__otlp_random_id(s->otlp, ids,
+                          sp.has_parent ? sizeof sp.span_id : sizeof ids) !=
+      MCP_OK)
     return;
+  if (!sp.has_parent)
+    memcpy(sp.trace_id, ids + sizeof sp.span_id, sizeof sp.trace_id);
+  memcpy(sp.span_id, ids, sizeof sp.span_id);
   bool keep;
   switch (s->trace_sampler) {
   case MCP__SAMPLE_ALWAYS_ON:
@@ -200,8 +209,7 @@ void mcp__span_begin(mcp_call_t *call) {
   default: /* parentbased_always_on */
     keep = !sp.has_parent || parent_sampled;
   }
-  if (!keep ||
-      mcp__otlp_random_id(s->otlp, sp.span_id, sizeof sp.span_id) != MCP_OK)
+  if (!keep)
     return;
   const char *ts =
       sp.has_parent ? json_string_value(json_object_get(meta, "tracestate"))
@@ -361,7 +369,7 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
     memcpy(h->link_trace_id, sp->link_trace_id, sizeof h->link_trace_id);
     memcpy(h->link_span_id, sp->link_span_id, sizeof h->link_span_id);
   }
-  mcp__otlp_submit(s->otlp, mcp__span_draft_finish(&d));
+  mcp__otlp_submit(s->otlp, &d);
   span_free(sp);
 }
 

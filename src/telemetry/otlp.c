@@ -29,10 +29,19 @@ struct mcp__otlp {
   pthread_cond_t wake;
   mcp__span **queue; /* ring of max_queue spans */
   size_t head, count;
+  /* exported records kept for new spans (max_batch at most): a record
+   * malloc'ed on a request's thread and freed on this one cost a traced
+   * request more than encoding its span */
+  mcp__span *spare;
+  size_t spares;
   bool stopping;
   uint64_t dropped, exported;
   pthread_t thread;
 };
+
+/* The size of a recycled record: a request's strings fit in 512 bytes
+ * (a longer span gets a record of its own size, freed after export). */
+#define SPARE_BYTES (sizeof(mcp__span) + 512)
 
 /* Takes up to max_batch spans under the lock (count in *n). */
 static mcp__span **take_batch(mcp__otlp *e, size_t *n) {
@@ -76,8 +85,20 @@ static bool export_batch(mcp__otlp *e, mcp__span **batch, size_t n) {
            mcp__otlp_post_encoded(&e->target, b.data, b.len);
     mcp__buf_free(&b);
   }
-  for (size_t i = 0; i < n; i++)
-    free(batch[i]);
+  mcp__span *unused = NULL; /* freed outside the lock */
+  pthread_mutex_lock(&e->lock);
+  for (size_t i = 0; i < n; i++) {
+    bool keep = batch[i]->size == SPARE_BYTES && e->spares < e->max_batch;
+    batch[i]->next = keep ? e->spare : unused;
+    *(keep ? &e->spare : &unused) = batch[i];
+    e->spares += keep;
+  }
+  pthread_mutex_unlock(&e->lock);
+  while (unused != NULL) {
+    mcp__span *next = unused->next;
+    free(unused);
+    unused = next;
+  }
   pthread_mutex_lock(&e->lock);
   if (sent)
     e->exported += n;
@@ -173,11 +194,41 @@ mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
   return MCP_OK;
 }
 
-bool mcp__otlp_submit(mcp__otlp *e, mcp__span *span) {
+bool mcp__otlp_submit(mcp__otlp *e, mcp__span_draft *d) {
+  size_t need = mcp__span_draft_bytes(d);
+  bool spare_fits = need != 0 && need <= SPARE_BYTES;
   pthread_mutex_lock(&e->lock);
-  bool queued = span != NULL && !e->stopping && e->count < e->max_queue;
+  bool room = need != 0 && !e->stopping && e->count < e->max_queue;
+  if (room && spare_fits && e->spare != NULL) { /* the common case */
+    mcp__span *sp = e->spare;
+    e->spare = sp->next;
+    e->spares--;
+    mcp__span_draft_copy(d, sp);
+    e->queue[(e->head + e->count) % e->max_queue] = sp;
+    if (++e->count == e->max_batch)
+      pthread_cond_signal(&e->wake);
+    pthread_mutex_unlock(&e->lock);
+    mcp__span_draft_free(d);
+    return true;
+  }
+  if (!room)
+    e->dropped++;
+  pthread_mutex_unlock(&e->lock);
+  mcp__span *sp = NULL;
+  if (room) { /* no spare yet: a new record, filled outside the lock */
+    size_t size = spare_fits ? SPARE_BYTES : need;
+    if ((sp = malloc(size)) != NULL) {
+      sp->size = size;
+      mcp__span_draft_copy(d, sp);
+    }
+  }
+  mcp__span_draft_free(d);
+  if (!room)
+    return false;
+  pthread_mutex_lock(&e->lock);
+  bool queued = sp != NULL && !e->stopping && e->count < e->max_queue;
   if (queued) {
-    e->queue[(e->head + e->count) % e->max_queue] = span;
+    e->queue[(e->head + e->count) % e->max_queue] = sp;
     if (++e->count == e->max_batch)
       pthread_cond_signal(&e->wake);
   } else {
@@ -185,7 +236,7 @@ bool mcp__otlp_submit(mcp__otlp *e, mcp__span *span) {
   }
   pthread_mutex_unlock(&e->lock);
   if (!queued)
-    free(span);
+    free(sp);
   return queued;
 }
 
@@ -217,6 +268,11 @@ void mcp__otlp_stop(mcp__otlp *e) {
   pthread_join(e->thread, NULL);
   for (size_t i = 0; i < e->max_queue; i++)
     free(e->queue[i]);
+  while (e->spare != NULL) {
+    mcp__span *next = e->spare->next;
+    free(e->spare);
+    e->spare = next;
+  }
   free(e->queue);
   mcp__otlp_target_clear(&e->target);
   free(e->resource);

@@ -36,9 +36,10 @@ typedef struct mcp__otlp_config {
  * URL that is not http://host[:port][/path]. */
 mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
                            char *why, size_t n);
-/* Queues one span (taken: the exporter frees it); false when dropped (a
- * NULL span, out of memory upstream, is dropped and counted). */
-bool mcp__otlp_submit(mcp__otlp *e, mcp__span *span);
+/* Queues the span d describes (copied into a record the exporter
+ * recycles: no allocation per span once it runs); d is spent. false when
+ * dropped (and counted): queue full, stopping, out of memory. */
+bool mcp__otlp_submit(mcp__otlp *e, mcp__span_draft *d);
 /* n (at most 16) random bytes from the kernel CSPRNG, drawn in bulk: a new
  * trace or span id. */
 mcp_status mcp__otlp_random_id(mcp__otlp *e, void *out, size_t n);

@@ -89,19 +89,31 @@ void mcp__span_draft_int(mcp__span_draft *d, const char *key, int64_t v) {
   }
 }
 
+size_t mcp__span_draft_bytes(const mcp__span_draft *d) {
+  return d->failed || d->text.data == NULL
+             ? 0
+             : sizeof(mcp__span) + d->text.len + 1;
+}
+
+void mcp__span_draft_copy(const mcp__span_draft *d, mcp__span *to) {
+  /* the attributes in use only */
+  memcpy(&to->h, &d->h,
+         offsetof(mcp__span_head, attrs) +
+             d->h.attr_count * sizeof d->h.attrs[0]);
+  to->text_len = (uint32_t)d->text.len;
+  memcpy(to->text, d->text.data, d->text.len + 1); /* and its NUL */
+}
+
+void mcp__span_draft_free(mcp__span_draft *d) { mcp__buf_free(&d->text); }
+
 mcp__span *mcp__span_draft_finish(mcp__span_draft *d) {
-  /* a span with a missing string (out of memory) is not sent */
-  bool whole = !d->failed && d->text.data != NULL;
-  size_t n = whole ? d->text.len : 0;
-  mcp__span *sp = whole ? malloc(sizeof *sp + n + 1) : NULL;
+  size_t n = mcp__span_draft_bytes(d);
+  mcp__span *sp = n ? malloc(n) : NULL;
   if (sp != NULL) {
-    memcpy(&sp->h, &d->h,
-           offsetof(mcp__span_head, attrs) +
-               d->h.attr_count * sizeof d->h.attrs[0]);
-    sp->text_len = (uint32_t)n;
-    memcpy(sp->text, d->text.data, n);
-    sp->text[n] = '\0';
+    sp->next = NULL;
+    sp->size = n;
+    mcp__span_draft_copy(d, sp);
   }
-  mcp__buf_free(&d->text);
+  mcp__span_draft_free(d);
   return sp;
 }

@@ -46,8 +46,11 @@ typedef struct mcp__span_head {
   mcp__span_attr attrs[MCP__SPAN_MAX_ATTRS];
 } mcp__span_head;
 
-/* A finished span: one allocation, freed with free(). */
+/* A finished span: one allocation of size bytes (the exporter recycles
+ * them), freed with free(). */
 typedef struct mcp__span {
+  struct mcp__span *next; /* the exporter's list of spare records */
+  size_t size;
   mcp__span_head h;
   uint32_t text_len;
   char text[]; /* the strings the head points into, back to back */
@@ -75,7 +78,14 @@ void mcp__span_draft_str(mcp__span_draft *d, const char *key, const char *v,
 void mcp__span_draft_cstr(mcp__span_draft *d, const char *key,
                           const char *v);
 void mcp__span_draft_int(mcp__span_draft *d, const char *key, int64_t v);
-/* The finished span (NULL when out of memory); d is spent either way. */
+/* The bytes of the record d makes; 0 when a string could not be kept. */
+size_t mcp__span_draft_bytes(const mcp__span_draft *d);
+/* Fills to (at least mcp__span_draft_bytes(d) bytes) from d. */
+void mcp__span_draft_copy(const mcp__span_draft *d, mcp__span *to);
+/* Frees what d holds (its strings past its own storage). */
+void mcp__span_draft_free(mcp__span_draft *d);
+/* The finished span in an allocation of its own (NULL when out of
+ * memory); d is spent either way. */
 mcp__span *mcp__span_draft_finish(mcp__span_draft *d);
 
 /* Accessors for the encoders. */

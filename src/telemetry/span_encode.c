@@ -10,13 +10,28 @@
 
 static const char hex_digits[] = "0123456789abcdef";
 
+/* The JSON is written piece by piece into room reserved per span (an
+ * upper bound: json_span_bound), so the pieces are plain copies (an
+ * mcp__buf_append each cost half of a span's encoding); put() falls back
+ * to appending should the bound ever be short. The buffer's closing NUL is
+ * restored at the end of each span. */
+static void put(mcp__buf *b, const void *p, size_t n) {
+  if (b->data != NULL && n < b->cap - b->len) {
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+  } else {
+    mcp__buf_append(b, p, n);
+  }
+}
+#define PUT(b, literal) put(b, literal, sizeof literal - 1)
+
 static void json_hex(mcp__buf *b, const unsigned char *p, size_t n) {
   char text[2 * 16];
   for (size_t i = 0; i < n; i++) {
     text[2 * i] = hex_digits[p[i] >> 4];
     text[2 * i + 1] = hex_digits[p[i] & 15];
   }
-  mcp__buf_append(b, text, 2 * n);
+  put(b, text, 2 * n);
 }
 
 /* A 64-bit integer as a JSON string of its decimal digits. */
@@ -31,90 +46,106 @@ static void json_int64_string(mcp__buf *b, int64_t v) {
   if (v < 0)
     *--p = '-';
   *--p = '"';
-  mcp__buf_append(b, p, (size_t)(end - p));
+  put(b, p, (size_t)(end - p));
 }
 
-static void json_span(mcp__buf *b, const mcp__span *sp) {
+/* Room for the span's JSON: escaping writes 6 bytes per byte at most. */
+static size_t json_span_bound(const mcp__span *sp) {
   const mcp__span_head *h = &sp->h;
-  mcp__buf_append_str(b, "{\"traceId\":\"");
+  size_t n = 640 + 6 * (size_t)h->name_len + 6 * (size_t)h->state_len;
+  for (uint32_t i = 0; i < h->attr_count; i++)
+    n += 64 + h->attrs[i].key_len + 6 * (size_t)h->attrs[i].len;
+  return n;
+}
+
+/* false when out of memory (nothing can fail past the reservation). */
+static bool json_span(mcp__buf *b, const mcp__span *sp) {
+  const mcp__span_head *h = &sp->h;
+  if (!mcp__buf_reserve(b, json_span_bound(sp)))
+    return false;
+  PUT(b, "{\"traceId\":\"");
   json_hex(b, h->trace_id, 16);
-  mcp__buf_append_str(b, "\",\"spanId\":\"");
+  PUT(b, "\",\"spanId\":\"");
   json_hex(b, h->span_id, 8);
-  mcp__buf_append_char(b, '"');
+  PUT(b, "\"");
   if (h->has_parent) {
-    mcp__buf_append_str(b, ",\"parentSpanId\":\"");
+    PUT(b, ",\"parentSpanId\":\"");
     json_hex(b, h->parent_id, 8);
-    mcp__buf_append_char(b, '"');
+    PUT(b, "\"");
   }
   if (h->has_trace_state) {
-    mcp__buf_append_str(b, ",\"traceState\":");
+    PUT(b, ",\"traceState\":");
     mcp__buf_append_escaped(b, mcp__span_str(sp, h->state_off),
                             h->state_len);
   }
-  mcp__buf_append_str(b, ",\"name\":");
+  PUT(b, ",\"name\":");
   mcp__buf_append_escaped(b, mcp__span_str(sp, h->name_off), h->name_len);
   char kind[] = ",\"kind\":0";
   kind[sizeof kind - 2] = (char)('0' + (h->kind % 10));
-  mcp__buf_append_str(b, kind);
-  mcp__buf_append_str(b, ",\"startTimeUnixNano\":");
+  PUT(b, kind);
+  PUT(b, ",\"startTimeUnixNano\":");
   json_int64_string(b, h->start_ns);
-  mcp__buf_append_str(b, ",\"endTimeUnixNano\":");
+  PUT(b, ",\"endTimeUnixNano\":");
   json_int64_string(b, h->end_ns);
-  mcp__buf_append_str(b, ",\"attributes\":[");
+  PUT(b, ",\"attributes\":[");
   for (uint32_t i = 0; i < h->attr_count; i++) {
     const mcp__span_attr *a = &h->attrs[i];
-    mcp__buf_append_str(b, i ? ",{\"key\":\"" : "{\"key\":\"");
-    mcp__buf_append(b, a->key, a->key_len); /* a literal: no escaping */
+    if (i)
+      PUT(b, ",{\"key\":\"");
+    else
+      PUT(b, "{\"key\":\"");
+    put(b, a->key, a->key_len); /* a literal: nothing to escape */
     if (a->is_int) {
-      mcp__buf_append_str(b, "\",\"value\":{\"intValue\":");
+      PUT(b, "\",\"value\":{\"intValue\":");
       json_int64_string(b, a->int_value);
     } else {
-      mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
+      PUT(b, "\",\"value\":{\"stringValue\":");
       mcp__buf_append_escaped(b, mcp__span_str(sp, a->off), a->len);
     }
-    mcp__buf_append_str(b, "}}");
+    PUT(b, "}}");
   }
-  mcp__buf_append_char(b, ']');
+  PUT(b, "]");
   if (h->dropped_attrs) {
-    mcp__buf_append_str(b, ",\"droppedAttributesCount\":");
-    char text[16];
-    size_t n = 0;
-    for (uint32_t v = h->dropped_attrs; v; v /= 10)
-      text[n++] = (char)('0' + v % 10);
-    while (n)
-      mcp__buf_append_char(b, text[--n]);
+    PUT(b, ",\"droppedAttributesCount\":");
+    char text[16], *end = text + sizeof text, *p = end;
+    uint32_t v = h->dropped_attrs;
+    do {
+      *--p = (char)('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    put(b, p, (size_t)(end - p));
   }
   if (h->has_link) {
-    mcp__buf_append_str(b, ",\"links\":[{\"traceId\":\"");
+    PUT(b, ",\"links\":[{\"traceId\":\"");
     json_hex(b, h->link_trace_id, 16);
-    mcp__buf_append_str(b, "\",\"spanId\":\"");
+    PUT(b, "\",\"spanId\":\"");
     json_hex(b, h->link_span_id, 8);
-    mcp__buf_append_str(b, "\"}]");
+    PUT(b, "\"}]");
   }
   if (h->error)
-    mcp__buf_append_str(b, ",\"status\":{\"code\":2}");
-  mcp__buf_append_char(b, '}');
+    PUT(b, ",\"status\":{\"code\":2}");
+  PUT(b, "}");
+  b->data[b->len] = '\0';
+  return true;
 }
 
 bool mcp__spans_to_json(const mcp__span_batch_head *head,
                         mcp__span *const *spans, size_t n, mcp__buf *out) {
-  mcp__buf_append_str(out, "{\"resourceSpans\":[{\"resource\":{\"attributes\""
-                           ":[");
-  mcp__buf_append_str(out, head->resource_json);
-  mcp__buf_append_str(out, "]},\"scopeSpans\":[{\"scope\":{\"name\":");
-  mcp__buf_append_escaped(out, head->scope_name, strlen(head->scope_name));
-  mcp__buf_append_str(out, ",\"version\":");
-  mcp__buf_append_escaped(out, head->scope_version,
-                          strlen(head->scope_version));
-  mcp__buf_append_str(out, "},\"spans\":[");
-  for (size_t i = 0; i < n; i++) {
-    if (i)
-      mcp__buf_append_char(out, ',');
-    json_span(out, spans[i]);
-  }
-  /* the last append fails when any before it did (the buffer is then
-   * at its cap or NULL): one check covers them */
-  return mcp__buf_append_str(out, "]}]}]}");
+  bool ok =
+      mcp__buf_append_str(out, "{\"resourceSpans\":[{\"resource\":{"
+                               "\"attributes\":[") &&
+      mcp__buf_append_str(out, head->resource_json) &&
+      mcp__buf_append_str(out, "]},\"scopeSpans\":[{\"scope\":{\"name\":") &&
+      mcp__buf_append_escaped(out, head->scope_name,
+                              strlen(head->scope_name)) &&
+      mcp__buf_append_str(out, ",\"version\":") &&
+      mcp__buf_append_escaped(out, head->scope_version,
+                              strlen(head->scope_version)) &&
+      mcp__buf_append_str(out, "},\"spans\":[");
+  for (size_t i = 0; ok && i < n; i++)
+    ok = (i == 0 || mcp__buf_append_char(out, ',')) &&
+         json_span(out, spans[i]);
+  return ok && mcp__buf_append_str(out, "]}]}]}");
 }
 
 /* Field numbers of trace.proto and common.proto. */
