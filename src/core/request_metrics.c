@@ -11,13 +11,17 @@
 #include "util/clock.h"
 
 /* One attribute as OTLP/JSON, the series' key: written in place after one
- * reservation (an append per piece cost a traced request ~1,300
+ * reservation, the value copied as it is unless it holds a character JSON
+ * escapes (an append per piece cost a traced request ~1,300
  * instructions, callgrind). */
 static void attr(mcp__buf *b, const char *key, const char *v, size_t n) {
   static const char open[] = ",{\"key\":\"",
-                    mid[] = "\",\"value\":{\"stringValue\":";
+                    mid[] = "\",\"value\":{\"stringValue\":\"";
   size_t key_len = strlen(key);
-  if (!mcp__buf_reserve(b, sizeof open + key_len + sizeof mid + 2))
+  bool plain = true;
+  for (size_t i = 0; i < n && plain; i++)
+    plain = (unsigned char)v[i] >= 0x20 && v[i] != '"' && v[i] != '\\';
+  if (!mcp__buf_reserve(b, sizeof open + key_len + sizeof mid + n + 4))
     return; /* out of memory: as when an append fails */
   char *o = b->data + b->len;
   size_t skip = b->len ? 0 : 1; /* the first has no comma */
@@ -27,8 +31,15 @@ static void attr(mcp__buf *b, const char *key, const char *v, size_t n) {
   o += key_len;
   memcpy(o, mid, sizeof mid - 1);
   o += sizeof mid - 1;
-  *o = '\0';
-  b->len = (size_t)(o - b->data);
+  if (plain) {
+    memcpy(o, v, n);
+    o += n;
+    memcpy(o, "\"}}", 4); /* and the NUL */
+    b->len = (size_t)(o + 3 - b->data);
+    return;
+  }
+  b->len = (size_t)(o - 1 - b->data); /* the value's quote: escaped's own */
+  b->data[b->len] = '\0';
   mcp__buf_append_escaped(b, v, n);
   mcp__buf_append(b, "}}", 2);
 }

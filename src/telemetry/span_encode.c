@@ -178,10 +178,10 @@ enum {
   PB_ANY_INT = 3
 };
 
-/* The protobuf writing below sizes every message before writing it, so
- * each length goes in front of its message directly: no nested message is
- * moved (as the general writer of telemetry/pb.h does) and the whole body
- * is one reservation. The wire types: 0 varint, 1 fixed64, 2 length. */
+/* The protobuf writing below sizes a span's messages before writing it,
+ * so each length goes in front of its message directly: no nested message
+ * is moved (as the general writer of telemetry/pb.h does). The wire types:
+ * 0 varint, 1 fixed64, 2 length-delimited. */
 static size_t varint_size(uint64_t v) {
   size_t n = 1;
   while (v >= 0x80) {
@@ -237,8 +237,8 @@ static size_t kv_size(const mcp__span_attr *a, size_t key_len) {
          len_field_size(any_size(a));
 }
 
-/* The Span message's contents. */
-static size_t span_size(const mcp__span *sp) {
+/* The Span message's contents; kv[i] the size of attribute i's KeyValue. */
+static size_t span_size(const mcp__span *sp, size_t *kv) {
   const mcp__span_head *h = &sp->h;
   size_t n = len_field_size(16) + len_field_size(8);
   if (h->has_trace_state && h->state_len)
@@ -250,8 +250,10 @@ static size_t span_size(const mcp__span *sp) {
   if (h->kind)
     n += 1 + varint_size((uint64_t)h->kind);
   n += (h->start_ns ? 9 : 0) + (h->end_ns ? 9 : 0);
-  for (uint32_t i = 0; i < h->attr_count; i++)
-    n += len_field_size(kv_size(&h->attrs[i], h->attrs[i].key_len));
+  for (uint32_t i = 0; i < h->attr_count; i++) {
+    kv[i] = kv_size(&h->attrs[i], h->attrs[i].key_len);
+    n += len_field_size(kv[i]);
+  }
   if (h->dropped_attrs)
     n += 1 + varint_size(h->dropped_attrs);
   if (h->has_link)
@@ -261,8 +263,9 @@ static size_t span_size(const mcp__span *sp) {
   return n;
 }
 
+/* The span as field 2 of ScopeSpans at o (room for it checked). */
 static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
-                               size_t size) {
+                               size_t size, const size_t *kv) {
   const mcp__span_head *h = &sp->h;
   o = put_len_head(o, PB_SS_SPANS, size);
   o = put_len_field(o, PB_SPAN_TRACE_ID, h->trace_id, 16);
@@ -285,15 +288,15 @@ static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
     o = put_fixed64(o, PB_SPAN_END, (uint64_t)h->end_ns);
   for (uint32_t i = 0; i < h->attr_count; i++) {
     const mcp__span_attr *a = &h->attrs[i];
-    size_t key_len = a->key_len;
-    o = put_len_head(o, PB_SPAN_ATTRIBUTES, kv_size(a, key_len));
-    if (key_len)
-      o = put_len_field(o, PB_KV_KEY, a->key, key_len);
-    o = put_len_head(o, PB_KV_VALUE, any_size(a));
+    o = put_len_head(o, PB_SPAN_ATTRIBUTES, kv[i]);
+    if (a->key_len)
+      o = put_len_field(o, PB_KV_KEY, a->key, a->key_len);
     if (a->is_int) {
+      o = put_len_head(o, PB_KV_VALUE, 1 + varint_size((uint64_t)a->int_value));
       *o++ = PB_ANY_INT << 3;
       o = put_varint(o, (uint64_t)a->int_value);
     } else {
+      o = put_len_head(o, PB_KV_VALUE, len_field_size(a->len));
       o = put_len_field(o, PB_ANY_STRING, mcp__span_str(sp, a->off), a->len);
     }
   }
@@ -315,10 +318,18 @@ static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
   return o;
 }
 
+/* Every span is sized first (its attributes' sizes kept for the writing,
+ * not computed twice), so the request's head, whose lengths count them
+ * all, is written first and each span after it in place: one reservation,
+ * nothing moved. */
+typedef struct span_sizes {
+  size_t span, kv[MCP__SPAN_MAX_ATTRS];
+} span_sizes;
+
 bool mcp__spans_to_pb(const mcp__span_batch_head *head,
                       mcp__span *const *spans, size_t n, size_t limit,
                       mcp__buf *out) {
-  size_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
+  span_sizes *sizes = malloc((n ? n : 1) * sizeof *sizes);
   if (sizes == NULL)
     return false;
   size_t name_len = strlen(head->scope_name),
@@ -327,8 +338,8 @@ bool mcp__spans_to_pb(const mcp__span_batch_head *head,
                  (version_len ? len_field_size(version_len) : 0);
   size_t scope_spans = len_field_size(scope);
   for (size_t i = 0; i < n; i++) {
-    sizes[i] = span_size(spans[i]);
-    scope_spans += len_field_size(sizes[i]);
+    sizes[i].span = span_size(spans[i], sizes[i].kv);
+    scope_spans += len_field_size(sizes[i].span);
   }
   size_t resource_spans =
       len_field_size(head->resource_pb_len) + len_field_size(scope_spans);
@@ -347,7 +358,7 @@ bool mcp__spans_to_pb(const mcp__span_batch_head *head,
       o = put_len_field(o, PB_SCOPE_VERSION, head->scope_version,
                         version_len);
     for (size_t i = 0; i < n; i++)
-      o = put_span(o, spans[i], sizes[i]);
+      o = put_span(o, spans[i], sizes[i].span, sizes[i].kv);
     out->len += (size_t)(o - start);
     out->data[out->len] = '\0';
   }
