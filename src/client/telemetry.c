@@ -300,7 +300,8 @@ void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
   h->end_ns = wall_ns();
   mcp__span_draft_cstr(&d, "mcp.method.name", method);
   if (sp->target[0] != '\0' && sp->target_key != NULL)
-    mcp__span_draft_cstr(&d, sp->target_key, sp->target);
+    mcp__span_draft_attr_str(&d, sp->target_key, strlen(sp->target_key),
+                             sp->target, strlen(sp->target));
   if (strcmp(method, "tools/call") == 0)
     mcp__span_draft_cstr(&d, "gen_ai.operation.name", "execute_tool");
   const char *version = mcp_client_protocol_version(c);

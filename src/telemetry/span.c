@@ -51,37 +51,38 @@ void mcp__span_draft_trace_state(mcp__span_draft *d, const char *state) {
   }
 }
 
-static mcp__span_attr *next_attr(mcp__span_draft *d, const char *key) {
-  if (d->h.attr_count == MCP__SPAN_MAX_ATTRS) {
+static mcp__span_attr *next_attr(mcp__span_draft *d, const char *key,
+                                 size_t key_len) {
+  if (d->h.attr_count == MCP__SPAN_MAX_ATTRS || key_len > UINT16_MAX) {
     d->h.dropped_attrs++;
     return NULL;
   }
   mcp__span_attr *a = &d->h.attrs[d->h.attr_count];
-  size_t key_len = strlen(key);
   a->key = key;
-  a->key_len = key_len <= UINT16_MAX ? (uint16_t)key_len : 0;
+  a->key_len = (uint16_t)key_len;
   a->is_int = false;
   a->int_value = 0;
   a->off = a->len = 0;
   return a;
 }
 
-void mcp__span_draft_str(mcp__span_draft *d, const char *key, const char *v,
-                         size_t n) {
-  mcp__span_attr *a = next_attr(d, key);
+void mcp__span_draft_attr_str(mcp__span_draft *d, const char *key,
+                              size_t key_len, const char *v, size_t n) {
+  mcp__span_attr *a = next_attr(d, key, key_len);
   if (a != NULL && keep(d, v, n, &a->off)) {
     a->len = (uint32_t)n;
     d->h.attr_count++;
   }
 }
 
-void mcp__span_draft_cstr(mcp__span_draft *d, const char *key,
-                          const char *v) {
-  mcp__span_draft_str(d, key, v, strlen(v));
+void mcp__span_draft_cstr_value(mcp__span_draft *d, const char *key,
+                                size_t key_len, const char *v) {
+  mcp__span_draft_attr_str(d, key, key_len, v, strlen(v));
 }
 
-void mcp__span_draft_int(mcp__span_draft *d, const char *key, int64_t v) {
-  mcp__span_attr *a = next_attr(d, key);
+void mcp__span_draft_attr_int(mcp__span_draft *d, const char *key,
+                              size_t key_len, int64_t v) {
+  mcp__span_attr *a = next_attr(d, key, key_len);
   if (a != NULL) {
     a->is_int = true;
     a->int_value = v;

@@ -27,8 +27,8 @@ enum {
 #define MCP__SPAN_MAX_ATTRS 20
 
 typedef struct mcp__span_attr {
-  const char *key;  /* a string literal */
-  uint16_t key_len; /* strlen(key), measured once */
+  const char *key;  /* lives as long as the span (a literal) */
+  uint16_t key_len; /* strlen(key), under 64 KiB */
   bool is_int;      /* intValue, else stringValue */
   int64_t int_value;
   uint32_t off, len; /* a string value: the record's text[off, off + len) */
@@ -72,12 +72,23 @@ void mcp__span_draft_init(mcp__span_draft *d);
 void mcp__span_draft_name(mcp__span_draft *d, const char *prefix,
                           const char *target, size_t target_len);
 void mcp__span_draft_trace_state(mcp__span_draft *d, const char *state);
-/* Attributes, in the order they are added. key: a string literal. */
-void mcp__span_draft_str(mcp__span_draft *d, const char *key, const char *v,
-                         size_t n);
-void mcp__span_draft_cstr(mcp__span_draft *d, const char *key,
-                          const char *v);
-void mcp__span_draft_int(mcp__span_draft *d, const char *key, int64_t v);
+/* Attributes, in the order they are added. key: a string for the life of
+ * the span (key_len its length). */
+void mcp__span_draft_attr_str(mcp__span_draft *d, const char *key,
+                              size_t key_len, const char *v, size_t n);
+void mcp__span_draft_attr_int(mcp__span_draft *d, const char *key,
+                              size_t key_len, int64_t v);
+/* The same with a string literal's key (measured at compile time; ""
+ * refuses anything else). */
+#define mcp__span_draft_str(d, key, v, n)                                    \
+  mcp__span_draft_attr_str((d), "" key, sizeof(key) - 1, (v), (n))
+#define mcp__span_draft_cstr(d, key, v)                                      \
+  mcp__span_draft_cstr_value((d), "" key, sizeof(key) - 1, (v))
+#define mcp__span_draft_int(d, key, v)                                       \
+  mcp__span_draft_attr_int((d), "" key, sizeof(key) - 1, (v))
+/* A NUL-terminated value. */
+void mcp__span_draft_cstr_value(mcp__span_draft *d, const char *key,
+                                size_t key_len, const char *v);
 /* The bytes of the record d makes; 0 when a string could not be kept. */
 size_t mcp__span_draft_bytes(const mcp__span_draft *d);
 /* Fills to (at least mcp__span_draft_bytes(d) bytes) from d. */
