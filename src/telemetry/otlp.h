@@ -40,8 +40,8 @@ mcp_status mcp__otlp_start(const mcp__otlp_config *cfg, mcp__otlp **out,
  * recycles: no allocation per span once it runs); d is spent. false when
  * dropped (and counted): queue full, stopping, out of memory. */
 bool mcp__otlp_submit(mcp__otlp *e, mcp__span_draft *d);
-/* n (at most 16) random bytes from the kernel CSPRNG, drawn in bulk: a new
- * trace or span id. */
+/* n random bytes (at most MCP__RANDOM_POOL_BYTES) from the kernel CSPRNG,
+ * drawn in bulk (util/rand.h): new trace and span ids. */
 mcp_status mcp__otlp_random_id(mcp__otlp *e, void *out, size_t n);
 /* Spans dropped so far (queue full, export failed). */
 uint64_t mcp__otlp_dropped(mcp__otlp *e);
