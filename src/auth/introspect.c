@@ -215,7 +215,8 @@ static void back_off(mcp_auth_t *a, const char *why) {
     backoff = INTROSPECT_BACKOFF_MAX_MS;
   a->intro_failures++;
   a->intro_next_ms = mono_ms() + backoff;
-  snprintf(a->intro_error, sizeof a->intro_error, "%s", why);
+  snprintf(a->intro_error, sizeof a->intro_error, "%.*s",
+           (int)sizeof a->intro_error - 1, why); /* cut to fit */
 }
 
 /* Introspects job's token (an introspection thread, no lock). *failed: the
@@ -293,7 +294,7 @@ static mcp__auth_wait *answer_waiters(mcp_auth_t *a, mcp__intro_job *job,
     w->job = NULL;
     w->verdict = v;
     w->retry_after_s = retry_s;
-    snprintf(w->why, sizeof w->why, "%s", why);
+    snprintf(w->why, sizeof w->why, "%.*s", (int)sizeof w->why - 1, why);
     if (v == MCP__TOKEN_OK && !principal_copy(&w->p, p)) {
       w->verdict = MCP__TOKEN_UNAVAILABLE;
       w->retry_after_s = 1;

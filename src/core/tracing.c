@@ -133,7 +133,7 @@ mcp_status mcp_server_set_otlp_protocol(mcp_server_t *s, const char *protocol,
                          "the OTLP protocol is set before "
                          "mcp_server_enable_otlp_traces/_metrics (and before "
                          "an HTTP server's /metrics starts collecting)");
-  int p;
+  int p = 0; /* set on MCP_OK (GCC cannot see it in Release) */
   mcp_status st = protocol_from("mcp_server_set_otlp_protocol", protocol, &p,
                                 err);
   if (st == MCP_OK)
