@@ -102,6 +102,13 @@ enum mcp__he_result mcp__he_resp_header(mcp__he_resp *r, const char *name,
   size_t nl = header_len(name), vl = header_len(value);
   if (nl == SIZE_MAX || vl == SIZE_MAX)
     return MCP__HE_NO;
+  return mcp__he_resp_header_trusted(r, name, nl, value, vl);
+}
+
+enum mcp__he_result mcp__he_resp_header_trusted(mcp__he_resp *r,
+                                                const char *name, size_t nl,
+                                                const char *value,
+                                                size_t vl) {
   size_t need = nl + vl + 4;
   if (r->hdrs == NULL) { /* most responses have a header or two */
     r->hdrs = r->hsmall;
