@@ -496,8 +496,11 @@ static bool dedupe(mcp__tape *t, uint32_t o) {
  * their own); only an object where two keys share one has its keys compared
  * when it closes (dedupe). */
 static inline uint64_t key_bit(const mcp__tnode *key) {
-  unsigned first = key->n ? (unsigned char)key->v.s[0] : 0;
-  unsigned last = key->n ? (unsigned char)key->v.s[key->n - 1] : 0;
+  /* an empty key's bytes "before" and "at" it are its quotes in the text
+   * (a key with an escape is never empty): readable, and the same for
+   * every empty key */
+  const unsigned char *s = (const unsigned char *)key->v.s;
+  unsigned first = s[0], last = s[(int64_t)key->n - 1];
   return 1ull << ((first ^ (last << 1) ^ (key->n << 3)) & 63);
 }
 
@@ -632,9 +635,11 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
       nodes[top].dead |= (seen & bit) != 0;
       nodes[top].v.i = (int64_t)(seen | bit);
     }
-    p = skip_ws(p, end);
-    if (p == end || *p != ':')
-      DONE(MCP_ERR_PARSE);
+    if (p == end || *p != ':') { /* compact JSON has the colon right here */
+      p = skip_ws(p, end);
+      if (p == end || *p != ':')
+        DONE(MCP_ERR_PARSE);
+    }
     p++;
   }
 }

@@ -134,6 +134,10 @@ static void test_values(void **state) {
   static const char *const docs[] = {
       "{\"a\":1,\"b\":2,\"a\":3}", /* duplicate: last value, first position */
       "{\"\":\"\",\"x\":[]}",      /* empty key and string */
+      /* empty keys repeated, and a one-byte escaped key that a NUL-free
+       * key's bytes resemble: the key bits of tape.c see their quotes */
+      "{\"\":1,\"x\":2,\"\":3,\"\\u0022\":4,\"\\\"\":5,\"\\u0000\":6}",
+      "{\"\":{\"\":[]} , \"\" : {\"a\":{},\"\":0}}",
       "[1,1.0,-0,-0.0,1e2,1E-2,9223372036854775807,-9223372036854775808]",
       "[0.1,2.2250738585072014e-308,1.7976931348623157e308,5e-324]",
       "\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\u0000x\"",
