@@ -118,9 +118,12 @@ bool mcp__call_param_stringn(const mcp_call_t *c, const char *name,
                              size_t name_len, const char **s, size_t *len) {
   const mcp__tnode *tape = mcp__call_params_tape(c);
   if (tape != NULL) {
-    const mcp__tnode *v = mcp__tnode_member(tape, name, name_len);
-    if (v == NULL || v->type != MCP__J_STRING ||
-        (v->n && memchr(v->v.s, '\0', v->n) != NULL))
+    const mcp__tnode *v = name_len == 4 && memcmp(name, "name", 4) == 0
+                              ? c->name_tape
+                              : mcp__tnode_member(tape, name, name_len);
+    /* no NUL to look for: a params tape has no string with one (see
+     * mcp__message.params_tape) */
+    if (v == NULL || v->type != MCP__J_STRING)
       return false;
     *s = v->n ? v->v.s : "";
     *len = v->n;

@@ -48,9 +48,19 @@ mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
   /* params come built (the general decoder) or as a tape, built when
    * somebody asks (mcp_call_params) */
   atomic_init(&call->params, json_incref(call->msg.params));
-  if (call->msg.params_tape != NULL)
-    call->meta_tape =
-        mcp__tnode_member(call->msg.params_tape->nodes, "_meta", 5);
+  if (call->msg.params_tape != NULL) {
+    /* one walk over the params (an object; the last of duplicates) */
+    const mcp__tnode *params = call->msg.params_tape->nodes;
+    for (const mcp__tnode *k = params + 1, *e = params + params->skip; k != e;
+         k += 1 + k[1].skip) {
+      if (k->dead)
+        continue;
+      if (k->n == 5 && memcmp(k->v.s, "_meta", 5) == 0)
+        call->meta_tape = k + 1;
+      else if (k->n == 4 && memcmp(k->v.s, "name", 4) == 0)
+        call->name_tape = k + 1;
+    }
+  }
   if (mcp__call_meta_has(call, "progressToken"))
     call->progress_token =
         json_object_get(mcp__call_meta_object(call), "progressToken");

@@ -32,6 +32,9 @@ struct mcp_call {
    * three readers want it), or NULL when absent or the params are not a
    * tape */
   const mcp__tnode *meta_tape;
+  /* params.name on the tape likewise (found in the same walk: a tools/call
+   * reads it three times), or NULL */
+  const mcp__tnode *name_tape;
   mcp__channel reply;
   mcp__peer peer;
   bool stateless;

@@ -42,20 +42,22 @@ static bool grow(mcp__tape *t) {
   return true;
 }
 
-/* Index of a fresh node, or UINT32_MAX when out of memory. */
-static inline uint32_t push(mcp__tape *t, uint8_t type) {
-  if (t->count == t->cap && !grow(t))
-    return UINT32_MAX;
-  mcp__tnode *n = &t->nodes[t->count];
-  n->type = type;
-  n->dead = 0;
-  n->reserved = 0;
-  n->n = 0;
-  n->skip = 1;
-  n->lit = 0;
-  n->v.i = 0;
-  return (uint32_t)t->count++;
-}
+/* A fresh node at the end of the tape into idx (the parser's locals
+ * nodes, count and cap: kept out of *t while parsing because every
+ * byte-sized store into a node may alias t's fields, which the compiler
+ * would then load again after each one). */
+#define PUSH(type_, idx)                                                       \
+  do {                                                                         \
+    if (count == cap) {                                                        \
+      t->count = count;                                                        \
+      if (!grow(t))                                                            \
+        DONE(MCP_ERR_NOMEM);                                                   \
+      nodes = t->nodes;                                                        \
+      cap = t->cap;                                                            \
+    }                                                                          \
+    nodes[count] = (mcp__tnode){.type = (type_), .skip = 1};                   \
+    (idx) = (uint32_t)count++;                                                 \
+  } while (0)
 
 static inline const unsigned char *skip_ws(const unsigned char *p,
                                            const unsigned char *end) {
@@ -423,30 +425,13 @@ slow:;
 }
 
 /* Marks the keys of the object at index o that reappear later in it, and
- * sets its count of distinct keys. */
+ * sets its count of distinct keys. Called for an object of more than 16
+ * members or whose keys share a key_bit (see mcp__tape_parse). */
 static bool dedupe(mcp__tape *t, uint32_t o) {
   mcp__tnode *nodes = t->nodes;
   uint32_t members = nodes[o].n, end = o + nodes[o].skip;
   if (members < 2)
     return true;
-  if (members <= 16) {
-    /* Keys that differ in length, first or last byte differ: a bit for
-     * each such triple (a typical object's keys all get their own), and
-     * only when two share one are the keys compared. */
-    uint64_t seen = 0;
-    bool shared = false;
-    for (uint32_t k = o + 1; k < end && !shared;
-         k = k + 1 + nodes[k + 1].skip) {
-      const mcp__tnode *key = &nodes[k];
-      unsigned first = key->n ? (unsigned char)key->v.s[0] : 0;
-      unsigned last = key->n ? (unsigned char)key->v.s[key->n - 1] : 0;
-      uint64_t bit = 1ull << ((first ^ (last << 1) ^ (key->n << 3)) & 63);
-      shared = (seen & bit) != 0;
-      seen |= bit;
-    }
-    if (!shared)
-      return true;
-  }
   uint32_t small[16], *keys = small;
   if (members > 16) {
     keys = malloc(members * sizeof *keys);
@@ -506,6 +491,27 @@ static bool dedupe(mcp__tape *t, uint32_t o) {
   return true;
 }
 
+/* A key's bit among the 64 of its object's "seen" word: keys that differ
+ * in length, first or last byte differ (a typical object's keys all get
+ * their own); only an object where two keys share one has its keys compared
+ * when it closes (dedupe). */
+static inline uint64_t key_bit(const mcp__tnode *key) {
+  /* an empty key's bytes "before" and "at" it are its quotes in the text
+   * (a key with an escape is never empty): readable, and the same for
+   * every empty key */
+  const unsigned char *s = (const unsigned char *)key->v.s;
+  unsigned first = s[0], last = s[(int64_t)key->n - 1];
+  return 1ull << ((first ^ (last << 1) ^ (key->n << 3)) & 63);
+}
+
+/* Sets t->count from the parser's local count on the way out. */
+#define DONE(status_)                                                          \
+  do {                                                                         \
+    t->count = count;                                                          \
+    t->depth = max_depth;                                                      \
+    return (status_);                                                          \
+  } while (0)
+
 mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
   t->nodes = t->inl;
   t->count = 0;
@@ -521,44 +527,48 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
   parser ps = {t, (const unsigned char *)json,
                (const unsigned char *)json + len, 0};
   const unsigned char *p = ps.base, *end = ps.end;
+  mcp__tnode *nodes = t->nodes;
+  size_t count = 0, cap = t->cap, max_depth = 0;
   /* The open containers form a chain through their "lit" fields (unused by
-   * containers) instead of a separate stack: top is the innermost. */
+   * containers) instead of a separate stack: top is the innermost. While an
+   * object is open its v.i (unused by containers) holds the key bits seen
+   * (key_bit) and its dead (only keys are ever dead) says two shared one. */
   uint32_t top = UINT32_MAX;
   unsigned depth = 0;
+  bool in_obj = false; /* nodes[top] is an object */
   for (;;) {
     /* a value at p */
     p = skip_ws(p, end);
     if (p == end)
-      return MCP_ERR_PARSE;
+      DONE(MCP_ERR_PARSE);
     uint32_t i;
     switch (*p) {
     case '{':
     case '[': {
       bool obj = *p == '{';
       if (depth == MCP__TAPE_MAX_DEPTH)
-        return MCP_ERR_TOO_DEEP;
-      if (depth + 1 > t->depth) /* an empty one counts too */
-        t->depth = depth + 1;
-      if ((i = push(t, obj ? MCP__J_OBJECT : MCP__J_ARRAY)) == UINT32_MAX)
-        return MCP_ERR_NOMEM;
+        DONE(MCP_ERR_TOO_DEEP);
+      if (depth + 1 > max_depth) /* an empty one counts too */
+        max_depth = depth + 1;
+      PUSH(obj ? MCP__J_OBJECT : MCP__J_ARRAY, i);
       p = skip_ws(p + 1, end);
       if (p != end && *p == (obj ? '}' : ']')) {
         p++;
         break; /* empty: n 0, skip 1 */
       }
-      t->nodes[i].lit = top;
+      nodes[i].lit = top;
       top = i;
+      in_obj = obj;
       depth++;
-      t->nodes[i].n = 1;
+      nodes[i].n = 1;
       if (!obj)
         continue;
       goto key;
     }
     case '"':
-      if ((i = push(t, MCP__J_STRING)) == UINT32_MAX)
-        return MCP_ERR_NOMEM;
-      if ((p = scan_string(&ps, p + 1, &t->nodes[i])) == NULL)
-        return MCP_ERR_PARSE;
+      PUSH(MCP__J_STRING, i);
+      if ((p = scan_string(&ps, p + 1, &nodes[i])) == NULL)
+        DONE(MCP_ERR_PARSE);
       break;
     case 't':
     case 'f':
@@ -568,58 +578,68 @@ mcp_status mcp__tape_parse(mcp__tape *t, const char *json, size_t len) {
       int w = *p == 't' ? 0 : *p == 'f' ? 1 : 2;
       size_t wl = strlen(words[w]);
       if ((size_t)(end - p) < wl || memcmp(p, words[w], wl) != 0)
-        return MCP_ERR_PARSE;
-      if (push(t, types[w]) == UINT32_MAX)
-        return MCP_ERR_NOMEM;
+        DONE(MCP_ERR_PARSE);
+      PUSH(types[w], i);
       p += wl;
       break;
     }
     default:
-      if ((i = push(t, MCP__J_INT)) == UINT32_MAX)
-        return MCP_ERR_NOMEM;
-      if ((p = scan_number(&ps, p, &t->nodes[i])) == NULL)
-        return MCP_ERR_PARSE;
+      PUSH(MCP__J_INT, i);
+      if ((p = scan_number(&ps, p, &nodes[i])) == NULL)
+        DONE(MCP_ERR_PARSE);
       break;
     }
     /* after a value: close containers, or find the next item or member */
     for (;;) {
       p = skip_ws(p, end);
       if (depth == 0)
-        return p == end ? MCP_OK : MCP_ERR_PARSE;
+        DONE(p == end ? MCP_OK : MCP_ERR_PARSE);
       if (p == end)
-        return MCP_ERR_PARSE;
-      bool obj = t->nodes[top].type == MCP__J_OBJECT;
+        DONE(MCP_ERR_PARSE);
       if (*p == ',') {
-        t->nodes[top].n++;
+        nodes[top].n++;
         p++;
-        if (obj)
+        if (in_obj)
           goto key;
         break;
       }
-      if (*p != (obj ? '}' : ']'))
-        return MCP_ERR_PARSE;
+      if (*p != (in_obj ? '}' : ']'))
+        DONE(MCP_ERR_PARSE);
       p++;
-      t->nodes[top].skip = (uint32_t)(t->count - top);
-      if (obj && !dedupe(t, top))
-        return MCP_ERR_NOMEM;
-      uint32_t up = t->nodes[top].lit;
-      t->nodes[top].lit = 0;
+      mcp__tnode *c = &nodes[top];
+      c->skip = (uint32_t)(count - top);
+      if (in_obj) {
+        bool shared = c->dead;
+        c->dead = 0;
+        c->v.i = 0;
+        if ((shared || c->n > 16) && !dedupe(t, top))
+          DONE(MCP_ERR_NOMEM);
+      }
+      uint32_t up = c->lit;
+      c->lit = 0;
       top = up;
       depth--;
+      in_obj = depth > 0 && nodes[top].type == MCP__J_OBJECT;
     }
     continue;
   key:
     /* a member's key and colon; its value follows */
     p = skip_ws(p, end);
     if (p == end || *p != '"')
-      return MCP_ERR_PARSE;
-    if ((i = push(t, MCP__J_STRING)) == UINT32_MAX)
-      return MCP_ERR_NOMEM;
-    if ((p = scan_string(&ps, p + 1, &t->nodes[i])) == NULL)
-      return MCP_ERR_PARSE;
-    p = skip_ws(p, end);
-    if (p == end || *p != ':')
-      return MCP_ERR_PARSE;
+      DONE(MCP_ERR_PARSE);
+    PUSH(MCP__J_STRING, i);
+    if ((p = scan_string(&ps, p + 1, &nodes[i])) == NULL)
+      DONE(MCP_ERR_PARSE);
+    {
+      uint64_t bit = key_bit(&nodes[i]), seen = (uint64_t)nodes[top].v.i;
+      nodes[top].dead |= (seen & bit) != 0;
+      nodes[top].v.i = (int64_t)(seen | bit);
+    }
+    if (p == end || *p != ':') { /* compact JSON has the colon right here */
+      p = skip_ws(p, end);
+      if (p == end || *p != ':')
+        DONE(MCP_ERR_PARSE);
+    }
     p++;
   }
 }

@@ -42,7 +42,9 @@ typedef struct mcp__message {
   bool parts_owned;
   char *method_copy;
   /* A request's params not built yet (params NULL): its parsed subtree,
-   * owned, for whoever needs them to build them on demand (src/core). */
+   * owned, for whoever needs them to build them on demand (src/core). None
+   * of its strings holds a NUL byte (a message with "\u0000" anywhere is
+   * decoded the general way, without a tape). */
   mcp__kept_tape *params_tape;
 } mcp__message;
 

@@ -199,10 +199,12 @@ void mcp__jsonrpc_prescan(const char *text, size_t len, mcp__prescan *out) {
                                      : MCP__SCAN_OTHER;
 }
 
-/* A string node's text, when it is a string without a NUL byte. */
-static void string_of(const mcp__tnode *n, const char **s, size_t *len) {
+/* A string node's text, when it is a string without a NUL byte (only a
+ * tape with decoded_nul can have one). */
+static void string_of(const mcp__tape *t, const mcp__tnode *n,
+                      const char **s, size_t *len) {
   if (n != NULL && n->type == MCP__J_STRING &&
-      (n->n == 0 || memchr(n->v.s, '\0', n->n) == NULL)) {
+      (n->n == 0 || !t->decoded_nul || memchr(n->v.s, '\0', n->n) == NULL)) {
     *s = n->n ? n->v.s : "";
     *len = n->n;
   }
@@ -244,8 +246,8 @@ void mcp__jsonrpc_scan(const char *text, size_t len, mcp__tape *t,
               : method         ? MCP__SCAN_NOTIFICATION
               : env.response   ? MCP__SCAN_RESPONSE
                                : MCP__SCAN_OTHER;
-  string_of(method, &out->method, &out->method_len);
-  string_of(name, &out->name, &out->name_len);
+  string_of(t, method, &out->method, &out->method_len);
+  string_of(t, name, &out->name, &out->name_len);
   static const char version[] = "io.modelcontextprotocol/protocolVersion";
   out->modern = mcp__tnode_member(meta, version, sizeof version - 1) != NULL;
 }

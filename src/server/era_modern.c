@@ -143,11 +143,11 @@ static bool admit_checked(mcp_call_t *call, const char *version,
   return false;
 }
 
-/* A string node as a C string in buf (n bytes), or NULL when it is not a
- * string, holds a NUL or does not fit. */
+/* A string node of a params tape as a C string in buf (n bytes), or NULL
+ * when it is not a string or does not fit. (It holds no NUL: see
+ * mcp__message.params_tape.) */
 static const char *tape_string(const mcp__tnode *v, char *buf, size_t n) {
-  if (v == NULL || v->type != MCP__J_STRING || v->n >= n ||
-      (v->n && memchr(v->v.s, '\0', v->n) != NULL))
+  if (v == NULL || v->type != MCP__J_STRING || v->n >= n)
     return NULL;
   memcpy(buf, v->n ? v->v.s : "", v->n);
   buf[v->n] = '\0';

@@ -207,6 +207,16 @@ mcp__he_resp *mcp__he_resp_callback(uint64_t size, size_t block,
 /* Adds a header field (copied); "Connection: close" closes after it. */
 enum mcp__he_result mcp__he_resp_header(mcp__he_resp *r, const char *name,
                                         const char *value);
+/* The same for a name and value the library wrote itself (nl and vl bytes,
+ * NUL-terminated, no CR or LF, a name that is not empty): not searched
+ * for CR and LF on every response. MCP__HE_RESP_HEADER_LITERAL takes two
+ * string literals (the "" makes anything else a compile error). */
+enum mcp__he_result mcp__he_resp_header_trusted(mcp__he_resp *r,
+                                                const char *name, size_t nl,
+                                                const char *value, size_t vl);
+#define MCP__HE_RESP_HEADER_LITERAL(r, name, value)                            \
+  mcp__he_resp_header_trusted((r), "" name, sizeof(name) - 1, "" value,        \
+                              sizeof(value) - 1)
 void mcp__he_resp_destroy(mcp__he_resp *r);
 
 #endif

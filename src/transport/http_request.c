@@ -220,8 +220,9 @@ static bool collect_mcp_headers(hs_req *r) {
 
 /* ---- responses ----------------------------------------------------------- */
 
+/* A JSON body (when not empty) with its Content-Type. */
 static enum mcp__he_result queue_buf(mcp__he_conn *conn, unsigned status,
-                                     mcp__buf *body, const char *type,
+                                     mcp__buf *body,
                                      const char *session_id) {
   size_t len = 0;
   char *data = body->len ? mcp__buf_steal(body, &len) : NULL;
@@ -233,8 +234,9 @@ static enum mcp__he_result queue_buf(mcp__he_conn *conn, unsigned status,
     free(data);
     return MCP__HE_NO;
   }
-  if (data && type)
-    mcp__he_resp_header(resp, MCP__HTTP_HEADER_CONTENT_TYPE, type);
+  if (data)
+    MCP__HE_RESP_HEADER_LITERAL(resp, MCP__HTTP_HEADER_CONTENT_TYPE,
+                                "application/json");
   if (session_id)
     mcp__he_resp_header(resp, HDR_SESSION, session_id);
   enum mcp__he_result ret = mcp__hs_queue_response(conn, status, resp);
@@ -250,7 +252,7 @@ static enum mcp__he_result reply_error(mcp__he_conn *conn, unsigned status,
   mcp__buf_init(&b);
   mcp__jsonrpc_encode_error(&b, NULL, code, message, data);
   json_decref(data);
-  enum mcp__he_result ret = queue_buf(conn, status, &b, "application/json", NULL);
+  enum mcp__he_result ret = queue_buf(conn, status, &b, NULL);
   mcp__buf_free(&b);
   return ret;
 }
@@ -498,7 +500,7 @@ static enum mcp__he_result queue_answer(hs_req *r) {
     status = MCP__HTTP_BAD_REQUEST;
   else if (r->modern && status == MCP__HTTP_OK)
     status = modern_status(&r->resp);
-  return queue_buf(r->conn, status, &r->resp, "application/json", sid);
+  return queue_buf(r->conn, status, &r->resp, sid);
 }
 
 /* ---- the reply channel of a call ----------------------------------------- */

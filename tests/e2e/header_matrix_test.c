@@ -267,11 +267,38 @@ static void test_legacy_header_modern_body(void **state) {
   fixture_stop(&f);
 }
 
+/* params.name given twice: the last counts, for the Mcp-Name check as
+ * for the tool that runs (the call finds name once and keeps it). */
+static void test_repeated_name_key_last_counts(void **state) {
+  (void)state;
+  fixture f;
+  start(&f);
+  char hdr[2048], *body = NULL;
+  headers(hdr, sizeof hdr, -1, NULL); /* Mcp-Name: route */
+  static const char fmt[] =
+      "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
+      "\"name\":\"%s\",\"arguments\":{\"region\":\"eu-west\",\"count\":3,"
+      "\"dry\":true},\"name\":\"%s\",\"_meta\":{"
+      "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+      "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+  char req[1024];
+  snprintf(req, sizeof req, fmt, 5, "nope", "route");
+  assert_int_equal(tc_do(f.port, "POST", hdr, req, &body, NULL), 200);
+  assert_non_null(strstr(body, "routed eu-west"));
+  free(body);
+  snprintf(req, sizeof req, fmt, 6, "route", "nope");
+  assert_int_equal(tc_do(f.port, "POST", hdr, req, &body, NULL), 400);
+  assert_non_null(strstr(body, "Mcp-Name"));
+  free(body);
+  fixture_stop(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mismatch_matrix),
       cmocka_unit_test(test_valid_forms),
       cmocka_unit_test(test_legacy_header_modern_body),
+      cmocka_unit_test(test_repeated_name_key_last_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -371,6 +371,64 @@ static void test_control_bytes_in_each_part(void **state) {
   }
 }
 
+/* Header names of 1 to 40 bytes (the name check steps sixteen bytes at a
+ * time over the first 32), each with one byte changed at every position:
+ * another token character keeps the name, a space, '@', a bare CR or a
+ * byte from 0x80 up refuses the head; a line and a head that end at every
+ * offset of the sixteen-byte steps are cut where they end. */
+static void test_names_and_line_ends_at_every_offset(void **state) {
+  (void)state;
+  static const char subst[] = {'!', '_', '~', '9', ' ', '@', '\r', '\x80',
+                               '\x7f'};
+  char text[256], buf[256], name[48];
+  mcp__hp_field fields[MCP__HP_MAX_FIELDS];
+  for (size_t n = 1; n <= 40; n++)
+    for (size_t at = 0; at <= n; at++)
+      for (size_t k = 0; k < sizeof subst; k++) {
+        if (at == n && k > 0)
+          break; /* at == n: the name unchanged, once */
+        for (size_t i = 0; i < n; i++)
+          name[i] = (char)("Ab-9z"[i % 5]);
+        if (at < n)
+          name[at] = subst[k];
+        name[n] = '\0';
+        size_t len = (size_t)snprintf(
+            text, sizeof text, "POST /mcp HTTP/1.1\r\nHost: a\r\n%s: v%zu\r\n"
+                               "Accept: x\r\n\r\n",
+            name, n);
+        mcp__hp_head h;
+        enum mcp__hp_result r = parse(text, len, buf, fields, &h);
+        bool ok = at == n || k < 4;
+        if ((r == MCP__HP_OK) != ok)
+          fail_msg("name %zu bytes, 0x%02x at %zu: result %d", n,
+                   (unsigned char)subst[k], at, (int)r);
+        if (ok) {
+          char want[8];
+          snprintf(want, sizeof want, "v%zu", n);
+          assert_string_equal(mcp__hp_field_get(&h, name), want);
+          assert_string_equal(mcp__hp_field_get(&h, "accept"), "x");
+        }
+      }
+  /* a value of every length up to 40, in CRLF and in bare-LF form: the head
+   * ends right after the empty line, found at every offset */
+  for (size_t v = 0; v <= 40; v++)
+    for (int lf_only = 0; lf_only < 2; lf_only++) {
+      const char *eol = lf_only ? "\n" : "\r\n";
+      size_t len = (size_t)snprintf(text, sizeof text,
+                                    "GET / HTTP/1.1%sHost: a%sX: %.*s%s%s",
+                                    eol, eol, (int)v,
+                                    "0123456789012345678901234567890123456789",
+                                    eol, eol);
+      memcpy(text + len, "GET / HTTP/1.1\r\n", 16); /* a pipelined next */
+      assert_int_equal(mcp__hp_head_end(text, len + 16, 0), len);
+      for (size_t from = 0; from <= len; from++)
+        assert_int_equal(mcp__hp_head_end(text, len, from), len);
+      mcp__hp_head h;
+      assert_int_equal(parse(text, len, buf, fields, &h), MCP__HP_OK);
+      assert_int_equal(strlen(mcp__hp_field_get(&h, "x")), v);
+    }
+}
+
 /* ---- chunked bodies ------------------------------------------------------ */
 
 typedef struct chunk_row {
@@ -529,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_known_names),
       cmocka_unit_test(test_known_index),
       cmocka_unit_test(test_control_bytes_in_each_part),
+      cmocka_unit_test(test_names_and_line_ends_at_every_offset),
       cmocka_unit_test(test_chunk_table),
       cmocka_unit_test(test_chunk_extension_bound),
   };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "json/load.h"
+#include "json/tape.h"
 
 #define JANSSON_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
 
@@ -133,6 +134,10 @@ static void test_values(void **state) {
   static const char *const docs[] = {
       "{\"a\":1,\"b\":2,\"a\":3}", /* duplicate: last value, first position */
       "{\"\":\"\",\"x\":[]}",      /* empty key and string */
+      /* empty keys repeated, and a one-byte escaped key that a NUL-free
+       * key's bytes resemble: the key bits of tape.c see their quotes */
+      "{\"\":1,\"x\":2,\"\":3,\"\\u0022\":4,\"\\\"\":5,\"\\u0000\":6}",
+      "{\"\":{\"\":[]} , \"\" : {\"a\":{},\"\":0}}",
       "[1,1.0,-0,-0.0,1e2,1E-2,9223372036854775807,-9223372036854775808]",
       "[0.1,2.2250738585072014e-308,1.7976931348623157e308,5e-324]",
       "\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\u0000x\"",
@@ -220,6 +225,56 @@ static void test_string_scan_steps(void **state) {
     }
 }
 
+/* A kept subtree's strings are copies of the originals at every length
+ * (tape_keep copies short ones with overlapping loads: 0-3, 4-7, 8-16 bytes
+ * and memcpy above), as keys and as values, each next to the others so a
+ * copy too long would show in its neighbour. */
+static void test_keep_copies_every_length(void **state) {
+  (void)state;
+  char text[4096];
+  size_t n = 0;
+  text[n++] = '{';
+  for (size_t len = 0; len <= 40; len++) {
+    if (len > 0)
+      text[n++] = ',';
+    text[n++] = '"';
+    for (size_t i = 0; i < len; i++)
+      text[n++] = (char)('A' + (len + i) % 26);
+    n += (size_t)sprintf(text + n, "%zu\":\"", len); /* keys distinct */
+    for (size_t i = 0; i < len; i++)
+      text[n++] = (char)('a' + (len * 7 + i) % 26);
+    text[n++] = '"';
+  }
+  text[n++] = '}';
+  mcp__tape t;
+  assert_int_equal(mcp__tape_parse(&t, text, n), MCP_OK);
+  mcp__kept_tape *k = mcp__tape_keep(t.nodes);
+  assert_non_null(k);
+  assert_int_equal(k->count, t.nodes[0].skip);
+  char *copy = malloc(n); /* the text gone: the kept strings must not care */
+  assert_non_null(copy);
+  for (size_t i = 0; i < k->count; i++) {
+    assert_int_equal(k->nodes[i].type, t.nodes[i].type);
+    if (t.nodes[i].type != MCP__J_STRING)
+      continue;
+    assert_int_equal(k->nodes[i].n, t.nodes[i].n);
+    assert_memory_equal(k->nodes[i].v.s, t.nodes[i].v.s, t.nodes[i].n);
+  }
+  memcpy(copy, text, n);
+  memset(text, '#', n);
+  for (size_t i = 1; i < k->count; i += 2) {
+    const mcp__tnode *key = &k->nodes[i], *value = &k->nodes[i + 1];
+    size_t len = value->n;
+    for (size_t j = 0; j < len; j++) {
+      assert_int_equal(key->v.s[j], (char)('A' + (len + j) % 26));
+      assert_int_equal(value->v.s[j], (char)('a' + (len * 7 + j) % 26));
+    }
+  }
+  free(copy);
+  free(k);
+  mcp__tape_release(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_json_test_suite),
@@ -229,6 +284,7 @@ int main(void) {
       cmocka_unit_test(test_values),
       cmocka_unit_test(test_mutations),
       cmocka_unit_test(test_string_scan_steps),
+      cmocka_unit_test(test_keep_copies_every_length),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
