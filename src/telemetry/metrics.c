@@ -34,6 +34,11 @@ typedef struct series {
   mcp__instrument instrument;
   char *attrs; /* NULL: free slot */
   size_t len;
+  /* A series recorded by mcp__metrics_record_attrs: its attributes in
+   * compact form (see pack_attrs), in attrs' allocation after the text;
+   * NULL for one recorded by its text. */
+  const unsigned char *packed;
+  size_t packed_len;
   uint64_t hash;
   uint64_t count, buckets[NBOUNDS + 1];
   double sum, min, max;
@@ -48,7 +53,7 @@ struct mcp__metrics {
   pthread_mutex_t lock;
   pthread_cond_t wake;
   bool stopping;
-  series *table; /* open addressing, 2 * max_series slots */
+  series *table; /* open addressing, a power of two >= 2 * max_series */
   size_t slots, used, max_series;
   uint64_t dropped_series, dropped_exports;
   bool exporting; /* a metrics_url was given: the thread runs */
@@ -78,45 +83,183 @@ static uint64_t series_hash(const char *p, size_t len) {
   return h ^ h >> 32;
 }
 
+/* One more value in s. */
+static void bump(series *s, double seconds) {
+  size_t b = 0;
+  while (b < NBOUNDS && seconds > BOUNDS[b])
+    b++;
+  s->buckets[b]++;
+  s->count++;
+  s->sum += seconds;
+  if (seconds < s->min)
+    s->min = seconds;
+  if (seconds > s->max)
+    s->max = seconds;
+}
+
+/* Takes the free slot x for a new series whose text is attrs (and whose
+ * packed form, when packed is not NULL, follows it in one allocation);
+ * NULL when the series limit is reached or out of memory (counted). */
+static series *claim(mcp__metrics *m, series *x, mcp__instrument instrument,
+                     uint64_t h, const char *attrs, size_t len,
+                     const unsigned char *packed, size_t packed_len,
+                     double seconds) {
+  if (m->used >= m->max_series ||
+      (x->attrs = malloc(len + packed_len + 1)) == NULL) {
+    m->dropped_series++;
+    return NULL;
+  }
+  memcpy(x->attrs, attrs, len);
+  x->attrs[len] = '\0';
+  if (packed != NULL) {
+    memcpy(x->attrs + len + 1, packed, packed_len);
+    x->packed = (const unsigned char *)x->attrs + len + 1;
+  } else {
+    x->packed = NULL;
+  }
+  x->packed_len = packed_len;
+  x->instrument = instrument;
+  x->len = len;
+  x->hash = h;
+  x->min = x->max = seconds;
+  m->used++;
+  return x;
+}
+
 void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
                          const char *attrs, size_t len, double seconds) {
   uint64_t h = series_hash(attrs, len) ^ (uint64_t)instrument;
   pthread_mutex_lock(&m->lock);
   series *s = NULL;
   for (size_t i = 0; i < m->slots; i++) {
-    series *x = &m->table[(h + i) % m->slots];
+    series *x = &m->table[(h + i) & (m->slots - 1)];
     if (x->attrs == NULL) {
-      if (m->used >= m->max_series || (x->attrs = malloc(len)) == NULL) {
+      s = claim(m, x, instrument, h, attrs, len, NULL, 0, seconds);
+      break;
+    }
+    if (x->hash == h && x->instrument == instrument && x->packed == NULL &&
+        x->len == len && memcmp(x->attrs, attrs, len) == 0) {
+      s = x;
+      break;
+    }
+  }
+  if (s != NULL)
+    bump(s, seconds);
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* The packed form of attributes, a series' identity when recorded by
+ * mcp__metrics_record_attrs: per attribute its key's length (2 bytes), its
+ * value's (4 bytes), the key, the value. */
+#define PACKED_HEAD 6
+
+static size_t packed_size(const mcp__metrics_attr *a, size_t n) {
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++)
+    len += PACKED_HEAD + a[i].key_len + a[i].len;
+  return len;
+}
+
+static void pack_attrs(unsigned char *o, const mcp__metrics_attr *a,
+                       size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint16_t kl = (uint16_t)a[i].key_len;
+    uint32_t vl = (uint32_t)a[i].len;
+    memcpy(o, &kl, 2);
+    memcpy(o + 2, &vl, 4);
+    memcpy(o + PACKED_HEAD, a[i].key, kl);
+    memcpy(o + PACKED_HEAD + kl, a[i].value, vl);
+    o += PACKED_HEAD + kl + vl;
+  }
+}
+
+/* Whether the packed form p (len bytes) holds exactly attributes a. */
+static bool packed_equal(const unsigned char *p, size_t len,
+                         const mcp__metrics_attr *a, size_t n) {
+  const unsigned char *end = p + len;
+  for (size_t i = 0; i < n; i++) {
+    uint16_t kl;
+    uint32_t vl;
+    if ((size_t)(end - p) < PACKED_HEAD)
+      return false;
+    memcpy(&kl, p, 2);
+    memcpy(&vl, p + 2, 4);
+    p += PACKED_HEAD;
+    if (kl != a[i].key_len || vl != a[i].len ||
+        (size_t)(end - p) < (size_t)kl + vl ||
+        memcmp(p, a[i].key, kl) != 0 || memcmp(p + kl, a[i].value, vl) != 0)
+      return false;
+    p += kl + vl;
+  }
+  return p == end;
+}
+
+/* One attribute as an OTLP/JSON KeyValue (comma separated after the
+ * first), the value escaped only when it holds a character JSON escapes:
+ * the same text as a client's (src/client/telemetry.c). */
+static bool append_kv(mcp__buf *b, const mcp__metrics_attr *a) {
+  return mcp__buf_append_str(b, b->len ? ",{\"key\":\"" : "{\"key\":\"") &&
+         mcp__buf_append(b, a->key, a->key_len) &&
+         mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":") &&
+         mcp__buf_append_escaped(b, a->value, a->len) &&
+         mcp__buf_append_str(b, "}}");
+}
+
+void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
+                               const mcp__metrics_attr *attrs, size_t n,
+                               double seconds) {
+  /* the hash: the values and both lengths (keys are nearly always the
+   * same literals; the comparison checks them) */
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  bool fits = true; /* the packed form's lengths */
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ series_hash(attrs[i].value, attrs[i].len) ^
+         (uint64_t)attrs[i].key_len << 48) *
+        0xFF51AFD7ED558CCDull;
+    fits &= attrs[i].key_len <= UINT16_MAX && attrs[i].len <= UINT32_MAX;
+  }
+  h = (h ^ h >> 29) ^ (uint64_t)instrument;
+  pthread_mutex_lock(&m->lock);
+  if (!fits) { /* not a series this table can tell apart: dropped */
+    m->dropped_series++;
+    pthread_mutex_unlock(&m->lock);
+    return;
+  }
+  series *s = NULL;
+  for (size_t i = 0; i < m->slots; i++) {
+    series *x = &m->table[(h + i) & (m->slots - 1)];
+    if (x->attrs == NULL) {
+      /* a new series: its text and packed form, once */
+      size_t plen = packed_size(attrs, n);
+      unsigned char small_packed[256];
+      unsigned char *packed =
+          plen <= sizeof small_packed ? small_packed : malloc(plen);
+      char small_text[512];
+      mcp__buf text;
+      mcp__buf_init_on(&text, small_text, sizeof small_text);
+      bool ok = true;
+      for (size_t k = 0; k < n && ok; k++)
+        ok = append_kv(&text, &attrs[k]);
+      if (packed != NULL && ok) {
+        pack_attrs(packed, attrs, n);
+        s = claim(m, x, instrument, h, text.data, text.len, packed, plen,
+                  seconds);
+      } else {
         m->dropped_series++;
-        break;
       }
-      memcpy(x->attrs, attrs, len);
-      x->instrument = instrument;
-      x->len = len;
-      x->hash = h;
-      x->min = x->max = seconds;
-      m->used++;
-      s = x;
+      if (packed != small_packed)
+        free(packed);
+      mcp__buf_free(&text);
       break;
     }
-    if (x->hash == h && x->instrument == instrument && x->len == len &&
-        memcmp(x->attrs, attrs, len) == 0) {
+    if (x->hash == h && x->instrument == instrument && x->packed != NULL &&
+        packed_equal(x->packed, x->packed_len, attrs, n)) {
       s = x;
       break;
     }
   }
-  if (s != NULL) {
-    size_t b = 0;
-    while (b < NBOUNDS && seconds > BOUNDS[b])
-      b++;
-    s->buckets[b]++;
-    s->count++;
-    s->sum += seconds;
-    if (seconds < s->min)
-      s->min = seconds;
-    if (seconds > s->max)
-      s->max = seconds;
-  }
+  if (s != NULL)
+    bump(s, seconds);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -287,7 +430,9 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
   m->target.protocol = cfg->protocol;
   m->interval_ms = cfg->interval_ms > 0 ? cfg->interval_ms : 60000;
   m->max_series = cfg->max_series ? cfg->max_series : 1000;
-  m->slots = 2 * m->max_series;
+  /* a power of two: a probe masks instead of dividing */
+  for (m->slots = 16; m->slots < 2 * m->max_series; m->slots *= 2)
+    ;
   m->table = calloc(m->slots, sizeof *m->table);
   m->resource = strdup(cfg->resource_attributes_json
                            ? cfg->resource_attributes_json
