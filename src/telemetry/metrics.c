@@ -35,10 +35,10 @@ typedef struct series {
   char *attrs; /* NULL: free slot */
   size_t len;
   /* A series recorded by mcp__metrics_record_attrs: its attributes in
-   * compact form (see pack_attrs), in attrs' allocation after the text;
+   * packed form (see pack_attrs), in attrs' allocation after the text;
    * NULL for one recorded by its text. */
-  const unsigned char *packed;
-  size_t packed_len;
+  const struct packed_attr *packed;
+  size_t packed_count;
   uint64_t hash;
   uint64_t count, buckets[NBOUNDS + 1];
   double sum, min, max;
@@ -77,8 +77,18 @@ static uint64_t series_hash(const char *p, size_t len) {
     h = (h ^ w) * 0xFF51AFD7ED558CCDull;
     h ^= h >> 29;
   }
+  /* the last bytes in two overlapping loads (a memcpy of a variable
+   * length cost more than the rest of the hash) */
   uint64_t w = 0;
-  memcpy(&w, p, len);
+  if (len >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + len - 4, 4);
+    w = (uint64_t)hi << 32 | lo;
+  } else if (len > 0) {
+    w = (uint64_t)(unsigned char)p[0] << 16 |
+        (uint64_t)(unsigned char)p[len / 2] << 8 | (unsigned char)p[len - 1];
+  }
   h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
   return h ^ h >> 32;
 }
@@ -97,27 +107,38 @@ static void bump(series *s, double seconds) {
     s->max = seconds;
 }
 
+/* A series' attribute as mcp__metrics_record_attrs compares it: the
+ * key's address (a literal's: equal addresses, equal keys), both lengths;
+ * the keys' and values' bytes follow the array, in order. */
+typedef struct packed_attr {
+  const char *key;
+  uint32_t key_len, len;
+} packed_attr;
+
 /* Takes the free slot x for a new series whose text is attrs (and whose
- * packed form, when packed is not NULL, follows it in one allocation);
- * NULL when the series limit is reached or out of memory (counted). */
+ * packed form, when packed is not NULL, follows it in one allocation,
+ * aligned); NULL when the series limit is reached or out of memory
+ * (counted). */
 static series *claim(mcp__metrics *m, series *x, mcp__instrument instrument,
                      uint64_t h, const char *attrs, size_t len,
-                     const unsigned char *packed, size_t packed_len,
-                     double seconds) {
+                     const void *packed, size_t packed_len,
+                     size_t packed_count, double seconds) {
+  size_t at = (len + 1 + _Alignof(packed_attr) - 1) &
+              ~(_Alignof(packed_attr) - 1);
   if (m->used >= m->max_series ||
-      (x->attrs = malloc(len + packed_len + 1)) == NULL) {
+      (x->attrs = malloc(at + packed_len)) == NULL) {
     m->dropped_series++;
     return NULL;
   }
   memcpy(x->attrs, attrs, len);
   x->attrs[len] = '\0';
   if (packed != NULL) {
-    memcpy(x->attrs + len + 1, packed, packed_len);
-    x->packed = (const unsigned char *)x->attrs + len + 1;
+    memcpy(x->attrs + at, packed, packed_len);
+    x->packed = (const packed_attr *)(void *)(x->attrs + at);
   } else {
     x->packed = NULL;
   }
-  x->packed_len = packed_len;
+  x->packed_count = packed_count;
   x->instrument = instrument;
   x->len = len;
   x->hash = h;
@@ -134,7 +155,7 @@ void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
   for (size_t i = 0; i < m->slots; i++) {
     series *x = &m->table[(h + i) & (m->slots - 1)];
     if (x->attrs == NULL) {
-      s = claim(m, x, instrument, h, attrs, len, NULL, 0, seconds);
+      s = claim(m, x, instrument, h, attrs, len, NULL, 0, 0, seconds);
       break;
     }
     if (x->hash == h && x->instrument == instrument && x->packed == NULL &&
@@ -148,50 +169,68 @@ void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
   pthread_mutex_unlock(&m->lock);
 }
 
-/* The packed form of attributes, a series' identity when recorded by
- * mcp__metrics_record_attrs: per attribute its key's length (2 bytes), its
- * value's (4 bytes), the key, the value. */
-#define PACKED_HEAD 6
-
+/* The packed form of n attributes: packed_attr[n], then the bytes. */
 static size_t packed_size(const mcp__metrics_attr *a, size_t n) {
-  size_t len = 0;
+  size_t len = n * sizeof(packed_attr);
   for (size_t i = 0; i < n; i++)
-    len += PACKED_HEAD + a[i].key_len + a[i].len;
+    len += a[i].key_len + a[i].len;
   return len;
 }
 
-static void pack_attrs(unsigned char *o, const mcp__metrics_attr *a,
-                       size_t n) {
+static void pack_attrs(packed_attr *o, const mcp__metrics_attr *a, size_t n) {
+  char *bytes = (char *)(o + n);
   for (size_t i = 0; i < n; i++) {
-    uint16_t kl = (uint16_t)a[i].key_len;
-    uint32_t vl = (uint32_t)a[i].len;
-    memcpy(o, &kl, 2);
-    memcpy(o + 2, &vl, 4);
-    memcpy(o + PACKED_HEAD, a[i].key, kl);
-    memcpy(o + PACKED_HEAD + kl, a[i].value, vl);
-    o += PACKED_HEAD + kl + vl;
+    o[i].key = a[i].key;
+    o[i].key_len = (uint32_t)a[i].key_len;
+    o[i].len = (uint32_t)a[i].len;
+    memcpy(bytes, a[i].key, a[i].key_len);
+    memcpy(bytes + a[i].key_len, a[i].value, a[i].len);
+    bytes += a[i].key_len + a[i].len;
   }
 }
 
-/* Whether the packed form p (len bytes) holds exactly attributes a. */
-static bool packed_equal(const unsigned char *p, size_t len,
-                         const mcp__metrics_attr *a, size_t n) {
-  const unsigned char *end = p + len;
-  for (size_t i = 0; i < n; i++) {
-    uint16_t kl;
-    uint32_t vl;
-    if ((size_t)(end - p) < PACKED_HEAD)
-      return false;
-    memcpy(&kl, p, 2);
-    memcpy(&vl, p + 2, 4);
-    p += PACKED_HEAD;
-    if (kl != a[i].key_len || vl != a[i].len ||
-        (size_t)(end - p) < (size_t)kl + vl ||
-        memcmp(p, a[i].key, kl) != 0 || memcmp(p + kl, a[i].value, vl) != 0)
-      return false;
-    p += kl + vl;
+/* memcmp(a, b, n) == 0 for the short strings of attributes without a
+ * call: two overlapping loads per side from 4 to 16 bytes. */
+static bool same_bytes(const char *a, const char *b, size_t n) {
+  uint64_t x, y, x2, y2;
+  if (n >= 8 && n <= 16) {
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    memcpy(&x2, a + n - 8, 8);
+    memcpy(&y2, b + n - 8, 8);
+    return ((x ^ y) | (x2 ^ y2)) == 0;
   }
-  return p == end;
+  if (n >= 4 && n < 8) {
+    uint32_t u, v, u2, v2;
+    memcpy(&u, a, 4);
+    memcpy(&v, b, 4);
+    memcpy(&u2, a + n - 4, 4);
+    memcpy(&v2, b + n - 4, 4);
+    return ((u ^ v) | (u2 ^ v2)) == 0;
+  }
+  if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i])
+        return false;
+    return true;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
+/* Whether the count attributes packed at p are exactly attributes a. */
+static bool packed_equal(const packed_attr *p, size_t count,
+                         const mcp__metrics_attr *a, size_t n) {
+  if (count != n)
+    return false;
+  const char *bytes = (const char *)(p + n);
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].key_len != a[i].key_len || p[i].len != a[i].len ||
+        (p[i].key != a[i].key && !same_bytes(bytes, a[i].key, a[i].key_len)) ||
+        !same_bytes(bytes + a[i].key_len, a[i].value, a[i].len))
+      return false;
+    bytes += a[i].key_len + a[i].len;
+  }
+  return true;
 }
 
 /* One attribute as an OTLP/JSON KeyValue (comma separated after the
@@ -211,38 +250,32 @@ void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
   /* the hash: the values and both lengths (keys are nearly always the
    * same literals; the comparison checks them) */
   uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-  bool fits = true; /* the packed form's lengths */
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++)
     h = (h ^ series_hash(attrs[i].value, attrs[i].len) ^
          (uint64_t)attrs[i].key_len << 48) *
         0xFF51AFD7ED558CCDull;
-    fits &= attrs[i].key_len <= UINT16_MAX && attrs[i].len <= UINT32_MAX;
-  }
   h = (h ^ h >> 29) ^ (uint64_t)instrument;
   pthread_mutex_lock(&m->lock);
-  if (!fits) { /* not a series this table can tell apart: dropped */
-    m->dropped_series++;
-    pthread_mutex_unlock(&m->lock);
-    return;
-  }
   series *s = NULL;
   for (size_t i = 0; i < m->slots; i++) {
     series *x = &m->table[(h + i) & (m->slots - 1)];
     if (x->attrs == NULL) {
       /* a new series: its text and packed form, once */
+      bool ok = true; /* lengths the packed form holds */
+      for (size_t k = 0; k < n; k++)
+        ok &= attrs[k].key_len <= UINT32_MAX && attrs[k].len <= UINT32_MAX;
       size_t plen = packed_size(attrs, n);
-      unsigned char small_packed[256];
-      unsigned char *packed =
+      packed_attr small_packed[32];
+      packed_attr *packed =
           plen <= sizeof small_packed ? small_packed : malloc(plen);
       char small_text[512];
       mcp__buf text;
       mcp__buf_init_on(&text, small_text, sizeof small_text);
-      bool ok = true;
       for (size_t k = 0; k < n && ok; k++)
         ok = append_kv(&text, &attrs[k]);
       if (packed != NULL && ok) {
         pack_attrs(packed, attrs, n);
-        s = claim(m, x, instrument, h, text.data, text.len, packed, plen,
+        s = claim(m, x, instrument, h, text.data, text.len, packed, plen, n,
                   seconds);
       } else {
         m->dropped_series++;
@@ -253,7 +286,7 @@ void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
       break;
     }
     if (x->hash == h && x->instrument == instrument && x->packed != NULL &&
-        packed_equal(x->packed, x->packed_len, attrs, n)) {
+        packed_equal(x->packed, x->packed_count, attrs, n)) {
       s = x;
       break;
     }

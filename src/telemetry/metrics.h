@@ -55,12 +55,12 @@ typedef enum mcp__instrument {
 void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
                          const char *attrs, size_t len, double seconds);
 /* One attribute of a series, by mcp__metrics_record_attrs: a key and a
- * string value as bytes (lent for the call). */
+ * string value as bytes (the value lent for the call). */
 typedef struct mcp__metrics_attr {
-  const char *key;
-  size_t key_len; /* under 64 KiB */
+  const char *key; /* a string literal: a series compares its address */
+  size_t key_len;
   const char *value;
-  size_t len; /* under 4 GiB */
+  size_t len; /* under 4 GiB (a longer one's series is dropped) */
 } mcp__metrics_attr;
 /* An attribute whose key is a string literal (measured at compile time). */
 #define MCP__METRICS_ATTR(key, v, n)                                         \
