@@ -233,6 +233,8 @@ static size_t any_size(const mcp__span_attr *a) {
 }
 
 static size_t kv_size(const mcp__span_attr *a, size_t key_len) {
+  if (!a->is_int && key_len != 0 && key_len < 0x80 && a->len < 0x80 - 2)
+    return key_len + a->len + 6; /* every length one byte (put_span) */
   return (key_len ? len_field_size(key_len) : 0) +
          len_field_size(any_size(a));
 }
