@@ -10,40 +10,6 @@
 #include "telemetry/metrics.h"
 #include "util/clock.h"
 
-/* One attribute as OTLP/JSON, the series' key: written in place after one
- * reservation, the value copied as it is unless it holds a character JSON
- * escapes (an append per piece cost a traced request ~1,300
- * instructions, callgrind). */
-static void attr(mcp__buf *b, const char *key, const char *v, size_t n) {
-  static const char open[] = ",{\"key\":\"",
-                    mid[] = "\",\"value\":{\"stringValue\":\"";
-  size_t key_len = strlen(key);
-  bool plain = true;
-  for (size_t i = 0; i < n && plain; i++)
-    plain = (unsigned char)v[i] >= 0x20 && v[i] != '"' && v[i] != '\\';
-  if (!mcp__buf_reserve(b, sizeof open + key_len + sizeof mid + n + 4))
-    return; /* out of memory: as when an append fails */
-  char *o = b->data + b->len;
-  size_t skip = b->len ? 0 : 1; /* the first has no comma */
-  memcpy(o, open + skip, sizeof open - 1 - skip);
-  o += sizeof open - 1 - skip;
-  memcpy(o, key, key_len);
-  o += key_len;
-  memcpy(o, mid, sizeof mid - 1);
-  o += sizeof mid - 1;
-  if (plain) {
-    memcpy(o, v, n);
-    o += n;
-    memcpy(o, "\"}}", 4); /* and the NUL */
-    b->len = (size_t)(o + 3 - b->data);
-    return;
-  }
-  b->len = (size_t)(o - 1 - b->data); /* the value's quote: escaped's own */
-  b->data[b->len] = '\0';
-  mcp__buf_append_escaped(b, v, n);
-  mcp__buf_append(b, "}}", 2);
-}
-
 void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code) {
   if (call->metrics_started_ns == 0)
     return;
@@ -51,44 +17,43 @@ void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code) {
       (double)(mcp__monotonic_ns() - call->metrics_started_ns) / 1e9;
   call->metrics_started_ns = 0; /* once per request */
   const char *method = call->msg.method ? call->msg.method : "unknown";
-  char small[512];
-  mcp__buf b;
-  mcp__buf_init_on(&b, small, sizeof small);
-  attr(&b, "mcp.method.name", method, strlen(method));
+  /* the series' attributes as bytes: no text unless the series is new */
+  mcp__metrics_attr a[5];
+  size_t n = 0;
+  a[n++] = MCP__METRICS_ATTR("mcp.method.name", method, strlen(method));
   const char *name;
-  size_t n;
+  size_t name_len;
   if (strcmp(method, "tools/call") == 0 &&
-      mcp__call_param_string(call, "name", &name, &n))
-    attr(&b, "gen_ai.tool.name", name, n);
+      mcp__call_param_string(call, "name", &name, &name_len))
+    a[n++] = MCP__METRICS_ATTR("gen_ai.tool.name", name, name_len);
   else if (strcmp(method, "prompts/get") == 0 &&
-           mcp__call_param_string(call, "name", &name, &n))
-    attr(&b, "gen_ai.prompt.name", name, n);
+           mcp__call_param_string(call, "name", &name, &name_len))
+    a[n++] = MCP__METRICS_ATTR("gen_ai.prompt.name", name, name_len);
+  char code_text[16];
   if (code != 0) {
-    char text[16];
-    snprintf(text, sizeof text, "%d", code);
-    attr(&b, "error.type", text, strlen(text));
+    int len = snprintf(code_text, sizeof code_text, "%d", code);
+    a[n++] = MCP__METRICS_ATTR("error.type", code_text, (size_t)len);
   } else if (!atomic_load(&call->cancelled) &&
              (call->tool_error ||
               json_is_true(json_object_get(result, "isError")))) {
-    attr(&b, "error.type", "tool_error", 10);
+    a[n++] = MCP__METRICS_ATTR("error.type", "tool_error", 10);
   }
   /* initialize: the version it just negotiated, on the session (the call
    * took its copy before there was one), as the span and the log line */
   char version[MCP__MAX_VERSION_LEN] = "";
+  const char *v = call->protocol_version;
   json_t *caps, *info;
-  if (call->protocol_version[0] != '\0')
-    memcpy(version, call->protocol_version, sizeof version);
-  else if (call->session != NULL)
+  if (v[0] == '\0' && call->session != NULL) {
     (void)mcp__session_snapshot(call->session, version, sizeof version, &caps,
                                 &info, NULL);
-  if (version[0] != '\0')
-    attr(&b, "mcp.protocol.version", version, strlen(version));
-  const char *transport = call->peer.http ? "tcp" : "pipe";
-  attr(&b, "network.transport", transport, strlen(transport));
-  if (b.data != NULL)
-    mcp__metrics_record(call->server->metrics, MCP__METRIC_OPERATION, b.data,
-                        b.len, seconds);
-  mcp__buf_free(&b);
+    v = version;
+  }
+  if (v[0] != '\0')
+    a[n++] = MCP__METRICS_ATTR("mcp.protocol.version", v, strlen(v));
+  a[n++] = call->peer.http ? MCP__METRICS_ATTR("network.transport", "tcp", 3)
+                           : MCP__METRICS_ATTR("network.transport", "pipe", 4);
+  mcp__metrics_record_attrs(call->server->metrics, MCP__METRIC_OPERATION, a, n,
+                            seconds);
   /* a session begins with its initialize (its end: mcp__metrics_session) */
   if (code == 0 && call->session != NULL &&
       strcmp(method, "initialize") == 0) {
@@ -110,14 +75,13 @@ void mcp__metrics_session(mcp_session_t *se) {
   if (started == 0 || se->server->metrics == NULL)
     return;
   double seconds = (double)(mcp__monotonic_ns() - started) / 1e9;
-  char small[256];
-  mcp__buf b;
-  mcp__buf_init_on(&b, small, sizeof small);
+  mcp__metrics_attr a[2];
+  size_t n = 0;
   if (version[0] != '\0')
-    attr(&b, "mcp.protocol.version", version, strlen(version));
-  attr(&b, "network.transport", http ? "tcp" : "pipe", http ? 3 : 4);
-  if (b.data != NULL)
-    mcp__metrics_record(se->server->metrics, MCP__METRIC_SESSION, b.data,
-                        b.len, seconds);
-  mcp__buf_free(&b);
+    a[n++] = MCP__METRICS_ATTR("mcp.protocol.version", version,
+                               strlen(version));
+  a[n++] = http ? MCP__METRICS_ATTR("network.transport", "tcp", 3)
+                : MCP__METRICS_ATTR("network.transport", "pipe", 4);
+  mcp__metrics_record_attrs(se->server->metrics, MCP__METRIC_SESSION, a, n,
+                            seconds);
 }

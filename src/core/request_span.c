@@ -152,11 +152,21 @@ static void copy_network(mcp__call_span *sp, const mcp__peer *peer) {
     server_from_host(sp, peer->host_header, peer->local_port);
 }
 
+/* The ids and parentage span_begin decides before it keeps a span. */
+typedef struct span_ids {
+  unsigned char trace_id[16], span_id[8], parent_id[8];
+  bool has_parent, has_link;
+  unsigned char link_trace_id[16], link_span_id[8];
+} span_ids;
+
 void mcp__span_begin(mcp_call_t *call) {
   mcp_server_t *s = call->server;
   if (s->otlp == NULL)
     return;
-  mcp__call_span sp = {0};
+  /* not the whole record on the stack: its 300 bytes of addresses would be
+   * zeroed and copied for every traced request */
+  span_ids sp;
+  sp.has_parent = sp.has_link = false;
   bool parent_sampled = false;
   json_t *meta = mcp__call_meta_has(call, "traceparent")
                      ? mcp__call_meta_object(call)
@@ -179,6 +189,8 @@ void mcp__span_begin(mcp_call_t *call) {
     sp.has_link = parse_traceparent(header, sp.link_trace_id,
                                     sp.link_span_id, &header_sampled);
   }
+  if (!sp.has_parent)
+    memset(sp.parent_id, 0, sizeof sp.parent_id);
   /* a new trace's id and the span's in one draw */
   unsigned char ids[sizeof sp.trace_id + sizeof sp.span_id];
   if (mcp__otlp_random_id(s->otlp, ids,
@@ -214,13 +226,25 @@ void mcp__span_begin(mcp_call_t *call) {
   const char *ts =
       sp.has_parent ? json_string_value(json_object_get(meta, "tracestate"))
                     : NULL;
-  call->span = malloc(sizeof *call->span);
-  if (call->span == NULL)
+  mcp__call_span *r = malloc(sizeof *r);
+  if (r == NULL)
     return;
-  *call->span = sp;
-  call->span->trace_state = ts ? strdup(ts) : NULL;
-  copy_network(call->span, &call->peer);
-  call->span->start_ns = wall_ns();
+  memcpy(r->trace_id, sp.trace_id, sizeof r->trace_id);
+  memcpy(r->span_id, sp.span_id, sizeof r->span_id);
+  memcpy(r->parent_id, sp.parent_id, sizeof r->parent_id);
+  r->has_parent = sp.has_parent;
+  r->has_link = sp.has_link;
+  if (sp.has_link) {
+    memcpy(r->link_trace_id, sp.link_trace_id, sizeof r->link_trace_id);
+    memcpy(r->link_span_id, sp.link_span_id, sizeof r->link_span_id);
+  }
+  r->task = false;
+  r->client_address[0] = r->server_address[0] = '\0';
+  r->client_port = r->server_port = 0;
+  r->trace_state = ts ? strdup(ts) : NULL;
+  copy_network(r, &call->peer);
+  r->start_ns = wall_ns();
+  call->span = r;
 }
 
 static void span_free(mcp__call_span *sp) {
@@ -301,7 +325,7 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
   mcp__span_draft_cstr(&d, "mcp.method.name", method);
   if (tool) {
     mcp__span_draft_str(&d, "gen_ai.tool.name", tool, tool_n);
-    mcp__span_draft_cstr(&d, "gen_ai.operation.name", "execute_tool");
+    mcp__span_draft_str(&d, "gen_ai.operation.name", "execute_tool", 12);
   }
   if (prompt)
     mcp__span_draft_str(&d, "gen_ai.prompt.name", prompt, prompt_n);
@@ -336,12 +360,13 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
       mcp__span_draft_cstr(&d, "mcp.session.id", call->session->id);
     pthread_mutex_unlock(&call->session->lock);
   }
-  mcp__span_draft_cstr(&d, "network.transport",
-                       sp->http_minor >= 0 ? "tcp" : "pipe");
   if (sp->http_minor >= 0) {
-    mcp__span_draft_cstr(&d, "network.protocol.name", "http");
-    mcp__span_draft_cstr(&d, "network.protocol.version",
-                         sp->http_minor == 0 ? "1.0" : "1.1");
+    mcp__span_draft_str(&d, "network.transport", "tcp", 3);
+    mcp__span_draft_str(&d, "network.protocol.name", "http", 4);
+    mcp__span_draft_str(&d, "network.protocol.version",
+                        sp->http_minor == 0 ? "1.0" : "1.1", 3);
+  } else {
+    mcp__span_draft_str(&d, "network.transport", "pipe", 4);
   }
   if (sp->server_address[0]) {
     mcp__span_draft_cstr(&d, "server.address", sp->server_address);

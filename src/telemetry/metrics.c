@@ -34,6 +34,11 @@ typedef struct series {
   mcp__instrument instrument;
   char *attrs; /* NULL: free slot */
   size_t len;
+  /* A series recorded by mcp__metrics_record_attrs: its attributes in
+   * packed form (see pack_attrs), in attrs' allocation after the text;
+   * NULL for one recorded by its text. */
+  const struct packed_attr *packed;
+  size_t packed_count;
   uint64_t hash;
   uint64_t count, buckets[NBOUNDS + 1];
   double sum, min, max;
@@ -48,7 +53,7 @@ struct mcp__metrics {
   pthread_mutex_t lock;
   pthread_cond_t wake;
   bool stopping;
-  series *table; /* open addressing, 2 * max_series slots */
+  series *table; /* open addressing, a power of two >= 2 * max_series */
   size_t slots, used, max_series;
   uint64_t dropped_series, dropped_exports;
   bool exporting; /* a metrics_url was given: the thread runs */
@@ -72,10 +77,74 @@ static uint64_t series_hash(const char *p, size_t len) {
     h = (h ^ w) * 0xFF51AFD7ED558CCDull;
     h ^= h >> 29;
   }
+  /* the last bytes in two overlapping loads (a memcpy of a variable
+   * length cost more than the rest of the hash) */
   uint64_t w = 0;
-  memcpy(&w, p, len);
+  if (len >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, p, 4);
+    memcpy(&hi, p + len - 4, 4);
+    w = (uint64_t)hi << 32 | lo;
+  } else if (len > 0) {
+    w = (uint64_t)(unsigned char)p[0] << 16 |
+        (uint64_t)(unsigned char)p[len / 2] << 8 | (unsigned char)p[len - 1];
+  }
   h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
   return h ^ h >> 32;
+}
+
+/* One more value in s. */
+static void bump(series *s, double seconds) {
+  size_t b = 0;
+  while (b < NBOUNDS && seconds > BOUNDS[b])
+    b++;
+  s->buckets[b]++;
+  s->count++;
+  s->sum += seconds;
+  if (seconds < s->min)
+    s->min = seconds;
+  if (seconds > s->max)
+    s->max = seconds;
+}
+
+/* A series' attribute as mcp__metrics_record_attrs compares it: the
+ * key's address (a literal's: equal addresses, equal keys), both lengths;
+ * the keys' and values' bytes follow the array, in order. */
+typedef struct packed_attr {
+  const char *key;
+  uint32_t key_len, len;
+} packed_attr;
+
+/* Takes the free slot x for a new series whose text is attrs (and whose
+ * packed form, when packed is not NULL, follows it in one allocation,
+ * aligned); NULL when the series limit is reached or out of memory
+ * (counted). */
+static series *claim(mcp__metrics *m, series *x, mcp__instrument instrument,
+                     uint64_t h, const char *attrs, size_t len,
+                     const void *packed, size_t packed_len,
+                     size_t packed_count, double seconds) {
+  size_t at = (len + 1 + _Alignof(packed_attr) - 1) &
+              ~(_Alignof(packed_attr) - 1);
+  if (m->used >= m->max_series ||
+      (x->attrs = malloc(at + packed_len)) == NULL) {
+    m->dropped_series++;
+    return NULL;
+  }
+  memcpy(x->attrs, attrs, len);
+  x->attrs[len] = '\0';
+  if (packed != NULL) {
+    memcpy(x->attrs + at, packed, packed_len);
+    x->packed = (const packed_attr *)(void *)(x->attrs + at);
+  } else {
+    x->packed = NULL;
+  }
+  x->packed_count = packed_count;
+  x->instrument = instrument;
+  x->len = len;
+  x->hash = h;
+  x->min = x->max = seconds;
+  m->used++;
+  return x;
 }
 
 void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
@@ -84,39 +153,146 @@ void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
   pthread_mutex_lock(&m->lock);
   series *s = NULL;
   for (size_t i = 0; i < m->slots; i++) {
-    series *x = &m->table[(h + i) % m->slots];
+    series *x = &m->table[(h + i) & (m->slots - 1)];
     if (x->attrs == NULL) {
-      if (m->used >= m->max_series || (x->attrs = malloc(len)) == NULL) {
+      s = claim(m, x, instrument, h, attrs, len, NULL, 0, 0, seconds);
+      break;
+    }
+    if (x->hash == h && x->instrument == instrument && x->packed == NULL &&
+        x->len == len && memcmp(x->attrs, attrs, len) == 0) {
+      s = x;
+      break;
+    }
+  }
+  if (s != NULL)
+    bump(s, seconds);
+  pthread_mutex_unlock(&m->lock);
+}
+
+/* The packed form of n attributes: packed_attr[n], then the bytes. */
+static size_t packed_size(const mcp__metrics_attr *a, size_t n) {
+  size_t len = n * sizeof(packed_attr);
+  for (size_t i = 0; i < n; i++)
+    len += a[i].key_len + a[i].len;
+  return len;
+}
+
+static void pack_attrs(packed_attr *o, const mcp__metrics_attr *a, size_t n) {
+  char *bytes = (char *)(o + n);
+  for (size_t i = 0; i < n; i++) {
+    o[i].key = a[i].key;
+    o[i].key_len = (uint32_t)a[i].key_len;
+    o[i].len = (uint32_t)a[i].len;
+    memcpy(bytes, a[i].key, a[i].key_len);
+    memcpy(bytes + a[i].key_len, a[i].value, a[i].len);
+    bytes += a[i].key_len + a[i].len;
+  }
+}
+
+/* memcmp(a, b, n) == 0 for the short strings of attributes without a
+ * call: two overlapping loads per side from 4 to 16 bytes. */
+static bool same_bytes(const char *a, const char *b, size_t n) {
+  uint64_t x, y, x2, y2;
+  if (n >= 8 && n <= 16) {
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    memcpy(&x2, a + n - 8, 8);
+    memcpy(&y2, b + n - 8, 8);
+    return ((x ^ y) | (x2 ^ y2)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t u, v, u2, v2;
+    memcpy(&u, a, 4);
+    memcpy(&v, b, 4);
+    memcpy(&u2, a + n - 4, 4);
+    memcpy(&v2, b + n - 4, 4);
+    return ((u ^ v) | (u2 ^ v2)) == 0;
+  }
+  if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i])
+        return false;
+    return true;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
+/* Whether the count attributes packed at p are exactly attributes a. */
+static bool packed_equal(const packed_attr *p, size_t count,
+                         const mcp__metrics_attr *a, size_t n) {
+  if (count != n)
+    return false;
+  const char *bytes = (const char *)(p + n);
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].key_len != a[i].key_len || p[i].len != a[i].len ||
+        (p[i].key != a[i].key && !same_bytes(bytes, a[i].key, a[i].key_len)) ||
+        !same_bytes(bytes + a[i].key_len, a[i].value, a[i].len))
+      return false;
+    bytes += a[i].key_len + a[i].len;
+  }
+  return true;
+}
+
+/* One attribute as an OTLP/JSON KeyValue (comma separated after the
+ * first), the value escaped only when it holds a character JSON escapes:
+ * the same text as a client's (src/client/telemetry.c). */
+static bool append_kv(mcp__buf *b, const mcp__metrics_attr *a) {
+  return mcp__buf_append_str(b, b->len ? ",{\"key\":\"" : "{\"key\":\"") &&
+         mcp__buf_append(b, a->key, a->key_len) &&
+         mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":") &&
+         mcp__buf_append_escaped(b, a->value, a->len) &&
+         mcp__buf_append_str(b, "}}");
+}
+
+void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
+                               const mcp__metrics_attr *attrs, size_t n,
+                               double seconds) {
+  /* the hash: the values and both lengths (keys are nearly always the
+   * same literals; the comparison checks them) */
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ series_hash(attrs[i].value, attrs[i].len) ^
+         (uint64_t)attrs[i].key_len << 48) *
+        0xFF51AFD7ED558CCDull;
+  h = (h ^ h >> 29) ^ (uint64_t)instrument;
+  pthread_mutex_lock(&m->lock);
+  series *s = NULL;
+  for (size_t i = 0; i < m->slots; i++) {
+    series *x = &m->table[(h + i) & (m->slots - 1)];
+    if (x->attrs == NULL) {
+      /* a new series: its text and packed form, once */
+      bool ok = true; /* lengths the packed form holds */
+      for (size_t k = 0; k < n; k++)
+        ok &= attrs[k].key_len <= UINT32_MAX && attrs[k].len <= UINT32_MAX;
+      size_t plen = packed_size(attrs, n);
+      packed_attr small_packed[32];
+      packed_attr *packed =
+          plen <= sizeof small_packed ? small_packed : malloc(plen);
+      char small_text[512];
+      mcp__buf text;
+      mcp__buf_init_on(&text, small_text, sizeof small_text);
+      for (size_t k = 0; k < n && ok; k++)
+        ok = append_kv(&text, &attrs[k]);
+      if (packed != NULL && ok) {
+        pack_attrs(packed, attrs, n);
+        s = claim(m, x, instrument, h, text.data, text.len, packed, plen, n,
+                  seconds);
+      } else {
         m->dropped_series++;
-        break;
       }
-      memcpy(x->attrs, attrs, len);
-      x->instrument = instrument;
-      x->len = len;
-      x->hash = h;
-      x->min = x->max = seconds;
-      m->used++;
-      s = x;
+      if (packed != small_packed)
+        free(packed);
+      mcp__buf_free(&text);
       break;
     }
-    if (x->hash == h && x->instrument == instrument && x->len == len &&
-        memcmp(x->attrs, attrs, len) == 0) {
+    if (x->hash == h && x->instrument == instrument && x->packed != NULL &&
+        packed_equal(x->packed, x->packed_count, attrs, n)) {
       s = x;
       break;
     }
   }
-  if (s != NULL) {
-    size_t b = 0;
-    while (b < NBOUNDS && seconds > BOUNDS[b])
-      b++;
-    s->buckets[b]++;
-    s->count++;
-    s->sum += seconds;
-    if (seconds < s->min)
-      s->min = seconds;
-    if (seconds > s->max)
-      s->max = seconds;
-  }
+  if (s != NULL)
+    bump(s, seconds);
   pthread_mutex_unlock(&m->lock);
 }
 
@@ -287,7 +463,9 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
   m->target.protocol = cfg->protocol;
   m->interval_ms = cfg->interval_ms > 0 ? cfg->interval_ms : 60000;
   m->max_series = cfg->max_series ? cfg->max_series : 1000;
-  m->slots = 2 * m->max_series;
+  /* a power of two: a probe masks instead of dividing */
+  for (m->slots = 16; m->slots < 2 * m->max_series; m->slots *= 2)
+    ;
   m->table = calloc(m->slots, sizeof *m->table);
   m->resource = strdup(cfg->resource_attributes_json
                            ? cfg->resource_attributes_json

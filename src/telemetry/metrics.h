@@ -54,6 +54,26 @@ typedef enum mcp__instrument {
  * the series' identity). */
 void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
                          const char *attrs, size_t len, double seconds);
+/* One attribute of a series, by mcp__metrics_record_attrs: a key and a
+ * string value as bytes (the value lent for the call). */
+typedef struct mcp__metrics_attr {
+  const char *key; /* a string literal: a series compares its address */
+  size_t key_len;
+  const char *value;
+  size_t len; /* under 4 GiB (a longer one's series is dropped) */
+} mcp__metrics_attr;
+/* An attribute whose key is a string literal (measured at compile time). */
+#define MCP__METRICS_ATTR(key, v, n)                                         \
+  (mcp__metrics_attr) { "" key, sizeof(key) - 1, (v), (n) }
+/* The same as mcp__metrics_record with attrs' KeyValue text, without
+ * writing that text but for a new series: the hot path of a server's
+ * requests hashes the values, finds the series and compares the bytes.
+ * A series recorded this way is not the one the same attributes name
+ * through mcp__metrics_record: record an instrument through one of the
+ * two. */
+void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
+                               const mcp__metrics_attr *attrs, size_t n,
+                               double seconds);
 /* What mcp__metrics_each shows of one series: attrs as recorded, the
  * count of values at or below each bound (not cumulative: buckets[k] counts
  * (bounds[k-1], bounds[k]]; the last, above the last bound), their sum. */

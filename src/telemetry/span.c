@@ -66,18 +66,13 @@ static mcp__span_attr *next_attr(mcp__span_draft *d, const char *key,
   return a;
 }
 
-void mcp__span_draft_attr_str(mcp__span_draft *d, const char *key,
-                              size_t key_len, const char *v, size_t n) {
+void mcp__span_draft_attr_str_slow(mcp__span_draft *d, const char *key,
+                                   size_t key_len, const char *v, size_t n) {
   mcp__span_attr *a = next_attr(d, key, key_len);
   if (a != NULL && keep(d, v, n, &a->off)) {
     a->len = (uint32_t)n;
     d->h.attr_count++;
   }
-}
-
-void mcp__span_draft_cstr_value(mcp__span_draft *d, const char *key,
-                                size_t key_len, const char *v) {
-  mcp__span_draft_attr_str(d, key, key_len, v, strlen(v));
 }
 
 void mcp__span_draft_attr_int(mcp__span_draft *d, const char *key,

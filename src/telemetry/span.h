@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/buf.h"
 
@@ -73,9 +74,32 @@ void mcp__span_draft_name(mcp__span_draft *d, const char *prefix,
                           const char *target, size_t target_len);
 void mcp__span_draft_trace_state(mcp__span_draft *d, const char *state);
 /* Attributes, in the order they are added. key: a string for the life of
- * the span (key_len its length). */
-void mcp__span_draft_attr_str(mcp__span_draft *d, const char *key,
-                              size_t key_len, const char *v, size_t n);
+ * the span (key_len its length). A string attribute is added inline when
+ * it fits the draft's storage (a traced request adds a dozen: calls and
+ * strlen of literal values cost a tenth of its span), else by
+ * mcp__span_draft_attr_str_slow. */
+void mcp__span_draft_attr_str_slow(mcp__span_draft *d, const char *key,
+                                   size_t key_len, const char *v, size_t n);
+static inline void mcp__span_draft_attr_str(mcp__span_draft *d,
+                                            const char *key, size_t key_len,
+                                            const char *v, size_t n) {
+  mcp__buf *t = &d->text;
+  if (d->h.attr_count < MCP__SPAN_MAX_ATTRS && key_len <= UINT16_MAX &&
+      t->data != NULL && n < t->cap - t->len) {
+    mcp__span_attr *a = &d->h.attrs[d->h.attr_count++];
+    a->key = key;
+    a->key_len = (uint16_t)key_len;
+    a->is_int = false;
+    a->int_value = 0;
+    a->off = (uint32_t)t->len;
+    a->len = (uint32_t)n;
+    memcpy(t->data + t->len, v, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+    return;
+  }
+  mcp__span_draft_attr_str_slow(d, key, key_len, v, n);
+}
 void mcp__span_draft_attr_int(mcp__span_draft *d, const char *key,
                               size_t key_len, int64_t v);
 /* The same with a string literal's key (measured at compile time; ""
@@ -86,9 +110,12 @@ void mcp__span_draft_attr_int(mcp__span_draft *d, const char *key,
   mcp__span_draft_cstr_value((d), "" key, sizeof(key) - 1, (v))
 #define mcp__span_draft_int(d, key, v)                                       \
   mcp__span_draft_attr_int((d), "" key, sizeof(key) - 1, (v))
-/* A NUL-terminated value. */
-void mcp__span_draft_cstr_value(mcp__span_draft *d, const char *key,
-                                size_t key_len, const char *v);
+/* A NUL-terminated value (a literal's length known at compile time). */
+static inline void mcp__span_draft_cstr_value(mcp__span_draft *d,
+                                              const char *key, size_t key_len,
+                                              const char *v) {
+  mcp__span_draft_attr_str(d, key, key_len, v, strlen(v));
+}
 /* The bytes of the record d makes; 0 when a string could not be kept. */
 size_t mcp__span_draft_bytes(const mcp__span_draft *d);
 /* Fills to (at least mcp__span_draft_bytes(d) bytes) from d. */

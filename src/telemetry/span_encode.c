@@ -233,6 +233,8 @@ static size_t any_size(const mcp__span_attr *a) {
 }
 
 static size_t kv_size(const mcp__span_attr *a, size_t key_len) {
+  if (!a->is_int && key_len != 0 && key_len < 0x80 && a->len < 0x80 - 2)
+    return key_len + a->len + 6; /* every length one byte (put_span) */
   return (key_len ? len_field_size(key_len) : 0) +
          len_field_size(any_size(a));
 }
@@ -288,6 +290,23 @@ static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
     o = put_fixed64(o, PB_SPAN_END, (uint64_t)h->end_ns);
   for (uint32_t i = 0; i < h->attr_count; i++) {
     const mcp__span_attr *a = &h->attrs[i];
+    if (!a->is_int && a->key_len != 0 && kv[i] < 0x80) {
+      /* the common attribute: a string KeyValue under 128 bytes, so every
+       * length in it is one byte (no varint loops) */
+      o[0] = PB_SPAN_ATTRIBUTES << 3 | 2;
+      o[1] = (unsigned char)kv[i];
+      o[2] = PB_KV_KEY << 3 | 2;
+      o[3] = (unsigned char)a->key_len;
+      memcpy(o + 4, a->key, a->key_len);
+      o += 4 + a->key_len;
+      o[0] = PB_KV_VALUE << 3 | 2;
+      o[1] = (unsigned char)(2 + a->len);
+      o[2] = PB_ANY_STRING << 3 | 2;
+      o[3] = (unsigned char)a->len;
+      memcpy(o + 4, mcp__span_str(sp, a->off), a->len);
+      o += 4 + a->len;
+      continue;
+    }
     o = put_len_head(o, PB_SPAN_ATTRIBUTES, kv[i]);
     if (a->key_len)
       o = put_len_field(o, PB_KV_KEY, a->key, a->key_len);

@@ -180,6 +180,42 @@ static void test_dropped_attributes_and_defaults(void **state) {
   free(sp);
 }
 
+/* Attributes around 128 bytes, where a KeyValue's lengths stop fitting
+ * one byte (the encoder writes the shorter ones without varints): the
+ * protobuf still matches the transcoder's, byte for byte. */
+static void test_attribute_length_edges(void **state) {
+  (void)state;
+  char v[140];
+  memset(v, 'v', sizeof v);
+  static const struct {
+    const char *key;
+    size_t key_len;
+  } keys[] = {{"k", 1}, {"mcp.protocol.version", 20}};
+  for (size_t k = 0; k < 2; k++) {
+    for (size_t first = 96; first <= 128; first += 16) {
+      mcp__span_draft d;
+      mcp__span_draft_init(&d);
+      memcpy(d.h.trace_id, TRACE, 16);
+      memcpy(d.h.span_id, SPAN, 8);
+      mcp__span_draft_name(&d, "tools/call", "edge", 4);
+      d.h.kind = MCP__SPAN_KIND_SERVER;
+      d.h.start_ns = 5;
+      d.h.end_ns = 6;
+      for (size_t n = first; n < first + 16 && n <= sizeof v; n++)
+        mcp__span_draft_attr_str(&d, keys[k].key, keys[k].key_len, v, n);
+      mcp__span *sp = mcp__span_draft_finish(&d);
+      assert_non_null(sp);
+      mcp__span_batch_head head = HEAD;
+      mcp__buf json;
+      mcp__buf_init(&json);
+      assert_true(mcp__spans_to_json(&head, &sp, 1, &json));
+      assert_pb_matches_json(&head, &sp, 1, json.data, json.len);
+      mcp__buf_free(&json);
+      free(sp);
+    }
+  }
+}
+
 /* A span whose strings cannot all be kept is not made; finish frees the
  * draft's heap either way (ASan checks). */
 static void test_draft_finish_frees(void **state) {
@@ -227,6 +263,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_batch_both_encodings),
       cmocka_unit_test(test_dropped_attributes_and_defaults),
+      cmocka_unit_test(test_attribute_length_edges),
       cmocka_unit_test(test_draft_finish_frees),
       cmocka_unit_test(test_random_pool),
   };
