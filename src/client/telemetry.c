@@ -287,10 +287,8 @@ void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
   mcp__span_draft d;
   mcp__span_draft_init(&d);
   mcp__span_head *h = &d.h;
-  memcpy(h->trace_id, sp->trace_id, sizeof h->trace_id);
-  memcpy(h->span_id, sp->span_id, sizeof h->span_id);
-  h->has_parent = sp->has_parent;
-  memcpy(h->parent_id, sp->parent_id, sizeof h->parent_id);
+  mcp__span_draft_ids(&d, sp->trace_id, sp->span_id, sp->has_parent,
+                      sp->parent_id);
   bool named = sp->target[0] != '\0' && sp->target_key != NULL &&
                strcmp(sp->target_key, "mcp.resource.uri") != 0;
   mcp__span_draft_name(&d, method, named ? sp->target : NULL,

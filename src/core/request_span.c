@@ -309,10 +309,8 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
   mcp__span_draft d;
   mcp__span_draft_init(&d);
   mcp__span_head *h = &d.h;
-  memcpy(h->trace_id, sp->trace_id, sizeof h->trace_id);
-  memcpy(h->span_id, sp->span_id, sizeof h->span_id);
-  h->has_parent = sp->has_parent;
-  memcpy(h->parent_id, sp->parent_id, sizeof h->parent_id);
+  mcp__span_draft_ids(&d, sp->trace_id, sp->span_id, sp->has_parent,
+                      sp->parent_id);
   if (sp->trace_state)
     mcp__span_draft_trace_state(&d, sp->trace_state);
   /* "{mcp.method.name} {target}"; a task's: "tasks/run {tool}" (the

@@ -43,6 +43,17 @@ void mcp__span_draft_name(mcp__span_draft *d, const char *prefix,
   d->h.name_len = (uint32_t)n;
 }
 
+void mcp__span_draft_ids(mcp__span_draft *d, const unsigned char trace_id[16],
+                         const unsigned char span_id[8], bool has_parent,
+                         const unsigned char parent_id[8]) {
+  mcp__span_head *h = &d->h;
+  memcpy(h->trace_id, trace_id, sizeof h->trace_id);
+  memcpy(h->span_id, span_id, sizeof h->span_id);
+  h->has_parent = has_parent;
+  if (has_parent)
+    memcpy(h->parent_id, parent_id, sizeof h->parent_id);
+}
+
 void mcp__span_draft_trace_state(mcp__span_draft *d, const char *state) {
   size_t n = strlen(state);
   if (keep(d, state, n, &d->h.state_off)) {

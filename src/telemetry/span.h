@@ -69,6 +69,11 @@ typedef struct mcp__span_draft {
 /* The head is zeroed but for what the caller sets directly (ids, flags,
  * kind, times). */
 void mcp__span_draft_init(mcp__span_draft *d);
+/* The span's identity: its trace and span ids, and its parent's when it
+ * has one (parent_id is ignored otherwise). */
+void mcp__span_draft_ids(mcp__span_draft *d, const unsigned char trace_id[16],
+                         const unsigned char span_id[8], bool has_parent,
+                         const unsigned char parent_id[8]);
 /* The name: prefix, then " " and target when target is not NULL. */
 void mcp__span_draft_name(mcp__span_draft *d, const char *prefix,
                           const char *target, size_t target_len);
