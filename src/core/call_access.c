@@ -4,6 +4,7 @@
  * in call_internal.h, so a field can change without touching a feature. */
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,12 @@
 #include "core/request_span.h"
 #include "util/clock.h"
 #include "util/str.h"
+
+#if defined(__GLIBC__) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct mcp_call) <= 1032,
+               "a call outgrew glibc's per-thread cache (1032 bytes): shrink "
+               "raw_small or move a rarely used field out");
+#endif
 
 mcp_status mcp__call_new(mcp_server_t *s, mcp__message *msg, mcp__channel reply,
                          const mcp__peer *peer, mcp_call_t **out) {

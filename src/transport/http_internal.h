@@ -169,6 +169,7 @@ struct hs_req {
   bool stream_only;   /* a GET stream: not session activity (idle timeout) */
   bool listen;        /* a long-lived answer (mcp__triage) */
   bool auth_answered; /* auth_wait's answer came (lock) */
+  bool proto_legacy;  /* proto is a version before 2026-07-28 */
   const char *proto;  /* MCP-Protocol-Version (points into proto_buf) or NULL */
   char proto_buf[32]; /* a copy: the call may outlive the connection */
   /* Mcp-Method, Mcp-Name, Mcp-Param-* of a POST (SEP-2243), copied on the
@@ -178,8 +179,9 @@ struct hs_req {
   /* the token is being introspected (the connection is parked at its
    * head; the waiter holds a reference of r), or NULL */
   struct mcp__auth_wait *auth_wait;
-  mcp__header param_hdrs[HS_MAX_PARAM_HEADERS];
-  char *hdr_copies; /* one block holding every copied string, or NULL */
+  /* one block holding the Mcp-Param-* table, then every copied string,
+   * or NULL */
+  char *hdr_copies;
   char hdr_small[64]; /* where they go when they fit (the common case) */
   /* tracing on: what the call's span records (peer points into it) */
   struct hs_span_facts {

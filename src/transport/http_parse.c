@@ -363,9 +363,13 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
     return bad(out, "Bad Request: malformed request line");
   *sp2 = '\0';
   char *version = sp2 + 1;
-  for (char *t = target; *t; t++) /* a URI: visible ASCII (RFC 3986) */
+  char *query = NULL; /* the first '?' or '#' */
+  for (char *t = target; *t; t++) { /* a URI: visible ASCII (RFC 3986) */
     if ((unsigned char)*t <= 0x20 || (unsigned char)*t >= 0x7f)
       return bad(out, "Bad Request: malformed request line");
+    if ((*t == '?' || *t == '#') && query == NULL)
+      query = t;
+  }
   if (strncmp(version, "HTTP/", 5) != 0 || version[5] < '0' ||
       version[5] > '9' || version[6] != '.' || version[7] < '0' ||
       version[7] > '9' || version[8] != '\0')
@@ -379,8 +383,9 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
   /* origin-form, absolute-form (its path; its authority replaces Host),
    * or "*" */
   char *authority = NULL;
-  if (strncasecmp(target, "http://", 7) == 0 ||
-      strncasecmp(target, "https://", 8) == 0) {
+  if (target[0] != '/' && /* origin-form, the usual, is not compared */
+      (strncasecmp(target, "http://", 7) == 0 ||
+       strncasecmp(target, "https://", 8) == 0)) {
     char *start = strstr(target, "://") + 3;
     size_t alen = strcspn(start, "/?#");
     if (!authority_ok(start, alen))
@@ -397,12 +402,12 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
       goto fields;
     }
     target = rest;
+    query = strpbrk(target, "?#"); /* the authority moved */
   } else if (target[0] != '/' && strcmp(target, "*") != 0) {
     return bad(out, "Bad Request: malformed request-target");
   }
-  char *cut = strpbrk(target, "?#");
-  if (cut)
-    *cut = '\0';
+  if (query)
+    *query = '\0';
   if (target[0] == '/' && !decode_path(target))
     return bad(out, "Bad Request: the path decodes to a NUL byte");
   out->path = target;

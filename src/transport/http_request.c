@@ -27,6 +27,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,13 @@
 #define RPC_SERVER_BUSY -32000
 
 /* ---- requests ------------------------------------------------------------ */
+
+#if defined(__GLIBC__) && UINTPTR_MAX == UINT64_MAX
+/* Like a call (core/call_internal.h), a request fits glibc's per-thread
+ * cache, and a listen stream keeps one for its whole life. */
+_Static_assert(sizeof(hs_req) <= 1032,
+               "an HTTP request outgrew glibc's per-thread cache (1032 bytes)");
+#endif
 
 static hs_req *req_new(mcp_http_server_t *h, mcp__he_conn *conn) {
   hs_req *r = malloc(sizeof *r); /* not calloc: see mcp__call_new */
@@ -101,7 +109,8 @@ static void req_release(hs_req *r) {
 /* ---- SEP-2243 headers ---------------------------------------------------- */
 
 typedef struct param_scan {
-  hs_req *r;
+  mcp__header found[HS_MAX_PARAM_HEADERS]; /* borrowed from the engine */
+  size_t count;
   size_t total; /* bytes to copy, NULs included */
   bool too_many;
 } param_scan;
@@ -109,19 +118,17 @@ typedef struct param_scan {
 static enum mcp__he_result scan_param(void *cls, const char *key,
                                       const char *value) {
   param_scan *sc = cls;
-  hs_req *r = sc->r;
   if (value == NULL)
     value = "";
   size_t kl = strlen(key);
   if (kl <= MCP__HP_PARAM_PREFIX_LEN ||
       strncasecmp(key, MCP__HP_PARAM_PREFIX, MCP__HP_PARAM_PREFIX_LEN) != 0)
     return MCP__HE_YES;
-  if (r->peer.param_header_count == HS_MAX_PARAM_HEADERS) {
+  if (sc->count == HS_MAX_PARAM_HEADERS) {
     sc->too_many = true;
     return MCP__HE_NO;
   }
-  r->param_hdrs[r->peer.param_header_count++] =
-      (mcp__header){key + MCP__HP_PARAM_PREFIX_LEN, value};
+  sc->found[sc->count++] = (mcp__header){key + MCP__HP_PARAM_PREFIX_LEN, value};
   sc->total += kl - MCP__HP_PARAM_PREFIX_LEN + 1 + strlen(value) + 1;
   return MCP__HE_YES;
 }
@@ -174,11 +181,13 @@ static bool keep_span_facts(hs_req *r) {
 }
 
 /* Copies the request's Mcp-Method, Mcp-Name and Mcp-Param-* headers into r
- * (into r itself when they are short, else one allocation): the call reads
- * them on a worker, after the engine may have reused the connection's
- * memory. The engine's parser indexed and counted them (a repeat is
- * refused later, in the 2026-07-28 checks). false when there are too many
- * or memory ran out. */
+ * (into r itself when they are short, else one allocation that holds the
+ * Mcp-Param-* table too): the call reads them on a worker, after the
+ * engine may have reused the connection's memory. The table is not a
+ * member of r, which a listen stream keeps for its whole life, and which
+ * stays small enough for malloc's per-thread cache. The engine's parser
+ * indexed and counted them (a repeat is refused later, in the 2026-07-28
+ * checks). false when there are too many or memory ran out. */
 static bool collect_mcp_headers(hs_req *r) {
   mcp__he_conn *conn = r->conn;
   r->peer.http = true;
@@ -189,32 +198,41 @@ static bool collect_mcp_headers(hs_req *r) {
       mcp__he_known_count(conn, MCP__HK_MCP_NAME) > 1;
   const char *method = mcp__he_known(conn, MCP__HK_MCP_METHOD);
   const char *name = mcp__he_known(conn, MCP__HK_MCP_NAME);
-  param_scan sc = {r, 0, false};
-  if (method)
-    sc.total += strlen(method) + 1;
-  if (name)
-    sc.total += strlen(name) + 1;
-  if (mcp__he_param_count(conn) > 0)
-    mcp__he_values(conn, scan_param, &sc);
-  if (sc.too_many)
-    return false;
   if (mcp__server_traces(r->h->server) && !keep_span_facts(r))
     return false;
-  if (sc.total == 0)
+  size_t total = (method ? strlen(method) + 1 : 0) + (name ? strlen(name) + 1 : 0);
+  if (mcp__he_param_count(conn) == 0) { /* the common case */
+    if (total == 0)
+      return true;
+    char *at = total <= sizeof r->hdr_small ? r->hdr_small
+                                             : (r->hdr_copies = malloc(total));
+    if (at == NULL)
+      return false;
+    if (method)
+      r->peer.method_header = copy_into(&at, method);
+    if (name)
+      r->peer.name_header = copy_into(&at, name);
     return true;
-  char *at = sc.total <= sizeof r->hdr_small ? r->hdr_small
-                                              : (r->hdr_copies = malloc(sc.total));
-  if (at == NULL)
+  }
+  param_scan sc = {.count = 0};
+  mcp__he_values(conn, scan_param, &sc);
+  if (sc.too_many)
     return false;
+  size_t table = sc.count * sizeof(mcp__header);
+  if ((r->hdr_copies = malloc(table + total + sc.total)) == NULL)
+    return false;
+  mcp__header *params = (mcp__header *)(void *)r->hdr_copies;
+  char *at = r->hdr_copies + table;
   if (method)
     r->peer.method_header = copy_into(&at, method);
   if (name)
     r->peer.name_header = copy_into(&at, name);
-  for (size_t i = 0; i < r->peer.param_header_count; i++) {
-    r->param_hdrs[i].name = copy_into(&at, r->param_hdrs[i].name);
-    r->param_hdrs[i].value = copy_into(&at, r->param_hdrs[i].value);
+  for (size_t i = 0; i < sc.count; i++) {
+    params[i].name = copy_into(&at, sc.found[i].name);
+    params[i].value = copy_into(&at, sc.found[i].value);
   }
-  r->peer.param_headers = r->param_hdrs;
+  r->peer.param_headers = params;
+  r->peer.param_header_count = sc.count;
   return true;
 }
 
@@ -670,9 +688,7 @@ static enum mcp__he_result post_scanned(mcp_http_server_t *h, hs_req *r,
   /* A legacy version header over a body whose _meta names a version,
    * outside a session, is a 2026-07-28 request whose headers disagree with
    * it (-32020 there). */
-  r->modern = r->proto ? mcp__version_is_modern(r->proto) ||
-                             !mcp__version_is_supported(r->proto) ||
-                             (scan->modern && r->hs == NULL)
+  r->modern = r->proto ? !r->proto_legacy || (scan->modern && r->hs == NULL)
                        : scan->modern;
   mcp__triage triage = mcp__server_triage(h->server, scan);
   bool initialize = triage.opens_session;
@@ -1037,9 +1053,7 @@ static int after_admission(mcp_http_server_t *h, hs_req *r, const char *url);
 
 /* Checks made once the headers are in. Returns MCP__HE_YES/MCP__HE_NO after
  * queuing a response, AUTH_PENDING (suspended), or -1 to go on. */
-static int first_call(mcp_http_server_t *h, hs_req *r, const char *url,
-                      const char *version) {
-  (void)version;
+static int first_call(mcp_http_server_t *h, hs_req *r, const char *url) {
   mcp__he_conn *conn = r->conn;
   int framing = check_headers(conn);
   if (framing >= 0)
@@ -1116,6 +1130,7 @@ static int after_admission(mcp_http_server_t *h, hs_req *r, const char *url) {
   if (proto) { /* any other than an unknown POST's is short */
     mcp__str_copy(r->proto_buf, sizeof r->proto_buf, proto);
     r->proto = r->proto_buf;
+    r->proto_legacy = mcp__version_is_supported(proto);
   }
   if (r->method == M_POST && !collect_mcp_headers(r))
     return reply_error(conn, MCP__HTTP_BAD_REQUEST, MCP_RPC_HEADER_MISMATCH,
@@ -1147,8 +1162,7 @@ static int after_admission(mcp_http_server_t *h, hs_req *r, const char *url) {
                          "Invalid Request: body exceeds the size limit", NULL);
   }
   if (!h->o->stateless) {
-    bool modern_post =
-        r->method == M_POST && r->proto && !mcp__version_is_supported(r->proto);
+    bool modern_post = r->method == M_POST && r->proto && !r->proto_legacy;
     if (sid && !modern_post) {
       bool unreachable = false;
       r->hs = mcp__hs_session_find(h, sid, &unreachable);
@@ -1208,7 +1222,8 @@ static enum mcp__he_result on_head(void *cls, mcp__he_conn *conn,
                            ? "Server busy: the connection limit is reached"
                            : "Too many connections from this address");
   }
-  int ret = first_call(h, r, url, version);
+  (void)version; /* the engine answers other majors; 1.0 and 1.1 alike here */
+  int ret = first_call(h, r, url);
   if (ret >= 0) {
     r->state = R_QUEUED;
     return (enum mcp__he_result)ret;

@@ -68,7 +68,7 @@ bool mcp__buf_reserve(mcp__buf *b, size_t extra) {
   return true;
 }
 
-bool mcp__buf_append(mcp__buf *b, const void *data, size_t len) {
+bool mcp__buf_append_grow(mcp__buf *b, const void *data, size_t len) {
   if (!mcp__buf_reserve(b, len))
     return false;
   if (len)
@@ -76,10 +76,6 @@ bool mcp__buf_append(mcp__buf *b, const void *data, size_t len) {
   b->len += len;
   b->data[b->len] = '\0';
   return true;
-}
-
-bool mcp__buf_append_char(mcp__buf *b, char c) {
-  return mcp__buf_append(b, &c, 1);
 }
 
 static int dump_cb(const char *data, size_t size, void *ud) {

@@ -32,13 +32,26 @@ void mcp__buf_free(mcp__buf *b);
 void mcp__buf_reset(mcp__buf *b);
 /* Ensures room for extra more bytes; false on allocation failure. */
 bool mcp__buf_reserve(mcp__buf *b, size_t extra);
-bool mcp__buf_append(mcp__buf *b, const void *data, size_t len);
-/* Inline so that a literal's length is known at compile time (most
- * callers append literals, many per response). */
+/* Grows b, then appends (mcp__buf_append when the bytes do not fit). */
+bool mcp__buf_append_grow(mcp__buf *b, const void *data, size_t len);
+/* Inline: a response is a dozen appends of a few bytes each, most of them
+ * literals whose length and bytes the compiler then knows; only growth
+ * leaves the caller. */
+static inline bool mcp__buf_append(mcp__buf *b, const void *data, size_t len) {
+  if (b->cap - b->len <= len) /* the NUL too; cap 0 when data is NULL */
+    return mcp__buf_append_grow(b, data, len);
+  if (len)
+    memcpy(b->data + b->len, data, len);
+  b->len += len;
+  b->data[b->len] = '\0';
+  return true;
+}
 static inline bool mcp__buf_append_str(mcp__buf *b, const char *s) {
   return mcp__buf_append(b, s, strlen(s));
 }
-bool mcp__buf_append_char(mcp__buf *b, char c);
+static inline bool mcp__buf_append_char(mcp__buf *b, char c) {
+  return mcp__buf_append(b, &c, 1);
+}
 /* Appends the compact JSON text of value (jansson dump flags added). */
 bool mcp__buf_append_json(mcp__buf *b, const json_t *value, size_t flags);
 /* Appends s as a JSON string literal (with quotes, escaped). */

@@ -223,6 +223,36 @@ static void test_valid_forms(void **state) {
   fixture_stop(&f);
 }
 
+/* Up to 32 Mcp-Param-* headers are kept per request (more is a 400): the
+ * tool's three beside 29 others, long enough that the copies outgrow the
+ * request's own bytes, are served, and the tool's values are the ones
+ * compared; one more is refused. */
+static void test_param_header_bound(void **state) {
+  (void)state;
+  fixture f;
+  start(&f);
+  char hdr[8192];
+  for (int extra = 29; extra <= 30; extra++) {
+    headers(hdr, sizeof hdr, -1, NULL);
+    size_t at = strlen(hdr);
+    for (int i = 0; i < extra; i++)
+      at += (size_t)snprintf(hdr + at, sizeof hdr - at,
+                             "Mcp-Param-Other%02d: value-%02d-%s\r\n", i, i,
+                             "padding-padding-padding-padding");
+    int code;
+    char *body = NULL;
+    int status = post(f.port, hdr, 40 + extra, NULL, &code, &body);
+    if (extra == 29) {
+      if (status != 200 || code != 0 || strstr(body, "routed eu-west") == NULL)
+        fail_msg("32 Mcp-Param-* headers: HTTP %d %.300s", status, body);
+    } else if (status != 400 || strstr(body, "too many Mcp-Param-*") == NULL) {
+      fail_msg("33 Mcp-Param-* headers: HTTP %d %.300s", status, body);
+    }
+    free(body);
+  }
+  fixture_stop(&f);
+}
+
 /* A 2025-11-25 request (stateless mode: no session) whose arguments merely
  * mention the 2026-07-28 _meta key stays a 2025-11-25 request; with the key
  * in its _meta it is a 2026-07-28 one whose version header disagrees. */
@@ -297,6 +327,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mismatch_matrix),
       cmocka_unit_test(test_valid_forms),
+      cmocka_unit_test(test_param_header_bound),
       cmocka_unit_test(test_legacy_header_modern_body),
       cmocka_unit_test(test_repeated_name_key_last_counts),
   };
