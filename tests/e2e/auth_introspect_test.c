@@ -81,6 +81,31 @@ static void serve(fixture *f, mcp_auth_t *a) {
   fixture_serve(f, o);
 }
 
+/* What every case starts: an introspection endpoint (answering at once,
+ * or accepting and never answering when hang), a resource server asking
+ * it, an HTTP server using that. */
+typedef struct world {
+  hang_as as;
+  mcp_auth_t *a;
+  fixture f;
+} world;
+
+static void world_start(world *w, bool hang) {
+  hang_start(&w->as, intro_answer, NULL, hang);
+  w->a = introspecting_auth(&w->as);
+  serve(&w->f, w->a);
+}
+
+/* Stops the HTTP server, then the resource server (which ends transfers
+ * under way: at once, even with the endpoint hanging), then the endpoint. */
+static void world_end(world *w) {
+  fixture_stop(&w->f);
+  int64_t t0 = now_ms();
+  mcp_auth_free(w->a);
+  assert_true(now_ms() - t0 < 2000);
+  hang_stop(&w->as);
+}
+
 /* A request on its own thread. */
 typedef struct pending {
   pthread_t thread;
@@ -102,31 +127,28 @@ static void pending_start(pending *p, int port, const char *token) {
 
 static void test_hanging_endpoint(void **state) {
   (void)state;
-  hang_as as;
-  hang_start(&as, intro_answer, NULL, false);
-  mcp_auth_t *a = introspecting_auth(&as);
-  fixture f;
-  serve(&f, a);
+  world w;
+  world_start(&w, false);
 
   /* while it answers: introspected once (the request parked meanwhile,
    * its body read after), then served from the cache */
-  answer t = request(f.port, "good-cached", NULL);
+  answer t = request(w.f.port, "good-cached", NULL);
   assert_int_equal(t.status, 200);
-  assert_int_equal(atomic_load(&as.accepted), 1);
-  t = request(f.port, "good-cached", NULL);
+  assert_int_equal(atomic_load(&w.as.accepted), 1);
+  t = request(w.f.port, "good-cached", NULL);
   assert_int_equal(t.status, 200);
-  assert_int_equal(atomic_load(&as.accepted), 1);
+  assert_int_equal(atomic_load(&w.as.accepted), 1);
 
-  atomic_store(&as.hang, true);
+  atomic_store(&w.as.hang, true);
   pending waiter;
-  pending_start(&waiter, f.port, "good-fresh");
+  pending_start(&waiter, w.f.port, "good-fresh");
   /* four connections of tokens no cache holds */
   atomic_bool stop = false;
   spammer sp[4];
   static const char *const prefix[4] = {"made-up-a", "made-up-b", "made-up-c",
                                         "made-up-d"};
   for (int i = 0; i < 4; i++) {
-    sp[i] = (spammer){0, f.port, prefix[i], &stop, 0, 0, 0, true,
+    sp[i] = (spammer){0, w.f.port, prefix[i], &stop, 0, 0, 0, true,
                       DEADLINE_MS + 2000};
     /* one after the other: each network loop gets some (a loop accepts
      * the connections waiting when it looks) */
@@ -139,11 +161,11 @@ static void test_hanging_endpoint(void **state) {
   int slow = 0, rounds = 0;
   while (now_ms() - t0 < 3000) {
     int s = 0;
-    int64_t w = slowest_keyless(f.port, 1, FAST_MS, &s);
-    answer c = request(f.port, "good-cached", NULL);
+    int64_t keyless = slowest_keyless(w.f.port, 1, FAST_MS, &s);
+    answer c = request(w.f.port, "good-cached", NULL);
     assert_int_equal(c.status, 200);
     s += c.ms >= FAST_MS;
-    worst = w > worst ? w : worst;
+    worst = keyless > worst ? keyless : worst;
     worst = c.ms > worst ? c.ms : worst;
     slow += s;
     rounds++;
@@ -164,14 +186,14 @@ static void test_hanging_endpoint(void **state) {
   assert_true(worst < NEVER_MS);
 
   /* backed off: a token no cache holds is refused at once */
-  int before = atomic_load(&as.accepted);
-  t = request(f.port, "good-later", NULL);
+  int before = atomic_load(&w.as.accepted);
+  t = request(w.f.port, "good-later", NULL);
   print_message("backed off: %d in %lld ms (Retry-After %s)\n", t.status,
                 (long long)t.ms, t.retry_after);
   assert_int_equal(t.status, 503);
   assert_true(t.ms < 500);
   assert_true(atoi(t.retry_after) >= 1);
-  assert_int_equal(atomic_load(&as.accepted), before);
+  assert_int_equal(atomic_load(&w.as.accepted), before);
 
   int sent = 0;
   for (int i = 0; i < 4; i++) {
@@ -181,69 +203,57 @@ static void test_hanging_endpoint(void **state) {
     assert_int_equal(sp[i].other, 0);
   }
   print_message("%d made-up tokens answered, %d introspection connections\n",
-                sent, atomic_load(&as.accepted));
+                sent, atomic_load(&w.as.accepted));
   /* at most MCP__INTROSPECTORS (4) transfers hang at a time, and none
    * starts while backed off */
-  assert_true(atomic_load(&as.accepted) <= 1 + 4);
+  assert_true(atomic_load(&w.as.accepted) <= 1 + 4);
 
-  fixture_stop(&f);
-  int64_t f0 = now_ms();
-  mcp_auth_free(a); /* ends transfers under way */
-  assert_true(now_ms() - f0 < 2000);
-  hang_stop(&as);
+  world_end(&w);
 }
 
 /* Requests with the same token wait for one introspection. */
 static void test_same_token_one_introspection(void **state) {
   (void)state;
-  hang_as as;
-  hang_start(&as, intro_answer, NULL, true);
-  mcp_auth_t *a = introspecting_auth(&as);
-  fixture f;
-  serve(&f, a);
+  world w;
+  world_start(&w, true);
   pending p[6];
   for (int i = 0; i < 6; i++)
-    pending_start(&p[i], f.port, "good-shared");
+    pending_start(&p[i], w.f.port, "good-shared");
   for (int i = 0; i < 6; i++) {
     pthread_join(p[i].thread, NULL);
     assert_int_equal(p[i].a.status, 503);
     assert_true(p[i].a.ms < DEADLINE_MS + 1000);
   }
-  assert_int_equal(atomic_load(&as.accepted), 1);
-  fixture_stop(&f);
-  mcp_auth_free(a);
-  hang_stop(&as);
+  assert_int_equal(atomic_load(&w.as.accepted), 1);
+  world_end(&w);
 }
 
 /* A client that leaves while its token is introspected, and a server
  * stopped with one waiting: nothing waits for the hanging endpoint. */
 static void test_leaving_while_introspected(void **state) {
   (void)state;
-  hang_as as;
-  hang_start(&as, intro_answer, NULL, true);
-  mcp_auth_t *a = introspecting_auth(&as);
-  fixture f;
-  serve(&f, a);
+  world w;
+  world_start(&w, true);
   tc_conn c;
   char hdr[256];
   snprintf(hdr, sizeof hdr, "%sAuthorization: Bearer good-gone\r\n", ACCEPT);
-  assert_false(tc_open(&c, f.port, "POST", "/mcp", hdr, "{}", 200));
+  assert_false(tc_open(&c, w.f.port, "POST", "/mcp", hdr, "{}", 200));
   tc_close(&c); /* gone before the answer */
-  answer t = request(f.port, NULL, NULL);
+  answer t = request(w.f.port, NULL, NULL);
   assert_int_equal(t.status, 401);
   assert_true(t.ms < NEVER_MS);
   /* one more waits while the server stops */
-  assert_false(tc_open(&c, f.port, "POST", "/mcp", hdr, "{}", 200));
+  assert_false(tc_open(&c, w.f.port, "POST", "/mcp", hdr, "{}", 200));
   int64_t t0 = now_ms();
-  fixture_stop(&f);
+  fixture_stop(&w.f);
   print_message("server stop with a request waiting: %lld ms\n",
                 (long long)(now_ms() - t0));
   /* drained like any request in flight (2 s), not held for the
    * introspection deadline or a hanging transfer */
   assert_true(now_ms() - t0 < 3000);
   tc_close(&c);
-  mcp_auth_free(a);
-  hang_stop(&as);
+  mcp_auth_free(w.a);
+  hang_stop(&w.as);
 }
 
 /* Reads from fd until text has appeared `times` times or timeout_ms pass;
@@ -291,21 +301,18 @@ static int call_head(char *out, size_t n, int port, const char *token,
  * bytes that came with the head, a pipelined request behind them). */
 static void test_body_read_after_introspection(void **state) {
   (void)state;
-  hang_as as;
-  hang_start(&as, intro_answer, NULL, false);
-  mcp_auth_t *a = introspecting_auth(&as);
-  fixture f;
-  serve(&f, a);
+  world w;
+  world_start(&w, false);
   char head[1024], buf[16384];
 
   /* Expect: 100-continue: the 100 comes once the token is admitted */
-  int fd = tc_connect(f.port);
+  int fd = tc_connect(w.f.port);
   assert_true(fd >= 0);
-  int n = call_head(head, sizeof head, f.port, "slow-continue",
+  int n = call_head(head, sizeof head, w.f.port, "slow-continue",
                     "Expect: 100-continue\r\n");
   assert_int_equal(write(fd, head, (size_t)n), n);
   int64_t t0 = now_ms();
-  answer other = request(f.port, NULL, NULL); /* not held up meanwhile */
+  answer other = request(w.f.port, NULL, NULL); /* not held up meanwhile */
   assert_int_equal(other.status, 401);
   assert_true(other.ms < NEVER_MS);
   assert_int_equal(read_until(fd, buf, sizeof buf, "100 Continue", 1, 3000),
@@ -320,12 +327,12 @@ static void test_body_read_after_introspection(void **state) {
   close(fd);
 
   /* head, body and a second request in one write */
-  fd = tc_connect(f.port);
+  fd = tc_connect(w.f.port);
   assert_true(fd >= 0);
   char two[8192];
   size_t len = 0;
   for (int i = 0; i < 2; i++) {
-    len += (size_t)call_head(two + len, sizeof two - len, f.port,
+    len += (size_t)call_head(two + len, sizeof two - len, w.f.port,
                              "slow-pipelined", "");
     memcpy(two + len, CALL_BODY, strlen(CALL_BODY));
     len += strlen(CALL_BODY);
@@ -338,9 +345,9 @@ static void test_body_read_after_introspection(void **state) {
 
   /* the whole request, then the client shuts its sending side: answered
    * all the same (the end of its input is met once the body is read) */
-  fd = tc_connect(f.port);
+  fd = tc_connect(w.f.port);
   assert_true(fd >= 0);
-  len = (size_t)call_head(two, sizeof two, f.port, "slow-halfclose", "");
+  len = (size_t)call_head(two, sizeof two, w.f.port, "slow-halfclose", "");
   memcpy(two + len, CALL_BODY, strlen(CALL_BODY));
   len += strlen(CALL_BODY);
   assert_int_equal(write(fd, two, len), (ssize_t)len);
@@ -350,10 +357,8 @@ static void test_body_read_after_introspection(void **state) {
                    1);
   assert_non_null(strstr(buf, "HTTP/1.1 200"));
   close(fd);
-  assert_int_equal(atomic_load(&as.accepted), 3);
-  fixture_stop(&f);
-  mcp_auth_free(a);
-  hang_stop(&as);
+  assert_int_equal(atomic_load(&w.as.accepted), 3);
+  world_end(&w);
 }
 
 int main(void) {
