@@ -24,6 +24,7 @@
 #include "auth/auth_internal.h"
 #include "auth/fetch.h"
 #include "util/clock.h"
+#include "util/form.h"
 #include "util/thread.h"
 
 #define INTROSPECT_DEADLINE_MS 4000
@@ -99,29 +100,6 @@ void mcp__icache_free(mcp_auth_t *a) {
     mcp__principal_clear(&a->cache[i].p);
   free(a->cache);
   a->cache = NULL;
-}
-
-static char *form_encode(const char *token) {
-  static const char hex[] = "0123456789ABCDEF";
-  const char *prefix = "token=", *suffix = "&token_type_hint=access_token";
-  size_t n = strlen(token);
-  char *out = malloc(strlen(prefix) + 3 * n + strlen(suffix) + 1);
-  if (out == NULL)
-    return NULL;
-  char *p = out + strlen(strcpy(out, prefix));
-  for (const unsigned char *t = (const unsigned char *)token; *t; t++) {
-    if ((*t >= 'A' && *t <= 'Z') || (*t >= 'a' && *t <= 'z') ||
-        (*t >= '0' && *t <= '9') || *t == '-' || *t == '_' || *t == '.' ||
-        *t == '~') {
-      *p++ = (char)*t;
-    } else {
-      *p++ = '%';
-      *p++ = hex[*t >> 4];
-      *p++ = hex[*t & 15];
-    }
-  }
-  strcpy(p, suffix);
-  return out;
 }
 
 static bool aud_has(const json_t *aud, const char *resource) {
@@ -243,11 +221,20 @@ static mcp__verdict introspect_now(mcp_auth_t *a, const mcp__intro_job *job,
     mcp_error_set(err, MCP_ERR_TIMEOUT, "introspection: no time left");
     return MCP__TOKEN_UNAVAILABLE;
   }
-  char *form = form_encode(job->token);
-  if (form == NULL) {
+  /* RFC 7662 2.1. Room for all of it first: a buffer that grew would
+   * leave a copy of the token behind in freed memory. */
+  static const char hint[] = "&token_type_hint=access_token";
+  mcp__buf fb;
+  mcp__buf_init(&fb);
+  if (!mcp__buf_reserve(&fb, sizeof "token=" + 3 * strlen(job->token) +
+                                 sizeof hint) ||
+      !mcp__form_append(&fb, "token", job->token) ||
+      !mcp__buf_append(&fb, hint, sizeof hint - 1)) {
+    wipe_free(fb.data);
     mcp_error_set(err, MCP_ERR_NOMEM, "out of memory");
     return MCP__TOKEN_UNAVAILABLE;
   }
+  char *form = fb.data; /* wiped and freed below: it holds the token */
   mcp__fetch_request req = {endpoint,         form,      a->client_id,
                             a->client_secret, a->cainfo, (long)left,
                             &a->intro_cancel};

@@ -20,6 +20,7 @@
 #include "client/internal.h"
 #include "client/oauth_http.h"
 #include "client/oauth_jws.h"
+#include "util/form.h"
 
 #define GRANT_JWT_BEARER "urn:ietf:params:oauth:grant-type:jwt-bearer"
 #define GRANT_TOKEN_EXCHANGE "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -586,14 +587,14 @@ static mcp_status post_token_form(mcp_oauth_t *a, const char *ep,
     if (jwt == NULL)
       return mcp_error_set(err, MCP_ERR_NOMEM, "cannot sign the client "
                                                "assertion");
-    mcp__form_add(form, "client_id", id);
-    mcp__form_add(form, "client_assertion_type", ASSERTION_TYPE_JWT);
-    mcp__form_add(form, "client_assertion", jwt);
+    mcp__form_append(form, "client_id", id);
+    mcp__form_append(form, "client_assertion_type", ASSERTION_TYPE_JWT);
+    mcp__form_append(form, "client_assertion", jwt);
     free(jwt);
   } else if (!basic) {
-    mcp__form_add(form, "client_id", id);
+    mcp__form_append(form, "client_id", id);
     if (method && strcmp(method, "client_secret_post") == 0)
-      mcp__form_add(form, "client_secret", secret);
+      mcp__form_append(form, "client_secret", secret);
   }
   mcp__buf_append(form, "", 1);
   form->len--;
@@ -602,8 +603,8 @@ static mcp_status post_token_form(mcp_oauth_t *a, const char *ep,
   mcp__buf_init(&u);
   mcp__buf_init(&p);
   if (basic) {
-    mcp__form_add(&u, "x", id);
-    mcp__form_add(&p, "x", secret);
+    mcp__form_append(&u, "x", id);
+    mcp__form_append(&p, "x", secret);
   }
   mcp_status st = MCP_OK;
   for (int attempt = 0; attempt < 2; attempt++) {
@@ -706,13 +707,13 @@ static mcp_status exchange_id_token(mcp_oauth_t *a, const char *scope,
                          "token endpoint and an ID token");
   mcp__buf f;
   mcp__buf_init(&f);
-  mcp__form_add(&f, "grant_type", GRANT_TOKEN_EXCHANGE);
-  mcp__form_add(&f, "requested_token_type", TOKEN_TYPE_ID_JAG);
-  mcp__form_add(&f, "subject_token", a->id_token);
-  mcp__form_add(&f, "subject_token_type", TOKEN_TYPE_ID_TOKEN);
-  mcp__form_add(&f, "audience", a->issuer);
-  mcp__form_add(&f, "resource", a->resource);
-  mcp__form_add(&f, "scope", scope);
+  mcp__form_append(&f, "grant_type", GRANT_TOKEN_EXCHANGE);
+  mcp__form_append(&f, "requested_token_type", TOKEN_TYPE_ID_JAG);
+  mcp__form_append(&f, "subject_token", a->id_token);
+  mcp__form_append(&f, "subject_token_type", TOKEN_TYPE_ID_TOKEN);
+  mcp__form_append(&f, "audience", a->issuer);
+  mcp__form_append(&f, "resource", a->resource);
+  mcp__form_append(&f, "scope", scope);
   json_t *doc = NULL;
   long status = 0;
   mcp_status st = post_token_form(
@@ -751,7 +752,7 @@ static mcp_status grant_without_user(mcp_oauth_t *a, const char *scope,
       st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "the client credentials grant needs a client id "
                          "with a secret or a key");
-    mcp__form_add(&f, "grant_type", "client_credentials");
+    mcp__form_append(&f, "grant_type", "client_credentials");
   } else {
     const char *assertion = a->assertion;
     if (a->grant == MCP_OAUTH_GRANT_ENTERPRISE) {
@@ -761,11 +762,11 @@ static mcp_status grant_without_user(mcp_oauth_t *a, const char *scope,
       st = mcp_error_set(err, MCP_ERR_INVALID_ARG,
                          "the JWT-bearer grant needs an assertion");
     }
-    mcp__form_add(&f, "grant_type", GRANT_JWT_BEARER);
-    mcp__form_add(&f, "assertion", assertion);
+    mcp__form_append(&f, "grant_type", GRANT_JWT_BEARER);
+    mcp__form_append(&f, "assertion", assertion);
   }
-  mcp__form_add(&f, "scope", scope);
-  mcp__form_add(&f, "resource", a->resource);
+  mcp__form_append(&f, "scope", scope);
+  mcp__form_append(&f, "resource", a->resource);
   if (st == MCP_OK)
     st = token_request(a, &f, err);
   mcp__buf_free(&f);
@@ -778,9 +779,9 @@ static mcp_status refresh(mcp_oauth_t *a, mcp_error_t *err) {
     return mcp_error_set(err, MCP_ERR_STATE, "no refresh token");
   mcp__buf f;
   mcp__buf_init(&f);
-  mcp__form_add(&f, "grant_type", "refresh_token");
-  mcp__form_add(&f, "refresh_token", a->refresh_token);
-  mcp__form_add(&f, "resource", a->resource ? a->resource : a->server_url);
+  mcp__form_append(&f, "grant_type", "refresh_token");
+  mcp__form_append(&f, "refresh_token", a->refresh_token);
+  mcp__form_append(&f, "resource", a->resource ? a->resource : a->server_url);
   mcp_status st = token_request(a, &f, err);
   mcp__buf_free(&f);
   if (st != MCP_OK)
@@ -920,14 +921,14 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
   if (st == MCP_OK) {
     mcp__buf q;
     mcp__buf_init(&q);
-    mcp__form_add(&q, "response_type", "code");
-    mcp__form_add(&q, "client_id", a->client_id);
-    mcp__form_add(&q, "redirect_uri", redirect);
-    mcp__form_add(&q, "code_challenge", challenge_s);
-    mcp__form_add(&q, "code_challenge_method", "S256");
-    mcp__form_add(&q, "state", state);
-    mcp__form_add(&q, "scope", scope);
-    mcp__form_add(&q, "resource", a->resource);
+    mcp__form_append(&q, "response_type", "code");
+    mcp__form_append(&q, "client_id", a->client_id);
+    mcp__form_append(&q, "redirect_uri", redirect);
+    mcp__form_append(&q, "code_challenge", challenge_s);
+    mcp__form_append(&q, "code_challenge_method", "S256");
+    mcp__form_append(&q, "state", state);
+    mcp__form_append(&q, "scope", scope);
+    mcp__form_append(&q, "resource", a->resource);
     char *url = NULL;
     if (asprintf(&url, "%s%c%s", a->authorize_ep,
                  strchr(a->authorize_ep, '?') ? '&' : '?', q.data) < 0)
@@ -979,11 +980,11 @@ static mcp_status login(mcp_oauth_t *a, const char *challenge,
     if (st == MCP_OK) {
       mcp__buf f;
       mcp__buf_init(&f);
-      mcp__form_add(&f, "grant_type", "authorization_code");
-      mcp__form_add(&f, "code", code);
-      mcp__form_add(&f, "redirect_uri", redirect);
-      mcp__form_add(&f, "code_verifier", verifier);
-      mcp__form_add(&f, "resource", a->resource);
+      mcp__form_append(&f, "grant_type", "authorization_code");
+      mcp__form_append(&f, "code", code);
+      mcp__form_append(&f, "redirect_uri", redirect);
+      mcp__form_append(&f, "code_verifier", verifier);
+      mcp__form_append(&f, "resource", a->resource);
       st = token_request(a, &f, err);
       mcp__buf_free(&f);
       if (st == MCP_OK && a->scope == NULL)

@@ -124,28 +124,6 @@ void mcp__oresp_free(mcp__oresp *r) {
   memset(r, 0, sizeof *r);
 }
 
-void mcp__form_add(mcp__buf *b, const char *name, const char *value) {
-  static const char hex[] = "0123456789ABCDEF";
-  if (value == NULL)
-    return;
-  if (b->len)
-    mcp__buf_append_char(b, '&');
-  mcp__buf_append_str(b, name);
-  mcp__buf_append_char(b, '=');
-  for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-    if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-        (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
-      mcp__buf_append_char(b, (char)*p);
-    } else {
-      char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-      mcp__buf_append(b, e, 3);
-    }
-  }
-  /* keep it NUL-terminated for use as a C string */
-  mcp__buf_append(b, "", 1);
-  b->len--;
-}
-
 char *mcp__query_param(const char *query, const char *name) {
   size_t nl = strlen(name);
   for (const char *p = query; p && *p;) {

@@ -31,8 +31,6 @@ mcp_status mcp__oauth_http(const mcp__oreq *req, mcp__oresp *resp,
                            mcp_error_t *err);
 void mcp__oresp_free(mcp__oresp *r);
 
-/* Appends "&name=value" (no & first) form-encoded; value NULL: nothing. */
-void mcp__form_add(mcp__buf *b, const char *name, const char *value);
 /* The value of param name in a query string or fragment ("a=1&b=2"),
  * decoded, malloc'd; NULL when absent. */
 char *mcp__query_param(const char *query, const char *name);

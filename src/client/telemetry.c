@@ -13,6 +13,7 @@
 #include "telemetry/otlp.h"
 #include "telemetry/resource.h"
 #include "telemetry/span.h"
+#include "telemetry/traceparent.h"
 #include "util/buf.h"
 #include "util/clock.h"
 
@@ -155,31 +156,6 @@ void mcp__client_telemetry_stop(mcp_client_t *c) {
   c->otlp = NULL;
 }
 
-static int hex_value(char ch) {
-  return ch >= '0' && ch <= '9'   ? ch - '0'
-         : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                                  : -1;
-}
-
-static bool unhex(const char *s, unsigned char *out, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    int hi = hex_value(s[2 * i]), lo = hex_value(s[2 * i + 1]);
-    if (hi < 0 || lo < 0)
-      return false;
-    out[i] = (unsigned char)(hi << 4 | lo);
-  }
-  return true;
-}
-
-static void hex(char *out, const unsigned char *p, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; i++) {
-    out[2 * i] = digits[p[i] >> 4];
-    out[2 * i + 1] = digits[p[i] & 15];
-  }
-  out[2 * n] = '\0';
-}
-
 /* The request's target: a tool's or prompt's name, a resource's URI. */
 static void target_of(mcp__cspan *sp, const char *method,
                       const json_t *params) {
@@ -208,13 +184,11 @@ void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
   if (c->otlp == NULL)
     return;
   json_t *meta = json_object_get(params, "_meta");
-  const char *given =
-      json_string_value(json_object_get(meta, "traceparent"));
-  sp->has_parent = given != NULL && strlen(given) == 55 &&
-                   unhex(given + 3, sp->trace_id, 16) &&
-                   unhex(given + 36, sp->parent_id, 8);
-  unsigned char flags = 1;
-  if (sp->has_parent && (!unhex(given + 53, &flags, 1) || !(flags & 1)))
+  bool sampled = true;
+  sp->has_parent = mcp__traceparent_parse(
+      json_string_value(json_object_get(meta, "traceparent")), sp->trace_id,
+      sp->parent_id, &sampled);
+  if (sp->has_parent && !sampled)
     return; /* the caller's trace is not sampled: it travels untouched */
   if ((!sp->has_parent &&
        mcp__otlp_random_id(c->otlp, sp->trace_id, sizeof sp->trace_id) !=
@@ -228,10 +202,8 @@ void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
     if (json_object_set_new(params, "_meta", meta) != 0)
       return;
   }
-  char tid[33], sid[17], tp[64];
-  hex(tid, sp->trace_id, 16);
-  hex(sid, sp->span_id, 8);
-  snprintf(tp, sizeof tp, "00-%s-%s-01", tid, sid);
+  char tp[MCP__TRACEPARENT_SIZE];
+  mcp__traceparent_format(tp, sp->trace_id, sp->span_id);
   if (json_object_set_new(meta, "traceparent", json_string(tp)) != 0)
     return;
   sp->start_ns = wall_ns();

@@ -16,6 +16,7 @@
 #include "core/session_internal.h"
 #include "telemetry/otlp.h"
 #include "telemetry/span.h"
+#include "telemetry/traceparent.h"
 
 struct mcp__call_span {
   unsigned char trace_id[16], span_id[8], parent_id[8];
@@ -39,42 +40,6 @@ static int64_t wall_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int hex_value(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                : -1; /* W3C: lowercase only */
-}
-
-static bool unhex(const char *s, unsigned char *out, size_t n) {
-  bool nonzero = false;
-  for (size_t i = 0; i < n; i++) {
-    int hi = hex_value(s[2 * i]), lo = hex_value(s[2 * i + 1]);
-    if (hi < 0 || lo < 0)
-      return false;
-    out[i] = (unsigned char)(hi << 4 | lo);
-    nonzero |= out[i] != 0;
-  }
-  return nonzero; /* all-zero ids are invalid */
-}
-
-/* W3C traceparent "00-<32 hex>-<16 hex>-<2 hex>"; *sampled from flags. */
-static bool parse_traceparent(const char *tp, unsigned char trace_id[16],
-                              unsigned char span_id[8], bool *sampled) {
-  if (tp == NULL || strlen(tp) < 55 || tp[2] != '-' || tp[35] != '-' ||
-      tp[52] != '-' || strncmp(tp, "ff", 2) == 0 || hex_value(tp[0]) < 0 ||
-      hex_value(tp[1]) < 0 || (strncmp(tp, "00", 2) == 0 && tp[55] != '\0'))
-    return false;
-  unsigned char flags;
-  if (!unhex(tp + 3, trace_id, 16) || !unhex(tp + 36, span_id, 8))
-    return false;
-  int hi = hex_value(tp[53]), lo = hex_value(tp[54]);
-  if (hi < 0 || lo < 0)
-    return false;
-  flags = (unsigned char)(hi << 4 | lo);
-  *sampled = flags & 1;
-  return true;
 }
 
 static bool ratio_keeps(const unsigned char trace_id[16], double ratio) {
@@ -172,7 +137,7 @@ void mcp__span_begin(mcp_call_t *call) {
                      ? mcp__call_meta_object(call)
                      : NULL;
   sp.has_parent = meta != NULL &&
-                  parse_traceparent(json_string_value(json_object_get(
+                  mcp__traceparent_parse(json_string_value(json_object_get(
                                         meta, "traceparent")),
                                     sp.trace_id, sp.parent_id,
                                     &parent_sampled);
@@ -182,11 +147,11 @@ void mcp__span_begin(mcp_call_t *call) {
   bool header_sampled = false;
   const char *header = call->peer.traceparent_header;
   if (header != NULL && !sp.has_parent) {
-    sp.has_parent = parse_traceparent(header, sp.trace_id, sp.parent_id,
+    sp.has_parent = mcp__traceparent_parse(header, sp.trace_id, sp.parent_id,
                                       &parent_sampled);
     meta = NULL; /* its tracestate is the _meta's, which named no parent */
   } else if (header != NULL) {
-    sp.has_link = parse_traceparent(header, sp.link_trace_id,
+    sp.has_link = mcp__traceparent_parse(header, sp.link_trace_id,
                                     sp.link_span_id, &header_sampled);
   }
   if (!sp.has_parent)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hex.h"
+
 /* Output with one failure flag, so that a long run of appends is checked
  * once. */
 typedef struct writer {
@@ -69,19 +71,12 @@ static void put_help(writer *w, const char *s) {
 
 /* ---- reading the recorded KeyValue JSON --------------------------------- */
 
-static int hex_digit(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
 static bool read_hex4(const char *p, const char *end, unsigned *out) {
   if (end - p < 4)
     return false;
   unsigned v = 0;
   for (int i = 0; i < 4; i++) {
-    int d = hex_digit(p[i]);
+    int d = mcp__hex_digit((unsigned char)p[i]);
     if (d < 0)
       return false;
     v = v << 4 | (unsigned)d;
