@@ -8,6 +8,7 @@
 #include "telemetry/otlp_http.h"
 #include "util/str.h"
 #include "mcp/version.h"
+#include "util/env.h"
 
 static void free_strv(char **v) {
   if (v == NULL)
@@ -378,11 +379,6 @@ mcp_status mcp_client_options_set_otlp_protocol(mcp_client_options_t *o,
   return accepted(o, "mcp_client_options_set_otlp_protocol", MCP_OK);
 }
 
-static const char *env(const char *name) {
-  const char *v = getenv(name);
-  return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
 mcp_status mcp_client_options_set_otlp_metrics(mcp_client_options_t *o,
                                                const char *metrics_url,
                                                const char *headers) {
@@ -402,8 +398,8 @@ mcp_status mcp_client_options_set_otlp_metrics(mcp_client_options_t *o,
  * when neither is set. */
 static const char *signal_url(const char *endpoint_var, const char *path,
                               char joined[1100]) {
-  const char *url = env(endpoint_var);
-  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+  const char *url = mcp__env(endpoint_var);
+  if (url == NULL && (url = mcp__env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
     size_t n = strlen(url);
     snprintf(joined, 1100, "%s%s%s", url, n && url[n - 1] == '/' ? "" : "/",
              path);
@@ -417,9 +413,9 @@ static const char *signal_url(const char *endpoint_var, const char *path,
  * set); a value libmcp does not speak is refused naming the variable. */
 static mcp_status protocol_from_env(mcp_client_options_t *o,
                                     const char *signal_var, int *out) {
-  const char *var = signal_var, *protocol = env(var);
+  const char *var = signal_var, *protocol = mcp__env(var);
   if (protocol == NULL)
-    protocol = env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
+    protocol = mcp__env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
   mcp__otlp_protocol p;
   if (protocol == NULL)
     return MCP_OK;
@@ -438,10 +434,10 @@ static mcp_status protocol_from_env(mcp_client_options_t *o,
 mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  const char *off = env("OTEL_SDK_DISABLED");
+  const char *off = mcp__env("OTEL_SDK_DISABLED");
   if (off && strcmp(off, "true") == 0)
     return MCP_OK;
-  const char *exporter = env("OTEL_TRACES_EXPORTER");
+  const char *exporter = mcp__env("OTEL_TRACES_EXPORTER");
   char joined[1100];
   const char *url = signal_url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
                                "v1/traces", joined);
@@ -451,11 +447,11 @@ mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
                            &o->otlp_protocol);
     if (st != MCP_OK)
       return st;
-    const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+    const char *headers = mcp__env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
     st = mcp_client_options_set_otlp_traces(
-        o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
+        o, url, headers ? headers : mcp__env("OTEL_EXPORTER_OTLP_HEADERS"));
   }
-  exporter = env("OTEL_METRICS_EXPORTER");
+  exporter = mcp__env("OTEL_METRICS_EXPORTER");
   url = signal_url("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "v1/metrics",
                    joined);
   if (st == MCP_OK && url != NULL &&
@@ -464,9 +460,9 @@ mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
                            &o->otlp_metrics_protocol);
     if (st != MCP_OK)
       return st;
-    const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
+    const char *headers = mcp__env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
     st = mcp_client_options_set_otlp_metrics(
-        o, url, headers ? headers : env("OTEL_EXPORTER_OTLP_HEADERS"));
+        o, url, headers ? headers : mcp__env("OTEL_EXPORTER_OTLP_HEADERS"));
   }
   return accepted(o, "mcp_client_options_otlp_from_env", st);
 }

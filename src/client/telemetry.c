@@ -16,24 +16,7 @@
 #include "telemetry/traceparent.h"
 #include "util/buf.h"
 #include "util/clock.h"
-
-static int64_t wall_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static const char *env(const char *name) {
-  const char *v = getenv(name);
-  return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
-static int64_t env_ms(const char *name, int64_t fallback) {
-  const char *v = env(name);
-  char *end;
-  long long n = v ? strtoll(v, &end, 10) : 0;
-  return v && *end == '\0' && n > 0 ? (int64_t)n : fallback;
-}
+#include "util/env.h"
 
 /* server.address and server.port of an http(s):// URL (the default port
  * of its scheme when it names none). */
@@ -91,7 +74,7 @@ mcp_status mcp__client_telemetry_start(mcp_client_t *c, mcp_error_t *err) {
         .traces_url = c->opts.otlp_traces_url,
         .headers = c->opts.otlp_headers,
         .resource_attributes_json = resource,
-        .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000),
+        .schedule_delay_ms = mcp__env_positive("OTEL_BSP_SCHEDULE_DELAY", 5000),
         .protocol = (mcp__otlp_protocol)c->opts.otlp_protocol};
     st = mcp__otlp_start(&cfg, &c->otlp, why, sizeof why);
   }
@@ -100,7 +83,7 @@ mcp_status mcp__client_telemetry_start(mcp_client_t *c, mcp_error_t *err) {
         .metrics_url = c->opts.otlp_metrics_url,
         .headers = c->opts.otlp_metrics_headers,
         .resource_attributes_json = resource,
-        .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
+        .interval_ms = mcp__env_positive("OTEL_METRIC_EXPORT_INTERVAL", 60000),
         .max_series = 1000,
         .dropped_spans = dropped_spans,
         .dropped_ctx = c,
@@ -206,7 +189,7 @@ void mcp__cspan_begin(mcp_client_t *c, const char *method, json_t *params,
   mcp__traceparent_format(tp, sp->trace_id, sp->span_id);
   if (json_object_set_new(meta, "traceparent", json_string(tp)) != 0)
     return;
-  sp->start_ns = wall_ns();
+  sp->start_ns = mcp__wall_ns();
   sp->on = true;
 }
 
@@ -267,7 +250,7 @@ void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,
                        named ? strlen(sp->target) : 0);
   h->kind = MCP__SPAN_KIND_CLIENT;
   h->start_ns = sp->start_ns;
-  h->end_ns = wall_ns();
+  h->end_ns = mcp__wall_ns();
   mcp__span_draft_cstr(&d, "mcp.method.name", method);
   if (sp->target[0] != '\0' && sp->target_key != NULL)
     mcp__span_draft_attr_str(&d, sp->target_key, strlen(sp->target_key),

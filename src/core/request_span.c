@@ -17,6 +17,7 @@
 #include "telemetry/otlp.h"
 #include "telemetry/span.h"
 #include "telemetry/traceparent.h"
+#include "util/clock.h"
 
 struct mcp__call_span {
   unsigned char trace_id[16], span_id[8], parent_id[8];
@@ -35,12 +36,6 @@ struct mcp__call_span {
   unsigned client_port, server_port;
   int http_minor;
 };
-
-static int64_t wall_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static bool ratio_keeps(const unsigned char trace_id[16], double ratio) {
   uint64_t v = 0;
@@ -208,7 +203,7 @@ void mcp__span_begin(mcp_call_t *call) {
   r->client_port = r->server_port = 0;
   r->trace_state = ts ? strdup(ts) : NULL;
   copy_network(r, &call->peer);
-  r->start_ns = wall_ns();
+  r->start_ns = mcp__wall_ns();
   call->span = r;
 }
 
@@ -284,7 +279,7 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
                        tool ? tool : prompt, tool ? tool_n : prompt_n);
   h->kind = sp->task ? MCP__SPAN_KIND_INTERNAL : MCP__SPAN_KIND_SERVER;
   h->start_ns = sp->start_ns;
-  h->end_ns = wall_ns();
+  h->end_ns = mcp__wall_ns();
   mcp__span_draft_cstr(&d, "mcp.method.name", method);
   if (tool) {
     mcp__span_draft_str(&d, "gen_ai.tool.name", tool, tool_n);
@@ -392,7 +387,7 @@ void mcp__span_end(mcp_call_t *call, mcp_status st, const json_t *result,
   }
   span_emit(call, sp, &o);
   if (task != NULL) {
-    task->start_ns = wall_ns();
+    task->start_ns = mcp__wall_ns();
     span_free(call->task_span);
     call->task_span = task;
   }

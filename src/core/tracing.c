@@ -15,18 +15,7 @@
 #include "telemetry/metrics.h"
 #include "telemetry/otlp.h"
 #include "telemetry/resource.h"
-
-static const char *env(const char *name) {
-  const char *v = getenv(name);
-  return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
-static int64_t env_ms(const char *name, int64_t fallback) {
-  const char *v = env(name);
-  char *end;
-  long long n = v ? strtoll(v, &end, 10) : 0;
-  return v && *end == '\0' && n > 0 ? (int64_t)n : fallback;
-}
+#include "util/env.h"
 
 /* The checks both exporters share before they start: MCP_OK, or the
  * refusal in err. */
@@ -58,9 +47,9 @@ mcp_status mcp_server_enable_otlp_traces(mcp_server_t *s,
       .traces_url = traces_url,
       .headers = headers,
       .resource_attributes_json = resource,
-      .schedule_delay_ms = env_ms("OTEL_BSP_SCHEDULE_DELAY", 5000),
-      .max_queue = (size_t)env_ms("OTEL_BSP_MAX_QUEUE_SIZE", 2048),
-      .max_batch = (size_t)env_ms("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
+      .schedule_delay_ms = mcp__env_positive("OTEL_BSP_SCHEDULE_DELAY", 5000),
+      .max_queue = (size_t)mcp__env_positive("OTEL_BSP_MAX_QUEUE_SIZE", 2048),
+      .max_batch = (size_t)mcp__env_positive("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
       .protocol = (mcp__otlp_protocol)s->otlp_traces_protocol};
   char why[600] = "";
   mcp_status st = mcp__otlp_start(&cfg, &s->otlp, why, sizeof why);
@@ -92,7 +81,7 @@ mcp_status mcp_server_enable_otlp_metrics(mcp_server_t *s,
       .metrics_url = metrics_url,
       .headers = headers,
       .resource_attributes_json = resource,
-      .interval_ms = env_ms("OTEL_METRIC_EXPORT_INTERVAL", 60000),
+      .interval_ms = mcp__env_positive("OTEL_METRIC_EXPORT_INTERVAL", 60000),
       .max_series = 1000,
       .dropped_spans = dropped_spans,
       .dropped_ctx = s,
@@ -146,9 +135,9 @@ mcp_status mcp_server_set_otlp_protocol(mcp_server_t *s, const char *protocol,
 static mcp_status protocol_from_env(const char *signal_var, int *out,
                                     mcp_error_t *err) {
   const char *var = signal_var;
-  const char *protocol = env(var);
+  const char *protocol = mcp__env(var);
   if (protocol == NULL)
-    protocol = env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
+    protocol = mcp__env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
   return protocol ? protocol_from(var, protocol, out, err) : MCP_OK;
 }
 
@@ -180,7 +169,7 @@ mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
  * else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; OTEL_METRICS_EXPORTER
  * otlp or none. */
 static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
-  const char *exporter = env("OTEL_METRICS_EXPORTER");
+  const char *exporter = mcp__env("OTEL_METRICS_EXPORTER");
   if (exporter && strcmp(exporter, "none") == 0)
     return MCP_OK;
   if (exporter && strcmp(exporter, "otlp") != 0)
@@ -188,9 +177,9 @@ static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
                          "OTEL_METRICS_EXPORTER=%.100s: libmcp exports otlp "
                          "(or none)",
                          exporter);
-  const char *url = env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+  const char *url = mcp__env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
   char joined[1100];
-  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+  if (url == NULL && (url = mcp__env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
     size_t n = strlen(url);
     snprintf(joined, sizeof joined, "%s%sv1/metrics", url,
              n && url[n - 1] == '/' ? "" : "/");
@@ -202,17 +191,17 @@ static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
                                     &s->otlp_metrics_protocol, err);
   if (st != MCP_OK)
     return st;
-  const char *headers = env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
+  const char *headers = mcp__env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
   if (headers == NULL)
-    headers = env("OTEL_EXPORTER_OTLP_HEADERS");
+    headers = mcp__env("OTEL_EXPORTER_OTLP_HEADERS");
   return mcp_server_enable_otlp_metrics(s, url, headers, err);
 }
 
 mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
   if (s == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server");
-  const char *disabled = env("OTEL_SDK_DISABLED");
-  const char *exporter = env("OTEL_TRACES_EXPORTER");
+  const char *disabled = mcp__env("OTEL_SDK_DISABLED");
+  const char *exporter = mcp__env("OTEL_TRACES_EXPORTER");
   if (disabled && strcmp(disabled, "true") == 0)
     return MCP_OK;
   if (exporter && strcmp(exporter, "none") == 0)
@@ -222,9 +211,9 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
                          "OTEL_TRACES_EXPORTER=%.100s: libmcp exports otlp "
                          "(or none)",
                          exporter);
-  const char *sampler = env("OTEL_TRACES_SAMPLER");
+  const char *sampler = mcp__env("OTEL_TRACES_SAMPLER");
   if (sampler != NULL) {
-    const char *arg = env("OTEL_TRACES_SAMPLER_ARG");
+    const char *arg = mcp__env("OTEL_TRACES_SAMPLER_ARG");
     char *end = NULL;
     double ratio = arg ? strtod(arg, &end) : 1.0;
     if ((arg && *end != '\0') ||
@@ -238,9 +227,9 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
                            "ratio 0..1)",
                            sampler, arg ? arg : "");
   }
-  const char *url = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const char *url = mcp__env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
   char joined[1100];
-  if (url == NULL && (url = env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
+  if (url == NULL && (url = mcp__env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
     size_t n = strlen(url);
     snprintf(joined, sizeof joined, "%s%sv1/traces", url,
              n && url[n - 1] == '/' ? "" : "/");
@@ -252,9 +241,9 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
                                     &s->otlp_traces_protocol, err);
   if (st != MCP_OK)
     return st;
-  const char *headers = env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+  const char *headers = mcp__env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
   if (headers == NULL)
-    headers = env("OTEL_EXPORTER_OTLP_HEADERS");
+    headers = mcp__env("OTEL_EXPORTER_OTLP_HEADERS");
   st = mcp_server_enable_otlp_traces(s, url, headers, err);
   if (st != MCP_OK)
     return st;

@@ -7,11 +7,7 @@
 
 #include "mcp/version.h"
 #include "util/buf.h"
-
-static const char *env(const char *name) {
-  const char *v = getenv(name);
-  return v != NULL && v[0] != '\0' ? v : NULL;
-}
+#include "util/env.h"
 
 static void key_value(mcp__buf *b, const char *k, size_t kl, const char *v,
                       size_t vl) {
@@ -30,8 +26,8 @@ static void key_value(mcp__buf *b, const char *k, size_t kl, const char *v,
 char *mcp__otel_resource_json(const char *default_service) {
   mcp__buf b;
   mcp__buf_init(&b);
-  const char *attrs = env("OTEL_RESOURCE_ATTRIBUTES");
-  const char *service = env("OTEL_SERVICE_NAME");
+  const char *attrs = mcp__env("OTEL_RESOURCE_ATTRIBUTES");
+  const char *service = mcp__env("OTEL_SERVICE_NAME");
   bool named = service != NULL;
   if (service)
     key_value(&b, "service.name", 12, service, strlen(service));

@@ -17,6 +17,12 @@ int64_t mcp__wall_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t mcp__wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void mcp__deadline_in(clockid_t clock, int64_t ms, struct timespec *out) {
   clock_gettime(clock, out);
   out->tv_sec += (time_t)(ms / 1000);

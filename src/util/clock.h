@@ -12,6 +12,8 @@ int64_t mcp__monotonic_ms(void);
 int64_t mcp__monotonic_ns(void);
 /* Milliseconds since the Unix epoch. */
 int64_t mcp__wall_ms(void);
+/* Nanoseconds since the Unix epoch (span and data point times). */
+int64_t mcp__wall_ns(void);
 /* The instant ms milliseconds from now on clock (CLOCK_MONOTONIC or
  * CLOCK_REALTIME), for pthread_cond_timedwait and friends. */
 void mcp__deadline_in(clockid_t clock, int64_t ms, struct timespec *out);
