@@ -205,7 +205,10 @@ MCP_API mcp_status mcp_client_options_set_otlp_metrics(
  * OTEL_METRICS_EXPORTER=none); the encoding from
  * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (else ..._PROTOCOL) as
  * mcp_client_options_set_otlp_protocol. OTEL_SDK_DISABLED=true: both off.
- * MCP_OK and nothing set when no endpoint is named. */
+ * MCP_OK and nothing set when no endpoint is named. An exporter other than
+ * otlp or none, or a protocol other than http/protobuf or http/json, is
+ * refused (MCP_ERR_INVALID_ARG, the variable named in the refusals), as
+ * mcp_server_otlp_from_env refuses it. */
 MCP_API mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o);
 /* Sets the HTTP exchange observer (see mcp_client_http_fn; not called for
  * stdio). */

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "telemetry/otel_env.h"
 #include "telemetry/otlp_http.h"
 #include "util/str.h"
 #include "mcp/version.h"
-#include "util/env.h"
 
 static void free_strv(char **v) {
   if (v == NULL)
@@ -393,76 +393,31 @@ mcp_status mcp_client_options_set_otlp_metrics(mcp_client_options_t *o,
   return accepted(o, "mcp_client_options_set_otlp_metrics", st);
 }
 
-/* The URL of one signal ("traces", "metrics"): OTEL_EXPORTER_OTLP_<S>_
- * ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/<s>", in joined; NULL
- * when neither is set. */
-static const char *signal_url(const char *endpoint_var, const char *path,
-                              char joined[1100]) {
-  const char *url = mcp__env(endpoint_var);
-  if (url == NULL && (url = mcp__env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
-    size_t n = strlen(url);
-    snprintf(joined, 1100, "%s%s%s", url, n && url[n - 1] == '/' ? "" : "/",
-             path);
-    url = joined;
-  }
-  return url;
-}
-
-/* The encoding of one signal: OTEL_EXPORTER_OTLP_<S>_PROTOCOL, else
- * OTEL_EXPORTER_OTLP_PROTOCOL, into *out (left alone when neither is
- * set); a value libmcp does not speak is refused naming the variable. */
-static mcp_status protocol_from_env(mcp_client_options_t *o,
-                                    const char *signal_var, int *out) {
-  const char *var = signal_var, *protocol = mcp__env(var);
-  if (protocol == NULL)
-    protocol = mcp__env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
-  mcp__otlp_protocol p;
-  if (protocol == NULL)
-    return MCP_OK;
-  if (!mcp__otlp_protocol_parse(protocol, &p)) {
-    char why[200];
-    snprintf(why, sizeof why,
-             "%s=%.60s: libmcp exports http/protobuf or http/json (for "
-             "grpc, run a Collector beside it)",
-             var, protocol);
+/* One signal from the environment (telemetry/otel_env.h) with the setter
+ * that takes it; its protocol into *protocol. */
+static mcp_status signal_from_env(mcp_client_options_t *o,
+                                  mcp__otel_signal signal, int *protocol,
+                                  mcp_status (*set)(mcp_client_options_t *,
+                                                    const char *,
+                                                    const char *)) {
+  mcp__otel_export e;
+  char why[300];
+  if (!mcp__otel_export_from_env(signal, &e, why, sizeof why))
     return refuse(o, "mcp_client_options_otlp_from_env", why);
-  }
-  *out = (int)p;
-  return MCP_OK;
+  if (e.url == NULL)
+    return MCP_OK;
+  if (e.has_protocol)
+    *protocol = (int)e.protocol;
+  return set(o, e.url, e.headers);
 }
 
 mcp_status mcp_client_options_otlp_from_env(mcp_client_options_t *o) {
   if (o == NULL)
     return MCP_ERR_INVALID_ARG;
-  const char *off = mcp__env("OTEL_SDK_DISABLED");
-  if (off && strcmp(off, "true") == 0)
-    return MCP_OK;
-  const char *exporter = mcp__env("OTEL_TRACES_EXPORTER");
-  char joined[1100];
-  const char *url = signal_url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-                               "v1/traces", joined);
-  mcp_status st = MCP_OK;
-  if (url != NULL && !(exporter && strcmp(exporter, "none") == 0)) {
-    st = protocol_from_env(o, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-                           &o->otlp_protocol);
-    if (st != MCP_OK)
-      return st;
-    const char *headers = mcp__env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
-    st = mcp_client_options_set_otlp_traces(
-        o, url, headers ? headers : mcp__env("OTEL_EXPORTER_OTLP_HEADERS"));
-  }
-  exporter = mcp__env("OTEL_METRICS_EXPORTER");
-  url = signal_url("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "v1/metrics",
-                   joined);
-  if (st == MCP_OK && url != NULL &&
-      !(exporter && strcmp(exporter, "none") == 0)) {
-    st = protocol_from_env(o, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
-                           &o->otlp_metrics_protocol);
-    if (st != MCP_OK)
-      return st;
-    const char *headers = mcp__env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
-    st = mcp_client_options_set_otlp_metrics(
-        o, url, headers ? headers : mcp__env("OTEL_EXPORTER_OTLP_HEADERS"));
-  }
+  mcp_status st = signal_from_env(o, MCP__OTEL_TRACES, &o->otlp_protocol,
+                                  mcp_client_options_set_otlp_traces);
+  if (st == MCP_OK)
+    st = signal_from_env(o, MCP__OTEL_METRICS, &o->otlp_metrics_protocol,
+                         mcp_client_options_set_otlp_metrics);
   return accepted(o, "mcp_client_options_otlp_from_env", st);
 }

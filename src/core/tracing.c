@@ -13,6 +13,7 @@
 #include "mcp/version.h"
 #include "core/server_internal.h"
 #include "telemetry/metrics.h"
+#include "telemetry/otel_env.h"
 #include "telemetry/otlp.h"
 #include "telemetry/resource.h"
 #include "util/env.h"
@@ -130,17 +131,6 @@ mcp_status mcp_server_set_otlp_protocol(mcp_server_t *s, const char *protocol,
   return st;
 }
 
-/* OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL,
- * into *out (left alone when neither is set). */
-static mcp_status protocol_from_env(const char *signal_var, int *out,
-                                    mcp_error_t *err) {
-  const char *var = signal_var;
-  const char *protocol = mcp__env(var);
-  if (protocol == NULL)
-    protocol = mcp__env(var = "OTEL_EXPORTER_OTLP_PROTOCOL");
-  return protocol ? protocol_from(var, protocol, out, err) : MCP_OK;
-}
-
 mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
                                         double ratio) {
   static const struct {
@@ -165,53 +155,27 @@ mcp_status mcp_server_set_trace_sampler(mcp_server_t *s, const char *sampler,
   return MCP_ERR_INVALID_ARG;
 }
 
-/* Metrics as the environment says: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
- * else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; OTEL_METRICS_EXPORTER
- * otlp or none. */
+/* Metrics as the environment says (telemetry/otel_env.h). */
 static mcp_status metrics_from_env(mcp_server_t *s, mcp_error_t *err) {
-  const char *exporter = mcp__env("OTEL_METRICS_EXPORTER");
-  if (exporter && strcmp(exporter, "none") == 0)
+  mcp__otel_export m;
+  char why[300];
+  if (!mcp__otel_export_from_env(MCP__OTEL_METRICS, &m, why, sizeof why))
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED, "%s", why);
+  if (m.url == NULL)
     return MCP_OK;
-  if (exporter && strcmp(exporter, "otlp") != 0)
-    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
-                         "OTEL_METRICS_EXPORTER=%.100s: libmcp exports otlp "
-                         "(or none)",
-                         exporter);
-  const char *url = mcp__env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-  char joined[1100];
-  if (url == NULL && (url = mcp__env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
-    size_t n = strlen(url);
-    snprintf(joined, sizeof joined, "%s%sv1/metrics", url,
-             n && url[n - 1] == '/' ? "" : "/");
-    url = joined;
-  }
-  if (url == NULL)
-    return MCP_OK;
-  mcp_status st = protocol_from_env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
-                                    &s->otlp_metrics_protocol, err);
-  if (st != MCP_OK)
-    return st;
-  const char *headers = mcp__env("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
-  if (headers == NULL)
-    headers = mcp__env("OTEL_EXPORTER_OTLP_HEADERS");
-  return mcp_server_enable_otlp_metrics(s, url, headers, err);
+  if (m.has_protocol)
+    s->otlp_metrics_protocol = (int)m.protocol;
+  return mcp_server_enable_otlp_metrics(s, m.url, m.headers, err);
 }
 
 mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
   if (s == NULL)
     return mcp_error_set(err, MCP_ERR_INVALID_ARG, "no server");
-  const char *disabled = mcp__env("OTEL_SDK_DISABLED");
-  const char *exporter = mcp__env("OTEL_TRACES_EXPORTER");
-  if (disabled && strcmp(disabled, "true") == 0)
-    return MCP_OK;
-  if (exporter && strcmp(exporter, "none") == 0)
-    return metrics_from_env(s, err);
-  if (exporter && strcmp(exporter, "otlp") != 0)
-    return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
-                         "OTEL_TRACES_EXPORTER=%.100s: libmcp exports otlp "
-                         "(or none)",
-                         exporter);
-  const char *sampler = mcp__env("OTEL_TRACES_SAMPLER");
+  mcp__otel_export t;
+  char why[300];
+  if (!mcp__otel_export_from_env(MCP__OTEL_TRACES, &t, why, sizeof why))
+    return mcp_error_set(err, MCP_ERR_UNSUPPORTED, "%s", why);
+  const char *sampler = t.off ? NULL : mcp__env("OTEL_TRACES_SAMPLER");
   if (sampler != NULL) {
     const char *arg = mcp__env("OTEL_TRACES_SAMPLER_ARG");
     char *end = NULL;
@@ -227,26 +191,13 @@ mcp_status mcp_server_otlp_from_env(mcp_server_t *s, mcp_error_t *err) {
                            "ratio 0..1)",
                            sampler, arg ? arg : "");
   }
-  const char *url = mcp__env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-  char joined[1100];
-  if (url == NULL && (url = mcp__env("OTEL_EXPORTER_OTLP_ENDPOINT")) != NULL) {
-    size_t n = strlen(url);
-    snprintf(joined, sizeof joined, "%s%sv1/traces", url,
-             n && url[n - 1] == '/' ? "" : "/");
-    url = joined;
+  if (t.url != NULL) {
+    if (t.has_protocol)
+      s->otlp_traces_protocol = (int)t.protocol;
+    mcp_status st = mcp_server_enable_otlp_traces(s, t.url, t.headers, err);
+    if (st != MCP_OK)
+      return st;
   }
-  if (url == NULL)
-    return metrics_from_env(s, err); /* no collector for traces */
-  mcp_status st = protocol_from_env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-                                    &s->otlp_traces_protocol, err);
-  if (st != MCP_OK)
-    return st;
-  const char *headers = mcp__env("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
-  if (headers == NULL)
-    headers = mcp__env("OTEL_EXPORTER_OTLP_HEADERS");
-  st = mcp_server_enable_otlp_traces(s, url, headers, err);
-  if (st != MCP_OK)
-    return st;
   return metrics_from_env(s, err);
 }
 

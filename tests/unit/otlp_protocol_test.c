@@ -234,6 +234,19 @@ static void test_client(void **state) {
   assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_ERR_INVALID_ARG);
   setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json", 1);
   assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_OK);
+  /* an exporter libmcp lacks is refused as the server refuses it (the
+   * client once exported by OTLP all the same) */
+  setenv("OTEL_TRACES_EXPORTER", "console", 1);
+  assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_ERR_INVALID_ARG);
+  mcp_server_t *s = logging_server();
+  mcp_error_t err;
+  assert_int_equal(mcp_server_otlp_from_env(s, &err), MCP_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "OTEL_TRACES_EXPORTER=console"));
+  mcp_server_free(s);
+  /* none: that signal is off, the other still read */
+  setenv("OTEL_TRACES_EXPORTER", "none", 1);
+  assert_int_equal(mcp_client_options_otlp_from_env(o), MCP_OK);
+  unsetenv("OTEL_TRACES_EXPORTER");
   clear_env();
   mcp_client_options_free(o);
 }
