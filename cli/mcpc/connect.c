@@ -196,8 +196,11 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
   if (st == MCP_OK && /* OpenTelemetry CLIENT spans (OTEL_* environment) */
       mcp_client_options_otlp_from_env(o) != MCP_OK) {
     mcp_client_options_free(o);
-    /* the protocols set, named (the options keep the exact reason) */
-    static const char *const vars[] = {"OTEL_EXPORTER_OTLP_PROTOCOL",
+    /* the exporters and protocols set, named (the options keep the exact
+     * reason) */
+    static const char *const vars[] = {"OTEL_TRACES_EXPORTER",
+                                       "OTEL_METRICS_EXPORTER",
+                                       "OTEL_EXPORTER_OTLP_PROTOCOL",
                                        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
                                        "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"};
     char set[400] = "";
@@ -208,9 +211,10 @@ mcp_client_t *mcpc_connect(mcpc_ctx *ctx, int *exit_code) {
         snprintf(set + n, sizeof set - n, " %s=%.40s", vars[i], v);
     }
     *exit_code = mcpc_error(MCPC_USAGE, NULL,
-                            "OTEL_EXPORTER_OTLP_*: mcpc exports http/protobuf "
-                            "or http/json to http:// URLs only (set:%s)",
-                            set[0] ? set : " no protocol");
+                            "OTEL_*: mcpc exports otlp (or none) in "
+                            "http/protobuf or http/json to http:// URLs only "
+                            "(set:%s)",
+                            set[0] ? set : " no exporter or protocol");
     return NULL;
   }
   if (st != MCP_OK) {

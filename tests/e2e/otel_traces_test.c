@@ -725,6 +725,12 @@ static void test_stdio_spans_and_off(void **state) {
   assert_non_null(strstr(err, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"));
   free(err);
   unsetenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+  setenv("OTEL_TRACES_EXPORTER", "console", 1);
+  err = NULL;
+  MR_RUN2(2, NULL, &err, "-c", hello_bin, "ping");
+  assert_non_null(strstr(err, "OTEL_TRACES_EXPORTER=console"));
+  free(err);
+  unsetenv("OTEL_TRACES_EXPORTER");
   trace_env(false);
 }
 
