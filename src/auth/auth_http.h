@@ -94,10 +94,13 @@ void mcp__auth_prefetch(mcp_auth_t *a);
  * store/dpop_jti.h's when the server's store is PostgreSQL): records the
  * 32-byte replay key of an accepted proof until expires_ms (wall clock);
  * MCP_OK when new, MCP_ERR_EXISTS for a replay, any other status when it
- * could not be recorded (the proof is then refused with a 503). */
+ * could not be recorded (the proof is then refused with a 503). It returns
+ * within timeout_ms (MCP_ERR_TIMEOUT past it): the callers' threads are
+ * never held longer by a database that stopped answering. */
 typedef mcp_status (*mcp__jti_recorder_fn)(void *ctx,
                                            const unsigned char key[32],
                                            int64_t expires_ms, int64_t now_ms,
+                                           int64_t timeout_ms,
                                            mcp_error_t *err);
 /* Installs fn (NULL: none) with ctx; the local cache stays in front. Set
  * before serving, cleared before ctx goes away (returns once no call of

@@ -71,8 +71,11 @@ typedef struct mcp__icache_entry {
  * this many transfers, never a network thread. */
 #define MCP__INTROSPECTORS 4
 /* Threads at most that tell the shared DPoP replay record (a database that
- * stops answering holds each until it answers again). */
+ * stops answering holds each until the record's deadline). */
 #define MCP__RECORDERS 2
+/* A DPoP replay record is answered within this (ms): past it the proof
+ * gets a 503 and the record's database call has given up. */
+#define MCP__REPLAY_RECORD_DEADLINE_MS 2000
 
 struct mcp_auth {
   char *resource;
@@ -145,19 +148,15 @@ struct mcp_auth {
 
   /* the shared DPoP replay record asked off the network threads
    * (replay_record.c) under rec_lock: the records queued and running, the
-   * recorder threads (at most MCP__RECORDERS) and the watchdog that
-   * answers a record past its deadline while its thread is still held by
-   * the database; the backoff after failures */
+   * recorder threads (at most MCP__RECORDERS), each call bounded by its
+   * record's deadline; the backoff after failures */
   pthread_mutex_t rec_lock;
   pthread_cond_t rec_wake;  /* recorders: a record is queued */
-  pthread_cond_t rec_watch; /* the watchdog: a deadline to watch */
   pthread_cond_t rec_idle_cv; /* mcp__auth_set_jti_recorder: none runs */
   struct mcp__auth_wait *rec_queue, *rec_queue_tail, *rec_running;
   unsigned rec_queued, rec_busy;
   unsigned rec_threads, rec_idle;
   pthread_t rec_thread[MCP__RECORDERS];
-  pthread_t rec_watchdog;
-  bool rec_watchdog_started;
   bool rec_stop;
   uint64_t rec_ids;
   unsigned rec_failures;

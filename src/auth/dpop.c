@@ -108,7 +108,9 @@ mcp__dpop_result mcp__dpop_record_shared(mcp_auth_t *a,
   if (fn == NULL)
     return MCP__DPOP_OK;
   return mcp__dpop_record_result(
-      fn(ctx, rec->key, rec->until_s * 1000, rec->now_s * 1000, NULL), why);
+      fn(ctx, rec->key, rec->until_s * 1000, rec->now_s * 1000,
+         MCP__REPLAY_RECORD_DEADLINE_MS, NULL),
+      why);
 }
 
 void mcp__dpop_fini(mcp_auth_t *a) {

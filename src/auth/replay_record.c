@@ -6,11 +6,14 @@
  * thread (at most MCP__RECORDERS) makes the call and the answer resumes
  * the request.
  *
- * The call has no deadline of its own: a database that stops answering
- * without closing its connections (a paused server) holds the thread
- * inside it until it answers again. So a watchdog thread answers a record
- * that passed its deadline (REPLAY_RECORD_DEADLINE_MS) with a failure
- * while its thread is still held, and a failure backs the record off (1 s,
+ * Each record must be answered by its deadline
+ * (MCP__REPLAY_RECORD_DEADLINE_MS after it was queued), also when the
+ * database stops answering without closing its connections (a paused
+ * server, a network black hole): the call gets what is left of that budget
+ * and the PostgreSQL record gives up by then (pg_pool's deadline), so a
+ * thread is never held longer and mcp_auth_free / a server's stop wait for
+ * a record at most that long. A record whose deadline passed in the queue
+ * is answered without a call. A failure backs the record off (1 s,
  * doubling to 30 s): meanwhile proofs that need it get a 503 at once. A
  * record is never taken as done without the database's answer: a proof the
  * other replicas could not learn of is refused. */
@@ -21,7 +24,6 @@
 #include "util/clock.h"
 #include "util/thread.h"
 
-#define REPLAY_RECORD_DEADLINE_MS 2000
 #define REPLAY_RECORD_QUEUE_MAX 256
 #define REPLAY_RECORD_BACKOFF_FIRST_MS 1000
 #define REPLAY_RECORD_BACKOFF_MAX_MS 30000
@@ -30,11 +32,6 @@ enum { REC_QUEUED = 1, REC_RUNNING, REC_ANSWERED };
 
 void mcp__replay_record_init(mcp_auth_t *a) {
   pthread_mutex_init(&a->rec_lock, NULL);
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&a->rec_watch, &ca);
-  pthread_condattr_destroy(&ca);
   pthread_cond_init(&a->rec_wake, NULL);
   pthread_cond_init(&a->rec_idle_cv, NULL);
 }
@@ -97,20 +94,26 @@ static void *recorder_main(void *arg) {
     w->rec_next = a->rec_running;
     a->rec_running = w;
     a->rec_busy++;
-    /* w may be answered by the watchdog and freed by its owner while the
-     * call runs: keep what the call needs, find w again by its id */
+    /* w may be taken back and freed by its owner while the call runs
+     * (mcp__replay_record_cancel): keep what the call needs, find w again
+     * by its id */
     uint64_t id = w->rec_id;
     mcp__dpop_record rec = w->rec;
-    bool backed_off = mcp__monotonic_ms() < a->rec_next_ms;
+    int64_t now = mcp__monotonic_ms();
+    int64_t budget = w->rec_deadline_ms - now;
+    bool backed_off = now < a->rec_next_ms;
     pthread_mutex_unlock(&a->rec_lock);
 
     mcp_status st = MCP_ERR_IO;
-    if (!backed_off) {
+    if (!backed_off && budget <= 0) {
+      st = MCP_ERR_TIMEOUT; /* the queue took its time: the database lags */
+    } else if (!backed_off) {
       pthread_mutex_lock(&a->dpop_lock);
       mcp__jti_recorder_fn fn = a->jti_record;
       void *ctx = a->jti_record_ctx;
       pthread_mutex_unlock(&a->dpop_lock);
-      st = fn ? fn(ctx, rec.key, rec.until_s * 1000, rec.now_s * 1000, NULL)
+      st = fn ? fn(ctx, rec.key, rec.until_s * 1000, rec.now_s * 1000, budget,
+                   NULL)
               : MCP_OK; /* none any more: nothing to tell */
     }
 
@@ -144,57 +147,6 @@ static void *recorder_main(void *arg) {
   return NULL;
 }
 
-/* Answers the first record past its deadline (queued or running); true
- * when it did (rec_lock released and taken again meanwhile). *next: the
- * earliest deadline left otherwise. */
-static bool expire_one(mcp_auth_t *a, int64_t now, int64_t *next) {
-  *next = INT64_MAX;
-  mcp__auth_wait *lists[2] = {a->rec_queue, a->rec_running};
-  for (int l = 0; l < 2; l++)
-    for (mcp__auth_wait *w = lists[l]; w; w = w->rec_next) {
-      if (w->rec_deadline_ms > now) {
-        if (w->rec_deadline_ms < *next)
-          *next = w->rec_deadline_ms;
-        continue;
-      }
-      if (l == 0)
-        unlink_queued(a, w);
-      else
-        unlink_from(&a->rec_running, w);
-      back_off(a); /* no answer in time: the database is away */
-      w->rec_state = REC_ANSWERED;
-      w->rec_status = MCP_ERR_TIMEOUT;
-      w->retry_after_s = retry_after(a);
-      mcp__auth_ready_fn ready = w->ready;
-      void *ctx = w->ctx;
-      pthread_mutex_unlock(&a->rec_lock);
-      ready(ctx);
-      pthread_mutex_lock(&a->rec_lock);
-      return true;
-    }
-  return false;
-}
-
-static void *watchdog_main(void *arg) {
-  mcp_auth_t *a = arg;
-  pthread_mutex_lock(&a->rec_lock);
-  while (!a->rec_stop) {
-    int64_t next;
-    if (expire_one(a, mcp__monotonic_ms(), &next))
-      continue;
-    if (next == INT64_MAX) {
-      pthread_cond_wait(&a->rec_watch, &a->rec_lock);
-    } else {
-      struct timespec until;
-      mcp__deadline_in(CLOCK_MONOTONIC, next - mcp__monotonic_ms() + 1,
-                       &until);
-      pthread_cond_timedwait(&a->rec_watch, &a->rec_lock, &until);
-    }
-  }
-  pthread_mutex_unlock(&a->rec_lock);
-  return NULL;
-}
-
 bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
                               unsigned *retry_after_s) {
   *retry_after_s = 1;
@@ -205,20 +157,17 @@ bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
   } else if (mcp__monotonic_ms() < a->rec_next_ms) {
     *retry_after_s = retry_after(a);
   } else {
-    if (!a->rec_watchdog_started &&
-        mcp__thread_start(&a->rec_watchdog, watchdog_main, a) == 0)
-      a->rec_watchdog_started = true;
     if (a->rec_queued >= a->rec_idle && a->rec_threads < MCP__RECORDERS &&
         mcp__thread_start(&a->rec_thread[a->rec_threads], recorder_main,
                           a) == 0)
       a->rec_threads++;
-    ok = a->rec_watchdog_started && a->rec_threads > 0;
+    ok = a->rec_threads > 0;
   }
   if (ok) {
     w->recording = true;
     w->rec_state = REC_QUEUED;
     w->rec_id = ++a->rec_ids;
-    w->rec_deadline_ms = mcp__monotonic_ms() + REPLAY_RECORD_DEADLINE_MS;
+    w->rec_deadline_ms = mcp__monotonic_ms() + MCP__REPLAY_RECORD_DEADLINE_MS;
     w->rec_next = NULL;
     if (a->rec_queue_tail)
       a->rec_queue_tail->rec_next = w;
@@ -227,7 +176,6 @@ bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
     a->rec_queue_tail = w;
     a->rec_queued++;
     pthread_cond_signal(&a->rec_wake);
-    pthread_cond_signal(&a->rec_watch);
   }
   pthread_mutex_unlock(&a->rec_lock);
   return ok;
@@ -270,14 +218,11 @@ void mcp__replay_record_fini(mcp_auth_t *a) {
   pthread_mutex_lock(&a->rec_lock);
   a->rec_stop = true;
   pthread_cond_broadcast(&a->rec_wake);
-  pthread_cond_broadcast(&a->rec_watch);
   unsigned n = a->rec_threads;
-  bool watchdog = a->rec_watchdog_started;
   pthread_mutex_unlock(&a->rec_lock);
+  /* a thread in a record returns by the record's deadline */
   for (unsigned i = 0; i < n; i++)
     pthread_join(a->rec_thread[i], NULL);
-  if (watchdog)
-    pthread_join(a->rec_watchdog, NULL);
   /* records no thread took: refused */
   pthread_mutex_lock(&a->rec_lock);
   mcp__auth_wait *left = a->rec_queue;
@@ -292,7 +237,6 @@ void mcp__replay_record_fini(mcp_auth_t *a) {
     w->ready(w->ctx);
   }
   pthread_cond_destroy(&a->rec_wake);
-  pthread_cond_destroy(&a->rec_watch);
   pthread_cond_destroy(&a->rec_idle_cv);
   pthread_mutex_destroy(&a->rec_lock);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "store/pg_pool.h"
+#include "util/clock.h"
 
 static const mcp__pg_stmt insert_stmt = {
     "mcp_dpop_jti_insert",
@@ -27,7 +28,7 @@ bool mcp__dpop_jti_store_usable(mcp_store_t *store) {
 
 mcp_status mcp__dpop_jti_record(void *ctx, const unsigned char key[32],
                                 int64_t expires_ms, int64_t now_ms,
-                                mcp_error_t *err) {
+                                int64_t timeout_ms, mcp_error_t *err) {
   mcp__pg_pool *pool = mcp__store_postgres_pool(ctx);
   if (pool == NULL)
     return mcp_error_set(err, MCP_ERR_UNSUPPORTED,
@@ -38,16 +39,21 @@ mcp_status mcp__dpop_jti_record(void *ctx, const unsigned char key[32],
   snprintf(until, sizeof until, "%" PRId64, expires_ms);
   const char *v[2] = {hex, until};
   PGresult *r = NULL;
-  mcp_status st = mcp__pg_exec(pool, &insert_stmt, v, false, &r, err);
+  int64_t deadline = mcp__monotonic_ms() + timeout_ms;
+  mcp_status st =
+      mcp__pg_exec_within(pool, &insert_stmt, v, false, timeout_ms, &r, err);
   if (st != MCP_OK)
     return st;
   const char *rows = PQcmdTuples(r);
   bool inserted = rows != NULL && rows[0] == '1';
   PQclear(r);
-  if (inserted && key[0] == 0) { /* best effort: a failed sweep waits */
+  int64_t left = deadline - mcp__monotonic_ms();
+  if (inserted && key[0] == 0 && left > 0) { /* best effort: a failed
+                                                 sweep waits */
     snprintf(now, sizeof now, "%" PRId64, now_ms);
     const char *w[1] = {now};
-    if (mcp__pg_exec(pool, &sweep_stmt, w, false, &r, NULL) == MCP_OK)
+    if (mcp__pg_exec_within(pool, &sweep_stmt, w, false, left, &r, NULL) ==
+        MCP_OK)
       PQclear(r);
   }
   return inserted ? MCP_OK : MCP_ERR_EXISTS;

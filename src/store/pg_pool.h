@@ -9,11 +9,18 @@
  * dropped it) is replaced before use; while the database cannot be reached
  * callers get MCP_ERR_IO at once with the reason, and new connection
  * attempts back off from 100 ms doubling to 5 s.
+ *
+ * Statements have no deadline unless the caller gives one
+ * (mcp__pg_exec_within): the DPoP replay record does (2 s); the stores do
+ * not, since their statements may rightly run long (migrations, a long
+ * replay) and a timed-out write is of unknown outcome, which they would
+ * have to be taught to handle.
  */
 #ifndef MCP_STORE_PG_POOL_H
 #define MCP_STORE_PG_POOL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "store/pq.h" /* libpq by dlopen: every PQ* goes through its table */
 
@@ -50,6 +57,18 @@ const char *mcp__pg_pool_conninfo(const mcp__pg_pool *p);
 mcp_status mcp__pg_exec(mcp__pg_pool *p, const mcp__pg_stmt *s,
                         const char *const *values, bool retry, PGresult **out,
                         mcp_error_t *err);
+/* mcp__pg_exec ended by a deadline timeout_ms from now (0 or less: none,
+ * as mcp__pg_exec): waiting for a free connection, connecting and the
+ * statement all count. Past it: MCP_ERR_TIMEOUT naming the step, and the
+ * connection the statement was on is closed (never reused with an answer
+ * half read; no cancel is sent, so a write under way may still take
+ * effect). Without a deadline a paused server or a network black hole
+ * holds the caller until the server answers or the kernel gives up on
+ * the connection. */
+mcp_status mcp__pg_exec_within(mcp__pg_pool *p, const mcp__pg_stmt *s,
+                               const char *const *values, bool retry,
+                               int64_t timeout_ms, PGresult **out,
+                               mcp_error_t *err);
 
 /* For several statements in one transaction: take a connection, run
  * mcp__pg_conn_exec / mcp__pg_conn_simple on it, give it back. */

@@ -24,6 +24,8 @@
   X(PQclear)                                                                   \
   X(PQcmdStatus)                                                               \
   X(PQcmdTuples)                                                               \
+  X(PQconnectPoll)                                                             \
+  X(PQconnectStart)                                                            \
   X(PQconnectdb)                                                               \
   X(PQconsumeInput)                                                            \
   X(PQenterPipelineMode)                                                       \
@@ -49,6 +51,7 @@
   X(PQresultErrorMessage)                                                      \
   X(PQresultStatus)                                                            \
   X(PQsendPrepare)                                                             \
+  X(PQsendQuery)                                                               \
   X(PQsendQueryParams)                                                         \
   X(PQsendQueryPrepared)                                                       \
   X(PQsetNoticeProcessor)                                                      \
@@ -74,6 +77,8 @@ mcp_status mcp__pq_require(mcp_error_t *err);
 #define PQclear              (mcp__pq()->PQclear)
 #define PQcmdStatus          (mcp__pq()->PQcmdStatus)
 #define PQcmdTuples          (mcp__pq()->PQcmdTuples)
+#define PQconnectPoll        (mcp__pq()->PQconnectPoll)
+#define PQconnectStart       (mcp__pq()->PQconnectStart)
 #define PQconnectdb          (mcp__pq()->PQconnectdb)
 #define PQconsumeInput       (mcp__pq()->PQconsumeInput)
 #define PQenterPipelineMode  (mcp__pq()->PQenterPipelineMode)
@@ -99,6 +104,7 @@ mcp_status mcp__pq_require(mcp_error_t *err);
 #define PQresultErrorMessage (mcp__pq()->PQresultErrorMessage)
 #define PQresultStatus       (mcp__pq()->PQresultStatus)
 #define PQsendPrepare        (mcp__pq()->PQsendPrepare)
+#define PQsendQuery          (mcp__pq()->PQsendQuery)
 #define PQsendQueryParams    (mcp__pq()->PQsendQueryParams)
 #define PQsendQueryPrepared  (mcp__pq()->PQsendQueryPrepared)
 #define PQsetNoticeProcessor (mcp__pq()->PQsetNoticeProcessor)

@@ -9,7 +9,8 @@
  * never accepted. With the database paused (its processes stopped, their
  * connections open) a DPoP request gets 503 within the record's deadline
  * and other connections are not held up. An opaque DPoP-bound token waits
- * for its introspection, then for the record, and passes. */
+ * for its introspection, then for the record, and passes. A server whose
+ * record waits on a paused database stops within the record's deadline. */
 #include <signal.h>
 #include <stdatomic.h>
 
@@ -303,6 +304,61 @@ static void test_paused_database(void **state) {
   assert_true(pg_test_sql(conninfo, "DELETE FROM mcp_dpop_jti"));
 }
 
+typedef struct stopper {
+  pthread_t thread;
+  replica *r;
+  atomic_bool done;
+  int64_t ms;
+} stopper;
+
+static void *stop_main(void *arg) {
+  stopper *s = arg;
+  int64_t t0 = mono_ms();
+  stop_replica(s->r);
+  s->ms = mono_ms() - t0;
+  atomic_store(&s->done, true);
+  return NULL;
+}
+
+/* The database stops answering while a DPoP request waits for its record:
+ * stopping the server (which clears the recorder) and freeing the
+ * mcp_auth_t wait for the record thread at most until the record's
+ * deadline (2 s), since the INSERT gives up by then; a database that
+ * never answers again must not hold a server's stop for ever. */
+static void test_stop_with_database_paused(void **state) {
+  (void)state;
+  static replica a; /* still read by the stopper when a stop hangs */
+  start_replica_pool(&a, "replica-stop", 1);
+  char *token = access_token(), why[1024];
+  char *p1 = proof(token, "jti-stop-1"), *p2 = proof(token, "jti-stop-2");
+  assert_int_equal(call(a.f.port, token, p1, why, sizeof why), 200);
+
+  pause_database();
+  timed t = {0, a.f.port, token, p2, 0, "", 0};
+  pthread_create(&t.thread, NULL, timed_main, &t);
+  sleep_ms(300); /* its record is under way, on a paused connection */
+  stopper s = {.r = &a};
+  atomic_init(&s.done, false);
+  pthread_create(&s.thread, NULL, stop_main, &s);
+  int64_t t0 = mono_ms();
+  while (!atomic_load(&s.done) && mono_ms() - t0 < 6000)
+    sleep_ms(20);
+  bool stopped = atomic_load(&s.done);
+  int64_t waited = mono_ms() - t0;
+  resume_database(); /* lets a stop held by the database finish */
+  pthread_join(s.thread, NULL);
+  pthread_join(t.thread, NULL);
+  print_message("paused database: stop and mcp_auth_free %s in %lld ms; the "
+                "waiting DPoP request got %d in %lld ms\n",
+                stopped ? "done" : "NOT done", (long long)waited, t.status,
+                (long long)t.ms);
+  assert_true(stopped);
+  assert_true(s.ms < 3000);
+  free(p1);
+  free(p2);
+  free(token);
+}
+
 /* ---- an introspected token ------------------------------------------------ */
 
 /* The introspection endpoint: "opaque-ivy" is active and bound to
@@ -387,6 +443,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       /* first: the other drops the table at its end */
       cmocka_unit_test(test_paused_database),
+      cmocka_unit_test(test_stop_with_database_paused),
       cmocka_unit_test(test_introspected_token_then_record),
       cmocka_unit_test(test_replay_refused_by_the_other_replica),
   };
