@@ -147,6 +147,17 @@ mcp__session_state mcp__call_bind_session(mcp_call_t *call,
       &call->client_capabilities, &call->client_info, call);
 }
 
+const char *mcp__call_version_seen(const mcp_call_t *call,
+                                   char buf[MCP__MAX_VERSION_LEN]) {
+  if (call->protocol_version[0] != '\0' || call->session == NULL)
+    return call->protocol_version;
+  json_t *caps, *info;
+  buf[0] = '\0';
+  (void)mcp__session_snapshot(call->session, buf, MCP__MAX_VERSION_LEN, &caps,
+                              &info, NULL);
+  return buf;
+}
+
 void mcp__call_track(mcp_call_t *call, mcp_session_t *connection) {
   if (call->session) {
     if (!call->tracked) /* mcp__call_bind_session listed a ready one */

@@ -127,4 +127,12 @@ struct mcp_call {
   char raw_small[256];
 };
 
+/* The protocol version the call ran under, for its log line, span and data
+ * point: its own copy, else its session's (an initialize: the version it
+ * negotiated, which the call could not copy before the session had one),
+ * written into buf when it comes from the session; "" when neither has
+ * one. */
+const char *mcp__call_version_seen(const mcp_call_t *call,
+                                   char buf[MCP__MAX_VERSION_LEN]);
+
 #endif

@@ -120,13 +120,8 @@ void mcp__request_log_call(mcp_call_t *call, mcp_status st,
   mcp__buf_init_on(&b, line, sizeof line);
   head(&b, &call->peer);
   /* initialize: the version it just negotiated */
-  char era[MCP__MAX_VERSION_LEN] = "";
-  json_t *caps, *info;
-  if (call->protocol_version[0] != '\0')
-    memcpy(era, call->protocol_version, sizeof era);
-  else if (call->session != NULL)
-    (void)mcp__session_snapshot(call->session, era, sizeof era, &caps, &info,
-                                NULL);
+  char buf[MCP__MAX_VERSION_LEN];
+  const char *era = mcp__call_version_seen(call, buf);
   field_str(&b, "era", era[0] ? era : "none");
   if (call->stateless)
     field_str(&b, "mode", "stateless");

@@ -40,14 +40,8 @@ void mcp__metrics_end(mcp_call_t *call, const json_t *result, int code) {
   }
   /* initialize: the version it just negotiated, on the session (the call
    * took its copy before there was one), as the span and the log line */
-  char version[MCP__MAX_VERSION_LEN] = "";
-  const char *v = call->protocol_version;
-  json_t *caps, *info;
-  if (v[0] == '\0' && call->session != NULL) {
-    (void)mcp__session_snapshot(call->session, version, sizeof version, &caps,
-                                &info, NULL);
-    v = version;
-  }
+  char version[MCP__MAX_VERSION_LEN];
+  const char *v = mcp__call_version_seen(call, version);
   if (v[0] != '\0')
     a[n++] = MCP__METRICS_ATTR("mcp.protocol.version", v, strlen(v));
   a[n++] = call->peer.http ? MCP__METRICS_ATTR("network.transport", "tcp", 3)

@@ -303,13 +303,8 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
       mcp__span_draft_str(&d, "jsonrpc.request.id", id, n);
     }
   }
-  char era[MCP__MAX_VERSION_LEN] = "";
-  json_t *caps, *info;
-  if (call->protocol_version[0] != '\0')
-    memcpy(era, call->protocol_version, sizeof era);
-  else if (call->session != NULL)
-    (void)mcp__session_snapshot(call->session, era, sizeof era, &caps, &info,
-                                NULL);
+  char buf[MCP__MAX_VERSION_LEN];
+  const char *era = mcp__call_version_seen(call, buf);
   if (era[0])
     mcp__span_draft_cstr(&d, "mcp.protocol.version", era);
   if (call->session != NULL) {
