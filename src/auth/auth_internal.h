@@ -202,6 +202,9 @@ const char *mcp__auth_introspection_endpoint(mcp_auth_t *a,
 /* ---- jwt.c --------------------------------------------------------------- */
 /* Whether token has the shape of a JWS compact serialization (3 parts). */
 bool mcp__looks_like_jwt(const char *token);
+/* Whether an "aud" claim (a string or an array of them) names resource;
+ * an absent one (NULL) names nothing. jwt.c. */
+bool mcp__aud_names(const json_t *aud, const char *resource);
 /* One base64url segment of a compact JWS (a token's or a DPoP proof's
  * header or claims) decoded as a JSON object (duplicate members refused),
  * or NULL. */

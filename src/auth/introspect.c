@@ -102,20 +102,6 @@ void mcp__icache_free(mcp_auth_t *a) {
   a->cache = NULL;
 }
 
-static bool aud_has(const json_t *aud, const char *resource) {
-  if (aud == NULL)
-    return true; /* RFC 7662: optional; the AS vouches for the token */
-  if (json_is_string(aud))
-    return strcmp(json_string_value(aud), resource) == 0;
-  size_t i;
-  const json_t *v;
-  json_array_foreach(aud, i, v) {
-    if (json_is_string(v) && strcmp(json_string_value(v), resource) == 0)
-      return true;
-  }
-  return false;
-}
-
 static mcp__verdict judge(mcp_auth_t *a, const json_t *doc, int64_t now_s,
                           mcp__principal *out, mcp_error_t *err) {
   if (!json_is_true(json_object_get(doc, "active"))) {
@@ -131,7 +117,9 @@ static mcp__verdict judge(mcp_auth_t *a, const json_t *doc, int64_t now_s,
   const char *why = NULL;
   if (a->issuer && iss && strcmp(iss, a->issuer) != 0)
     why = "the token was issued by another issuer";
-  else if (!aud_has(json_object_get(doc, "aud"), a->resource))
+  /* RFC 7662: "aud" is optional; the server vouches for the token */
+  else if (json_object_get(doc, "aud") != NULL &&
+           !mcp__aud_names(json_object_get(doc, "aud"), a->resource))
     why = "the token is for another audience";
   else if (exp && (!json_is_number(exp) ||
                    (double)now_s > json_number_value(exp) + a->leeway_s))

@@ -36,7 +36,7 @@ static mcp__verdict invalid(mcp_error_t *err, const char *why) {
   return MCP__TOKEN_INVALID;
 }
 
-static bool aud_ok(const json_t *aud, const char *resource) {
+bool mcp__aud_names(const json_t *aud, const char *resource) {
   if (json_is_string(aud))
     return strcmp(json_string_value(aud), resource) == 0;
   size_t i;
@@ -95,7 +95,7 @@ static mcp__verdict check_claims(mcp_auth_t *a, const json_t *claims,
   const char *iss = json_string_value(json_object_get(claims, "iss"));
   if (a->issuer && (iss == NULL || strcmp(iss, a->issuer) != 0))
     return invalid(err, "the token was issued by another issuer");
-  if (!aud_ok(json_object_get(claims, "aud"), a->resource))
+  if (!mcp__aud_names(json_object_get(claims, "aud"), a->resource))
     return invalid(err, "the token is for another audience");
   double exp = 0, nbf = 0;
   if (!time_claim(claims, "exp", true, &exp))

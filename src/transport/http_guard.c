@@ -39,13 +39,11 @@ unsigned mcp__http_accepts_each(const char *accept, const char *const *types,
     major[t] = slash ? (size_t)(slash - types[t]) : len[t];
   }
   unsigned all = (1u << n) - 1, got = 0;
-  const char *p = accept;
-  while (*p && got != all) {
-    const char *end = strchr(p, ',');
-    if (end == NULL)
-      end = p + strlen(p);
-    const char *s = skip_ws(p, end);
-    const char *semi = end > s ? memchr(s, ';', (size_t)(end - s)) : NULL;
+  const char *p = accept, *s;
+  size_t item_len;
+  while (got != all && mcp__http_list_next(&p, &s, &item_len)) {
+    const char *end = s + item_len;
+    const char *semi = memchr(s, ';', item_len);
     const char *range_end = semi ? semi : end;
     while (range_end > s && (range_end[-1] == ' ' || range_end[-1] == '\t'))
       range_end--;
@@ -59,7 +57,6 @@ unsigned mcp__http_accepts_each(const char *accept, const char *const *types,
         match |= 1u << t;
     if (match && !q_is_zero(range_end, end))
       got |= match;
-    p = *end ? end + 1 : end;
   }
   return got;
 }
@@ -98,20 +95,31 @@ bool mcp__http_media_type_is(const char *content_type, const char *type) {
   return rest == s + n || *rest == ';';
 }
 
-bool mcp__http_coding_is_identity(const char *content_encoding) {
-  const char *p = content_encoding;
-  for (;;) {
-    while (*p == ' ' || *p == '\t' || *p == ',')
-      p++;
-    if (*p == '\0')
-      return true;
-    const char *s = p;
-    while (*p && *p != ',')
-      p++;
-    const char *e = p;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-      e--;
-    if (e - s != 8 || strncasecmp(s, "identity", 8) != 0)
-      return false;
+bool mcp__http_list_next(const char **p, const char **item, size_t *len) {
+  const char *at = *p;
+  while (*at == ' ' || *at == '\t' || *at == ',')
+    at++;
+  if (*at == '\0') {
+    *p = at;
+    return false;
   }
+  const char *s = at;
+  while (*at && *at != ',')
+    at++;
+  const char *e = at;
+  while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+    e--;
+  *item = s;
+  *len = (size_t)(e - s);
+  *p = at;
+  return true;
+}
+
+bool mcp__http_coding_is_identity(const char *content_encoding) {
+  const char *p = content_encoding, *item;
+  size_t n;
+  while (mcp__http_list_next(&p, &item, &n))
+    if (n != 8 || strncasecmp(item, "identity", 8) != 0)
+      return false;
+  return true;
 }

@@ -30,6 +30,10 @@ bool mcp__http_media_type_is(const char *content_type, const char *type);
 /* True when a Content-Encoding value names no coding but "identity" (a
  * list of "identity" and empty elements, ASCII case-insensitive). */
 bool mcp__http_coding_is_identity(const char *content_encoding);
+/* The next element of a comma-separated field value (RFC 9110 5.6.1) at
+ * *p, without the whitespace around it, into *item and *len, *p moved past
+ * it; empty elements are skipped. false at the end of the value. */
+bool mcp__http_list_next(const char **p, const char **item, size_t *len);
 /* Whether the header name name (len its strlen) is the literal lit,
  * ASCII case-insensitive. Lookups run over every field of every request:
  * the lengths are compared first. */

@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "transport/http_guard.h"
 #include "util/hex.h"
 
 size_t mcp__hp_head_end(const char *buf, size_t len, size_t from) {
@@ -174,20 +175,11 @@ static bool decode_path(char *s) {
 }
 
 static bool has_token(const char *list, const char *token) {
-  size_t n = strlen(token);
-  const char *p = list;
-  while (*p) {
-    while (*p == ' ' || *p == '\t' || *p == ',')
-      p++;
-    const char *s = p;
-    while (*p && *p != ',')
-      p++;
-    const char *e = p;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-      e--;
-    if ((size_t)(e - s) == n && strncasecmp(s, token, n) == 0)
+  size_t n = strlen(token), len;
+  const char *item;
+  while (mcp__http_list_next(&list, &item, &len))
+    if (len == n && strncasecmp(item, token, n) == 0)
       return true;
-  }
   return false;
 }
 
