@@ -215,6 +215,47 @@ static json_t *wait_metric(const char *metric, const char *tool,
   return wait_metric_with(metric, "gen_ai.tool.name", tool, transport);
 }
 
+/* Waits (10 s at most) for a data point of metric whose attributes are
+ * exactly attrs (a JSON object: every key, every value, nothing more);
+ * fails listing the attribute sets of metric that did arrive. */
+static void wait_metric_exact(const char *metric, const char *attrs) {
+  json_t *want = json_loads(attrs, 0, NULL);
+  assert_non_null(want);
+  json_t *seen = json_array();
+  for (int i = 0; i < 200; i++) {
+    json_array_clear(seen);
+    char *text = tu_read_file(spans_path, NULL);
+    bool found = false;
+    for (char *line = text ? strtok(text, "\n") : NULL; line && !found;
+         line = strtok(NULL, "\n")) {
+      json_t *s = json_loads(line, 0, NULL);
+      assert_non_null(s);
+      if (json_object_get(s, "error"))
+        fail_msg("the receiver refused a body: %s", line);
+      const char *name = json_string_value(json_object_get(s, "metric"));
+      const char *enc = json_string_value(json_object_get(s, "encoding"));
+      json_t *a = json_object_get(s, "attributes");
+      if (name && strcmp(name, metric) == 0 &&
+          (want_encoding == NULL || strcmp(enc, want_encoding) == 0)) {
+        found = json_equal(a, want);
+        json_array_append(seen, a);
+      }
+      json_decref(s);
+    }
+    free(text);
+    if (found) {
+      json_decref(seen);
+      json_decref(want);
+      return;
+    }
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  char *got = json_dumps(seen, JSON_COMPACT);
+  fail_msg("no data point of %s with exactly %s; its points: %s", metric,
+           attrs, got ? got : "?");
+}
+
 static const char *attr(json_t *span, const char *key) {
   return json_string_value(
       json_object_get(json_object_get(span, "attributes"), key));
@@ -383,6 +424,36 @@ static void test_http_spans(void **state) {
       "1");
   assert_null(attr(m, "error.type"));
   json_decref(m);
+  /* every attribute of mcpc's data points, exactly: the request that
+   * succeeded, the JSON-RPC error, the isError result, the 2025-11-25
+   * session's request, and the sessions */
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/call\","
+                    "\"gen_ai.tool.name\":\"greet\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"no/such\","
+                    "\"error.type\":\"-32601\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/call\","
+                    "\"gen_ai.tool.name\":\"greet\","
+                    "\"error.type\":\"tool_error\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/call\","
+                    "\"gen_ai.tool.name\":\"greet\","
+                    "\"mcp.protocol.version\":\"2025-11-25\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.session.duration",
+                    "{\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.session.duration",
+                    "{\"mcp.protocol.version\":\"2025-11-25\","
+                    "\"network.transport\":\"tcp\"}");
   assert_true(mr_stop(pid));
   trace_env(false);
 }
@@ -700,6 +771,14 @@ static void test_stdio_spans_and_off(void **state) {
   assert_false(has_attr(s, "server.address"));
   assert_false(has_attr(s, "client.address"));
   json_decref(s);
+  /* mcpc's data points over a pipe */
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/list\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"pipe\"}");
+  wait_metric_exact("mcp.client.session.duration",
+                    "{\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"pipe\"}");
   json_t *greets = spans_named("tools/call greet");
   assert_int_equal(json_array_size(greets), 0);
   json_decref(greets);
