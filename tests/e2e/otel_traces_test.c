@@ -109,6 +109,16 @@ static void trace_env(bool on) {
   unsetenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL");
 }
 
+/* The metrics of the processes started from here on (mcpc, and a server
+ * it runs over a pipe) go out once, when they stop: each data point then
+ * arrives with every value its process recorded. (A periodic export
+ * still in flight when metrics stop ends the exporting thread without
+ * the export at the end, losing what was recorded meanwhile: a short
+ * mcpc run would lose its last request's point now and then.) */
+static void metrics_at_stop_only(void) {
+  setenv("OTEL_METRIC_EXPORT_INTERVAL", "600000", 1);
+}
+
 /* The decoded spans received so far named name of kind (2 SERVER, 3
  * CLIENT; array, new). */
 static json_t *spans_of(const char *name, int kind) {
@@ -252,8 +262,13 @@ static void wait_metric_exact(const char *metric, const char *attrs) {
     nanosleep(&ts, NULL);
   }
   char *got = json_dumps(seen, JSON_COMPACT);
-  fail_msg("no data point of %s with exactly %s; its points: %s", metric,
-           attrs, got ? got : "?");
+  char why[4096];
+  snprintf(why, sizeof why, "no data point of %s with exactly %s; its "
+           "points: %s", metric, attrs, got ? got : "?");
+  free(got);
+  json_decref(seen);
+  json_decref(want);
+  fail_msg("%s", why);
 }
 
 static const char *attr(json_t *span, const char *key) {
@@ -289,6 +304,7 @@ static void test_http_spans(void **state) {
   char *argv[] = {hello_bin, "--http", hp, NULL};
   pid_t pid = mr_start_http(argv, url);
   assert_true(pid > 0);
+  metrics_at_stop_only(); /* mcpc's: the server's keep their interval */
   char *out = NULL;
   /* 2026-07-28, continuing the caller's trace */
   MR_RUN(0, &out, "-u", url, "request", "tools/call",
@@ -764,6 +780,7 @@ static void test_stdio_spans_and_off(void **state) {
          "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-00\"}}");
   /* stdio: pipe (the server exports its last spans when it ends) */
   snprintf(cmd, sizeof cmd, "%s --stdio", hello_bin);
+  metrics_at_stop_only();
   MR_RUN(0, NULL, "-c", cmd, "request", "tools/list");
   json_t *s = wait_span("tools/list", "network.transport", "pipe");
   /* stdio: no addresses, no HTTP version */
@@ -779,6 +796,7 @@ static void test_stdio_spans_and_off(void **state) {
   wait_metric_exact("mcp.client.session.duration",
                     "{\"mcp.protocol.version\":\"2026-07-28\","
                     "\"network.transport\":\"pipe\"}");
+  setenv("OTEL_METRIC_EXPORT_INTERVAL", "100", 1); /* as trace_env's */
   json_t *greets = spans_named("tools/call greet");
   assert_int_equal(json_array_size(greets), 0);
   json_decref(greets);
