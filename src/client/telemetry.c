@@ -14,7 +14,6 @@
 #include "telemetry/resource.h"
 #include "telemetry/span.h"
 #include "telemetry/traceparent.h"
-#include "util/buf.h"
 #include "util/clock.h"
 #include "util/env.h"
 
@@ -99,13 +98,13 @@ void mcp__client_session_begin(mcp_client_t *c) {
     c->session_started_ns = mcp__monotonic_ns();
 }
 
-/* One KeyValue with a string value into b (comma separated). */
-static void kv(mcp__buf *b, const char *key, const char *v) {
-  mcp__buf_append_str(b, b->len ? ",{\"key\":\"" : "{\"key\":\"");
-  mcp__buf_append_str(b, key);
-  mcp__buf_append_str(b, "\",\"value\":{\"stringValue\":");
-  mcp__buf_append_escaped(b, v, strlen(v));
-  mcp__buf_append_str(b, "}}");
+/* An attribute of a data point whose key is a string literal. */
+#define ATTR(key, v) MCP__METRICS_ATTR(key, (v), strlen(v))
+
+/* network.transport, the attribute every data point ends with */
+static mcp__metrics_attr transport_attr(const mcp_client_t *c) {
+  return c->opts.argv ? ATTR("network.transport", "pipe")
+                      : ATTR("network.transport", "tcp");
 }
 
 void mcp__client_session_end(mcp_client_t *c) {
@@ -113,22 +112,20 @@ void mcp__client_session_end(mcp_client_t *c) {
     double seconds =
         (double)(mcp__monotonic_ns() - c->session_started_ns) / 1e9;
     c->session_started_ns = 0;
-    mcp__buf b;
-    mcp__buf_init(&b);
+    mcp__metrics_attr a[3];
+    size_t n = 0;
     /* a connection the server (or the network) ended before close */
     pthread_mutex_lock(&c->lock);
     bool lost = c->closed;
     pthread_mutex_unlock(&c->lock);
     if (lost)
-      kv(&b, "error.type", mcp_status_name(MCP_ERR_CLOSED));
+      a[n++] = ATTR("error.type", mcp_status_name(MCP_ERR_CLOSED));
     const char *version = mcp_client_protocol_version(c);
     if (version != NULL && version[0] != '\0')
-      kv(&b, "mcp.protocol.version", version);
-    kv(&b, "network.transport", c->opts.argv ? "pipe" : "tcp");
-    if (b.data != NULL)
-      mcp__metrics_record(c->metrics, MCP__METRIC_CLIENT_SESSION, b.data,
-                          b.len, seconds);
-    mcp__buf_free(&b);
+      a[n++] = ATTR("mcp.protocol.version", version);
+    a[n++] = transport_attr(c);
+    mcp__metrics_record_attrs(c->metrics, MCP__METRIC_CLIENT_SESSION, a, n,
+                              seconds);
   }
 }
 
@@ -212,22 +209,22 @@ static const char *error_type(mcp_status st, const mcp_error_t *err,
 static void record_duration(mcp_client_t *c, const mcp__cspan *sp,
                             const char *method, const char *error) {
   double seconds = (double)(mcp__monotonic_ns() - sp->mono_start_ns) / 1e9;
-  char small[512];
-  mcp__buf b;
-  mcp__buf_init_on(&b, small, sizeof small);
-  kv(&b, "mcp.method.name", method);
+  mcp__metrics_attr a[5];
+  size_t n = 0;
+  a[n++] = ATTR("mcp.method.name", method);
+  /* a tool's or prompt's name, not a resource's URI; target_key is one
+   * of target_of's literals */
   if (sp->target[0] != '\0' && sp->target_key[0] == 'g')
-    kv(&b, sp->target_key, sp->target); /* not a resource's URI */
+    a[n++] = (mcp__metrics_attr){sp->target_key, strlen(sp->target_key),
+                                 sp->target, strlen(sp->target)};
   if (error != NULL)
-    kv(&b, "error.type", error);
+    a[n++] = ATTR("error.type", error);
   const char *version = mcp_client_protocol_version(c);
   if (version != NULL && version[0] != '\0')
-    kv(&b, "mcp.protocol.version", version);
-  kv(&b, "network.transport", c->opts.argv ? "pipe" : "tcp");
-  if (b.data != NULL)
-    mcp__metrics_record(c->metrics, MCP__METRIC_CLIENT_OPERATION, b.data,
-                        b.len, seconds);
-  mcp__buf_free(&b);
+    a[n++] = ATTR("mcp.protocol.version", version);
+  a[n++] = transport_attr(c);
+  mcp__metrics_record_attrs(c->metrics, MCP__METRIC_CLIENT_OPERATION, a, n,
+                            seconds);
 }
 
 void mcp__cspan_end(mcp_client_t *c, mcp__cspan *sp, const char *method,

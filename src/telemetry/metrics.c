@@ -34,9 +34,8 @@ typedef struct series {
   mcp__instrument instrument;
   char *attrs; /* NULL: free slot */
   size_t len;
-  /* A series recorded by mcp__metrics_record_attrs: its attributes in
-   * packed form (see pack_attrs), in attrs' allocation after the text;
-   * NULL for one recorded by its text. */
+  /* its attributes in packed form (see pack_attrs), in attrs' allocation
+   * after the text: what a lookup compares */
   const struct packed_attr *packed;
   size_t packed_count;
   uint64_t hash;
@@ -66,9 +65,9 @@ static int64_t wall_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The series' slot: a hash of its attribute text eight bytes at a time
- * (FNV-1a's byte at a time cost more than the rest of a request's data
- * point; the table compares the text itself, so the hash only spreads). */
+/* A hash of an attribute's value eight bytes at a time (FNV-1a's byte at
+ * a time cost more than the rest of a request's data point; the table
+ * compares the bytes themselves, so the hash only spreads). */
 static uint64_t series_hash(const char *p, size_t len) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
   for (; len >= 8; p += 8, len -= 8) {
@@ -115,10 +114,9 @@ typedef struct packed_attr {
   uint32_t key_len, len;
 } packed_attr;
 
-/* Takes the free slot x for a new series whose text is attrs (and whose
- * packed form, when packed is not NULL, follows it in one allocation,
- * aligned); NULL when the series limit is reached or out of memory
- * (counted). */
+/* Takes the free slot x for a new series whose text is attrs and whose
+ * packed form (packed_len bytes) follows it in one allocation, aligned;
+ * NULL when the series limit is reached or out of memory (counted). */
 static series *claim(mcp__metrics *m, series *x, mcp__instrument instrument,
                      uint64_t h, const char *attrs, size_t len,
                      const void *packed, size_t packed_len,
@@ -132,12 +130,8 @@ static series *claim(mcp__metrics *m, series *x, mcp__instrument instrument,
   }
   memcpy(x->attrs, attrs, len);
   x->attrs[len] = '\0';
-  if (packed != NULL) {
-    memcpy(x->attrs + at, packed, packed_len);
-    x->packed = (const packed_attr *)(void *)(x->attrs + at);
-  } else {
-    x->packed = NULL;
-  }
+  memcpy(x->attrs + at, packed, packed_len);
+  x->packed = (const packed_attr *)(void *)(x->attrs + at);
   x->packed_count = packed_count;
   x->instrument = instrument;
   x->len = len;
@@ -145,28 +139,6 @@ static series *claim(mcp__metrics *m, series *x, mcp__instrument instrument,
   x->min = x->max = seconds;
   m->used++;
   return x;
-}
-
-void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
-                         const char *attrs, size_t len, double seconds) {
-  uint64_t h = series_hash(attrs, len) ^ (uint64_t)instrument;
-  pthread_mutex_lock(&m->lock);
-  series *s = NULL;
-  for (size_t i = 0; i < m->slots; i++) {
-    series *x = &m->table[(h + i) & (m->slots - 1)];
-    if (x->attrs == NULL) {
-      s = claim(m, x, instrument, h, attrs, len, NULL, 0, 0, seconds);
-      break;
-    }
-    if (x->hash == h && x->instrument == instrument && x->packed == NULL &&
-        x->len == len && memcmp(x->attrs, attrs, len) == 0) {
-      s = x;
-      break;
-    }
-  }
-  if (s != NULL)
-    bump(s, seconds);
-  pthread_mutex_unlock(&m->lock);
 }
 
 /* The packed form of n attributes: packed_attr[n], then the bytes. */
@@ -234,8 +206,7 @@ static bool packed_equal(const packed_attr *p, size_t count,
 }
 
 /* One attribute as an OTLP/JSON KeyValue (comma separated after the
- * first), the value escaped only when it holds a character JSON escapes:
- * the same text as a client's (src/client/telemetry.c). */
+ * first), the value escaped only when it holds a character JSON escapes. */
 static bool append_kv(mcp__buf *b, const mcp__metrics_attr *a) {
   return mcp__buf_append_str(b, b->len ? ",{\"key\":\"" : "{\"key\":\"") &&
          mcp__buf_append(b, a->key, a->key_len) &&
@@ -285,7 +256,7 @@ void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
       mcp__buf_free(&text);
       break;
     }
-    if (x->hash == h && x->instrument == instrument && x->packed != NULL &&
+    if (x->hash == h && x->instrument == instrument &&
         packed_equal(x->packed, x->packed_count, attrs, n)) {
       s = x;
       break;

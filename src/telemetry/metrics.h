@@ -49,11 +49,6 @@ typedef enum mcp__instrument {
   MCP__METRIC_COUNT
 } mcp__instrument;
 
-/* One value of instrument for the series whose attributes are attrs
- * (KeyValue objects as JSON text, comma separated; with the instrument,
- * the series' identity). */
-void mcp__metrics_record(mcp__metrics *m, mcp__instrument instrument,
-                         const char *attrs, size_t len, double seconds);
 /* One attribute of a series, by mcp__metrics_record_attrs: a key and a
  * string value as bytes (the value lent for the call). */
 typedef struct mcp__metrics_attr {
@@ -65,12 +60,11 @@ typedef struct mcp__metrics_attr {
 /* An attribute whose key is a string literal (measured at compile time). */
 #define MCP__METRICS_ATTR(key, v, n)                                         \
   (mcp__metrics_attr) { "" key, sizeof(key) - 1, (v), (n) }
-/* The same as mcp__metrics_record with attrs' KeyValue text, without
- * writing that text but for a new series: the hot path of a server's
- * requests hashes the values, finds the series and compares the bytes.
- * A series recorded this way is not the one the same attributes name
- * through mcp__metrics_record: record an instrument through one of the
- * two. */
+/* One value of instrument for the series whose attributes are attrs, in
+ * that order (with the instrument, the series' identity). The attributes'
+ * KeyValue text (what the export and mcp__metrics_each show) is written
+ * only for a new series: a request's recording hashes the values, finds
+ * the series and compares the bytes. */
 void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
                                const mcp__metrics_attr *attrs, size_t n,
                                double seconds);

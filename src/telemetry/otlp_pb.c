@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* otlp_pb.c - see otlp_pb.h. One table per OTLP message: a row per field
- * (its JSON name, its number in the .proto, how its JSON value is written
- * on the wire). Adding a field to the model is adding its row. The JSON
- * side follows OTLP's JSON rules: ids in hex (not base64), enums as
- * numbers, 64-bit integers as decimal strings (numbers accepted too). */
+ * (its JSON name, its number in the .proto by its otlp_fields.h name, how
+ * its JSON value is written on the wire). Adding a field to the model is
+ * adding its row (and its number to otlp_fields.h). The JSON side follows
+ * OTLP's JSON rules: ids in hex (not base64), enums as numbers, 64-bit
+ * integers as decimal strings (numbers accepted too). */
 #include "telemetry/otlp_pb.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "telemetry/otlp_fields.h"
 #include "telemetry/pb.h"
 #include "util/base64.h"
 
@@ -53,11 +55,14 @@ struct pb_message {
 
 /* Rows: F a scalar, P a scalar that tracks presence (written even at its
  * default), M a message (repeated when the JSON holds an array), PM a
- * message member of a oneof. */
-#define F(json, number, kind) {json, number, kind, NULL, false}
-#define P(json, number, kind) {json, number, kind, NULL, true}
-#define M(json, number, table) {json, number, K_MESSAGE, &table, false}
-#define PM(json, number, table) {json, number, K_MESSAGE, &table, true}
+ * message member of a oneof; field names the number in otlp_fields.h
+ * (MCP__OTLP_ before it). */
+#define F(json, field, kind) {json, MCP__OTLP_##field, kind, NULL, false}
+#define P(json, field, kind) {json, MCP__OTLP_##field, kind, NULL, true}
+#define M(json, field, table)                                                 \
+  {json, MCP__OTLP_##field, K_MESSAGE, &table, false}
+#define PM(json, field, table)                                                \
+  {json, MCP__OTLP_##field, K_MESSAGE, &table, true}
 #define TABLE(var, label, ...)                                                \
   static const pb_field var##_fields[] = {__VA_ARGS__};                       \
   static const pb_message var = {                                             \
@@ -66,126 +71,132 @@ struct pb_message {
 /* common/v1/common.proto (AnyValue and KeyValue refer to each other). */
 static const pb_message ANY_VALUE, KEY_VALUE;
 TABLE(ARRAY_VALUE, "ArrayValue",
-      M("values", 1, ANY_VALUE));
+      M("values", ARRAY_VALUE_VALUES, ANY_VALUE));
 TABLE(KEY_VALUE_LIST, "KeyValueList",
-      M("values", 1, KEY_VALUE));
+      M("values", KEY_VALUE_LIST_VALUES, KEY_VALUE));
 TABLE(ANY_VALUE, "AnyValue",
-      P("stringValue", 1, K_STRING),
-      P("boolValue", 2, K_BOOL),
-      P("intValue", 3, K_INT64),
-      P("doubleValue", 4, K_DOUBLE),
-      PM("arrayValue", 5, ARRAY_VALUE),
-      PM("kvlistValue", 6, KEY_VALUE_LIST),
-      P("bytesValue", 7, K_BASE64));
+      P("stringValue", ANY_VALUE_STRING_VALUE, K_STRING),
+      P("boolValue", ANY_VALUE_BOOL_VALUE, K_BOOL),
+      P("intValue", ANY_VALUE_INT_VALUE, K_INT64),
+      P("doubleValue", ANY_VALUE_DOUBLE_VALUE, K_DOUBLE),
+      PM("arrayValue", ANY_VALUE_ARRAY_VALUE, ARRAY_VALUE),
+      PM("kvlistValue", ANY_VALUE_KVLIST_VALUE, KEY_VALUE_LIST),
+      P("bytesValue", ANY_VALUE_BYTES_VALUE, K_BASE64));
 TABLE(KEY_VALUE, "KeyValue",
-      F("key", 1, K_STRING),
-      M("value", 2, ANY_VALUE));
+      F("key", KEY_VALUE_KEY, K_STRING),
+      M("value", KEY_VALUE_VALUE, ANY_VALUE));
 TABLE(SCOPE, "InstrumentationScope",
-      F("name", 1, K_STRING),
-      F("version", 2, K_STRING),
-      M("attributes", 3, KEY_VALUE),
-      F("droppedAttributesCount", 4, K_UINT32));
+      F("name", INSTRUMENTATION_SCOPE_NAME, K_STRING),
+      F("version", INSTRUMENTATION_SCOPE_VERSION, K_STRING),
+      M("attributes", INSTRUMENTATION_SCOPE_ATTRIBUTES, KEY_VALUE),
+      F("droppedAttributesCount",
+        INSTRUMENTATION_SCOPE_DROPPED_ATTRIBUTES_COUNT, K_UINT32));
 
 /* resource/v1/resource.proto */
 TABLE(RESOURCE, "Resource",
-      M("attributes", 1, KEY_VALUE),
-      F("droppedAttributesCount", 2, K_UINT32));
+      M("attributes", RESOURCE_ATTRIBUTES, KEY_VALUE),
+      F("droppedAttributesCount", RESOURCE_DROPPED_ATTRIBUTES_COUNT, K_UINT32));
 
 /* trace/v1/trace.proto */
 TABLE(STATUS, "Status",
-      F("message", 2, K_STRING),
-      F("code", 3, K_ENUM));
+      F("message", STATUS_MESSAGE, K_STRING),
+      F("code", STATUS_CODE, K_ENUM));
 TABLE(EVENT, "Span.Event",
-      F("timeUnixNano", 1, K_FIXED64),
-      F("name", 2, K_STRING),
-      M("attributes", 3, KEY_VALUE),
-      F("droppedAttributesCount", 4, K_UINT32));
+      F("timeUnixNano", SPAN_EVENT_TIME_UNIX_NANO, K_FIXED64),
+      F("name", SPAN_EVENT_NAME, K_STRING),
+      M("attributes", SPAN_EVENT_ATTRIBUTES, KEY_VALUE),
+      F("droppedAttributesCount",
+        SPAN_EVENT_DROPPED_ATTRIBUTES_COUNT, K_UINT32));
 TABLE(LINK, "Span.Link",
-      F("traceId", 1, K_HEX),
-      F("spanId", 2, K_HEX),
-      F("traceState", 3, K_STRING),
-      M("attributes", 4, KEY_VALUE),
-      F("droppedAttributesCount", 5, K_UINT32),
-      F("flags", 6, K_FIXED32));
+      F("traceId", SPAN_LINK_TRACE_ID, K_HEX),
+      F("spanId", SPAN_LINK_SPAN_ID, K_HEX),
+      F("traceState", SPAN_LINK_TRACE_STATE, K_STRING),
+      M("attributes", SPAN_LINK_ATTRIBUTES, KEY_VALUE),
+      F("droppedAttributesCount", SPAN_LINK_DROPPED_ATTRIBUTES_COUNT, K_UINT32),
+      F("flags", SPAN_LINK_FLAGS, K_FIXED32));
 TABLE(SPAN, "Span",
-      F("traceId", 1, K_HEX),
-      F("spanId", 2, K_HEX),
-      F("traceState", 3, K_STRING),
-      F("parentSpanId", 4, K_HEX),
-      F("name", 5, K_STRING),
-      F("kind", 6, K_ENUM),
-      F("startTimeUnixNano", 7, K_FIXED64),
-      F("endTimeUnixNano", 8, K_FIXED64),
-      M("attributes", 9, KEY_VALUE),
-      F("droppedAttributesCount", 10, K_UINT32),
-      M("events", 11, EVENT),
-      F("droppedEventsCount", 12, K_UINT32),
-      M("links", 13, LINK),
-      F("droppedLinksCount", 14, K_UINT32),
-      M("status", 15, STATUS),
-      F("flags", 16, K_FIXED32));
+      F("traceId", SPAN_TRACE_ID, K_HEX),
+      F("spanId", SPAN_SPAN_ID, K_HEX),
+      F("traceState", SPAN_TRACE_STATE, K_STRING),
+      F("parentSpanId", SPAN_PARENT_SPAN_ID, K_HEX),
+      F("name", SPAN_NAME, K_STRING),
+      F("kind", SPAN_KIND, K_ENUM),
+      F("startTimeUnixNano", SPAN_START_TIME_UNIX_NANO, K_FIXED64),
+      F("endTimeUnixNano", SPAN_END_TIME_UNIX_NANO, K_FIXED64),
+      M("attributes", SPAN_ATTRIBUTES, KEY_VALUE),
+      F("droppedAttributesCount", SPAN_DROPPED_ATTRIBUTES_COUNT, K_UINT32),
+      M("events", SPAN_EVENTS, EVENT),
+      F("droppedEventsCount", SPAN_DROPPED_EVENTS_COUNT, K_UINT32),
+      M("links", SPAN_LINKS, LINK),
+      F("droppedLinksCount", SPAN_DROPPED_LINKS_COUNT, K_UINT32),
+      M("status", SPAN_STATUS, STATUS),
+      F("flags", SPAN_FLAGS, K_FIXED32));
 TABLE(SCOPE_SPANS, "ScopeSpans",
-      M("scope", 1, SCOPE),
-      M("spans", 2, SPAN),
-      F("schemaUrl", 3, K_STRING));
+      M("scope", SCOPE_SPANS_SCOPE, SCOPE),
+      M("spans", SCOPE_SPANS_SPANS, SPAN),
+      F("schemaUrl", SCOPE_SPANS_SCHEMA_URL, K_STRING));
 TABLE(RESOURCE_SPANS, "ResourceSpans",
-      M("resource", 1, RESOURCE),
-      M("scopeSpans", 2, SCOPE_SPANS),
-      F("schemaUrl", 3, K_STRING));
+      M("resource", RESOURCE_SPANS_RESOURCE, RESOURCE),
+      M("scopeSpans", RESOURCE_SPANS_SCOPE_SPANS, SCOPE_SPANS),
+      F("schemaUrl", RESOURCE_SPANS_SCHEMA_URL, K_STRING));
 
 /* collector/trace/v1/trace_service.proto */
 TABLE(TRACE_REQUEST, "ExportTraceServiceRequest",
-      M("resourceSpans", 1, RESOURCE_SPANS));
+      M("resourceSpans",
+        EXPORT_TRACE_SERVICE_REQUEST_RESOURCE_SPANS, RESOURCE_SPANS));
 
 /* metrics/v1/metrics.proto (no exemplars, exponential histograms or
  * summaries: libmcp records none) */
 TABLE(NUMBER_POINT, "NumberDataPoint",
-      F("startTimeUnixNano", 2, K_FIXED64),
-      F("timeUnixNano", 3, K_FIXED64),
-      P("asDouble", 4, K_DOUBLE),
-      P("asInt", 6, K_SFIXED64),
-      M("attributes", 7, KEY_VALUE),
-      F("flags", 8, K_UINT32));
+      F("startTimeUnixNano", NUMBER_DATA_POINT_START_TIME_UNIX_NANO, K_FIXED64),
+      F("timeUnixNano", NUMBER_DATA_POINT_TIME_UNIX_NANO, K_FIXED64),
+      P("asDouble", NUMBER_DATA_POINT_AS_DOUBLE, K_DOUBLE),
+      P("asInt", NUMBER_DATA_POINT_AS_INT, K_SFIXED64),
+      M("attributes", NUMBER_DATA_POINT_ATTRIBUTES, KEY_VALUE),
+      F("flags", NUMBER_DATA_POINT_FLAGS, K_UINT32));
 TABLE(HISTOGRAM_POINT, "HistogramDataPoint",
-      F("startTimeUnixNano", 2, K_FIXED64),
-      F("timeUnixNano", 3, K_FIXED64),
-      F("count", 4, K_FIXED64),
-      P("sum", 5, K_DOUBLE),
-      F("bucketCounts", 6, K_PACKED_FIXED64),
-      F("explicitBounds", 7, K_PACKED_DOUBLE),
-      M("attributes", 9, KEY_VALUE),
-      F("flags", 10, K_UINT32),
-      P("min", 11, K_DOUBLE),
-      P("max", 12, K_DOUBLE));
+      F("startTimeUnixNano",
+        HISTOGRAM_DATA_POINT_START_TIME_UNIX_NANO, K_FIXED64),
+      F("timeUnixNano", HISTOGRAM_DATA_POINT_TIME_UNIX_NANO, K_FIXED64),
+      F("count", HISTOGRAM_DATA_POINT_COUNT, K_FIXED64),
+      P("sum", HISTOGRAM_DATA_POINT_SUM, K_DOUBLE),
+      F("bucketCounts", HISTOGRAM_DATA_POINT_BUCKET_COUNTS, K_PACKED_FIXED64),
+      F("explicitBounds",
+        HISTOGRAM_DATA_POINT_EXPLICIT_BOUNDS, K_PACKED_DOUBLE),
+      M("attributes", HISTOGRAM_DATA_POINT_ATTRIBUTES, KEY_VALUE),
+      F("flags", HISTOGRAM_DATA_POINT_FLAGS, K_UINT32),
+      P("min", HISTOGRAM_DATA_POINT_MIN, K_DOUBLE),
+      P("max", HISTOGRAM_DATA_POINT_MAX, K_DOUBLE));
 TABLE(GAUGE, "Gauge",
-      M("dataPoints", 1, NUMBER_POINT));
+      M("dataPoints", GAUGE_DATA_POINTS, NUMBER_POINT));
 TABLE(SUM, "Sum",
-      M("dataPoints", 1, NUMBER_POINT),
-      F("aggregationTemporality", 2, K_ENUM),
-      F("isMonotonic", 3, K_BOOL));
+      M("dataPoints", SUM_DATA_POINTS, NUMBER_POINT),
+      F("aggregationTemporality", SUM_AGGREGATION_TEMPORALITY, K_ENUM),
+      F("isMonotonic", SUM_IS_MONOTONIC, K_BOOL));
 TABLE(HISTOGRAM, "Histogram",
-      M("dataPoints", 1, HISTOGRAM_POINT),
-      F("aggregationTemporality", 2, K_ENUM));
+      M("dataPoints", HISTOGRAM_DATA_POINTS, HISTOGRAM_POINT),
+      F("aggregationTemporality", HISTOGRAM_AGGREGATION_TEMPORALITY, K_ENUM));
 TABLE(METRIC, "Metric",
-      F("name", 1, K_STRING),
-      F("description", 2, K_STRING),
-      F("unit", 3, K_STRING),
-      M("gauge", 5, GAUGE),
-      M("sum", 7, SUM),
-      M("histogram", 9, HISTOGRAM),
-      M("metadata", 12, KEY_VALUE));
+      F("name", METRIC_NAME, K_STRING),
+      F("description", METRIC_DESCRIPTION, K_STRING),
+      F("unit", METRIC_UNIT, K_STRING),
+      M("gauge", METRIC_GAUGE, GAUGE),
+      M("sum", METRIC_SUM, SUM),
+      M("histogram", METRIC_HISTOGRAM, HISTOGRAM),
+      M("metadata", METRIC_METADATA, KEY_VALUE));
 TABLE(SCOPE_METRICS, "ScopeMetrics",
-      M("scope", 1, SCOPE),
-      M("metrics", 2, METRIC),
-      F("schemaUrl", 3, K_STRING));
+      M("scope", SCOPE_METRICS_SCOPE, SCOPE),
+      M("metrics", SCOPE_METRICS_METRICS, METRIC),
+      F("schemaUrl", SCOPE_METRICS_SCHEMA_URL, K_STRING));
 TABLE(RESOURCE_METRICS, "ResourceMetrics",
-      M("resource", 1, RESOURCE),
-      M("scopeMetrics", 2, SCOPE_METRICS),
-      F("schemaUrl", 3, K_STRING));
+      M("resource", RESOURCE_METRICS_RESOURCE, RESOURCE),
+      M("scopeMetrics", RESOURCE_METRICS_SCOPE_METRICS, SCOPE_METRICS),
+      F("schemaUrl", RESOURCE_METRICS_SCHEMA_URL, K_STRING));
 
 /* collector/metrics/v1/metrics_service.proto */
 TABLE(METRICS_REQUEST, "ExportMetricsServiceRequest",
-      M("resourceMetrics", 1, RESOURCE_METRICS));
+      M("resourceMetrics",
+        EXPORT_METRICS_SERVICE_REQUEST_RESOURCE_METRICS, RESOURCE_METRICS));
 
 typedef struct encoder {
   mcp__pb w;

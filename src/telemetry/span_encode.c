@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "telemetry/otlp_fields.h"
+
 static const char hex_digits[] = "0123456789abcdef";
 
 /* The JSON is written piece by piece into room reserved per span (an
@@ -148,36 +150,6 @@ bool mcp__spans_to_json(const mcp__span_batch_head *head,
   return ok && mcp__buf_append_str(out, "]}]}]}");
 }
 
-/* Field numbers of trace.proto and common.proto. */
-enum {
-  PB_REQUEST_RESOURCE_SPANS = 1, /* ExportTraceServiceRequest */
-  PB_RS_RESOURCE = 1,            /* ResourceSpans */
-  PB_RS_SCOPE_SPANS = 2,
-  PB_SS_SCOPE = 1, /* ScopeSpans */
-  PB_SS_SPANS = 2,
-  PB_SCOPE_NAME = 1, /* InstrumentationScope */
-  PB_SCOPE_VERSION = 2,
-  PB_SPAN_TRACE_ID = 1, /* Span */
-  PB_SPAN_SPAN_ID = 2,
-  PB_SPAN_TRACE_STATE = 3,
-  PB_SPAN_PARENT_SPAN_ID = 4,
-  PB_SPAN_NAME = 5,
-  PB_SPAN_KIND = 6,
-  PB_SPAN_START = 7,
-  PB_SPAN_END = 8,
-  PB_SPAN_ATTRIBUTES = 9,
-  PB_SPAN_DROPPED_ATTRIBUTES = 10,
-  PB_SPAN_LINKS = 13,
-  PB_SPAN_STATUS = 15,
-  PB_LINK_TRACE_ID = 1, /* Span.Link */
-  PB_LINK_SPAN_ID = 2,
-  PB_STATUS_CODE = 3, /* Status */
-  PB_KV_KEY = 1,      /* KeyValue */
-  PB_KV_VALUE = 2,
-  PB_ANY_STRING = 1, /* AnyValue (a oneof: written even when empty) */
-  PB_ANY_INT = 3
-};
-
 /* The protobuf writing below sizes a span's messages before writing it,
  * so each length goes in front of its message directly: no nested message
  * is moved (as the general writer of telemetry/pb.h does). The wire types:
@@ -269,69 +241,72 @@ static size_t span_size(const mcp__span *sp, size_t *kv) {
 static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
                                size_t size, const size_t *kv) {
   const mcp__span_head *h = &sp->h;
-  o = put_len_head(o, PB_SS_SPANS, size);
-  o = put_len_field(o, PB_SPAN_TRACE_ID, h->trace_id, 16);
-  o = put_len_field(o, PB_SPAN_SPAN_ID, h->span_id, 8);
+  o = put_len_head(o, MCP__OTLP_SCOPE_SPANS_SPANS, size);
+  o = put_len_field(o, MCP__OTLP_SPAN_TRACE_ID, h->trace_id, 16);
+  o = put_len_field(o, MCP__OTLP_SPAN_SPAN_ID, h->span_id, 8);
   if (h->has_trace_state && h->state_len)
-    o = put_len_field(o, PB_SPAN_TRACE_STATE,
+    o = put_len_field(o, MCP__OTLP_SPAN_TRACE_STATE,
                       mcp__span_str(sp, h->state_off), h->state_len);
   if (h->has_parent)
-    o = put_len_field(o, PB_SPAN_PARENT_SPAN_ID, h->parent_id, 8);
+    o = put_len_field(o, MCP__OTLP_SPAN_PARENT_SPAN_ID, h->parent_id, 8);
   if (h->name_len)
-    o = put_len_field(o, PB_SPAN_NAME, mcp__span_str(sp, h->name_off),
+    o = put_len_field(o, MCP__OTLP_SPAN_NAME, mcp__span_str(sp, h->name_off),
                       h->name_len);
   if (h->kind) {
-    *o++ = PB_SPAN_KIND << 3;
+    *o++ = MCP__OTLP_SPAN_KIND << 3;
     o = put_varint(o, (uint64_t)h->kind);
   }
   if (h->start_ns)
-    o = put_fixed64(o, PB_SPAN_START, (uint64_t)h->start_ns);
+    o = put_fixed64(o, MCP__OTLP_SPAN_START_TIME_UNIX_NANO,
+                    (uint64_t)h->start_ns);
   if (h->end_ns)
-    o = put_fixed64(o, PB_SPAN_END, (uint64_t)h->end_ns);
+    o = put_fixed64(o, MCP__OTLP_SPAN_END_TIME_UNIX_NANO, (uint64_t)h->end_ns);
   for (uint32_t i = 0; i < h->attr_count; i++) {
     const mcp__span_attr *a = &h->attrs[i];
     if (!a->is_int && a->key_len != 0 && kv[i] < 0x80) {
       /* the common attribute: a string KeyValue under 128 bytes, so every
        * length in it is one byte (no varint loops) */
-      o[0] = PB_SPAN_ATTRIBUTES << 3 | 2;
+      o[0] = MCP__OTLP_SPAN_ATTRIBUTES << 3 | 2;
       o[1] = (unsigned char)kv[i];
-      o[2] = PB_KV_KEY << 3 | 2;
+      o[2] = MCP__OTLP_KEY_VALUE_KEY << 3 | 2;
       o[3] = (unsigned char)a->key_len;
       memcpy(o + 4, a->key, a->key_len);
       o += 4 + a->key_len;
-      o[0] = PB_KV_VALUE << 3 | 2;
+      o[0] = MCP__OTLP_KEY_VALUE_VALUE << 3 | 2;
       o[1] = (unsigned char)(2 + a->len);
-      o[2] = PB_ANY_STRING << 3 | 2;
+      o[2] = MCP__OTLP_ANY_VALUE_STRING_VALUE << 3 | 2;
       o[3] = (unsigned char)a->len;
       memcpy(o + 4, mcp__span_str(sp, a->off), a->len);
       o += 4 + a->len;
       continue;
     }
-    o = put_len_head(o, PB_SPAN_ATTRIBUTES, kv[i]);
+    o = put_len_head(o, MCP__OTLP_SPAN_ATTRIBUTES, kv[i]);
     if (a->key_len)
-      o = put_len_field(o, PB_KV_KEY, a->key, a->key_len);
+      o = put_len_field(o, MCP__OTLP_KEY_VALUE_KEY, a->key, a->key_len);
     if (a->is_int) {
-      o = put_len_head(o, PB_KV_VALUE, 1 + varint_size((uint64_t)a->int_value));
-      *o++ = PB_ANY_INT << 3;
+      o = put_len_head(o, MCP__OTLP_KEY_VALUE_VALUE,
+                       1 + varint_size((uint64_t)a->int_value));
+      *o++ = MCP__OTLP_ANY_VALUE_INT_VALUE << 3;
       o = put_varint(o, (uint64_t)a->int_value);
     } else {
-      o = put_len_head(o, PB_KV_VALUE, len_field_size(a->len));
-      o = put_len_field(o, PB_ANY_STRING, mcp__span_str(sp, a->off), a->len);
+      o = put_len_head(o, MCP__OTLP_KEY_VALUE_VALUE, len_field_size(a->len));
+      o = put_len_field(o, MCP__OTLP_ANY_VALUE_STRING_VALUE,
+                        mcp__span_str(sp, a->off), a->len);
     }
   }
   if (h->dropped_attrs) {
-    *o++ = PB_SPAN_DROPPED_ATTRIBUTES << 3;
+    *o++ = MCP__OTLP_SPAN_DROPPED_ATTRIBUTES_COUNT << 3;
     o = put_varint(o, h->dropped_attrs);
   }
   if (h->has_link) {
-    o = put_len_head(o, PB_SPAN_LINKS,
+    o = put_len_head(o, MCP__OTLP_SPAN_LINKS,
                      len_field_size(16) + len_field_size(8));
-    o = put_len_field(o, PB_LINK_TRACE_ID, h->link_trace_id, 16);
-    o = put_len_field(o, PB_LINK_SPAN_ID, h->link_span_id, 8);
+    o = put_len_field(o, MCP__OTLP_SPAN_LINK_TRACE_ID, h->link_trace_id, 16);
+    o = put_len_field(o, MCP__OTLP_SPAN_LINK_SPAN_ID, h->link_span_id, 8);
   }
   if (h->error) {
-    o = put_len_head(o, PB_SPAN_STATUS, 2);
-    *o++ = PB_STATUS_CODE << 3;
+    o = put_len_head(o, MCP__OTLP_SPAN_STATUS, 2);
+    *o++ = MCP__OTLP_STATUS_CODE << 3;
     *o++ = 2; /* STATUS_CODE_ERROR */
   }
   return o;
@@ -366,16 +341,18 @@ bool mcp__spans_to_pb(const mcp__span_batch_head *head,
   bool ok = total <= limit && mcp__buf_reserve(out, total);
   if (ok) {
     unsigned char *start = (unsigned char *)out->data + out->len, *o = start;
-    o = put_len_head(o, PB_REQUEST_RESOURCE_SPANS, resource_spans);
-    o = put_len_field(o, PB_RS_RESOURCE, head->resource_pb,
+    o = put_len_head(o, MCP__OTLP_EXPORT_TRACE_SERVICE_REQUEST_RESOURCE_SPANS,
+                     resource_spans);
+    o = put_len_field(o, MCP__OTLP_RESOURCE_SPANS_RESOURCE, head->resource_pb,
                       head->resource_pb_len);
-    o = put_len_head(o, PB_RS_SCOPE_SPANS, scope_spans);
-    o = put_len_head(o, PB_SS_SCOPE, scope);
+    o = put_len_head(o, MCP__OTLP_RESOURCE_SPANS_SCOPE_SPANS, scope_spans);
+    o = put_len_head(o, MCP__OTLP_SCOPE_SPANS_SCOPE, scope);
     if (name_len)
-      o = put_len_field(o, PB_SCOPE_NAME, head->scope_name, name_len);
+      o = put_len_field(o, MCP__OTLP_INSTRUMENTATION_SCOPE_NAME,
+                        head->scope_name, name_len);
     if (version_len)
-      o = put_len_field(o, PB_SCOPE_VERSION, head->scope_version,
-                        version_len);
+      o = put_len_field(o, MCP__OTLP_INSTRUMENTATION_SCOPE_VERSION,
+                        head->scope_version, version_len);
     for (size_t i = 0; i < n; i++)
       o = put_span(o, spans[i], sizes[i].span, sizes[i].kv);
     out->len += (size_t)(o - start);

@@ -109,6 +109,16 @@ static void trace_env(bool on) {
   unsetenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL");
 }
 
+/* The metrics of the processes started from here on (mcpc, and a server
+ * it runs over a pipe) go out once, when they stop: each data point then
+ * arrives with every value its process recorded. (A periodic export
+ * still in flight when metrics stop ends the exporting thread without
+ * the export at the end, losing what was recorded meanwhile: a short
+ * mcpc run would lose its last request's point now and then.) */
+static void metrics_at_stop_only(void) {
+  setenv("OTEL_METRIC_EXPORT_INTERVAL", "600000", 1);
+}
+
 /* The decoded spans received so far named name of kind (2 SERVER, 3
  * CLIENT; array, new). */
 static json_t *spans_of(const char *name, int kind) {
@@ -215,6 +225,52 @@ static json_t *wait_metric(const char *metric, const char *tool,
   return wait_metric_with(metric, "gen_ai.tool.name", tool, transport);
 }
 
+/* Waits (10 s at most) for a data point of metric whose attributes are
+ * exactly attrs (a JSON object: every key, every value, nothing more);
+ * fails listing the attribute sets of metric that did arrive. */
+static void wait_metric_exact(const char *metric, const char *attrs) {
+  json_t *want = json_loads(attrs, 0, NULL);
+  assert_non_null(want);
+  json_t *seen = json_array();
+  for (int i = 0; i < 200; i++) {
+    json_array_clear(seen);
+    char *text = tu_read_file(spans_path, NULL);
+    bool found = false;
+    for (char *line = text ? strtok(text, "\n") : NULL; line && !found;
+         line = strtok(NULL, "\n")) {
+      json_t *s = json_loads(line, 0, NULL);
+      assert_non_null(s);
+      if (json_object_get(s, "error"))
+        fail_msg("the receiver refused a body: %s", line);
+      const char *name = json_string_value(json_object_get(s, "metric"));
+      const char *enc = json_string_value(json_object_get(s, "encoding"));
+      json_t *a = json_object_get(s, "attributes");
+      if (name && strcmp(name, metric) == 0 &&
+          (want_encoding == NULL || strcmp(enc, want_encoding) == 0)) {
+        found = json_equal(a, want);
+        json_array_append(seen, a);
+      }
+      json_decref(s);
+    }
+    free(text);
+    if (found) {
+      json_decref(seen);
+      json_decref(want);
+      return;
+    }
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  char *got = json_dumps(seen, JSON_COMPACT);
+  char why[4096];
+  snprintf(why, sizeof why, "no data point of %s with exactly %s; its "
+           "points: %s", metric, attrs, got ? got : "?");
+  free(got);
+  json_decref(seen);
+  json_decref(want);
+  fail_msg("%s", why);
+}
+
 static const char *attr(json_t *span, const char *key) {
   return json_string_value(
       json_object_get(json_object_get(span, "attributes"), key));
@@ -248,6 +304,7 @@ static void test_http_spans(void **state) {
   char *argv[] = {hello_bin, "--http", hp, NULL};
   pid_t pid = mr_start_http(argv, url);
   assert_true(pid > 0);
+  metrics_at_stop_only(); /* mcpc's: the server's keep their interval */
   char *out = NULL;
   /* 2026-07-28, continuing the caller's trace */
   MR_RUN(0, &out, "-u", url, "request", "tools/call",
@@ -383,6 +440,36 @@ static void test_http_spans(void **state) {
       "1");
   assert_null(attr(m, "error.type"));
   json_decref(m);
+  /* every attribute of mcpc's data points, exactly: the request that
+   * succeeded, the JSON-RPC error, the isError result, the 2025-11-25
+   * session's request, and the sessions */
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/call\","
+                    "\"gen_ai.tool.name\":\"greet\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"no/such\","
+                    "\"error.type\":\"-32601\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/call\","
+                    "\"gen_ai.tool.name\":\"greet\","
+                    "\"error.type\":\"tool_error\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/call\","
+                    "\"gen_ai.tool.name\":\"greet\","
+                    "\"mcp.protocol.version\":\"2025-11-25\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.session.duration",
+                    "{\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"tcp\"}");
+  wait_metric_exact("mcp.client.session.duration",
+                    "{\"mcp.protocol.version\":\"2025-11-25\","
+                    "\"network.transport\":\"tcp\"}");
   assert_true(mr_stop(pid));
   trace_env(false);
 }
@@ -693,6 +780,7 @@ static void test_stdio_spans_and_off(void **state) {
          "\"traceparent\":\"00-" TRACE_ID "-" PARENT "-00\"}}");
   /* stdio: pipe (the server exports its last spans when it ends) */
   snprintf(cmd, sizeof cmd, "%s --stdio", hello_bin);
+  metrics_at_stop_only();
   MR_RUN(0, NULL, "-c", cmd, "request", "tools/list");
   json_t *s = wait_span("tools/list", "network.transport", "pipe");
   /* stdio: no addresses, no HTTP version */
@@ -700,6 +788,15 @@ static void test_stdio_spans_and_off(void **state) {
   assert_false(has_attr(s, "server.address"));
   assert_false(has_attr(s, "client.address"));
   json_decref(s);
+  /* mcpc's data points over a pipe */
+  wait_metric_exact("mcp.client.operation.duration",
+                    "{\"mcp.method.name\":\"tools/list\","
+                    "\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"pipe\"}");
+  wait_metric_exact("mcp.client.session.duration",
+                    "{\"mcp.protocol.version\":\"2026-07-28\","
+                    "\"network.transport\":\"pipe\"}");
+  setenv("OTEL_METRIC_EXPORT_INTERVAL", "100", 1); /* as trace_env's */
   json_t *greets = spans_named("tools/call greet");
   assert_int_equal(json_array_size(greets), 0);
   json_decref(greets);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* metrics_series_test.c - the series of telemetry/metrics.h recorded by
- * their attributes as bytes (mcp__metrics_record_attrs, a server's
- * request path): one series per attribute set (values and keys both
- * tell sets apart), its KeyValue text written once and the same as a
- * text-recorded series' (escapes included), the series limit and the
- * dropped counter kept. */
+ * their attributes as bytes (mcp__metrics_record_attrs, a server's and a
+ * client's requests and sessions): one series per attribute set (values
+ * and keys both tell sets apart), its OTLP/JSON KeyValue text written
+ * once (escapes included), the series limit and the dropped counter
+ * kept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>

@@ -4,7 +4,8 @@
  * prefixes on and off byte boundaries, IPv4-mapped peers, malformed
  * entries), the OpenTelemetry to Prometheus name mapping, and the
  * exposition of recorded series (telemetry/prometheus.h): cumulative
- * buckets, labels read back from their OTLP JSON with escapes. */
+ * buckets, labels read back from their OTLP JSON with escapes (the
+ * series' and the resource's: \u escapes, a value that is no string). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -118,30 +119,32 @@ static void test_names(void **state) {
 
 static void test_exposition(void **state) {
   (void)state;
-  mcp__metrics_config cfg = {.resource_attributes_json =
-                                 "{\"key\":\"service.name\",\"value\":{"
-                                 "\"stringValue\":\"svc\"}}"};
+  /* the resource's KeyValue text as given: \u escapes (a surrogate pair
+   * too) read back as UTF-8, an int attribute left out */
+  mcp__metrics_config cfg = {
+      .resource_attributes_json =
+          "{\"key\":\"service.name\",\"value\":{\"stringValue\":\"svc\"}},"
+          "{\"key\":\"host.name\",\"value\":{\"stringValue\":"
+          "\"h\\u00e9\\ud83d\\ude00\"}},{\"key\":\"n\",\"value\":{"
+          "\"intValue\":\"7\"}}"};
   mcp__metrics *m = NULL;
   char why[100];
   assert_int_equal(mcp__metrics_start(&cfg, &m, why, sizeof why), MCP_OK);
-  const char *attrs =
-      "{\"key\":\"mcp.method.name\",\"value\":{\"stringValue\":\"tools/call\""
-      "}},{\"key\":\"gen_ai.tool.name\",\"value\":{\"stringValue\":"
-      "\"q\\\"\\\\\\n\\u00e9\\ud83d\\ude00\"}},{\"key\":\"n\",\"value\":{"
-      "\"intValue\":\"7\"}}";
-  mcp__metrics_record(m, MCP__METRIC_OPERATION, attrs, strlen(attrs), 0.015);
-  mcp__metrics_record(m, MCP__METRIC_OPERATION, attrs, strlen(attrs), 0.02);
-  mcp__metrics_record(m, MCP__METRIC_OPERATION, attrs, strlen(attrs), 400);
-  mcp__metrics_record(m, MCP__METRIC_SESSION, "", 0, 1.5);
+  /* a series' values, escaped in its KeyValue text and read back */
+  const char tool[] = "q\"\\\n\xc3\xa9\xf0\x9f\x98\x80";
+  mcp__metrics_attr attrs[] = {
+      MCP__METRICS_ATTR("mcp.method.name", "tools/call", 10),
+      MCP__METRICS_ATTR("gen_ai.tool.name", tool, sizeof tool - 1)};
+  mcp__metrics_record_attrs(m, MCP__METRIC_OPERATION, attrs, 2, 0.015);
+  mcp__metrics_record_attrs(m, MCP__METRIC_OPERATION, attrs, 2, 0.02);
+  mcp__metrics_record_attrs(m, MCP__METRIC_OPERATION, attrs, 2, 400);
+  mcp__metrics_record_attrs(m, MCP__METRIC_SESSION, NULL, 0, 1.5);
   /* series come in label order, whatever their hashes */
   static const char *const names[] = {"zeta", "alpha", "mu"};
   for (size_t i = 0; i < 3; i++) {
-    char one[200];
-    snprintf(one, sizeof one,
-             "{\"key\":\"mcp.method.name\",\"value\":{\"stringValue\":"
-             "\"%s\"}}",
-             names[i]);
-    mcp__metrics_record(m, MCP__METRIC_OPERATION, one, strlen(one), 1);
+    mcp__metrics_attr one[] = {
+        MCP__METRICS_ATTR("mcp.method.name", names[i], strlen(names[i]))};
+    mcp__metrics_record_attrs(m, MCP__METRIC_OPERATION, one, 1, 1);
   }
   mcp__buf b;
   mcp__buf_init(&b);
@@ -154,7 +157,7 @@ static void test_exposition(void **state) {
       "request as the server saw it\n"
       "# TYPE mcp_server_operation_duration_seconds histogram\n",
       "mcp_server_operation_duration_seconds_bucket{" L ",le=\"0.01\"} 0\n",
-      /* a value on a bound is in its bucket; an int attribute is left out */
+      /* a value on a bound is in its bucket */
       "mcp_server_operation_duration_seconds_bucket{" L ",le=\"0.02\"} 2\n",
       "mcp_server_operation_duration_seconds_bucket{" L ",le=\"300\"} 2\n",
       "mcp_server_operation_duration_seconds_bucket{" L ",le=\"+Inf\"} 3\n",
@@ -165,7 +168,8 @@ static void test_exposition(void **state) {
       "mcp_server_session_duration_seconds_count 1\n",
       "# TYPE libmcp_telemetry_dropped_total counter\n"
       "libmcp_telemetry_dropped_total 0\n",
-      "# TYPE target_info gauge\ntarget_info{service_name=\"svc\"} 1\n"};
+      "# TYPE target_info gauge\ntarget_info{service_name=\"svc\","
+      "host_name=\"h\xc3\xa9\xf0\x9f\x98\x80\"} 1\n"};
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
     if (strstr(b.data, lines[i]) == NULL)
       fail_msg("missing:\n%s\nin:\n%s", lines[i], b.data);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* otlp_fields.h - the protobuf field numbers of the OTLP messages libmcp
+ * writes, from opentelemetry-proto (opentelemetry/proto/...):
+ * collector/trace/v1/trace_service.proto, collector/metrics/v1/
+ * metrics_service.proto, trace/v1/trace.proto, metrics/v1/metrics.proto,
+ * common/v1/common.proto and resource/v1/resource.proto. One place for
+ * both writers of the wire format: the span encoder (span_encode.c) and
+ * the OTLP/JSON transcoder's tables (otlp_pb.c), whose bytes
+ * span_encode_test compares. A name is MCP__OTLP_, the message (nested
+ * ones after their parent: Span.Link is SPAN_LINK), then the field as the
+ * .proto names it (Span.start_time_unix_nano is
+ * MCP__OTLP_SPAN_START_TIME_UNIX_NANO). Private to src/telemetry. */
+#ifndef MCP_TELEMETRY_OTLP_FIELDS_H
+#define MCP_TELEMETRY_OTLP_FIELDS_H
+
+enum mcp__otlp_field {
+  /* common/v1/common.proto */
+  MCP__OTLP_ANY_VALUE_STRING_VALUE = 1, /* AnyValue (a oneof) */
+  MCP__OTLP_ANY_VALUE_BOOL_VALUE = 2,
+  MCP__OTLP_ANY_VALUE_INT_VALUE = 3,
+  MCP__OTLP_ANY_VALUE_DOUBLE_VALUE = 4,
+  MCP__OTLP_ANY_VALUE_ARRAY_VALUE = 5,
+  MCP__OTLP_ANY_VALUE_KVLIST_VALUE = 6,
+  MCP__OTLP_ANY_VALUE_BYTES_VALUE = 7,
+  MCP__OTLP_ARRAY_VALUE_VALUES = 1,    /* ArrayValue */
+  MCP__OTLP_KEY_VALUE_LIST_VALUES = 1, /* KeyValueList */
+  MCP__OTLP_KEY_VALUE_KEY = 1,         /* KeyValue */
+  MCP__OTLP_KEY_VALUE_VALUE = 2,
+  MCP__OTLP_INSTRUMENTATION_SCOPE_NAME = 1, /* InstrumentationScope */
+  MCP__OTLP_INSTRUMENTATION_SCOPE_VERSION = 2,
+  MCP__OTLP_INSTRUMENTATION_SCOPE_ATTRIBUTES = 3,
+  MCP__OTLP_INSTRUMENTATION_SCOPE_DROPPED_ATTRIBUTES_COUNT = 4,
+
+  /* resource/v1/resource.proto */
+  MCP__OTLP_RESOURCE_ATTRIBUTES = 1, /* Resource */
+  MCP__OTLP_RESOURCE_DROPPED_ATTRIBUTES_COUNT = 2,
+
+  /* collector/trace/v1/trace_service.proto */
+  MCP__OTLP_EXPORT_TRACE_SERVICE_REQUEST_RESOURCE_SPANS = 1,
+
+  /* trace/v1/trace.proto */
+  MCP__OTLP_RESOURCE_SPANS_RESOURCE = 1, /* ResourceSpans */
+  MCP__OTLP_RESOURCE_SPANS_SCOPE_SPANS = 2,
+  MCP__OTLP_RESOURCE_SPANS_SCHEMA_URL = 3,
+  MCP__OTLP_SCOPE_SPANS_SCOPE = 1, /* ScopeSpans */
+  MCP__OTLP_SCOPE_SPANS_SPANS = 2,
+  MCP__OTLP_SCOPE_SPANS_SCHEMA_URL = 3,
+  MCP__OTLP_SPAN_TRACE_ID = 1, /* Span */
+  MCP__OTLP_SPAN_SPAN_ID = 2,
+  MCP__OTLP_SPAN_TRACE_STATE = 3,
+  MCP__OTLP_SPAN_PARENT_SPAN_ID = 4,
+  MCP__OTLP_SPAN_NAME = 5,
+  MCP__OTLP_SPAN_KIND = 6,
+  MCP__OTLP_SPAN_START_TIME_UNIX_NANO = 7,
+  MCP__OTLP_SPAN_END_TIME_UNIX_NANO = 8,
+  MCP__OTLP_SPAN_ATTRIBUTES = 9,
+  MCP__OTLP_SPAN_DROPPED_ATTRIBUTES_COUNT = 10,
+  MCP__OTLP_SPAN_EVENTS = 11,
+  MCP__OTLP_SPAN_DROPPED_EVENTS_COUNT = 12,
+  MCP__OTLP_SPAN_LINKS = 13,
+  MCP__OTLP_SPAN_DROPPED_LINKS_COUNT = 14,
+  MCP__OTLP_SPAN_STATUS = 15,
+  MCP__OTLP_SPAN_FLAGS = 16,
+  MCP__OTLP_SPAN_EVENT_TIME_UNIX_NANO = 1, /* Span.Event */
+  MCP__OTLP_SPAN_EVENT_NAME = 2,
+  MCP__OTLP_SPAN_EVENT_ATTRIBUTES = 3,
+  MCP__OTLP_SPAN_EVENT_DROPPED_ATTRIBUTES_COUNT = 4,
+  MCP__OTLP_SPAN_LINK_TRACE_ID = 1, /* Span.Link */
+  MCP__OTLP_SPAN_LINK_SPAN_ID = 2,
+  MCP__OTLP_SPAN_LINK_TRACE_STATE = 3,
+  MCP__OTLP_SPAN_LINK_ATTRIBUTES = 4,
+  MCP__OTLP_SPAN_LINK_DROPPED_ATTRIBUTES_COUNT = 5,
+  MCP__OTLP_SPAN_LINK_FLAGS = 6,
+  MCP__OTLP_STATUS_MESSAGE = 2, /* Status */
+  MCP__OTLP_STATUS_CODE = 3,
+
+  /* collector/metrics/v1/metrics_service.proto */
+  MCP__OTLP_EXPORT_METRICS_SERVICE_REQUEST_RESOURCE_METRICS = 1,
+
+  /* metrics/v1/metrics.proto (exemplars, exponential histograms and
+   * summaries left out: libmcp records none) */
+  MCP__OTLP_RESOURCE_METRICS_RESOURCE = 1, /* ResourceMetrics */
+  MCP__OTLP_RESOURCE_METRICS_SCOPE_METRICS = 2,
+  MCP__OTLP_RESOURCE_METRICS_SCHEMA_URL = 3,
+  MCP__OTLP_SCOPE_METRICS_SCOPE = 1, /* ScopeMetrics */
+  MCP__OTLP_SCOPE_METRICS_METRICS = 2,
+  MCP__OTLP_SCOPE_METRICS_SCHEMA_URL = 3,
+  MCP__OTLP_METRIC_NAME = 1, /* Metric */
+  MCP__OTLP_METRIC_DESCRIPTION = 2,
+  MCP__OTLP_METRIC_UNIT = 3,
+  MCP__OTLP_METRIC_GAUGE = 5,
+  MCP__OTLP_METRIC_SUM = 7,
+  MCP__OTLP_METRIC_HISTOGRAM = 9,
+  MCP__OTLP_METRIC_METADATA = 12,
+  MCP__OTLP_GAUGE_DATA_POINTS = 1, /* Gauge */
+  MCP__OTLP_SUM_DATA_POINTS = 1,   /* Sum */
+  MCP__OTLP_SUM_AGGREGATION_TEMPORALITY = 2,
+  MCP__OTLP_SUM_IS_MONOTONIC = 3,
+  MCP__OTLP_HISTOGRAM_DATA_POINTS = 1, /* Histogram */
+  MCP__OTLP_HISTOGRAM_AGGREGATION_TEMPORALITY = 2,
+  MCP__OTLP_NUMBER_DATA_POINT_START_TIME_UNIX_NANO = 2, /* NumberDataPoint */
+  MCP__OTLP_NUMBER_DATA_POINT_TIME_UNIX_NANO = 3,
+  MCP__OTLP_NUMBER_DATA_POINT_AS_DOUBLE = 4,
+  MCP__OTLP_NUMBER_DATA_POINT_AS_INT = 6,
+  MCP__OTLP_NUMBER_DATA_POINT_ATTRIBUTES = 7,
+  MCP__OTLP_NUMBER_DATA_POINT_FLAGS = 8,
+  /* HistogramDataPoint */
+  MCP__OTLP_HISTOGRAM_DATA_POINT_START_TIME_UNIX_NANO = 2,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_TIME_UNIX_NANO = 3,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_COUNT = 4,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_SUM = 5,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_BUCKET_COUNTS = 6,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_EXPLICIT_BOUNDS = 7,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_ATTRIBUTES = 9,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_FLAGS = 10,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_MIN = 11,
+  MCP__OTLP_HISTOGRAM_DATA_POINT_MAX = 12
+};
+
+#endif
