@@ -59,12 +59,6 @@ struct mcp__metrics {
   pthread_t thread;
 };
 
-static int64_t wall_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* A hash of an attribute's value eight bytes at a time (FNV-1a's byte at
  * a time cost more than the rest of a request's data point; the table
  * compares the bytes themselves, so the hash only spreads). */
@@ -313,7 +307,7 @@ static void build(mcp__metrics *m, mcp__buf *b, uint64_t dropped_spans) {
   char times[96];
   snprintf(times, sizeof times,
            "\"startTimeUnixNano\":\"%lld\",\"timeUnixNano\":\"%lld\"",
-           (long long)m->start_ns, (long long)wall_ns());
+           (long long)m->start_ns, (long long)mcp__wall_ns());
   mcp__buf_append_str(b, "{\"resourceMetrics\":[{\"resource\":{"
                          "\"attributes\":[");
   mcp__buf_append_str(b, m->resource);
@@ -404,19 +398,22 @@ static void export_now(mcp__metrics *m) {
 
 static void *metrics_main(void *arg) {
   mcp__metrics *m = arg;
-  pthread_mutex_lock(&m->lock);
-  while (!m->stopping) {
+  for (;;) {
+    pthread_mutex_lock(&m->lock);
     struct timespec until;
     mcp__deadline_in(CLOCK_MONOTONIC, m->interval_ms, &until);
     while (!m->stopping &&
            pthread_cond_timedwait(&m->wake, &m->lock, &until) == 0)
       ;
+    bool last = m->stopping;
     pthread_mutex_unlock(&m->lock);
-    export_now(m); /* at each interval, and once more at the end */
-    pthread_mutex_lock(&m->lock);
+    /* at each interval, and once more after the stop was asked for: a stop
+     * that came during an export must not end the thread before what was
+     * recorded since that export's snapshot is sent */
+    export_now(m);
+    if (last)
+      return NULL;
   }
-  pthread_mutex_unlock(&m->lock);
-  return NULL;
 }
 
 mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
@@ -443,7 +440,7 @@ mcp_status mcp__metrics_start(const mcp__metrics_config *cfg,
                            : "");
   m->dropped_spans = cfg->dropped_spans;
   m->dropped_ctx = cfg->dropped_ctx;
-  m->start_ns = wall_ns();
+  m->start_ns = mcp__wall_ns();
   if (m->table == NULL || m->resource == NULL) {
     free(m->table);
     free(m->resource);

@@ -18,6 +18,7 @@
 #include "telemetry/otlp_fields.h"
 #include "telemetry/pb.h"
 #include "util/base64.h"
+#include "util/hex.h"
 
 typedef enum pb_kind {
   K_STRING,  /* string: a JSON string */
@@ -213,13 +214,6 @@ static bool refuse(encoder *e, const pb_message *m, const char *member,
   return false;
 }
 
-static int hex_digit(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
 /* A 64-bit integer from a decimal string or a JSON integer. */
 static bool integer64(const json_t *v, bool is_signed, uint64_t *out) {
   if (json_is_integer(v)) {
@@ -263,7 +257,8 @@ static bool hex_bytes(encoder *e, const pb_field *f, const pb_message *m,
   if (s == NULL || len % 2 || len / 2 > sizeof bytes)
     return refuse(e, m, f->json, "not an id in hex");
   for (size_t i = 0; i < len / 2; i++) {
-    int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+    int hi = mcp__hex_digit((unsigned char)s[2 * i]),
+        lo = mcp__hex_digit((unsigned char)s[2 * i + 1]);
     if (hi < 0 || lo < 0)
       return refuse(e, m, f->json, "not an id in hex");
     bytes[i] = (unsigned char)(hi << 4 | lo);

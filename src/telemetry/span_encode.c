@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "telemetry/otlp_fields.h"
-
-static const char hex_digits[] = "0123456789abcdef";
+#include "util/hex.h"
 
 /* The JSON is written piece by piece into room reserved per span (an
  * upper bound: json_span_bound), so the pieces are plain copies (an
@@ -29,10 +28,7 @@ static void put(mcp__buf *b, const void *p, size_t n) {
 
 static void json_hex(mcp__buf *b, const unsigned char *p, size_t n) {
   char text[2 * 16];
-  for (size_t i = 0; i < n; i++) {
-    text[2 * i] = hex_digits[p[i] >> 4];
-    text[2 * i + 1] = hex_digits[p[i] & 15];
-  }
+  mcp__hex_lower(text, p, n);
   put(b, text, 2 * n);
 }
 

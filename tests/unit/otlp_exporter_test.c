@@ -18,83 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "otlp_sink.h"
 #include "telemetry/otlp.h"
 #include "telemetry/span.h"
-
-/* A collector answering 200 to every request until it is stopped; it
- * keeps every body, back to back. */
-typedef struct collector {
-  int fd, port;
-  pthread_mutex_t lock;
-  int requests;
-  char *bodies;
-  size_t len;
-  pthread_t thread;
-} collector;
-
-static void *collect(void *arg) {
-  collector *c = arg;
-  for (;;) {
-    int conn = accept(c->fd, NULL, NULL);
-    if (conn < 0)
-      return NULL;
-    char *buf = NULL;
-    size_t got = 0, cap = 0;
-    for (;;) {
-      if (cap - got < 4096) {
-        cap = cap ? 2 * cap : 65536;
-        buf = realloc(buf, cap + 1);
-        assert_non_null(buf);
-      }
-      ssize_t r = recv(conn, buf + got, cap - got, 0);
-      if (r <= 0)
-        break;
-      got += (size_t)r;
-      buf[got] = '\0';
-      char *end = strstr(buf, "\r\n\r\n");
-      const char *cl = end ? strstr(buf, "Content-Length: ") : NULL;
-      if (cl && got >= (size_t)(end + 4 - buf) + (size_t)atoi(cl + 16)) {
-        pthread_mutex_lock(&c->lock);
-        size_t body = got - (size_t)(end + 4 - buf);
-        c->bodies = realloc(c->bodies, c->len + body + 1);
-        assert_non_null(c->bodies);
-        memcpy(c->bodies + c->len, end + 4, body);
-        c->len += body;
-        c->bodies[c->len] = '\0';
-        c->requests++;
-        pthread_mutex_unlock(&c->lock);
-        break;
-      }
-    }
-    static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
-    if (send(conn, ok, sizeof ok - 1, MSG_NOSIGNAL) < 0)
-      perror("send");
-    close(conn);
-    free(buf);
-  }
-}
-
-static void collector_start(collector *c) {
-  memset(c, 0, sizeof *c);
-  pthread_mutex_init(&c->lock, NULL);
-  c->fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET,
-                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t len = sizeof a;
-  assert_int_equal(bind(c->fd, (struct sockaddr *)&a, sizeof a), 0);
-  assert_int_equal(listen(c->fd, 16), 0);
-  assert_int_equal(getsockname(c->fd, (struct sockaddr *)&a, &len), 0);
-  c->port = ntohs(a.sin_port);
-  assert_int_equal(pthread_create(&c->thread, NULL, collect, c), 0);
-}
-
-static void collector_stop(collector *c) {
-  shutdown(c->fd, SHUT_RDWR); /* accept fails: the thread ends */
-  pthread_join(c->thread, NULL);
-  close(c->fd);
-  free(c->bodies);
-  pthread_mutex_destroy(&c->lock);
-}
 
 static void submit(mcp__otlp *e, const char *name, size_t name_len) {
   mcp__span_draft d;
@@ -117,7 +43,7 @@ static void wait_exported(mcp__otlp *e, uint64_t n) {
 }
 
 static void rounds(mcp__otlp_protocol protocol) {
-  collector c;
+  collector c = {0};
   collector_start(&c);
   char url[64], why[200] = "";
   snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/traces", c.port);
