@@ -28,6 +28,7 @@
 #include "auth/dpop.h"
 #include "auth/jwk.h"
 #include "mcp/auth.h"
+#include "util/backoff.h"
 
 #define MCP__AUTH_MAX_TOKEN 8192 /* longer bearer tokens get a 401 */
 
@@ -142,9 +143,8 @@ struct mcp_auth {
   pthread_t intro_thread[MCP__INTROSPECTORS];
   bool intro_stop;
   atomic_bool intro_cancel;  /* ends transfers under way (mcp_auth_free) */
-  unsigned intro_failures;   /* failed introspections in a row */
-  int64_t intro_next_ms;     /* monotonic: none before (backoff) */
-  char intro_error[160];     /* why the last one failed */
+  mcp__backoff intro_backoff; /* after the endpoint failed */
+  char intro_error[160];       /* why the last one failed */
 
   /* the shared DPoP replay record asked off the network threads
    * (replay_record.c) under rec_lock: the records queued and running, the
@@ -159,8 +159,7 @@ struct mcp_auth {
   pthread_t rec_thread[MCP__RECORDERS];
   bool rec_stop;
   uint64_t rec_ids;
-  unsigned rec_failures;
-  int64_t rec_next_ms;
+  mcp__backoff rec_backoff; /* after the record failed */
 };
 
 struct mcp__dpop_seen;

@@ -32,8 +32,6 @@
 #define INTROSPECT_BACKOFF_FIRST_MS 1000
 #define INTROSPECT_BACKOFF_MAX_MS 30000
 
-static int64_t mono_ms(void) { return mcp__monotonic_ms(); }
-
 static bool principal_copy(mcp__principal *dst, const mcp__principal *src) {
   dst->subject = strdup(src->subject);
   dst->scopes = strdup(src->scopes);
@@ -48,7 +46,7 @@ static bool principal_copy(mcp__principal *dst, const mcp__principal *src) {
 static bool cache_get(mcp_auth_t *a, const unsigned char key[32],
                       mcp__principal *out) {
   bool hit = false;
-  int64_t now = mono_ms();
+  int64_t now = mcp__monotonic_ms();
   pthread_mutex_lock(&a->cache_lock);
   for (size_t i = 0; i < a->cache_max && a->cache; i++) {
     mcp__icache_entry *e = &a->cache[i];
@@ -72,7 +70,7 @@ static void cache_put(mcp_auth_t *a, const unsigned char key[32],
                       const mcp__principal *p, int64_t ttl_ms) {
   if (a->cache_max == 0 || ttl_ms <= 0)
     return;
-  int64_t now = mono_ms();
+  int64_t now = mcp__monotonic_ms();
   pthread_mutex_lock(&a->cache_lock);
   if (a->cache == NULL)
     a->cache = calloc(a->cache_max, sizeof *a->cache);
@@ -163,24 +161,14 @@ static void wipe_free(char *s) {
   }
 }
 
-/* Seconds until the backoff ends, at least 1. intro_lock held. */
-static unsigned retry_after(const mcp_auth_t *a) {
-  int64_t left = a->intro_next_ms - mono_ms();
-  return left <= 1000 ? 1 : (unsigned)((left + 999) / 1000);
-}
-
 /* The endpoint failed (no answer in time, a transport error, not a 200
  * with a JSON object): no introspection before the backoff ends. intro_lock
  * held. */
 static void back_off(mcp_auth_t *a, const char *why) {
-  if (mono_ms() < a->intro_next_ms)
+  if (mcp__backoff_active(&a->intro_backoff))
     return; /* transfers of the same outage: one failure */
-  unsigned shift = a->intro_failures < 5 ? a->intro_failures : 5;
-  int64_t backoff = (int64_t)INTROSPECT_BACKOFF_FIRST_MS << shift;
-  if (backoff > INTROSPECT_BACKOFF_MAX_MS)
-    backoff = INTROSPECT_BACKOFF_MAX_MS;
-  a->intro_failures++;
-  a->intro_next_ms = mono_ms() + backoff;
+  mcp__backoff_fail(&a->intro_backoff, INTROSPECT_BACKOFF_FIRST_MS,
+                    INTROSPECT_BACKOFF_MAX_MS);
   snprintf(a->intro_error, sizeof a->intro_error, "%.*s",
            (int)sizeof a->intro_error - 1, why); /* cut to fit */
 }
@@ -204,7 +192,7 @@ static mcp__verdict introspect_now(mcp_auth_t *a, const mcp__intro_job *job,
                                    "yet (issuer discovery)");
     return MCP__TOKEN_UNAVAILABLE;
   }
-  int64_t left = job->deadline_ms - mono_ms();
+  int64_t left = job->deadline_ms - mcp__monotonic_ms();
   if (left <= 0) {
     mcp_error_set(err, MCP_ERR_TIMEOUT, "introspection: no time left");
     return MCP__TOKEN_UNAVAILABLE;
@@ -247,12 +235,10 @@ static mcp__verdict introspect_now(mcp_auth_t *a, const mcp__intro_job *job,
   mcp__verdict v = judge(a, doc, now_s, out, err);
   json_decref(doc);
   if (v == MCP__TOKEN_OK) {
-    unsigned char key[32];
-    memcpy(key, job->key, sizeof key);
     int64_t ttl = (int64_t)a->cache_ttl_s * 1000;
     if (out->exp && (out->exp - now_s) * 1000 < ttl)
       ttl = (out->exp - now_s) * 1000;
-    cache_put(a, key, out, ttl);
+    cache_put(a, job->key, out, ttl);
   }
   return v;
 }
@@ -326,7 +312,7 @@ static void *intro_main(void *arg) {
     job->next = a->intro_running;
     a->intro_running = job;
     /* the endpoint failed while this job waited: no transfer */
-    bool backed_off = mono_ms() < a->intro_next_ms;
+    bool backed_off = mcp__backoff_active(&a->intro_backoff);
     mcp_error_t err;
     memset(&err, 0, sizeof err);
     if (backed_off)
@@ -345,11 +331,11 @@ static void *intro_main(void *arg) {
     if (failed)
       back_off(a, err.message[0] ? err.message : "introspection failed");
     else if (v == MCP__TOKEN_OK || v == MCP__TOKEN_INVALID)
-      a->intro_failures = 0; /* the endpoint answered */
+      mcp__backoff_reset(&a->intro_backoff); /* the endpoint answered */
     unlink_running(a, job);
     a->intro_jobs--;
     unsigned retry_s = v != MCP__TOKEN_UNAVAILABLE ? 0
-                       : mono_ms() < a->intro_next_ms ? retry_after(a)
+                       : mcp__backoff_active(&a->intro_backoff) ? mcp__backoff_retry_after_s(&a->intro_backoff)
                                                       : 1;
     mcp__auth_wait *ready =
         answer_waiters(a, job, v, &p, err.message, retry_s);
@@ -424,7 +410,7 @@ static mcp__intro_job *queue_job(mcp_auth_t *a, const char *token,
     return NULL;
   }
   memcpy(job->key, key, 32);
-  job->deadline_ms = mono_ms() + INTROSPECT_DEADLINE_MS;
+  job->deadline_ms = mcp__monotonic_ms() + INTROSPECT_DEADLINE_MS;
   /* a thread more when the idle ones (woken or not yet) have a queued
    * job each already */
   if (a->intro_queued >= a->intro_idle &&
@@ -483,9 +469,9 @@ mcp__verdict mcp__introspect(mcp_auth_t *a, const char *token, int64_t now_s,
   if (a->intro_stop) {
     why = "the resource server is stopping";
     *retry_after_s = 1;
-  } else if (mono_ms() < a->intro_next_ms) {
+  } else if (mcp__backoff_active(&a->intro_backoff)) {
     why = a->intro_error;
-    *retry_after_s = retry_after(a);
+    *retry_after_s = mcp__backoff_retry_after_s(&a->intro_backoff);
   } else if ((job = find_job(a->intro_queue, key)) == NULL &&
              (job = find_job(a->intro_running, key)) == NULL) {
     if (a->intro_jobs >= INTROSPECT_JOBS_MAX)

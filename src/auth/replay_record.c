@@ -36,25 +36,6 @@ void mcp__replay_record_init(mcp_auth_t *a) {
   pthread_cond_init(&a->rec_idle_cv, NULL);
 }
 
-/* rec_lock held. */
-static unsigned retry_after(const mcp_auth_t *a) {
-  int64_t left = a->rec_next_ms - mcp__monotonic_ms();
-  return left <= 1000 ? 1 : (unsigned)((left + 999) / 1000);
-}
-
-/* The record failed or took too long: none before the backoff ends.
- * rec_lock held. */
-static void back_off(mcp_auth_t *a) {
-  if (mcp__monotonic_ms() < a->rec_next_ms)
-    return; /* the same outage */
-  unsigned shift = a->rec_failures < 5 ? a->rec_failures : 5;
-  int64_t backoff = (int64_t)REPLAY_RECORD_BACKOFF_FIRST_MS << shift;
-  if (backoff > REPLAY_RECORD_BACKOFF_MAX_MS)
-    backoff = REPLAY_RECORD_BACKOFF_MAX_MS;
-  a->rec_failures++;
-  a->rec_next_ms = mcp__monotonic_ms() + backoff;
-}
-
 /* Removes w from the list at *head (linked through rec_next). */
 static bool unlink_from(mcp__auth_wait **head, mcp__auth_wait *w) {
   for (mcp__auth_wait **p = head; *p; p = &(*p)->rec_next)
@@ -101,7 +82,7 @@ static void *recorder_main(void *arg) {
     mcp__dpop_record rec = w->rec;
     int64_t now = mcp__monotonic_ms();
     int64_t budget = w->rec_deadline_ms - now;
-    bool backed_off = now < a->rec_next_ms;
+    bool backed_off = mcp__backoff_active(&a->rec_backoff);
     pthread_mutex_unlock(&a->rec_lock);
 
     mcp_status st = MCP_ERR_IO;
@@ -122,9 +103,10 @@ static void *recorder_main(void *arg) {
     if (a->rec_busy == 0)
       pthread_cond_broadcast(&a->rec_idle_cv);
     if (st != MCP_OK && st != MCP_ERR_EXISTS && !backed_off)
-      back_off(a);
+      mcp__backoff_fail(&a->rec_backoff, REPLAY_RECORD_BACKOFF_FIRST_MS,
+                        REPLAY_RECORD_BACKOFF_MAX_MS);
     else if (st == MCP_OK || st == MCP_ERR_EXISTS)
-      a->rec_failures = 0;
+      mcp__backoff_reset(&a->rec_backoff);
     mcp__auth_wait *mine = NULL;
     for (mcp__auth_wait *r = a->rec_running; r; r = r->rec_next)
       if (r->rec_id == id)
@@ -135,7 +117,7 @@ static void *recorder_main(void *arg) {
       mine->rec_status = st;
       mine->retry_after_s = st == MCP_OK || st == MCP_ERR_EXISTS
                                 ? 0
-                                : retry_after(a);
+                                : mcp__backoff_retry_after_s(&a->rec_backoff);
       mcp__auth_ready_fn ready = mine->ready;
       void *ctx = mine->ctx;
       pthread_mutex_unlock(&a->rec_lock);
@@ -154,8 +136,8 @@ bool mcp__replay_record_queue(mcp_auth_t *a, mcp__auth_wait *w,
   bool ok = false;
   if (a->rec_stop || a->rec_queued >= REPLAY_RECORD_QUEUE_MAX) {
     /* refused: 503 */
-  } else if (mcp__monotonic_ms() < a->rec_next_ms) {
-    *retry_after_s = retry_after(a);
+  } else if (mcp__backoff_active(&a->rec_backoff)) {
+    *retry_after_s = mcp__backoff_retry_after_s(&a->rec_backoff);
   } else {
     if (a->rec_queued >= a->rec_idle && a->rec_threads < MCP__RECORDERS &&
         mcp__thread_start(&a->rec_thread[a->rec_threads], recorder_main,
