@@ -230,23 +230,13 @@ typedef struct span_outcome {
   const char *task_status, *task_error;
 } span_outcome;
 
-/* A decimal integer's text in out (at least 24 bytes); its length. */
-static size_t decimal(char *out, long long v) {
-  char digits[24];
-  size_t n = 0;
-  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
-                               : (unsigned long long)v;
-  do {
-    digits[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
-  size_t len = 0;
-  if (v < 0)
-    out[len++] = '-';
-  while (n)
-    out[len++] = digits[--n];
-  out[len] = '\0';
-  return len;
+/* A decimal integer's text in out; its length (util/buf's writer on the
+ * caller's 24 bytes: an int64_t and its NUL always fit). */
+static size_t decimal(char out[24], int64_t v) {
+  mcp__buf b;
+  mcp__buf_init_on(&b, out, 24);
+  mcp__buf_append_json_int(&b, v);
+  return b.len;
 }
 
 /* Records sp as a finished span (telemetry/span.h: no encoding here, the
@@ -299,7 +289,7 @@ static void span_emit(mcp_call_t *call, mcp__call_span *sp,
                            json_string_value(call->msg.id));
     } else {
       char id[24];
-      size_t n = decimal(id, (long long)json_integer_value(call->msg.id));
+      size_t n = decimal(id, json_integer_value(call->msg.id));
       mcp__span_draft_str(&d, "jsonrpc.request.id", id, n);
     }
   }

@@ -12,6 +12,7 @@
 #include "telemetry/otlp_http.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/hash.h"
 
 /* The conventions' buckets for MCP operation and session durations. */
 static const double BOUNDS[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
@@ -58,33 +59,6 @@ struct mcp__metrics {
   bool exporting; /* a metrics_url was given: the thread runs */
   pthread_t thread;
 };
-
-/* A hash of an attribute's value eight bytes at a time (FNV-1a's byte at
- * a time cost more than the rest of a request's data point; the table
- * compares the bytes themselves, so the hash only spreads). */
-static uint64_t series_hash(const char *p, size_t len) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
-  for (; len >= 8; p += 8, len -= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 29;
-  }
-  /* the last bytes in two overlapping loads (a memcpy of a variable
-   * length cost more than the rest of the hash) */
-  uint64_t w = 0;
-  if (len >= 4) {
-    uint32_t lo, hi;
-    memcpy(&lo, p, 4);
-    memcpy(&hi, p + len - 4, 4);
-    w = (uint64_t)hi << 32 | lo;
-  } else if (len > 0) {
-    w = (uint64_t)(unsigned char)p[0] << 16 |
-        (uint64_t)(unsigned char)p[len / 2] << 8 | (unsigned char)p[len - 1];
-  }
-  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-  return h ^ h >> 32;
-}
 
 /* One more value in s. */
 static void bump(series *s, double seconds) {
@@ -155,34 +129,6 @@ static void pack_attrs(packed_attr *o, const mcp__metrics_attr *a, size_t n) {
   }
 }
 
-/* memcmp(a, b, n) == 0 for the short strings of attributes without a
- * call: two overlapping loads per side from 4 to 16 bytes. */
-static bool same_bytes(const char *a, const char *b, size_t n) {
-  uint64_t x, y, x2, y2;
-  if (n >= 8 && n <= 16) {
-    memcpy(&x, a, 8);
-    memcpy(&y, b, 8);
-    memcpy(&x2, a + n - 8, 8);
-    memcpy(&y2, b + n - 8, 8);
-    return ((x ^ y) | (x2 ^ y2)) == 0;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t u, v, u2, v2;
-    memcpy(&u, a, 4);
-    memcpy(&v, b, 4);
-    memcpy(&u2, a + n - 4, 4);
-    memcpy(&v2, b + n - 4, 4);
-    return ((u ^ v) | (u2 ^ v2)) == 0;
-  }
-  if (n < 4) {
-    for (size_t i = 0; i < n; i++)
-      if (a[i] != b[i])
-        return false;
-    return true;
-  }
-  return memcmp(a, b, n) == 0;
-}
-
 /* Whether the count attributes packed at p are exactly attributes a. */
 static bool packed_equal(const packed_attr *p, size_t count,
                          const mcp__metrics_attr *a, size_t n) {
@@ -191,8 +137,8 @@ static bool packed_equal(const packed_attr *p, size_t count,
   const char *bytes = (const char *)(p + n);
   for (size_t i = 0; i < n; i++) {
     if (p[i].key_len != a[i].key_len || p[i].len != a[i].len ||
-        (p[i].key != a[i].key && !same_bytes(bytes, a[i].key, a[i].key_len)) ||
-        !same_bytes(bytes + a[i].key_len, a[i].value, a[i].len))
+        (p[i].key != a[i].key && !mcp__bytes_eq(bytes, a[i].key, a[i].key_len)) ||
+        !mcp__bytes_eq(bytes + a[i].key_len, a[i].value, a[i].len))
       return false;
     bytes += a[i].key_len + a[i].len;
   }
@@ -216,7 +162,7 @@ void mcp__metrics_record_attrs(mcp__metrics *m, mcp__instrument instrument,
    * same literals; the comparison checks them) */
   uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
   for (size_t i = 0; i < n; i++)
-    h = (h ^ series_hash(attrs[i].value, attrs[i].len) ^
+    h = (h ^ mcp__hash_words(attrs[i].value, attrs[i].len) ^
          (uint64_t)attrs[i].key_len << 48) *
         0xFF51AFD7ED558CCDull;
   h = (h ^ h >> 29) ^ (uint64_t)instrument;

@@ -70,21 +70,15 @@ static bool export_batch(mcp__otlp *e, mcp__span **batch, size_t n) {
       .resource_pb_len = e->resource_pb.len,
       .scope_name = "libmcp",
       .scope_version = MCP_VERSION_STRING};
-  bool sent;
-  if (e->target.protocol == MCP__OTLP_HTTP_JSON) {
-    mcp__buf b;
-    mcp__buf_init(&b);
-    sent = mcp__spans_to_json(&head, batch, n, &b) &&
-           mcp__otlp_post_encoded(&e->target, b.data, b.len);
-    mcp__buf_free(&b);
-  } else {
-    mcp__buf b;
-    mcp__buf_init(&b);
-    sent = e->resource_pb_ok &&
-           mcp__spans_to_pb(&head, batch, n, MCP__OTLP_PB_MAX_BYTES, &b) &&
-           mcp__otlp_post_encoded(&e->target, b.data, b.len);
-    mcp__buf_free(&b);
-  }
+  mcp__buf b;
+  mcp__buf_init(&b);
+  bool encoded =
+      e->target.protocol == MCP__OTLP_HTTP_JSON
+          ? mcp__spans_to_json(&head, batch, n, &b)
+          : e->resource_pb_ok &&
+                mcp__spans_to_pb(&head, batch, n, MCP__OTLP_PB_MAX_BYTES, &b);
+  bool sent = encoded && mcp__otlp_post_encoded(&e->target, b.data, b.len);
+  mcp__buf_free(&b);
   mcp__span *unused = NULL; /* freed outside the lock */
   pthread_mutex_lock(&e->lock);
   for (size_t i = 0; i < n; i++) {

@@ -19,17 +19,8 @@ static void put(mcp__pb *w, const void *p, size_t n) {
     w->failed = true;
 }
 
-/* Base 128, low groups first, the high bit set on all but the last. */
 static size_t varint_bytes(uint64_t v, unsigned char out[10]) {
-  size_t n = 0;
-  do {
-    out[n] = (unsigned char)(v & 0x7f);
-    v >>= 7;
-    if (v)
-      out[n] |= 0x80;
-    n++;
-  } while (v);
-  return n;
+  return (size_t)(mcp__pb_put_varint(out, v) - out);
 }
 
 static void put_varint(mcp__pb *w, uint64_t v) {

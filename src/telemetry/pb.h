@@ -28,6 +28,23 @@ typedef struct mcp__pb {
 /* Wire types (the low 3 bits of a tag). */
 enum { MCP__PB_VARINT = 0, MCP__PB_I64 = 1, MCP__PB_LEN = 2, MCP__PB_I32 = 5 };
 
+/* A varint's bytes (base 128, low groups first, the high bit set on all
+ * but the last), for writers that size a message before writing it
+ * (span_encode.c): how many, and written at o (room for 10), returning
+ * the byte after it. */
+static inline size_t mcp__pb_varint_size(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7)
+    n++;
+  return n;
+}
+static inline unsigned char *mcp__pb_put_varint(unsigned char *o, uint64_t v) {
+  for (; v >= 0x80; v >>= 7)
+    *o++ = (unsigned char)(v | 0x80);
+  *o++ = (unsigned char)v;
+  return o;
+}
+
 void mcp__pb_init(mcp__pb *w, size_t limit);
 void mcp__pb_free(mcp__pb *w);
 

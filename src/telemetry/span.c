@@ -18,12 +18,6 @@ void mcp__span_draft_init(mcp__span_draft *d) {
 static bool keep(mcp__span_draft *d, const char *v, size_t n, uint32_t *off) {
   mcp__buf *t = &d->text;
   *off = (uint32_t)t->len;
-  if (t->data != NULL && n < t->cap - t->len) { /* it fits: most do */
-    memcpy(t->data + t->len, v, n);
-    t->len += n;
-    t->data[t->len] = '\0';
-    return true;
-  }
   if (n > UINT32_MAX - t->len || !mcp__buf_append(t, v, n))
     d->failed = true;
   return !d->failed;

@@ -98,9 +98,7 @@ static inline void mcp__span_draft_attr_str(mcp__span_draft *d,
     a->int_value = 0;
     a->off = (uint32_t)t->len;
     a->len = (uint32_t)n;
-    memcpy(t->data + t->len, v, n);
-    t->len += n;
-    t->data[t->len] = '\0';
+    mcp__buf_append(t, v, n); /* fits: no growth, cannot fail */
     return;
   }
   mcp__span_draft_attr_str_slow(d, key, key_len, v, n);

@@ -9,42 +9,25 @@
 #include <string.h>
 
 #include "telemetry/otlp_fields.h"
+#include "telemetry/pb.h"
 #include "util/hex.h"
 
 /* The JSON is written piece by piece into room reserved per span (an
- * upper bound: json_span_bound), so the pieces are plain copies (an
- * mcp__buf_append each cost half of a span's encoding); put() falls back
- * to appending should the bound ever be short. The buffer's closing NUL is
- * restored at the end of each span. */
-static void put(mcp__buf *b, const void *p, size_t n) {
-  if (b->data != NULL && n < b->cap - b->len) {
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-  } else {
-    mcp__buf_append(b, p, n);
-  }
-}
-#define PUT(b, literal) put(b, literal, sizeof literal - 1)
+ * upper bound: json_span_bound), so each append is a plain copy (the
+ * buffer's appends are inline). */
+#define PUT(b, literal) mcp__buf_append(b, literal, sizeof literal - 1)
 
 static void json_hex(mcp__buf *b, const unsigned char *p, size_t n) {
   char text[2 * 16];
   mcp__hex_lower(text, p, n);
-  put(b, text, 2 * n);
+  mcp__buf_append(b, text, 2 * n);
 }
 
 /* A 64-bit integer as a JSON string of its decimal digits. */
 static void json_int64_string(mcp__buf *b, int64_t v) {
-  char text[24], *end = text + sizeof text, *p = end;
-  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-  *--p = '"';
-  do {
-    *--p = (char)('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
-  if (v < 0)
-    *--p = '-';
-  *--p = '"';
-  put(b, p, (size_t)(end - p));
+  mcp__buf_append_char(b, '"');
+  mcp__buf_append_json_int(b, v);
+  mcp__buf_append_char(b, '"');
 }
 
 /* Room for the span's JSON: escaping writes 6 bytes per byte at most. */
@@ -92,7 +75,7 @@ static bool json_span(mcp__buf *b, const mcp__span *sp) {
       PUT(b, ",{\"key\":\"");
     else
       PUT(b, "{\"key\":\"");
-    put(b, a->key, a->key_len); /* a literal: nothing to escape */
+    mcp__buf_append(b, a->key, a->key_len); /* a literal: nothing to escape */
     if (a->is_int) {
       PUT(b, "\",\"value\":{\"intValue\":");
       json_int64_string(b, a->int_value);
@@ -105,13 +88,7 @@ static bool json_span(mcp__buf *b, const mcp__span *sp) {
   PUT(b, "]");
   if (h->dropped_attrs) {
     PUT(b, ",\"droppedAttributesCount\":");
-    char text[16], *end = text + sizeof text, *p = end;
-    uint32_t v = h->dropped_attrs;
-    do {
-      *--p = (char)('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    put(b, p, (size_t)(end - p));
+    mcp__buf_append_json_int(b, h->dropped_attrs);
   }
   if (h->has_link) {
     PUT(b, ",\"links\":[{\"traceId\":\"");
@@ -123,7 +100,6 @@ static bool json_span(mcp__buf *b, const mcp__span *sp) {
   if (h->error)
     PUT(b, ",\"status\":{\"code\":2}");
   PUT(b, "}");
-  b->data[b->len] = '\0';
   return true;
 }
 
@@ -150,32 +126,16 @@ bool mcp__spans_to_json(const mcp__span_batch_head *head,
  * so each length goes in front of its message directly: no nested message
  * is moved (as the general writer of telemetry/pb.h does). The wire types:
  * 0 varint, 1 fixed64, 2 length-delimited. */
-static size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    n++;
-  }
-  return n;
-}
-
-static unsigned char *put_varint(unsigned char *o, uint64_t v) {
-  while (v >= 0x80) {
-    *o++ = (unsigned char)(v | 0x80);
-    v >>= 7;
-  }
-  *o++ = (unsigned char)v;
-  return o;
-}
-
 /* A length-delimited field of n bytes (field numbers below 16: one byte
  * of tag) in full, and its head. */
-static size_t len_field_size(size_t n) { return 1 + varint_size(n) + n; }
+static size_t len_field_size(size_t n) {
+  return 1 + mcp__pb_varint_size(n) + n;
+}
 
 static unsigned char *put_len_head(unsigned char *o, unsigned field,
                                    size_t n) {
   *o++ = (unsigned char)(field << 3 | 2);
-  return put_varint(o, n);
+  return mcp__pb_put_varint(o, n);
 }
 
 static unsigned char *put_len_field(unsigned char *o, unsigned field,
@@ -196,7 +156,7 @@ static unsigned char *put_fixed64(unsigned char *o, unsigned field,
 /* An attribute's AnyValue (a oneof: written even when empty) and the
  * KeyValue around it (its key left out when empty, proto3's default). */
 static size_t any_size(const mcp__span_attr *a) {
-  return a->is_int ? 1 + varint_size((uint64_t)a->int_value)
+  return a->is_int ? 1 + mcp__pb_varint_size((uint64_t)a->int_value)
                    : len_field_size(a->len);
 }
 
@@ -218,14 +178,14 @@ static size_t span_size(const mcp__span *sp, size_t *kv) {
   if (h->name_len)
     n += len_field_size(h->name_len);
   if (h->kind)
-    n += 1 + varint_size((uint64_t)h->kind);
+    n += 1 + mcp__pb_varint_size((uint64_t)h->kind);
   n += (h->start_ns ? 9 : 0) + (h->end_ns ? 9 : 0);
   for (uint32_t i = 0; i < h->attr_count; i++) {
     kv[i] = kv_size(&h->attrs[i], h->attrs[i].key_len);
     n += len_field_size(kv[i]);
   }
   if (h->dropped_attrs)
-    n += 1 + varint_size(h->dropped_attrs);
+    n += 1 + mcp__pb_varint_size(h->dropped_attrs);
   if (h->has_link)
     n += len_field_size(len_field_size(16) + len_field_size(8));
   if (h->error)
@@ -250,7 +210,7 @@ static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
                       h->name_len);
   if (h->kind) {
     *o++ = MCP__OTLP_SPAN_KIND << 3;
-    o = put_varint(o, (uint64_t)h->kind);
+    o = mcp__pb_put_varint(o, (uint64_t)h->kind);
   }
   if (h->start_ns)
     o = put_fixed64(o, MCP__OTLP_SPAN_START_TIME_UNIX_NANO,
@@ -281,9 +241,9 @@ static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
       o = put_len_field(o, MCP__OTLP_KEY_VALUE_KEY, a->key, a->key_len);
     if (a->is_int) {
       o = put_len_head(o, MCP__OTLP_KEY_VALUE_VALUE,
-                       1 + varint_size((uint64_t)a->int_value));
+                       1 + mcp__pb_varint_size((uint64_t)a->int_value));
       *o++ = MCP__OTLP_ANY_VALUE_INT_VALUE << 3;
-      o = put_varint(o, (uint64_t)a->int_value);
+      o = mcp__pb_put_varint(o, (uint64_t)a->int_value);
     } else {
       o = put_len_head(o, MCP__OTLP_KEY_VALUE_VALUE, len_field_size(a->len));
       o = put_len_field(o, MCP__OTLP_ANY_VALUE_STRING_VALUE,
@@ -292,7 +252,7 @@ static unsigned char *put_span(unsigned char *o, const mcp__span *sp,
   }
   if (h->dropped_attrs) {
     *o++ = MCP__OTLP_SPAN_DROPPED_ATTRIBUTES_COUNT << 3;
-    o = put_varint(o, h->dropped_attrs);
+    o = mcp__pb_put_varint(o, h->dropped_attrs);
   }
   if (h->has_link) {
     o = put_len_head(o, MCP__OTLP_SPAN_LINKS,

@@ -393,8 +393,7 @@ enum mcp__hp_result mcp__hp_parse_head(char *buf, size_t len,
       out->path = "/";
       goto fields;
     }
-    target = rest;
-    query = strpbrk(target, "?#"); /* the authority moved */
+    target = rest; /* query, when any, is in rest: the authority has none */
   } else if (target[0] != '/' && strcmp(target, "*") != 0) {
     return bad(out, "Bad Request: malformed request-target");
   }

@@ -56,14 +56,6 @@ static char *as_answer(mini_as *as, const char *method, const char *path,
   return out;
 }
 
-static void serve(fixture *f, mcp_auth_t *a) {
-  fixture_new_server(f, "auth-fetch-test");
-  add_tool(f->server, "whoami", whoami, MCP_TASK_FORBIDDEN);
-  mcp_http_options_t *o = base_options();
-  assert_int_equal(mcp_http_options_set_auth(o, a), MCP_OK);
-  fixture_serve(f, o);
-}
-
 static void test_hanging_issuer(void **state) {
   (void)state;
   hang_as as;
@@ -74,7 +66,7 @@ static void test_hanging_issuer(void **state) {
   assert_int_equal(mcp_auth_new(RESOURCE, &a), MCP_OK);
   assert_int_equal(mcp_auth_set_issuer(a, iss), MCP_OK);
   fixture f;
-  serve(&f, a);
+  serve_whoami(&f, "auth-fetch-test", a);
 
   char *tok =
       tk_token(eck, "ES256", "ec", tk_claims(iss, RESOURCE, "dan", NULL));
@@ -145,7 +137,7 @@ static void test_garbage_kids_after_keys(void **state) {
   assert_int_equal(mcp_auth_set_issuer(a, iss), MCP_OK);
   assert_int_equal(mcp_auth_set_refresh_interval_s(a, 2), MCP_OK);
   fixture f;
-  serve(&f, a);
+  serve_whoami(&f, "auth-fetch-test", a);
   char *tok =
       tk_token(eck, "ES256", "ec", tk_claims(iss, RESOURCE, "dan", NULL));
   char *made_up =

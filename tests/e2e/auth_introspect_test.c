@@ -73,14 +73,6 @@ static mcp_auth_t *introspecting_auth(const hang_as *as) {
   return a;
 }
 
-static void serve(fixture *f, mcp_auth_t *a) {
-  fixture_new_server(f, "auth-introspect-test");
-  add_tool(f->server, "whoami", whoami, MCP_TASK_FORBIDDEN);
-  mcp_http_options_t *o = base_options();
-  assert_int_equal(mcp_http_options_set_auth(o, a), MCP_OK);
-  fixture_serve(f, o);
-}
-
 /* What every case starts: an introspection endpoint (answering at once,
  * or accepting and never answering when hang), a resource server asking
  * it, an HTTP server using that. */
@@ -93,7 +85,7 @@ typedef struct world {
 static void world_start(world *w, bool hang) {
   hang_start(&w->as, intro_answer, NULL, hang);
   w->a = introspecting_auth(&w->as);
-  serve(&w->f, w->a);
+  serve_whoami(&w->f, "auth-introspect-test", w->a);
 }
 
 /* Stops the HTTP server, then the resource server (which ends transfers

@@ -92,6 +92,16 @@ static mcp_status whoami(mcp_call_t *call, json_t *args, mcp_result_t *r,
   return MCP_OK;
 }
 
+/* The server under test: "whoami" over HTTP, its bearer tokens checked by
+ * the resource server a. */
+static void serve_whoami(fixture *f, const char *name, mcp_auth_t *a) {
+  fixture_new_server(f, name);
+  add_tool(f->server, "whoami", whoami, MCP_TASK_FORBIDDEN);
+  mcp_http_options_t *o = base_options();
+  assert_int_equal(mcp_http_options_set_auth(o, a), MCP_OK);
+  fixture_serve(f, o);
+}
+
 typedef struct answer {
   int status;
   char retry_after[32];
